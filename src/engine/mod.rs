@@ -1,0 +1,183 @@
+//! The pure game engine: the contract every game implements and every client runs identically.
+//!
+//! Habits taken from OpenSpiel and boardgame.io:
+//! - **Chance is a pseudo-player.** A game never shuffles or rolls. When it needs randomness it
+//!   says so through [`ToAct::Chance`], a batch of [`ChanceRequest`]s that the fair-deck and dice
+//!   layer fulfils; outcomes come back through [`Game::apply_chance`]. A batch is one relay pass
+//!   in the networked protocol, so games put independent requests (all deals, all showdown
+//!   reveals) in one batch.
+//! - **A client's state holds only what its seat may know.** A face-down card reaches the
+//!   recipient's state as `Some(card)` and every other client's state as `None`
+//!   ([`ChanceOutcome::mask_for`]). The same rules code runs on the full-information state used in
+//!   simulations and on every partial state in the network.
+//! - **An illegal action is an error and changes nothing.** Games validate before they mutate;
+//!   the simulation harness checks it.
+//! - **Views are pure functions of state and viewer**; bots and UIs only ever see a view.
+//!
+//! Nothing here does I/O, reads a clock or draws OS randomness: randomness arrives as outcomes,
+//! time arrives as the table layer's decision to apply [`Game::timeout_action`].
+
+pub mod sim;
+
+use crate::cards::{CardId, DeckSpec};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// A seat number at the table, clockwise. Games with fewer players use a prefix or a subset.
+pub type Seat = u8;
+
+/// Who must move now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ToAct {
+    /// Exactly one seat.
+    Seat(Seat),
+    /// Several seats, in any order (simultaneous decisions such as votes); each acts once.
+    Seats(Vec<Seat>),
+    /// The crypto layer must fulfil these requests, all of them, in this order.
+    Chance(Vec<ChanceRequest>),
+    /// The episode is over; see [`Game::outcome`].
+    Terminal,
+}
+
+impl ToAct {
+    pub fn includes(&self, seat: Seat) -> bool {
+        match self {
+            ToAct::Seat(s) => *s == seat,
+            ToAct::Seats(v) => v.contains(&seat),
+            _ => false,
+        }
+    }
+}
+
+/// Randomness a game asks for. Positions index the current shuffled deck; a game hands them out
+/// in order, so position `p` always names the same physical card for every client.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChanceRequest {
+    /// Start a freshly shuffled deck of this composition (positions restart at 0).
+    Shuffle { deck: DeckSpec },
+    /// Card at `position` goes face down to `to`: only `to` learns it.
+    Deal { position: u16, to: Seat },
+    /// Card at `position` is shown to everyone (showdown, a face-up deal).
+    Reveal { position: u16 },
+    /// `count` public dice with `sides` faces, rolled for `by` (the seat that asked, if any).
+    RollPublic { sides: u8, count: u8, by: Option<Seat> },
+    /// `count` private dice that only `owner` learns until [`ChanceRequest::OpenPrivate`].
+    RollPrivate { owner: Seat, sides: u8, count: u8 },
+    /// Everyone learns the private dice `owner` rolled as its roll number `roll`.
+    OpenPrivate { owner: Seat, roll: u32 },
+}
+
+/// The answer to one [`ChanceRequest`], in the same position of the batch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChanceOutcome {
+    Shuffled,
+    /// `card` is `Some` only in the recipient's state (and in full-information simulation).
+    Dealt { position: u16, card: Option<CardId> },
+    Revealed { position: u16, card: CardId },
+    Rolled { values: Vec<u8> },
+    /// `values` is `Some` only in the owner's state (and in full-information simulation).
+    RolledPrivate { owner: Seat, values: Option<Vec<u8>> },
+    Opened { owner: Seat, roll: u32, values: Vec<u8> },
+}
+
+impl ChanceOutcome {
+    /// What a client seated at `viewer` (or a spectator, `None`) learns of this outcome, given the
+    /// request it answers.
+    pub fn mask_for(&self, request: &ChanceRequest, viewer: Option<Seat>) -> ChanceOutcome {
+        match (self, request) {
+            (ChanceOutcome::Dealt { position, card }, ChanceRequest::Deal { to, .. }) => {
+                ChanceOutcome::Dealt {
+                    position: *position,
+                    card: if viewer == Some(*to) { *card } else { None },
+                }
+            }
+            (ChanceOutcome::RolledPrivate { owner, values }, _) => ChanceOutcome::RolledPrivate {
+                owner: *owner,
+                values: if viewer == Some(*owner) {
+                    values.clone()
+                } else {
+                    None
+                },
+            },
+            (o, _) => o.clone(),
+        }
+    }
+}
+
+/// Why the engine refused something. The state is unchanged whenever one of these is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum RuleError {
+    #[error("seat {seat} may not act now ({expected})")]
+    OutOfTurn { seat: Seat, expected: String },
+    #[error("illegal action for seat {seat}: {reason}")]
+    Illegal { seat: Seat, reason: String },
+    #[error("chance outcome does not answer the pending request: {0}")]
+    BadChance(String),
+    #[error("the game is over")]
+    Finished,
+    #[error("invalid setup: {0}")]
+    Setup(String),
+}
+
+/// Final result of an episode: chip (or point) change per seat, and the winners.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// `(seat, change)`; for chip games the changes sum to zero.
+    pub payoffs: Vec<(Seat, i64)>,
+    pub winners: Vec<Seat>,
+}
+
+/// One game's rules. An implementation is the whole state of one episode (a hand of Tolerance,
+/// a game of Perudo) as one client knows it.
+pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
+    /// Moves a seat can make. `Ord` gives the canonical order of [`Game::legal_actions`].
+    type Action: Clone + Debug + Ord + Eq + std::hash::Hash + Serialize + DeserializeOwned;
+    /// What one seat (or a spectator) sees.
+    type View: Clone + Debug + PartialEq + Serialize;
+
+    /// Stable game name used on the wire ("tolerance", "perudo", ...).
+    const NAME: &'static str;
+
+    fn to_act(&self) -> ToAct;
+
+    /// The moves `seat` may make now, strictly ascending. Where a move takes an amount from a
+    /// range (a no-limit raise), the list holds representative amounts (the minimum, the maximum
+    /// and a few in between) and [`Game::apply`] accepts any amount in the range.
+    fn legal_actions(&self, seat: Seat) -> Vec<Self::Action>;
+
+    /// Applies a seat's move, or returns why not and leaves the state untouched.
+    fn apply(&mut self, seat: Seat, action: &Self::Action) -> Result<(), RuleError>;
+
+    /// Applies the answers to the pending chance batch, or returns why not (state untouched).
+    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError>;
+
+    /// What `viewer` may see; `None` is a spectator. Must depend only on what that viewer knows.
+    fn view(&self, viewer: Option<Seat>) -> Self::View;
+
+    /// The move made for a seat whose deadline passed (check or fold, pass, ...).
+    fn timeout_action(&self, seat: Seat) -> Option<Self::Action>;
+
+    /// The result once [`ToAct::Terminal`].
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Game-specific invariants (chips conserved, card counts...). The harness calls it after
+    /// every step.
+    fn check_invariants(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Moves worth trying that may or may not be legal (the harness feeds them to `apply` to check
+    /// that refusals change nothing). Defaults to the legal moves only.
+    fn probe_actions(&self, seat: Seat) -> Vec<Self::Action> {
+        self.legal_actions(seat)
+    }
+
+    /// Seats taking part in this episode, clockwise.
+    fn seats(&self) -> Vec<Seat>;
+
+    fn is_terminal(&self) -> bool {
+        matches!(self.to_act(), ToAct::Terminal)
+    }
+}

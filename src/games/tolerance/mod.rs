@@ -1,0 +1,24 @@
+//! The Game of Tolerance v1.4: cards, a die and Hold'em-style betting.
+//!
+//! - [`hand`]: one hand, the [`crate::engine::Game`] implementation;
+//! - [`table`]: stacks, Dealer rotation, blind levels and styles across hands;
+//! - [`variant`]: the rules configuration as a validated file;
+//! - [`view`]: what a seat or spectator sees;
+//! - [`replay`]: hand scripts with fixed cards and dice (golden tests, `tolerance replay`).
+//!
+//! The precise rules, and every decision the seed leaves open, are in
+//! `protocol/rules/tolerance.md`.
+
+pub mod hand;
+pub mod replay;
+pub mod table;
+pub mod variant;
+pub mod view;
+
+pub use hand::{Action, Hand, HandResult, HandRules, HandSetup, Phase};
+pub use table::{Table, TableError};
+pub use variant::{Betting, Style, Variant, VariantError};
+pub use view::HandView;
+
+#[cfg(test)]
+mod tests;

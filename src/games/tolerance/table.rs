@@ -1,0 +1,311 @@
+//! A Tolerance table across hands: stacks, the rotating Dealer, blind levels, and the
+//! tournament or cash style (rules §Styles). Pure, like the hand.
+
+use super::hand::{Hand, HandRules, HandSetup, Phase};
+use super::variant::{Style, Variant, VariantError};
+use crate::engine::Seat;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    #[error(transparent)]
+    Variant(#[from] VariantError),
+    #[error("seat {0} does not exist at this table")]
+    NoSuchSeat(Seat),
+    #[error("seat {0} is already taken")]
+    SeatTaken(Seat),
+    #[error("seat {0} is empty")]
+    SeatEmpty(Seat),
+    #[error("a stack of {stack} is outside this table's buy-in limits {min}..={max}")]
+    BuyIn { stack: u64, min: u64, max: u64 },
+    #[error("players join, leave or top up only at a cash table")]
+    NotCash,
+    #[error("the table needs at least two players with chips")]
+    TooFewPlayers,
+    #[error("the hand is not finished")]
+    HandNotDone,
+    #[error("the hand does not belong to this table's next hand")]
+    WrongHand,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    pub variant: Variant,
+    /// Index = seat number; `None` = empty seat.
+    pub stacks: Vec<Option<u64>>,
+    /// Dealer of the previous hand (`None` before the first hand).
+    pub last_dealer: Option<Seat>,
+    /// Dealer of the first hand, chosen by shared randomness at the table layer.
+    pub first_dealer: Seat,
+    pub hands_played: u64,
+    /// Chips brought to the table and taken away (cash), so conservation can be checked.
+    pub chips_in: u64,
+    pub chips_out: u64,
+}
+
+impl Table {
+    /// A table with the given seats occupied. Tournament stacks are all `starting_stack`; cash
+    /// players bring `stacks` (or the default buy-in when `None`).
+    pub fn new(
+        variant: Variant,
+        players: &[(Seat, Option<u64>)],
+        first_dealer: Seat,
+    ) -> Result<Table, TableError> {
+        variant.validate()?;
+        let mut t = Table {
+            stacks: vec![None; variant.seats as usize],
+            variant,
+            last_dealer: None,
+            first_dealer,
+            hands_played: 0,
+            chips_in: 0,
+            chips_out: 0,
+        };
+        for (seat, stack) in players {
+            let stack = match t.variant.style {
+                Style::Tournament { .. } => t.variant.starting_stack,
+                Style::Cash { .. } => stack.unwrap_or(t.variant.starting_stack),
+            };
+            t.seat_player(*seat, stack)?;
+        }
+        if t.stacks.get(first_dealer as usize).is_none() {
+            return Err(TableError::NoSuchSeat(first_dealer));
+        }
+        Ok(t)
+    }
+
+    fn seat_player(&mut self, seat: Seat, stack: u64) -> Result<(), TableError> {
+        let slot = self
+            .stacks
+            .get_mut(seat as usize)
+            .ok_or(TableError::NoSuchSeat(seat))?;
+        if slot.is_some() {
+            return Err(TableError::SeatTaken(seat));
+        }
+        if let Style::Cash {
+            min_buy_in,
+            max_buy_in,
+        } = self.variant.style
+        {
+            if !(min_buy_in..=max_buy_in).contains(&stack) {
+                return Err(TableError::BuyIn {
+                    stack,
+                    min: min_buy_in,
+                    max: max_buy_in,
+                });
+            }
+        }
+        *slot = Some(stack);
+        self.chips_in += stack;
+        Ok(())
+    }
+
+    fn cash(&self) -> Result<(u64, u64), TableError> {
+        match self.variant.style {
+            Style::Cash {
+                min_buy_in,
+                max_buy_in,
+            } => Ok((min_buy_in, max_buy_in)),
+            Style::Tournament { .. } => Err(TableError::NotCash),
+        }
+    }
+
+    /// Cash: a new player sits down between hands.
+    pub fn join(&mut self, seat: Seat, stack: u64) -> Result<(), TableError> {
+        self.cash()?;
+        self.seat_player(seat, stack)
+    }
+
+    /// Cash: a player leaves between hands, taking its stack.
+    pub fn leave(&mut self, seat: Seat) -> Result<u64, TableError> {
+        self.cash()?;
+        let slot = self
+            .stacks
+            .get_mut(seat as usize)
+            .ok_or(TableError::NoSuchSeat(seat))?;
+        let stack = slot.take().ok_or(TableError::SeatEmpty(seat))?;
+        self.chips_out += stack;
+        Ok(stack)
+    }
+
+    /// Cash: add chips between hands, up to the maximum buy-in (rules §No chips).
+    pub fn top_up(&mut self, seat: Seat, amount: u64) -> Result<(), TableError> {
+        let (_, max) = self.cash()?;
+        let slot = self
+            .stacks
+            .get_mut(seat as usize)
+            .ok_or(TableError::NoSuchSeat(seat))?;
+        let stack = slot.as_mut().ok_or(TableError::SeatEmpty(seat))?;
+        let new = stack.saturating_add(amount);
+        if new > max || amount == 0 {
+            return Err(TableError::BuyIn {
+                stack: new,
+                min: *stack + 1,
+                max,
+            });
+        }
+        *stack = new;
+        self.chips_in += amount;
+        Ok(())
+    }
+
+    /// Seats dealt into the next hand: occupied, with chips, clockwise by seat number.
+    pub fn active_seats(&self) -> Vec<(Seat, u64)> {
+        self.stacks
+            .iter()
+            .enumerate()
+            .filter_map(|(s, st)| st.filter(|&c| c > 0).map(|c| (s as Seat, c)))
+            .collect()
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.active_seats().len() < 2
+    }
+
+    /// Tournament winner once one player has every chip.
+    pub fn winner(&self) -> Option<Seat> {
+        match self.active_seats().as_slice() {
+            [(s, _)] if matches!(self.variant.style, Style::Tournament { .. }) => Some(*s),
+            _ => None,
+        }
+    }
+
+    pub fn total_chips(&self) -> u64 {
+        self.stacks.iter().flatten().sum()
+    }
+
+    /// The next hand: Dealer moves one active seat clockwise from the previous Dealer.
+    pub fn next_hand(&self) -> Result<HandSetup, TableError> {
+        let seats = self.active_seats();
+        if seats.len() < 2 {
+            return Err(TableError::TooFewPlayers);
+        }
+        let n = self.stacks.len();
+        let from = match self.last_dealer {
+            None => self.first_dealer as usize,
+            Some(d) => d as usize + 1,
+        };
+        let dealer = (0..n)
+            .map(|k| ((from + k) % n) as Seat)
+            .find(|s| seats.iter().any(|(x, _)| x == s))
+            .expect("at least two active seats");
+        let v = &self.variant;
+        Ok(HandSetup {
+            hand_no: self.hands_played,
+            dealer,
+            rules: HandRules {
+                die_sides: v.die_sides,
+                blind: v.blind_at(self.hands_played),
+                betting: v.betting,
+                super_ace: v.super_ace,
+                card_again: v.card_again,
+                decks: v.decks_for(seats.len() as u8),
+            },
+            seats,
+        })
+    }
+
+    /// Takes a finished hand's stacks. Tournament players left with nothing are out; cash
+    /// players with nothing sit out until they top up or leave.
+    pub fn record(&mut self, hand: &Hand) -> Result<(), TableError> {
+        if hand.phase != Phase::Done {
+            return Err(TableError::HandNotDone);
+        }
+        if hand.hand_no != self.hands_played {
+            return Err(TableError::WrongHand);
+        }
+        for p in &hand.players {
+            match self.stacks.get(p.seat as usize) {
+                Some(Some(s)) if *s == p.start_stack => {}
+                _ => return Err(TableError::WrongHand),
+            }
+        }
+        for p in &hand.players {
+            self.stacks[p.seat as usize] = Some(p.stack);
+            if p.stack == 0 && matches!(self.variant.style, Style::Tournament { .. }) {
+                self.stacks[p.seat as usize] = None;
+            }
+        }
+        self.last_dealer = Some(hand.dealer());
+        self.hands_played += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sim::{play_out, Oracle};
+    use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
+
+    #[test]
+    fn dealer_rotates_clockwise_skipping_empty_seats() {
+        let v = Variant {
+            seats: 6,
+            ..Variant::default()
+        };
+        let t = Table::new(v, &[(1, None), (3, None), (4, None)], 3).unwrap();
+        let mut t2 = t.clone();
+        assert_eq!(t.next_hand().unwrap().dealer, 3);
+        t2.last_dealer = Some(4);
+        assert_eq!(t2.next_hand().unwrap().dealer, 1);
+        t2.last_dealer = Some(1);
+        assert_eq!(t2.next_hand().unwrap().dealer, 3);
+    }
+
+    #[test]
+    fn tournament_runs_to_one_winner_with_chips_conserved() {
+        let mut rng = StdRng::seed_from_u64(7);
+        let v = Variant::builtin("tournament").unwrap();
+        let mut t = Table::new(v, &[(0, None), (1, None), (2, None), (5, None)], 0).unwrap();
+        let total = t.total_chips();
+        let mut oracle = Oracle::new(StdRng::seed_from_u64(8));
+        let mut hands = 0;
+        while !t.is_over() {
+            let mut hand = Hand::new(&t.next_hand().unwrap()).unwrap();
+            play_out(&mut hand, &mut oracle, 10_000, |_, _, legal| {
+                // Aggressive random play so the tournament ends quickly.
+                let raises: Vec<_> = legal
+                    .iter()
+                    .filter(|a| matches!(a, crate::games::tolerance::Action::Raise { .. }))
+                    .collect();
+                if !raises.is_empty() && rand::Rng::gen_bool(&mut rng, 0.5) {
+                    **raises.last().unwrap()
+                } else {
+                    *legal.choose(&mut rng).unwrap()
+                }
+            })
+            .unwrap();
+            t.record(&hand).unwrap();
+            assert_eq!(t.total_chips(), total);
+            hands += 1;
+            assert!(hands < 5000, "tournament did not end");
+        }
+        assert!(t.winner().is_some());
+        assert_eq!(t.total_chips(), total);
+    }
+
+    #[test]
+    fn cash_players_join_leave_and_top_up_within_limits() {
+        let v = Variant::builtin("cash").unwrap();
+        let mut t = Table::new(v, &[(0, Some(500)), (1, None)], 0).unwrap();
+        assert_eq!(
+            t.join(2, 5000),
+            Err(TableError::BuyIn {
+                stack: 5000,
+                min: 200,
+                max: 2000
+            })
+        );
+        t.join(2, 300).unwrap();
+        assert_eq!(t.join(2, 300), Err(TableError::SeatTaken(2)));
+        assert_eq!(t.join(10, 300), Err(TableError::NoSuchSeat(10)));
+        t.top_up(2, 100).unwrap();
+        assert!(t.top_up(2, 5000).is_err());
+        assert_eq!(t.leave(0).unwrap(), 500);
+        assert_eq!(t.chips_in - t.chips_out, t.total_chips());
+        let mut tour = Table::new(Variant::default(), &[(0, None), (1, None)], 0).unwrap();
+        assert_eq!(tour.join(3, 100), Err(TableError::NotCash));
+        assert_eq!(tour.leave(0), Err(TableError::NotCash));
+    }
+}

@@ -1,0 +1,37 @@
+//! **tolerance** — table games between strangers over Nostr relays, with no server, dealer or
+//! referee to trust.
+//!
+//! Every move is a signed Nostr event chained to the previous one; every client runs the same
+//! deterministic engine over that log; cards come from a mental-poker deck and dice from
+//! commit-reveal, so nobody — no player, no relay — can see or steer what it should not.
+//!
+//! # Layout
+//!
+//! One data path, one module per stage; nothing skips a stage and nothing flows backwards:
+//!
+//! ```text
+//! relay events ──> wire (parse, size limits, schema version)
+//!              ──> table (signature, table id, chain position, fork check, deadline)
+//!              ──> fair (verify proofs; open cards/dice that this seat may see)
+//!              ──> engine.apply(action)  ── pure, deterministic, identical on every client
+//!              ──> view(seat) ──> ui / bot ──> chosen action ──> wire ──> relays
+//! ```
+//!
+//! - [`engine`]: the [`engine::Game`] contract (who acts, chance requests, legal moves, views,
+//!   outcomes) and the generic simulation harness every game passes. Pure: no I/O, no clock, no
+//!   OS randomness.
+//! - [`games`]: one folder per game; [`games::tolerance`] is the flagship.
+//! - [`cards`]: deck compositions as data and the card ids every layer shares.
+//! - [`bots`]: strategies that see only a seat's view.
+//! - `fair`: mental-poker deck (shuffle proofs, reveal tokens) and commit-reveal dice; knows no
+//!   game rules and no network.
+//! - `net`: relay pool over nostr-sdk and the embedded relay; never interprets a game payload.
+//!
+//! The written protocol and rules live in `protocol/` at the repository root.
+
+pub mod bots;
+pub mod cards;
+pub mod engine;
+pub mod fair;
+pub mod games;
+pub mod net;
