@@ -269,6 +269,42 @@ impl Variant {
     }
 }
 
+/// A variant file with a comment on every field, for `tolerance variant new`.
+pub fn commented_toml(v: &Variant) -> String {
+    let mut out = String::from(
+        "# A Tolerance variant. Fields left out keep the standard values; unknown fields are errors.\n",
+    );
+    let notes = [
+        ("name", "short name shown in lobbies"),
+        ("die_sides", "faces of the die, 2..=100; Tolerance numbers are 1..=die_sides"),
+        ("blind", "the Starter's forced bet; also the minimum bet and raise"),
+        ("super_ace", "an Ace becomes 14 after a successful roll at the die's top face"),
+        ("card_again", "one more face-down card to everyone still in after each roll round"),
+        ("starting_stack", "chips per player (tournament) or default buy-in (cash)"),
+        ("seats", "most seats at the table, 2..=20"),
+        ("players_per_deck", "players per 52-card deck; ceil(players / this) decks combined"),
+    ];
+    for line in v.to_toml().lines() {
+        if let Some((key, _)) = line.split_once(" = ") {
+            if let Some((_, note)) = notes.iter().find(|(k, _)| *k == key) {
+                out.push_str(&format!("# {note}\n"));
+            }
+        }
+        if line == "[betting]" {
+            out.push_str("# kind: \"no-limit\", \"pot-limit\" or \"fixed-limit\" (with cap = bets per round)\n");
+        }
+        if line == "[style]" {
+            out.push_str(
+                "# kind: \"tournament\" (optional blind_schedule = [{ from_hand, blind }]) or\n\
+                 # \"cash\" (min_buy_in, max_buy_in)\n",
+            );
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +319,16 @@ mod tests {
                 Variant::parse(&serde_json::to_string(&v).unwrap()).unwrap(),
                 v
             );
+        }
+    }
+
+    #[test]
+    fn commented_file_parses_back() {
+        for name in Variant::BUILTIN {
+            let v = Variant::builtin(name).unwrap();
+            let text = commented_toml(&v);
+            assert!(text.contains("# faces of the die"));
+            assert_eq!(Variant::parse(&text).unwrap(), v);
         }
     }
 

@@ -1,0 +1,244 @@
+//! Command-line commands. `main.rs` only parses arguments and calls [`run`].
+
+use crate::bots::tolerance::HeuristicBot;
+use crate::bots::Bot;
+use crate::engine::sim::{fulfil_all, Oracle};
+use crate::engine::{Game, Seat, ToAct};
+use crate::games::tolerance::replay::HandScript;
+use crate::games::tolerance::{Hand, Table, Variant};
+use crate::ui::line;
+use clap::{Parser, Subcommand};
+use rand::rngs::{OsRng, StdRng};
+use rand::{Rng, SeedableRng};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "tolerance", version, about = "Trustless table games over Nostr relays")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play The Game of Tolerance against bots (the default command).
+    Play(PlayArgs),
+    /// Replay a hand script (fixed cards and dice) and print the outcome as JSON.
+    Replay {
+        /// Path to a hand script (JSON); `-` reads standard input.
+        file: PathBuf,
+    },
+    /// Run a Nostr relay (for LAN play and tests).
+    Relay {
+        #[arg(long, default_value_t = 7447)]
+        port: u16,
+        /// Keep events on disk in this directory (LMDB).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Address to bind; loopback unless you mean to serve a LAN.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+    },
+    /// Work with variant files.
+    Variant {
+        #[command(subcommand)]
+        command: VariantCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VariantCommand {
+    /// Print a variant file (built-in name, default "standard") to standard output.
+    New {
+        #[arg(default_value = "standard")]
+        builtin: String,
+    },
+    /// Check a variant file and print the rules it sets, or the error naming the field.
+    Validate { file: PathBuf },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlayArgs {
+    /// Players at the table, you included.
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// A variant file, or a built-in name (standard, super-ace, card-again, tournament, cash).
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// Stop after this many hands (default: until the tournament ends or you quit).
+    #[arg(long)]
+    pub hands: Option<u64>,
+    /// Let a bot play your seat too (a headless run of the same loop).
+    #[arg(long)]
+    pub auto: bool,
+}
+
+pub fn load_variant(arg: &str) -> Result<Variant, String> {
+    if let Some(v) = Variant::builtin(arg) {
+        return Ok(v);
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!(
+            "'{arg}' is neither a built-in variant ({}) nor a readable file: {e}",
+            Variant::BUILTIN.join(", ")
+        )
+    })?;
+    Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
+}
+
+pub fn run(cli: Cli) -> Result<(), String> {
+    match cli.command.unwrap_or(Command::Play(PlayArgs {
+        players: 4,
+        variant: "standard".into(),
+        hands: None,
+        auto: false,
+    })) {
+        Command::Play(args) => play_local(&args),
+        Command::Replay { file } => {
+            let text = if file.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string())?
+            } else {
+                std::fs::read_to_string(&file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?
+            };
+            let out = HandScript::parse(&text)?.run()?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).expect("serialisable")
+            );
+            if out.ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "rule error at action {:?}: {}",
+                    out.at_action,
+                    out.error.unwrap_or_default()
+                ))
+            }
+        }
+        Command::Relay { port, db, bind } => {
+            let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+            rt.block_on(serve_relay(std::net::SocketAddr::new(bind, port), db))
+        }
+        Command::Variant { command } => match command {
+            VariantCommand::New { builtin } => {
+                let v = Variant::builtin(&builtin)
+                    .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
+                print!("{}", crate::games::tolerance::variant::commented_toml(&v));
+                Ok(())
+            }
+            VariantCommand::Validate { file } => {
+                let v = load_variant(&file.to_string_lossy())?;
+                println!("{}: valid\n{}", file.display(), v.to_toml());
+                Ok(())
+            }
+        },
+    }
+}
+
+/// The local game: you and bots through the engine on this machine. Chance comes from this
+/// machine's RNG, so it is *not* the trustless networked game.
+fn play_local(args: &PlayArgs) -> Result<(), String> {
+    let variant = load_variant(&args.variant)?;
+    if !(2..=variant.seats).contains(&args.players) {
+        return Err(format!(
+            "--players must be 2..={} for this variant",
+            variant.seats
+        ));
+    }
+    let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+    let seats: Vec<(Seat, Option<u64>)> = (0..args.players).map(|s| (s, None)).collect();
+    let first_dealer = rng.gen_range(0..args.players);
+    let mut table = Table::new(variant, &seats, first_dealer).map_err(|e| e.to_string())?;
+    let mut bots: Vec<HeuristicBot<StdRng>> = (0..args.players)
+        .map(|_| HeuristicBot::new(StdRng::from_rng(&mut rng).expect("seeded")))
+        .collect();
+    let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
+    let names = |s: Seat| {
+        if s == 0 {
+            "you".to_string()
+        } else {
+            format!("bot {s}")
+        }
+    };
+    println!(
+        "LOCAL game: you and {} bots on this machine, dealt by this machine's RNG. \
+         (Networked, trustless play over Nostr relays is `tolerance demo`/`host`.)",
+        args.players - 1
+    );
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut played = 0;
+    while !table.is_over() && args.hands.is_none_or(|h| played < h) {
+        let mut hand = Hand::new(&table.next_hand().map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        let mut shown = 0;
+        loop {
+            let view = hand.view(Some(0));
+            for l in line::log_lines(&view, shown, &names) {
+                println!("  · {l}");
+            }
+            shown = view.log.len();
+            match hand.to_act() {
+                ToAct::Terminal => break,
+                ToAct::Chance(reqs) => {
+                    let outs = fulfil_all(&mut oracle, &reqs)?;
+                    hand.apply_chance(&outs).map_err(|e| e.to_string())?;
+                }
+                ToAct::Seat(s) => {
+                    let legal = hand.legal_actions(s);
+                    let action = if s == 0 && !args.auto {
+                        print!("{}", line::render(&view, &names));
+                        loop {
+                            print!("{}", line::prompt(&view));
+                            std::io::stdout().flush().ok();
+                            let Some(Ok(input)) = lines.next() else {
+                                println!("\nbye");
+                                return Ok(());
+                            };
+                            match line::parse_move(&input, &view) {
+                                Ok(a) => match hand.clone().apply(0, &a) {
+                                    Ok(()) => break a,
+                                    Err(e) => println!("  {e}"),
+                                },
+                                Err(e) => println!("  {e}"),
+                            }
+                        }
+                    } else {
+                        bots[s as usize].choose(&hand.view(Some(s)), &legal)
+                    };
+                    hand.apply(s, &action).map_err(|e| e.to_string())?;
+                }
+                ToAct::Seats(_) => return Err("Tolerance has no simultaneous moves".into()),
+            }
+        }
+        let view = hand.view(Some(0));
+        print!("{}", line::render(&view, &names));
+        table.record(&hand).map_err(|e| e.to_string())?;
+        played += 1;
+    }
+    match table.winner() {
+        Some(w) => println!("{} won the tournament after {played} hands", names(w)),
+        None => println!("stopped after {played} hands"),
+    }
+    Ok(())
+}
+
+async fn serve_relay(addr: std::net::SocketAddr, db: Option<PathBuf>) -> Result<(), String> {
+    use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
+        addr,
+        db_dir: db.clone(),
+        ..EmbeddedRelayConfig::default()
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    match &db {
+        Some(dir) => println!("relay listening on {} (events in {})", relay.url(), dir.display()),
+        None => println!("relay listening on {} (events in memory only)", relay.url()),
+    }
+    tokio::signal::ctrl_c().await.map_err(|e| e.to_string())?;
+    relay.shutdown().await;
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! User interfaces: they read a seat's view and return a chosen move, never the full state.
+
+pub mod line;
