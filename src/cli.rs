@@ -24,6 +24,32 @@ pub struct Cli {
 pub enum Command {
     /// Play The Game of Tolerance against bots (the default command).
     Play(PlayArgs),
+    /// A table of bots over relays, each its own key and connection (headless).
+    Demo {
+        #[arg(long, default_value_t = 4)]
+        players: u8,
+        #[arg(long, default_value_t = 3)]
+        hands: u64,
+        /// Relay URL (repeatable); none starts the embedded relay on loopback.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+        /// A variant file or built-in name.
+        #[arg(long, default_value = "standard")]
+        variant: String,
+        /// One JSON line per hand, then a summary object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch a table's events from a relay and re-check every signature, proof and rule.
+    Verify {
+        #[arg(long = "relay", required = true)]
+        relays: Vec<String>,
+        /// The table id (hex).
+        #[arg(long)]
+        table: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Replay a hand script (fixed cards and dice) and print the outcome as JSON.
     Replay {
         /// Path to a hand script (JSON); `-` reads standard input.
@@ -72,6 +98,12 @@ pub struct PlayArgs {
     /// Let a bot play your seat too (a headless run of the same loop).
     #[arg(long)]
     pub auto: bool,
+    /// Play locally through the engine only (no relay, no cryptography).
+    #[arg(long)]
+    pub local: bool,
+    /// Relay URL (repeatable); none starts the embedded relay on loopback.
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
 }
 
 pub fn load_variant(arg: &str) -> Result<Variant, String> {
@@ -93,8 +125,29 @@ pub fn run(cli: Cli) -> Result<(), String> {
         variant: "standard".into(),
         hands: None,
         auto: false,
+        local: false,
+        relays: Vec::new(),
     })) {
-        Command::Play(args) => play_local(&args),
+        Command::Play(args) if args.local => play_local(&args),
+        Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
+        Command::Demo {
+            players,
+            hands,
+            relays,
+            variant,
+            json,
+        } => runtime()?.block_on(crate::table::play::demo_cli(
+            players,
+            hands,
+            relays,
+            load_variant(&variant)?,
+            json,
+        )),
+        Command::Verify {
+            relays,
+            table,
+            json,
+        } => runtime()?.block_on(crate::table::verify::verify_cli(relays, table, json)),
         Command::Replay { file } => {
             let text = if file.as_os_str() == "-" {
                 std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string())?
@@ -118,8 +171,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Relay { port, db, bind } => {
-            let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-            rt.block_on(serve_relay(std::net::SocketAddr::new(bind, port), db))
+            runtime()?.block_on(serve_relay(std::net::SocketAddr::new(bind, port), db))
         }
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
@@ -241,4 +293,11 @@ async fn serve_relay(addr: std::net::SocketAddr, db: Option<PathBuf>) -> Result<
     tokio::signal::ctrl_c().await.map_err(|e| e.to_string())?;
     relay.shutdown().await;
     Ok(())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
 }

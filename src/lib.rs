@@ -31,7 +31,11 @@
 
 pub mod bots;
 pub mod cards;
+pub mod cli;
 pub mod engine;
 pub mod fair;
 pub mod games;
 pub mod net;
+pub mod table;
+pub mod ui;
+pub mod wire;

@@ -16,7 +16,7 @@ pub mod variant;
 pub mod view;
 
 pub use hand::{Action, Hand, HandResult, HandRules, HandSetup, Phase};
-pub use table::{Table, TableError};
+pub use table::{ForfeitSeat, Table, TableError};
 pub use variant::{Betting, Style, Variant, VariantError};
 pub use view::HandView;
 

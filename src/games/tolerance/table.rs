@@ -232,11 +232,110 @@ impl Table {
     }
 }
 
+/// One player's position in a hand ended by forfeit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForfeitSeat {
+    pub seat: Seat,
+    pub start_stack: u64,
+    pub committed: u64,
+    pub folded: bool,
+}
+
+impl Table {
+    /// Ends hand `hand_no` by forfeit (protocol spec §Forfeit): a player withheld a protocol step
+    /// or equivocated. Every other player gets back what it put in; the offenders' chips in the
+    /// pot are shared equally among the others still in the hand (or, if none, all others), odd
+    /// chips one at a time clockwise from the Starter; the offenders then leave the table with
+    /// what they have left. `players` is clockwise from the Starter. Returns the final stacks.
+    pub fn record_forfeit(
+        &mut self,
+        hand_no: u64,
+        dealer: Seat,
+        players: &[ForfeitSeat],
+        offenders: &[Seat],
+    ) -> Result<Vec<(Seat, u64)>, TableError> {
+        if hand_no != self.hands_played {
+            return Err(TableError::WrongHand);
+        }
+        for p in players {
+            match self.stacks.get(p.seat as usize) {
+                Some(Some(s)) if *s == p.start_stack && p.committed <= p.start_stack => {}
+                _ => return Err(TableError::WrongHand),
+            }
+        }
+        let forfeited: u64 = players
+            .iter()
+            .filter(|p| offenders.contains(&p.seat))
+            .map(|p| p.committed)
+            .sum();
+        let mut takers: Vec<Seat> = players
+            .iter()
+            .filter(|p| !offenders.contains(&p.seat) && !p.folded)
+            .map(|p| p.seat)
+            .collect();
+        if takers.is_empty() {
+            takers = players
+                .iter()
+                .filter(|p| !offenders.contains(&p.seat))
+                .map(|p| p.seat)
+                .collect();
+        }
+        let mut finals = Vec::new();
+        for p in players {
+            let mut stack = p.start_stack - p.committed;
+            if !offenders.contains(&p.seat) {
+                stack += p.committed;
+                if let Some(k) = takers.iter().position(|s| *s == p.seat) {
+                    let n = takers.len() as u64;
+                    stack += forfeited / n + u64::from((k as u64) < forfeited % n);
+                }
+            }
+            finals.push((p.seat, stack));
+        }
+        if takers.is_empty() && forfeited > 0 {
+            // Everybody offended at once: chips go back to their owners rather than vanish.
+            for (f, p) in finals.iter_mut().zip(players) {
+                f.1 = p.start_stack;
+            }
+        }
+        for (seat, stack) in &finals {
+            self.stacks[*seat as usize] = Some(*stack);
+        }
+        for seat in offenders {
+            if let Some(slot) = self.stacks.get_mut(*seat as usize) {
+                if let Some(left) = slot.take() {
+                    self.chips_out += left;
+                }
+            }
+        }
+        self.last_dealer = Some(dealer);
+        self.hands_played += 1;
+        Ok(finals)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::sim::{play_out, Oracle};
     use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
+
+    #[test]
+    fn forfeit_returns_bets_and_shares_the_offenders_chips() {
+        let mut t = Table::new(Variant::default(), &[(0, None), (1, None), (2, None)], 0).unwrap();
+        let fs = |seat, committed, folded| ForfeitSeat {
+            seat,
+            start_stack: 1000,
+            committed,
+            folded,
+        };
+        let finals = t
+            .record_forfeit(0, 0, &[fs(1, 100, false), fs(2, 41, false), fs(0, 100, false)], &[2])
+            .unwrap();
+        assert_eq!(finals, vec![(1, 1021), (2, 959), (0, 1020)]);
+        assert_eq!(t.stacks[2], None, "the offender leaves");
+        assert_eq!(t.total_chips() + t.chips_out, t.chips_in);
+    }
 
     #[test]
     fn dealer_rotates_clockwise_skipping_empty_seats() {

@@ -1,0 +1,277 @@
+//! Criterion benchmarks of the `fair` module (figures in BENCHMARKS.md, "Fair deck and dice").
+//!
+//! `cargo bench --bench fair` (add `-- <filter>` for one group). Sample sizes are reduced so the
+//! whole run takes a few minutes on the 2-core machine.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use tolerance::fair::{
+    dice, keygen, open_card, own_token, reveal_token, shuffle, verify_public_share, verify_shuffle,
+    verify_shuffle_bytes, verify_token, Context, JointKey, PublicShare, RevealToken, SecretShare,
+    Step, VerifiedDeck, VerifiedToken,
+};
+
+const TABLE: [u8; 32] = [0x5b; 32];
+const HAND: u64 = 1;
+
+fn actor(seat: u16) -> [u8; 32] {
+    let mut a = [0xa0; 32];
+    a[..2].copy_from_slice(&seat.to_be_bytes());
+    a
+}
+
+fn ctx(seat: u16) -> Context {
+    Context::new(TABLE, HAND, seat, actor(seat))
+}
+
+fn seat_rng(seat: u16) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(1000 + u64::from(seat))
+}
+
+fn keys(n: u16) -> (Vec<SecretShare>, Vec<PublicShare>, JointKey) {
+    let mut secrets = Vec::new();
+    let mut publics = Vec::new();
+    let mut verified = Vec::new();
+    for s in 0..n {
+        let (secret, public) = keygen(&mut seat_rng(s), &ctx(s)).unwrap();
+        verified.push(verify_public_share(&ctx(s), &public).unwrap());
+        secrets.push(secret);
+        publics.push(public);
+    }
+    let key = JointKey::from_seats(&verified).unwrap();
+    (secrets, publics, key)
+}
+
+fn shuffle_ctx(seat: u16) -> Context {
+    ctx(seat).with_step(Step::Shuffle { index: seat })
+}
+
+fn reveal_ctx(seat: u16, position: u16, recipient: Option<u16>) -> Context {
+    ctx(seat).with_step(Step::Reveal {
+        position,
+        recipient,
+    })
+}
+
+/// All published steps of a chain (bytes) and the final verified deck.
+fn chain(secrets: &[SecretShare], key: &JointKey, size: usize) -> (Vec<(Vec<u8>, Vec<u8>)>, VerifiedDeck) {
+    let mut steps = Vec::new();
+    let mut prev: Option<VerifiedDeck> = None;
+    for (k, s) in secrets.iter().enumerate() {
+        let c = shuffle_ctx(k as u16);
+        let (deck, proof) = shuffle(s, &c, key, size, prev.as_ref()).unwrap();
+        prev = Some(verify_shuffle(&c, key, size, prev.as_ref(), &deck, &proof).unwrap());
+        steps.push((deck.to_bytes().to_vec(), proof.to_bytes().to_vec()));
+    }
+    (steps, prev.unwrap())
+}
+
+fn per_deck_size(c: &mut Criterion) {
+    let (secrets, _, key) = keys(2);
+    for size in [52usize, 104, 156] {
+        let c0 = shuffle_ctx(0);
+        let (deck0, proof0) = shuffle(&secrets[0], &c0, &key, size, None).unwrap();
+        let d0 = verify_shuffle(&c0, &key, size, None, &deck0, &proof0).unwrap();
+        let c1 = shuffle_ctx(1);
+        let (deck1, proof1) = shuffle(&secrets[1], &c1, &key, size, Some(&d0)).unwrap();
+        let d1 = verify_shuffle(&c1, &key, size, Some(&d0), &deck1, &proof1).unwrap();
+
+        let mut g = c.benchmark_group(format!("fair/{size}"));
+        g.sample_size(10).measurement_time(Duration::from_secs(4));
+        g.bench_function("shuffle_and_prove", |b| {
+            b.iter(|| shuffle(&secrets[1], &c1, &key, size, Some(&d0)).unwrap())
+        });
+        g.bench_function("verify_shuffle_from_bytes", |b| {
+            b.iter(|| {
+                verify_shuffle_bytes(&c1, &key, size, Some(&d0), deck1.to_bytes(), proof1.to_bytes())
+                    .unwrap()
+            })
+        });
+        let rc = reveal_ctx(0, 3, Some(1));
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        g.bench_function("reveal_token", |b| {
+            b.iter(|| reveal_token(&mut rng, &secrets[0], &rc, &d1).unwrap())
+        });
+        let token = reveal_token(&mut rng, &secrets[0], &rc, &d1).unwrap();
+        let bytes = token.to_bytes();
+        g.bench_function("verify_token_from_bytes", |b| {
+            b.iter(|| {
+                let t = RevealToken::from_bytes(&bytes).unwrap();
+                verify_token(&rc, key.share(0).unwrap(), &d1, &t).unwrap()
+            })
+        });
+        g.finish();
+    }
+}
+
+/// Everything another client publishes in a hand, as bytes.
+struct Transcript {
+    n: u16,
+    publics: Vec<PublicShare>,
+    steps: Vec<(Vec<u8>, Vec<u8>)>,
+    /// `private[p][s]`: seat s's token for position p with recipient = owner of p.
+    private: Vec<Vec<[u8; 131]>>,
+    /// `showdown[p]`: the owner's public token for position p.
+    showdown: Vec<[u8; 131]>,
+}
+
+fn owner(position: u16) -> u16 {
+    position / 2
+}
+
+fn transcript(n: u16, size: usize) -> Transcript {
+    let (secrets, publics, key) = keys(n);
+    let (steps, deck) = chain(&secrets, &key, size);
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let mut private = Vec::new();
+    let mut showdown = Vec::new();
+    for p in 0..2 * n {
+        let r = owner(p);
+        private.push(
+            (0..n)
+                .map(|s| {
+                    reveal_token(&mut rng, &secrets[usize::from(s)], &reveal_ctx(s, p, Some(r)), &deck)
+                        .unwrap()
+                        .to_bytes()
+                })
+                .collect(),
+        );
+        showdown.push(
+            reveal_token(&mut rng, &secrets[usize::from(r)], &reveal_ctx(r, p, None), &deck)
+                .unwrap()
+                .to_bytes(),
+        );
+    }
+    Transcript {
+        n,
+        publics,
+        steps,
+        private,
+        showdown,
+    }
+}
+
+/// One client's CPU for a Tolerance hand: keygen + proof, verify the others' keys, its own
+/// shuffle, verify every step (its own included: ziffle hands out verified decks only from
+/// verification), tokens for the 2(n−1) cards dealt to others, open its 2 cards, and verify the
+/// showdown of every other seat's 2 cards.
+fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
+    let n = t.n;
+    let (secret, _) = keygen(&mut seat_rng(me), &ctx(me)).unwrap();
+    let shares: Vec<_> = (0..n)
+        .map(|s| {
+            let public = if s == me {
+                *secret.public_share()
+            } else {
+                PublicShare::from_bytes(&t.publics[usize::from(s)].to_bytes()).unwrap()
+            };
+            verify_public_share(&ctx(s), &public).unwrap()
+        })
+        .collect();
+    let key = JointKey::from_seats(&shares).unwrap();
+    let mut prev: Option<VerifiedDeck> = None;
+    for k in 0..n {
+        let c = shuffle_ctx(k);
+        let (deck, proof) = if k == me {
+            let (d, p) = shuffle(&secret, &c, &key, size, prev.as_ref()).unwrap();
+            (d.to_bytes().to_vec(), p.to_bytes().to_vec())
+        } else {
+            t.steps[usize::from(k)].clone()
+        };
+        prev = Some(verify_shuffle_bytes(&c, &key, size, prev.as_ref(), &deck, &proof).unwrap());
+    }
+    let deck = prev.unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(77);
+    let mut mine: Vec<Option<VerifiedToken>> = vec![None; usize::from(2 * n)];
+    for p in 0..2 * n {
+        let r = owner(p);
+        if r != me {
+            let c = reveal_ctx(me, p, Some(r));
+            let token = reveal_token(&mut rng, &secret, &c, &deck).unwrap();
+            // Kept (verified) for opening this card at showdown.
+            mine[usize::from(p)] = Some(verify_token(&c, &shares[usize::from(me)], &deck, &token).unwrap());
+        }
+    }
+    let others_tokens = |p: u16, skip: &[u16]| -> Vec<VerifiedToken> {
+        let r = owner(p);
+        (0..n)
+            .filter(|s| !skip.contains(s))
+            .map(|s| {
+                let tok = RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap();
+                verify_token(&reveal_ctx(s, p, Some(r)), &shares[usize::from(s)], &deck, &tok).unwrap()
+            })
+            .collect()
+    };
+    let mut opened = 0;
+    for p in [2 * me, 2 * me + 1] {
+        let mut tokens = others_tokens(p, &[me]);
+        tokens.push(own_token(&mut rng, &secret, &key, &reveal_ctx(me, p, Some(me)), &deck).unwrap());
+        opened += open_card(&key, &deck, p, &tokens).unwrap();
+    }
+    for p in 0..2 * n {
+        let r = owner(p);
+        if r == me {
+            continue;
+        }
+        let mut tokens = others_tokens(p, &[me, r]);
+        tokens.push(mine[usize::from(p)].unwrap());
+        let tok = RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap();
+        tokens.push(verify_token(&reveal_ctx(r, p, None), &shares[usize::from(r)], &deck, &tok).unwrap());
+        opened += open_card(&key, &deck, p, &tokens).unwrap();
+    }
+    opened
+}
+
+fn hand_per_client(c: &mut Criterion) {
+    let size = 52;
+    let mut g = c.benchmark_group("fair/hand_per_client_52");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for n in [2u16, 5, 10] {
+        let t = transcript(n, size);
+        let me = 1;
+        client_hand(&t, me, size);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &t, |b, t| {
+            b.iter(|| client_hand(t, me, size))
+        });
+    }
+    g.finish();
+}
+
+fn dice_costs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fair/dice");
+    g.sample_size(20).measurement_time(Duration::from_secs(2));
+    let dc = ctx(0).with_step(Step::Dice);
+    g.bench_function("commit_1024_slots", |b| {
+        b.iter(|| {
+            dice::DiceSecret::generate(&mut ChaCha20Rng::seed_from_u64(1), &dc, 1024)
+                .unwrap()
+                .commitment()
+        })
+    });
+    let secret = dice::DiceSecret::generate(&mut ChaCha20Rng::seed_from_u64(1), &dc, 1024).unwrap();
+    let commitment = secret.commitment();
+    let reveal = secret.reveal(77).unwrap();
+    g.bench_function("verify_reveal_1024_slots", |b| {
+        b.iter(|| dice::verify_reveal(&dc, &commitment, &reveal).unwrap())
+    });
+    let roll = dice::Roll {
+        table: TABLE,
+        hand: HAND,
+        slot: 77,
+        seats: 10,
+        owner: None,
+        sides: 6,
+        count: 5,
+    };
+    let values = [[7u8; 32]; 10];
+    g.bench_function("derive_5d6_10_seats", |b| {
+        b.iter(|| dice::derive_dice(&roll, &values).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, per_deck_size, hand_per_client, dice_costs);
+criterion_main!(benches);

@@ -1,0 +1,388 @@
+//! The embedded relay: nostr-relay-builder's [`LocalRelay`] behind our own TCP listener.
+//!
+//! Why not `LocalRelay::run()`: its listener leaves Nagle's algorithm on, so every small
+//! request/response pair on loopback waits for a delayed ACK (~44 ms per round trip measured
+//! here). We accept the TCP connection ourselves, set `TCP_NODELAY`, answer the WebSocket
+//! upgrade, and hand the upgraded socket to [`LocalRelay::take_connection`] (~0.3 ms).
+//!
+//! Other choices, each because a game's traffic differs from a social feed's:
+//! - the per-connection rate limit is raised from 60 events/minute to
+//!   [`DEFAULT_EVENTS_PER_MINUTE`] (a bot game publishes hundreds a minute per connection; note
+//!   that nostr-relay-builder's token bucket only refills across pauses of a whole second, so a
+//!   busy connection spends its allowance for good);
+//! - a REQ without `limit` returns up to [`DEFAULT_FILTER_LIMIT`] stored events instead of 500,
+//!   so a long table history can be caught up in one request;
+//! - events larger than [`MAX_EVENT_BYTES`] are refused, like strfry's default, so local tests
+//!   fail the way public relays would;
+//! - with a `db_dir` events live in nostr-lmdb and survive restarts; without one they live in
+//!   memory (nostr-relay-builder's default store, capped at 75 000 events).
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use nostr_lmdb::NostrLMDB;
+use nostr_relay_builder::builder::{PolicyResult, RateLimit, RelayBuilder, WritePolicy};
+use nostr_relay_builder::LocalRelay;
+use nostr_sdk::prelude::{BoxedFuture, Event, JsonUtil, RelayUrl};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use tungstenite::handshake::machine::TryParse;
+use tungstenite::handshake::server::{create_response, write_response, Request};
+
+use super::{NetError, Result, MAX_EVENT_BYTES};
+
+/// Events one connection may publish per minute before the relay answers "rate-limited".
+pub const DEFAULT_EVENTS_PER_MINUTE: u32 = 1_000_000;
+/// Stored events returned for a REQ filter that has no `limit`.
+pub const DEFAULT_FILTER_LIMIT: usize = 10_000;
+/// Longest time a client may take to send its WebSocket upgrade request.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest HTTP upgrade request we read (browsers send ~1 KiB).
+const MAX_HANDSHAKE_BYTES: usize = 16 * 1024;
+/// How long `start` keeps retrying to open an LMDB directory that a previous relay in this
+/// process is still closing (its writer thread exits asynchronously).
+const DB_REOPEN_GRACE: Duration = Duration::from_secs(5);
+
+/// Where and how the embedded relay runs.
+#[derive(Debug, Clone)]
+pub struct EmbeddedRelayConfig {
+    /// Address to bind; only this address is bound. Default `127.0.0.1:0` (loopback, any port).
+    pub addr: SocketAddr,
+    /// Directory of the LMDB event store; `None` keeps events in memory only.
+    pub db_dir: Option<PathBuf>,
+    /// Per-connection publishing allowance (see the module docs).
+    pub events_per_minute: u32,
+}
+
+impl Default for EmbeddedRelayConfig {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            db_dir: None,
+            events_per_minute: DEFAULT_EVENTS_PER_MINUTE,
+        }
+    }
+}
+
+/// A running embedded relay. Dropping it stops it; [`EmbeddedRelay::shutdown`] also waits until
+/// every connection is closed and the event store is released.
+#[derive(Debug)]
+pub struct EmbeddedRelay {
+    url: RelayUrl,
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl EmbeddedRelay {
+    /// Binds `config.addr`, opens the store and starts accepting connections.
+    pub async fn start(config: EmbeddedRelayConfig) -> Result<Self> {
+        let builder = RelayBuilder::default()
+            .rate_limit(RateLimit {
+                max_reqs: 500,
+                notes_per_minute: config.events_per_minute,
+            })
+            .default_filter_limit(DEFAULT_FILTER_LIMIT)
+            .write_policy(EventSizeLimit(MAX_EVENT_BYTES));
+        let builder = match &config.db_dir {
+            Some(dir) => builder.database(open_lmdb(dir).await?),
+            None => builder,
+        };
+
+        let listener = TcpListener::bind(config.addr)
+            .await
+            .map_err(|source| NetError::Bind {
+                addr: config.addr,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| NetError::Bind {
+            addr: config.addr,
+            source,
+        })?;
+        let url = RelayUrl::parse(&format!("ws://{addr}")).map_err(|e| NetError::InvalidUrl {
+            url: format!("ws://{addr}"),
+            reason: e.to_string(),
+        })?;
+
+        let relay = LocalRelay::new(builder);
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, relay, stopped));
+        Ok(Self {
+            url,
+            addr,
+            stop,
+            task: Some(task),
+        })
+    }
+
+    /// `ws://ip:port` of this relay.
+    pub fn url(&self) -> &RelayUrl {
+        &self.url
+    }
+
+    /// The bound port (useful when the config asked for port 0).
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// The bound socket address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, closes every connection and releases the event store, so that a new
+    /// relay can be started at once on the same port and directory.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for EmbeddedRelay {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            // Aborting drops the task's JoinSet, which aborts every connection with it.
+            task.abort();
+        }
+    }
+}
+
+/// Serves `ws://127.0.0.1:port` (events in `db` if given) until Ctrl-C; prints the URL first.
+pub async fn run_standalone(port: u16, db: Option<PathBuf>) -> Result<()> {
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
+        addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        db_dir: db.clone(),
+        ..EmbeddedRelayConfig::default()
+    })
+    .await?;
+    match &db {
+        Some(dir) => println!(
+            "relay listening on {} (events in {})",
+            relay.url(),
+            dir.display()
+        ),
+        None => println!("relay listening on {} (events in memory)", relay.url()),
+    }
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|source| NetError::Io {
+            context: "waiting for Ctrl-C".into(),
+            source,
+        })?;
+    println!("shutting down {}", relay.url());
+    relay.shutdown().await;
+    Ok(())
+}
+
+async fn open_lmdb(dir: &Path) -> Result<NostrLMDB> {
+    let deadline = Instant::now() + DB_REOPEN_GRACE;
+    loop {
+        let path = dir.to_path_buf();
+        let opened = tokio::task::spawn_blocking(move || NostrLMDB::open(path))
+            .await
+            .map_err(|e| NetError::Database {
+                path: dir.to_path_buf(),
+                reason: e.to_string(),
+            })?;
+        match opened {
+            Ok(db) => return Ok(db),
+            // heed refuses an environment that is still closing; the previous relay's writer
+            // thread lets go of it shortly after shutdown.
+            Err(e) if Instant::now() < deadline && e.to_string().contains("closing") => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => {
+                return Err(NetError::Database {
+                    path: dir.to_path_buf(),
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
+async fn accept_loop(listener: TcpListener, relay: LocalRelay, mut stopped: watch::Receiver<bool>) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, peer)) = accepted else {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let relay = relay.clone();
+                connections.spawn(async move {
+                    // A failed connection only concerns its own client.
+                    let _ = serve_connection(relay, stream, peer).await;
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            _ = stopped.changed() => break,
+        }
+    }
+    drop(listener);
+    // Closing the sockets is what tells clients to reconnect; waiting for the tasks is what
+    // releases their handles on the relay and its store.
+    connections.shutdown().await;
+    relay.shutdown();
+}
+
+async fn serve_connection(relay: LocalRelay, stream: TcpStream, peer: SocketAddr) -> Result<()> {
+    let io_err = |context: &str, source: io::Error| NetError::Io {
+        context: format!("{context} ({peer})"),
+        source,
+    };
+    stream
+        .set_nodelay(true)
+        .map_err(|e| io_err("setting TCP_NODELAY", e))?;
+    let upgraded = tokio::time::timeout(HANDSHAKE_TIMEOUT, upgrade(stream))
+        .await
+        .map_err(|_| {
+            io_err(
+                "WebSocket handshake",
+                io::Error::new(io::ErrorKind::TimedOut, "no upgrade request in time"),
+            )
+        })?
+        .map_err(|e| io_err("WebSocket handshake", e))?;
+    relay
+        .take_connection(upgraded, peer)
+        .await
+        .map_err(|e| io_err("serving connection", io::Error::other(e.to_string())))
+}
+
+/// Answers the HTTP upgrade request and returns the socket, with any bytes read past the
+/// request kept for the WebSocket layer.
+async fn upgrade(mut stream: TcpStream) -> io::Result<Prefixed<TcpStream>> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 2048];
+    let (consumed, request) = loop {
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "connection closed during handshake",
+            ));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        match Request::try_parse(&buf) {
+            Ok(Some(parsed)) => break parsed,
+            Ok(None) if buf.len() < MAX_HANDSHAKE_BYTES => continue,
+            Ok(None) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "upgrade request too large",
+                ))
+            }
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+        }
+    };
+    let response = match create_response(&request) {
+        Ok(response) => response,
+        Err(e) => {
+            // A plain HTTP request (browser, NIP-11 probe): say what this port speaks.
+            let body = "this is a nostr relay: connect with a WebSocket client\n";
+            let reply = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(reply.as_bytes()).await;
+            return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
+        }
+    };
+    let mut head = Vec::with_capacity(256);
+    write_response(&mut head, &response)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    stream.write_all(&head).await?;
+    buf.drain(..consumed);
+    Ok(Prefixed {
+        prefix: buf,
+        pos: 0,
+        inner: stream,
+    })
+}
+
+/// A stream that first yields bytes already read from it.
+struct Prefixed<S> {
+    prefix: Vec<u8>,
+    pos: usize,
+    inner: S,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Prefixed<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.pos < this.prefix.len() {
+            let n = (this.prefix.len() - this.pos).min(buf.remaining());
+            buf.put_slice(&this.prefix[this.pos..this.pos + n]);
+            this.pos += n;
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Prefixed<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+/// Refuses events whose JSON exceeds the limit, as public relays do.
+#[derive(Debug)]
+struct EventSizeLimit(usize);
+
+impl WritePolicy for EventSizeLimit {
+    fn admit_event<'a>(
+        &'a self,
+        event: &'a Event,
+        _addr: &'a SocketAddr,
+    ) -> BoxedFuture<'a, PolicyResult> {
+        let size = event.as_json().len();
+        let limit = self.0;
+        Box::pin(async move {
+            if size > limit {
+                PolicyResult::Reject(format!("event is {size} bytes, limit {limit}"))
+            } else {
+                PolicyResult::Accept
+            }
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! The session driver: from signed relay events to verified game state and back.
+//!
+//! - [`session`]: one client's verified view of a table (pure apart from drawing its own
+//!   secrets from the OS RNG): wire checks, seat, chain position, fork check, crypto, engine.
+//! - [`runner`]: runs a session over real relays with its own key and connections.
+//! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
+
+pub mod demo;
+pub mod play;
+pub mod runner;
+pub mod session;
+pub mod verify;
+
+pub use runner::{run_client, ClientConfig, ClientReport, Decider};
+pub use session::{Await, HandSummary, Session, Violation};

@@ -1,0 +1,223 @@
+//! `tolerance play` (you and bots over a relay) and `tolerance demo` (bots only).
+
+use super::demo::{run_demo, DemoOptions};
+use super::runner::Decider;
+use super::HandSummary;
+use crate::cli::{load_variant, PlayArgs};
+use crate::games::tolerance::Variant;
+use crate::ui::line;
+use crate::wire::Deadlines;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+fn print_hand(h: &HandSummary, me: u8) {
+    let name = |s: u8| {
+        if s == me {
+            "you".to_string()
+        } else {
+            format!("bot {s}")
+        }
+    };
+    if !h.forfeits.is_empty() {
+        for (s, why) in &h.forfeits {
+            println!("hand {}: {} forfeited ({why})", h.hand + 1, name(*s));
+        }
+    }
+    if let Some(r) = &h.result {
+        if r.uncontested {
+            println!("hand {}: everyone else folded", h.hand + 1);
+        } else {
+            let pts: Vec<String> = r
+                .points
+                .iter()
+                .map(|(s, p)| format!("{} {p}", name(*s)))
+                .collect();
+            println!("hand {} showdown: {}", h.hand + 1, pts.join(", "));
+        }
+        for pot in &r.pots {
+            let w: Vec<String> = pot
+                .shares
+                .iter()
+                .map(|(s, a)| format!("{} +{a}", name(*s)))
+                .collect();
+            println!("  pot {}: {}", pot.amount, w.join(", "));
+        }
+    }
+    let st: Vec<String> = h
+        .final_stacks
+        .iter()
+        .map(|(s, c)| format!("{} {c}", name(*s)))
+        .collect();
+    println!("  stacks: {}", st.join(", "));
+}
+
+pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
+    let variant: Variant = load_variant(&args.variant)?;
+    let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
+        crate::games::tolerance::HandView,
+        Vec<crate::games::tolerance::Action>,
+    )>();
+    let (ans_tx, ans_rx) = tokio::sync::mpsc::unbounded_channel();
+    println!(
+        "Networked Tolerance: you (seat 0) and {} bots, each its own Nostr key and relay \
+         connection; cards from a mental-poker deck, dice by commit-reveal.",
+        args.players.saturating_sub(1)
+    );
+    if args.relays.is_empty() {
+        println!("Starting the embedded relay on 127.0.0.1 ...");
+    }
+    let auto = args.auto;
+    // The person's side: show the table, read a move, check it is legal.
+    let ui = tokio::spawn(async move {
+        let (line_tx, mut line_rx) = tokio::sync::mpsc::unbounded_channel::<Option<String>>();
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            for l in stdin.lock().lines() {
+                if line_tx.send(l.ok()).is_err() {
+                    return;
+                }
+            }
+            let _ = line_tx.send(None);
+        });
+        let names = |s: u8| if s == 0 { "you".to_string() } else { format!("bot {s}") };
+        let mut shown_log = (u64::MAX, 0usize);
+        while let Some((view, legal)) = ask_rx.recv().await {
+            let view: crate::games::tolerance::HandView = view;
+            let from = if shown_log.0 == view.hand_no { shown_log.1 } else { 0 };
+            for l in line::log_lines(&view, from, &names) {
+                println!("  · {l}");
+            }
+            shown_log = (view.hand_no, view.log.len());
+            print!("{}", line::render(&view, &names));
+            let action = if auto {
+                legal[0]
+            } else {
+                loop {
+                    print!("{}", line::prompt(&view));
+                    std::io::stdout().flush().ok();
+                    let Some(Some(input)) = line_rx.recv().await else {
+                        return;
+                    };
+                    match line::parse_move(&input, &view) {
+                        Ok(a) if legal.contains(&a) || is_raise_in_range(&a, &legal) => break a,
+                        Ok(_) => println!("  that move is not legal now"),
+                        Err(e) => println!("  {e}"),
+                    }
+                }
+            };
+            if ans_tx.send(action).is_err() {
+                return;
+            }
+        }
+    });
+    let opts = DemoOptions {
+        players: args.players,
+        hands: args.hands,
+        relays: args.relays.clone(),
+        variant,
+        deadlines: Deadlines {
+            move_ms: 10 * 60_000,
+            crypto_ms: 30_000,
+        },
+        idle_timeout: Duration::from_secs(3600),
+        tamper: Vec::new(),
+        human: Some(Decider::Human {
+            ask: ask_tx,
+            answer: ans_rx,
+        }),
+    };
+    let run = run_demo(opts, |l| {
+        if let Ok(h) = serde_json::from_str::<HandSummary>(&l) {
+            print_hand(&h, 0);
+        }
+    })
+    .await?;
+    ui.abort();
+    let s = &run.summary;
+    println!(
+        "table {} over: {} hands, {} events, every client verified every proof: {}",
+        &s.table[..16],
+        s.hands,
+        s.events,
+        s.verified
+    );
+    Ok(())
+}
+
+fn is_raise_in_range(a: &crate::games::tolerance::Action, legal: &[crate::games::tolerance::Action]) -> bool {
+    use crate::games::tolerance::Action;
+    let Action::Raise { to } = a else {
+        return false;
+    };
+    let tos: Vec<u64> = legal
+        .iter()
+        .filter_map(|l| match l {
+            Action::Raise { to } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    match (tos.iter().min(), tos.iter().max()) {
+        (Some(lo), Some(hi)) => lo <= to && to <= hi,
+        _ => false,
+    }
+}
+
+pub async fn demo_cli(
+    players: u8,
+    hands: u64,
+    relays: Vec<String>,
+    variant: Variant,
+    json: bool,
+) -> Result<(), String> {
+    let opts = DemoOptions {
+        players,
+        hands: Some(hands),
+        relays,
+        variant,
+        deadlines: Deadlines {
+            move_ms: 20_000,
+            crypto_ms: 20_000,
+        },
+        idle_timeout: Duration::from_secs(
+            std::env::var("TOLERANCE_IDLE_SECS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(120),
+        ),
+        ..DemoOptions::default()
+    };
+    let run = run_demo(opts, move |l| {
+        if json {
+            println!("{l}");
+        } else if let Ok(h) = serde_json::from_str::<HandSummary>(&l) {
+            print_hand(&h, u8::MAX);
+        }
+    })
+    .await?;
+    for (i, r) in run.reports.iter().enumerate() {
+        match r {
+            Err(e) => eprintln!("client {i} failed: {e}"),
+            Ok(r) => {
+                for v in &r.violations {
+                    eprintln!("client {i} rejected: {v}");
+                }
+            }
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&run.summary).expect("serialisable")
+        );
+    } else {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&run.summary).expect("serialisable")
+        );
+    }
+    if run.summary.verified {
+        Ok(())
+    } else {
+        Err("the table did not verify".into())
+    }
+}

@@ -1,0 +1,238 @@
+//! Drives one client over real relays: its own key, its own relay connections, its own
+//! [`Session`]. Crypto runs on blocking threads, never on the async network task.
+
+use super::session::{Await, HandSummary, Session, Stats, Violation};
+use crate::bots::Bot;
+use crate::engine::Seat;
+use crate::games::tolerance::{Action, Hand, HandView};
+use crate::net::pool::{PoolConfig, RelayPool};
+use crate::wire::{self, Body, Payload, TableSpec};
+use nostr_sdk::prelude::*;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Who makes this seat's decisions.
+pub enum Decider {
+    Bot(Box<dyn Bot<Hand>>),
+    /// A person: the runner sends the view and legal moves, and waits for a move back.
+    Human {
+        ask: mpsc::UnboundedSender<(HandView, Vec<Action>)>,
+        answer: mpsc::UnboundedReceiver<Action>,
+    },
+    /// A spectator or verifier.
+    Watch,
+}
+
+/// What a client saw and checked by the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientReport {
+    pub seat: Option<Seat>,
+    pub pubkey: String,
+    pub hands: Vec<HandSummary>,
+    pub stats: Stats,
+    pub violations: Vec<Violation>,
+    pub final_stacks: Vec<Option<u64>>,
+    pub finished: bool,
+    pub published: u64,
+}
+
+/// Optional behaviour for tests of misbehaving peers: rewrites or drops this client's outgoing
+/// payloads. Honest clients use `None`.
+pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
+
+pub enum TamperAction {
+    Send,
+    Drop,
+    /// Publish this extra event too (already signed), e.g. a fork.
+    SendAlso(Box<Event>),
+}
+
+pub struct ClientConfig {
+    pub keys: Keys,
+    pub relays: Vec<String>,
+    pub host: PublicKey,
+    pub table: String,
+    pub decider: Decider,
+    /// Give up when nothing happens for this long.
+    pub idle_timeout: Duration,
+    pub tamper: Option<Tamper>,
+    /// Called with each finished hand (for live output).
+    pub on_hand: Option<Box<dyn FnMut(&HandSummary) + Send>>,
+}
+
+/// Fetches and checks a table announcement from the relays.
+pub async fn fetch_table(
+    pool: &RelayPool,
+    host: &PublicKey,
+    table: &str,
+    timeout: Duration,
+) -> Result<TableSpec, String> {
+    let filter = Filter::new()
+        .kind(Kind::from(wire::KIND_TABLE))
+        .author(*host)
+        .identifier(table);
+    let deadline = Instant::now() + timeout;
+    loop {
+        let events = pool
+            .fetch(vec![filter.clone()], Duration::from_secs(2))
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(ev) = events.iter().max_by_key(|e| e.created_at) {
+            return wire::parse_table(ev).map_err(|e| e.to_string());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("table {table} by {host} was not found on the relays"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn publish(
+    pool: &RelayPool,
+    keys: &Keys,
+    host: &PublicKey,
+    payload: &Payload,
+) -> Result<Event, String> {
+    let event = wire::log_event(host, payload)
+        .sign_with_keys(keys)
+        .map_err(|e| e.to_string())?;
+    let mut last = String::new();
+    for attempt in 0..5 {
+        match pool.publish(&event).await {
+            Ok(_) => return Ok(event),
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+    }
+    Err(format!("no relay accepted our {} event: {last}", payload.body.name()))
+}
+
+/// Runs a client until the table ends (or nothing happens for `idle_timeout`).
+pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
+    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let spec = fetch_table(&pool, &cfg.host, &cfg.table, Duration::from_secs(10)).await?;
+    let me = spec
+        .seats
+        .iter()
+        .position(|s| *s == cfg.keys.public_key().to_hex())
+        .map(|s| s as Seat);
+    if me.is_none() && !matches!(cfg.decider, Decider::Watch) {
+        return Err(format!(
+            "{} holds no seat at table {}",
+            cfg.keys.public_key().to_bech32().unwrap_or_default(),
+            cfg.table
+        ));
+    }
+    let mut sub = pool
+        .subscribe(vec![wire::log_filter(&cfg.host, &cfg.table)])
+        .await
+        .map_err(|e| e.to_string())?;
+    let host = cfg.host;
+    let mut session = tokio::task::spawn_blocking(move || Session::new(spec, host, me))
+        .await
+        .map_err(|e| e.to_string())??;
+    let mut published = 0u64;
+    let mut last_progress = Instant::now();
+    let mut hands_reported = 0;
+    loop {
+        // Send what the session owes.
+        for mut payload in session.take_outbox() {
+            let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
+                Some(TamperAction::Drop) => continue,
+                Some(TamperAction::SendAlso(ev)) => Some(ev),
+                _ => None,
+            };
+            let ev = publish(&pool, &cfg.keys, &host, &payload).await?;
+            if debug() {
+                eprintln!("[{me:?}] sent {} h{} s{} {}", payload.body.name(), payload.hand, payload.step, ev.id);
+            }
+            published += 1;
+            if let Some(ev) = extra {
+                pool.publish(&ev).await.map_err(|e| e.to_string())?;
+                published += 1;
+            }
+        }
+        if let Some(cb) = cfg.on_hand.as_mut() {
+            while hands_reported < session.hands.len() {
+                cb(&session.hands[hands_reported]);
+                hands_reported += 1;
+            }
+        }
+        if session.is_finished() {
+            break;
+        }
+        if let Some((view, legal)) = session.my_turn() {
+            let action = match &mut cfg.decider {
+                Decider::Bot(bot) => Some(bot.choose(&view, &legal)),
+                Decider::Human { ask, answer } => {
+                    ask.send((view, legal)).map_err(|_| "the interface closed")?;
+                    Some(answer.recv().await.ok_or("the interface closed")?)
+                }
+                Decider::Watch => None,
+            };
+            if let Some(a) = action {
+                session.submit(a)?;
+                continue;
+            }
+        }
+        let wait = cfg.idle_timeout.saturating_sub(last_progress.elapsed());
+        if wait.is_zero() {
+            return Err(format!(
+                "no progress for {:?}; waiting for {:?}",
+                cfg.idle_timeout,
+                session.awaiting()
+            ));
+        }
+        let ev = match tokio::time::timeout(wait, sub.recv()).await {
+            Ok(Some(ev)) => ev,
+            Ok(None) => return Err("the relay subscription ended".into()),
+            Err(_) => continue,
+        };
+        // Crypto verification is CPU-heavy: keep it off the async workers.
+        let mut batch = vec![ev];
+        while let Some(more) = sub.try_recv() {
+            batch.push(more);
+        }
+        session = tokio::task::spawn_blocking(move || {
+            for ev in &batch {
+                let v = session.handle(ev);
+                if debug() {
+                    eprintln!("[{me:?}] got {} -> {:?} now {:?} {:?}", ev.id, v, session.position(), session.awaiting());
+                }
+            }
+            session
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        last_progress = Instant::now();
+    }
+    let report = ClientReport {
+        seat: me,
+        pubkey: cfg.keys.public_key().to_hex(),
+        hands: session.hands.clone(),
+        stats: session.stats.clone(),
+        violations: session.violations.clone(),
+        final_stacks: session.table.stacks.clone(),
+        finished: session.is_finished(),
+        published,
+    };
+    pool.shutdown().await;
+    Ok(report)
+}
+
+/// True when the awaited step is waiting for this seat.
+pub fn waiting_for(a: &Await, seat: Seat) -> bool {
+    a.seats().contains(&seat)
+}
+
+/// Whether a payload is a vote (used by reports).
+pub fn is_vote(p: &Payload) -> bool {
+    matches!(p.body, Body::Vote { .. })
+}
+
+fn debug() -> bool {
+    std::env::var_os("TOLERANCE_DEBUG").is_some()
+}

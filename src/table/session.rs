@@ -1,0 +1,1252 @@
+//! One client's view of a networked Tolerance table: signed log events in, verified state and
+//! the events this client must publish out. Every client — each player, a spectator, `verify` —
+//! runs this same code over the same log, so they agree on every hand.
+//!
+//! Data path per event: wire (size, kind, signature, schema, table) → author is seated →
+//! hand/step/chain position → fork check → the step's crypto (shares, shuffle proofs, tokens,
+//! dice values) → `engine.apply`. Nothing changes state without passing every stage. A client's
+//! own events take the same path after they come back from the relay.
+
+use crate::cards::CardId;
+use crate::engine::{ChanceOutcome, ChanceRequest, Game, Seat, ToAct};
+use crate::fair::{self, dice, Context, JointKey, SecretShare, Step as FairStep, VerifiedDeck};
+use crate::games::tolerance::hand::{HandResult, Phase};
+use crate::games::tolerance::{Action, ForfeitSeat, Hand, HandView, Table};
+use crate::wire::{self, Body, DiceMsg, Payload, TableSpec, TokenMsg, VERSION};
+use nostr_sdk::prelude::{Event, EventId, JsonUtil, PublicKey};
+use rand::rngs::OsRng;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Dice slots committed per hand: slot 0 picks the first Dealer, then one per roll (≤ 2 per
+/// player per hand, 20 players).
+const DICE_SLOTS: u32 = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+pub enum Violation {
+    #[error("event {id}: {reason}")]
+    Wire { id: String, reason: String },
+    #[error("event {id} by {author} who holds no seat")]
+    NotSeated { id: String, author: String },
+    #[error("event {id} by seat {seat}: {what} out of turn ({expected})")]
+    OutOfTurn {
+        id: String,
+        seat: Seat,
+        what: String,
+        expected: String,
+    },
+    #[error("event {id} by seat {seat}: {reason}")]
+    Invalid { id: String, seat: Seat, reason: String },
+    #[error("seat {seat} signed two different events for hand {hand} step {step} ({a}, {b})")]
+    Fork {
+        seat: Seat,
+        hand: u64,
+        step: u32,
+        a: String,
+        b: String,
+    },
+    #[error("event {id} replays hand {hand} of this table (now hand {now})")]
+    Stale { id: String, hand: u64, now: u64 },
+}
+
+impl Violation {
+    /// The seat to blame, when the event was validly signed by a seated player.
+    pub fn culprit(&self) -> Option<Seat> {
+        match self {
+            Violation::OutOfTurn { seat, .. }
+            | Violation::Invalid { seat, .. }
+            | Violation::Fork { seat, .. } => Some(*seat),
+            _ => None,
+        }
+    }
+}
+
+/// What the client is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Await {
+    /// Key shares and dice commitments from these seats.
+    Keys(Vec<Seat>),
+    /// The shuffle step of this seat.
+    Shuffle(Seat),
+    /// Deal tokens from these seats.
+    Tokens(Vec<Seat>),
+    /// A move from this seat.
+    Move(Seat),
+    /// Dice values from these seats.
+    Dice(Vec<Seat>),
+    /// Showdown tokens from these seats.
+    Show(Vec<Seat>),
+    /// The table is over.
+    Nothing,
+}
+
+impl Await {
+    pub fn seats(&self) -> Vec<Seat> {
+        match self {
+            Await::Keys(v) | Await::Tokens(v) | Await::Dice(v) | Await::Show(v) => v.clone(),
+            Await::Shuffle(s) | Await::Move(s) => vec![*s],
+            Await::Nothing => vec![],
+        }
+    }
+    pub fn is_crypto(&self) -> bool {
+        !matches!(self, Await::Move(_) | Await::Nothing)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum StepKind {
+    Keys,
+    Shuffle { index: u16 },
+    Tokens { batch: u32, deals: Vec<(u16, Seat)> },
+    Move,
+    Dice { slot: u32, roller: Seat },
+    Show { owners: Vec<(Seat, Vec<u16>)> },
+}
+
+/// How a hand ended, for reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct HandSummary {
+    pub hand: u64,
+    pub dealer: Seat,
+    pub players: Vec<Seat>,
+    pub result: Option<HandResult>,
+    /// Seats that forfeited (withheld a step or equivocated) and why.
+    pub forfeits: Vec<(Seat, String)>,
+    pub final_stacks: Vec<(Seat, u64)>,
+}
+
+struct HandRun {
+    no: u64,
+    /// Fair-protocol index → table seat (ascending seat order).
+    parts: Vec<Seat>,
+    actors: Vec<[u8; 32]>,
+    step_no: u32,
+    kind: StepKind,
+    engine: Option<Hand>,
+    dealer: Option<Seat>,
+    size: usize,
+    shares: Vec<Option<fair::VerifiedShare>>,
+    dice_commits: Vec<Option<dice::DiceCommitment>>,
+    joint: Option<JointKey>,
+    secret: Option<SecretShare>,
+    dice_secret: Option<dice::DiceSecret>,
+    deck: Option<VerifiedDeck>,
+    tokens: BTreeMap<u16, Vec<fair::VerifiedToken>>,
+    contributed: BTreeSet<Seat>,
+    dice_values: Vec<dice::VerifiedValue>,
+    dealer_values: Vec<dice::VerifiedValue>,
+    next_slot: u32,
+    batches: u32,
+    /// Chips committed by each seat when each step opened (for forfeits at that step).
+    committed_at: Vec<Vec<ForfeitSeat>>,
+    /// Whether this client already produced its contribution for the current step.
+    produced: bool,
+}
+
+/// Counters for reports and benchmarks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    pub events: u64,
+    pub bytes: u64,
+    pub shuffles_verified: u64,
+    pub tokens_verified: u64,
+    pub dice_verified: u64,
+    pub moves_applied: u64,
+    pub sequential_steps: u64,
+    /// Protocol steps (relay passes) completed: keys, each shuffle, each token batch, each
+    /// move, each roll's dice, each showdown.
+    pub passes: u64,
+}
+
+pub struct Session {
+    pub spec: TableSpec,
+    host: PublicKey,
+    table_id: [u8; 32],
+    seat_keys: Vec<PublicKey>,
+    me: Option<Seat>,
+    pub table: Table,
+    hand: Option<HandRun>,
+    head: String,
+    buffer: Vec<(Event, Payload)>,
+    seen: HashSet<EventId>,
+    /// (hand, step, author seat, kind) → first event id, for fork detection.
+    signed: HashMap<(u64, u32, Seat, &'static str), EventId>,
+    events_by_id: HashMap<EventId, Event>,
+    outbox: Vec<Payload>,
+    pub violations: Vec<Violation>,
+    pub hands: Vec<HandSummary>,
+    pub stats: Stats,
+    finished: bool,
+}
+
+fn xonly(pk: &PublicKey) -> [u8; 32] {
+    pk.to_bytes()
+}
+
+fn synthetic_head(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u32).to_be_bytes());
+        h.update(p);
+    }
+    hex::encode(h.finalize())
+}
+
+impl Session {
+    /// A client for `spec` (announced by `host`). `me` is this client's seat, `None` for a
+    /// spectator or verifier.
+    pub fn new(spec: TableSpec, host: PublicKey, me: Option<Seat>) -> Result<Session, String> {
+        let table_id: [u8; 32] = hex::decode(&spec.table)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .ok_or("table id is not 32 bytes of hex")?;
+        let seat_keys: Vec<PublicKey> = spec
+            .seats
+            .iter()
+            .map(|s| PublicKey::from_hex(s).map_err(|e| format!("seat key {s}: {e}")))
+            .collect::<Result<_, _>>()?;
+        if seat_keys.iter().collect::<HashSet<_>>().len() != seat_keys.len() {
+            return Err("a key holds two seats".into());
+        }
+        let players: Vec<(Seat, Option<u64>)> =
+            (0..seat_keys.len() as Seat).map(|s| (s, None)).collect();
+        let table =
+            Table::new(spec.variant.clone(), &players, 0).map_err(|e| e.to_string())?;
+        let mut s = Session {
+            head: spec.table.clone(),
+            spec,
+            host,
+            table_id,
+            seat_keys,
+            me,
+            table,
+            hand: None,
+            buffer: Vec::new(),
+            seen: HashSet::new(),
+            signed: HashMap::new(),
+            events_by_id: HashMap::new(),
+            outbox: Vec::new(),
+            violations: Vec::new(),
+            hands: Vec::new(),
+            stats: Stats::default(),
+            finished: false,
+        };
+        s.start_hand();
+        Ok(s)
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn me(&self) -> Option<Seat> {
+        self.me
+    }
+
+    pub fn seat_key(&self, seat: Seat) -> Option<&PublicKey> {
+        self.seat_keys.get(seat as usize)
+    }
+
+    pub fn host(&self) -> &PublicKey {
+        &self.host
+    }
+
+    /// Events this client must publish now (the runner signs and sends them).
+    pub fn take_outbox(&mut self) -> Vec<Payload> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Current hand number and step, for deadlines.
+    pub fn position(&self) -> (u64, u32, String) {
+        match &self.hand {
+            Some(h) => (h.no, h.step_no, self.head.clone()),
+            None => (self.table.hands_played, 0, self.head.clone()),
+        }
+    }
+
+    pub fn awaiting(&self) -> Await {
+        let Some(h) = &self.hand else {
+            return Await::Nothing;
+        };
+        let missing = |h: &HandRun, who: &dyn Fn(Seat) -> bool| -> Vec<Seat> {
+            h.parts
+                .iter()
+                .copied()
+                .filter(|s| who(*s) && !h.contributed.contains(s))
+                .collect()
+        };
+        match &h.kind {
+            StepKind::Keys => Await::Keys(missing(h, &|_| true)),
+            StepKind::Shuffle { index } => Await::Shuffle(h.parts[*index as usize]),
+            StepKind::Tokens { .. } => Await::Tokens(missing(h, &|_| true)),
+            StepKind::Move => match h.engine.as_ref().map(|e| e.to_act()) {
+                Some(ToAct::Seat(s)) => Await::Move(s),
+                _ => Await::Nothing,
+            },
+            StepKind::Dice { roller, .. } => Await::Dice(missing(h, &|s| s != *roller)),
+            StepKind::Show { owners } => {
+                Await::Show(missing(h, &|s| owners.iter().any(|(o, _)| *o == s)))
+            }
+        }
+    }
+
+    /// The hand as this client sees it.
+    pub fn view(&self) -> Option<HandView> {
+        self.hand
+            .as_ref()
+            .and_then(|h| h.engine.as_ref())
+            .map(|e| e.view(self.me))
+    }
+
+    /// When it is this client's move: its view and legal moves.
+    pub fn my_turn(&self) -> Option<(HandView, Vec<Action>)> {
+        let me = self.me?;
+        let h = self.hand.as_ref()?;
+        if !matches!(h.kind, StepKind::Move) || h.produced {
+            return None;
+        }
+        let e = h.engine.as_ref()?;
+        match e.to_act() {
+            ToAct::Seat(s) if s == me => Some((e.view(Some(me)), e.legal_actions(me))),
+            _ => None,
+        }
+    }
+
+    /// Queues this client's move (checked against the engine first).
+    pub fn submit(&mut self, action: Action) -> Result<(), String> {
+        let me = self.me.ok_or("a spectator cannot move")?;
+        if self.my_turn().is_none() {
+            return Err("it is not your move".into());
+        }
+        let h = self.hand.as_mut().expect("my turn implies a hand");
+        let e = h.engine.as_ref().expect("my turn implies an engine");
+        e.clone().apply(me, &action).map_err(|e| e.to_string())?;
+        let die = match action {
+            Action::Roll { .. } => {
+                let ds = h.dice_secret.as_ref().ok_or("no dice secret")?;
+                let reveal = ds.reveal(h.next_slot).map_err(|e| e.to_string())?;
+                Some(DiceMsg {
+                    slot: h.next_slot,
+                    reveal: reveal.to_base64(),
+                })
+            }
+            _ => None,
+        };
+        h.produced = true;
+        let p = self.payload(Body::Move { action, die });
+        self.outbox.push(p);
+        Ok(())
+    }
+
+    fn payload(&self, body: Body) -> Payload {
+        let (hand, step, prev) = self.position();
+        Payload {
+            v: VERSION,
+            table: self.spec.table.clone(),
+            hand,
+            step,
+            prev,
+            body,
+        }
+    }
+
+    fn ctx(&self, h: &HandRun, idx: usize, step: FairStep) -> Context {
+        Context::new(self.table_id, h.no, idx as u16, h.actors[idx]).with_step(step)
+    }
+
+    // ---- hands -------------------------------------------------------------------------------
+
+    fn start_hand(&mut self) {
+        let limit_reached = self
+            .spec
+            .hands
+            .is_some_and(|n| self.table.hands_played >= n);
+        if self.table.is_over() || limit_reached {
+            self.hand = None;
+            self.finished = true;
+            return;
+        }
+        let parts: Vec<Seat> = self.table.active_seats().iter().map(|(s, _)| *s).collect();
+        let actors = parts
+            .iter()
+            .map(|s| xonly(&self.seat_keys[*s as usize]))
+            .collect();
+        let n = parts.len();
+        let decks = self.spec.variant.decks_for(n as u8);
+        let dealer = if self.table.hands_played == 0 {
+            None
+        } else {
+            self.table.next_hand().ok().map(|s| s.dealer)
+        };
+        self.hand = Some(HandRun {
+            no: self.table.hands_played,
+            parts,
+            actors,
+            step_no: 0,
+            kind: StepKind::Keys,
+            engine: None,
+            dealer,
+            size: 52 * decks as usize,
+            shares: vec![None; n],
+            dice_commits: vec![None; n],
+            joint: None,
+            secret: None,
+            dice_secret: None,
+            deck: None,
+            tokens: BTreeMap::new(),
+            contributed: BTreeSet::new(),
+            dice_values: Vec::new(),
+            dealer_values: Vec::new(),
+            next_slot: 1,
+            batches: 0,
+            committed_at: Vec::new(),
+            produced: false,
+        });
+        self.open_step();
+    }
+
+    /// Called whenever a step opens: snapshot chips and produce this client's contribution.
+    fn open_step(&mut self) {
+        let Some(h) = self.hand.as_mut() else {
+            return;
+        };
+        h.contributed.clear();
+        h.produced = false;
+        self.stats.passes += 1;
+        let snapshot = match &h.engine {
+            Some(e) => e
+                .players
+                .iter()
+                .map(|p| ForfeitSeat {
+                    seat: p.seat,
+                    start_stack: p.start_stack,
+                    committed: p.committed,
+                    folded: p.folded,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        h.committed_at.push(snapshot);
+        if let Err(e) = self.produce() {
+            // Our own crypto failing is a local fault; report it as a violation of our seat.
+            let seat = self.me.unwrap_or(0);
+            self.violations.push(Violation::Invalid {
+                id: "local".into(),
+                seat,
+                reason: format!("could not produce our own step: {e}"),
+            });
+        }
+    }
+
+    fn my_index(&self) -> Option<usize> {
+        let me = self.me?;
+        self.hand.as_ref()?.parts.iter().position(|s| *s == me)
+    }
+
+    /// This client's contribution to the open step, if it owes one.
+    fn produce(&mut self) -> Result<(), String> {
+        let Some(idx) = self.my_index() else {
+            return Ok(());
+        };
+        let me = self.me.expect("seated");
+        let h = self.hand.as_ref().expect("hand");
+        if h.produced {
+            return Ok(());
+        }
+        let body = match &h.kind {
+            StepKind::Keys => {
+                let ctx = self.ctx(h, idx, FairStep::Keys);
+                let (secret, public) = fair::keygen(&mut OsRng, &ctx).map_err(|e| e.to_string())?;
+                let dctx = self.ctx(h, idx, FairStep::Dice);
+                let ds = dice::DiceSecret::generate(&mut OsRng, &dctx, DICE_SLOTS)
+                    .map_err(|e| e.to_string())?;
+                let body = Body::Keys {
+                    share: public.to_base64(),
+                    dice: hex::encode(ds.commitment().to_bytes()),
+                };
+                let h = self.hand.as_mut().expect("hand");
+                h.secret = Some(secret);
+                h.dice_secret = Some(ds);
+                body
+            }
+            StepKind::Shuffle { index } if h.parts[*index as usize] == me => {
+                let ctx = self.ctx(h, idx, FairStep::Shuffle { index: *index });
+                let (deck, proof) = fair::shuffle(
+                    h.secret.as_ref().ok_or("no secret share")?,
+                    &ctx,
+                    h.joint.as_ref().ok_or("no joint key")?,
+                    h.size,
+                    h.deck.as_ref(),
+                )
+                .map_err(|e| e.to_string())?;
+                let dealer_die = if h.no == 0 {
+                    let r = h
+                        .dice_secret
+                        .as_ref()
+                        .ok_or("no dice secret")?
+                        .reveal(0)
+                        .map_err(|e| e.to_string())?;
+                    Some(DiceMsg {
+                        slot: 0,
+                        reveal: r.to_base64(),
+                    })
+                } else {
+                    None
+                };
+                Body::Shuffle {
+                    deck: deck.to_base64(),
+                    proof: proof.to_base64(),
+                    dealer_die,
+                }
+            }
+            StepKind::Tokens { batch, deals } => {
+                let mut tokens = Vec::new();
+                for (pos, to) in deals {
+                    if *to == me {
+                        continue;
+                    }
+                    let ridx = h.parts.iter().position(|s| s == to).expect("dealt to a player");
+                    let ctx = self.ctx(
+                        h,
+                        idx,
+                        FairStep::Reveal {
+                            position: *pos,
+                            recipient: Some(ridx as u16),
+                        },
+                    );
+                    let t = fair::reveal_token(
+                        &mut OsRng,
+                        h.secret.as_ref().ok_or("no secret share")?,
+                        &ctx,
+                        h.deck.as_ref().ok_or("no deck")?,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    tokens.push(TokenMsg {
+                        position: *pos,
+                        to: Some(*to),
+                        token: t.to_base64(),
+                    });
+                }
+                Body::Tokens {
+                    batch: *batch,
+                    tokens,
+                }
+            }
+            StepKind::Dice { slot, roller } if *roller != me => {
+                let r = h
+                    .dice_secret
+                    .as_ref()
+                    .ok_or("no dice secret")?
+                    .reveal(*slot)
+                    .map_err(|e| e.to_string())?;
+                Body::Dice {
+                    die: DiceMsg {
+                        slot: *slot,
+                        reveal: r.to_base64(),
+                    },
+                }
+            }
+            StepKind::Show { owners } => {
+                let Some((_, positions)) = owners.iter().find(|(o, _)| *o == me) else {
+                    return Ok(());
+                };
+                let mut tokens = Vec::new();
+                for pos in positions {
+                    let ctx = self.ctx(
+                        h,
+                        idx,
+                        FairStep::Reveal {
+                            position: *pos,
+                            recipient: None,
+                        },
+                    );
+                    let t = fair::reveal_token(
+                        &mut OsRng,
+                        h.secret.as_ref().ok_or("no secret share")?,
+                        &ctx,
+                        h.deck.as_ref().ok_or("no deck")?,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    tokens.push(TokenMsg {
+                        position: *pos,
+                        to: None,
+                        token: t.to_base64(),
+                    });
+                }
+                Body::Show { tokens }
+            }
+            _ => return Ok(()),
+        };
+        self.hand.as_mut().expect("hand").produced = true;
+        let p = self.payload(body);
+        self.outbox.push(p);
+        Ok(())
+    }
+
+    // ---- events ------------------------------------------------------------------------------
+
+    /// Feeds one event from the relays. Returns the violations it revealed (also kept in
+    /// [`Session::violations`]). Events that belong to a later step wait in a buffer.
+    pub fn handle(&mut self, event: &Event) -> Vec<Violation> {
+        let before = self.violations.len();
+        if !self.seen.insert(event.id) {
+            return Vec::new();
+        }
+        self.stats.events += 1;
+        self.stats.bytes += event.as_json().len() as u64;
+        let payload = match wire::parse_log(event, &self.spec.table) {
+            Ok(p) => p,
+            Err(e) => {
+                self.violations.push(Violation::Wire {
+                    id: event.id.to_hex(),
+                    reason: e.to_string(),
+                });
+                return self.violations[before..].to_vec();
+            }
+        };
+        self.events_by_id.insert(event.id, event.clone());
+        self.buffer.push((event.clone(), payload));
+        self.drain();
+        self.violations[before..].to_vec()
+    }
+
+    /// Applies buffered events until none applies.
+    fn drain(&mut self) {
+        loop {
+            let mut progressed = false;
+            let mut i = 0;
+            while i < self.buffer.len() {
+                let (ev, p) = &self.buffer[i];
+                match self.classify(ev, p) {
+                    Disposition::Wait => i += 1,
+                    Disposition::Drop => {
+                        self.buffer.remove(i);
+                    }
+                    Disposition::Reject(v) => {
+                        self.buffer.remove(i);
+                        self.violations.push(v);
+                    }
+                    Disposition::Apply(seat) => {
+                        let (ev, p) = self.buffer.remove(i);
+                        if let Err(v) = self.apply(&ev, p, seat) {
+                            self.violations.push(v);
+                        }
+                        progressed = true;
+                        break;
+                    }
+                }
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    fn classify(&self, ev: &Event, p: &Payload) -> Disposition {
+        let id = ev.id.to_hex();
+        let Some(seat) = self.seat_keys.iter().position(|k| *k == ev.pubkey) else {
+            return Disposition::Reject(Violation::NotSeated {
+                id,
+                author: ev.pubkey.to_hex(),
+            });
+        };
+        let seat = seat as Seat;
+        if matches!(p.body, Body::Vote { .. } | Body::Evidence { .. }) {
+            return Disposition::Drop;
+        }
+        // Fork: a second, different event by the same seat for the same step.
+        let key = (p.hand, p.step, seat, p.body.name());
+        match self.signed.get(&key) {
+            Some(first) if *first != ev.id => {
+                return Disposition::Reject(Violation::Fork {
+                    seat,
+                    hand: p.hand,
+                    step: p.step,
+                    a: first.to_hex(),
+                    b: id,
+                });
+            }
+            Some(_) => return Disposition::Drop,
+            None => {}
+        }
+        let (hand, step, head) = self.position();
+        if self.finished {
+            return Disposition::Drop;
+        }
+        if p.hand < hand || (p.hand == hand && p.step < step) {
+            return Disposition::Reject(Violation::Stale {
+                id,
+                hand: p.hand,
+                now: hand,
+            });
+        }
+        if p.hand > hand || p.step > step {
+            return Disposition::Wait;
+        }
+        if p.prev != head {
+            return Disposition::Reject(Violation::Invalid {
+                id,
+                seat,
+                reason: format!("builds on {} but the chain head is {head}", p.prev),
+            });
+        }
+        Disposition::Apply(seat)
+    }
+
+    fn invalid(id: &str, seat: Seat, reason: impl Into<String>) -> Violation {
+        Violation::Invalid {
+            id: id.to_string(),
+            seat,
+            reason: reason.into(),
+        }
+    }
+
+    /// Applies an event of the current step, or says why it cannot.
+    fn apply(&mut self, ev: &Event, p: Payload, seat: Seat) -> Result<(), Violation> {
+        let id = ev.id.to_hex();
+        let awaited = self.awaiting();
+        let out_of_turn = |what: &str| Violation::OutOfTurn {
+            id: id.clone(),
+            seat,
+            what: what.to_string(),
+            expected: format!("{awaited:?}"),
+        };
+        let h = self.hand.as_ref().expect("a step implies a hand");
+        let idx = h.parts.iter().position(|s| *s == seat);
+        let step_kind = h.kind.clone();
+        let result = match (&step_kind, p.body) {
+            (StepKind::Keys, Body::Keys { share, dice: dcommit }) => {
+                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("keys"))?;
+                self.on_keys(&id, seat, idx, &share, &dcommit)
+            }
+            (StepKind::Shuffle { index }, Body::Shuffle { deck, proof, dealer_die }) => {
+                if h.parts[*index as usize] != seat {
+                    return Err(out_of_turn("shuffle"));
+                }
+                self.on_shuffle(&id, seat, *index, &deck, &proof, dealer_die)
+            }
+            (StepKind::Tokens { batch, deals }, Body::Tokens { batch: b, tokens }) => {
+                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("tokens"))?;
+                if b != *batch {
+                    return Err(Self::invalid(&id, seat, format!("token batch {b}, expected {batch}")));
+                }
+                self.on_tokens(&id, seat, idx, deals.clone(), tokens)
+            }
+            (StepKind::Move, Body::Move { action, die }) => {
+                if awaited != Await::Move(seat) {
+                    return Err(out_of_turn("move"));
+                }
+                self.on_move(&id, seat, action, die)
+            }
+            (StepKind::Dice { slot, roller }, Body::Dice { die }) => {
+                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("dice"))?;
+                let _ = roller;
+                self.on_dice(&id, seat, idx, *slot, die)
+            }
+            (StepKind::Show { owners }, Body::Show { tokens }) => {
+                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("show"))?;
+                let positions = owners
+                    .iter()
+                    .find(|(o, _)| *o == seat)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+                self.on_show(&id, seat, idx, positions, tokens)
+            }
+            (_, body) => Err(out_of_turn(body.name())),
+        };
+        if result.is_ok() {
+            let h = self.hand.as_ref();
+            let key = (p.hand, p.step, seat, Body::name_of(&step_kind));
+            let _ = h;
+            self.signed.insert(key, ev.id);
+        }
+        result
+    }
+
+    fn on_keys(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        share: &str,
+        dcommit: &str,
+    ) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        let ctx = self.ctx(h, idx, FairStep::Keys);
+        let share = fair::PublicShare::from_base64(share)
+            .and_then(|s| fair::verify_public_share(&ctx, &s))
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let commit = hex::decode(dcommit)
+            .ok()
+            .and_then(|b| dice::DiceCommitment::from_bytes(&b).ok())
+            .ok_or_else(|| Self::invalid(id, seat, "malformed dice commitment"))?;
+        if commit.slots() < DICE_SLOTS {
+            return Err(Self::invalid(id, seat, "dice commitment has too few slots"));
+        }
+        let h = self.hand.as_mut().expect("hand");
+        h.shares[idx] = Some(share);
+        h.dice_commits[idx] = Some(commit);
+        h.contributed.insert(seat);
+        if h.contributed.len() == h.parts.len() {
+            let shares: Vec<fair::VerifiedShare> = h.shares.iter().flatten().cloned().collect();
+            let joint = JointKey::from_seats(&shares)
+                .map_err(|e| Self::invalid(id, seat, format!("key set rejected: {e}")))?;
+            h.joint = Some(joint);
+            self.next_step(StepKind::Shuffle { index: 0 });
+        }
+        Ok(())
+    }
+
+    fn verify_die(&self, id: &str, seat: Seat, idx: usize, msg: &DiceMsg, slot: u32) -> Result<dice::VerifiedValue, Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        if msg.slot != slot {
+            return Err(Self::invalid(id, seat, format!("dice slot {}, expected {slot}", msg.slot)));
+        }
+        let commit = h.dice_commits[idx].as_ref().expect("keys done");
+        let reveal = dice::DiceReveal::from_base64(&msg.reveal, commit.depth)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let ctx = self.ctx(h, idx, FairStep::Dice);
+        let v = dice::verify_reveal(&ctx, commit, &reveal)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        Ok(v)
+    }
+
+    fn on_shuffle(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        index: u16,
+        deck: &str,
+        proof: &str,
+        dealer_die: Option<DiceMsg>,
+    ) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        let idx = index as usize;
+        let die = match (h.no, dealer_die) {
+            (0, Some(m)) => Some(self.verify_die(id, seat, idx, &m, 0)?),
+            (0, None) => return Err(Self::invalid(id, seat, "hand 0 shuffles carry the dealer die")),
+            (_, Some(_)) => return Err(Self::invalid(id, seat, "only hand 0 carries a dealer die")),
+            (_, None) => None,
+        };
+        let ctx = self.ctx(h, idx, FairStep::Shuffle { index });
+        let deck_bytes = fair::from_base64("deck", deck).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let proof_bytes = fair::from_base64("proof", proof).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let verified = fair::verify_shuffle_bytes(
+            &ctx,
+            h.joint.as_ref().expect("keys done"),
+            h.size,
+            h.deck.as_ref(),
+            &deck_bytes,
+            &proof_bytes,
+        )
+        .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        self.stats.shuffles_verified += 1;
+        self.advance_head(id);
+        let h = self.hand.as_mut().expect("hand");
+        h.deck = Some(verified);
+        if let Some(v) = die {
+            h.dealer_values.push(v);
+        }
+        if (index as usize) + 1 < h.parts.len() {
+            self.next_step(StepKind::Shuffle { index: index + 1 });
+            return Ok(());
+        }
+        // Every seat has shuffled: the hand begins.
+        if h.no == 0 {
+            let roll = dice::Roll {
+                table: self.table_id,
+                hand: 0,
+                slot: 0,
+                seats: h.parts.len() as u16,
+                owner: None,
+                sides: h.parts.len().max(2) as u8,
+                count: 1,
+            };
+            let v = dice::public_roll(&roll, &h.dealer_values)
+                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            let dealer = h.parts[(v[0] as usize - 1) % h.parts.len()];
+            self.table.first_dealer = dealer;
+        }
+        let setup = self
+            .table
+            .next_hand()
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let engine = Hand::new(&setup).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let h = self.hand.as_mut().expect("hand");
+        if setup.rules.decks as usize * 52 != h.size {
+            return Err(Self::invalid(id, seat, "deck size disagrees with the hand"));
+        }
+        h.dealer = Some(setup.dealer);
+        h.engine = Some(engine);
+        self.after_engine_change(id, seat)
+    }
+
+    /// The engine moved on: open the step its next request needs.
+    fn after_engine_change(&mut self, id: &str, seat: Seat) -> Result<(), Violation> {
+        let h = self.hand.as_mut().expect("hand");
+        let engine = h.engine.as_mut().expect("engine");
+        match engine.to_act() {
+            ToAct::Terminal => {
+                self.finish_hand();
+                Ok(())
+            }
+            ToAct::Seat(_) => {
+                self.next_step(StepKind::Move);
+                Ok(())
+            }
+            ToAct::Seats(_) => Err(Self::invalid(id, seat, "Tolerance has no simultaneous moves")),
+            ToAct::Chance(reqs) => {
+                // The shuffle is already done by the protocol: answer it at once.
+                if let Some(ChanceRequest::Shuffle { .. }) = reqs.first() {
+                    if reqs.len() == 1 {
+                        engine
+                            .apply_chance(&[ChanceOutcome::Shuffled])
+                            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+                        return self.after_engine_change(id, seat);
+                    }
+                }
+                let deals: Vec<(u16, Seat)> = reqs
+                    .iter()
+                    .filter_map(|r| match r {
+                        ChanceRequest::Deal { position, to } => Some((*position, *to)),
+                        _ => None,
+                    })
+                    .collect();
+                let reveals: Vec<u16> = reqs
+                    .iter()
+                    .filter_map(|r| match r {
+                        ChanceRequest::Reveal { position } => Some(*position),
+                        _ => None,
+                    })
+                    .collect();
+                if !deals.is_empty() {
+                    let batch = h.batches;
+                    h.batches += 1;
+                    self.next_step(StepKind::Tokens { batch, deals });
+                } else if !reveals.is_empty() {
+                    let mut owners: Vec<(Seat, Vec<u16>)> = Vec::new();
+                    for p in &engine.players {
+                        let mine: Vec<u16> = p
+                            .cards
+                            .iter()
+                            .map(|c| c.position)
+                            .filter(|pos| reveals.contains(pos))
+                            .collect();
+                        if !mine.is_empty() {
+                            owners.push((p.seat, mine));
+                        }
+                    }
+                    self.next_step(StepKind::Show { owners });
+                } else {
+                    return Err(Self::invalid(id, seat, format!("unexpected chance {reqs:?}")));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn next_step(&mut self, kind: StepKind) {
+        let h = self.hand.as_mut().expect("hand");
+        h.step_no += 1;
+        h.kind = kind;
+        self.open_step();
+    }
+
+    fn advance_head(&mut self, id: &str) {
+        self.head = id.to_string();
+        self.stats.sequential_steps += 1;
+    }
+
+    fn on_tokens(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        deals: Vec<(u16, Seat)>,
+        tokens: Vec<TokenMsg>,
+    ) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        let expected: Vec<(u16, Seat)> = deals.iter().copied().filter(|(_, to)| *to != seat).collect();
+        if tokens.len() != expected.len() {
+            return Err(Self::invalid(id, seat, format!("{} tokens, expected {}", tokens.len(), expected.len())));
+        }
+        let share = h.shares[idx].as_ref().expect("keys done");
+        let deck = h.deck.as_ref().expect("shuffled");
+        let mut verified = Vec::with_capacity(tokens.len());
+        for (t, (pos, to)) in tokens.iter().zip(&expected) {
+            if t.position != *pos || t.to != Some(*to) {
+                return Err(Self::invalid(id, seat, format!("token for position {} to {:?}, expected {pos} to {to}", t.position, t.to)));
+            }
+            let ridx = h.parts.iter().position(|s| s == to).expect("player");
+            let ctx = self.ctx(h, idx, FairStep::Reveal { position: *pos, recipient: Some(ridx as u16) });
+            let tok = fair::RevealToken::from_base64(&t.token)
+                .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
+                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            verified.push((*pos, tok));
+        }
+        self.stats.tokens_verified += verified.len() as u64;
+        let h = self.hand.as_mut().expect("hand");
+        for (pos, t) in verified {
+            h.tokens.entry(pos).or_default().push(t);
+        }
+        h.contributed.insert(seat);
+        if h.contributed.len() < h.parts.len() {
+            return Ok(());
+        }
+        // Every token is in: open this client's own cards.
+        let mut outcomes = Vec::new();
+        let ToAct::Chance(reqs) = h.engine.as_ref().expect("engine").to_act() else {
+            return Err(Self::invalid(id, seat, "no deal pending"));
+        };
+        for r in &reqs {
+            outcomes.push(match r {
+                ChanceRequest::Shuffle { .. } => ChanceOutcome::Shuffled,
+                ChanceRequest::Deal { position, to } => {
+                    let card = if Some(*to) == self.me {
+                        Some(self.open_own(*position).map_err(|e| Self::invalid(id, seat, format!("cannot open my card: {e}")))?)
+                    } else {
+                        None
+                    };
+                    ChanceOutcome::Dealt { position: *position, card }
+                }
+                other => return Err(Self::invalid(id, seat, format!("unexpected chance {other:?}"))),
+            });
+        }
+        let h = self.hand.as_mut().expect("hand");
+        h.engine
+            .as_mut()
+            .expect("engine")
+            .apply_chance(&outcomes)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        self.after_engine_change(id, seat)
+    }
+
+    fn open_own(&self, position: u16) -> Result<CardId, String> {
+        let h = self.hand.as_ref().expect("hand");
+        let idx = self.my_index().ok_or("not seated")?;
+        let ctx = self.ctx(h, idx, FairStep::Reveal { position, recipient: Some(idx as u16) });
+        let joint = h.joint.as_ref().ok_or("no joint key")?;
+        let deck = h.deck.as_ref().ok_or("no deck")?;
+        let own = fair::own_token(&mut OsRng, h.secret.as_ref().ok_or("no secret")?, joint, &ctx, deck)
+            .map_err(|e| e.to_string())?;
+        let mut all: Vec<fair::VerifiedToken> = h.tokens.get(&position).cloned().unwrap_or_default();
+        all.push(own);
+        let card = fair::open_card(joint, deck, position, &all).map_err(|e| e.to_string())?;
+        Ok(CardId(card as u16))
+    }
+
+    fn on_move(&mut self, id: &str, seat: Seat, action: Action, die: Option<DiceMsg>) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        let idx = h.parts.iter().position(|s| *s == seat).expect("player");
+        let value = match (action, &die) {
+            (Action::Roll { .. }, Some(m)) => Some(self.verify_die(id, seat, idx, m, h.next_slot)?),
+            (Action::Roll { .. }, None) => return Err(Self::invalid(id, seat, "a roll must carry the roller's dice value")),
+            (_, Some(_)) => return Err(Self::invalid(id, seat, "only a roll carries a dice value")),
+            (_, None) => None,
+        };
+        let h = self.hand.as_mut().expect("hand");
+        h.engine
+            .as_mut()
+            .expect("engine")
+            .apply(seat, &action)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        self.stats.moves_applied += 1;
+        self.advance_head(id);
+        let h = self.hand.as_mut().expect("hand");
+        if let Some(v) = value {
+            let slot = h.next_slot;
+            h.next_slot += 1;
+            h.dice_values = vec![v];
+            self.next_step(StepKind::Dice { slot, roller: seat });
+            let h = self.hand.as_mut().expect("hand");
+            h.contributed.insert(seat);
+            return Ok(());
+        }
+        self.after_engine_change(id, seat)
+    }
+
+    fn on_dice(&mut self, id: &str, seat: Seat, idx: usize, slot: u32, die: DiceMsg) -> Result<(), Violation> {
+        let v = self.verify_die(id, seat, idx, &die, slot)?;
+        self.stats.dice_verified += 1;
+        let h = self.hand.as_mut().expect("hand");
+        h.dice_values.push(v);
+        h.contributed.insert(seat);
+        if h.contributed.len() < h.parts.len() {
+            return Ok(());
+        }
+        let engine = h.engine.as_mut().expect("engine");
+        let ToAct::Chance(reqs) = engine.to_act() else {
+            return Err(Self::invalid(id, seat, "no roll pending"));
+        };
+        let Some(ChanceRequest::RollPublic { sides, count, .. }) = reqs.first() else {
+            return Err(Self::invalid(id, seat, "no roll pending"));
+        };
+        let roll = dice::Roll {
+            table: self.table_id,
+            hand: h.no,
+            slot,
+            seats: h.parts.len() as u16,
+            owner: None,
+            sides: *sides,
+            count: *count,
+        };
+        let values = dice::public_roll(&roll, &h.dice_values).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        engine
+            .apply_chance(&[ChanceOutcome::Rolled { values }])
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        self.after_engine_change(id, seat)
+    }
+
+    fn on_show(&mut self, id: &str, seat: Seat, idx: usize, positions: Vec<u16>, tokens: Vec<TokenMsg>) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        if tokens.len() != positions.len() {
+            return Err(Self::invalid(id, seat, "showdown tokens must cover exactly the sender's cards"));
+        }
+        let share = h.shares[idx].as_ref().expect("keys done");
+        let deck = h.deck.as_ref().expect("shuffled");
+        let mut verified = Vec::new();
+        for (t, pos) in tokens.iter().zip(&positions) {
+            if t.position != *pos || t.to.is_some() {
+                return Err(Self::invalid(id, seat, format!("showdown token for position {} to {:?}", t.position, t.to)));
+            }
+            let ctx = self.ctx(h, idx, FairStep::Reveal { position: *pos, recipient: None });
+            let tok = fair::RevealToken::from_base64(&t.token)
+                .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
+                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            verified.push((*pos, tok));
+        }
+        self.stats.tokens_verified += verified.len() as u64;
+        let h = self.hand.as_mut().expect("hand");
+        for (pos, t) in verified {
+            h.tokens.entry(pos).or_default().push(t);
+        }
+        h.contributed.insert(seat);
+        let StepKind::Show { owners } = &h.kind else { unreachable!() };
+        if owners.iter().any(|(o, _)| !h.contributed.contains(o)) {
+            return Ok(());
+        }
+        let engine = h.engine.as_ref().expect("engine");
+        let ToAct::Chance(reqs) = engine.to_act() else {
+            return Err(Self::invalid(id, seat, "no showdown pending"));
+        };
+        let joint = h.joint.as_ref().expect("keys");
+        let deck = h.deck.as_ref().expect("deck");
+        let mut outcomes = Vec::new();
+        for r in &reqs {
+            let ChanceRequest::Reveal { position } = r else {
+                return Err(Self::invalid(id, seat, "unexpected chance at showdown"));
+            };
+            let all = h.tokens.get(position).cloned().unwrap_or_default();
+            let card = fair::open_card(joint, deck, *position, &all).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            outcomes.push(ChanceOutcome::Revealed { position: *position, card: CardId(card as u16) });
+        }
+        // The engine checks each shown card against what its owner was dealt.
+        h.engine
+            .as_mut()
+            .expect("engine")
+            .apply_chance(&outcomes)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        self.after_engine_change(id, seat)
+    }
+
+    fn finish_hand(&mut self) {
+        let h = self.hand.take().expect("hand");
+        let engine = h.engine.expect("engine");
+        debug_assert_eq!(engine.phase, Phase::Done);
+        let dealer = engine.dealer();
+        if let Err(e) = self.table.record(&engine) {
+            self.violations.push(Violation::Invalid {
+                id: "local".into(),
+                seat: dealer,
+                reason: format!("could not record the hand: {e}"),
+            });
+        }
+        self.hands.push(HandSummary {
+            hand: h.no,
+            dealer,
+            players: h.parts.clone(),
+            final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
+            result: engine.result.clone(),
+            forfeits: Vec::new(),
+        });
+        self.start_hand();
+    }
+
+    /// Ends the current hand by forfeit of `offenders` (withheld step or equivocation), using the
+    /// chips committed when step `at_step` opened, and starts the next hand on a head every
+    /// client computes the same way.
+    pub fn forfeit(&mut self, offenders: &[Seat], at_step: u32, reason: &str) {
+        let Some(h) = self.hand.take() else {
+            return;
+        };
+        let snapshot = h
+            .committed_at
+            .get(at_step as usize)
+            .cloned()
+            .unwrap_or_default();
+        let players: Vec<ForfeitSeat> = if snapshot.is_empty() {
+            h.parts
+                .iter()
+                .map(|s| ForfeitSeat {
+                    seat: *s,
+                    start_stack: self.table.stacks[*s as usize].unwrap_or(0),
+                    committed: 0,
+                    folded: false,
+                })
+                .collect()
+        } else {
+            snapshot
+        };
+        let dealer = h.dealer.unwrap_or(h.parts[0]);
+        let finals = self
+            .table
+            .record_forfeit(h.no, dealer, &players, offenders)
+            .unwrap_or_default();
+        let mut seats: Vec<u8> = offenders.to_vec();
+        seats.sort_unstable();
+        self.head = synthetic_head(&[
+            b"forfeit",
+            self.spec.table.as_bytes(),
+            &h.no.to_be_bytes(),
+            &at_step.to_be_bytes(),
+            &seats,
+        ]);
+        self.hands.push(HandSummary {
+            hand: h.no,
+            dealer,
+            players: h.parts.clone(),
+            result: None,
+            forfeits: offenders.iter().map(|s| (*s, reason.to_string())).collect(),
+            final_stacks: finals,
+        });
+        self.buffer.retain(|(_, p)| p.hand > h.no);
+        self.start_hand();
+        self.drain();
+    }
+
+    /// Every event this client accepted or saw, for evidence.
+    pub fn event(&self, id: &EventId) -> Option<&Event> {
+        self.events_by_id.get(id)
+    }
+}
+
+enum Disposition {
+    Wait,
+    Drop,
+    Reject(Violation),
+    Apply(Seat),
+}
+
+impl Body {
+    fn name_of(kind: &StepKind) -> &'static str {
+        match kind {
+            StepKind::Keys => "keys",
+            StepKind::Shuffle { .. } => "shuffle",
+            StepKind::Tokens { .. } => "tokens",
+            StepKind::Move => "move",
+            StepKind::Dice { .. } => "dice",
+            StepKind::Show { .. } => "show",
+        }
+    }
+}
