@@ -2,16 +2,22 @@
 //!
 //! `cargo bench --bench fair` (add `-- <filter>` for one group). Sample sizes are reduced so the
 //! whole run takes a few minutes on the 2-core machine.
+//!
+//! The figures are **CPU time of the benchmarking thread** (`/proc/thread-self/schedstat`,
+//! updated at scheduler ticks, so ±1 tick per sample), not wall time: the build machine is shared
+//! and its load would otherwise inflate every number. Everything measured runs on that one
+//! thread. `FAIR_BENCH_WALL=1 cargo bench --bench fair` measures wall time instead.
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use tolerance::fair::{
-    dice, keygen, open_card, own_token, reveal_token, shuffle, verify_public_share, verify_shuffle,
-    verify_shuffle_bytes, verify_token, Context, JointKey, PublicShare, RevealToken, SecretShare,
-    Step, VerifiedDeck, VerifiedToken,
+    dice, keygen, open_card, own_token, reveal_token, reveal_token_with_own, shuffle,
+    shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token, Context, JointKey,
+    PublicShare, RevealToken, SecretShare, Step, VerifiedDeck, VerifiedToken,
 };
 
 const TABLE: [u8; 32] = [0x5b; 32];
@@ -56,28 +62,30 @@ fn reveal_ctx(seat: u16, position: u16, recipient: Option<u16>) -> Context {
     })
 }
 
-/// All published steps of a chain (bytes) and the final verified deck.
-fn chain(secrets: &[SecretShare], key: &JointKey, size: usize) -> (Vec<(Vec<u8>, Vec<u8>)>, VerifiedDeck) {
+/// A published shuffle step: deck bytes and proof bytes.
+type StepBytes = (Vec<u8>, Vec<u8>);
+
+/// All published steps of a chain and the final verified deck.
+fn chain(secrets: &[SecretShare], key: &JointKey, size: usize) -> (Vec<StepBytes>, VerifiedDeck) {
     let mut steps = Vec::new();
     let mut prev: Option<VerifiedDeck> = None;
     for (k, s) in secrets.iter().enumerate() {
         let c = shuffle_ctx(k as u16);
-        let (deck, proof) = shuffle(s, &c, key, size, prev.as_ref()).unwrap();
-        prev = Some(verify_shuffle(&c, key, size, prev.as_ref(), &deck, &proof).unwrap());
-        steps.push((deck.to_bytes().to_vec(), proof.to_bytes().to_vec()));
+        let (mine, proof) = shuffle_verified(s, &c, key, size, prev.as_ref()).unwrap();
+        steps.push((mine.deck().to_bytes().to_vec(), proof.to_bytes().to_vec()));
+        prev = Some(mine);
     }
     (steps, prev.unwrap())
 }
 
-fn per_deck_size(c: &mut Criterion) {
+fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
     let (secrets, _, key) = keys(2);
     for size in [52usize, 104, 156] {
         let c0 = shuffle_ctx(0);
-        let (deck0, proof0) = shuffle(&secrets[0], &c0, &key, size, None).unwrap();
-        let d0 = verify_shuffle(&c0, &key, size, None, &deck0, &proof0).unwrap();
+        let (d0, _) = shuffle_verified(&secrets[0], &c0, &key, size, None).unwrap();
         let c1 = shuffle_ctx(1);
-        let (deck1, proof1) = shuffle(&secrets[1], &c1, &key, size, Some(&d0)).unwrap();
-        let d1 = verify_shuffle(&c1, &key, size, Some(&d0), &deck1, &proof1).unwrap();
+        let (d1, proof1) = shuffle_verified(&secrets[1], &c1, &key, size, Some(&d0)).unwrap();
+        let deck1 = d1.deck().clone();
 
         let mut g = c.benchmark_group(format!("fair/{size}"));
         g.sample_size(10).measurement_time(Duration::from_secs(4));
@@ -86,8 +94,15 @@ fn per_deck_size(c: &mut Criterion) {
         });
         g.bench_function("verify_shuffle_from_bytes", |b| {
             b.iter(|| {
-                verify_shuffle_bytes(&c1, &key, size, Some(&d0), deck1.to_bytes(), proof1.to_bytes())
-                    .unwrap()
+                verify_shuffle_bytes(
+                    &c1,
+                    &key,
+                    size,
+                    Some(&d0),
+                    deck1.to_bytes(),
+                    proof1.to_bytes(),
+                )
+                .unwrap()
             })
         });
         let rc = reveal_ctx(0, 3, Some(1));
@@ -111,7 +126,7 @@ fn per_deck_size(c: &mut Criterion) {
 struct Transcript {
     n: u16,
     publics: Vec<PublicShare>,
-    steps: Vec<(Vec<u8>, Vec<u8>)>,
+    steps: Vec<StepBytes>,
     /// `private[p][s]`: seat s's token for position p with recipient = owner of p.
     private: Vec<Vec<[u8; 131]>>,
     /// `showdown[p]`: the owner's public token for position p.
@@ -133,16 +148,26 @@ fn transcript(n: u16, size: usize) -> Transcript {
         private.push(
             (0..n)
                 .map(|s| {
-                    reveal_token(&mut rng, &secrets[usize::from(s)], &reveal_ctx(s, p, Some(r)), &deck)
-                        .unwrap()
-                        .to_bytes()
+                    reveal_token(
+                        &mut rng,
+                        &secrets[usize::from(s)],
+                        &reveal_ctx(s, p, Some(r)),
+                        &deck,
+                    )
+                    .unwrap()
+                    .to_bytes()
                 })
                 .collect(),
         );
         showdown.push(
-            reveal_token(&mut rng, &secrets[usize::from(r)], &reveal_ctx(r, p, None), &deck)
-                .unwrap()
-                .to_bytes(),
+            reveal_token(
+                &mut rng,
+                &secrets[usize::from(r)],
+                &reveal_ctx(r, p, None),
+                &deck,
+            )
+            .unwrap()
+            .to_bytes(),
         );
     }
     Transcript {
@@ -175,13 +200,14 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
     let mut prev: Option<VerifiedDeck> = None;
     for k in 0..n {
         let c = shuffle_ctx(k);
-        let (deck, proof) = if k == me {
-            let (d, p) = shuffle(&secret, &c, &key, size, prev.as_ref()).unwrap();
-            (d.to_bytes().to_vec(), p.to_bytes().to_vec())
+        prev = Some(if k == me {
+            // Published: mine.deck() and the proof; ziffle's prover has checked them already.
+            let (mine, _proof) = shuffle_verified(&secret, &c, &key, size, prev.as_ref()).unwrap();
+            mine
         } else {
-            t.steps[usize::from(k)].clone()
-        };
-        prev = Some(verify_shuffle_bytes(&c, &key, size, prev.as_ref(), &deck, &proof).unwrap());
+            let (deck, proof) = &t.steps[usize::from(k)];
+            verify_shuffle_bytes(&c, &key, size, prev.as_ref(), deck, proof).unwrap()
+        });
     }
     let deck = prev.unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(77);
@@ -190,9 +216,9 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
         let r = owner(p);
         if r != me {
             let c = reveal_ctx(me, p, Some(r));
-            let token = reveal_token(&mut rng, &secret, &c, &deck).unwrap();
-            // Kept (verified) for opening this card at showdown.
-            mine[usize::from(p)] = Some(verify_token(&c, &shares[usize::from(me)], &deck, &token).unwrap());
+            // Publish the token; keep our own verified share for opening the card at showdown.
+            let (_published, local) = reveal_token_with_own(&mut rng, &secret, &c, &deck).unwrap();
+            mine[usize::from(p)] = Some(local);
         }
     }
     let others_tokens = |p: u16, skip: &[u16]| -> Vec<VerifiedToken> {
@@ -200,15 +226,23 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
         (0..n)
             .filter(|s| !skip.contains(s))
             .map(|s| {
-                let tok = RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap();
-                verify_token(&reveal_ctx(s, p, Some(r)), &shares[usize::from(s)], &deck, &tok).unwrap()
+                let tok =
+                    RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap();
+                verify_token(
+                    &reveal_ctx(s, p, Some(r)),
+                    &shares[usize::from(s)],
+                    &deck,
+                    &tok,
+                )
+                .unwrap()
             })
             .collect()
     };
     let mut opened = 0;
     for p in [2 * me, 2 * me + 1] {
         let mut tokens = others_tokens(p, &[me]);
-        tokens.push(own_token(&mut rng, &secret, &key, &reveal_ctx(me, p, Some(me)), &deck).unwrap());
+        tokens
+            .push(own_token(&mut rng, &secret, &key, &reveal_ctx(me, p, Some(me)), &deck).unwrap());
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
     for p in 0..2 * n {
@@ -219,13 +253,21 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
         let mut tokens = others_tokens(p, &[me, r]);
         tokens.push(mine[usize::from(p)].unwrap());
         let tok = RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap();
-        tokens.push(verify_token(&reveal_ctx(r, p, None), &shares[usize::from(r)], &deck, &tok).unwrap());
+        tokens.push(
+            verify_token(
+                &reveal_ctx(r, p, None),
+                &shares[usize::from(r)],
+                &deck,
+                &tok,
+            )
+            .unwrap(),
+        );
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
     opened
 }
 
-fn hand_per_client(c: &mut Criterion) {
+fn hand_per_client<M: Measurement>(c: &mut Criterion<M>) {
     let size = 52;
     let mut g = c.benchmark_group("fair/hand_per_client_52");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
@@ -240,7 +282,7 @@ fn hand_per_client(c: &mut Criterion) {
     g.finish();
 }
 
-fn dice_costs(c: &mut Criterion) {
+fn dice_costs<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group("fair/dice");
     g.sample_size(20).measurement_time(Duration::from_secs(2));
     let dc = ctx(0).with_step(Step::Dice);
@@ -273,5 +315,53 @@ fn dice_costs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, per_deck_size, hand_per_client, dice_costs);
-criterion_main!(benches);
+/// CPU time consumed by the calling thread, in nanoseconds.
+struct ThreadCpu;
+
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .expect("/proc/thread-self/schedstat (Linux) is needed for CPU-time benchmarks")
+}
+
+impl Measurement for ThreadCpu {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, started: u64) -> u64 {
+        thread_cpu_ns().saturating_sub(started)
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, value: &u64) -> f64 {
+        *value as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Same unit (ns) as wall time, so the same formatting.
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}
+
+criterion_group! {
+    name = cpu;
+    config = Criterion::default().with_measurement(ThreadCpu);
+    targets = per_deck_size, hand_per_client, dice_costs
+}
+criterion_group!(wall, per_deck_size, hand_per_client, dice_costs);
+
+fn main() {
+    if std::env::var_os("FAIR_BENCH_WALL").is_some() {
+        wall();
+    } else {
+        cpu();
+    }
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -55,7 +55,10 @@ pub fn from_base64(what: &'static str, text: &str) -> Result<Vec<u8>, FairError>
 }
 
 /// Copy a slice of known length into an array (after a length check).
-pub(crate) fn array<const L: usize>(what: &'static str, bytes: &[u8]) -> Result<[u8; L], FairError> {
+pub(crate) fn array<const L: usize>(
+    what: &'static str,
+    bytes: &[u8],
+) -> Result<[u8; L], FairError> {
     bytes.try_into().map_err(|_| FairError::BadLength {
         what,
         expected: L,
@@ -91,7 +94,10 @@ mod tests {
         for bit in 0..6 {
             let mut odd = bytes.clone();
             odd[32] ^= 1 << bit;
-            assert!(decode_exact::<Affine>("point", &odd, 33).is_err(), "bit {bit}");
+            assert!(
+                decode_exact::<Affine>("point", &odd, 33).is_err(),
+                "bit {bit}"
+            );
         }
         // x = 2^256 - 1 is out of range.
         let mut big = vec![0xffu8; 32];

@@ -68,7 +68,9 @@ fn commitment_digest(ctx: &Context, depth: u8, root: &[u8; 32]) -> [u8; 32] {
 
 fn check_dice_step(ctx: &Context) -> Result<(), FairError> {
     if ctx.step != Step::Dice {
-        return Err(FairError::ContextMismatch("dice commitments use the Dice step"));
+        return Err(FairError::ContextMismatch(
+            "dice commitments use the Dice step",
+        ));
     }
     Ok(())
 }
@@ -180,7 +182,9 @@ impl DiceSecret {
     pub fn from_bytes(ctx: &Context, bytes: &[u8]) -> Result<Self, FairError> {
         let b: Zeroizing<[u8; 33]> = Zeroizing::new(codec::array("dice secret", bytes)?);
         if b[32] > 16 {
-            return Err(FairError::Malformed { what: "dice secret" });
+            return Err(FairError::Malformed {
+                what: "dice secret",
+            });
         }
         let seed: [u8; 32] = b[..32].try_into().expect("fixed split");
         Self::from_seed(ctx, &seed, 1 << b[32])
@@ -507,9 +511,9 @@ pub fn missing_seats(roll: &Roll, values: &[VerifiedValue]) -> Vec<u16> {
     (0..roll.seats)
         .filter(|&s| Some(s) != roll.owner)
         .filter(|&s| {
-            !values
-                .iter()
-                .any(|v| v.seat == s && v.slot == roll.slot && v.table == roll.table && v.hand == roll.hand)
+            !values.iter().any(|v| {
+                v.seat == s && v.slot == roll.slot && v.table == roll.table && v.hand == roll.hand
+            })
         })
         .collect()
 }
@@ -662,6 +666,11 @@ mod tests {
             MAX_DICE_SLOTS + 1
         )
         .is_err());
-        assert!(DiceSecret::generate(&mut ChaCha20Rng::seed_from_u64(1), &ctx(0).with_step(Step::Keys), 4).is_err());
+        assert!(DiceSecret::generate(
+            &mut ChaCha20Rng::seed_from_u64(1),
+            &ctx(0).with_step(Step::Keys),
+            4
+        )
+        .is_err());
     }
 }

@@ -266,7 +266,10 @@ pub fn verify_public_share(ctx: &Context, share: &PublicShare) -> Result<Verifie
 /// Check a dispute opening against the seat's published share: both commitments, and that the
 /// key seed regenerates exactly the published key and proof. Returns the rebuilt secret so an
 /// auditor can recompute the seat's shuffle step and tokens.
-pub fn verify_opening(share: &VerifiedShare, opening: &SeatOpening) -> Result<SecretShare, FairError> {
+pub fn verify_opening(
+    share: &VerifiedShare,
+    opening: &SeatOpening,
+) -> Result<SecretShare, FairError> {
     let seat = share.seat();
     let ctx = share.ctx;
     if ctx.digest(Label::KeyCommit, &[&opening.key_seed]) != share.public.key_commitment {
@@ -342,7 +345,11 @@ impl JointKey {
         let mut h = Sha256::new();
         h.update(encode_fields(
             "joint-key",
-            &[&first.table, &first.hand.to_be_bytes(), &seats.to_be_bytes()],
+            &[
+                &first.table,
+                &first.hand.to_be_bytes(),
+                &seats.to_be_bytes(),
+            ],
         ));
         for s in shares {
             update_lp(&mut h, &s.ctx.actor);
@@ -401,11 +408,15 @@ impl JointKey {
     /// `ctx` names a seat of this key, with that seat's Nostr key, at this table and hand.
     pub(crate) fn check_actor(&self, ctx: &Context) -> Result<&VerifiedShare, FairError> {
         if ctx.table != self.table || ctx.hand != self.hand {
-            return Err(FairError::ContextMismatch("other table or hand than the joint key"));
+            return Err(FairError::ContextMismatch(
+                "other table or hand than the joint key",
+            ));
         }
         match self.share(ctx.seat) {
             Some(s) if s.ctx.actor == ctx.actor => Ok(s),
-            Some(_) => Err(FairError::ContextMismatch("actor is not the seat's Nostr key")),
+            Some(_) => Err(FairError::ContextMismatch(
+                "actor is not the seat's Nostr key",
+            )),
             None => Err(FairError::ContextMismatch("no such seat")),
         }
     }
@@ -438,7 +449,10 @@ mod tests {
         let mut rng = rng();
         let (secret, public) = keygen(&mut rng, &ctx(0)).unwrap();
         assert_eq!(PublicShare::from_bytes(&public.to_bytes()).unwrap(), public);
-        assert_eq!(PublicShare::from_base64(&public.to_base64()).unwrap(), public);
+        assert_eq!(
+            PublicShare::from_base64(&public.to_base64()).unwrap(),
+            public
+        );
         verify_public_share(&ctx(0), &public).unwrap();
         let again = SecretShare::from_bytes(&ctx(0), &*secret.to_bytes()).unwrap();
         assert_eq!(again.public, public);
@@ -501,9 +515,15 @@ mod tests {
             FairError::JointKeyMismatch { seat: 2 }
         );
         // Too few, wrong order, duplicates, mixed hands.
-        assert!(matches!(JointKey::from_seats(&v[..1]), Err(FairError::BadKeySet(_))));
+        assert!(matches!(
+            JointKey::from_seats(&v[..1]),
+            Err(FairError::BadKeySet(_))
+        ));
         let swapped = vec![v[1].clone(), v[0].clone(), v[2].clone()];
-        assert!(matches!(JointKey::from_seats(&swapped), Err(FairError::BadKeySet(_))));
+        assert!(matches!(
+            JointKey::from_seats(&swapped),
+            Err(FairError::BadKeySet(_))
+        ));
         let mut dup = v.clone();
         dup[2] = VerifiedShare {
             ctx: ctx(2),
@@ -511,18 +531,27 @@ mod tests {
         };
         assert_eq!(
             JointKey::from_seats(&dup).unwrap_err(),
-            FairError::DuplicateKey { first: 1, second: 2 }
+            FairError::DuplicateKey {
+                first: 1,
+                second: 2
+            }
         );
         let mut same_actor = v.clone();
         same_actor[2].ctx.actor = v[0].ctx.actor;
         assert_eq!(
             JointKey::from_seats(&same_actor).unwrap_err(),
-            FairError::DuplicateKey { first: 0, second: 2 }
+            FairError::DuplicateKey {
+                first: 0,
+                second: 2
+            }
         );
         let (_, p) = keygen(&mut rng, &Context { hand: 9, ..ctx(2) }).unwrap();
         let mut mixed = v.clone();
         mixed[2] = verify_public_share(&Context { hand: 9, ..ctx(2) }, &p).unwrap();
-        assert!(matches!(JointKey::from_seats(&mixed), Err(FairError::BadKeySet(_))));
+        assert!(matches!(
+            JointKey::from_seats(&mixed),
+            Err(FairError::BadKeySet(_))
+        ));
     }
 
     #[test]
@@ -537,13 +566,19 @@ mod tests {
         wrong.key_seed[0] ^= 1;
         assert!(matches!(
             verify_opening(verified, &wrong),
-            Err(FairError::CommitmentMismatch { seat: 0, what: "key seed" })
+            Err(FairError::CommitmentMismatch {
+                seat: 0,
+                what: "key seed"
+            })
         ));
         let mut wrong = opening.clone();
         wrong.shuffle_seed[31] ^= 1;
         assert!(matches!(
             verify_opening(verified, &wrong),
-            Err(FairError::CommitmentMismatch { seat: 0, what: "shuffle seed" })
+            Err(FairError::CommitmentMismatch {
+                seat: 0,
+                what: "shuffle seed"
+            })
         ));
     }
 }

@@ -11,8 +11,9 @@
 //! ```text
 //! pass 1        every seat: keygen(OsRng, ctx@Keys) → publish PublicShare (key, proof, commitments)
 //!               everyone:   verify_public_share for each seat → JointKey::from_seats → digest
-//! pass 2..n+1   seat k:     shuffle(secret, ctx@Shuffle{k}, key, size, prev) → publish deck+proof
-//!               everyone:   verify_shuffle(ctx of seat k, ...) → VerifiedDeck (the shuffler too)
+//! pass 2..n+1   seat k:     shuffle_verified(secret, ctx@Shuffle{k}, key, size, prev) →
+//!                           (VerifiedDeck, proof); publish its deck() and the proof
+//!               the others: verify_shuffle_bytes(ctx of seat k, ...) → VerifiedDeck
 //! pass n+2      every seat: reveal_token(OsRng, secret, ctx@Reveal{p, Some(r)}, deck) for each
 //!                           position p dealt to another seat r → publish
 //!               seat r:     verify_token for the others' tokens of its cards, own_token locally,
@@ -30,11 +31,13 @@
 //! - Keys: [`keygen`] → ([`SecretShare`], [`PublicShare`]); [`verify_public_share`] →
 //!   [`VerifiedShare`]; [`JointKey::from_seats`] (key-set checks), [`JointKey::digest`],
 //!   [`JointKey::check_agreement`]; disputes: [`SeatOpening`], [`verify_opening`].
-//! - Shuffles: [`shuffle`] → ([`Deck`], [`ShuffleProof`]); [`verify_shuffle`] /
-//!   [`verify_shuffle_bytes`] → [`VerifiedDeck`] or `BadShuffle { seat }`; [`verify_chain`],
-//!   [`verify_chains_parallel`] (independent chains on std threads);
-//!   [`verify_shuffle_opening`].
-//! - Tokens: [`reveal_token`] → [`RevealToken`]; [`verify_token`] → [`VerifiedToken`] or
+//! - Shuffles: [`shuffle`] → ([`Deck`], [`ShuffleProof`]) or [`shuffle_verified`] (the
+//!   shuffler keeps a [`VerifiedDeck`] without re-verifying); [`verify_shuffle`] /
+//!   [`verify_shuffle_bytes`] → [`VerifiedDeck`] or `BadShuffle { seat }`; [`verify_chain`]
+//!   (sequential), [`verify_chain_parallel`] (one chain's steps on std threads, e.g. a resumed
+//!   client), [`verify_chains_parallel`] (independent chains); [`verify_shuffle_opening`].
+//! - Tokens: [`reveal_token`] → [`RevealToken`] ([`reveal_token_with_own`] also keeps this
+//!   seat's share as a [`VerifiedToken`]); [`verify_token`] → [`VerifiedToken`] or
 //!   `BadToken { seat, position }`; [`own_token`]; [`open_card`] → card index.
 //! - Dice: [`dice::DiceSecret`] (Merkle root over per-slot values),
 //!   [`dice::DiceCommitment`], [`dice::DiceReveal`], [`dice::verify_reveal`],
@@ -50,6 +53,10 @@
 //! functions take `&mut (impl RngCore + CryptoRng)`; the product passes `rand::rngs::OsRng`.
 //! Shuffle steps take no RNG: they are derived from the committed shuffle seed (see
 //! [`shuffle()`]).
+//!
+//! One `unsafe` block exists (`sizes::assume_verified`): it applies ziffle's `Verified` wrapper
+//! where ziffle's check has in substance been done but its API does not return the wrapper
+//! (the prover's own deck, our own tokens, chain steps verified in parallel). See its comment.
 
 mod codec;
 mod context;
@@ -69,19 +76,18 @@ pub use codec::{from_base64, to_base64};
 pub use context::{Context, Label, Step, CONTEXT_VERSION, DOMAIN};
 pub use error::FairError;
 pub use keys::{
-    keygen, verify_opening, verify_public_share, JointKey, PublicShare, SeatOpening,
-    SecretShare, VerifiedShare, KEY_PROOF_LEN, PUBLIC_KEY_LEN, PUBLIC_SHARE_LEN,
-    SEAT_SECRET_LEN,
+    keygen, verify_opening, verify_public_share, JointKey, PublicShare, SeatOpening, SecretShare,
+    VerifiedShare, KEY_PROOF_LEN, PUBLIC_KEY_LEN, PUBLIC_SHARE_LEN, SEAT_SECRET_LEN,
 };
 pub use reveal::{
-    open_card, own_token, reveal_token, verify_token, RevealToken, VerifiedToken,
-    REVEAL_TOKEN_LEN,
+    open_card, own_token, reveal_token, reveal_token_with_own, verify_token, RevealToken,
+    VerifiedToken, REVEAL_TOKEN_LEN,
 };
 pub use shuffle::{
-    shuffle, verify_chain, verify_chains_parallel, verify_shuffle, verify_shuffle_bytes,
-    verify_shuffle_opening, ChainJob, Deck, ShuffleProof, ShuffleStep, VerifiedDeck,
+    shuffle, shuffle_verified, verify_chain, verify_chain_parallel, verify_chains_parallel,
+    verify_shuffle, verify_shuffle_bytes, verify_shuffle_opening, ChainJob, ChainResult, Deck,
+    ShuffleProof, ShuffleStep, VerifiedDeck,
 };
 pub use sizes::{
     deck_len, is_supported, padded_size, shuffle_proof_len, CardId, DeckKind, SUPPORTED_SIZES,
 };
-

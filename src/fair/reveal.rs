@@ -16,7 +16,7 @@ use super::codec::{self, decode_exact, encode};
 use super::context::{Context, Label, Step};
 use super::keys::{JointKey, SecretShare, VerifiedShare};
 use super::shuffle::VerifiedDeck;
-use super::sizes::ops;
+use super::sizes::{assume_verified, ops};
 use super::FairError;
 
 /// Token (33-byte point) ‖ DLEQ proof (`t_g` 33, `t_c1` 33, `z` 32).
@@ -106,17 +106,31 @@ fn reveal_position(ctx: &Context, deck: &VerifiedDeck) -> Result<u16, FairError>
     Ok(position)
 }
 
-/// Make this seat's token for the position and recipient in `ctx` (`Step::Reveal`, own seat).
-/// `rng` only draws the proof nonce (OS RNG in the product).
+/// Make this seat's token for the position and recipient in `ctx` (`Step::Reveal`, own seat),
+/// to publish. `rng` only draws the proof nonce (OS RNG in the product).
 pub fn reveal_token(
     rng: &mut (impl RngCore + CryptoRng),
     secret: &SecretShare,
     ctx: &Context,
     deck: &VerifiedDeck,
 ) -> Result<RevealToken, FairError> {
+    reveal_token_with_own(rng, secret, ctx, deck).map(|(published, _)| published)
+}
+
+/// [`reveal_token`], also returning the same share as a `VerifiedToken` for this seat's own
+/// later use in [`open_card`] (e.g. opening at showdown a card it helped deal): it was computed
+/// with this seat's own key, so it needs no proof check.
+pub fn reveal_token_with_own(
+    rng: &mut (impl RngCore + CryptoRng),
+    secret: &SecretShare,
+    ctx: &Context,
+    deck: &VerifiedDeck,
+) -> Result<(RevealToken, VerifiedToken), FairError> {
     let own = secret.context();
     if !own.same_hand(ctx) || own.seat != ctx.seat || own.actor != ctx.actor {
-        return Err(FairError::ContextMismatch("secret share of another seat or hand"));
+        return Err(FairError::ContextMismatch(
+            "secret share of another seat or hand",
+        ));
     }
     let position = reveal_position(ctx, deck)?;
     let card = ops(deck.size())?
@@ -126,7 +140,13 @@ pub fn reveal_token(
             size: deck.size(),
         })?;
     let (token, proof) = card.reveal_token(rng, &secret.sk, secret.pk, &ctx.encode(Label::Proof));
-    Ok(RevealToken { token, proof })
+    let local = VerifiedToken {
+        seat: ctx.seat,
+        position,
+        deck: deck.id,
+        token: assume_verified(token),
+    };
+    Ok((RevealToken { token, proof }, local))
 }
 
 /// Check `share`'s token for the position and recipient in `ctx` (the token maker's context).
@@ -165,8 +185,8 @@ pub fn verify_token(
     })
 }
 
-/// The recipient's own share of a card dealt to it: computed and checked locally, never
-/// published (publishing it would let everyone open the card).
+/// The recipient's own share of a card dealt to it: computed locally and never published
+/// (publishing it would let everyone open the card). `ctx` must be this seat's, in `key`.
 pub fn own_token(
     rng: &mut (impl RngCore + CryptoRng),
     secret: &SecretShare,
@@ -174,9 +194,8 @@ pub fn own_token(
     ctx: &Context,
     deck: &VerifiedDeck,
 ) -> Result<VerifiedToken, FairError> {
-    let share = key.check_actor(ctx)?;
-    let token = reveal_token(rng, secret, ctx, deck)?;
-    verify_token(ctx, share, deck, &token)
+    key.check_actor(ctx)?;
+    reveal_token_with_own(rng, secret, ctx, deck).map(|(_, own)| own)
 }
 
 /// Combine one verified token per seat (any order) and return the card index (0..size) at
@@ -209,12 +228,12 @@ pub fn open_card(
     }
     let all: Vec<Verified<ziffle::RevealToken>> = by_seat.into_iter().flatten().collect();
     let ops = ops(deck.size())?;
-    let card = ops
-        .card(&deck.verified, usize::from(position))?
-        .ok_or(FairError::PositionOutOfRange {
-            position,
-            size: deck.size(),
-        })?;
+    let card =
+        ops.card(&deck.verified, usize::from(position))?
+            .ok_or(FairError::PositionOutOfRange {
+                position,
+                size: deck.size(),
+            })?;
     ops.reveal(AggregateRevealToken::new(&all), card)
         .ok_or(FairError::NotACard { position })
 }

@@ -36,7 +36,12 @@ pub struct Deck {
 impl fmt::Debug for Deck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = Sha256::digest(&self.bytes);
-        write!(f, "Deck({} cards, sha256 {})", self.size, hex::encode(&d[..8]))
+        write!(
+            f,
+            "Deck({} cards, sha256 {})",
+            self.size,
+            hex::encode(&d[..8])
+        )
     }
 }
 
@@ -100,7 +105,12 @@ pub struct ShuffleProof {
 
 impl fmt::Debug for ShuffleProof {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ShuffleProof({} cards, {} bytes)", self.size, self.bytes.len())
+        write!(
+            f,
+            "ShuffleProof({} cards, {} bytes)",
+            self.size,
+            self.bytes.len()
+        )
     }
 }
 
@@ -164,7 +174,11 @@ pub struct VerifiedDeck {
 
 impl fmt::Debug for VerifiedDeck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "VerifiedDeck({:?}, after {} steps)", self.deck, self.steps)
+        write!(
+            f,
+            "VerifiedDeck({:?}, after {} steps)",
+            self.deck, self.steps
+        )
     }
 }
 
@@ -214,7 +228,9 @@ fn chain_index(
         None if index == 0 => {}
         Some(p) if p.steps == index => {
             if p.key_digest != key.digest() {
-                return Err(FairError::ContextMismatch("previous deck under another key"));
+                return Err(FairError::ContextMismatch(
+                    "previous deck under another key",
+                ));
             }
             if p.size() != size {
                 return Err(FairError::ContextMismatch("previous deck has another size"));
@@ -231,13 +247,27 @@ fn step_rng(ctx: &Context, seed: &[u8; 32]) -> ChaCha20Rng {
     ChaCha20Rng::from_seed(*key)
 }
 
-/// Shuffle `prev` (or, for step 0, the initial deck of `size` cards) and prove it.
+/// Shuffle `prev` (or, for step 0, the initial deck of `size` cards) and prove it: the deck
+/// and proof to publish.
 ///
 /// `ctx` is the shuffler's context at `Step::Shuffle { index }`, with `index` = number of
-/// previous steps. The randomness is derived from `secret`'s committed shuffle seed. Publish
-/// `verified.deck()` and the proof; keep the `VerifiedDeck` for the next step (ziffle's prover
-/// checks its own proof before returning, so the shuffler need not verify it again).
+/// previous steps. The randomness is derived from `secret`'s committed shuffle seed. The
+/// shuffler needs a `VerifiedDeck` of its own output for the next steps: use
+/// [`shuffle_verified`] to get it without verifying its own proof again.
 pub fn shuffle(
+    secret: &SecretShare,
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+) -> Result<(Deck, ShuffleProof), FairError> {
+    shuffle_verified(secret, ctx, key, size, prev).map(|(mine, proof)| (mine.deck, proof))
+}
+
+/// [`shuffle`], returning the shuffler's own `VerifiedDeck` (publish `.deck()` and the proof).
+/// ziffle's prover checks the proof it made before returning, so the wrapper is applied without
+/// a second ≈45 ms (52 cards) verification.
+pub fn shuffle_verified(
     secret: &SecretShare,
     ctx: &Context,
     key: &JointKey,
@@ -246,7 +276,9 @@ pub fn shuffle(
 ) -> Result<(VerifiedDeck, ShuffleProof), FairError> {
     let own = secret.context();
     if !own.same_hand(ctx) || own.seat != ctx.seat || own.actor != ctx.actor {
-        return Err(FairError::ContextMismatch("secret share of another seat or hand"));
+        return Err(FairError::ContextMismatch(
+            "secret share of another seat or hand",
+        ));
     }
     let index = chain_index(ctx, key, size, prev)?;
     let ops = ops(size)?;
@@ -341,7 +373,7 @@ pub fn verify_shuffle_opening(
     proof: &ShuffleProof,
 ) -> Result<(), FairError> {
     let (d, p) = shuffle(opened, ctx, key, size, prev)?;
-    if d.deck() == deck && &p == proof {
+    if &d == deck && &p == proof {
         Ok(())
     } else {
         Err(FairError::CommitmentMismatch {
@@ -369,10 +401,17 @@ pub fn verify_chain(
     size: usize,
     prev: Option<&VerifiedDeck>,
     steps: &[ShuffleStep],
-) -> Result<Option<VerifiedDeck>, FairError> {
+) -> ChainResult {
     let mut current = prev.cloned();
     for step in steps {
-        let next = verify_shuffle(&step.ctx, key, size, current.as_ref(), &step.deck, &step.proof)?;
+        let next = verify_shuffle(
+            &step.ctx,
+            key,
+            size,
+            current.as_ref(),
+            &step.deck,
+            &step.proof,
+        )?;
         current = Some(next);
     }
     Ok(current)
@@ -391,32 +430,36 @@ pub fn verify_chain_parallel(
     size: usize,
     prev: Option<&VerifiedDeck>,
     steps: &[ShuffleStep],
-) -> Result<Option<VerifiedDeck>, FairError> {
+) -> ChainResult {
     if steps.is_empty() {
         return Ok(prev.cloned());
     }
     let ops = ops(size)?;
     // The input of every step: the caller's deck for the first, the assumed-verified previous
-    // published deck for the others. Indices and sizes are checked per step by verify_shuffle.
-    let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len());
-    inputs.push(prev.cloned());
-    for (k, step) in steps.iter().enumerate().take(steps.len() - 1) {
-        if step.deck.size != size {
-            return Err(FairError::BadShuffle {
-                seat: step.ctx.seat,
-                reason: "wrong deck size",
-            });
+    // published deck for the others.
+    let assumed_inputs = || -> Result<Vec<Option<VerifiedDeck>>, FairError> {
+        let mut inputs = Vec::with_capacity(steps.len());
+        inputs.push(prev.cloned());
+        for (k, step) in steps.iter().enumerate().take(steps.len() - 1) {
+            let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
+            if step.deck.size != size {
+                return Err(FairError::ContextMismatch("wrong deck size"));
+            }
+            let assumed = ops.assume_verified(&step.deck.inner)?;
+            inputs.push(Some(VerifiedDeck::new(
+                step.deck.clone(),
+                assumed,
+                key,
+                &step.ctx,
+                index,
+            )));
         }
-        let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
-        let assumed = ops.assume_verified(&step.deck.inner)?;
-        inputs.push(Some(VerifiedDeck::new(
-            step.deck.clone(),
-            assumed,
-            key,
-            &step.ctx,
-            index,
-        )));
-    }
+        Ok(inputs)
+    };
+    let Ok(inputs) = assumed_inputs() else {
+        // A malformed chain: the sequential check reports its earliest fault exactly.
+        return verify_chain(key, size, prev, steps);
+    };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -452,6 +495,10 @@ pub fn verify_chain_parallel(
     Ok(last)
 }
 
+/// The outcome of verifying one chain: its last verified deck (`None` for an empty chain with no
+/// starting deck) or the first fault.
+pub type ChainResult = Result<Option<VerifiedDeck>, FairError>;
+
 /// An independent chain for [`verify_chains_parallel`].
 #[derive(Debug, Clone, Copy)]
 pub struct ChainJob<'a> {
@@ -471,13 +518,14 @@ pub struct ChainJob<'a> {
 /// Steps of one chain stay sequential: ziffle only accepts a `Verified` previous deck, and only
 /// verification produces one, so step k+1 cannot start before step k is done. Results are in
 /// job order.
-pub fn verify_chains_parallel(jobs: &[ChainJob<'_>]) -> Vec<Result<Option<VerifiedDeck>, FairError>> {
+pub fn verify_chains_parallel(
+    jobs: &[ChainJob<'_>],
+) -> Vec<Result<Option<VerifiedDeck>, FairError>> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(jobs.len());
-    let results: Vec<Mutex<Option<Result<Option<VerifiedDeck>, FairError>>>> =
-        jobs.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<ChainResult>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads {

@@ -49,12 +49,27 @@ pub(crate) fn chain(
     for (k, secret) in secrets.iter().enumerate() {
         let seat = u16::try_from(k).unwrap();
         let c = secret.context().with_step(Step::Shuffle { index: seat });
-        let (deck, proof) = shuffle(secret, &c, key, size, prev.as_ref()).unwrap();
+        let (mine, proof) = shuffle_verified(secret, &c, key, size, prev.as_ref()).unwrap();
+        let deck = mine.deck().clone();
         assert_eq!(deck.to_bytes().len(), deck_len(size));
         assert_eq!(proof.to_bytes().len(), shuffle_proof_len(size));
-        let next = verify_shuffle_bytes(&c, key, size, prev.as_ref(), deck.to_bytes(), proof.to_bytes())
-            .unwrap();
-        steps.push(ShuffleStep { ctx: c, deck, proof });
+        // The other seats verify what was published; they get the shuffler's deck.
+        let next = verify_shuffle_bytes(
+            &c,
+            key,
+            size,
+            prev.as_ref(),
+            deck.to_bytes(),
+            proof.to_bytes(),
+        )
+        .unwrap();
+        assert_eq!(next.deck(), mine.deck());
+        assert_eq!(next.steps(), mine.steps());
+        steps.push(ShuffleStep {
+            ctx: c,
+            deck,
+            proof,
+        });
         prev = Some(next);
     }
     (steps, prev.unwrap())
@@ -143,7 +158,11 @@ fn honest_hand(n: u16, size: usize, seed: u64) {
             verify_token(&c, key.share(s).unwrap(), &deck, &t).unwrap()
         })
         .collect();
-    seen.push((position, u16::MAX, open_card(&key, &deck, position, &public).unwrap()));
+    seen.push((
+        position,
+        u16::MAX,
+        open_card(&key, &deck, position, &public).unwrap(),
+    ));
     let mut cards: Vec<usize> = seen.iter().map(|&(_, _, c)| c).collect();
     assert!(cards.iter().all(|&c| c < size));
     cards.sort_unstable();
@@ -228,9 +247,24 @@ fn tampered_shuffles_are_rejected_naming_the_shuffler() {
     let (secrets, key) = keys(&mut rng, 3, hand);
     let (steps, _) = chain(&secrets, &key, size);
     // Re-verify steps 0 and 1 to get the deck seat 2 shuffled.
-    let d0 = verify_shuffle(&steps[0].ctx, &key, size, None, &steps[0].deck, &steps[0].proof).unwrap();
-    let d1 =
-        verify_shuffle(&steps[1].ctx, &key, size, Some(&d0), &steps[1].deck, &steps[1].proof).unwrap();
+    let d0 = verify_shuffle(
+        &steps[0].ctx,
+        &key,
+        size,
+        None,
+        &steps[0].deck,
+        &steps[0].proof,
+    )
+    .unwrap();
+    let d1 = verify_shuffle(
+        &steps[1].ctx,
+        &key,
+        size,
+        Some(&d0),
+        &steps[1].deck,
+        &steps[1].proof,
+    )
+    .unwrap();
     let honest = &steps[2];
     let c = honest.ctx;
     let proof = honest.proof.to_bytes();
@@ -241,10 +275,16 @@ fn tampered_shuffles_are_rejected_naming_the_shuffler() {
 
     // Card replaced by one of the previous deck (not re-randomised).
     let replaced = with_card(&honest.deck, 5, card_bytes(&steps[1].deck, 5));
-    assert_eq!(culprit(&replaced, proof), rejected("shuffle proof rejected"));
+    assert_eq!(
+        culprit(&replaced, proof),
+        rejected("shuffle proof rejected")
+    );
     // Card duplicated (one dropped to keep the size).
     let duplicated = with_card(&honest.deck, 1, card_bytes(&honest.deck, 0));
-    assert_eq!(culprit(&duplicated, proof), rejected("shuffle proof rejected"));
+    assert_eq!(
+        culprit(&duplicated, proof),
+        rejected("shuffle proof rejected")
+    );
     // Card dropped (deck one card short), or an extra card.
     let dropped = &honest.deck.to_bytes()[..66 * (size - 1)];
     assert_eq!(culprit(dropped, proof), rejected("malformed deck"));
@@ -264,7 +304,10 @@ fn tampered_shuffles_are_rejected_naming_the_shuffler() {
         (chosen_point.into_group() + apk * r).into_affine(),
     );
     // Sanity: the forgery really decrypts to the chosen card.
-    assert_eq!((forged.1.into_group() - forged.0 * x).into_affine(), chosen_point);
+    assert_eq!(
+        (forged.1.into_group() - forged.0 * x).into_affine(),
+        chosen_point
+    );
     let chosen = with_card(&honest.deck, 0, forged);
     assert_eq!(culprit(&chosen, proof), rejected("shuffle proof rejected"));
 
@@ -290,8 +333,15 @@ fn tampered_shuffles_are_rejected_naming_the_shuffler() {
     // The first step is checked against the fixed initial deck: a duplicate there is caught too.
     let dup0 = with_card(&steps[0].deck, 3, card_bytes(&steps[0].deck, 4));
     assert_eq!(
-        verify_shuffle_bytes(&steps[0].ctx, &key, size, None, &dup0, steps[0].proof.to_bytes())
-            .unwrap_err(),
+        verify_shuffle_bytes(
+            &steps[0].ctx,
+            &key,
+            size,
+            None,
+            &dup0,
+            steps[0].proof.to_bytes()
+        )
+        .unwrap_err(),
         FairError::BadShuffle {
             seat: 0,
             reason: "shuffle proof rejected"
@@ -306,7 +356,15 @@ fn shuffle_proofs_are_bound_to_their_context() {
     let mut rng = ChaCha20Rng::seed_from_u64(12);
     let (secrets, key) = keys(&mut rng, 2, hand);
     let (steps, _) = chain(&secrets, &key, size);
-    let d0 = verify_shuffle(&steps[0].ctx, &key, size, None, &steps[0].deck, &steps[0].proof).unwrap();
+    let d0 = verify_shuffle(
+        &steps[0].ctx,
+        &key,
+        size,
+        None,
+        &steps[0].deck,
+        &steps[0].proof,
+    )
+    .unwrap();
     let step = &steps[1];
     let verify_raw = |c: &Context| {
         ops(size)
@@ -352,7 +410,14 @@ fn shuffle_proofs_are_bound_to_their_context() {
         Err(FairError::ContextMismatch(_))
     ));
     assert!(matches!(
-        verify_shuffle(&steps[0].ctx, &key, 12, None, &steps[0].deck, &steps[0].proof),
+        verify_shuffle(
+            &steps[0].ctx,
+            &key,
+            12,
+            None,
+            &steps[0].deck,
+            &steps[0].proof
+        ),
         Err(FairError::BadShuffle { seat: 0, .. })
     ));
     let impostor = step.ctx.with_seat(1, [9; 32]);
@@ -392,8 +457,13 @@ fn wrong_and_replayed_tokens_are_rejected() {
     );
     // Other hand (same seat, same position), and other table.
     assert_eq!(
-        verify_token(&reveal_ctx(0, 14, 4, Some(2)), key2.share(0).unwrap(), &deck2, &token)
-            .unwrap_err(),
+        verify_token(
+            &reveal_ctx(0, 14, 4, Some(2)),
+            key2.share(0).unwrap(),
+            &deck2,
+            &token
+        )
+        .unwrap_err(),
         bad(4)
     );
     assert!(matches!(
@@ -410,8 +480,13 @@ fn wrong_and_replayed_tokens_are_rejected() {
     ));
     // Seat 1 passing off seat 0's token as its own.
     assert_eq!(
-        verify_token(&reveal_ctx(1, 13, 4, Some(2)), key.share(1).unwrap(), &deck, &token)
-            .unwrap_err(),
+        verify_token(
+            &reveal_ctx(1, 13, 4, Some(2)),
+            key.share(1).unwrap(),
+            &deck,
+            &token
+        )
+        .unwrap_err(),
         FairError::BadToken {
             seat: 1,
             position: 4
@@ -438,8 +513,13 @@ fn wrong_and_replayed_tokens_are_rejected() {
     // open_card: tokens of another position, duplicates, another hand's deck.
     let t_pub = |s: u16, p: u16| {
         let c = reveal_ctx(s, 13, p, None);
-        let t = reveal_token(&mut ChaCha20Rng::seed_from_u64(1), &secrets[usize::from(s)], &c, &deck)
-            .unwrap();
+        let t = reveal_token(
+            &mut ChaCha20Rng::seed_from_u64(1),
+            &secrets[usize::from(s)],
+            &c,
+            &deck,
+        )
+        .unwrap();
         verify_token(&c, key.share(s).unwrap(), &deck, &t).unwrap()
     };
     let good = [t_pub(0, 6), t_pub(1, 6), t_pub(2, 6)];
@@ -471,9 +551,27 @@ fn disputes_are_settled_by_opening_commitments() {
     for (k, step) in steps.iter().enumerate() {
         let seat = u16::try_from(k).unwrap();
         let opened = verify_opening(key.share(seat).unwrap(), &secrets[k].opening()).unwrap();
-        verify_shuffle_opening(&opened, &step.ctx, &key, size, prev.as_ref(), &step.deck, &step.proof)
-            .unwrap();
-        prev = Some(verify_shuffle(&step.ctx, &key, size, prev.as_ref(), &step.deck, &step.proof).unwrap());
+        verify_shuffle_opening(
+            &opened,
+            &step.ctx,
+            &key,
+            size,
+            prev.as_ref(),
+            &step.deck,
+            &step.proof,
+        )
+        .unwrap();
+        prev = Some(
+            verify_shuffle(
+                &step.ctx,
+                &key,
+                size,
+                prev.as_ref(),
+                &step.deck,
+                &step.proof,
+            )
+            .unwrap(),
+        );
     }
     // A seat that shuffled with a seed other than the committed one: the step verifies, but its
     // opening does not reproduce it.
@@ -482,7 +580,15 @@ fn disputes_are_settled_by_opening_commitments() {
     other_seed[40] ^= 0xff;
     let cheater = SecretShare::from_bytes(committed.context(), &other_seed).unwrap();
     assert_eq!(cheater.public_share().pk, committed.public_share().pk);
-    let d0 = verify_shuffle(&steps[0].ctx, &key, size, None, &steps[0].deck, &steps[0].proof).unwrap();
+    let d0 = verify_shuffle(
+        &steps[0].ctx,
+        &key,
+        size,
+        None,
+        &steps[0].deck,
+        &steps[0].proof,
+    )
+    .unwrap();
     let (deck, proof) = shuffle(&cheater, &steps[1].ctx, &key, size, Some(&d0)).unwrap();
     verify_shuffle(&steps[1].ctx, &key, size, Some(&d0), &deck, &proof).unwrap();
     let opened = verify_opening(key.share(1).unwrap(), &committed.opening()).unwrap();
@@ -493,7 +599,10 @@ fn disputes_are_settled_by_opening_commitments() {
     // And an opening of the cheater's real seeds does not match its commitment.
     assert!(matches!(
         verify_opening(key.share(1).unwrap(), &cheater.opening()),
-        Err(FairError::CommitmentMismatch { seat: 1, what: "shuffle seed" })
+        Err(FairError::CommitmentMismatch {
+            seat: 1,
+            what: "shuffle seed"
+        })
     ));
 }
 
@@ -522,7 +631,10 @@ fn chains_verify_in_parallel() {
         },
     ];
     let results = verify_chains_parallel(&jobs);
-    assert_eq!(results[0].as_ref().unwrap().as_ref().unwrap().deck(), d1.deck());
+    assert_eq!(
+        results[0].as_ref().unwrap().as_ref().unwrap().deck(),
+        d1.deck()
+    );
     assert_eq!(
         results[1].as_ref().unwrap_err(),
         &FairError::BadShuffle {
@@ -533,6 +645,48 @@ fn chains_verify_in_parallel() {
 }
 
 #[test]
+fn one_chain_verifies_in_parallel() {
+    let size = 10;
+    let mut rng = ChaCha20Rng::seed_from_u64(18);
+    let (secrets, key) = keys(&mut rng, 4, 19);
+    let (steps, deck) = chain(&secrets, &key, size);
+    let parallel = verify_chain_parallel(&key, size, None, &steps)
+        .unwrap()
+        .unwrap();
+    assert_eq!(parallel.deck(), deck.deck());
+    assert_eq!(parallel.steps(), 4);
+    // Continuing from a verified deck.
+    let d1 = verify_chain(&key, size, None, &steps[..2])
+        .unwrap()
+        .unwrap();
+    let rest = verify_chain_parallel(&key, size, Some(&d1), &steps[2..])
+        .unwrap()
+        .unwrap();
+    assert_eq!(rest.deck(), deck.deck());
+    // Two bad steps: the earliest shuffler is named, as in the sequential check.
+    let mut bad = steps.clone();
+    for k in [1, 3] {
+        let t = with_card(&bad[k].deck, 2, card_bytes(&bad[k].deck, 3));
+        bad[k].deck = Deck::from_bytes(size, &t).unwrap();
+    }
+    let expect = FairError::BadShuffle {
+        seat: 1,
+        reason: "shuffle proof rejected",
+    };
+    assert_eq!(
+        verify_chain_parallel(&key, size, None, &bad).unwrap_err(),
+        expect
+    );
+    assert_eq!(verify_chain(&key, size, None, &bad).unwrap_err(), expect);
+    // Steps out of order are refused before any verification.
+    let swapped = vec![steps[1].clone(), steps[0].clone()];
+    assert!(matches!(
+        verify_chain_parallel(&key, size, None, &swapped),
+        Err(FairError::ContextMismatch(_))
+    ));
+}
+
+#[test]
 fn strict_decoding_of_decks_and_proofs() {
     let size = 4;
     let mut rng = ChaCha20Rng::seed_from_u64(17);
@@ -540,19 +694,37 @@ fn strict_decoding_of_decks_and_proofs() {
     let (steps, _) = chain(&secrets, &key, size);
     let deck = steps[0].deck.to_bytes();
     assert_eq!(Deck::from_bytes(size, deck).unwrap(), steps[0].deck);
-    assert_eq!(Deck::from_base64(size, &steps[0].deck.to_base64()).unwrap(), steps[0].deck);
+    assert_eq!(
+        Deck::from_base64(size, &steps[0].deck.to_base64()).unwrap(),
+        steps[0].deck
+    );
     let proof = &steps[0].proof;
-    assert_eq!(ShuffleProof::from_base64(size, &proof.to_base64()).unwrap(), *proof);
+    assert_eq!(
+        ShuffleProof::from_base64(size, &proof.to_base64()).unwrap(),
+        *proof
+    );
     let mut long = deck.to_vec();
     long.push(0);
-    assert!(matches!(Deck::from_bytes(size, &long), Err(FairError::BadLength { .. })));
-    assert!(matches!(Deck::from_bytes(5, deck), Err(FairError::UnsupportedDeckSize(5))));
+    assert!(matches!(
+        Deck::from_bytes(size, &long),
+        Err(FairError::BadLength { .. })
+    ));
+    assert!(matches!(
+        Deck::from_bytes(5, deck),
+        Err(FairError::UnsupportedDeckSize(5))
+    ));
     let mut long = proof.to_bytes().to_vec();
     long.push(0);
-    assert!(matches!(ShuffleProof::from_bytes(size, &long), Err(FairError::BadLength { .. })));
+    assert!(matches!(
+        ShuffleProof::from_bytes(size, &long),
+        Err(FairError::BadLength { .. })
+    ));
     let mut off_curve = deck.to_vec();
     off_curve[..32].copy_from_slice(&[0xff; 32]);
-    assert!(matches!(Deck::from_bytes(size, &off_curve), Err(FairError::Malformed { .. })));
+    assert!(matches!(
+        Deck::from_bytes(size, &off_curve),
+        Err(FairError::Malformed { .. })
+    ));
 }
 
 #[test]
@@ -637,7 +809,10 @@ fn cheap_permutation_matches_real_shuffle() {
                 })
                 .collect();
             // Step 1 put its input position p1[i] at i; step 0 put card p0[j] at j.
-            assert_eq!(open_card(&key, &deck, pos, &tokens).unwrap(), p0[p1[position]]);
+            assert_eq!(
+                open_card(&key, &deck, pos, &tokens).unwrap(),
+                p0[p1[position]]
+            );
         }
     }
 }

@@ -54,7 +54,10 @@ fn contexts() -> Value {
         (base, Label::Proof),
         (base, Label::KeyCommit),
         (base.with_step(Step::Shuffle { index: 1 }), Label::Proof),
-        (base.with_step(Step::Shuffle { index: 1 }), Label::ShuffleRng),
+        (
+            base.with_step(Step::Shuffle { index: 1 }),
+            Label::ShuffleRng,
+        ),
         (
             base.with_step(Step::Reveal {
                 position: 5,
@@ -139,7 +142,8 @@ fn shuffles_and_tokens(secrets: &[SecretShare], key: &JointKey) -> (Value, Value
     for (k, s) in secrets.iter().enumerate() {
         let index = u16::try_from(k).unwrap();
         let c = s.context().with_step(Step::Shuffle { index });
-        let (deck, proof) = shuffle(s, &c, key, SIZE, prev.as_ref()).unwrap();
+        let (mine, proof) = shuffle_verified(s, &c, key, SIZE, prev.as_ref()).unwrap();
+        let deck = mine.deck();
         steps.push(json!({
             "context": ctx_json(&c),
             "proof_context": hex::encode(c.encode(Label::Proof)),
@@ -148,7 +152,7 @@ fn shuffles_and_tokens(secrets: &[SecretShare], key: &JointKey) -> (Value, Value
             "deck": hex::encode(deck.to_bytes()),
             "proof": hex::encode(proof.to_bytes()),
         }));
-        prev = Some(verify_shuffle(&c, key, SIZE, prev.as_ref(), &deck, &proof).unwrap());
+        prev = Some(verify_shuffle(&c, key, SIZE, prev.as_ref(), deck, &proof).unwrap());
     }
     let deck = prev.unwrap();
     let shuffles = json!({
@@ -278,7 +282,10 @@ fn vectors_are_current() {
             std::fs::write(&path, &text).unwrap();
         }
         let on_disk = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!("{}: {e}; run with FAIR_WRITE_VECTORS=1 to create it", path.display())
+            panic!(
+                "{}: {e}; run with FAIR_WRITE_VECTORS=1 to create it",
+                path.display()
+            )
         });
         assert!(
             on_disk == text,
@@ -310,17 +317,30 @@ fn vectors_verify_from_the_files() {
         })
         .collect();
     let key = JointKey::from_seats(&verified).unwrap();
-    assert_eq!(hex::encode(key.digest()), keys["joint_key_digest"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(key.digest()),
+        keys["joint_key_digest"].as_str().unwrap()
+    );
 
     let shuffles = read("fair_shuffle.json");
     let mut prev: Option<VerifiedDeck> = None;
     for (k, s) in shuffles["steps"].as_array().unwrap().iter().enumerate() {
         let index = u16::try_from(k).unwrap();
         let c = ctx(index, HAND).with_step(Step::Shuffle { index });
-        assert_eq!(hex::encode(c.encode(Label::Proof)), s["proof_context"].as_str().unwrap());
+        assert_eq!(
+            hex::encode(c.encode(Label::Proof)),
+            s["proof_context"].as_str().unwrap()
+        );
         prev = Some(
-            verify_shuffle_bytes(&c, &key, SIZE, prev.as_ref(), &from_hex(&s["deck"]), &from_hex(&s["proof"]))
-                .unwrap(),
+            verify_shuffle_bytes(
+                &c,
+                &key,
+                SIZE,
+                prev.as_ref(),
+                &from_hex(&s["deck"]),
+                &from_hex(&s["proof"]),
+            )
+            .unwrap(),
         );
     }
     let deck = prev.unwrap();
@@ -331,7 +351,9 @@ fn vectors_verify_from_the_files() {
         let c = &t["context"];
         let seat = u16::try_from(c["seat"].as_u64().unwrap()).unwrap();
         let position = c["step"]["position"].as_u64().unwrap();
-        let recipient = c["step"]["recipient"].as_u64().map(|r| u16::try_from(r).unwrap());
+        let recipient = c["step"]["recipient"]
+            .as_u64()
+            .map(|r| u16::try_from(r).unwrap());
         let rc = ctx(seat, HAND).with_step(Step::Reveal {
             position: u16::try_from(position).unwrap(),
             recipient,
@@ -342,7 +364,13 @@ fn vectors_verify_from_the_files() {
     }
     for o in tokens["opened"].as_array().unwrap() {
         let position = o["position"].as_u64().unwrap();
-        let card = open_card(&key, &deck, u16::try_from(position).unwrap(), &by_position[&position]).unwrap();
+        let card = open_card(
+            &key,
+            &deck,
+            u16::try_from(position).unwrap(),
+            &by_position[&position],
+        )
+        .unwrap();
         assert_eq!(card as u64, o["card"].as_u64().unwrap());
     }
     assert_eq!(actor(0), ctx(0, HAND).actor);

@@ -27,6 +27,8 @@ pub struct DemoOptions {
     pub tamper: Vec<Option<Tamper>>,
     /// Seat 0 is a person, through these channels (used by `tolerance play`).
     pub human: Option<Decider>,
+    /// The players' keys by seat; empty generates fresh ones.
+    pub keys: Vec<Keys>,
 }
 
 impl Default for DemoOptions {
@@ -40,6 +42,7 @@ impl Default for DemoOptions {
             idle_timeout: Duration::from_secs(120),
             tamper: Vec::new(),
             human: None,
+            keys: Vec::new(),
         }
     }
 }
@@ -122,7 +125,11 @@ pub async fn run_demo(
         _embedded = None;
         opts.relays.clone()
     };
-    let keys: Vec<Keys> = (0..opts.players).map(|_| Keys::generate()).collect();
+    let keys: Vec<Keys> = if opts.keys.is_empty() {
+        (0..opts.players).map(|_| Keys::generate()).collect()
+    } else {
+        opts.keys.clone()
+    };
     let seats: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
     let host = keys[0].clone();
     let table = announce(
@@ -183,8 +190,9 @@ pub async fn run_demo(
         });
     let violations: usize = ok.iter().map(|r| r.violations.len()).sum();
     let first = ok.first();
+    // Chips still at the table plus chips that left it with forfeiting players.
     let chips_end_total = first
-        .map(|r| r.final_stacks.iter().flatten().sum::<u64>())
+        .map(|r| r.final_stacks.iter().flatten().sum::<u64>() + r.chips_out)
         .unwrap_or(0);
     let hands = first.map_or(0, |r| r.hands.len() as u64);
     let events: u64 = first.map_or(0, |r| r.stats.events);

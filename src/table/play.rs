@@ -125,6 +125,7 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             ask: ask_tx,
             answer: ans_rx,
         }),
+        keys: Vec::new(),
     };
     let run = run_demo(opts, |l| {
         if let Ok(h) = serde_json::from_str::<HandSummary>(&l) {

@@ -33,6 +33,8 @@ pub struct ClientReport {
     pub stats: Stats,
     pub violations: Vec<Violation>,
     pub final_stacks: Vec<Option<u64>>,
+    /// Chips that left the table with players who forfeited (or cashed out).
+    pub chips_out: u64,
     pub finished: bool,
     pub published: u64,
 }
@@ -44,6 +46,8 @@ pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
 pub enum TamperAction {
     Send,
     Drop,
+    /// Publish late, after this pause (a slow or stalling player).
+    Delay(Duration),
     /// Publish this extra event too (already signed), e.g. a fork.
     SendAlso(Box<Event>),
 }
@@ -136,6 +140,10 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         .map_err(|e| e.to_string())??;
     let mut published = 0u64;
     let mut last_progress = Instant::now();
+    // Deadlines are local: each client times the step from when it saw it open.
+    let mut position = session.position();
+    let mut step_opened = Instant::now();
+    let mut next_vote: Option<Instant> = None;
     let mut hands_reported = 0;
     loop {
         // Send what the session owes.
@@ -143,6 +151,10 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
             let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
                 Some(TamperAction::Drop) => continue,
                 Some(TamperAction::SendAlso(ev)) => Some(ev),
+                Some(TamperAction::Delay(d)) => {
+                    tokio::time::sleep(d).await;
+                    None
+                }
                 _ => None,
             };
             let ev = publish(&pool, &cfg.keys, &host, &payload).await?;
@@ -178,8 +190,27 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 continue;
             }
         }
-        let wait = cfg.idle_timeout.saturating_sub(last_progress.elapsed());
-        if wait.is_zero() {
+        if session.position() != position {
+            position = session.position();
+            step_opened = Instant::now();
+            next_vote = None;
+        }
+        let vote_at = next_vote.unwrap_or(step_opened + session.deadline());
+        if Instant::now() >= vote_at {
+            if session.vote() {
+                if debug() {
+                    eprintln!("[{me:?}] voting at {:?}: {:?}", session.position(), session.awaiting());
+                }
+                next_vote = Some(Instant::now() + session.deadline());
+                continue;
+            }
+            next_vote = Some(Instant::now() + session.deadline());
+        }
+        let wait = cfg
+            .idle_timeout
+            .saturating_sub(last_progress.elapsed())
+            .min(vote_at.saturating_duration_since(Instant::now()).max(Duration::from_millis(1)));
+        if cfg.idle_timeout.saturating_sub(last_progress.elapsed()).is_zero() {
             return Err(format!(
                 "no progress for {:?}; waiting for {:?}",
                 cfg.idle_timeout,
@@ -216,6 +247,7 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         stats: session.stats.clone(),
         violations: session.violations.clone(),
         final_stacks: session.table.stacks.clone(),
+        chips_out: session.table.chips_out,
         finished: session.is_finished(),
         published,
     };

@@ -17,7 +17,8 @@ use nostr_sdk::prelude::{Event, EventId, JsonUtil, PublicKey};
 use rand::rngs::OsRng;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 /// Dice slots committed per hand: slot 0 picks the first Dealer, then one per roll (≤ 2 per
 /// player per hand, 20 players).
@@ -116,6 +117,7 @@ pub struct HandSummary {
     pub final_stacks: Vec<(Seat, u64)>,
 }
 
+#[derive(Clone)]
 struct HandRun {
     no: u64,
     /// Fair-protocol index → table seat (ascending seat order).
@@ -129,8 +131,8 @@ struct HandRun {
     shares: Vec<Option<fair::VerifiedShare>>,
     dice_commits: Vec<Option<dice::DiceCommitment>>,
     joint: Option<JointKey>,
-    secret: Option<SecretShare>,
-    dice_secret: Option<dice::DiceSecret>,
+    secret: Option<Arc<SecretShare>>,
+    dice_secret: Option<Arc<dice::DiceSecret>>,
     deck: Option<VerifiedDeck>,
     tokens: BTreeMap<u16, Vec<fair::VerifiedToken>>,
     contributed: BTreeSet<Seat>,
@@ -174,6 +176,17 @@ pub struct Session {
     signed: HashMap<(u64, u32, Seat, &'static str), EventId>,
     events_by_id: HashMap<EventId, Event>,
     outbox: Vec<Payload>,
+    /// Timeout votes: (hand, step) → voter → union of the seats it named missing.
+    votes: BTreeMap<(u64, u32), BTreeMap<Seat, BTreeSet<Seat>>>,
+    /// Positions whose timeout this client already applied.
+    resolved: BTreeSet<(u64, u32)>,
+    /// Positions where this client voted: the seats it named, and whether a participant that
+    /// neither voted nor was named has since moved past them.
+    my_votes: BTreeMap<(u64, u32), (BTreeSet<Seat>, bool)>,
+    /// State when each recent step opened, for rolling back a late event the quorum voids.
+    snapshots: VecDeque<Snapshot>,
+    /// Forks already acted on (hand, step, seat).
+    forks: BTreeSet<(u64, u32, Seat)>,
     pub violations: Vec<Violation>,
     pub hands: Vec<HandSummary>,
     pub stats: Stats,
@@ -227,6 +240,11 @@ impl Session {
             signed: HashMap::new(),
             events_by_id: HashMap::new(),
             outbox: Vec::new(),
+            votes: BTreeMap::new(),
+            resolved: BTreeSet::new(),
+            my_votes: BTreeMap::new(),
+            snapshots: VecDeque::new(),
+            forks: BTreeSet::new(),
             violations: Vec::new(),
             hands: Vec::new(),
             stats: Stats::default(),
@@ -437,6 +455,7 @@ impl Session {
                 reason: format!("could not produce our own step: {e}"),
             });
         }
+        self.take_snapshot();
     }
 
     fn my_index(&self) -> Option<usize> {
@@ -466,8 +485,8 @@ impl Session {
                     dice: hex::encode(ds.commitment().to_bytes()),
                 };
                 let h = self.hand.as_mut().expect("hand");
-                h.secret = Some(secret);
-                h.dice_secret = Some(ds);
+                h.secret = Some(Arc::new(secret));
+                h.dice_secret = Some(Arc::new(ds));
                 body
             }
             StepKind::Shuffle { index } if h.parts[*index as usize] == me => {
@@ -606,8 +625,66 @@ impl Session {
             }
         };
         self.events_by_id.insert(event.id, event.clone());
-        self.buffer.push((event.clone(), payload));
-        self.drain();
+        let author = self
+            .seat_keys
+            .iter()
+            .position(|k| *k == event.pubkey)
+            .map(|s| s as Seat);
+        if let Some(seat) = author {
+            self.note_progress(seat, payload.hand, payload.step);
+            // A fork: two different events that passed the wire checks, by one seat, for one
+            // step and type — whatever their validity and whatever order they arrive in.
+            if !matches!(payload.body, Body::Vote { .. } | Body::Evidence { .. }) {
+                let key = (payload.hand, payload.step, seat, payload.body.name());
+                match self.signed.get(&key) {
+                    Some(first) if *first != event.id => {
+                        let (a, b) = (first.to_hex(), event.id.to_hex());
+                        self.violations.push(Violation::Fork {
+                            seat,
+                            hand: payload.hand,
+                            step: payload.step,
+                            a: a.clone(),
+                            b: b.clone(),
+                        });
+                        self.on_fork(seat, payload.hand, payload.step, &a, &b);
+                        self.drain();
+                        return self.violations[before..].to_vec();
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.signed.insert(key, event.id);
+                    }
+                }
+            }
+        }
+        match (&payload.body, author) {
+            (Body::Vote { missing }, Some(voter)) => {
+                let entry = self
+                    .votes
+                    .entry((payload.hand, payload.step))
+                    .or_default()
+                    .entry(voter)
+                    .or_default();
+                entry.extend(missing.iter().copied().filter(|s| *s != voter));
+                self.check_quorums();
+                self.drain();
+            }
+            (Body::Evidence { events, .. }, Some(_)) => {
+                // Evidence carries signed events: handling them reveals the fork by itself.
+                let evs: Vec<Event> = events
+                    .iter()
+                    .filter_map(|j| <Event as JsonUtil>::from_json(j).ok())
+                    .collect();
+                for ev in evs {
+                    self.handle(&ev);
+                }
+            }
+            _ => {
+                self.buffer.push((event.clone(), payload));
+                self.drain();
+                self.check_quorums();
+            }
+        }
         self.violations[before..].to_vec()
     }
 
@@ -625,7 +702,18 @@ impl Session {
                     }
                     Disposition::Reject(v) => {
                         self.buffer.remove(i);
+                        let fork = match &v {
+                            Violation::Fork {
+                                seat, hand, step, a, b,
+                            } => Some((*seat, *hand, *step, a.clone(), b.clone())),
+                            _ => None,
+                        };
                         self.violations.push(v);
+                        if let Some((seat, hand, step, a, b)) = fork {
+                            self.on_fork(seat, hand, step, &a, &b);
+                            progressed = true;
+                            break;
+                        }
                     }
                     Disposition::Apply(seat) => {
                         let (ev, p) = self.buffer.remove(i);
@@ -655,23 +743,18 @@ impl Session {
         if matches!(p.body, Body::Vote { .. } | Body::Evidence { .. }) {
             return Disposition::Drop;
         }
-        // Fork: a second, different event by the same seat for the same step.
-        let key = (p.hand, p.step, seat, p.body.name());
-        match self.signed.get(&key) {
-            Some(first) if *first != ev.id => {
-                return Disposition::Reject(Violation::Fork {
-                    seat,
-                    hand: p.hand,
-                    step: p.step,
-                    a: first.to_hex(),
-                    b: id,
-                });
-            }
-            Some(_) => return Disposition::Drop,
-            None => {}
-        }
         let (hand, step, head) = self.position();
         if self.finished {
+            return Disposition::Drop;
+        }
+        // A client that voted this seat missing waits: the quorum may still void its late event.
+        if let Some((missing, progressed)) = self.my_votes.get(&(p.hand, p.step)) {
+            if !progressed && missing.contains(&seat) && (p.hand, p.step) == (hand, step) {
+                return Disposition::Wait;
+            }
+        }
+        if self.resolved.contains(&(p.hand, p.step)) && (p.hand, p.step) <= (hand, step) {
+            // Voided by a timeout or a forfeit at that step.
             return Disposition::Drop;
         }
         if p.hand < hand || (p.hand == hand && p.step < step) {
@@ -755,12 +838,6 @@ impl Session {
             }
             (_, body) => Err(out_of_turn(body.name())),
         };
-        if result.is_ok() {
-            let h = self.hand.as_ref();
-            let key = (p.hand, p.step, seat, Body::name_of(&step_kind));
-            let _ = h;
-            self.signed.insert(key, ev.id);
-        }
         result
     }
 
@@ -1225,11 +1302,265 @@ impl Session {
         self.drain();
     }
 
+    fn take_snapshot(&mut self) {
+        let (hand, step, head) = self.position();
+        self.snapshots.push_back(Snapshot {
+            hand,
+            step,
+            run: self.hand.clone(),
+            head,
+            table: self.table.clone(),
+            hands_len: self.hands.len(),
+            finished: self.finished,
+        });
+        while self.snapshots.len() > SNAPSHOTS_KEPT {
+            self.snapshots.pop_front();
+        }
+    }
+
+    /// Goes back to the moment step `step` of hand `hand` opened. Events applied since are void.
+    fn restore(&mut self, hand: u64, step: u32) -> bool {
+        let Some(i) = self
+            .snapshots
+            .iter()
+            .rposition(|s| s.hand == hand && s.step == step)
+        else {
+            return false;
+        };
+        let snap = self.snapshots[i].clone();
+        self.snapshots.truncate(i + 1);
+        self.hand = snap.run;
+        self.head = snap.head;
+        self.table = snap.table;
+        self.hands.truncate(snap.hands_len);
+        self.finished = snap.finished;
+        // Events seen since may now apply (or be void): look at them again.
+        let table = self.spec.table.clone();
+        let mut again: Vec<(Event, Payload)> = self
+            .events_by_id
+            .values()
+            .filter_map(|e| wire::parse_log(e, &table).ok().map(|p| (e.clone(), p)))
+            .filter(|(_, p)| {
+                (p.hand, p.step) >= (hand, step)
+                    && !matches!(p.body, Body::Vote { .. } | Body::Evidence { .. })
+            })
+            .collect();
+        again.sort_by_key(|(e, p)| (p.hand, p.step, e.id));
+        self.buffer.retain(|(e, _)| !again.iter().any(|(x, _)| x.id == e.id));
+        self.buffer.extend(again);
+        true
+    }
+
+    fn parts_at(&self, hand: u64, step: u32) -> Option<Vec<Seat>> {
+        if let Some(h) = &self.hand {
+            if h.no == hand {
+                return Some(h.parts.clone());
+            }
+        }
+        self.snapshots
+            .iter()
+            .rev()
+            .find(|s| s.hand == hand && s.step == step)
+            .and_then(|s| s.run.as_ref().map(|r| r.parts.clone()))
+    }
+
+    /// M*: the seats every voter named, if every other participant voted.
+    fn quorum(&self, hand: u64, step: u32, parts: &[Seat]) -> Option<Vec<Seat>> {
+        let votes = self.votes.get(&(hand, step))?;
+        let mut common: Option<BTreeSet<Seat>> = None;
+        for (voter, missing) in votes {
+            if !parts.contains(voter) {
+                continue;
+            }
+            common = Some(match common {
+                None => missing.clone(),
+                Some(c) => c.intersection(missing).copied().collect(),
+            });
+        }
+        let m: BTreeSet<Seat> = common?.into_iter().filter(|s| parts.contains(s)).collect();
+        if m.is_empty() {
+            return None;
+        }
+        let everyone_else = parts
+            .iter()
+            .filter(|p| !m.contains(p))
+            .all(|p| votes.contains_key(p));
+        everyone_else.then(|| m.into_iter().collect())
+    }
+
+    /// Applies every timeout whose quorum is complete (rolling back a late event if needed).
+    fn check_quorums(&mut self) {
+        loop {
+            if self.finished && self.hand.is_none() && self.snapshots.is_empty() {
+                return;
+            }
+            let (hand, step, _) = self.position();
+            let candidates: Vec<(u64, u32)> = self
+                .votes
+                .keys()
+                .copied()
+                .filter(|k| *k <= (hand, step) && !self.resolved.contains(k))
+                .collect();
+            let mut acted = false;
+            for k in candidates {
+                let Some(parts) = self.parts_at(k.0, k.1) else {
+                    continue;
+                };
+                let Some(missing) = self.quorum(k.0, k.1, &parts) else {
+                    continue;
+                };
+                self.resolved.insert(k);
+                if k != (hand, step) && !self.restore(k.0, k.1) {
+                    continue;
+                }
+                self.apply_timeout(k.1, missing);
+                acted = true;
+                break;
+            }
+            if !acted {
+                return;
+            }
+        }
+    }
+
+    fn apply_timeout(&mut self, step: u32, missing: Vec<Seat>) {
+        let awaited = self.awaiting();
+        let hand_no = self.position().0;
+        if let Await::Move(actor) = awaited {
+            if missing == [actor] {
+                let h = self.hand.as_mut().expect("a move step has a hand");
+                let engine = h.engine.as_mut().expect("a move step has an engine");
+                if let Some(action) = engine.timeout_action(actor) {
+                    if engine.apply(actor, &action).is_ok() {
+                        self.stats.moves_applied += 1;
+                        let head = synthetic_head(&[
+                            b"timeout",
+                            self.spec.table.as_bytes(),
+                            &hand_no.to_be_bytes(),
+                            &step.to_be_bytes(),
+                            &[actor],
+                        ]);
+                        self.advance_head(&head);
+                        if let Err(v) = self.after_engine_change("timeout", actor) {
+                            self.violations.push(v);
+                        }
+                        self.drain();
+                        return;
+                    }
+                }
+            }
+        }
+        self.forfeit(&missing, step, "withheld a protocol step past the deadline");
+    }
+
+    fn note_progress(&mut self, seat: Seat, hand: u64, step: u32) {
+        let mut changed = false;
+        for (k, (missing, progressed)) in self.my_votes.iter_mut() {
+            let voted = self
+                .votes
+                .get(k)
+                .is_some_and(|v| v.contains_key(&seat));
+            if !*progressed && (hand, step) > *k && !voted && !missing.contains(&seat) {
+                *progressed = true;
+                changed = true;
+            }
+        }
+        if changed {
+            self.drain();
+        }
+    }
+
+    fn on_fork(&mut self, seat: Seat, hand: u64, step: u32, a: &str, b: &str) {
+        if !self.forks.insert((hand, step, seat)) {
+            return;
+        }
+        let evs: Vec<String> = [a, b]
+            .iter()
+            .filter_map(|id| EventId::from_hex(id).ok())
+            .filter_map(|id| self.events_by_id.get(&id))
+            .map(|e| e.as_json())
+            .collect();
+        if self.me.is_some() && evs.len() == 2 {
+            let p = self.payload(Body::Evidence {
+                offender: seat,
+                reason: format!("two different events for hand {hand} step {step}"),
+                events: evs,
+            });
+            self.outbox.push(p);
+        }
+        let (now_hand, now_step, _) = self.position();
+        if (hand, step) == (now_hand, now_step) || self.restore(hand, step) {
+            self.resolved.insert((hand, step));
+            self.forfeit(&[seat], step, "signed two different events for one step");
+        }
+    }
+
+    /// Deadline of the open step, from the table's announcement.
+    pub fn deadline(&self) -> std::time::Duration {
+        let ms = match self.awaiting() {
+            Await::Move(_) => self.spec.deadlines.move_ms,
+            _ => self.spec.deadlines.crypto_ms,
+        };
+        std::time::Duration::from_millis(ms)
+    }
+
+    /// Queues this client's timeout vote for the open step; `false` if it has none to cast
+    /// (it is awaited itself, is a spectator, or nothing is awaited). A repeated vote also names
+    /// participants that neither acted nor voted since.
+    pub fn vote(&mut self) -> bool {
+        let Some(me) = self.me else {
+            return false;
+        };
+        let awaited = self.awaiting().seats();
+        if awaited.is_empty() || awaited.contains(&me) {
+            return false;
+        }
+        let (hand, step, _) = self.position();
+        let parts = self.hand.as_ref().map(|h| h.parts.clone()).unwrap_or_default();
+        if !parts.contains(&me) {
+            return false;
+        }
+        let mut missing: BTreeSet<Seat> = awaited.into_iter().collect();
+        if let Some((before, _)) = self.my_votes.get(&(hand, step)) {
+            missing.extend(before.iter().copied());
+            let voters: BTreeSet<Seat> = self
+                .votes
+                .get(&(hand, step))
+                .map(|v| v.keys().copied().collect())
+                .unwrap_or_default();
+            missing.extend(parts.iter().copied().filter(|p| *p != me && !voters.contains(p)));
+        }
+        self.my_votes
+            .entry((hand, step))
+            .or_insert_with(|| (BTreeSet::new(), false))
+            .0
+            .extend(missing.iter().copied());
+        let p = self.payload(Body::Vote {
+            missing: missing.into_iter().collect(),
+        });
+        self.outbox.push(p);
+        true
+    }
+
     /// Every event this client accepted or saw, for evidence.
     pub fn event(&self, id: &EventId) -> Option<&Event> {
         self.events_by_id.get(id)
     }
 }
+
+#[derive(Clone)]
+struct Snapshot {
+    hand: u64,
+    step: u32,
+    run: Option<HandRun>,
+    head: String,
+    table: Table,
+    hands_len: usize,
+    finished: bool,
+}
+
+/// Steps of state kept for roll-backs (a hand of 20 players has well under this many).
+const SNAPSHOTS_KEPT: usize = 256;
 
 enum Disposition {
     Wait,
@@ -1238,15 +1569,3 @@ enum Disposition {
     Apply(Seat),
 }
 
-impl Body {
-    fn name_of(kind: &StepKind) -> &'static str {
-        match kind {
-            StepKind::Keys => "keys",
-            StepKind::Shuffle { .. } => "shuffle",
-            StepKind::Tokens { .. } => "tokens",
-            StepKind::Move => "move",
-            StepKind::Dice { .. } => "dice",
-            StepKind::Show { .. } => "show",
-        }
-    }
-}

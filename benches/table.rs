@@ -1,0 +1,312 @@
+//! Networked hands of Tolerance on loopback: a table of bots, each its own key, relay connection
+//! and session (`tolerance::table::demo::run_demo`), playing through one relay.
+//!
+//! Not a criterion bench: one 10-seat hand takes several seconds, and criterion's minimum of 10
+//! samples (plus warm-up) would turn a run into many minutes on a shared 2-core machine. Each
+//! configuration is played `TABLE_BENCH_RUNS` times with `TABLE_BENCH_HANDS` hands, and the bench
+//! prints, per seat count:
+//! - wall time per hand: the time between consecutive hand completions seen by seat 0 (setup —
+//!   relay start, announcement, connections, first fetch — is only in the first hand, reported
+//!   apart);
+//! - events, bytes and sequential relay hops (protocol steps) per hand, from seat 0's session;
+//! - the relay round trip (publish → `OK` + delivery to another subscriber + own echo, as in
+//!   `benches/relay.rs`), idle before the game and sampled every 20 ms during it;
+//! - hops × round trip, the part of the wall time the network alone would explain;
+//! - the process CPU time per hand (all clients and the relay share this process) and the
+//!   crypto work behind it: shuffle proofs made, shuffle proofs and tokens verified by all
+//!   clients together.
+//!
+//! Run: `cargo bench --bench table` (env `TABLE_BENCH_SEATS=2,5,10`, `TABLE_BENCH_HANDS=3`,
+//! `TABLE_BENCH_RUNS=1`; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
+//! is installed). Figures are in BENCHMARKS.md, section "Networked hands".
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nostr_sdk::prelude::{EventBuilder, Filter, Keys, Kind};
+use tokio::sync::watch;
+use tolerance::net::testing::NostrRsRelay;
+use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool, Subscription};
+use tolerance::table::demo::{run_demo, DemoOptions};
+
+/// A kind no table subscribes to, so probes never reach the players' sessions.
+const PROBE_KIND: u16 = 4_244;
+
+struct Probe {
+    publisher: RelayPool,
+    echo: Subscription,
+    subscription: Subscription,
+    _subscriber: RelayPool,
+}
+
+impl Probe {
+    async fn connect(url: &str) -> Probe {
+        let publisher = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
+            .await
+            .expect("probe publisher connects");
+        let subscriber = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
+            .await
+            .expect("probe subscriber connects");
+        let filter = Filter::new().kind(Kind::Custom(PROBE_KIND));
+        let echo = publisher
+            .subscribe(vec![filter.clone()])
+            .await
+            .expect("subscribes");
+        let subscription = subscriber
+            .subscribe(vec![filter])
+            .await
+            .expect("subscribes");
+        // Let the REQs reach the relay before the first publish.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Probe {
+            publisher,
+            echo,
+            subscription,
+            _subscriber: subscriber,
+        }
+    }
+
+    /// One round trip, signing excluded.
+    async fn round_trip(&mut self) -> Duration {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SERIAL: AtomicU64 = AtomicU64::new(0);
+        // A new content each time: the relay would not forward a duplicate.
+        let event = self
+            .publisher
+            .sign(EventBuilder::new(
+                Kind::Custom(PROBE_KIND),
+                format!("probe {}", SERIAL.fetch_add(1, Ordering::Relaxed)),
+            ))
+            .expect("signs");
+        let start = Instant::now();
+        let (published, received, echoed) = tokio::join!(
+            self.publisher.publish(&event),
+            self.subscription.recv(),
+            self.echo.recv()
+        );
+        let rtt = start.elapsed();
+        published.expect("relay accepts the probe");
+        assert_eq!(received.expect("probe arrives").id, event.id);
+        assert_eq!(echoed.expect("probe echo arrives").id, event.id);
+        rtt
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 0 {
+        (v[m - 1] + v[m]) / 2.0
+    } else {
+        v[m]
+    }
+}
+
+/// CPU seconds (user + system) this process has used: utime and stime of /proc/self/stat, in
+/// USER_HZ ticks (100 per second on Linux, fixed by the user-space ABI).
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may contain spaces; fields after it are space-separated.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    // Fields 14 and 15 of the file are 12 and 13 after the name's closing parenthesis.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+#[derive(Default)]
+struct Row {
+    seats: u8,
+    relay: &'static str,
+    hands: u64,
+    /// Seconds between consecutive hand completions (hands 2..).
+    hand_walls: Vec<f64>,
+    /// Seconds from the start of `run_demo` to the first completed hand.
+    first_hands: Vec<f64>,
+    total_wall: f64,
+    cpu: f64,
+    events: u64,
+    bytes: u64,
+    hops: f64,
+    shuffles_made: u64,
+    shuffles_verified: u64,
+    tokens_verified: u64,
+    rtt_idle: Vec<f64>,
+    rtt_load: Vec<f64>,
+}
+
+async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
+    let mut probe = Probe::connect(url).await;
+    for _ in 0..50 {
+        row.rtt_idle.push(probe.round_trip().await.as_secs_f64());
+    }
+    // Probe every 20 ms while the game runs.
+    let (stop, mut stopped) = watch::channel(false);
+    let prober = tokio::spawn(async move {
+        let mut samples = Vec::new();
+        loop {
+            samples.push(probe.round_trip().await.as_secs_f64());
+            tokio::select! {
+                _ = stopped.changed() => return samples,
+                _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+            }
+        }
+    });
+
+    let done: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let marks = done.clone();
+    let cpu_before = process_cpu_seconds();
+    let started = Instant::now();
+    let run = run_demo(
+        DemoOptions {
+            players: seats,
+            hands: Some(hands),
+            relays: vec![url.to_string()],
+            ..DemoOptions::default()
+        },
+        move |_| marks.lock().expect("not poisoned").push(Instant::now()),
+    )
+    .await
+    .expect("the demo runs");
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = match (cpu_before, process_cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    };
+    let _ = stop.send(true);
+    row.rtt_load
+        .extend(prober.await.expect("the prober does not panic"));
+
+    let s = &run.summary;
+    assert!(s.verified, "an honest table verifies: {s:?}");
+    assert_eq!(s.hands, hands);
+    let marks = done.lock().expect("not poisoned").clone();
+    assert_eq!(marks.len() as u64, hands, "seat 0 reported every hand");
+    row.first_hands
+        .push(marks[0].duration_since(started).as_secs_f64());
+    row.hand_walls.extend(
+        marks
+            .windows(2)
+            .map(|w| w[1].duration_since(w[0]).as_secs_f64()),
+    );
+    row.total_wall += wall;
+    row.cpu += cpu;
+    row.hands += hands;
+    row.events += s.events;
+    row.bytes += s.bytes;
+    row.hops += s.sequential_hops_per_hand * hands as f64;
+    for r in &run.reports {
+        let r = r.as_ref().expect("every client finished");
+        row.shuffles_verified += r.stats.shuffles_verified;
+        row.tokens_verified += r.stats.tokens_verified;
+    }
+    let first = run.reports[0].as_ref().expect("checked");
+    row.shuffles_made += first
+        .hands
+        .iter()
+        .map(|h| h.players.len() as u64)
+        .sum::<u64>();
+}
+
+fn print_row(row: &mut Row) {
+    let h = row.hands as f64;
+    let rtt_idle = median(&mut row.rtt_idle);
+    let rtt_load = median(&mut row.rtt_load);
+    let hops = row.hops / h;
+    let steady = median(&mut row.hand_walls);
+    let first = median(&mut row.first_hands);
+    println!(
+        "{:>2} seats on {:<14} {:>2} hands | wall/hand {:>6.2} s (median of later hands; first \
+         incl. setup {:.2} s; total/hands {:.2} s) | CPU/hand {:>6.2} s ({:.0} % of 2 cores) | \
+         hops/hand {:>5.1} x rtt idle {:.2} ms = {:.3} s, x rtt in play {:.2} ms = {:.3} s | \
+         events/hand {:>5.1} bytes/hand {:>8.0} | per hand: {:.1} shuffles made, {:.1} verified, \
+         {:.1} tokens verified (all clients)",
+        row.seats,
+        row.relay,
+        row.hands,
+        steady,
+        first,
+        row.total_wall / h,
+        row.cpu / h,
+        100.0 * row.cpu / row.total_wall / 2.0,
+        hops,
+        rtt_idle * 1e3,
+        hops * rtt_idle,
+        rtt_load * 1e3,
+        hops * rtt_load,
+        row.events as f64 / h,
+        row.bytes as f64 / h,
+        row.shuffles_made as f64 / h,
+        row.shuffles_verified as f64 / h,
+        row.tokens_verified as f64 / h,
+    );
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    // `cargo test --benches` runs bench targets with `--bench` absent: keep that quick.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("table bench: run with `cargo bench --bench table`");
+        return;
+    }
+    let seats: Vec<u8> = std::env::var("TABLE_BENCH_SEATS")
+        .unwrap_or_else(|_| "2,5,10".into())
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .parse()
+                .expect("TABLE_BENCH_SEATS: comma-separated seat counts")
+        })
+        .collect();
+    let hands: u64 = env_or("TABLE_BENCH_HANDS", 3);
+    let runs: u32 = env_or("TABLE_BENCH_RUNS", 1);
+    let external: u8 = env_or("TABLE_BENCH_NOSTR_RS", 0);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    rt.block_on(async {
+        for &n in &seats {
+            let mut row = Row {
+                seats: n,
+                relay: "EmbeddedRelay",
+                ..Row::default()
+            };
+            for _ in 0..runs {
+                // A fresh relay per run: each table starts from an empty store.
+                let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+                    .await
+                    .expect("embedded relay starts");
+                play(&mut row, relay.url().as_str(), n, hands).await;
+                relay.shutdown().await;
+            }
+            print_row(&mut row);
+        }
+        if external > 0 {
+            match NostrRsRelay::spawn().await {
+                Ok(relay) => {
+                    let mut row = Row {
+                        seats: external,
+                        relay: "nostr-rs-relay",
+                        ..Row::default()
+                    };
+                    for _ in 0..runs {
+                        play(&mut row, relay.url().as_str(), external, hands).await;
+                    }
+                    print_row(&mut row);
+                }
+                Err(e) => println!("skipping nostr-rs-relay: {e}"),
+            }
+        }
+    });
+}

@@ -1,0 +1,293 @@
+//! Misbehaving peers over a real relay: every honest client must reject and attribute the
+//! misconduct, the table must resolve it the same way on every client, and no chip may be lost.
+
+use nostr_sdk::prelude::*;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
+use tolerance::table::runner::{Tamper, TamperAction};
+use tolerance::table::Violation;
+use tolerance::wire::{self, Body, Deadlines, Payload};
+
+fn opts(players: u8, hands: u64) -> DemoOptions {
+    DemoOptions {
+        players,
+        hands: Some(hands),
+        deadlines: Deadlines {
+            move_ms: 1_500,
+            crypto_ms: 1_500,
+        },
+        idle_timeout: Duration::from_secs(60),
+        ..DemoOptions::default()
+    }
+}
+
+/// Tampers with the first payload `pick` selects, once.
+fn once(mut pick: impl FnMut(&mut Payload) -> Option<TamperAction> + Send + 'static) -> Tamper {
+    let mut done = false;
+    Box::new(move |p: &mut Payload| {
+        if done {
+            return TamperAction::Send;
+        }
+        match pick(p) {
+            Some(a) => {
+                done = true;
+                a
+            }
+            None => TamperAction::Send,
+        }
+    })
+}
+
+fn with_tamper(mut o: DemoOptions, seat: usize, t: Tamper) -> DemoOptions {
+    o.tamper = (0..o.players).map(|_| None).collect();
+    o.tamper[seat] = Some(t);
+    o
+}
+
+fn chips_conserved(run: &DemoRun) {
+    assert_eq!(
+        run.summary.chips_end_total, run.summary.chips_start_total,
+        "chips must be conserved: {:?}",
+        run.summary
+    );
+}
+
+fn honest_violations(run: &DemoRun, cheater: usize) -> Vec<Vec<Violation>> {
+    run.reports
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != cheater)
+        .map(|(i, r)| {
+            r.as_ref()
+                .unwrap_or_else(|e| panic!("client {i} failed: {e}"))
+                .violations
+                .clone()
+        })
+        .collect()
+}
+
+fn forfeits(run: &DemoRun) -> Vec<(u8, String)> {
+    let r = run.reports[1 - 1].as_ref().unwrap();
+    r.hands.iter().flat_map(|h| h.forfeits.clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn withheld_deal_tokens_end_in_the_documented_forfeit() {
+    let o = with_tamper(
+        opts(3, 2),
+        2,
+        once(|p| matches!(p.body, Body::Tokens { .. }).then_some(TamperAction::Drop)),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree, "{:?}", run.summary);
+    chips_conserved(&run);
+    let f = forfeits(&run);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, 2, "the withholding seat forfeits");
+    // The offender left the table; the others played on.
+    let r = run.reports[0].as_ref().unwrap();
+    assert_eq!(r.final_stacks[2], None);
+    assert_eq!(r.hands.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn withheld_showdown_reveal_forfeits_the_pot_share() {
+    // Seat 1 never shows its cards at showdown.
+    let o = with_tamper(
+        opts(2, 3),
+        1,
+        once(|p| matches!(p.body, Body::Show { .. }).then_some(TamperAction::Drop)),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalling_player_is_checked_or_folded_by_timeout() {
+    // Seat 1 never moves in its first turn: the others vote and the engine's timeout move
+    // (check or fold) is applied identically everywhere.
+    let o = with_tamper(
+        opts(3, 1),
+        1,
+        once(|p| matches!(p.body, Body::Move { .. }).then_some(TamperAction::Drop)),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree, "{:?}", run.summary);
+    chips_conserved(&run);
+    assert!(forfeits(&run).is_empty(), "a missed move is a timeout, not a forfeit");
+    assert_eq!(run.summary.hands, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn late_move_and_last_vote_race_resolves_identically() {
+    // The late move is published around the moment the opponent's vote completes the quorum.
+    for delay_ms in [1_400u64, 1_500, 1_600, 1_700] {
+        let o = with_tamper(
+            opts(2, 1),
+            1,
+            once(move |p| {
+                matches!(p.body, Body::Move { .. })
+                    .then_some(TamperAction::Delay(Duration::from_millis(delay_ms)))
+            }),
+        );
+        let run = run_demo(o, |_| {}).await.unwrap();
+        assert!(
+            run.summary.clients_agree,
+            "delay {delay_ms} ms: clients disagree: {:?}",
+            run.reports
+        );
+        chips_conserved(&run);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_bet_is_rejected_and_attributed() {
+    let o = with_tamper(
+        opts(3, 1),
+        1,
+        once(|p| match &mut p.body {
+            Body::Move { action, .. } => {
+                *action = tolerance::games::tolerance::Action::Raise { to: 1_000_000 };
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+    for v in honest_violations(&run, 1) {
+        assert!(
+            v.iter().any(|v| v.culprit() == Some(1) && v.to_string().contains("raise")),
+            "{v:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
+    let o = with_tamper(
+        opts(3, 1),
+        1,
+        once(|p| match &mut p.body {
+            Body::Shuffle { deck, .. } => {
+                // Replace the deck by a re-encoding of a different (swapped) deck: flip bytes.
+                let mut bytes = tolerance::fair::from_base64("deck", deck).unwrap();
+                let n = bytes.len();
+                bytes.swap(10, n - 10);
+                *deck = tolerance::fair::to_base64(&bytes);
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+    for v in honest_violations(&run, 1) {
+        assert!(v.iter().any(|v| v.culprit() == Some(1)), "{v:?}");
+    }
+    assert_eq!(forfeits(&run)[0].0, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
+    let o = with_tamper(
+        opts(3, 1),
+        0,
+        once(|p| match &mut p.body {
+            Body::Tokens { tokens, .. } if tokens.len() >= 2 => {
+                // A valid token, but for another position.
+                let t = tokens[0].token.clone();
+                tokens[1].token = t;
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+    for v in honest_violations(&run, 0) {
+        assert!(v.iter().any(|v| v.culprit() == Some(0)), "{v:?}");
+    }
+    assert_eq!(forfeits(&run)[0].0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_is_proven_and_the_equivocator_forfeits() {
+    let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
+    let cheat = keys[1].clone();
+    let host = keys[0].public_key();
+    let mut o = opts(3, 1);
+    o.keys = keys;
+    let o = with_tamper(
+        o,
+        1,
+        once(move |p| match &p.body {
+            Body::Move { action, die: None } => {
+                // Sign a second, different move for the same step and send both.
+                let mut other = p.clone();
+                use tolerance::games::tolerance::Action::*;
+                other.body = Body::Move {
+                    action: if *action == Fold { Call } else { Fold },
+                    die: None,
+                };
+                let ev = wire::log_event(&host, &other).sign_with_keys(&cheat).unwrap();
+                Some(TamperAction::SendAlso(Box::new(ev)))
+            }
+            _ => None,
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree, "{:?}", run.reports);
+    chips_conserved(&run);
+    for v in honest_violations(&run, 1) {
+        assert!(
+            v.iter()
+                .any(|v| matches!(v, Violation::Fork { seat: 1, .. })),
+            "{v:?}"
+        );
+    }
+    assert_eq!(forfeits(&run)[0].0, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_and_foreign_events_on_the_relay_are_rejected_without_effect() {
+    let keys: Vec<Keys> = (0..2).map(|_| Keys::generate()).collect();
+    let stranger = Keys::generate();
+    let host = keys[0].public_key();
+    let seat1 = keys[1].clone();
+    let sent = Arc::new(Mutex::new(false));
+    let mut o = opts(2, 1);
+    o.keys = keys;
+    let o = with_tamper(
+        o,
+        1,
+        once(move |p| {
+            if *sent.lock().unwrap() {
+                return None;
+            }
+            *sent.lock().unwrap() = true;
+            // Garbage content with the table's tag, signed by a seated key.
+            let coord = wire::table_coordinate(&host, &p.table);
+            let junk = EventBuilder::new(Kind::from(wire::KIND_LOG), "{not json")
+                .tag(Tag::coordinate(coord.clone(), None))
+                .sign_with_keys(&seat1)
+                .unwrap();
+            let _ = &stranger;
+            Some(TamperAction::SendAlso(Box::new(junk)))
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+    for v in honest_violations(&run, 1) {
+        assert!(
+            v.iter().any(|v| matches!(v, Violation::Wire { .. })),
+            "{v:?}"
+        );
+    }
+}
