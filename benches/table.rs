@@ -3,8 +3,9 @@
 //!
 //! Not a criterion bench: one 10-seat hand takes several seconds, and criterion's minimum of 10
 //! samples (plus warm-up) would turn a run into many minutes on a shared 2-core machine. Each
-//! configuration is played `TABLE_BENCH_RUNS` times with `TABLE_BENCH_HANDS` hands, and the bench
-//! prints, per seat count:
+//! configuration plays tables of `TABLE_BENCH_HANDS` hands until `TABLE_BENCH_RUNS` ×
+//! `TABLE_BENCH_HANDS` hands are played (a table ends early when one player takes every chip),
+//! and the bench prints, per seat count:
 //! - wall time per hand: the time between consecutive hand completions seen by seat 0 (setup —
 //!   relay start, announcement, connections, first fetch — is only in the first hand, reported
 //!   apart);
@@ -47,7 +48,11 @@ impl Probe {
         let subscriber = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
             .await
             .expect("probe subscriber connects");
-        let filter = Filter::new().kind(Kind::Custom(PROBE_KIND));
+        // Only this probe's own events: a relay reused for several tables still holds the
+        // earlier probes' (stored) events and would replay them to a new subscription.
+        let filter = Filter::new()
+            .kind(Kind::Custom(PROBE_KIND))
+            .author(publisher.public_key());
         let echo = publisher
             .subscribe(vec![filter.clone()])
             .await
@@ -118,10 +123,26 @@ fn process_cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
+/// Busy and total CPU seconds of the whole machine (all cores) from /proc/stat: shows how much
+/// of the 2 cores other processes took while a table played.
+fn machine_cpu_seconds() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let busy = v.first()? + v.get(1)? + v.get(2)? + v.get(5)? + v.get(6)? + v.get(7)?;
+    let total = busy + v.get(3)? + v.get(4)?;
+    Some((busy / 100.0, total / 100.0))
+}
+
 #[derive(Default)]
 struct Row {
     seats: u8,
     relay: &'static str,
+    tables: u32,
     hands: u64,
     /// Seconds between consecutive hand completions (hands 2..).
     hand_walls: Vec<f64>,
@@ -129,6 +150,9 @@ struct Row {
     first_hands: Vec<f64>,
     total_wall: f64,
     cpu: f64,
+    /// CPU seconds the whole machine was busy, and had, while the tables played.
+    machine_busy: f64,
+    machine_total: f64,
     events: u64,
     bytes: u64,
     hops: f64,
@@ -160,6 +184,7 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     let done: Arc<Mutex<Vec<Instant>>> = Arc::default();
     let marks = done.clone();
     let cpu_before = process_cpu_seconds();
+    let machine_before = machine_cpu_seconds();
     let started = Instant::now();
     let run = run_demo(
         DemoOptions {
@@ -177,15 +202,20 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         (Some(a), Some(b)) => b - a,
         _ => f64::NAN,
     };
+    if let (Some(a), Some(b)) = (machine_before, machine_cpu_seconds()) {
+        row.machine_busy += b.0 - a.0;
+        row.machine_total += b.1 - a.1;
+    }
     let _ = stop.send(true);
     row.rtt_load
         .extend(prober.await.expect("the prober does not panic"));
 
     let s = &run.summary;
     assert!(s.verified, "an honest table verifies: {s:?}");
-    assert_eq!(s.hands, hands);
+    // A tournament table ends early when one player holds every chip.
+    assert!((1..=hands).contains(&s.hands), "{} hands", s.hands);
     let marks = done.lock().expect("not poisoned").clone();
-    assert_eq!(marks.len() as u64, hands, "seat 0 reported every hand");
+    assert_eq!(marks.len() as u64, s.hands, "seat 0 reported every hand");
     row.first_hands
         .push(marks[0].duration_since(started).as_secs_f64());
     row.hand_walls.extend(
@@ -195,7 +225,8 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     );
     row.total_wall += wall;
     row.cpu += cpu;
-    row.hands += hands;
+    row.hands += s.hands;
+    row.tables += 1;
     row.events += s.events;
     row.bytes += s.bytes;
     row.hops += s.sequential_hops_per_hand * hands as f64;
@@ -220,19 +251,21 @@ fn print_row(row: &mut Row) {
     let steady = median(&mut row.hand_walls);
     let first = median(&mut row.first_hands);
     println!(
-        "{:>2} seats on {:<14} {:>2} hands | wall/hand {:>6.2} s (median of later hands; first \
-         incl. setup {:.2} s; total/hands {:.2} s) | CPU/hand {:>6.2} s ({:.0} % of 2 cores) | \
+        "{:>2} seats on {:<14} {:>2} hands in {} tables | wall/hand {:>6.2} s (median of later hands; first \
+         incl. setup {:.2} s; total/hands {:.2} s) | CPU/hand {:>6.2} s ({:.0} % of 2 cores; other processes took {:.0} %) | \
          hops/hand {:>5.1} x rtt idle {:.2} ms = {:.3} s, x rtt in play {:.2} ms = {:.3} s | \
          events/hand {:>5.1} bytes/hand {:>8.0} | per hand: {:.1} shuffles made, {:.1} verified, \
          {:.1} tokens verified (all clients)",
         row.seats,
         row.relay,
         row.hands,
+        row.tables,
         steady,
         first,
         row.total_wall / h,
         row.cpu / h,
         100.0 * row.cpu / row.total_wall / 2.0,
+        100.0 * (row.machine_busy - row.cpu) / row.machine_total,
         hops,
         rtt_idle * 1e3,
         hops * rtt_idle,
@@ -282,8 +315,9 @@ fn main() {
                 relay: "EmbeddedRelay",
                 ..Row::default()
             };
-            for _ in 0..runs {
-                // A fresh relay per run: each table starts from an empty store.
+            // Tables that end early (one player took every chip) are topped up with more tables.
+            while row.hands < runs as u64 * hands {
+                // A fresh relay per table: each table starts from an empty store.
                 let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
                     .await
                     .expect("embedded relay starts");
@@ -300,7 +334,7 @@ fn main() {
                         relay: "nostr-rs-relay",
                         ..Row::default()
                     };
-                    for _ in 0..runs {
+                    while row.hands < runs as u64 * hands {
                         play(&mut row, relay.url().as_str(), external, hands).await;
                     }
                     print_row(&mut row);

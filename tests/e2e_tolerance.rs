@@ -68,7 +68,11 @@ fn assert_sound(run: &DemoRun, seats: u8, hands: u64) {
         assert_eq!(r.seat, Some(i as Seat), "client {i} sat in its own seat");
         assert!(r.violations.is_empty(), "client {i} saw {:?}", r.violations);
         assert!(r.finished, "client {i} did not finish");
-        assert_eq!(r.hands.len() as u64, s.hands, "client {i} played every hand");
+        assert_eq!(
+            r.hands.len() as u64,
+            s.hands,
+            "client {i} played every hand"
+        );
         assert!(r.published > 0, "client {i} published its own events");
         assert!(
             r.hands.iter().all(|h| h.forfeits.is_empty()),
@@ -82,7 +86,11 @@ fn assert_sound(run: &DemoRun, seats: u8, hands: u64) {
     let alive = s.final_stacks.iter().flatten().filter(|c| **c > 0).count();
     if s.hands < hands {
         assert!(s.hands >= 1, "at least one hand was played");
-        assert_eq!(alive, 1, "{} of {hands} hands, yet {alive} players have chips", s.hands);
+        assert_eq!(
+            alive, 1,
+            "{} of {hands} hands, yet {alive} players have chips",
+            s.hands
+        );
     } else {
         assert_eq!(s.hands, hands);
     }

@@ -25,8 +25,8 @@ pub const REVEAL_TOKEN_LEN: usize = 33 + 98;
 /// A published decryption share for one deck position, with its proof.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RevealToken {
-    token: ziffle::RevealToken,
-    proof: RevealTokenProof,
+    pub(crate) token: ziffle::RevealToken,
+    pub(crate) proof: RevealTokenProof,
 }
 
 impl fmt::Debug for RevealToken {

@@ -478,6 +478,29 @@ fn wrong_and_replayed_tokens_are_rejected() {
         ),
         Err(FairError::ContextMismatch(_))
     ));
+    // The DLEQ proof itself is bound to every context field, whatever our pre-checks catch.
+    let card = ops(size).unwrap().card(&deck.verified, 4).unwrap().unwrap();
+    let proof_ok = |c: &Context| {
+        token
+            .proof
+            .verify(share0.key, token.token, card, &c.encode(Label::Proof))
+            .is_some()
+    };
+    assert!(proof_ok(&made));
+    for other in [
+        Context {
+            table: [3; 32],
+            ..made
+        },
+        Context { hand: 14, ..made },
+        reveal_ctx(0, 13, 5, Some(2)),
+        reveal_ctx(0, 13, 4, Some(1)),
+        reveal_ctx(0, 13, 4, None),
+        made.with_seat(1, actor(1)),
+        made.with_seat(0, [8; 32]),
+    ] {
+        assert!(!proof_ok(&other), "{other:?}");
+    }
     // Seat 1 passing off seat 0's token as its own.
     assert_eq!(
         verify_token(

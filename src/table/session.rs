@@ -609,12 +609,12 @@ impl Session {
     /// [`Session::violations`]). Events that belong to a later step wait in a buffer.
     pub fn handle(&mut self, event: &Event) -> Vec<Violation> {
         let before = self.violations.len();
-        if !self.seen.insert(event.id) {
+        // Check the signature before trusting the id: a forged event may reuse a known id.
+        let parsed = wire::parse_log(event, &self.spec.table);
+        if parsed.is_ok() && self.seen.contains(&event.id) {
             return Vec::new();
         }
-        self.stats.events += 1;
-        self.stats.bytes += event.as_json().len() as u64;
-        let payload = match wire::parse_log(event, &self.spec.table) {
+        let payload = match parsed {
             Ok(p) => p,
             Err(e) => {
                 self.violations.push(Violation::Wire {
@@ -624,6 +624,9 @@ impl Session {
                 return self.violations[before..].to_vec();
             }
         };
+        self.seen.insert(event.id);
+        self.stats.events += 1;
+        self.stats.bytes += event.as_json().len() as u64;
         self.events_by_id.insert(event.id, event.clone());
         let author = self
             .seat_keys
@@ -1488,7 +1491,13 @@ impl Session {
             });
             self.outbox.push(p);
         }
+        // A hand every participant has finished is final: finishing it took everyone's
+        // contributions on one chain, so a second event signed later changed nobody's view. It
+        // is recorded and published as evidence, but it rolls nothing back.
         let (now_hand, now_step, _) = self.position();
+        if hand != now_hand || self.finished {
+            return;
+        }
         if (hand, step) == (now_hand, now_step) || self.restore(hand, step) {
             self.resolved.insert((hand, step));
             self.forfeit(&[seat], step, "signed two different events for one step");
