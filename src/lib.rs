@@ -23,9 +23,15 @@
 //! - [`games`]: one folder per game; [`games::tolerance`] is the flagship.
 //! - [`cards`]: deck compositions as data and the card ids every layer shares.
 //! - [`bots`]: strategies that see only a seat's view.
-//! - `fair`: mental-poker deck (shuffle proofs, reveal tokens) and commit-reveal dice; knows no
-//!   game rules and no network.
-//! - `net`: relay pool over nostr-sdk and the embedded relay; never interprets a game payload.
+//! - [`fair`]: mental-poker deck (Bayer–Groth shuffle proofs, Chaum–Pedersen reveal tokens, key
+//!   ownership proofs, via `ziffle`) and commit-reveal dice; knows no game rules and no network.
+//! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O.
+//! - [`net`]: relay pool over nostr-sdk and the embedded relay; never interprets a game payload.
+//! - [`table`]: the session driver — log → signature, seat, chain position, fork check → proofs
+//!   → `engine.apply` — with deadlines, timeout votes and forfeits; the relay runner; demo,
+//!   play and verify. A client's own events take the same path after they come back from the
+//!   relay.
+//! - [`ui`]: the plain line interface. [`cli`]: command-line commands (`main.rs` only parses).
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
 

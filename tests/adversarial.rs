@@ -68,7 +68,7 @@ fn honest_violations(run: &DemoRun, cheater: usize) -> Vec<Vec<Violation>> {
 }
 
 fn forfeits(run: &DemoRun) -> Vec<(u8, String)> {
-    let r = run.reports[1 - 1].as_ref().unwrap();
+    let r = run.reports[0].as_ref().unwrap();
     r.hands.iter().flat_map(|h| h.forfeits.clone()).collect()
 }
 

@@ -153,7 +153,7 @@ pub async fn run_demo(
             )))
         };
         let tx = line_tx.clone();
-        let on_hand: Option<Box<dyn FnMut(&super::HandSummary) + Send>> = if i == 0 {
+        let on_hand: Option<super::runner::OnHand> = if i == 0 {
             Some(Box::new(move |h: &super::HandSummary| {
                 let _ = tx.send(serde_json::to_string(h).expect("serialisable"));
             }))

@@ -52,6 +52,9 @@ pub enum TamperAction {
     SendAlso(Box<Event>),
 }
 
+/// Callback for each finished hand.
+pub type OnHand = Box<dyn FnMut(&HandSummary) + Send>;
+
 pub struct ClientConfig {
     pub keys: Keys,
     pub relays: Vec<String>,
@@ -62,7 +65,7 @@ pub struct ClientConfig {
     pub idle_timeout: Duration,
     pub tamper: Option<Tamper>,
     /// Called with each finished hand (for live output).
-    pub on_hand: Option<Box<dyn FnMut(&HandSummary) + Send>>,
+    pub on_hand: Option<OnHand>,
 }
 
 /// Fetches and checks a table announcement from the relays.

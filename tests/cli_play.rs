@@ -1,0 +1,62 @@
+//! The README's main command, driven like a person would: `tolerance play` starts the embedded
+//! relay and plays a networked hand against bots, each its own key and connection. A person's
+//! typed moves arrive on standard input.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn play_runs_a_networked_hand_with_typed_moves() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["play", "--hands", "1", "--players", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // More answers than needed: "c" checks or calls, "p" passes a roll; junk is refused politely.
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(b"dance\n");
+        for _ in 0..40 {
+            if stdin.write_all(b"c\np\n").is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = feeder.join();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("Networked Tolerance"), "{stdout}");
+    assert!(stdout.contains("'dance' is not a move"), "{stdout}");
+    assert!(stdout.contains("your move"), "{stdout}");
+    assert!(
+        stdout.contains("every client verified every proof: true"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn local_play_says_it_is_local() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["play", "--local", "--auto", "--hands", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("LOCAL game"));
+}
+
+#[test]
+fn a_dead_relay_gives_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["demo", "--players", "2", "--hands", "1", "--relay", "ws://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("127.0.0.1:9"), "{err}");
+}
