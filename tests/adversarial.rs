@@ -9,13 +9,17 @@ use tolerance::table::runner::{Tamper, TamperAction};
 use tolerance::table::Violation;
 use tolerance::wire::{self, Body, Deadlines, Payload};
 
+/// One table at a time: these tests use short deadlines, and several tables' proofs competing
+/// for two cores could make an honest player miss one.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn opts(players: u8, hands: u64) -> DemoOptions {
     DemoOptions {
         players,
         hands: Some(hands),
         deadlines: Deadlines {
-            move_ms: 1_500,
-            crypto_ms: 1_500,
+            move_ms: 2_000,
+            crypto_ms: 2_000,
         },
         idle_timeout: Duration::from_secs(60),
         ..DemoOptions::default()
@@ -74,6 +78,7 @@ fn forfeits(run: &DemoRun) -> Vec<(u8, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn withheld_deal_tokens_end_in_the_documented_forfeit() {
+    let _serial = SERIAL.lock().await;
     let o = with_tamper(
         opts(3, 2),
         2,
@@ -93,6 +98,7 @@ async fn withheld_deal_tokens_end_in_the_documented_forfeit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn withheld_showdown_reveal_forfeits_the_pot_share() {
+    let _serial = SERIAL.lock().await;
     // Seat 1 never shows its cards at showdown.
     let o = with_tamper(
         opts(2, 3),
@@ -106,6 +112,7 @@ async fn withheld_showdown_reveal_forfeits_the_pot_share() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalling_player_is_checked_or_folded_by_timeout() {
+    let _serial = SERIAL.lock().await;
     // Seat 1 never moves in its first turn: the others vote and the engine's timeout move
     // (check or fold) is applied identically everywhere.
     let o = with_tamper(
@@ -122,8 +129,9 @@ async fn a_stalling_player_is_checked_or_folded_by_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn late_move_and_last_vote_race_resolves_identically() {
+    let _serial = SERIAL.lock().await;
     // The late move is published around the moment the opponent's vote completes the quorum.
-    for delay_ms in [1_400u64, 1_500, 1_600, 1_700] {
+    for delay_ms in [1_900u64, 2_000, 2_100, 2_200] {
         let o = with_tamper(
             opts(2, 1),
             1,
@@ -144,6 +152,7 @@ async fn late_move_and_last_vote_race_resolves_identically() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_illegal_bet_is_rejected_and_attributed() {
+    let _serial = SERIAL.lock().await;
     let o = with_tamper(
         opts(3, 1),
         1,
@@ -168,6 +177,7 @@ async fn an_illegal_bet_is_rejected_and_attributed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
+    let _serial = SERIAL.lock().await;
     let o = with_tamper(
         opts(3, 1),
         1,
@@ -194,6 +204,7 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
+    let _serial = SERIAL.lock().await;
     let o = with_tamper(
         opts(3, 1),
         0,
@@ -218,6 +229,7 @@ async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fork_is_proven_and_the_equivocator_forfeits() {
+    let _serial = SERIAL.lock().await;
     let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
     let cheat = keys[1].clone();
     let host = keys[0].public_key();
@@ -256,6 +268,7 @@ async fn a_fork_is_proven_and_the_equivocator_forfeits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_and_foreign_events_on_the_relay_are_rejected_without_effect() {
+    let _serial = SERIAL.lock().await;
     let keys: Vec<Keys> = (0..2).map(|_| Keys::generate()).collect();
     let stranger = Keys::generate();
     let host = keys[0].public_key();

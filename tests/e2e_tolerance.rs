@@ -121,6 +121,19 @@ fn assert_sound(run: &DemoRun, seats: u8, hands: u64) {
         assert_eq!(result.final_stacks, h.final_stacks, "hand {}", h.hand);
     }
     assert_eq!(s.final_stacks, first.final_stacks);
+    // Agreement checked here too, not only through the demo's own flag.
+    for (i, r) in run.reports.iter().enumerate().skip(1) {
+        let r = r.as_ref().expect("checked");
+        assert_eq!(
+            r.hands, first.hands,
+            "client {i} saw other hands than client 0"
+        );
+        assert_eq!(r.final_stacks, first.final_stacks, "client {i}'s stacks");
+        assert_eq!(
+            r.stats.events, first.stats.events,
+            "client {i}'s event count"
+        );
+    }
     assert!(s.events > 0 && s.bytes > 0 && s.sequential_hops_per_hand > 0.0);
 }
 

@@ -63,6 +63,8 @@ pub struct DemoSummary {
     pub violations: usize,
     pub events: u64,
     pub bytes: u64,
+    /// Relay passes in sequence per hand: each protocol step (a parallel batch of key shares,
+    /// tokens or dice values counts once; every shuffle and every move counts once).
     pub sequential_hops_per_hand: f64,
     pub wall_ms: u128,
     pub final_stacks: Vec<Option<u64>>,
@@ -113,6 +115,15 @@ pub async fn run_demo(
     mut on_hand_line: impl FnMut(String) + Send + 'static,
 ) -> Result<DemoRun, String> {
     let started = Instant::now();
+    if !(2..=opts.variant.seats).contains(&opts.players) {
+        return Err(format!(
+            "a table needs 2 to {} players for this variant, not {}",
+            opts.variant.seats, opts.players
+        ));
+    }
+    if !opts.keys.is_empty() && opts.keys.len() != opts.players as usize {
+        return Err("one key per player".into());
+    }
     let _embedded;
     let relays = if opts.relays.is_empty() {
         let r = EmbeddedRelay::start(EmbeddedRelayConfig::default())
@@ -197,7 +208,6 @@ pub async fn run_demo(
     let hands = first.map_or(0, |r| r.hands.len() as u64);
     let events: u64 = first.map_or(0, |r| r.stats.events);
     let bytes: u64 = first.map_or(0, |r| r.stats.bytes);
-    let steps: u64 = first.map_or(0, |r| r.stats.sequential_steps);
     let summary = DemoSummary {
         players: opts.players,
         hands,
@@ -221,7 +231,6 @@ pub async fn run_demo(
         wall_ms: started.elapsed().as_millis(),
         final_stacks: first.map(|r| r.final_stacks.clone()).unwrap_or_default(),
     };
-    let _ = steps;
     Ok(DemoRun {
         summary,
         reports,

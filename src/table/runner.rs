@@ -160,7 +160,15 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 }
                 _ => None,
             };
-            let ev = publish(&pool, &cfg.keys, &host, &payload).await?;
+            let ev = match publish(&pool, &cfg.keys, &host, &payload).await {
+                Ok(ev) => ev,
+                // Evidence is best effort; the game goes on without it.
+                Err(e) if matches!(payload.body, Body::Evidence { .. }) => {
+                    eprintln!("warning: could not publish evidence: {e}");
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if debug() {
                 eprintln!("[{me:?}] sent {} h{} s{} {}", payload.body.name(), payload.hand, payload.step, ev.id);
             }

@@ -78,6 +78,8 @@ pub enum Await {
     Dice(Vec<Seat>),
     /// Showdown tokens from these seats.
     Show(Vec<Seat>),
+    /// Table-end confirmations from these seats.
+    End(Vec<Seat>),
     /// The table is over.
     Nothing,
 }
@@ -85,7 +87,9 @@ pub enum Await {
 impl Await {
     pub fn seats(&self) -> Vec<Seat> {
         match self {
-            Await::Keys(v) | Await::Tokens(v) | Await::Dice(v) | Await::Show(v) => v.clone(),
+            Await::Keys(v) | Await::Tokens(v) | Await::Dice(v) | Await::Show(v) | Await::End(v) => {
+                v.clone()
+            }
             Await::Shuffle(s) | Await::Move(s) => vec![*s],
             Await::Nothing => vec![],
         }
@@ -103,6 +107,7 @@ enum StepKind {
     Move,
     Dice { slot: u32, roller: Seat },
     Show { owners: Vec<(Seat, Vec<u16>)> },
+    End,
 }
 
 /// How a hand ended, for reports.
@@ -115,6 +120,9 @@ pub struct HandSummary {
     /// Seats that forfeited (withheld a step or equivocated) and why.
     pub forfeits: Vec<(Seat, String)>,
     pub final_stacks: Vec<(Seat, u64)>,
+    /// Cards opened to everyone at showdown, by seat; nothing else is ever opened publicly.
+    #[serde(default)]
+    pub shown: Vec<(Seat, Vec<CardId>)>,
 }
 
 #[derive(Clone)]
@@ -187,6 +195,9 @@ pub struct Session {
     snapshots: VecDeque<Snapshot>,
     /// Forks already acted on (hand, step, seat).
     forks: BTreeSet<(u64, u32, Seat)>,
+    /// Barriers (steps every participant contributed to) completed, by (hand, step): they pin
+    /// everyone's chain head.
+    barriers_done: Vec<(u64, u32)>,
     pub violations: Vec<Violation>,
     pub hands: Vec<HandSummary>,
     pub stats: Stats,
@@ -245,6 +256,7 @@ impl Session {
             my_votes: BTreeMap::new(),
             snapshots: VecDeque::new(),
             forks: BTreeSet::new(),
+            barriers_done: Vec::new(),
             violations: Vec::new(),
             hands: Vec::new(),
             stats: Stats::default(),
@@ -306,6 +318,7 @@ impl Session {
             StepKind::Show { owners } => {
                 Await::Show(missing(h, &|s| owners.iter().any(|(o, _)| *o == s)))
             }
+            StepKind::End => Await::End(missing(h, &|_| true)),
         }
     }
 
@@ -381,8 +394,50 @@ impl Session {
             .hands
             .is_some_and(|n| self.table.hands_played >= n);
         if self.table.is_over() || limit_reached {
-            self.hand = None;
-            self.finished = true;
+            // Close the table: everyone still seated confirms the final head.
+            let parts: Vec<Seat> = self
+                .table
+                .stacks
+                .iter()
+                .enumerate()
+                .filter(|(_, st)| st.is_some())
+                .map(|(s, _)| s as Seat)
+                .collect();
+            if parts.is_empty() {
+                self.hand = None;
+                self.finished = true;
+                return;
+            }
+            let n = parts.len();
+            let actors = parts
+                .iter()
+                .map(|s| xonly(&self.seat_keys[*s as usize]))
+                .collect();
+            self.hand = Some(HandRun {
+                no: self.table.hands_played,
+                parts,
+                actors,
+                step_no: 0,
+                kind: StepKind::End,
+                engine: None,
+                dealer: None,
+                size: 0,
+                shares: vec![None; n],
+                dice_commits: vec![None; n],
+                joint: None,
+                secret: None,
+                dice_secret: None,
+                deck: None,
+                tokens: BTreeMap::new(),
+                contributed: BTreeSet::new(),
+                dice_values: Vec::new(),
+                dealer_values: Vec::new(),
+                next_slot: 1,
+                batches: 0,
+                committed_at: Vec::new(),
+                produced: false,
+            });
+            self.open_step();
             return;
         }
         let parts: Vec<Seat> = self.table.active_seats().iter().map(|(s, _)| *s).collect();
@@ -552,6 +607,7 @@ impl Session {
                     tokens,
                 }
             }
+            StepKind::End => Body::End {},
             StepKind::Dice { slot, roller } if *roller != me => {
                 let r = h
                     .dice_secret
@@ -839,6 +895,20 @@ impl Session {
                     .unwrap_or_default();
                 self.on_show(&id, seat, idx, positions, tokens)
             }
+            (StepKind::End, Body::End {}) => {
+                if !awaited.seats().contains(&seat) {
+                    return Err(out_of_turn("end"));
+                }
+                let h = self.hand.as_mut().expect("hand");
+                h.contributed.insert(seat);
+                if h.contributed.len() == h.parts.len() {
+                    let pos = (h.no, h.step_no);
+                    self.barriers_done.push(pos);
+                    self.hand = None;
+                    self.finished = true;
+                }
+                Ok(())
+            }
             (_, body) => Err(out_of_turn(body.name())),
         };
         result
@@ -1026,7 +1096,20 @@ impl Session {
         }
     }
 
+    /// Remembers that the step now closing was a barrier (every participant contributed).
+    fn close_step(&mut self) {
+        if let Some(h) = &self.hand {
+            if matches!(
+                h.kind,
+                StepKind::Keys | StepKind::Tokens { .. } | StepKind::Dice { .. } | StepKind::Show { .. }
+            ) {
+                self.barriers_done.push((h.no, h.step_no));
+            }
+        }
+    }
+
     fn next_step(&mut self, kind: StepKind) {
+        self.close_step();
         let h = self.hand.as_mut().expect("hand");
         h.step_no += 1;
         h.kind = kind;
@@ -1231,6 +1314,7 @@ impl Session {
     }
 
     fn finish_hand(&mut self) {
+        self.close_step();
         let h = self.hand.take().expect("hand");
         let engine = h.engine.expect("engine");
         debug_assert_eq!(engine.phase, Phase::Done);
@@ -1249,6 +1333,17 @@ impl Session {
             final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
             result: engine.result.clone(),
             forfeits: Vec::new(),
+            shown: engine
+                .players
+                .iter()
+                .filter(|p| p.cards.iter().any(|c| c.revealed))
+                .map(|p| {
+                    (
+                        p.seat,
+                        p.cards.iter().filter(|c| c.revealed).filter_map(|c| c.card).collect(),
+                    )
+                })
+                .collect(),
         });
         self.start_hand();
     }
@@ -1299,6 +1394,7 @@ impl Session {
             result: None,
             forfeits: offenders.iter().map(|s| (*s, reason.to_string())).collect(),
             final_stacks: finals,
+            shown: Vec::new(),
         });
         self.buffer.retain(|(_, p)| p.hand > h.no);
         self.start_hand();
@@ -1337,6 +1433,7 @@ impl Session {
         self.table = snap.table;
         self.hands.truncate(snap.hands_len);
         self.finished = snap.finished;
+        self.barriers_done.retain(|b| *b < (hand, step));
         // Events seen since may now apply (or be void): look at them again.
         let table = self.spec.table.clone();
         let mut again: Vec<(Event, Payload)> = self
@@ -1428,6 +1525,12 @@ impl Session {
 
     fn apply_timeout(&mut self, step: u32, missing: Vec<Seat>) {
         let awaited = self.awaiting();
+        if matches!(awaited, Await::End(_)) {
+            // The table is over; a missing confirmation changes no chip.
+            self.hand = None;
+            self.finished = true;
+            return;
+        }
         let hand_no = self.position().0;
         if let Await::Move(actor) = awaited {
             if missing == [actor] {
@@ -1483,6 +1586,12 @@ impl Session {
             .filter_map(|id| self.events_by_id.get(&id))
             .map(|e| e.as_json())
             .collect();
+        // Two large shuffle events may not fit one event: then name them; relays keep both.
+        let evs = if evs.iter().map(String::len).sum::<usize>() > wire::MAX_EVENT_BYTES - 4096 {
+            vec![a.to_string(), b.to_string()]
+        } else {
+            evs
+        };
         if self.me.is_some() && evs.len() == 2 {
             let p = self.payload(Body::Evidence {
                 offender: seat,
@@ -1494,10 +1603,13 @@ impl Session {
         // A hand every participant has finished is final: finishing it took everyone's
         // contributions on one chain, so a second event signed later changed nobody's view. It
         // is recorded and published as evidence, but it rolls nothing back.
-        let (now_hand, now_step, _) = self.position();
-        if hand != now_hand || self.finished {
+        // A completed barrier after the forked step pinned every participant to one branch: the
+        // second event changed nobody's view, so it is evidence only. Otherwise the equivocator
+        // forfeits the hand at that step (rolling back if this client moved past it).
+        if self.barriers_done.iter().any(|b| *b > (hand, step)) {
             return;
         }
+        let (now_hand, now_step, _) = self.position();
         if (hand, step) == (now_hand, now_step) || self.restore(hand, step) {
             self.resolved.insert((hand, step));
             self.forfeit(&[seat], step, "signed two different events for one step");

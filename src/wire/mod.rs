@@ -114,9 +114,13 @@ pub enum Body {
     Dice { die: DiceMsg },
     /// Showdown: public tokens for the sender's own cards (parallel).
     Show { tokens: Vec<TokenMsg> },
+    /// Table end (parallel): every seated player confirms the final chain head, so the last
+    /// hand is pinned by everyone like every earlier one is by the next hand's key shares.
+    End {},
     /// A timeout vote: the sender's deadline for the step at `prev` passed without these seats.
     Vote { missing: Vec<Seat> },
-    /// Proof of misconduct: the offending signed events, verbatim.
+    /// Proof of misconduct: the offending signed events, verbatim (or their ids when both would
+    /// not fit in one event; relays keep the originals).
     Evidence {
         offender: Seat,
         reason: String,
@@ -153,6 +157,7 @@ impl Body {
             Body::Move { .. } => "move",
             Body::Dice { .. } => "dice",
             Body::Show { .. } => "show",
+            Body::End {} => "end",
             Body::Vote { .. } => "vote",
             Body::Evidence { .. } => "evidence",
         }
@@ -256,6 +261,9 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         id: id.clone(),
         reason,
     };
+    if spec.game != "tolerance" {
+        return Err(malformed(format!("game '{}' is not one this client plays", spec.game)));
+    }
     if event.tags.identifier() != Some(spec.table.as_str()) {
         return Err(malformed("the d tag differs from the table id".into()));
     }
