@@ -26,15 +26,19 @@ fn hands(c: &mut Criterion) {
         let mut oracle = Oracle::new(StdRng::seed_from_u64(1));
         let mut rng = StdRng::seed_from_u64(2);
         group.throughput(Throughput::Elements(1));
-        group.bench_with_input(BenchmarkId::new("random_bots", players), &setup, |b, setup| {
-            b.iter(|| {
-                let mut hand = Hand::new(setup).unwrap();
-                play_out(&mut hand, &mut oracle, 10_000, |_, _, legal| {
-                    *legal.choose(&mut rng).unwrap()
+        group.bench_with_input(
+            BenchmarkId::new("random_bots", players),
+            &setup,
+            |b, setup| {
+                b.iter(|| {
+                    let mut hand = Hand::new(setup).unwrap();
+                    play_out(&mut hand, &mut oracle, 10_000, |_, _, legal| {
+                        *legal.choose(&mut rng).unwrap()
+                    })
+                    .unwrap()
                 })
-                .unwrap()
-            })
-        });
+            },
+        );
     }
     group.finish();
 }

@@ -117,7 +117,11 @@ impl PlayingCard {
             "Q" => 12,
             "K" => 13,
             "T" => 10,
-            n => n.parse::<u8>().ok().filter(|v| (2..=10).contains(v)).ok_or_else(bad)?,
+            n => n
+                .parse::<u8>()
+                .ok()
+                .filter(|v| (2..=10).contains(v))
+                .ok_or_else(bad)?,
         };
         let suit = match su {
             "C" => Suit::Clubs,

@@ -14,7 +14,11 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "tolerance", version, about = "Trustless table games over Nostr relays")]
+#[command(
+    name = "tolerance",
+    version,
+    about = "Trustless table games over Nostr relays"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -223,8 +227,8 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
     let mut lines = stdin.lock().lines();
     let mut played = 0;
     while !table.is_over() && args.hands.is_none_or(|h| played < h) {
-        let mut hand = Hand::new(&table.next_hand().map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
+        let mut hand =
+            Hand::new(&table.next_hand().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
         let mut shown = 0;
         loop {
             let view = hand.view(Some(0));
@@ -287,7 +291,11 @@ async fn serve_relay(addr: std::net::SocketAddr, db: Option<PathBuf>) -> Result<
     .await
     .map_err(|e| e.to_string())?;
     match &db {
-        Some(dir) => println!("relay listening on {} (events in {})", relay.url(), dir.display()),
+        Some(dir) => println!(
+            "relay listening on {} (events in {})",
+            relay.url(),
+            dir.display()
+        ),
         None => println!("relay listening on {} (events in memory only)", relay.url()),
     }
     tokio::signal::ctrl_c().await.map_err(|e| e.to_string())?;

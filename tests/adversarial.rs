@@ -123,7 +123,10 @@ async fn a_stalling_player_is_checked_or_folded_by_timeout() {
     let run = run_demo(o, |_| {}).await.unwrap();
     assert!(run.summary.clients_agree, "{:?}", run.summary);
     chips_conserved(&run);
-    assert!(forfeits(&run).is_empty(), "a missed move is a timeout, not a forfeit");
+    assert!(
+        forfeits(&run).is_empty(),
+        "a missed move is a timeout, not a forfeit"
+    );
     assert_eq!(run.summary.hands, 1);
 }
 
@@ -169,7 +172,8 @@ async fn an_illegal_bet_is_rejected_and_attributed() {
     chips_conserved(&run);
     for v in honest_violations(&run, 1) {
         assert!(
-            v.iter().any(|v| v.culprit() == Some(1) && v.to_string().contains("raise")),
+            v.iter()
+                .any(|v| v.culprit() == Some(1) && v.to_string().contains("raise")),
             "{v:?}"
         );
     }
@@ -247,7 +251,9 @@ async fn a_fork_is_proven_and_the_equivocator_forfeits() {
                     action: if *action == Fold { Call } else { Fold },
                     die: None,
                 };
-                let ev = wire::log_event(&host, &other).sign_with_keys(&cheat).unwrap();
+                let ev = wire::log_event(&host, &other)
+                    .sign_with_keys(&cheat)
+                    .unwrap();
                 Some(TamperAction::SendAlso(Box::new(ev)))
             }
             _ => None,

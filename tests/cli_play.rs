@@ -53,7 +53,15 @@ fn local_play_says_it_is_local() {
 #[test]
 fn a_dead_relay_gives_a_clear_error() {
     let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args(["demo", "--players", "2", "--hands", "1", "--relay", "ws://127.0.0.1:9"])
+        .args([
+            "demo",
+            "--players",
+            "2",
+            "--hands",
+            "1",
+            "--relay",
+            "ws://127.0.0.1:9",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

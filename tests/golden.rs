@@ -52,7 +52,10 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("tolerance-golden-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        (r#"{"seats": [], "dealer": 0, "deck": [], "actions": []}"#, "2 to 20 players"),
+        (
+            r#"{"seats": [], "dealer": 0, "deck": [], "actions": []}"#,
+            "2 to 20 players",
+        ),
         (
             r#"{"seats": [{"seat":0,"stack":10},{"seat":1,"stack":10}], "dealer": 0, "deck": ["ZZ"], "actions": []}"#,
             "not a card name",

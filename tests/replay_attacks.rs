@@ -31,7 +31,10 @@ async fn finished_table(relay: &str, players: u8) -> (PublicKey, String, Vec<Eve
         .await
         .unwrap();
     let events = pool
-        .fetch(vec![wire::log_filter(&run.host, &run.table)], Duration::from_secs(5))
+        .fetch(
+            vec![wire::log_filter(&run.host, &run.table)],
+            Duration::from_secs(5),
+        )
         .await
         .unwrap();
     (run.host, run.table, events, keys)
@@ -39,21 +42,29 @@ async fn finished_table(relay: &str, players: u8) -> (PublicKey, String, Vec<Eve
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_replayed_and_oversized_events_are_rejected() {
-    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default()).await.unwrap();
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+        .await
+        .unwrap();
     let url = relay.url().to_string();
     let (host, table, events, keys) = finished_table(&url, 2).await;
     let (_, other_table, other_events, _) = finished_table(&url, 2).await;
     let pool = RelayPool::connect(Keys::generate(), [&url], PoolConfig::default())
         .await
         .unwrap();
-    let spec = fetch_table(&pool, &host, &table, Duration::from_secs(5)).await.unwrap();
+    let spec = fetch_table(&pool, &host, &table, Duration::from_secs(5))
+        .await
+        .unwrap();
 
     // Honest replay first: the spectator reaches the end with no violation.
     let mut clean = Session::new(spec.clone(), host, None).unwrap();
     for e in &events {
         clean.handle(e);
     }
-    assert!(clean.is_finished() && clean.violations.is_empty(), "{:?}", clean.violations);
+    assert!(
+        clean.is_finished() && clean.violations.is_empty(),
+        "{:?}",
+        clean.violations
+    );
 
     let mut s = Session::new(spec, host, None).unwrap();
     let mut bad = Vec::new();
@@ -81,9 +92,13 @@ async fn forged_replayed_and_oversized_events_are_rejected() {
         reason: "x".repeat(70_000),
         events: vec![],
     };
-    let big = wire::log_event(&host, &big_payload).sign_with_keys(&keys[0]).unwrap();
+    let big = wire::log_event(&host, &big_payload)
+        .sign_with_keys(&keys[0])
+        .unwrap();
     // 5. A stranger's event.
-    let stranger = wire::log_event(&host, &payload).sign_with_keys(&Keys::generate()).unwrap();
+    let stranger = wire::log_event(&host, &payload)
+        .sign_with_keys(&Keys::generate())
+        .unwrap();
 
     for e in &events {
         s.handle(e);
@@ -112,7 +127,10 @@ async fn forged_replayed_and_oversized_events_are_rejected() {
         "{v_big:?}"
     );
     assert!(
-        matches!(&v_stranger[..], [Violation::NotSeated { .. }] | [Violation::Wire { .. }]),
+        matches!(
+            &v_stranger[..],
+            [Violation::NotSeated { .. }] | [Violation::Wire { .. }]
+        ),
         "{v_stranger:?}"
     );
     // Nothing changed the result.

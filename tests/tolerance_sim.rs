@@ -126,7 +126,11 @@ fn a_hundred_thousand_random_hands_conserve_chips() {
             let outcome = hand.outcome().unwrap();
             assert_eq!(outcome.payoffs.iter().map(|p| p.1).sum::<i64>(), 0);
             table.record(&hand).unwrap();
-            assert_eq!(table.total_chips(), before, "chips conserved across the hand");
+            assert_eq!(
+                table.total_chips(),
+                before,
+                "chips conserved across the hand"
+            );
             assert_eq!(
                 table.chips_in - table.chips_out,
                 table.total_chips(),

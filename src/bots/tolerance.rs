@@ -28,7 +28,8 @@ fn phi(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x.abs() / std::f64::consts::SQRT_2);
     let poly = t
         * (0.254_829_592
-            + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     let erf = 1.0 - poly * (-(x * x) / 2.0).exp();
     if x >= 0.0 {
         0.5 * (1.0 + erf)
@@ -123,7 +124,11 @@ impl<R: Rng> HeuristicBot<R> {
             .flatten()
             .filter(|c| PlayingCard::from_id(**c).rank == 1)
             .count();
-        let upgrades = me.rolls.iter().filter(|r| r.target == s && r.die == s).count();
+        let upgrades = me
+            .rolls
+            .iter()
+            .filter(|r| r.target == s && r.die == s)
+            .count();
         let super_ace = view.rules.super_ace && aces > upgrades;
         let score = |points: f64| Self::win_chance(view, points + after_mean, after_var);
         let mut best = (score(base), Action::Pass);

@@ -61,7 +61,11 @@ pub enum ChanceRequest {
     /// Card at `position` is shown to everyone (showdown, a face-up deal).
     Reveal { position: u16 },
     /// `count` public dice with `sides` faces, rolled for `by` (the seat that asked, if any).
-    RollPublic { sides: u8, count: u8, by: Option<Seat> },
+    RollPublic {
+        sides: u8,
+        count: u8,
+        by: Option<Seat>,
+    },
     /// `count` private dice that only `owner` learns until [`ChanceRequest::OpenPrivate`].
     RollPrivate { owner: Seat, sides: u8, count: u8 },
     /// Everyone learns the private dice `owner` rolled as its roll number `roll`.
@@ -74,12 +78,27 @@ pub enum ChanceRequest {
 pub enum ChanceOutcome {
     Shuffled,
     /// `card` is `Some` only in the recipient's state (and in full-information simulation).
-    Dealt { position: u16, card: Option<CardId> },
-    Revealed { position: u16, card: CardId },
-    Rolled { values: Vec<u8> },
+    Dealt {
+        position: u16,
+        card: Option<CardId>,
+    },
+    Revealed {
+        position: u16,
+        card: CardId,
+    },
+    Rolled {
+        values: Vec<u8>,
+    },
     /// `values` is `Some` only in the owner's state (and in full-information simulation).
-    RolledPrivate { owner: Seat, values: Option<Vec<u8>> },
-    Opened { owner: Seat, roll: u32, values: Vec<u8> },
+    RolledPrivate {
+        owner: Seat,
+        values: Option<Vec<u8>>,
+    },
+    Opened {
+        owner: Seat,
+        roll: u32,
+        values: Vec<u8>,
+    },
 }
 
 impl ChanceOutcome {

@@ -45,9 +45,12 @@ impl<R: Rng> Oracle<R> {
 }
 
 fn card_at(deck: &[CardId], position: u16) -> Result<CardId, String> {
-    deck.get(position as usize)
-        .copied()
-        .ok_or_else(|| format!("position {position} is past the end of a {}-card deck", deck.len()))
+    deck.get(position as usize).copied().ok_or_else(|| {
+        format!(
+            "position {position} is past the end of a {}-card deck",
+            deck.len()
+        )
+    })
 }
 
 impl<R: Rng> ChanceSource for Oracle<R> {
@@ -68,14 +71,18 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                 card: card_at(&self.deck, *position)?,
             },
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
-                values: (0..*count).map(|_| self.rng.gen_range(1..=*sides)).collect(),
+                values: (0..*count)
+                    .map(|_| self.rng.gen_range(1..=*sides))
+                    .collect(),
             },
             ChanceRequest::RollPrivate {
                 owner,
                 sides,
                 count,
             } => {
-                let values: Vec<u8> = (0..*count).map(|_| self.rng.gen_range(1..=*sides)).collect();
+                let values: Vec<u8> = (0..*count)
+                    .map(|_| self.rng.gen_range(1..=*sides))
+                    .collect();
                 self.private.entry(*owner).or_default().push(values.clone());
                 ChanceOutcome::RolledPrivate {
                     owner: *owner,
@@ -144,9 +151,10 @@ impl ChanceSource for Script {
             }
             ChanceRequest::Deal { position, .. } => ChanceOutcome::Dealt {
                 position: *position,
-                card: Some(card_at(&self.deck, *position).map_err(|e| {
-                    format!("the script's deck is too short: {e}")
-                })?),
+                card: Some(
+                    card_at(&self.deck, *position)
+                        .map_err(|e| format!("the script's deck is too short: {e}"))?,
+                ),
             },
             ChanceRequest::Reveal { position } => ChanceOutcome::Revealed {
                 position: *position,
@@ -272,8 +280,8 @@ pub fn simulate<G: Game>(
     } else {
         Vec::new()
     };
-    let mut oracle_rng =
-        <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng).map_err(|e| e.to_string())?;
+    let mut oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+        .map_err(|e| e.to_string())?;
     let mut oracle = Oracle::new(&mut oracle_rng);
     let mut report = SimReport::default();
 
@@ -307,7 +315,9 @@ pub fn simulate<G: Game>(
                 }
                 if let Some(seat) = viewer {
                     if replica.legal_actions(*seat) != god.legal_actions(*seat) {
-                        return Err(ctx(format!("seat {seat}'s legal moves depend on hidden data")));
+                        return Err(ctx(format!(
+                            "seat {seat}'s legal moves depend on hidden data"
+                        )));
                     }
                 }
             }
@@ -372,7 +382,9 @@ pub fn simulate<G: Game>(
                     ToAct::Seats(v) => v.clone(),
                     _ => unreachable!(),
                 };
-                let seat = *actors.choose(rng).ok_or_else(|| ctx("nobody to act".into()))?;
+                let seat = *actors
+                    .choose(rng)
+                    .ok_or_else(|| ctx("nobody to act".into()))?;
                 let legal = god.legal_actions(seat);
                 if legal.is_empty() {
                     return Err(ctx(format!("seat {seat} must act but has no legal move")));
@@ -380,9 +392,11 @@ pub fn simulate<G: Game>(
                 if !legal.windows(2).all(|w| w[0] < w[1]) {
                     return Err(ctx(format!("legal moves not strictly sorted: {legal:?}")));
                 }
-                if god.timeout_action(seat).is_none_or(|a| !legal.contains(&a) && {
-                    let mut probe = god.clone();
-                    probe.apply(seat, &a).is_err()
+                if god.timeout_action(seat).is_none_or(|a| {
+                    !legal.contains(&a) && {
+                        let mut probe = god.clone();
+                        probe.apply(seat, &a).is_err()
+                    }
                 }) {
                     return Err(ctx(format!("seat {seat} has no legal timeout move")));
                 }
@@ -408,7 +422,9 @@ pub fn simulate<G: Game>(
                         }
                         let mut probe = god.clone();
                         if probe.apply(other, &legal[0]).is_ok() {
-                            return Err(ctx(format!("seat {other} was allowed to move out of turn")));
+                            return Err(ctx(format!(
+                                "seat {other} was allowed to move out of turn"
+                            )));
                         }
                         if probe != god {
                             return Err(ctx("an out-of-turn refusal changed the state".into()));
@@ -419,7 +435,9 @@ pub fn simulate<G: Game>(
                 god.apply(seat, &action).map_err(|e| ctx(e.to_string()))?;
                 for (viewer, replica) in viewers.iter().zip(replicas.iter_mut()) {
                     replica.apply(seat, &action).map_err(|e| {
-                        ctx(format!("viewer {viewer:?} refused {action:?} by {seat}: {e}"))
+                        ctx(format!(
+                            "viewer {viewer:?} refused {action:?} by {seat}: {e}"
+                        ))
                     })?;
                 }
                 report.moves += 1;

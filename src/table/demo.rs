@@ -196,9 +196,9 @@ pub async fn run_demo(
     let _ = printer.await;
     let ok: Vec<&ClientReport> = reports.iter().filter_map(|r| r.as_ref().ok()).collect();
     let clients_agree = ok.len() == reports.len()
-        && ok.windows(2).all(|w| {
-            w[0].hands == w[1].hands && w[0].final_stacks == w[1].final_stacks
-        });
+        && ok
+            .windows(2)
+            .all(|w| w[0].hands == w[1].hands && w[0].final_stacks == w[1].final_stacks);
     let violations: usize = ok.iter().map(|r| r.violations.len()).sum();
     let first = ok.first();
     // Chips still at the table plus chips that left it with forfeiting players.

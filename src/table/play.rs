@@ -79,11 +79,21 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             }
             let _ = line_tx.send(None);
         });
-        let names = |s: u8| if s == 0 { "you".to_string() } else { format!("bot {s}") };
+        let names = |s: u8| {
+            if s == 0 {
+                "you".to_string()
+            } else {
+                format!("bot {s}")
+            }
+        };
         let mut shown_log = (u64::MAX, 0usize);
         while let Some((view, legal)) = ask_rx.recv().await {
             let view: crate::games::tolerance::HandView = view;
-            let from = if shown_log.0 == view.hand_no { shown_log.1 } else { 0 };
+            let from = if shown_log.0 == view.hand_no {
+                shown_log.1
+            } else {
+                0
+            };
             for l in line::log_lines(&view, from, &names) {
                 println!("  · {l}");
             }
@@ -145,7 +155,10 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn is_raise_in_range(a: &crate::games::tolerance::Action, legal: &[crate::games::tolerance::Action]) -> bool {
+fn is_raise_in_range(
+    a: &crate::games::tolerance::Action,
+    legal: &[crate::games::tolerance::Action],
+) -> bool {
     use crate::games::tolerance::Action;
     let Action::Raise { to } = a else {
         return false;

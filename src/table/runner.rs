@@ -89,7 +89,9 @@ pub async fn fetch_table(
             return wire::parse_table(ev).map_err(|e| e.to_string());
         }
         if Instant::now() > deadline {
-            return Err(format!("table {table} by {host} was not found on the relays"));
+            return Err(format!(
+                "table {table} by {host} was not found on the relays"
+            ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -112,7 +114,10 @@ async fn publish(
         }
         tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
     }
-    Err(format!("no relay accepted our {} event: {last}", payload.body.name()))
+    Err(format!(
+        "no relay accepted our {} event: {last}",
+        payload.body.name()
+    ))
 }
 
 /// Runs a client until the table ends (or nothing happens for `idle_timeout`).
@@ -170,7 +175,13 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 Err(e) => return Err(e),
             };
             if debug() {
-                eprintln!("[{me:?}] sent {} h{} s{} {}", payload.body.name(), payload.hand, payload.step, ev.id);
+                eprintln!(
+                    "[{me:?}] sent {} h{} s{} {}",
+                    payload.body.name(),
+                    payload.hand,
+                    payload.step,
+                    ev.id
+                );
             }
             published += 1;
             if let Some(ev) = extra {
@@ -191,7 +202,8 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
             let action = match &mut cfg.decider {
                 Decider::Bot(bot) => Some(bot.choose(&view, &legal)),
                 Decider::Human { ask, answer } => {
-                    ask.send((view, legal)).map_err(|_| "the interface closed")?;
+                    ask.send((view, legal))
+                        .map_err(|_| "the interface closed")?;
                     Some(answer.recv().await.ok_or("the interface closed")?)
                 }
                 Decider::Watch => None,
@@ -210,7 +222,11 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         if Instant::now() >= vote_at {
             if session.vote() {
                 if debug() {
-                    eprintln!("[{me:?}] voting at {:?}: {:?}", session.position(), session.awaiting());
+                    eprintln!(
+                        "[{me:?}] voting at {:?}: {:?}",
+                        session.position(),
+                        session.awaiting()
+                    );
                 }
                 next_vote = Some(Instant::now() + session.deadline());
                 continue;
@@ -220,8 +236,16 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         let wait = cfg
             .idle_timeout
             .saturating_sub(last_progress.elapsed())
-            .min(vote_at.saturating_duration_since(Instant::now()).max(Duration::from_millis(1)));
-        if cfg.idle_timeout.saturating_sub(last_progress.elapsed()).is_zero() {
+            .min(
+                vote_at
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_millis(1)),
+            );
+        if cfg
+            .idle_timeout
+            .saturating_sub(last_progress.elapsed())
+            .is_zero()
+        {
             return Err(format!(
                 "no progress for {:?}; waiting for {:?}",
                 cfg.idle_timeout,
@@ -242,7 +266,13 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
             for ev in &batch {
                 let v = session.handle(ev);
                 if debug() {
-                    eprintln!("[{me:?}] got {} -> {:?} now {:?} {:?}", ev.id, v, session.position(), session.awaiting());
+                    eprintln!(
+                        "[{me:?}] got {} -> {:?} now {:?} {:?}",
+                        ev.id,
+                        v,
+                        session.position(),
+                        session.awaiting()
+                    );
                 }
             }
             session

@@ -38,7 +38,11 @@ pub enum Violation {
         expected: String,
     },
     #[error("event {id} by seat {seat}: {reason}")]
-    Invalid { id: String, seat: Seat, reason: String },
+    Invalid {
+        id: String,
+        seat: Seat,
+        reason: String,
+    },
     #[error("seat {seat} signed two different events for hand {hand} step {step} ({a}, {b})")]
     Fork {
         seat: Seat,
@@ -235,8 +239,7 @@ impl Session {
         }
         let players: Vec<(Seat, Option<u64>)> =
             (0..seat_keys.len() as Seat).map(|s| (s, None)).collect();
-        let table =
-            Table::new(spec.variant.clone(), &players, 0).map_err(|e| e.to_string())?;
+        let table = Table::new(spec.variant.clone(), &players, 0).map_err(|e| e.to_string())?;
         let mut s = Session {
             head: spec.table.clone(),
             spec,
@@ -580,7 +583,11 @@ impl Session {
                     if *to == me {
                         continue;
                     }
-                    let ridx = h.parts.iter().position(|s| s == to).expect("dealt to a player");
+                    let ridx = h
+                        .parts
+                        .iter()
+                        .position(|s| s == to)
+                        .expect("dealt to a player");
                     let ctx = self.ctx(
                         h,
                         idx,
@@ -763,7 +770,11 @@ impl Session {
                         self.buffer.remove(i);
                         let fork = match &v {
                             Violation::Fork {
-                                seat, hand, step, a, b,
+                                seat,
+                                hand,
+                                step,
+                                a,
+                                b,
                             } => Some((*seat, *hand, *step, a.clone(), b.clone())),
                             _ => None,
                         };
@@ -858,20 +869,41 @@ impl Session {
         let idx = h.parts.iter().position(|s| *s == seat);
         let step_kind = h.kind.clone();
         let result = match (&step_kind, p.body) {
-            (StepKind::Keys, Body::Keys { share, dice: dcommit }) => {
-                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("keys"))?;
+            (
+                StepKind::Keys,
+                Body::Keys {
+                    share,
+                    dice: dcommit,
+                },
+            ) => {
+                let idx = idx
+                    .filter(|_| awaited.seats().contains(&seat))
+                    .ok_or_else(|| out_of_turn("keys"))?;
                 self.on_keys(&id, seat, idx, &share, &dcommit)
             }
-            (StepKind::Shuffle { index }, Body::Shuffle { deck, proof, dealer_die }) => {
+            (
+                StepKind::Shuffle { index },
+                Body::Shuffle {
+                    deck,
+                    proof,
+                    dealer_die,
+                },
+            ) => {
                 if h.parts[*index as usize] != seat {
                     return Err(out_of_turn("shuffle"));
                 }
                 self.on_shuffle(&id, seat, *index, &deck, &proof, dealer_die)
             }
             (StepKind::Tokens { batch, deals }, Body::Tokens { batch: b, tokens }) => {
-                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("tokens"))?;
+                let idx = idx
+                    .filter(|_| awaited.seats().contains(&seat))
+                    .ok_or_else(|| out_of_turn("tokens"))?;
                 if b != *batch {
-                    return Err(Self::invalid(&id, seat, format!("token batch {b}, expected {batch}")));
+                    return Err(Self::invalid(
+                        &id,
+                        seat,
+                        format!("token batch {b}, expected {batch}"),
+                    ));
                 }
                 self.on_tokens(&id, seat, idx, deals.clone(), tokens)
             }
@@ -882,12 +914,16 @@ impl Session {
                 self.on_move(&id, seat, action, die)
             }
             (StepKind::Dice { slot, roller }, Body::Dice { die }) => {
-                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("dice"))?;
+                let idx = idx
+                    .filter(|_| awaited.seats().contains(&seat))
+                    .ok_or_else(|| out_of_turn("dice"))?;
                 let _ = roller;
                 self.on_dice(&id, seat, idx, *slot, die)
             }
             (StepKind::Show { owners }, Body::Show { tokens }) => {
-                let idx = idx.filter(|_| awaited.seats().contains(&seat)).ok_or_else(|| out_of_turn("show"))?;
+                let idx = idx
+                    .filter(|_| awaited.seats().contains(&seat))
+                    .ok_or_else(|| out_of_turn("show"))?;
                 let positions = owners
                     .iter()
                     .find(|(o, _)| *o == seat)
@@ -948,10 +984,21 @@ impl Session {
         Ok(())
     }
 
-    fn verify_die(&self, id: &str, seat: Seat, idx: usize, msg: &DiceMsg, slot: u32) -> Result<dice::VerifiedValue, Violation> {
+    fn verify_die(
+        &self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        msg: &DiceMsg,
+        slot: u32,
+    ) -> Result<dice::VerifiedValue, Violation> {
         let h = self.hand.as_ref().expect("hand");
         if msg.slot != slot {
-            return Err(Self::invalid(id, seat, format!("dice slot {}, expected {slot}", msg.slot)));
+            return Err(Self::invalid(
+                id,
+                seat,
+                format!("dice slot {}, expected {slot}", msg.slot),
+            ));
         }
         let commit = h.dice_commits[idx].as_ref().expect("keys done");
         let reveal = dice::DiceReveal::from_base64(&msg.reveal, commit.depth)
@@ -975,13 +1022,23 @@ impl Session {
         let idx = index as usize;
         let die = match (h.no, dealer_die) {
             (0, Some(m)) => Some(self.verify_die(id, seat, idx, &m, 0)?),
-            (0, None) => return Err(Self::invalid(id, seat, "hand 0 shuffles carry the dealer die")),
-            (_, Some(_)) => return Err(Self::invalid(id, seat, "only hand 0 carries a dealer die")),
+            (0, None) => {
+                return Err(Self::invalid(
+                    id,
+                    seat,
+                    "hand 0 shuffles carry the dealer die",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(Self::invalid(id, seat, "only hand 0 carries a dealer die"))
+            }
             (_, None) => None,
         };
         let ctx = self.ctx(h, idx, FairStep::Shuffle { index });
-        let deck_bytes = fair::from_base64("deck", deck).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
-        let proof_bytes = fair::from_base64("proof", proof).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let deck_bytes =
+            fair::from_base64("deck", deck).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let proof_bytes = fair::from_base64("proof", proof)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
         let verified = fair::verify_shuffle_bytes(
             &ctx,
             h.joint.as_ref().expect("keys done"),
@@ -1045,7 +1102,11 @@ impl Session {
                 self.next_step(StepKind::Move);
                 Ok(())
             }
-            ToAct::Seats(_) => Err(Self::invalid(id, seat, "Tolerance has no simultaneous moves")),
+            ToAct::Seats(_) => Err(Self::invalid(
+                id,
+                seat,
+                "Tolerance has no simultaneous moves",
+            )),
             ToAct::Chance(reqs) => {
                 // The shuffle is already done by the protocol: answer it at once.
                 if let Some(ChanceRequest::Shuffle { .. }) = reqs.first() {
@@ -1089,7 +1150,11 @@ impl Session {
                     }
                     self.next_step(StepKind::Show { owners });
                 } else {
-                    return Err(Self::invalid(id, seat, format!("unexpected chance {reqs:?}")));
+                    return Err(Self::invalid(
+                        id,
+                        seat,
+                        format!("unexpected chance {reqs:?}"),
+                    ));
                 }
                 Ok(())
             }
@@ -1101,7 +1166,10 @@ impl Session {
         if let Some(h) = &self.hand {
             if matches!(
                 h.kind,
-                StepKind::Keys | StepKind::Tokens { .. } | StepKind::Dice { .. } | StepKind::Show { .. }
+                StepKind::Keys
+                    | StepKind::Tokens { .. }
+                    | StepKind::Dice { .. }
+                    | StepKind::Show { .. }
             ) {
                 self.barriers_done.push((h.no, h.step_no));
             }
@@ -1130,19 +1198,41 @@ impl Session {
         tokens: Vec<TokenMsg>,
     ) -> Result<(), Violation> {
         let h = self.hand.as_ref().expect("hand");
-        let expected: Vec<(u16, Seat)> = deals.iter().copied().filter(|(_, to)| *to != seat).collect();
+        let expected: Vec<(u16, Seat)> = deals
+            .iter()
+            .copied()
+            .filter(|(_, to)| *to != seat)
+            .collect();
         if tokens.len() != expected.len() {
-            return Err(Self::invalid(id, seat, format!("{} tokens, expected {}", tokens.len(), expected.len())));
+            return Err(Self::invalid(
+                id,
+                seat,
+                format!("{} tokens, expected {}", tokens.len(), expected.len()),
+            ));
         }
         let share = h.shares[idx].as_ref().expect("keys done");
         let deck = h.deck.as_ref().expect("shuffled");
         let mut verified = Vec::with_capacity(tokens.len());
         for (t, (pos, to)) in tokens.iter().zip(&expected) {
             if t.position != *pos || t.to != Some(*to) {
-                return Err(Self::invalid(id, seat, format!("token for position {} to {:?}, expected {pos} to {to}", t.position, t.to)));
+                return Err(Self::invalid(
+                    id,
+                    seat,
+                    format!(
+                        "token for position {} to {:?}, expected {pos} to {to}",
+                        t.position, t.to
+                    ),
+                ));
             }
             let ridx = h.parts.iter().position(|s| s == to).expect("player");
-            let ctx = self.ctx(h, idx, FairStep::Reveal { position: *pos, recipient: Some(ridx as u16) });
+            let ctx = self.ctx(
+                h,
+                idx,
+                FairStep::Reveal {
+                    position: *pos,
+                    recipient: Some(ridx as u16),
+                },
+            );
             let tok = fair::RevealToken::from_base64(&t.token)
                 .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
                 .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
@@ -1167,13 +1257,24 @@ impl Session {
                 ChanceRequest::Shuffle { .. } => ChanceOutcome::Shuffled,
                 ChanceRequest::Deal { position, to } => {
                     let card = if Some(*to) == self.me {
-                        Some(self.open_own(*position).map_err(|e| Self::invalid(id, seat, format!("cannot open my card: {e}")))?)
+                        Some(self.open_own(*position).map_err(|e| {
+                            Self::invalid(id, seat, format!("cannot open my card: {e}"))
+                        })?)
                     } else {
                         None
                     };
-                    ChanceOutcome::Dealt { position: *position, card }
+                    ChanceOutcome::Dealt {
+                        position: *position,
+                        card,
+                    }
                 }
-                other => return Err(Self::invalid(id, seat, format!("unexpected chance {other:?}"))),
+                other => {
+                    return Err(Self::invalid(
+                        id,
+                        seat,
+                        format!("unexpected chance {other:?}"),
+                    ))
+                }
             });
         }
         let h = self.hand.as_mut().expect("hand");
@@ -1188,24 +1289,54 @@ impl Session {
     fn open_own(&self, position: u16) -> Result<CardId, String> {
         let h = self.hand.as_ref().expect("hand");
         let idx = self.my_index().ok_or("not seated")?;
-        let ctx = self.ctx(h, idx, FairStep::Reveal { position, recipient: Some(idx as u16) });
+        let ctx = self.ctx(
+            h,
+            idx,
+            FairStep::Reveal {
+                position,
+                recipient: Some(idx as u16),
+            },
+        );
         let joint = h.joint.as_ref().ok_or("no joint key")?;
         let deck = h.deck.as_ref().ok_or("no deck")?;
-        let own = fair::own_token(&mut OsRng, h.secret.as_ref().ok_or("no secret")?, joint, &ctx, deck)
-            .map_err(|e| e.to_string())?;
-        let mut all: Vec<fair::VerifiedToken> = h.tokens.get(&position).cloned().unwrap_or_default();
+        let own = fair::own_token(
+            &mut OsRng,
+            h.secret.as_ref().ok_or("no secret")?,
+            joint,
+            &ctx,
+            deck,
+        )
+        .map_err(|e| e.to_string())?;
+        let mut all: Vec<fair::VerifiedToken> =
+            h.tokens.get(&position).cloned().unwrap_or_default();
         all.push(own);
         let card = fair::open_card(joint, deck, position, &all).map_err(|e| e.to_string())?;
         Ok(CardId(card as u16))
     }
 
-    fn on_move(&mut self, id: &str, seat: Seat, action: Action, die: Option<DiceMsg>) -> Result<(), Violation> {
+    fn on_move(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        action: Action,
+        die: Option<DiceMsg>,
+    ) -> Result<(), Violation> {
         let h = self.hand.as_ref().expect("hand");
         let idx = h.parts.iter().position(|s| *s == seat).expect("player");
         let value = match (action, &die) {
-            (Action::Roll { .. }, Some(m)) => Some(self.verify_die(id, seat, idx, m, h.next_slot)?),
-            (Action::Roll { .. }, None) => return Err(Self::invalid(id, seat, "a roll must carry the roller's dice value")),
-            (_, Some(_)) => return Err(Self::invalid(id, seat, "only a roll carries a dice value")),
+            (Action::Roll { .. }, Some(m)) => {
+                Some(self.verify_die(id, seat, idx, m, h.next_slot)?)
+            }
+            (Action::Roll { .. }, None) => {
+                return Err(Self::invalid(
+                    id,
+                    seat,
+                    "a roll must carry the roller's dice value",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(Self::invalid(id, seat, "only a roll carries a dice value"))
+            }
             (_, None) => None,
         };
         let h = self.hand.as_mut().expect("hand");
@@ -1229,7 +1360,14 @@ impl Session {
         self.after_engine_change(id, seat)
     }
 
-    fn on_dice(&mut self, id: &str, seat: Seat, idx: usize, slot: u32, die: DiceMsg) -> Result<(), Violation> {
+    fn on_dice(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        slot: u32,
+        die: DiceMsg,
+    ) -> Result<(), Violation> {
         let v = self.verify_die(id, seat, idx, &die, slot)?;
         self.stats.dice_verified += 1;
         let h = self.hand.as_mut().expect("hand");
@@ -1254,26 +1392,49 @@ impl Session {
             sides: *sides,
             count: *count,
         };
-        let values = dice::public_roll(&roll, &h.dice_values).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+        let values = dice::public_roll(&roll, &h.dice_values)
+            .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
         engine
             .apply_chance(&[ChanceOutcome::Rolled { values }])
             .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
         self.after_engine_change(id, seat)
     }
 
-    fn on_show(&mut self, id: &str, seat: Seat, idx: usize, positions: Vec<u16>, tokens: Vec<TokenMsg>) -> Result<(), Violation> {
+    fn on_show(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        positions: Vec<u16>,
+        tokens: Vec<TokenMsg>,
+    ) -> Result<(), Violation> {
         let h = self.hand.as_ref().expect("hand");
         if tokens.len() != positions.len() {
-            return Err(Self::invalid(id, seat, "showdown tokens must cover exactly the sender's cards"));
+            return Err(Self::invalid(
+                id,
+                seat,
+                "showdown tokens must cover exactly the sender's cards",
+            ));
         }
         let share = h.shares[idx].as_ref().expect("keys done");
         let deck = h.deck.as_ref().expect("shuffled");
         let mut verified = Vec::new();
         for (t, pos) in tokens.iter().zip(&positions) {
             if t.position != *pos || t.to.is_some() {
-                return Err(Self::invalid(id, seat, format!("showdown token for position {} to {:?}", t.position, t.to)));
+                return Err(Self::invalid(
+                    id,
+                    seat,
+                    format!("showdown token for position {} to {:?}", t.position, t.to),
+                ));
             }
-            let ctx = self.ctx(h, idx, FairStep::Reveal { position: *pos, recipient: None });
+            let ctx = self.ctx(
+                h,
+                idx,
+                FairStep::Reveal {
+                    position: *pos,
+                    recipient: None,
+                },
+            );
             let tok = fair::RevealToken::from_base64(&t.token)
                 .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
                 .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
@@ -1285,7 +1446,9 @@ impl Session {
             h.tokens.entry(pos).or_default().push(t);
         }
         h.contributed.insert(seat);
-        let StepKind::Show { owners } = &h.kind else { unreachable!() };
+        let StepKind::Show { owners } = &h.kind else {
+            unreachable!()
+        };
         if owners.iter().any(|(o, _)| !h.contributed.contains(o)) {
             return Ok(());
         }
@@ -1301,8 +1464,12 @@ impl Session {
                 return Err(Self::invalid(id, seat, "unexpected chance at showdown"));
             };
             let all = h.tokens.get(position).cloned().unwrap_or_default();
-            let card = fair::open_card(joint, deck, *position, &all).map_err(|e| Self::invalid(id, seat, e.to_string()))?;
-            outcomes.push(ChanceOutcome::Revealed { position: *position, card: CardId(card as u16) });
+            let card = fair::open_card(joint, deck, *position, &all)
+                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            outcomes.push(ChanceOutcome::Revealed {
+                position: *position,
+                card: CardId(card as u16),
+            });
         }
         // The engine checks each shown card against what its owner was dealt.
         h.engine
@@ -1340,7 +1507,11 @@ impl Session {
                 .map(|p| {
                     (
                         p.seat,
-                        p.cards.iter().filter(|c| c.revealed).filter_map(|c| c.card).collect(),
+                        p.cards
+                            .iter()
+                            .filter(|c| c.revealed)
+                            .filter_map(|c| c.card)
+                            .collect(),
                     )
                 })
                 .collect(),
@@ -1446,7 +1617,8 @@ impl Session {
             })
             .collect();
         again.sort_by_key(|(e, p)| (p.hand, p.step, e.id));
-        self.buffer.retain(|(e, _)| !again.iter().any(|(x, _)| x.id == e.id));
+        self.buffer
+            .retain(|(e, _)| !again.iter().any(|(x, _)| x.id == e.id));
         self.buffer.extend(again);
         true
     }
@@ -1562,10 +1734,7 @@ impl Session {
     fn note_progress(&mut self, seat: Seat, hand: u64, step: u32) {
         let mut changed = false;
         for (k, (missing, progressed)) in self.my_votes.iter_mut() {
-            let voted = self
-                .votes
-                .get(k)
-                .is_some_and(|v| v.contains_key(&seat));
+            let voted = self.votes.get(k).is_some_and(|v| v.contains_key(&seat));
             if !*progressed && (hand, step) > *k && !voted && !missing.contains(&seat) {
                 *progressed = true;
                 changed = true;
@@ -1637,7 +1806,11 @@ impl Session {
             return false;
         }
         let (hand, step, _) = self.position();
-        let parts = self.hand.as_ref().map(|h| h.parts.clone()).unwrap_or_default();
+        let parts = self
+            .hand
+            .as_ref()
+            .map(|h| h.parts.clone())
+            .unwrap_or_default();
         if !parts.contains(&me) {
             return false;
         }
@@ -1649,7 +1822,12 @@ impl Session {
                 .get(&(hand, step))
                 .map(|v| v.keys().copied().collect())
                 .unwrap_or_default();
-            missing.extend(parts.iter().copied().filter(|p| *p != me && !voters.contains(p)));
+            missing.extend(
+                parts
+                    .iter()
+                    .copied()
+                    .filter(|p| *p != me && !voters.contains(p)),
+            );
         }
         self.my_votes
             .entry((hand, step))
@@ -1689,4 +1867,3 @@ enum Disposition {
     Reject(Violation),
     Apply(Seat),
 }
-

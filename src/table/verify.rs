@@ -41,7 +41,12 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
     let host = match hosts.as_slice() {
         [h] => *h,
         [] => return Err(format!("no table {table} on {}", relays.join(", "))),
-        _ => return Err(format!("{} different hosts announce table {table}", hosts.len())),
+        _ => {
+            return Err(format!(
+                "{} different hosts announce table {table}",
+                hosts.len()
+            ))
+        }
     };
     let ann = announcements
         .iter()
@@ -50,7 +55,10 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         .expect("non-empty");
     let spec = wire::parse_table(ann).map_err(|e| e.to_string())?;
     let events = pool
-        .fetch(vec![wire::log_filter(&host, table)], Duration::from_secs(10))
+        .fetch(
+            vec![wire::log_filter(&host, table)],
+            Duration::from_secs(10),
+        )
         .await
         .map_err(|e| e.to_string())?;
     pool.shutdown().await;

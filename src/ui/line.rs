@@ -84,7 +84,9 @@ pub fn log_lines(view: &HandView, from: usize, names: &dyn Fn(Seat) -> String) -
         .iter()
         .skip(from)
         .map(|e| match e {
-            LogEntry::Blind { seat, amount } => format!("{} posts the blind {amount}", names(*seat)),
+            LogEntry::Blind { seat, amount } => {
+                format!("{} posts the blind {amount}", names(*seat))
+            }
             LogEntry::Act { seat, action } => format!("{} {}", names(*seat), action_text(action)),
             LogEntry::Rolled { seat, target, die } => format!(
                 "{} rolled {die} against Tolerance {target}: {}",

@@ -25,7 +25,11 @@ pub enum WireError {
     #[error("event {id} is {size} bytes, over the {MAX_EVENT_BYTES}-byte limit")]
     TooLarge { id: String, size: usize },
     #[error("event {id} has kind {kind}, expected {expected}")]
-    WrongKind { id: String, kind: u16, expected: u16 },
+    WrongKind {
+        id: String,
+        kind: u16,
+        expected: u16,
+    },
     #[error("event {id} has a bad signature or id")]
     BadSignature { id: String },
     #[error("event {id}: malformed payload: {reason}")]
@@ -33,7 +37,11 @@ pub enum WireError {
     #[error("event {id}: schema version {got}, this client speaks {VERSION}")]
     Version { id: String, got: u8 },
     #[error("event {id} belongs to table {got}, not {want}")]
-    OtherTable { id: String, got: String, want: String },
+    OtherTable {
+        id: String,
+        got: String,
+        want: String,
+    },
 }
 
 /// Deadlines every client applies (milliseconds after it saw the step open).
@@ -178,7 +186,10 @@ pub fn log_filter(host: &PublicKey, table: &str) -> Filter {
 
 /// Builds (unsigned) a log event.
 pub fn log_event(host: &PublicKey, payload: &Payload) -> EventBuilder {
-    let mut tags = vec![Tag::coordinate(table_coordinate(host, &payload.table), None)];
+    let mut tags = vec![Tag::coordinate(
+        table_coordinate(host, &payload.table),
+        None,
+    )];
     if let Ok(prev) = EventId::from_hex(&payload.prev) {
         tags.push(Tag::event(prev));
     }
@@ -262,7 +273,10 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         reason,
     };
     if spec.game != "tolerance" {
-        return Err(malformed(format!("game '{}' is not one this client plays", spec.game)));
+        return Err(malformed(format!(
+            "game '{}' is not one this client plays",
+            spec.game
+        )));
     }
     if event.tags.identifier() != Some(spec.table.as_str()) {
         return Err(malformed("the d tag differs from the table id".into()));
@@ -281,7 +295,8 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         )));
     }
     for s in &spec.seats {
-        PublicKey::from_hex(s).map_err(|_| malformed(format!("seat key {s} is not a public key")))?;
+        PublicKey::from_hex(s)
+            .map_err(|_| malformed(format!("seat key {s} is not a public key")))?;
     }
     Ok(spec)
 }
@@ -316,7 +331,9 @@ mod tests {
                 die: None,
             },
         };
-        let ev = log_event(&host.public_key(), &p).sign_with_keys(&host).unwrap();
+        let ev = log_event(&host.public_key(), &p)
+            .sign_with_keys(&host)
+            .unwrap();
         assert_eq!(parse_log(&ev, &p.table).unwrap(), p);
         assert!(matches!(
             parse_log(&ev, &hex::encode([8u8; 32])),
@@ -353,6 +370,9 @@ mod tests {
         let mut bad = s.clone();
         bad.seats[1] = "zz".into();
         let ev = table_event(&bad).sign_with_keys(&keys[0]).unwrap();
-        assert!(parse_table(&ev).unwrap_err().to_string().contains("not a public key"));
+        assert!(parse_table(&ev)
+            .unwrap_err()
+            .to_string()
+            .contains("not a public key"));
     }
 }

@@ -16,11 +16,15 @@ pub enum Action {
     Check,
     Call,
     /// Raise (or open) so that this round's bet becomes `to` chips in total.
-    Raise { to: u64 },
+    Raise {
+        to: u64,
+    },
     /// Decline to roll this round.
     Pass,
     /// Roll the die with this Tolerance number.
-    Roll { target: u8 },
+    Roll {
+        target: u8,
+    },
 }
 
 /// The rules one hand needs (the table derives them from the variant and the hand number).
@@ -173,7 +177,9 @@ impl Hand {
     pub fn new(setup: &HandSetup) -> Result<Hand, RuleError> {
         let n = setup.seats.len();
         if !(2..=super::variant::MAX_SEATS as usize).contains(&n) {
-            return Err(RuleError::Setup(format!("a hand needs 2 to 20 players, not {n}")));
+            return Err(RuleError::Setup(format!(
+                "a hand needs 2 to 20 players, not {n}"
+            )));
         }
         let mut seen = std::collections::BTreeSet::new();
         for (seat, stack) in &setup.seats {
@@ -455,7 +461,11 @@ impl Hand {
     fn start_rolls(&mut self, round: u8) {
         self.phase = Phase::Roll(round);
         // Everyone still in rolls, all-in players included (rules §All-in).
-        self.actor = self.players.iter().position(|p| !p.folded).expect("two players in");
+        self.actor = self
+            .players
+            .iter()
+            .position(|p| !p.folded)
+            .expect("two players in");
     }
 
     fn after_roll_turn(&mut self, round: u8) {
@@ -659,7 +669,8 @@ impl Hand {
                 }
             }
             (ChanceRequest::RollPublic { sides, count, .. }, ChanceOutcome::Rolled { values }) => {
-                if values.len() != *count as usize || values.iter().any(|v| !(1..=*sides).contains(v))
+                if values.len() != *count as usize
+                    || values.iter().any(|v| !(1..=*sides).contains(v))
                 {
                     Err(format!("{values:?} is not {count} roll(s) of a d{sides}"))
                 } else {
@@ -819,8 +830,10 @@ impl Game for Hand {
                     _ => 0,
                 };
                 for (req, out) in pending.iter().zip(outcomes) {
-                    if let (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card }) =
-                        (req, out)
+                    if let (
+                        ChanceRequest::Deal { to, .. },
+                        ChanceOutcome::Dealt { position, card },
+                    ) = (req, out)
                     {
                         let p = self
                             .players

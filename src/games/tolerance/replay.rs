@@ -71,7 +71,8 @@ fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     };
     let words: Vec<&str> = s.split_whitespace().collect();
     let seat: Seat = words.first().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-    let num = || -> Result<u64, String> { words.get(2).and_then(|w| w.parse().ok()).ok_or_else(bad) };
+    let num =
+        || -> Result<u64, String> { words.get(2).and_then(|w| w.parse().ok()).ok_or_else(bad) };
     let action = match (words.get(1).copied(), words.len()) {
         (Some("fold"), 2) => Action::Fold,
         (Some("check"), 2) => Action::Check,
@@ -172,13 +173,13 @@ impl HandScript {
             }
         }
         if failure.is_none() && next < moves.len() {
-            failure = Some((
-                RuleError::Finished.to_string(),
-                Some(next),
-            ));
+            failure = Some((RuleError::Finished.to_string(), Some(next)));
         }
         if failure.is_none() && chance.unused_dice() > 0 {
-            return Err(format!("{} scripted dice were never rolled", chance.unused_dice()));
+            return Err(format!(
+                "{} scripted dice were never rolled",
+                chance.unused_dice()
+            ));
         }
         Ok(output(&hand, failure))
     }
@@ -217,8 +218,14 @@ mod tests {
 
     #[test]
     fn action_strings_parse() {
-        assert_eq!(parse_action("1 raise 40").unwrap(), (1, Action::Raise { to: 40 }));
-        assert_eq!(parse_action("0 roll 5").unwrap(), (0, Action::Roll { target: 5 }));
+        assert_eq!(
+            parse_action("1 raise 40").unwrap(),
+            (1, Action::Raise { to: 40 })
+        );
+        assert_eq!(
+            parse_action("0 roll 5").unwrap(),
+            (0, Action::Roll { target: 5 })
+        );
         assert_eq!(parse_action("3 pass").unwrap(), (3, Action::Pass));
         for bad in ["", "x call", "1 raise", "1 roll 300", "1 dance", "1 call 5"] {
             assert!(parse_action(bad).is_err(), "{bad}");

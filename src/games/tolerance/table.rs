@@ -330,7 +330,12 @@ mod tests {
             folded,
         };
         let finals = t
-            .record_forfeit(0, 0, &[fs(1, 100, false), fs(2, 41, false), fs(0, 100, false)], &[2])
+            .record_forfeit(
+                0,
+                0,
+                &[fs(1, 100, false), fs(2, 41, false), fs(0, 100, false)],
+                &[2],
+            )
             .unwrap();
         assert_eq!(finals, vec![(1, 1021), (2, 959), (0, 1020)]);
         assert_eq!(t.stacks[2], None, "the offender leaves");

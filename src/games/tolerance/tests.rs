@@ -16,7 +16,11 @@ fn run(script: serde_json::Value) -> ReplayOutput {
 
 fn ok(script: serde_json::Value) -> ReplayOutput {
     let out = run(script);
-    assert!(out.ok, "script failed: {:?} at {:?}", out.error, out.at_action);
+    assert!(
+        out.ok,
+        "script failed: {:?} at {:?}",
+        out.error, out.at_action
+    );
     out
 }
 
@@ -38,8 +42,15 @@ fn seed_roll_examples() {
         &["5H", "9C", "7D", "2S"],
         &[6, 3, 10],
         &[
-            "0 check", "1 call", // blind round: the Starter's blind stands, seat 1 calls it
-            "0 roll 5", "1 roll 5", "0 check", "1 check", "0 pass", "1 roll 10", "0 check",
+            "0 check",
+            "1 call", // blind round: the Starter's blind stands, seat 1 calls it
+            "0 roll 5",
+            "1 roll 5",
+            "0 check",
+            "1 check",
+            "0 pass",
+            "1 roll 10",
+            "0 check",
             "1 check",
         ],
     ));
@@ -56,13 +67,25 @@ fn super_ace_upgrades_on_a_top_roll_only() {
         &["AS", "KC", "3D", "QS"],
         &[10],
         &[
-            "0 check", "1 call", "0 roll 10", "1 pass", "0 check", "1 check", "0 pass", "1 pass",
-            "0 check", "1 check",
+            "0 check",
+            "1 call",
+            "0 roll 10",
+            "1 pass",
+            "0 check",
+            "1 check",
+            "0 pass",
+            "1 pass",
+            "0 check",
+            "1 check",
         ],
     );
     s["variant"] = json!("super-ace");
     let out = ok(s.clone());
-    assert_eq!(out.points[&0], 14 + 3 + 10, "the Ace became 14 and the roll gained 10");
+    assert_eq!(
+        out.points[&0],
+        14 + 3 + 10,
+        "the Ace became 14 and the roll gained 10"
+    );
     assert_eq!(out.points[&1], 25);
     // Rolled below ten: lose ten, the Ace stays 1.
     s["dice"] = json!([9]);
@@ -80,8 +103,16 @@ fn super_ace_with_two_aces_upgrades_one_per_top_roll() {
         &["AS", "KC", "AH", "QS"],
         &[10, 10],
         &[
-            "0 check", "1 call", "0 roll 10", "1 pass", "0 check", "1 check", "0 roll 10",
-            "1 pass", "0 check", "1 check",
+            "0 check",
+            "1 call",
+            "0 roll 10",
+            "1 pass",
+            "0 check",
+            "1 check",
+            "0 roll 10",
+            "1 pass",
+            "0 check",
+            "1 check",
         ],
     );
     s["variant"] = json!("super-ace");
@@ -119,8 +150,16 @@ fn card_again_ace_dealt_late_misses_an_earlier_top_roll() {
         &["2C", "3C", "4C", "5C", "AS", "7C", "KD", "9C"],
         &[10, 10],
         &[
-            "0 check", "1 call", "0 roll 10", "1 pass", "0 check", "1 check", "0 pass", "1 pass",
-            "0 check", "1 check",
+            "0 check",
+            "1 call",
+            "0 roll 10",
+            "1 pass",
+            "0 check",
+            "1 check",
+            "0 pass",
+            "1 pass",
+            "0 check",
+            "1 check",
         ],
     );
     s["variant"] = serde_json::to_value(&v).unwrap();
@@ -128,8 +167,16 @@ fn card_again_ace_dealt_late_misses_an_earlier_top_roll() {
     // The Ace arrives after the first roll round: the round-1 top roll cannot upgrade it.
     assert_eq!(ok(s.clone()).points[&0], 2 + 4 + 1 + 13 + 10);
     s["actions"] = json!([
-        "0 check", "1 call", "0 pass", "1 pass", "0 check", "1 check", "0 roll 10", "1 pass",
-        "0 check", "1 check"
+        "0 check",
+        "1 call",
+        "0 pass",
+        "1 pass",
+        "0 check",
+        "1 check",
+        "0 roll 10",
+        "1 pass",
+        "0 check",
+        "1 check"
     ]);
     assert_eq!(ok(s).points[&0], 2 + 4 + 14 + 13 + 10);
 }
@@ -245,7 +292,8 @@ fn short_starter_blind_still_sets_the_full_blind() {
 /// Answers a pending deal with the lowest card ids in order (tests that don't care which cards).
 fn deal_fixed(h: &mut Hand) {
     if let ToAct::Chance(reqs) = h.to_act() {
-        let mut oracle = crate::engine::sim::Script::new((0..52).map(crate::cards::CardId).collect(), vec![]);
+        let mut oracle =
+            crate::engine::sim::Script::new((0..52).map(crate::cards::CardId).collect(), vec![]);
         let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
         h.apply_chance(&outs).unwrap();
     }
@@ -342,7 +390,11 @@ fn refused_moves_change_nothing_and_name_the_problem() {
 
 #[test]
 fn replay_reports_rule_errors_with_the_move_index() {
-    let out = run(heads_up(&["AS", "KC", "3D", "QS"], &[], &["0 check", "1 check"]));
+    let out = run(heads_up(
+        &["AS", "KC", "3D", "QS"],
+        &[],
+        &["0 check", "1 check"],
+    ));
     assert!(!out.ok);
     assert_eq!(out.at_action, Some(1));
     assert!(out.error.unwrap().contains("to call"));

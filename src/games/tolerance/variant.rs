@@ -41,7 +41,9 @@ pub enum Betting {
     PotLimit,
     /// Bets and raises of one blind in rounds 1–2 and two blinds in round 3; at most `cap` bets
     /// (the opening bet or blind plus raises) per round.
-    FixedLimit { cap: u8 },
+    FixedLimit {
+        cap: u8,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -184,7 +186,10 @@ impl Variant {
         // Keeps every chip sum far from u64 overflow: 20 seats × 2^48 ≪ 2^64.
         const MAX_CHIPS: u64 = 1 << 48;
         if self.starting_stack > MAX_CHIPS || self.blind > MAX_CHIPS {
-            return Err(field("starting_stack", format!("must be at most {MAX_CHIPS}")));
+            return Err(field(
+                "starting_stack",
+                format!("must be at most {MAX_CHIPS}"),
+            ));
         }
         if !(MIN_SEATS..=MAX_SEATS).contains(&self.seats) {
             return Err(field(
@@ -200,7 +205,10 @@ impl Variant {
         if self.players_per_deck as u32 * cards_each > 52 {
             return Err(field(
                 "players_per_deck",
-                format!("{} players × {cards_each} cards do not fit in 52", self.players_per_deck),
+                format!(
+                    "{} players × {cards_each} cards do not fit in 52",
+                    self.players_per_deck
+                ),
             ));
         }
         if self.decks_for(self.seats) > 4 {
@@ -219,7 +227,10 @@ impl Variant {
                 let mut last = 0;
                 for (i, level) in blind_schedule.iter().enumerate() {
                     if level.blind == 0 || level.blind > MAX_CHIPS {
-                        return Err(field("style.blind_schedule", format!("level {i}: bad blind")));
+                        return Err(field(
+                            "style.blind_schedule",
+                            format!("level {i}: bad blind"),
+                        ));
                     }
                     if i > 0 && level.from_hand <= last {
                         return Err(field(
@@ -276,13 +287,31 @@ pub fn commented_toml(v: &Variant) -> String {
     );
     let notes = [
         ("name", "short name shown in lobbies"),
-        ("die_sides", "faces of the die, 2..=100; Tolerance numbers are 1..=die_sides"),
-        ("blind", "the Starter's forced bet; also the minimum bet and raise"),
-        ("super_ace", "an Ace becomes 14 after a successful roll at the die's top face"),
-        ("card_again", "one more face-down card to everyone still in after each roll round"),
-        ("starting_stack", "chips per player (tournament) or default buy-in (cash)"),
+        (
+            "die_sides",
+            "faces of the die, 2..=100; Tolerance numbers are 1..=die_sides",
+        ),
+        (
+            "blind",
+            "the Starter's forced bet; also the minimum bet and raise",
+        ),
+        (
+            "super_ace",
+            "an Ace becomes 14 after a successful roll at the die's top face",
+        ),
+        (
+            "card_again",
+            "one more face-down card to everyone still in after each roll round",
+        ),
+        (
+            "starting_stack",
+            "chips per player (tournament) or default buy-in (cash)",
+        ),
         ("seats", "most seats at the table, 2..=20"),
-        ("players_per_deck", "players per 52-card deck; ceil(players / this) decks combined"),
+        (
+            "players_per_deck",
+            "players per 52-card deck; ceil(players / this) decks combined",
+        ),
     ];
     for line in v.to_toml().lines() {
         if let Some((key, _)) = line.split_once(" = ") {
@@ -352,10 +381,7 @@ mod tests {
             ("seats = 21", "seats"),
             ("seats = 1", "seats"),
             ("starting_stack = 0", "starting_stack"),
-            (
-                "[betting]\nkind = \"fixed-limit\"\ncap = 1",
-                "betting.cap",
-            ),
+            ("[betting]\nkind = \"fixed-limit\"\ncap = 1", "betting.cap"),
             (
                 "[style]\nkind = \"cash\"\nmin_buy_in = 500\nmax_buy_in = 100",
                 "style",

@@ -65,7 +65,11 @@ impl HandView {
                     cards,
                     rolls: p.rolls.clone(),
                     roll_delta: p.roll_delta(),
-                    points: if own || all_shown { hand.points(p) } else { None },
+                    points: if own || all_shown {
+                        hand.points(p)
+                    } else {
+                        None
+                    },
                 }
             })
             .collect();
