@@ -175,7 +175,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Relay { port, db, bind } => {
-            runtime()?.block_on(serve_relay(std::net::SocketAddr::new(bind, port), db))
+            runtime()?
+                .block_on(crate::net::relay::run_standalone(
+                    std::net::SocketAddr::new(bind, port),
+                    db,
+                ))
+                .map_err(|e| e.to_string())
         }
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
@@ -281,27 +286,6 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
     Ok(())
 }
 
-async fn serve_relay(addr: std::net::SocketAddr, db: Option<PathBuf>) -> Result<(), String> {
-    use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
-        addr,
-        db_dir: db.clone(),
-        ..EmbeddedRelayConfig::default()
-    })
-    .await
-    .map_err(|e| e.to_string())?;
-    match &db {
-        Some(dir) => println!(
-            "relay listening on {} (events in {})",
-            relay.url(),
-            dir.display()
-        ),
-        None => println!("relay listening on {} (events in memory only)", relay.url()),
-    }
-    tokio::signal::ctrl_c().await.map_err(|e| e.to_string())?;
-    relay.shutdown().await;
-    Ok(())
-}
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()

@@ -23,12 +23,35 @@ pub trait ChanceSource {
     fn fulfil(&mut self, request: &ChanceRequest) -> Result<ChanceOutcome, String>;
 }
 
+type PrivateRolls = BTreeMap<Seat, Vec<Vec<u8>>>;
+
+/// Records a private roll so a later opening can be answered.
+fn remember_private(store: &mut PrivateRolls, owner: Seat, values: Vec<u8>) -> ChanceOutcome {
+    store.entry(owner).or_default().push(values.clone());
+    ChanceOutcome::RolledPrivate {
+        owner,
+        values: Some(values),
+    }
+}
+
+fn open_private(store: &PrivateRolls, owner: Seat, roll: u32) -> Result<ChanceOutcome, String> {
+    Ok(ChanceOutcome::Opened {
+        owner,
+        roll,
+        values: store
+            .get(&owner)
+            .and_then(|v| v.get(roll as usize))
+            .cloned()
+            .ok_or_else(|| format!("seat {owner} has no private roll {roll}"))?,
+    })
+}
+
 /// Full-information chance from an RNG the caller seeds.
 #[derive(Debug, Clone)]
 pub struct Oracle<R> {
     rng: R,
     deck: Vec<CardId>,
-    private: BTreeMap<Seat, Vec<Vec<u8>>>,
+    private: PrivateRolls,
 }
 
 impl<R: Rng> Oracle<R> {
@@ -83,22 +106,9 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                 let values: Vec<u8> = (0..*count)
                     .map(|_| self.rng.gen_range(1..=*sides))
                     .collect();
-                self.private.entry(*owner).or_default().push(values.clone());
-                ChanceOutcome::RolledPrivate {
-                    owner: *owner,
-                    values: Some(values),
-                }
+                remember_private(&mut self.private, *owner, values)
             }
-            ChanceRequest::OpenPrivate { owner, roll } => ChanceOutcome::Opened {
-                owner: *owner,
-                roll: *roll,
-                values: self
-                    .private
-                    .get(owner)
-                    .and_then(|v| v.get(*roll as usize))
-                    .cloned()
-                    .ok_or_else(|| format!("seat {owner} has no private roll {roll}"))?,
-            },
+            ChanceRequest::OpenPrivate { owner, roll } => open_private(&self.private, *owner, *roll)?,
         })
     }
 }
@@ -109,7 +119,7 @@ pub struct Script {
     pub deck: Vec<CardId>,
     pub dice: Vec<u8>,
     next_die: usize,
-    private: BTreeMap<Seat, Vec<Vec<u8>>>,
+    private: PrivateRolls,
 }
 
 impl Script {
@@ -169,22 +179,9 @@ impl ChanceSource for Script {
                 count,
             } => {
                 let values = self.dice(*count, *sides)?;
-                self.private.entry(*owner).or_default().push(values.clone());
-                ChanceOutcome::RolledPrivate {
-                    owner: *owner,
-                    values: Some(values),
-                }
+                remember_private(&mut self.private, *owner, values)
             }
-            ChanceRequest::OpenPrivate { owner, roll } => ChanceOutcome::Opened {
-                owner: *owner,
-                roll: *roll,
-                values: self
-                    .private
-                    .get(owner)
-                    .and_then(|v| v.get(*roll as usize))
-                    .cloned()
-                    .ok_or_else(|| format!("seat {owner} has no private roll {roll}"))?,
-            },
+            ChanceRequest::OpenPrivate { owner, roll } => open_private(&self.private, *owner, *roll)?,
         })
     }
 }

@@ -156,10 +156,11 @@ impl Drop for EmbeddedRelay {
     }
 }
 
-/// Serves `ws://127.0.0.1:port` (events in `db` if given) until Ctrl-C; prints the URL first.
-pub async fn run_standalone(port: u16, db: Option<PathBuf>) -> Result<()> {
+/// Serves on `addr` (events in `db` if given) until Ctrl-C; prints the URL first. Bind a
+/// loopback address unless the relay is meant for a LAN.
+pub async fn run_standalone(addr: SocketAddr, db: Option<PathBuf>) -> Result<()> {
     let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
-        addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        addr,
         db_dir: db.clone(),
         ..EmbeddedRelayConfig::default()
     })

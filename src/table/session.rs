@@ -396,61 +396,30 @@ impl Session {
             .spec
             .hands
             .is_some_and(|n| self.table.hands_played >= n);
-        if self.table.is_over() || limit_reached {
-            // Close the table: everyone still seated confirms the final head.
-            let parts: Vec<Seat> = self
-                .table
+        let over = self.table.is_over() || limit_reached;
+        // A hand deals in the seats with chips; the table-end barrier asks everyone still seated.
+        let parts: Vec<Seat> = if over {
+            self.table
                 .stacks
                 .iter()
                 .enumerate()
                 .filter(|(_, st)| st.is_some())
                 .map(|(s, _)| s as Seat)
-                .collect();
-            if parts.is_empty() {
-                self.hand = None;
-                self.finished = true;
-                return;
-            }
-            let n = parts.len();
-            let actors = parts
-                .iter()
-                .map(|s| xonly(&self.seat_keys[*s as usize]))
-                .collect();
-            self.hand = Some(HandRun {
-                no: self.table.hands_played,
-                parts,
-                actors,
-                step_no: 0,
-                kind: StepKind::End,
-                engine: None,
-                dealer: None,
-                size: 0,
-                shares: vec![None; n],
-                dice_commits: vec![None; n],
-                joint: None,
-                secret: None,
-                dice_secret: None,
-                deck: None,
-                tokens: BTreeMap::new(),
-                contributed: BTreeSet::new(),
-                dice_values: Vec::new(),
-                dealer_values: Vec::new(),
-                next_slot: 1,
-                batches: 0,
-                committed_at: Vec::new(),
-                produced: false,
-            });
-            self.open_step();
+                .collect()
+        } else {
+            self.table.active_seats().iter().map(|(s, _)| *s).collect()
+        };
+        if parts.is_empty() {
+            self.hand = None;
+            self.finished = true;
             return;
         }
-        let parts: Vec<Seat> = self.table.active_seats().iter().map(|(s, _)| *s).collect();
         let actors = parts
             .iter()
             .map(|s| xonly(&self.seat_keys[*s as usize]))
             .collect();
         let n = parts.len();
-        let decks = self.spec.variant.decks_for(n as u8);
-        let dealer = if self.table.hands_played == 0 {
+        let dealer = if over || self.table.hands_played == 0 {
             None
         } else {
             self.table.next_hand().ok().map(|s| s.dealer)
@@ -460,10 +429,14 @@ impl Session {
             parts,
             actors,
             step_no: 0,
-            kind: StepKind::Keys,
+            kind: if over { StepKind::End } else { StepKind::Keys },
             engine: None,
             dealer,
-            size: 52 * decks as usize,
+            size: if over {
+                0
+            } else {
+                52 * self.spec.variant.decks_for(n as u8) as usize
+            },
             shares: vec![None; n],
             dice_commits: vec![None; n],
             joint: None,
