@@ -310,3 +310,44 @@ async fn malformed_and_foreign_events_on_the_relay_are_rejected_without_effect()
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_out_of_turn_move_is_rejected_and_attributed() {
+    let _serial = SERIAL.lock().await;
+    let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
+    let cheat = keys[2].clone();
+    let host = keys[0].public_key();
+    let mut o = opts(3, 1);
+    o.keys = keys;
+    let o = with_tamper(
+        o,
+        2,
+        once(move |p| match &p.body {
+            // While the deal tokens are due, seat 2 also tries to bet.
+            Body::Tokens { .. } => {
+                let mut mv = p.clone();
+                mv.body = Body::Move {
+                    action: tolerance::games::tolerance::Action::Raise { to: 50 },
+                    die: None,
+                };
+                let ev = wire::log_event(&host, &mv).sign_with_keys(&cheat).unwrap();
+                Some(TamperAction::SendAlso(Box::new(ev)))
+            }
+            _ => None,
+        }),
+    );
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    chips_conserved(&run);
+    assert!(forfeits(&run).is_empty(), "the stray move changes nothing");
+    for v in honest_violations(&run, 2) {
+        assert!(
+            v.iter()
+                .any(|v| matches!(
+                    v,
+                    Violation::OutOfTurn { seat: 2, .. } | Violation::Stale { seat: 2, .. }
+                )),
+            "{v:?}"
+        );
+    }
+}

@@ -51,8 +51,18 @@ pub enum Violation {
         a: String,
         b: String,
     },
-    #[error("event {id} replays hand {hand} of this table (now hand {now})")]
-    Stale { id: String, hand: u64, now: u64 },
+    #[error(
+        "event {id} by seat {seat} is for hand {hand} step {step}, which closed before it arrived \
+         (now hand {now_hand} step {now_step}): replayed, out of turn or too late"
+    )]
+    Stale {
+        id: String,
+        seat: Seat,
+        hand: u64,
+        step: u32,
+        now_hand: u64,
+        now_step: u32,
+    },
 }
 
 impl Violation {
@@ -61,6 +71,7 @@ impl Violation {
         match self {
             Violation::OutOfTurn { seat, .. }
             | Violation::Invalid { seat, .. }
+            | Violation::Stale { seat, .. }
             | Violation::Fork { seat, .. } => Some(*seat),
             _ => None,
         }
@@ -803,8 +814,11 @@ impl Session {
         if p.hand < hand || (p.hand == hand && p.step < step) {
             return Disposition::Reject(Violation::Stale {
                 id,
+                seat,
                 hand: p.hand,
-                now: hand,
+                step: p.step,
+                now_hand: hand,
+                now_step: step,
             });
         }
         if p.hand > hand || p.step > step {
