@@ -28,7 +28,7 @@
 //! - **Size.** Events over [`PoolConfig::max_event_bytes`] are refused before sending and ignored
 //!   when received.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -411,6 +411,39 @@ impl RelayPool {
             .into_iter()
             .filter(|event| matches_any(&filters, event))
             .collect();
+        out.sort_by_key(|event| (event.created_at, event.id));
+        Ok(out)
+    }
+
+    /// Every stored event matching `filter`, fetched in pages of at most `page` events going
+    /// back in time, since relays cap how many events one request returns (strfry: 500).
+    /// Stops when a page brings nothing new. Oldest first, each event once.
+    pub async fn fetch_all(
+        &self,
+        filter: Filter,
+        page: usize,
+        timeout: Duration,
+    ) -> Result<Vec<Event>> {
+        let mut all: HashMap<EventId, Event> = HashMap::new();
+        let mut until: Option<Timestamp> = None;
+        loop {
+            let mut f = filter.clone().limit(page);
+            if let Some(u) = until {
+                // `until` is inclusive: events of the oldest second come again and dedupe.
+                f = f.until(u);
+            }
+            let got = self.fetch(vec![f], timeout).await?;
+            let fresh = got.iter().filter(|e| !all.contains_key(&e.id)).count();
+            let oldest = got.iter().map(|e| e.created_at).min();
+            for e in got.iter() {
+                all.insert(e.id, e.clone());
+            }
+            if got.len() < page || fresh == 0 {
+                break;
+            }
+            until = oldest;
+        }
+        let mut out: Vec<Event> = all.into_values().collect();
         out.sort_by_key(|event| (event.created_at, event.id));
         Ok(out)
     }
