@@ -174,14 +174,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
-        Command::Relay { port, db, bind } => {
-            runtime()?
-                .block_on(crate::net::relay::run_standalone(
-                    std::net::SocketAddr::new(bind, port),
-                    db,
-                ))
-                .map_err(|e| e.to_string())
-        }
+        Command::Relay { port, db, bind } => runtime()?
+            .block_on(crate::net::relay::run_standalone(
+                std::net::SocketAddr::new(bind, port),
+                db,
+            ))
+            .map_err(|e| e.to_string()),
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
                 let v = Variant::builtin(&builtin)
@@ -285,7 +283,6 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
     }
     Ok(())
 }
-
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()

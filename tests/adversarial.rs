@@ -342,11 +342,10 @@ async fn an_out_of_turn_move_is_rejected_and_attributed() {
     assert!(forfeits(&run).is_empty(), "the stray move changes nothing");
     for v in honest_violations(&run, 2) {
         assert!(
-            v.iter()
-                .any(|v| matches!(
-                    v,
-                    Violation::OutOfTurn { seat: 2, .. } | Violation::Stale { seat: 2, .. }
-                )),
+            v.iter().any(|v| matches!(
+                v,
+                Violation::OutOfTurn { seat: 2, .. } | Violation::Stale { seat: 2, .. }
+            )),
             "{v:?}"
         );
     }

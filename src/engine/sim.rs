@@ -108,7 +108,9 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                     .collect();
                 remember_private(&mut self.private, *owner, values)
             }
-            ChanceRequest::OpenPrivate { owner, roll } => open_private(&self.private, *owner, *roll)?,
+            ChanceRequest::OpenPrivate { owner, roll } => {
+                open_private(&self.private, *owner, *roll)?
+            }
         })
     }
 }
@@ -181,7 +183,9 @@ impl ChanceSource for Script {
                 let values = self.dice(*count, *sides)?;
                 remember_private(&mut self.private, *owner, values)
             }
-            ChanceRequest::OpenPrivate { owner, roll } => open_private(&self.private, *owner, *roll)?,
+            ChanceRequest::OpenPrivate { owner, roll } => {
+                open_private(&self.private, *owner, *roll)?
+            }
         })
     }
 }

@@ -1230,46 +1230,13 @@ impl Session {
             .copied()
             .filter(|(_, to)| *to != seat)
             .collect();
-        if tokens.len() != expected.len() {
-            return Err(Self::invalid(
-                id,
-                seat,
-                format!("{} tokens, expected {}", tokens.len(), expected.len()),
-            ));
-        }
-        let share = h.shares[idx].as_ref().expect("keys done");
-        let deck = h.deck.as_ref().expect("shuffled");
-        let mut verified = Vec::with_capacity(tokens.len());
-        for (t, (pos, to)) in tokens.iter().zip(&expected) {
-            if t.position != *pos || t.to != Some(*to) {
-                return Err(Self::invalid(
-                    id,
-                    seat,
-                    format!(
-                        "token for position {} to {:?}, expected {pos} to {to}",
-                        t.position, t.to
-                    ),
-                ));
-            }
+        let mut wanted = Vec::with_capacity(expected.len());
+        for (pos, to) in &expected {
             let ridx = h.parts.iter().position(|s| s == to).expect("player");
-            let ctx = self.ctx(
-                h,
-                idx,
-                FairStep::Reveal {
-                    position: *pos,
-                    recipient: Some(ridx as u16),
-                },
-            );
-            let tok = fair::RevealToken::from_base64(&t.token)
-                .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
-                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
-            verified.push((*pos, tok));
+            wanted.push((*pos, Some(*to), Some(ridx as u16)));
         }
-        self.stats.tokens_verified += verified.len() as u64;
+        self.accept_tokens(id, seat, idx, &wanted, &tokens)?;
         let h = self.hand.as_mut().expect("hand");
-        for (pos, t) in verified {
-            h.tokens.entry(pos).or_default().push(t);
-        }
         h.contributed.insert(seat);
         if h.contributed.len() < h.parts.len() {
             return Ok(());
@@ -1311,6 +1278,59 @@ impl Session {
             .apply_chance(&outcomes)
             .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
         self.after_engine_change(id, seat)
+    }
+
+    /// Checks a seat's tokens against what it owed — `(position, recipient seat, recipient's
+    /// fair index)` in order — and keeps them for opening the cards.
+    fn accept_tokens(
+        &mut self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        wanted: &[(u16, Option<Seat>, Option<u16>)],
+        tokens: &[TokenMsg],
+    ) -> Result<(), Violation> {
+        let h = self.hand.as_ref().expect("hand");
+        if tokens.len() != wanted.len() {
+            return Err(Self::invalid(
+                id,
+                seat,
+                format!("{} tokens, expected {}", tokens.len(), wanted.len()),
+            ));
+        }
+        let share = h.shares[idx].as_ref().expect("keys done");
+        let deck = h.deck.as_ref().expect("shuffled");
+        let mut verified = Vec::with_capacity(tokens.len());
+        for (t, (pos, to, ridx)) in tokens.iter().zip(wanted) {
+            if t.position != *pos || t.to != *to {
+                return Err(Self::invalid(
+                    id,
+                    seat,
+                    format!(
+                        "token for position {} to {:?}, expected {pos} to {to:?}",
+                        t.position, t.to
+                    ),
+                ));
+            }
+            let ctx = self.ctx(
+                h,
+                idx,
+                FairStep::Reveal {
+                    position: *pos,
+                    recipient: *ridx,
+                },
+            );
+            let tok = fair::RevealToken::from_base64(&t.token)
+                .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
+                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
+            verified.push((*pos, tok));
+        }
+        self.stats.tokens_verified += verified.len() as u64;
+        let h = self.hand.as_mut().expect("hand");
+        for (pos, t) in verified {
+            h.tokens.entry(pos).or_default().push(t);
+        }
+        Ok(())
     }
 
     fn open_own(&self, position: u16) -> Result<CardId, String> {
@@ -1435,43 +1455,10 @@ impl Session {
         positions: Vec<u16>,
         tokens: Vec<TokenMsg>,
     ) -> Result<(), Violation> {
-        let h = self.hand.as_ref().expect("hand");
-        if tokens.len() != positions.len() {
-            return Err(Self::invalid(
-                id,
-                seat,
-                "showdown tokens must cover exactly the sender's cards",
-            ));
-        }
-        let share = h.shares[idx].as_ref().expect("keys done");
-        let deck = h.deck.as_ref().expect("shuffled");
-        let mut verified = Vec::new();
-        for (t, pos) in tokens.iter().zip(&positions) {
-            if t.position != *pos || t.to.is_some() {
-                return Err(Self::invalid(
-                    id,
-                    seat,
-                    format!("showdown token for position {} to {:?}", t.position, t.to),
-                ));
-            }
-            let ctx = self.ctx(
-                h,
-                idx,
-                FairStep::Reveal {
-                    position: *pos,
-                    recipient: None,
-                },
-            );
-            let tok = fair::RevealToken::from_base64(&t.token)
-                .and_then(|tok| fair::verify_token(&ctx, share, deck, &tok))
-                .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
-            verified.push((*pos, tok));
-        }
-        self.stats.tokens_verified += verified.len() as u64;
+        let wanted: Vec<(u16, Option<Seat>, Option<u16>)> =
+            positions.iter().map(|p| (*p, None, None)).collect();
+        self.accept_tokens(id, seat, idx, &wanted, &tokens)?;
         let h = self.hand.as_mut().expect("hand");
-        for (pos, t) in verified {
-            h.tokens.entry(pos).or_default().push(t);
-        }
         h.contributed.insert(seat);
         let StepKind::Show { owners } = &h.kind else {
             unreachable!()
