@@ -70,11 +70,39 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1")]
         bind: std::net::IpAddr,
     },
+    /// Your Nostr identity: create, import or show it.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
     /// Work with variant files.
     Variant {
         #[command(subcommand)]
         command: VariantCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Generate a new key and store it (encrypted with a passphrase unless --plain).
+    New {
+        /// Store the secret unencrypted (owner-only file permissions).
+        #[arg(long)]
+        plain: bool,
+        /// Replace an existing identity.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Import a secret key (nsec1… or hex).
+    Import {
+        secret: String,
+        #[arg(long)]
+        plain: bool,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the stored identity's npub (unlocking it proves the passphrase).
+    Show,
 }
 
 #[derive(Debug, Subcommand)]
@@ -180,6 +208,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 db,
             ))
             .map_err(|e| e.to_string()),
+        Command::Keys { command } => keys_cli(command),
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
                 let v = Variant::builtin(&builtin)
@@ -289,4 +318,74 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// The passphrase from the environment, or typed on standard input (`twice` to confirm a new one).
+fn passphrase(twice: bool) -> Option<String> {
+    if let Ok(p) = std::env::var(crate::identity::PASSPHRASE_ENV) {
+        return Some(p);
+    }
+    let mut lines = std::io::stdin().lock().lines();
+    eprint!("passphrase: ");
+    let first = lines.next()?.ok()?;
+    if twice {
+        eprint!("again: ");
+        let second = lines.next()?.ok()?;
+        if second != first {
+            eprintln!("the passphrases differ");
+            return None;
+        }
+    }
+    Some(first)
+}
+
+fn keys_cli(command: KeysCommand) -> Result<(), String> {
+    use crate::identity;
+    use nostr_sdk::prelude::ToBech32;
+    let dir = identity::config_dir();
+    let show = |k: &nostr_sdk::Keys| {
+        println!(
+            "{}",
+            k.public_key()
+                .to_bech32()
+                .expect("a public key always encodes")
+        );
+        println!("stored in {}", identity::identity_path(&dir).display());
+    };
+    let secure = |plain: bool| -> Result<Option<String>, String> {
+        if plain {
+            return Ok(None);
+        }
+        match passphrase(true) {
+            Some(p) if !p.is_empty() => Ok(Some(p)),
+            _ => Err(format!(
+                "a passphrase is needed (set {} or type it), or pass --plain",
+                identity::PASSPHRASE_ENV
+            )),
+        }
+    };
+    match command {
+        KeysCommand::New { plain, force } => {
+            let k = nostr_sdk::Keys::generate();
+            let p = secure(plain)?;
+            let k = identity::store(&dir, k.secret_key(), p.as_deref(), force)
+                .map_err(|e| e.to_string())?;
+            show(&k);
+        }
+        KeysCommand::Import {
+            secret,
+            plain,
+            force,
+        } => {
+            let sk = identity::parse_secret(&secret).map_err(|e| e.to_string())?;
+            let p = secure(plain)?;
+            let k = identity::store(&dir, &sk, p.as_deref(), force).map_err(|e| e.to_string())?;
+            show(&k);
+        }
+        KeysCommand::Show => {
+            let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
+            show(&k);
+        }
+    }
+    Ok(())
 }
