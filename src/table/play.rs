@@ -106,7 +106,10 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
                     print!("{}", line::prompt(&view));
                     std::io::stdout().flush().ok();
                     let Some(Some(input)) = line_rx.recv().await else {
-                        return;
+                        // End of input: the person left. Nothing is owed mid-hand that the
+                        // others cannot settle by timeout, so leave at once.
+                        println!("\nbye");
+                        std::process::exit(0);
                     };
                     match line::parse_move(&input, &view) {
                         Ok(a) if legal.contains(&a) || is_raise_in_range(&a, &legal) => break a,
