@@ -54,6 +54,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Follow a table live as a spectator (or replay a finished one), from its public events.
+    Watch {
+        #[arg(long = "relay", required = true)]
+        relays: Vec<String>,
+        /// The table id (hex).
+        #[arg(long)]
+        table: String,
+    },
     /// Replay a hand script (fixed cards and dice) and print the outcome as JSON.
     Replay {
         /// Path to a hand script (JSON); `-` reads standard input.
@@ -180,6 +188,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             table,
             json,
         } => runtime()?.block_on(crate::table::verify::verify_cli(relays, table, json)),
+        Command::Watch { relays, table } => {
+            runtime()?.block_on(crate::table::verify::watch_cli(relays, table))
+        }
         Command::Replay { file } => {
             let text = if file.as_os_str() == "-" {
                 std::io::read_to_string(std::io::stdin()).map_err(|e| e.to_string())?

@@ -68,3 +68,41 @@ fn a_dead_relay_gives_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("127.0.0.1:9"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_replays_a_finished_table_as_a_spectator() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    use tolerance::table::demo::{run_demo, DemoOptions};
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+        .await
+        .unwrap();
+    let url = relay.url().to_string();
+    let run = run_demo(
+        DemoOptions {
+            players: 3,
+            hands: Some(2),
+            relays: vec![url.clone()],
+            ..DemoOptions::default()
+        },
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert!(run.summary.verified);
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["watch", "--relay", &url, "--table", &run.table])
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("posts the blind"), "{stdout}");
+    assert!(
+        stdout.contains("table over: 2 hands") && stdout.contains("0 violations"),
+        "{stdout}"
+    );
+}

@@ -180,6 +180,7 @@ pub async fn run_demo(
             idle_timeout: opts.idle_timeout,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             on_hand,
+            on_view: None,
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }

@@ -66,7 +66,12 @@ pub struct ClientConfig {
     pub tamper: Option<Tamper>,
     /// Called with each finished hand (for live output).
     pub on_hand: Option<OnHand>,
+    /// Called with this client's view after each batch of events (spectators' live output).
+    pub on_view: Option<OnView>,
 }
+
+/// Callback for the current view.
+pub type OnView = Box<dyn FnMut(&HandView) + Send>;
 
 /// Fetches and checks a table announcement from the relays.
 pub async fn fetch_table(
@@ -188,6 +193,9 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 pool.publish(&ev).await.map_err(|e| e.to_string())?;
                 published += 1;
             }
+        }
+        if let (Some(cb), Some(view)) = (cfg.on_view.as_mut(), session.view()) {
+            cb(&view);
         }
         if let Some(cb) = cfg.on_hand.as_mut() {
             while hands_reported < session.hands.len() {

@@ -138,6 +138,9 @@ pub struct HandSummary {
     /// Cards opened to everyone at showdown, by seat; nothing else is ever opened publicly.
     #[serde(default)]
     pub shown: Vec<(Seat, Vec<CardId>)>,
+    /// The hand's public record (blind, moves, rolls, winnings).
+    #[serde(default)]
+    pub log: Vec<crate::games::tolerance::hand::LogEntry>,
 }
 
 #[derive(Clone)]
@@ -1514,6 +1517,7 @@ impl Session {
             final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
             result: engine.result.clone(),
             forfeits: Vec::new(),
+            log: engine.log.clone(),
             shown: engine
                 .players
                 .iter()
@@ -1580,6 +1584,7 @@ impl Session {
             forfeits: offenders.iter().map(|s| (*s, reason.to_string())).collect(),
             final_stacks: finals,
             shown: Vec::new(),
+            log: Vec::new(),
         });
         self.buffer.retain(|(_, p)| p.hand > h.no);
         self.start_hand();

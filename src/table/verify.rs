@@ -21,11 +21,12 @@ pub struct VerifyReport {
     pub final_stacks: Vec<Option<u64>>,
 }
 
-/// Fetches table `table` (any host; refuses an ambiguous id) and replays it.
-pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport, String> {
-    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+/// Finds table `table`'s announcement by its id (any host; refuses an ambiguous id).
+pub async fn find_table(
+    pool: &RelayPool,
+    relays: &[String],
+    table: &str,
+) -> Result<(PublicKey, wire::TableSpec), String> {
     let announcements = pool
         .fetch(
             vec![Filter::new()
@@ -54,6 +55,15 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         .max_by_key(|e| e.created_at)
         .expect("non-empty");
     let spec = wire::parse_table(ann).map_err(|e| e.to_string())?;
+    Ok((host, spec))
+}
+
+/// Fetches table `table` (any host; refuses an ambiguous id) and replays it.
+pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport, String> {
+    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (host, spec) = find_table(&pool, relays, table).await?;
     let events = pool
         .fetch(
             vec![wire::log_filter(&host, table)],
@@ -106,4 +116,67 @@ pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Resul
     } else {
         Err("verification failed".into())
     }
+}
+
+/// `tolerance watch`: follows a table live as a spectator (its own throwaway key, no seat),
+/// printing each move as it is verified; a finished table replays to its end. A spectator sees
+/// only public events, so it never learns a card that was not shown.
+pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String> {
+    use super::runner::{run_client, ClientConfig, Decider};
+    let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (host, _) = find_table(&pool, &relays, &table).await?;
+    pool.shutdown().await;
+    // Lines already printed for (hand, log length): live views print as moves arrive; a hand's
+    // summary prints whatever a batch of events skipped past.
+    let printed = std::sync::Arc::new(std::sync::Mutex::new((u64::MAX, 0usize)));
+    let printed2 = printed.clone();
+    let print_from = |hand: u64,
+                      log: &[crate::games::tolerance::hand::LogEntry],
+                      printed: &std::sync::Mutex<(u64, usize)>| {
+        let mut p = printed.lock().expect("not poisoned");
+        let from = if p.0 == hand { p.1 } else { 0 };
+        for e in log.iter().skip(from) {
+            println!(
+                "  · {}",
+                crate::ui::line::entry_text(e, &|s| format!("seat {s}"))
+            );
+        }
+        *p = (hand, log.len().max(from));
+    };
+    let report = run_client(ClientConfig {
+        keys: Keys::generate(),
+        relays,
+        host,
+        table,
+        decider: Decider::Watch,
+        idle_timeout: std::time::Duration::from_secs(3600),
+        tamper: None,
+        on_hand: Some(Box::new(move |h: &HandSummary| {
+            print_from(h.hand, &h.log, &printed);
+            println!("hand {} over: stacks {:?}", h.hand + 1, h.final_stacks);
+            for (seat, cards) in &h.shown {
+                let c: Vec<String> = cards
+                    .iter()
+                    .map(|c| crate::cards::PlayingCard::from_id(*c).to_string())
+                    .collect();
+                println!("  seat {seat} showed {}", c.join(" "));
+            }
+        })),
+        on_view: Some(Box::new(move |v: &crate::games::tolerance::HandView| {
+            print_from(v.hand_no, &v.log, &printed2);
+        })),
+    })
+    .await?;
+    println!(
+        "table over: {} hands, {} events checked, {} violations",
+        report.hands.len(),
+        report.stats.events,
+        report.violations.len()
+    );
+    for v in &report.violations {
+        println!("  violation: {v}");
+    }
+    Ok(())
 }

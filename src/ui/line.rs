@@ -83,23 +83,28 @@ pub fn log_lines(view: &HandView, from: usize, names: &dyn Fn(Seat) -> String) -
     view.log
         .iter()
         .skip(from)
-        .map(|e| match e {
-            LogEntry::Blind { seat, amount } => {
-                format!("{} posts the blind {amount}", names(*seat))
-            }
-            LogEntry::Act { seat, action } => format!("{} {}", names(*seat), action_text(action)),
-            LogEntry::Rolled { seat, target, die } => format!(
-                "{} rolled {die} against Tolerance {target}: {}",
-                names(*seat),
-                if die >= target {
-                    format!("+{target}")
-                } else {
-                    format!("-{target}")
-                }
-            ),
-            LogEntry::Won { seat, amount } => format!("{} wins {amount}", names(*seat)),
-        })
+        .map(|e| entry_text(e, names))
         .collect()
+}
+
+/// A log entry in words.
+pub fn entry_text(e: &LogEntry, names: &dyn Fn(Seat) -> String) -> String {
+    match e {
+        LogEntry::Blind { seat, amount } => {
+            format!("{} posts the blind {amount}", names(*seat))
+        }
+        LogEntry::Act { seat, action } => format!("{} {}", names(*seat), action_text(action)),
+        LogEntry::Rolled { seat, target, die } => format!(
+            "{} rolled {die} against Tolerance {target}: {}",
+            names(*seat),
+            if die >= target {
+                format!("+{target}")
+            } else {
+                format!("-{target}")
+            }
+        ),
+        LogEntry::Won { seat, amount } => format!("{} wins {amount}", names(*seat)),
+    }
 }
 
 pub fn action_text(a: &Action) -> String {
