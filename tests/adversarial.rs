@@ -71,6 +71,16 @@ fn honest_violations(run: &DemoRun, cheater: usize) -> Vec<Vec<Violation>> {
         .collect()
 }
 
+/// Every client agrees, no chip is lost, every honest client blamed `seat`, and `seat` forfeited.
+fn blamed_and_forfeited(run: &DemoRun, seat: u8) {
+    assert!(run.summary.clients_agree, "{:?}", run.summary);
+    chips_conserved(run);
+    for v in honest_violations(run, seat as usize) {
+        assert!(v.iter().any(|v| v.culprit() == Some(seat)), "{v:?}");
+    }
+    assert_eq!(forfeits(run)[0].0, seat);
+}
+
 fn forfeits(run: &DemoRun) -> Vec<(u8, String)> {
     let r = run.reports[0].as_ref().unwrap();
     r.hands.iter().flat_map(|h| h.forfeits.clone()).collect()
@@ -198,12 +208,7 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
         }),
     );
     let run = run_demo(o, |_| {}).await.unwrap();
-    assert!(run.summary.clients_agree);
-    chips_conserved(&run);
-    for v in honest_violations(&run, 1) {
-        assert!(v.iter().any(|v| v.culprit() == Some(1)), "{v:?}");
-    }
-    assert_eq!(forfeits(&run)[0].0, 1);
+    blamed_and_forfeited(&run, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -223,12 +228,7 @@ async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
         }),
     );
     let run = run_demo(o, |_| {}).await.unwrap();
-    assert!(run.summary.clients_agree);
-    chips_conserved(&run);
-    for v in honest_violations(&run, 0) {
-        assert!(v.iter().any(|v| v.culprit() == Some(0)), "{v:?}");
-    }
-    assert_eq!(forfeits(&run)[0].0, 0);
+    blamed_and_forfeited(&run, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
