@@ -350,3 +350,37 @@ async fn an_out_of_turn_move_is_rejected_and_attributed() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_reports_the_first_violation_of_a_table() {
+    let _serial = SERIAL.lock().await;
+    let relay = tolerance::net::relay::EmbeddedRelay::start(Default::default())
+        .await
+        .unwrap();
+    let url = relay.url().to_string();
+    let mut o = with_tamper(
+        opts(3, 1),
+        1,
+        once(|p| match &mut p.body {
+            Body::Move { action, .. } => {
+                *action = tolerance::games::tolerance::Action::Raise { to: 1_000_000 };
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    o.relays = vec![url.clone()];
+    let run = run_demo(o, |_| {}).await.unwrap();
+    assert!(run.summary.clients_agree);
+    let report = tolerance::table::verify::verify_table(&[url], &run.table)
+        .await
+        .unwrap();
+    assert!(
+        !report.ok,
+        "a table with an illegal bet must not verify clean"
+    );
+    assert!(report.finished, "the table still played to its end");
+    let first = report.first_violation.expect("the illegal bet is reported");
+    assert_eq!(first.culprit(), Some(1), "{first}");
+    assert!(first.to_string().contains("raise"), "{first}");
+}
