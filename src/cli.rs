@@ -78,6 +78,11 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1")]
         bind: std::net::IpAddr,
     },
+    /// The hands you played on this machine.
+    History {
+        #[command(subcommand)]
+        command: Option<HistoryCommand>,
+    },
     /// Your Nostr identity: create, import or show it.
     Keys {
         #[command(subcommand)]
@@ -88,6 +93,21 @@ pub enum Command {
         #[command(subcommand)]
         command: VariantCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// List saved hands (the default).
+    List,
+    /// Replay hand N of the list step by step.
+    Show {
+        n: usize,
+        /// Wait for Enter between steps.
+        #[arg(long)]
+        step: bool,
+    },
+    /// Every saved hand as one JSON array.
+    Export,
 }
 
 #[derive(Debug, Subcommand)]
@@ -220,6 +240,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             ))
             .map_err(|e| e.to_string()),
         Command::Keys { command } => keys_cli(command),
+        Command::History { command } => history_cli(command.unwrap_or(HistoryCommand::List)),
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
                 let v = Variant::builtin(&builtin)
@@ -315,6 +336,15 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
         let view = hand.view(Some(0));
         print!("{}", line::render(&view, &names));
         table.record(&hand).map_err(|e| e.to_string())?;
+        let record = crate::history::Record {
+            table: "local".into(),
+            seat: Some(0),
+            saved_at: crate::history::now(),
+            hand: crate::table::HandSummary::of(&hand),
+        };
+        if let Err(e) = crate::history::append(&crate::identity::config_dir(), &record) {
+            eprintln!("warning: hand not saved to the history: {e}");
+        }
         played += 1;
     }
     match table.winner() {
@@ -396,6 +426,41 @@ fn keys_cli(command: KeysCommand) -> Result<(), String> {
         KeysCommand::Show => {
             let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
             show(&k);
+        }
+    }
+    Ok(())
+}
+
+fn history_cli(command: HistoryCommand) -> Result<(), String> {
+    use crate::history;
+    let records = history::load(&crate::identity::config_dir()).map_err(|e| e.to_string())?;
+    match command {
+        HistoryCommand::List => {
+            if records.is_empty() {
+                println!("no hands saved yet: play one with `tolerance play`");
+            }
+            for (i, r) in records.iter().enumerate() {
+                println!("{}", history::list_line(i + 1, r));
+            }
+        }
+        HistoryCommand::Show { n, step } => {
+            let r = n
+                .checked_sub(1)
+                .and_then(|i| records.get(i))
+                .ok_or_else(|| history::HistoryError::NoSuchHand(n).to_string())?;
+            let mut lines = std::io::stdin().lock().lines();
+            for l in history::show_lines(r) {
+                println!("{l}");
+                if step && lines.next().is_none() {
+                    break;
+                }
+            }
+        }
+        HistoryCommand::Export => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&records).expect("serialisable")
+            );
         }
     }
     Ok(())

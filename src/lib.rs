@@ -31,6 +31,7 @@
 //!   → `engine.apply` — with deadlines, timeout votes and forfeits; the relay runner; demo,
 //!   play and verify. A client's own events take the same path after they come back from the
 //!   relay.
+//! - [`history`]: hands saved on this machine, listed, replayed and exported.
 //! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice).
 //! - [`ui`]: the plain line interface. [`cli`]: command-line commands (`main.rs` only parses).
 //!
@@ -42,6 +43,7 @@ pub mod cli;
 pub mod engine;
 pub mod fair;
 pub mod games;
+pub mod history;
 pub mod identity;
 pub mod net;
 pub mod table;

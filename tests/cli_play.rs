@@ -7,8 +7,10 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn play_runs_a_networked_hand_with_typed_moves() {
+    let home = std::env::temp_dir().join(format!("tolerance-play-{}", std::process::id()));
     let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
         .args(["play", "--hands", "1", "--players", "3"])
+        .env("TOLERANCE_HOME", &home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -37,17 +39,45 @@ fn play_runs_a_networked_hand_with_typed_moves() {
         stdout.contains("every client verified every proof: true"),
         "{stdout}"
     );
+    // The hand was saved to this person's history.
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["history"])
+        .env("TOLERANCE_HOME", &home)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(list.contains("hand   1  3 players"), "{list}");
 }
 
 #[test]
-fn local_play_says_it_is_local() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args(["play", "--local", "--auto", "--hands", "1"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+fn local_play_says_it_is_local_and_keeps_a_history() {
+    let home = std::env::temp_dir().join(format!("tolerance-local-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tolerance"))
+            .args(args)
+            .env("TOLERANCE_HOME", &home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["play", "--local", "--auto", "--hands", "2"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("LOCAL game"));
+    let list = String::from_utf8_lossy(&run(&["history"]).stdout).to_string();
+    assert_eq!(list.lines().count(), 2, "{list}");
+    let show = run(&["history", "show", "2"]);
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        shown.contains("posts the blind") && shown.contains("stacks after"),
+        "{shown}"
+    );
+    let export: serde_json::Value =
+        serde_json::from_slice(&run(&["history", "export"]).stdout).unwrap();
+    assert_eq!(export.as_array().unwrap().len(), 2);
+    let missing = run(&["history", "show", "9"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no hand 9"));
 }
 
 #[test]

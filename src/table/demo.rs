@@ -47,6 +47,14 @@ impl Default for DemoOptions {
     }
 }
 
+/// One finished hand, as `tolerance demo --json` prints it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct HandLine {
+    pub table: String,
+    #[serde(flatten)]
+    pub hand: super::HandSummary,
+}
+
 /// The summary line of `tolerance demo --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DemoSummary {
@@ -164,9 +172,14 @@ pub async fn run_demo(
             )))
         };
         let tx = line_tx.clone();
+        let table_id = table.clone();
         let on_hand: Option<super::runner::OnHand> = if i == 0 {
             Some(Box::new(move |h: &super::HandSummary| {
-                let _ = tx.send(serde_json::to_string(h).expect("serialisable"));
+                let line = HandLine {
+                    table: table_id.clone(),
+                    hand: h.clone(),
+                };
+                let _ = tx.send(serde_json::to_string(&line).expect("serialisable"));
             }))
         } else {
             None

@@ -141,8 +141,17 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
         keys: Vec::new(),
     };
     let run = run_demo(opts, |l| {
-        if let Ok(h) = serde_json::from_str::<HandSummary>(&l) {
-            print_hand(&h, 0);
+        if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
+            print_hand(&line.hand, 0);
+            let record = crate::history::Record {
+                table: line.table,
+                seat: Some(0),
+                saved_at: crate::history::now(),
+                hand: line.hand,
+            };
+            if let Err(e) = crate::history::append(&crate::identity::config_dir(), &record) {
+                eprintln!("warning: hand not saved to the history: {e}");
+            }
         }
     })
     .await?;
@@ -206,8 +215,8 @@ pub async fn demo_cli(
     let run = run_demo(opts, move |l| {
         if json {
             println!("{l}");
-        } else if let Ok(h) = serde_json::from_str::<HandSummary>(&l) {
-            print_hand(&h, u8::MAX);
+        } else if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
+            print_hand(&line.hand, u8::MAX);
         }
     })
     .await?;

@@ -99,6 +99,40 @@ pub enum Await {
     Nothing,
 }
 
+impl HandSummary {
+    /// The public summary of a finished hand.
+    pub fn of(engine: &Hand) -> HandSummary {
+        HandSummary {
+            hand: engine.hand_no,
+            dealer: engine.dealer(),
+            players: {
+                let mut p: Vec<Seat> = engine.players.iter().map(|p| p.seat).collect();
+                p.sort_unstable();
+                p
+            },
+            final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
+            result: engine.result.clone(),
+            forfeits: Vec::new(),
+            log: engine.log.clone(),
+            shown: engine
+                .players
+                .iter()
+                .filter(|p| p.cards.iter().any(|c| c.revealed))
+                .map(|p| {
+                    (
+                        p.seat,
+                        p.cards
+                            .iter()
+                            .filter(|c| c.revealed)
+                            .filter_map(|c| c.card)
+                            .collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Await {
     pub fn seats(&self) -> Vec<Seat> {
         match self {
@@ -1510,30 +1544,7 @@ impl Session {
                 reason: format!("could not record the hand: {e}"),
             });
         }
-        self.hands.push(HandSummary {
-            hand: h.no,
-            dealer,
-            players: h.parts.clone(),
-            final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
-            result: engine.result.clone(),
-            forfeits: Vec::new(),
-            log: engine.log.clone(),
-            shown: engine
-                .players
-                .iter()
-                .filter(|p| p.cards.iter().any(|c| c.revealed))
-                .map(|p| {
-                    (
-                        p.seat,
-                        p.cards
-                            .iter()
-                            .filter(|c| c.revealed)
-                            .filter_map(|c| c.card)
-                            .collect(),
-                    )
-                })
-                .collect(),
-        });
+        self.hands.push(HandSummary::of(&engine));
         self.start_hand();
     }
 
