@@ -46,9 +46,10 @@ pub enum Command {
     },
     /// Fetch a table's events from a relay and re-check every signature, proof and rule.
     Verify {
-        #[arg(long = "relay", required = true)]
+        /// Relay URL (repeatable); optional when the table is an naddr with relay hints.
+        #[arg(long = "relay")]
         relays: Vec<String>,
-        /// The table id (hex).
+        /// The table: its 64-hex id or an naddr1….
         #[arg(long)]
         table: String,
         #[arg(long)]
@@ -56,9 +57,10 @@ pub enum Command {
     },
     /// Follow a table live as a spectator (or replay a finished one), from its public events.
     Watch {
-        #[arg(long = "relay", required = true)]
+        /// Relay URL (repeatable); optional when the table is an naddr with relay hints.
+        #[arg(long = "relay")]
         relays: Vec<String>,
-        /// The table id (hex).
+        /// The table: its 64-hex id or an naddr1….
         #[arg(long)]
         table: String,
     },

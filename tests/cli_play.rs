@@ -120,7 +120,8 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
     .unwrap();
     assert!(run.summary.verified);
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args(["watch", "--relay", &url, "--table", &run.table])
+        // An naddr carries the relay: no --relay needed.
+        .args(["watch", "--table", &run.summary.naddr])
         .output()
         .await
         .unwrap();
@@ -135,4 +136,13 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
         stdout.contains("table over: 2 hands") && stdout.contains("0 violations"),
         "{stdout}"
     );
+    let _ = url;
+    // A malformed table reference is a clear error.
+    let bad = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["verify", "--table", "naddr1nope"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a table"));
 }

@@ -61,6 +61,8 @@ pub struct DemoSummary {
     pub players: u8,
     pub hands: u64,
     pub table: String,
+    /// The table as an naddr (with relay hints), for `verify` and `watch`.
+    pub naddr: String,
     pub relays: Vec<String>,
     pub chips_start_total: u64,
     pub chips_end_total: u64,
@@ -226,6 +228,7 @@ pub async fn run_demo(
         players: opts.players,
         hands,
         table: table.clone(),
+        naddr: wire::table_naddr(&host.public_key(), &table, &relays),
         relays,
         chips_start_total: start_total,
         chips_end_total,

@@ -26,6 +26,7 @@ pub async fn find_table(
     pool: &RelayPool,
     relays: &[String],
     table: &str,
+    known_host: Option<PublicKey>,
 ) -> Result<(PublicKey, wire::TableSpec), String> {
     let announcements = pool
         .fetch(
@@ -36,7 +37,11 @@ pub async fn find_table(
         )
         .await
         .map_err(|e| e.to_string())?;
-    let mut hosts: Vec<PublicKey> = announcements.iter().map(|e| e.pubkey).collect();
+    let mut hosts: Vec<PublicKey> = announcements
+        .iter()
+        .map(|e| e.pubkey)
+        .filter(|h| known_host.is_none_or(|k| k == *h))
+        .collect();
     hosts.sort();
     hosts.dedup();
     let host = match hosts.as_slice() {
@@ -63,7 +68,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
     let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (host, spec) = find_table(&pool, relays, table).await?;
+    let (host, spec) = find_table(&pool, relays, table, None).await?;
     let events = pool
         .fetch(
             vec![wire::log_filter(&host, table)],
@@ -93,7 +98,22 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
     Ok(report)
 }
 
+/// The table id and relays from what a person typed: `--table` as hex or naddr, `--relay`
+/// optional when the naddr carries relay hints.
+fn resolve(
+    relays: Vec<String>,
+    table: &str,
+) -> Result<(Vec<String>, String, Option<PublicKey>), String> {
+    let (id, host, hints) = wire::parse_table_ref(table)?;
+    let relays = if relays.is_empty() { hints } else { relays };
+    if relays.is_empty() {
+        return Err("name a relay with --relay URL (or give an naddr with relay hints)".into());
+    }
+    Ok((relays, id, host))
+}
+
 pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Result<(), String> {
+    let (relays, table, _) = resolve(relays, &table)?;
     let r = verify_table(&relays, &table).await?;
     if json {
         println!("{}", serde_json::to_string(&r).expect("serialisable"));
@@ -123,10 +143,11 @@ pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Resul
 /// only public events, so it never learns a card that was not shown.
 pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String> {
     use super::runner::{run_client, ClientConfig, Decider};
+    let (relays, table, known_host) = resolve(relays, &table)?;
     let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (host, _) = find_table(&pool, &relays, &table).await?;
+    let (host, _) = find_table(&pool, &relays, &table, known_host).await?;
     pool.shutdown().await;
     // Lines already printed for (hand, log length): live views print as moves arrive; a hand's
     // summary prints whatever a batch of events skipped past.

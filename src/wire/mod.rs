@@ -177,6 +177,45 @@ pub fn table_coordinate(host: &PublicKey, table: &str) -> Coordinate {
     Coordinate::new(Kind::from(KIND_TABLE), *host).identifier(table)
 }
 
+/// The table as a NIP-19 `naddr` (coordinate plus relay hints), for people to share.
+pub fn table_naddr(host: &PublicKey, table: &str, relays: &[String]) -> String {
+    let relays: Vec<RelayUrl> = relays
+        .iter()
+        .filter_map(|r| RelayUrl::parse(r).ok())
+        .collect();
+    Nip19Coordinate::new(table_coordinate(host, table), relays)
+        .to_bech32()
+        .expect("a coordinate always encodes")
+}
+
+/// A table a person named: 64 hex digits (the id) or an `naddr1…` of a table announcement.
+/// Returns the id, the host when the naddr names it, and the naddr's relay hints.
+pub fn parse_table_ref(text: &str) -> Result<(String, Option<PublicKey>, Vec<String>), String> {
+    let t = text.trim();
+    if t.len() == 64 && hex::decode(t).is_ok() {
+        return Ok((t.to_ascii_lowercase(), None, Vec::new()));
+    }
+    let c = Nip19Coordinate::from_bech32(t)
+        .map_err(|_| format!("'{t}' is not a table: give its 64-hex id or an naddr1…"))?;
+    if c.kind != Kind::from(KIND_TABLE) {
+        return Err(format!(
+            "'{t}' names a kind {} event, not a table (kind {KIND_TABLE})",
+            c.kind.as_u16()
+        ));
+    }
+    let id = c.identifier.clone();
+    if id.len() != 64 || hex::decode(&id).is_err() {
+        return Err(format!(
+            "'{t}' names table '{id}', which is not a 64-hex id"
+        ));
+    }
+    Ok((
+        id,
+        Some(c.public_key),
+        c.relays.iter().map(|r| r.to_string()).collect(),
+    ))
+}
+
 /// Filter for a table's whole log.
 pub fn log_filter(host: &PublicKey, table: &str) -> Filter {
     Filter::new()
@@ -359,6 +398,22 @@ mod tests {
             parse_log(&big, &p.table),
             Err(WireError::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn tables_are_named_by_hex_or_naddr() {
+        let host = Keys::generate().public_key();
+        let id = hex::encode([9u8; 32]);
+        let naddr = table_naddr(&host, &id, &["ws://127.0.0.1:7447".into()]);
+        assert!(naddr.starts_with("naddr1"));
+        let (got, h, relays) = parse_table_ref(&naddr).unwrap();
+        assert_eq!((got.as_str(), h), (id.as_str(), Some(host)));
+        assert_eq!(relays.len(), 1);
+        assert_eq!(parse_table_ref(&id).unwrap().0, id);
+        assert!(parse_table_ref("naddr1bogus")
+            .unwrap_err()
+            .contains("not a table"));
+        assert!(parse_table_ref("1234").is_err());
     }
 
     #[test]
