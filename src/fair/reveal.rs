@@ -10,7 +10,7 @@
 use std::fmt;
 
 use rand::{CryptoRng, RngCore};
-use ziffle::{AggregateRevealToken, RevealTokenProof, Verified};
+use ziffle::{AggregateRevealToken, MaskedCard, RevealTokenProof, Verified};
 
 use super::codec::{self, decode_exact, encode};
 use super::context::{Context, Label, Step};
@@ -106,6 +106,16 @@ fn reveal_position(ctx: &Context, deck: &VerifiedDeck) -> Result<u16, FairError>
     Ok(position)
 }
 
+/// The masked card at `position` of a verified deck.
+fn masked_card(deck: &VerifiedDeck, position: u16) -> Result<MaskedCard, FairError> {
+    ops(deck.size())?
+        .card(&deck.verified, usize::from(position))?
+        .ok_or(FairError::PositionOutOfRange {
+            position,
+            size: deck.size(),
+        })
+}
+
 /// Make this seat's token for the position and recipient in `ctx` (`Step::Reveal`, own seat),
 /// to publish. `rng` only draws the proof nonce (OS RNG in the product).
 pub fn reveal_token(
@@ -133,12 +143,7 @@ pub fn reveal_token_with_own(
         ));
     }
     let position = reveal_position(ctx, deck)?;
-    let card = ops(deck.size())?
-        .card(&deck.verified, usize::from(position))?
-        .ok_or(FairError::PositionOutOfRange {
-            position,
-            size: deck.size(),
-        })?;
+    let card = masked_card(deck, position)?;
     let (token, proof) = card.reveal_token(rng, &secret.sk, secret.pk, &ctx.encode(Label::Proof));
     let local = VerifiedToken {
         seat: ctx.seat,
@@ -164,12 +169,7 @@ pub fn verify_token(
         return Err(FairError::ContextMismatch("share of another table or hand"));
     }
     let position = reveal_position(ctx, deck)?;
-    let card = ops(deck.size())?
-        .card(&deck.verified, usize::from(position))?
-        .ok_or(FairError::PositionOutOfRange {
-            position,
-            size: deck.size(),
-        })?;
+    let card = masked_card(deck, position)?;
     let verified = token
         .proof
         .verify(share.key, token.token, card, &ctx.encode(Label::Proof))
@@ -227,13 +227,8 @@ pub fn open_card(
         return Err(FairError::Missing { seats: missing });
     }
     let all: Vec<Verified<ziffle::RevealToken>> = by_seat.into_iter().flatten().collect();
-    let ops = ops(deck.size())?;
-    let card =
-        ops.card(&deck.verified, usize::from(position))?
-            .ok_or(FairError::PositionOutOfRange {
-                position,
-                size: deck.size(),
-            })?;
-    ops.reveal(AggregateRevealToken::new(&all), card)
+    let card = masked_card(deck, position)?;
+    ops(deck.size())?
+        .reveal(AggregateRevealToken::new(&all), card)
         .ok_or(FairError::NotACard { position })
 }

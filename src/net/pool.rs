@@ -228,12 +228,7 @@ impl RelayPool {
 
     /// Relays connected right now.
     pub async fn connected(&self) -> Vec<RelayUrl> {
-        self.statuses()
-            .await
-            .into_iter()
-            .filter(|(_, status)| is_up(*status))
-            .map(|(url, _)| url)
-            .collect()
+        up(&self.statuses().await)
     }
 
     /// Waits until every relay is connected or `timeout` passes. Returns the connected relays;
@@ -244,11 +239,7 @@ impl RelayPool {
         let mut changes = self.inner.monitor.subscribe();
         loop {
             let statuses = self.statuses().await;
-            let connected: Vec<RelayUrl> = statuses
-                .iter()
-                .filter(|(_, s)| is_up(*s))
-                .map(|(u, _)| u.clone())
-                .collect();
+            let connected = up(&statuses);
             if connected.len() == statuses.len() {
                 return Ok(connected);
             }
@@ -382,11 +373,7 @@ impl RelayPool {
             return Err(NetError::NoFilters);
         }
         let statuses = self.statuses().await;
-        let connected: Vec<RelayUrl> = statuses
-            .iter()
-            .filter(|(_, s)| is_up(*s))
-            .map(|(u, _)| u.clone())
-            .collect();
+        let connected = up(&statuses);
         if connected.is_empty() {
             return Err(NetError::Unreachable {
                 relays: describe(statuses),
@@ -623,6 +610,15 @@ fn matches_any(filters: &[Filter], event: &Event) -> bool {
     filters
         .iter()
         .any(|filter| filter.match_event(event, MatchEventOptions::new()))
+}
+
+/// The relays among `statuses` that are connected.
+fn up(statuses: &[(RelayUrl, RelayStatus)]) -> Vec<RelayUrl> {
+    statuses
+        .iter()
+        .filter(|(_, s)| is_up(*s))
+        .map(|(u, _)| u.clone())
+        .collect()
 }
 
 fn describe(statuses: Vec<(RelayUrl, RelayStatus)>) -> Vec<(RelayUrl, String)> {
