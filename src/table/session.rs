@@ -143,9 +143,6 @@ impl Await {
             Await::Nothing => vec![],
         }
     }
-    pub fn is_crypto(&self) -> bool {
-        !matches!(self, Await::Move(_) | Await::Nothing)
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -200,8 +197,6 @@ struct HandRun {
     dealer_values: Vec<dice::VerifiedValue>,
     next_slot: u32,
     batches: u32,
-    /// Chips committed by each seat when each step opened (for forfeits at that step).
-    committed_at: Vec<Vec<ForfeitSeat>>,
     /// Whether this client already produced its contribution for the current step.
     produced: bool,
     /// Our own last shuffle (deck and proof as published, and the deck ziffle's prover already
@@ -500,7 +495,6 @@ impl Session {
             dealer_values: Vec::new(),
             next_slot: 1,
             batches: 0,
-            committed_at: Vec::new(),
             produced: false,
             own_shuffle: None,
         });
@@ -515,20 +509,6 @@ impl Session {
         h.contributed.clear();
         h.produced = false;
         self.stats.passes += 1;
-        let snapshot = match &h.engine {
-            Some(e) => e
-                .players
-                .iter()
-                .map(|p| ForfeitSeat {
-                    seat: p.seat,
-                    start_stack: p.start_stack,
-                    committed: p.committed,
-                    folded: p.folded,
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        h.committed_at.push(snapshot);
         if let Err(e) = self.produce() {
             // Our own crypto failing is a local fault; report it as a violation of our seat.
             let seat = self.me.unwrap_or(0);
@@ -797,22 +777,7 @@ impl Session {
                     }
                     Disposition::Reject(v) => {
                         self.buffer.remove(i);
-                        let fork = match &v {
-                            Violation::Fork {
-                                seat,
-                                hand,
-                                step,
-                                a,
-                                b,
-                            } => Some((*seat, *hand, *step, a.clone(), b.clone())),
-                            _ => None,
-                        };
                         self.violations.push(v);
-                        if let Some((seat, hand, step, a, b)) = fork {
-                            self.on_fork(seat, hand, step, &a, &b);
-                            progressed = true;
-                            break;
-                        }
                     }
                     Disposition::Apply(seat) => {
                         let (ev, p) = self.buffer.remove(i);
@@ -1041,6 +1006,27 @@ impl Session {
         Ok(v)
     }
 
+    /// The dice value a sequential event carries: required for `slot` when `Some`, forbidden
+    /// when `None`.
+    #[allow(clippy::too_many_arguments)]
+    fn carried_die(
+        &self,
+        id: &str,
+        seat: Seat,
+        idx: usize,
+        die: Option<&DiceMsg>,
+        slot: Option<u32>,
+        missing: &str,
+        unexpected: &str,
+    ) -> Result<Option<dice::VerifiedValue>, Violation> {
+        match (slot, die) {
+            (Some(slot), Some(m)) => Ok(Some(self.verify_die(id, seat, idx, m, slot)?)),
+            (Some(_), None) => Err(Self::invalid(id, seat, missing)),
+            (None, Some(_)) => Err(Self::invalid(id, seat, unexpected)),
+            (None, None) => Ok(None),
+        }
+    }
+
     fn on_shuffle(
         &mut self,
         id: &str,
@@ -1052,20 +1038,15 @@ impl Session {
     ) -> Result<(), Violation> {
         let h = self.hand.as_ref().expect("hand");
         let idx = index as usize;
-        let die = match (h.no, dealer_die) {
-            (0, Some(m)) => Some(self.verify_die(id, seat, idx, &m, 0)?),
-            (0, None) => {
-                return Err(Self::invalid(
-                    id,
-                    seat,
-                    "hand 0 shuffles carry the dealer die",
-                ))
-            }
-            (_, Some(_)) => {
-                return Err(Self::invalid(id, seat, "only hand 0 carries a dealer die"))
-            }
-            (_, None) => None,
-        };
+        let die = self.carried_die(
+            id,
+            seat,
+            idx,
+            dealer_die.as_ref(),
+            (h.no == 0).then_some(0),
+            "hand 0 shuffles carry the dealer die",
+            "only hand 0 carries a dealer die",
+        )?;
         let ctx = self.ctx(h, idx, FairStep::Shuffle { index });
         let own = h
             .own_shuffle
@@ -1407,22 +1388,15 @@ impl Session {
     ) -> Result<(), Violation> {
         let h = self.hand.as_ref().expect("hand");
         let idx = h.parts.iter().position(|s| *s == seat).expect("player");
-        let value = match (action, &die) {
-            (Action::Roll { .. }, Some(m)) => {
-                Some(self.verify_die(id, seat, idx, m, h.next_slot)?)
-            }
-            (Action::Roll { .. }, None) => {
-                return Err(Self::invalid(
-                    id,
-                    seat,
-                    "a roll must carry the roller's dice value",
-                ))
-            }
-            (_, Some(_)) => {
-                return Err(Self::invalid(id, seat, "only a roll carries a dice value"))
-            }
-            (_, None) => None,
-        };
+        let value = self.carried_die(
+            id,
+            seat,
+            idx,
+            die.as_ref(),
+            matches!(action, Action::Roll { .. }).then_some(h.next_slot),
+            "a roll must carry the roller's dice value",
+            "only a roll carries a dice value",
+        )?;
         let h = self.hand.as_mut().expect("hand");
         h.engine
             .as_mut()
@@ -1555,13 +1529,21 @@ impl Session {
         let Some(h) = self.hand.take() else {
             return;
         };
-        let snapshot = h
-            .committed_at
-            .get(at_step as usize)
-            .cloned()
-            .unwrap_or_default();
-        let players: Vec<ForfeitSeat> = if snapshot.is_empty() {
-            h.parts
+        // Callers are at step `at_step` (rolled back to it if needed), and no step changes the
+        // engine before it closes: the engine holds the chips committed when the step opened.
+        let players: Vec<ForfeitSeat> = match &h.engine {
+            Some(e) => e
+                .players
+                .iter()
+                .map(|p| ForfeitSeat {
+                    seat: p.seat,
+                    start_stack: p.start_stack,
+                    committed: p.committed,
+                    folded: p.folded,
+                })
+                .collect(),
+            None => h
+                .parts
                 .iter()
                 .map(|s| ForfeitSeat {
                     seat: *s,
@@ -1569,9 +1551,7 @@ impl Session {
                     committed: 0,
                     folded: false,
                 })
-                .collect()
-        } else {
-            snapshot
+                .collect(),
         };
         let dealer = h.dealer.unwrap_or(h.parts[0]);
         let finals = self
@@ -1869,11 +1849,6 @@ impl Session {
         });
         self.outbox.push(p);
         true
-    }
-
-    /// Every event this client accepted or saw, for evidence.
-    pub fn event(&self, id: &EventId) -> Option<&Event> {
-        self.events_by_id.get(id)
     }
 }
 
