@@ -218,13 +218,12 @@ pub fn play_out<G: Game>(
                 let outs = fulfil_all(chance, &reqs)?;
                 game.apply_chance(&outs).map_err(|e| e.to_string())?;
             }
-            ToAct::Seat(seat) => {
-                let legal = game.legal_actions(seat);
-                let a = choose(game, seat, legal);
-                game.apply(seat, &a).map_err(|e| e.to_string())?;
-            }
-            ToAct::Seats(seats) => {
-                let seat = seats[0];
+            to_act => {
+                let seat = match to_act {
+                    ToAct::Seats(seats) => *seats.first().ok_or("nobody to act")?,
+                    ToAct::Seat(seat) => seat,
+                    _ => unreachable!("handled above"),
+                };
                 let legal = game.legal_actions(seat);
                 let a = choose(game, seat, legal);
                 game.apply(seat, &a).map_err(|e| e.to_string())?;

@@ -4,7 +4,7 @@
 
 use super::runner::{run_client, ClientConfig, ClientReport, Decider, Tamper};
 use crate::bots::tolerance::HeuristicBot;
-use crate::games::tolerance::{HandView, Variant};
+use crate::games::tolerance::Variant;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use crate::wire::{self, Deadlines, TableSpec, VERSION};
@@ -254,9 +254,4 @@ pub async fn run_demo(
         host: host.public_key(),
         table,
     })
-}
-
-/// Renders a hand view line for people watching a demo (unused in JSON mode).
-pub fn describe(view: &HandView) -> String {
-    crate::ui::line::render(view, &|s| format!("seat {s}"))
 }

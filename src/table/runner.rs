@@ -1,7 +1,7 @@
 //! Drives one client over real relays: its own key, its own relay connections, its own
 //! [`Session`]. Crypto runs on blocking threads, never on the async network task.
 
-use super::session::{Await, HandSummary, Session, Stats, Violation};
+use super::session::{HandSummary, Session, Stats, Violation};
 use crate::bots::Bot;
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Hand, HandView};
@@ -194,8 +194,10 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 published += 1;
             }
         }
-        if let (Some(cb), Some(view)) = (cfg.on_view.as_mut(), session.view()) {
-            cb(&view);
+        if let Some(cb) = cfg.on_view.as_mut() {
+            if let Some(view) = session.view() {
+                cb(&view);
+            }
         }
         if let Some(cb) = cfg.on_hand.as_mut() {
             while hands_reported < session.hands.len() {
@@ -228,6 +230,7 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         }
         let vote_at = next_vote.unwrap_or(step_opened + session.deadline());
         if Instant::now() >= vote_at {
+            next_vote = Some(Instant::now() + session.deadline());
             if session.vote() {
                 if debug() {
                     eprintln!(
@@ -236,24 +239,16 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                         session.awaiting()
                     );
                 }
-                next_vote = Some(Instant::now() + session.deadline());
                 continue;
             }
-            next_vote = Some(Instant::now() + session.deadline());
         }
-        let wait = cfg
-            .idle_timeout
-            .saturating_sub(last_progress.elapsed())
-            .min(
-                vote_at
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_millis(1)),
-            );
-        if cfg
-            .idle_timeout
-            .saturating_sub(last_progress.elapsed())
-            .is_zero()
-        {
+        let idle_left = cfg.idle_timeout.saturating_sub(last_progress.elapsed());
+        let wait = idle_left.min(
+            vote_at
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1)),
+        );
+        if idle_left.is_zero() {
             return Err(format!(
                 "no progress for {:?}; waiting for {:?}",
                 cfg.idle_timeout,
@@ -302,16 +297,6 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
     };
     pool.shutdown().await;
     Ok(report)
-}
-
-/// True when the awaited step is waiting for this seat.
-pub fn waiting_for(a: &Await, seat: Seat) -> bool {
-    a.seats().contains(&seat)
-}
-
-/// Whether a payload is a vote (used by reports).
-pub fn is_vote(p: &Payload) -> bool {
-    matches!(p.body, Body::Vote { .. })
 }
 
 fn debug() -> bool {

@@ -1,7 +1,7 @@
 //! The plain line interface: a readable text rendering of a Tolerance view and a parser for typed
 //! moves. Used by `tolerance play` and kept for scripts and screen readers.
 
-use crate::cards::{DeckSpec, PlayingCard};
+use crate::cards::PlayingCard;
 use crate::engine::Seat;
 use crate::games::tolerance::hand::LogEntry;
 use crate::games::tolerance::{Action, HandView, Phase};
@@ -192,10 +192,4 @@ pub fn parse_move(input: &str, view: &HandView) -> Result<Action, String> {
         None => return Err("type a move".into()),
     };
     Ok(a)
-}
-
-/// Which cards of a standard deck remain unseen, for display of odds (unused cards).
-pub fn deck_name(decks: u8) -> String {
-    let spec = DeckSpec::standard(decks);
-    format!("{} cards ({} deck(s))", spec.len(), decks)
 }

@@ -362,7 +362,6 @@ impl Hand {
 
     fn validate(&self, seat: Seat, action: &Action) -> Result<usize, RuleError> {
         let i = self.check_turn(seat)?;
-        let p = &self.players[i];
         match (self.phase, *action) {
             (Phase::Bet(_), Action::Fold | Action::Check | Action::Call | Action::Raise { .. }) => {
                 let (to_call, window) = self.bet_options(i);
@@ -400,10 +399,7 @@ impl Hand {
                     ))
                 }
             }
-            (phase, a) => {
-                let _ = p;
-                Err(illegal(seat, format!("{a:?} is not a move in {phase:?}")))
-            }
+            (phase, a) => Err(illegal(seat, format!("{a:?} is not a move in {phase:?}"))),
         }
     }
 
@@ -794,14 +790,13 @@ impl Game for Hand {
                 }
             }
             (Phase::Roll(round), Action::Pass) => self.after_roll_turn(round),
-            (Phase::Roll(_), Action::Roll { target }) => {
+            // The Tolerance number waits in the log until the die arrives.
+            (Phase::Roll(_), Action::Roll { .. }) => {
                 self.pending.push(ChanceRequest::RollPublic {
                     sides: self.rules.die_sides,
                     count: 1,
                     by: Some(seat),
                 });
-                // The target waits in the log until the die arrives.
-                let _ = target;
             }
             _ => unreachable!("validated"),
         }
