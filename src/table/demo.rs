@@ -107,6 +107,7 @@ pub async fn announce(
         seats: seats.iter().map(|k| k.to_hex()).collect(),
         hands,
         deadlines,
+        lobby: None,
     };
     let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default())
         .await
@@ -196,6 +197,7 @@ pub async fn run_demo(
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             on_hand,
             on_view: None,
+            journal: None,
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }
