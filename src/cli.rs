@@ -28,6 +28,14 @@ pub struct Cli {
 pub enum Command {
     /// Play The Game of Tolerance against bots (the default command).
     Play(PlayArgs),
+    /// Announce a table, invite players by npub, and play your seat when it fills.
+    Host(crate::table::seat::HostArgs),
+    /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
+    Join(crate::table::seat::JoinArgs),
+    /// Open public tables and the invitations addressed to you.
+    Tables(crate::table::seat::TablesArgs),
+    /// Continue a table this machine was playing when it stopped (crash, kill, power cut).
+    Resume(crate::table::seat::ResumeArgs),
     /// A table of bots over relays, each its own key and connection (headless).
     Demo {
         #[arg(long, default_value_t = 4)]
@@ -133,6 +141,8 @@ pub enum KeysCommand {
     },
     /// Show the stored identity's npub (unlocking it proves the passphrase).
     Show,
+    /// Publish the name other players see (a kind-0 profile).
+    Profile(crate::table::seat::ProfileArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -241,6 +251,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 db,
             ))
             .map_err(|e| e.to_string()),
+        Command::Host(args) => runtime()?.block_on(crate::table::seat::host_cli(args)),
+        Command::Join(args) => runtime()?.block_on(crate::table::seat::join_cli(args)),
+        Command::Tables(args) => runtime()?.block_on(crate::table::seat::tables_cli(args)),
+        Command::Resume(args) => runtime()?.block_on(crate::table::seat::resume_cli(args)),
         Command::Keys { command } => keys_cli(command),
         Command::History { command } => history_cli(command.unwrap_or(HistoryCommand::List)),
         Command::Variant { command } => match command {
@@ -428,6 +442,9 @@ fn keys_cli(command: KeysCommand) -> Result<(), String> {
         KeysCommand::Show => {
             let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
             show(&k);
+        }
+        KeysCommand::Profile(args) => {
+            return runtime()?.block_on(crate::table::seat::profile_cli(args));
         }
     }
     Ok(())

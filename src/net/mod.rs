@@ -38,6 +38,7 @@ use nostr_sdk::prelude::{EventId, RelayUrl};
 
 pub mod dm;
 pub mod pool;
+pub mod profiles;
 pub mod relay;
 pub mod testing;
 

@@ -75,6 +75,10 @@ impl Announcer {
     }
 }
 
+fn debug() -> bool {
+    std::env::var_os("TOLERANCE_DEBUG").is_some()
+}
+
 fn npub(pk: &PublicKey) -> String {
     pk.to_bech32().unwrap_or_else(|_| pk.to_hex())
 }
@@ -252,32 +256,27 @@ async fn run_host(
         }
         let cancel_at = opened + opts.wait;
         if Instant::now() >= cancel_at {
-            return Err(if players >= opts.min_players as usize {
-                format!("the host did not start within {:?}", opts.wait)
+            let lobby = spec.lobby.as_ref().expect("lobby");
+            let missing: Vec<String> = opts
+                .invite
+                .iter()
+                .filter(|k| !lobby.players.iter().any(|p| p.pubkey == k.to_hex()))
+                .map(npub)
+                .collect();
+            let never = if missing.is_empty() {
+                String::new()
             } else {
-                let missing: Vec<String> = opts
-                    .invite
-                    .iter()
-                    .filter(|k| {
-                        !spec
-                            .lobby
-                            .as_ref()
-                            .expect("lobby")
-                            .players
-                            .iter()
-                            .any(|p| p.pubkey == k.to_hex())
-                    })
-                    .map(npub)
-                    .collect();
+                format!("; never joined: {}", missing.join(", "))
+            };
+            return Err(if players >= opts.min_players as usize {
                 format!(
-                    "only {players} of at least {} players joined within {:?}{}",
-                    opts.min_players,
-                    opts.wait,
-                    if missing.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; never joined: {}", missing.join(", "))
-                    }
+                    "{players} of {max} seats filled within {:?} and the host did not start early{never}",
+                    opts.wait
+                )
+            } else {
+                format!(
+                    "only {players} of at least {} players joined within {:?}{never}",
+                    opts.min_players, opts.wait
                 )
             });
         }
@@ -288,6 +287,9 @@ async fn run_host(
         let Ok(Some(ev)) = tokio::time::timeout(wait, sub.recv()).await else {
             continue;
         };
+        if debug() {
+            eprintln!("[host] lobby event {} from {}: {}", ev.id, ev.pubkey, ev.content);
+        }
         events.push(ev.clone());
         let Ok(msg) = parse_lobby(&ev, &table) else {
             continue;
@@ -560,6 +562,9 @@ async fn join_inner(
     let commit = seat_commit(&table, &me, &nonce);
     if host != me {
         send_lobby(pool, keys, &host, &table, LobbyBody::Join { commit: commit.clone() }).await?;
+        if debug() {
+            eprintln!("[join] asked for a seat at {table}");
+        }
     }
     let deadline = Instant::now() + wait;
     let mut newest = ev;
@@ -629,6 +634,9 @@ async fn join_inner(
         let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await else {
             continue;
         };
+        if debug() {
+            eprintln!("[join] event kind {} from {}", ev.kind, ev.pubkey);
+        }
         if ev.kind == Kind::from(wire::KIND_TABLE) {
             if ev.pubkey != host || latest(&[newest.clone(), ev.clone()]) != Some(&ev) {
                 continue;

@@ -10,6 +10,7 @@ pub mod journal;
 pub mod lobby;
 pub mod play;
 pub mod runner;
+pub mod seat;
 pub mod session;
 pub mod verify;
 

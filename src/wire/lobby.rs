@@ -68,9 +68,9 @@ pub struct Lobby {
     pub reason: Option<String>,
 }
 
-/// Content of a [`KIND_LOBBY`] event.
+/// Content of a [`KIND_LOBBY`] event. (serde cannot refuse unknown fields next to a flattened
+/// enum; `v` versions the schema.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct LobbyMsg {
     pub v: u8,
     pub table: String,
