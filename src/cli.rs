@@ -90,6 +90,21 @@ pub enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Send feedback or a variant idea to the author of Tolerance over Nostr: a private NIP-17
+    /// message by default, signed by your key (`tolerance keys new`).
+    Feedback {
+        /// The message; without it, standard input is read, or $EDITOR opens when interactive.
+        message: Vec<String>,
+        /// Recipient npub (default: the game's author, or `author` in config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        /// Relay URL (repeatable); default: `relays` in config.toml, else a few public relays.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+        /// Post a public note (kind 1) that mentions the recipient instead.
+        #[arg(long)]
+        public: bool,
+    },
     /// Work with variant files.
     Variant {
         #[command(subcommand)]
@@ -242,6 +257,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             ))
             .map_err(|e| e.to_string()),
         Command::Keys { command } => keys_cli(command),
+        Command::Feedback {
+            message,
+            to,
+            relays,
+            public,
+        } => feedback_cli(message, to, relays, public),
         Command::History { command } => history_cli(command.unwrap_or(HistoryCommand::List)),
         Command::Variant { command } => match command {
             VariantCommand::New { builtin } => {
@@ -431,6 +452,52 @@ fn keys_cli(command: KeysCommand) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The stored identity, unlocked.
+fn load_identity() -> Result<nostr_sdk::Keys, String> {
+    crate::identity::load(&crate::identity::config_dir(), || passphrase(false))
+        .map_err(|e| e.to_string())
+}
+
+fn feedback_cli(
+    message: Vec<String>,
+    to: Option<String>,
+    relays: Vec<String>,
+    public: bool,
+) -> Result<(), String> {
+    use crate::feedback;
+    use std::io::IsTerminal;
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let to = settings.recipient(to.as_deref(), feedback::AUTHOR_NPUB)?;
+    let relays = settings.relays(&relays, &feedback::DEFAULT_RELAYS);
+    let text = if !message.is_empty() {
+        message.join(" ")
+    } else if !std::io::stdin().is_terminal() {
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| format!("cannot read the message from standard input: {e}"))?
+    } else {
+        let editor = std::env::var("VISUAL")
+            .or_else(|_| std::env::var("EDITOR"))
+            .unwrap_or_else(|_| "vi".into());
+        feedback::compose_in_editor(&editor)?
+    };
+    let text = feedback::check_message(&text)?;
+    let keys = load_identity()?;
+    runtime()?.block_on(async {
+        let pool = feedback::connect(keys, &relays).await?;
+        let tags = if public {
+            Vec::new()
+        } else {
+            vec![crate::net::dm::subject("Feedback on The Game of Tolerance")]
+        };
+        let sent = feedback::send(&pool, &to, &text, public, tags).await;
+        pool.shutdown().await;
+        for line in feedback::report_lines(&sent?) {
+            println!("{line}");
+        }
+        Ok(())
+    })
 }
 
 fn history_cli(command: HistoryCommand) -> Result<(), String> {
