@@ -34,7 +34,8 @@
 //! - [`history`]: hands saved on this machine, listed, replayed and exported.
 //! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice);
 //!   [`config`]: optional settings in the same directory.
-//! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note).
+//! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
+//!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
 //! - [`ui`]: the plain line interface. [`cli`]: command-line commands (`main.rs` only parses).
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
@@ -52,4 +53,5 @@ pub mod identity;
 pub mod net;
 pub mod table;
 pub mod ui;
+pub mod variants;
 pub mod wire;

@@ -3,7 +3,7 @@
 use super::demo::{run_demo, DemoOptions};
 use super::runner::Decider;
 use super::HandSummary;
-use crate::cli::{load_variant, PlayArgs};
+use crate::cli::PlayArgs;
 use crate::games::tolerance::Variant;
 use crate::ui::line;
 use crate::wire::Deadlines;
@@ -52,7 +52,7 @@ fn print_hand(h: &HandSummary, me: u8) {
 }
 
 pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
-    let variant: Variant = load_variant(&args.variant)?;
+    let variant: Variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
         crate::games::tolerance::HandView,
         Vec<crate::games::tolerance::Action>,

@@ -4,12 +4,15 @@
 //! Every game event is a regular (stored) event of kind [`KIND_LOG`] whose content is a
 //! [`Payload`]; it carries an `a` tag naming the table (`37767:<host>:<table id>`) so one filter
 //! fetches a table's whole log, and an `e` tag naming the chain head it builds on. The table
-//! itself is announced by an addressable event of kind [`KIND_TABLE`].
+//! itself is announced by an addressable event of kind [`KIND_TABLE`]. Variant proposals are
+//! addressable events of kind [`variant::KIND_VARIANT`].
 
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Variant};
 use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
+
+pub mod variant;
 
 /// Addressable kind of a table announcement (`d` tag = table id).
 pub const KIND_TABLE: u16 = 37767;
