@@ -297,20 +297,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             public,
         } => feedback_cli(message, to, relays, public),
         Command::History { command } => history_cli(command.unwrap_or(HistoryCommand::List)),
-        Command::Variant { command } => match command {
-            VariantCommand::New { builtin } => {
-                let v = Variant::builtin(&builtin)
-                    .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
-                print!("{}", crate::games::tolerance::variant::commented_toml(&v));
-                Ok(())
-            }
-            VariantCommand::Validate { file } => {
-                let v = load_variant(&file.to_string_lossy())?;
-                println!("{}: valid\n{}", file.display(), v.to_toml());
-                Ok(())
-            }
-            command => variant_net_cli(command),
-        },
+        Command::Variant { command } => variant_cli(command),
     }
 }
 
@@ -541,13 +528,25 @@ fn feedback_cli(
     })
 }
 
-/// `variant propose`, `list` and `show`: the commands that talk to relays.
-fn variant_net_cli(command: VariantCommand) -> Result<(), String> {
+fn variant_cli(command: VariantCommand) -> Result<(), String> {
     use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
     use crate::variants;
     use nostr_sdk::prelude::ToBech32;
-    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    // Read only by the commands that talk to relays, so a broken config.toml does not stop
+    // `variant new` or `validate`.
+    let settings = || crate::config::Settings::load(&crate::identity::config_dir());
     match command {
+        VariantCommand::New { builtin } => {
+            let v = Variant::builtin(&builtin)
+                .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
+            print!("{}", crate::games::tolerance::variant::commented_toml(&v));
+            Ok(())
+        }
+        VariantCommand::Validate { file } => {
+            let v = load_variant(&file.to_string_lossy())?;
+            println!("{}: valid\n{}", file.display(), v.to_toml());
+            Ok(())
+        }
         VariantCommand::Propose {
             file,
             title,
@@ -555,6 +554,7 @@ fn variant_net_cli(command: VariantCommand) -> Result<(), String> {
             to,
             relays,
         } => {
+            let settings = settings()?;
             let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
             let relays = settings.relays(&relays, &DEFAULT_RELAYS);
             let v = load_variant(&file.to_string_lossy())?;
@@ -593,6 +593,7 @@ fn variant_net_cli(command: VariantCommand) -> Result<(), String> {
             })
         }
         VariantCommand::List { to, relays } => {
+            let settings = settings()?;
             let author = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
             let relays = settings.relays(&relays, &DEFAULT_RELAYS);
             runtime()?.block_on(async {
@@ -620,6 +621,7 @@ fn variant_net_cli(command: VariantCommand) -> Result<(), String> {
             })
         }
         VariantCommand::Show { naddr, relays } => {
+            let settings = settings()?;
             let author = settings.recipient(None, AUTHOR_NPUB).ok();
             let relays = if relays.is_empty() {
                 settings.relays.clone()
@@ -632,9 +634,6 @@ fn variant_net_cli(command: VariantCommand) -> Result<(), String> {
                 variants::as_file(&post, naddr.trim(), author.as_ref())
             );
             Ok(())
-        }
-        VariantCommand::New { .. } | VariantCommand::Validate { .. } => {
-            unreachable!("handled without relays")
         }
     }
 }

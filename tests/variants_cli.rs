@@ -350,7 +350,11 @@ async fn invalid_variants_give_the_documented_errors() {
     .unwrap();
     let err = failed(&run(&h, &["variant", "show", &missing]).await);
     assert!(err.contains("not found"), "{err}");
-    let table = tolerance::wire::table_naddr(&rogue.public_key(), &"ab".repeat(32), &[url.clone()]);
+    let table = tolerance::wire::table_naddr(
+        &rogue.public_key(),
+        &"ab".repeat(32),
+        std::slice::from_ref(&url),
+    );
     let err = failed(&run(&h, &["play", "--local", "--variant", &table]).await);
     assert!(err.contains("not a variant"), "{err}");
     let bare = Nip19Coordinate::new(
