@@ -21,6 +21,9 @@
 //!   own signer is a throwaway key and says nothing about the sender.
 //! - **Lists.** Kinds 10050 and 10002 are replaceable: the newest event wins (ties: lowest id,
 //!   NIP-01).
+//!
+//! To receive live (e.g. table invitations), subscribe with [`inbox_filter`] on a
+//! [`RelayPool`] and pass each event to [`unwrap`]; [`fetch_inbox`] does the same for stored ones.
 
 use std::time::Duration;
 

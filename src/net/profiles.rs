@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn names_are_cleaned_and_keys_shortened() {
         let m = Metadata::new().name("Ana\u{1b}[31m the Bold and Fearless Player");
-        assert_eq!(profile_name(&m).unwrap(), "Ana[31m the Bold and Fe");
+        assert_eq!(profile_name(&m).unwrap(), "Ana[31m the Bold and Fea");
         let m = Metadata::new().name("x").display_name("  ");
         assert_eq!(profile_name(&m).unwrap(), "x");
         assert!(profile_name(&Metadata::new()).is_none());

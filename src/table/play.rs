@@ -3,7 +3,7 @@
 use super::demo::{run_demo, DemoOptions};
 use super::runner::Decider;
 use super::HandSummary;
-use crate::cli::{load_variant, PlayArgs};
+use crate::cli::PlayArgs;
 use crate::games::tolerance::Variant;
 use crate::ui::line;
 use crate::wire::Deadlines;
@@ -126,7 +126,7 @@ pub fn spawn_line_ui(auto: bool, names: Names) -> (Decider, tokio::task::JoinHan
 }
 
 pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
-    let variant: Variant = load_variant(&args.variant)?;
+    let variant: Variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     println!(
         "Networked Tolerance: you (seat 0) and {} bots, each its own Nostr key and relay \
          connection; cards from a mental-poker deck, dice by commit-reveal.",

@@ -6,7 +6,6 @@ use super::lobby::{self, HostOptions, Joined, LobbyNews};
 use super::play::{print_hand_named, spawn_line_ui};
 use super::runner::{run_client, ClientConfig, Decider};
 use crate::bots::tolerance::HeuristicBot;
-use crate::cli::load_variant;
 use crate::identity;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::{fetch_names, short_npub};
@@ -164,7 +163,7 @@ fn print_news(n: &LobbyNews) {
 
 pub async fn host_cli(args: HostArgs) -> Result<(), String> {
     let keys = load_keys()?;
-    let variant = load_variant(&args.variant)?;
+    let variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     let invite: Vec<PublicKey> = args
         .invite
         .iter()

@@ -4,7 +4,8 @@
 //! Every game event is a regular (stored) event of kind [`KIND_LOG`] whose content is a
 //! [`Payload`]; it carries an `a` tag naming the table (`37767:<host>:<table id>`) so one filter
 //! fetches a table's whole log, and an `e` tag naming the chain head it builds on. The table
-//! itself is announced by an addressable event of kind [`KIND_TABLE`].
+//! itself is announced by an addressable event of kind [`KIND_TABLE`]. Variant proposals are
+//! addressable events of kind [`variant::KIND_VARIANT`].
 
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Variant};
@@ -12,6 +13,7 @@ use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub mod lobby;
+pub mod variant;
 pub use lobby::{Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, KIND_LOBBY};
 
 /// Addressable kind of a table announcement (`d` tag = table id).
