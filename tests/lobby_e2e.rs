@@ -182,7 +182,10 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
     let b = player(&hb);
     let c = player(&hc);
     // Bob has a profile name; the host's table shows it.
-    let out = run(&hb, &["keys", "profile", "--name", "Bob", "--relay", &r.url]);
+    let out = run(
+        &hb,
+        &["keys", "profile", "--name", "Bob", "--relay", &r.url],
+    );
     assert!(out.status.success(), "{out:?}");
     let host = spawn(
         &ha,
@@ -202,13 +205,20 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
         assert!(invitations.contains("friday"), "{text}");
         assert!(invitations.contains(&naddr), "{text}");
         // Invite-only: not listed as a public table.
-        assert!(!text.split("Open public tables:").nth(1).unwrap().contains(&naddr));
+        assert!(!text
+            .split("Open public tables:")
+            .nth(1)
+            .unwrap()
+            .contains(&naddr));
     }
     let jb = spawn(&hb, &["join", &naddr, "--auto"]);
     let jc = spawn(&hc, &["join", &naddr, "--auto"]);
     let (ok, out, err) = host.finish(Duration::from_secs(180));
     assert!(ok, "host: {out}\n{err}");
-    assert!(out.contains("Bob"), "the host sees Bob's profile name:\n{out}");
+    assert!(
+        out.contains("Bob"),
+        "the host sees Bob's profile name:\n{out}"
+    );
     assert_table_over(&out, &err, 2, 3000);
     for j in [jb, jc] {
         let (ok, out, err) = j.finish(Duration::from_secs(60));
@@ -231,7 +241,15 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
     let host = spawn(
         &ha,
         &[
-            "host", "--relay", &r.url, "--seats", "2", "--hands", "1", "--auto", "--title",
+            "host",
+            "--relay",
+            &r.url,
+            "--seats",
+            "2",
+            "--hands",
+            "1",
+            "--auto",
+            "--title",
             "open to all",
         ],
     );
@@ -239,7 +257,10 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
     let out = run(&hs, &["tables", "--relay", &r.url]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let public = text.split("Open public tables:").nth(1).unwrap();
-    assert!(public.contains("open to all") && public.contains(&naddr), "{text}");
+    assert!(
+        public.contains("open to all") && public.contains(&naddr),
+        "{text}"
+    );
     // The stranger joins by the listed naddr, which carries the relay hint.
     let s = spawn(&hs, &["join", &naddr, "--auto"]);
     let (ok, out, err) = s.finish(Duration::from_secs(120));
@@ -257,7 +278,11 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
 fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
-    let (ha, hb, hc) = (home("noshow", "a"), home("noshow", "b"), home("noshow", "c"));
+    let (ha, hb, hc) = (
+        home("noshow", "a"),
+        home("noshow", "b"),
+        home("noshow", "c"),
+    );
     player(&ha);
     let b = player(&hb);
     let c = player(&hc);
@@ -308,7 +333,16 @@ fn bad_input_gets_clear_errors() {
         c.env("TOLERANCE_PASSPHRASE", "right one");
     };
     // Malformed npub.
-    let mut c = cmd(&h, &["host", "--invite", "npub1notakey", "--relay", "ws://127.0.0.1:9"]);
+    let mut c = cmd(
+        &h,
+        &[
+            "host",
+            "--invite",
+            "npub1notakey",
+            "--relay",
+            "ws://127.0.0.1:9",
+        ],
+    );
     pass(&mut c);
     let out = c.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -339,13 +373,10 @@ fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
     let s = seen.clone();
     let url = r.url.clone();
     r._rt.spawn(async move {
-        let pool = tolerance::net::pool::RelayPool::connect(
-            Keys::generate(),
-            [url],
-            Default::default(),
-        )
-        .await
-        .unwrap();
+        let pool =
+            tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
+                .await
+                .unwrap();
         let mut sub = pool
             .subscribe(vec![tolerance::wire::log_filter(&host, &table)])
             .await
@@ -416,9 +447,15 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
         let (ok, out, err) = p.finish(Duration::from_secs(60));
         assert!(ok, "{out}\n{err}");
         assert_table_over(&out, &err, hands, 3000);
-        assert!(!out.contains("forfeit"), "a grace period, not a forfeit:\n{out}");
+        assert!(
+            !out.contains("forfeit"),
+            "a grace period, not a forfeit:\n{out}"
+        );
     }
-    assert!(log.lock().unwrap().len() > before, "the game went on after the kill");
+    assert!(
+        log.lock().unwrap().len() > before,
+        "the game went on after the kill"
+    );
     let out = run(&ha, &["verify", "--table", &naddr]);
     assert!(out.status.success(), "{out:?}");
 }

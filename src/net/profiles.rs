@@ -70,7 +70,10 @@ pub async fn fetch_names(
 }
 
 /// Publishes a profile with this name.
-pub async fn publish_name(pool: &RelayPool, name: &str) -> Result<super::pool::PublishReport, String> {
+pub async fn publish_name(
+    pool: &RelayPool,
+    name: &str,
+) -> Result<super::pool::PublishReport, String> {
     let metadata = Metadata::new().name(name).display_name(name);
     let ev = pool
         .sign(EventBuilder::metadata(&metadata))

@@ -15,9 +15,9 @@
 //! (HKDF-SHA256) from the player's Nostr secret key and bound to the table and hand.
 
 use crate::wire::{self, Body, Payload};
+use ::hkdf::Hkdf;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload as AeadPayload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
-use ::hkdf::Hkdf;
 use nostr_sdk::prelude::*;
 use rand::rngs::OsRng;
 use rand::RngCore;
@@ -253,7 +253,10 @@ impl Journal {
             let path = entry.path();
             let bytes = std::fs::read(&path).map_err(io_err(&path))?;
             if bytes.len() < 12 + 16 {
-                return Err(format!("{}: too short to hold sealed secrets", path.display()));
+                return Err(format!(
+                    "{}: too short to hold sealed secrets",
+                    path.display()
+                ));
             }
             let pt = cipher
                 .decrypt(
@@ -285,7 +288,10 @@ pub fn read_meta(home: &Path, table: &str) -> Result<TableMeta, String> {
     let path = tables_dir(home).join(table).join("meta.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!("no local record of table {table} (looked in {})", path.display())
+            format!(
+                "no local record of table {table} (looked in {})",
+                path.display()
+            )
         } else {
             format!("{}: {e}", path.display())
         }

@@ -20,16 +20,41 @@ use std::time::{Duration, Instant};
 /// What the lobby is doing, for the person watching it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LobbyNews {
-    Announced { naddr: String },
-    Invited { npub: String, accepted_by: usize },
-    InviteFailed { npub: String, reason: String },
-    Joined { npub: String, players: usize, max: usize },
-    Refused { npub: String, reason: String },
-    Left { npub: String },
-    Starting { players: usize },
-    Revealed { npub: String },
-    Seated { seats: Vec<String> },
-    Cancelled { reason: String },
+    Announced {
+        naddr: String,
+    },
+    Invited {
+        npub: String,
+        accepted_by: usize,
+    },
+    InviteFailed {
+        npub: String,
+        reason: String,
+    },
+    Joined {
+        npub: String,
+        players: usize,
+        max: usize,
+    },
+    Refused {
+        npub: String,
+        reason: String,
+    },
+    Left {
+        npub: String,
+    },
+    Starting {
+        players: usize,
+    },
+    Revealed {
+        npub: String,
+    },
+    Seated {
+        seats: Vec<String>,
+    },
+    Cancelled {
+        reason: String,
+    },
 }
 
 pub struct HostOptions {
@@ -212,7 +237,17 @@ pub async fn host_lobby(
     }
 
     let opened = Instant::now();
-    let result = run_host(&opts, &pool, &mut sub, &mut spec, &mut announcer, nonce, opened, &mut news).await;
+    let result = run_host(
+        &opts,
+        &pool,
+        &mut sub,
+        &mut spec,
+        &mut announcer,
+        nonce,
+        opened,
+        &mut news,
+    )
+    .await;
     if let Err(reason) = &result {
         if let Some(l) = spec.lobby.as_mut() {
             l.status = LobbyStatus::Cancelled;
@@ -250,8 +285,7 @@ async fn run_host(
             break;
         }
         let start_due = opts.start_after.map(|d| opened + d);
-        if start_due.is_some_and(|t| Instant::now() >= t) && players >= opts.min_players as usize
-        {
+        if start_due.is_some_and(|t| Instant::now() >= t) && players >= opts.min_players as usize {
             break;
         }
         let cancel_at = opened + opts.wait;
@@ -288,7 +322,10 @@ async fn run_host(
             continue;
         };
         if debug() {
-            eprintln!("[host] lobby event {} from {}: {}", ev.id, ev.pubkey, ev.content);
+            eprintln!(
+                "[host] lobby event {} from {}: {}",
+                ev.id, ev.pubkey, ev.content
+            );
         }
         events.push(ev.clone());
         let Ok(msg) = parse_lobby(&ev, &table) else {
@@ -320,7 +357,9 @@ async fn run_host(
             }
             LobbyBody::Leave {} => {
                 let before = lobby.players.len();
-                lobby.players.retain(|p| p.pubkey != who.to_hex() || who == me);
+                lobby
+                    .players
+                    .retain(|p| p.pubkey != who.to_hex() || who == me);
                 if lobby.players.len() < before {
                     news(LobbyNews::Left { npub: npub(&who) });
                 }
@@ -398,7 +437,8 @@ pub struct TableRef {
 pub fn parse_ref(text: &str) -> Result<TableRef, String> {
     let t = text.trim();
     if t.starts_with("nevent1") {
-        let e = Nip19Event::from_bech32(t).map_err(|e| format!("'{t}' is not a valid nevent: {e}"))?;
+        let e =
+            Nip19Event::from_bech32(t).map_err(|e| format!("'{t}' is not a valid nevent: {e}"))?;
         if let Some(k) = e.kind {
             if k != Kind::from(wire::KIND_TABLE) {
                 return Err(format!(
@@ -500,7 +540,10 @@ pub async fn join_lobby(
         }
     }
     if relays.is_empty() {
-        return Err("no relay to look for the table on: pass --relay URL or an naddr with relay hints".into());
+        return Err(
+            "no relay to look for the table on: pass --relay URL or an naddr with relay hints"
+                .into(),
+        );
     }
     let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
         .await
@@ -561,7 +604,16 @@ async fn join_inner(
     let nonce = new_nonce();
     let commit = seat_commit(&table, &me, &nonce);
     if host != me {
-        send_lobby(pool, keys, &host, &table, LobbyBody::Join { commit: commit.clone() }).await?;
+        send_lobby(
+            pool,
+            keys,
+            &host,
+            &table,
+            LobbyBody::Join {
+                commit: commit.clone(),
+            },
+        )
+        .await?;
         if debug() {
             eprintln!("[join] asked for a seat at {table}");
         }
@@ -720,7 +772,11 @@ pub async fn list_tables(
     }
     for ev in newest.values() {
         let spec = wire::parse_table(ev).expect("parsed above");
-        if spec.lobby.as_ref().is_some_and(|l| l.status == LobbyStatus::Open && l.public) {
+        if spec
+            .lobby
+            .as_ref()
+            .is_some_and(|l| l.status == LobbyStatus::Open && l.public)
+        {
             public.extend(listing(ev, &spec, None));
         }
     }
@@ -753,4 +809,38 @@ pub async fn list_tables(
         }
     }
     Ok((public, invites))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_named_by_naddr_nevent_or_hex() {
+        let host = Keys::generate().public_key();
+        let id = hex::encode([4u8; 32]);
+        let naddr = wire::table_naddr(&host, &id, &["ws://127.0.0.1:7447".into()]);
+        let r = parse_ref(&naddr).unwrap();
+        assert_eq!((r.table.as_str(), r.host), (id.as_str(), Some(host)));
+        assert_eq!(r.relays, vec!["ws://127.0.0.1:7447".to_string()]);
+        let ev = EventId::all_zeros();
+        let nevent = Nip19Event::new(ev)
+            .author(host)
+            .kind(Kind::from(wire::KIND_TABLE))
+            .to_bech32()
+            .unwrap();
+        let r = parse_ref(&nevent).unwrap();
+        assert_eq!((r.event, r.host), (Some(ev), Some(host)));
+        let note = Nip19Event::new(ev)
+            .kind(Kind::TextNote)
+            .to_bech32()
+            .unwrap();
+        assert!(parse_ref(&note)
+            .unwrap_err()
+            .contains("not a table announcement"));
+        assert_eq!(parse_ref(&id).unwrap().table, id);
+        assert!(parse_ref("nevent1garbage")
+            .unwrap_err()
+            .contains("not a valid nevent"));
+    }
 }

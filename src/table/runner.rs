@@ -229,7 +229,11 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
             publish_event(&pool, ev, "recorded").await?;
         }
         if debug() {
-            eprintln!("[{me:?}] resumed at {:?}, republished {}", session.position(), own.len());
+            eprintln!(
+                "[{me:?}] resumed at {:?}, republished {}",
+                session.position(),
+                own.len()
+            );
         }
     }
     let mut published = 0u64;

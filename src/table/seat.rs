@@ -101,7 +101,7 @@ pub struct ProfileArgs {
     /// The name other players see.
     #[arg(long)]
     pub name: String,
-    /// Relay URL (repeatable).
+    /// Relay URL (repeatable); also published as your NIP-17 inbox relays.
     #[arg(long = "relay", required = true)]
     pub relays: Vec<String>,
 }
@@ -253,12 +253,7 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
     let host_name = |h: &str| {
         PublicKey::parse(h)
             .ok()
-            .map(|k| {
-                names
-                    .get(&k)
-                    .cloned()
-                    .unwrap_or_else(|| short_npub(&k))
-            })
+            .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
             .unwrap_or_else(|| h.to_string())
     };
     println!("Invitations for {}:", short_npub(&keys.public_key()));
@@ -268,7 +263,11 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
     for l in &invites {
         println!(
             "  {} from {} — {} {}/{} — {}\n    tolerance join {}",
-            if l.title.is_empty() { "table" } else { &l.title },
+            if l.title.is_empty() {
+                "table"
+            } else {
+                &l.title
+            },
             host_name(&l.host),
             l.status,
             l.players,
@@ -284,7 +283,11 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
     for l in &public {
         println!(
             "  {} hosted by {} — {}/{} — {}\n    tolerance join {}",
-            if l.title.is_empty() { "table" } else { &l.title },
+            if l.title.is_empty() {
+                "table"
+            } else {
+                &l.title
+            },
             host_name(&l.host),
             l.players,
             l.max_players,
@@ -335,17 +338,7 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
         &id[..16],
         short_npub(&keys.public_key())
     );
-    play_seat(
-        &keys,
-        Joined {
-            spec,
-            host,
-            relays,
-        },
-        meta.auto,
-        Some(meta),
-    )
-    .await
+    play_seat(&keys, Joined { spec, host, relays }, meta.auto, Some(meta)).await
 }
 
 pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
@@ -354,10 +347,24 @@ pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let r = crate::net::profiles::publish_name(&pool, &args.name).await?;
-    pool.shutdown().await;
     println!(
         "profile name '{}' accepted by {} relay(s)",
         args.name,
+        r.accepted.len()
+    );
+    // NIP-17: invitations and messages find you through your inbox relay list.
+    let inbox: Vec<RelayUrl> = pool.relays().to_vec();
+    let r = crate::net::dm::publish_inbox_relays(&pool, &inbox)
+        .await
+        .map_err(|e| e.to_string())?;
+    pool.shutdown().await;
+    println!(
+        "inbox relays for private messages ({}) accepted by {} relay(s)",
+        inbox
+            .iter()
+            .map(|u| u.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         r.accepted.len()
     );
     Ok(())
@@ -392,11 +399,7 @@ async fn play_seat_in(
     auto: bool,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
-    let Joined {
-        spec,
-        host,
-        relays,
-    } = joined;
+    let Joined { spec, host, relays } = joined;
     let me = keys.public_key();
     let seat = spec
         .seats
