@@ -1924,3 +1924,51 @@ enum Disposition {
     Reject(Violation),
     Apply(Seat),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Deadlines;
+    use nostr_sdk::prelude::Keys;
+
+    #[test]
+    fn a_resumed_session_reproduces_its_key_share_from_the_stored_secrets() {
+        let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
+        let host = keys[0].public_key();
+        let spec = TableSpec {
+            v: VERSION,
+            game: "tolerance".into(),
+            table: hex::encode([8u8; 32]),
+            variant: crate::games::tolerance::Variant::default(),
+            seats: keys.iter().map(|k| k.public_key().to_hex()).collect(),
+            hands: Some(1),
+            deadlines: Deadlines::default(),
+            lobby: None,
+        };
+        let mut s = Session::new(spec.clone(), host, Some(1)).unwrap();
+        let (hand, secrets) = s.take_fresh_secrets().expect("hand 0 drew secrets");
+        assert_eq!(hand, 0);
+        assert!(s.take_fresh_secrets().is_none(), "handed over once");
+        let published = s.take_outbox();
+        assert!(matches!(
+            published[..],
+            [Payload {
+                body: Body::Keys { .. },
+                ..
+            }]
+        ));
+
+        let restored = BTreeMap::from([(hand, secrets)]);
+        let mut r = Session::resume(spec.clone(), host, Some(1), restored).unwrap();
+        assert!(r.take_fresh_secrets().is_none(), "nothing new to store");
+        assert_eq!(
+            r.take_outbox(),
+            published,
+            "the same commitment as before the crash"
+        );
+
+        // Without the journal a restarted client would commit to other secrets: a fork.
+        let mut fresh = Session::new(spec, host, Some(1)).unwrap();
+        assert_ne!(fresh.take_outbox(), published);
+    }
+}
