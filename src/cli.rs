@@ -1,7 +1,6 @@
 //! Command-line commands. `main.rs` only parses arguments and calls [`run`].
 
-use crate::bots::tolerance::HeuristicBot;
-use crate::bots::Bot;
+use crate::bots::{Bot, BotLevel};
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Game, Seat, ToAct};
 use crate::games::tolerance::replay::HandScript;
@@ -43,6 +42,9 @@ pub enum Command {
         /// One JSON line per hand, then a summary object.
         #[arg(long)]
         json: bool,
+        /// How well the bots play: easy, normal or hard.
+        #[arg(long, default_value_t = BotLevel::Normal)]
+        bot_level: BotLevel,
     },
     /// Fetch a table's events from a relay and re-check every signature, proof and rule.
     Verify {
@@ -166,6 +168,9 @@ pub struct PlayArgs {
     /// Relay URL (repeatable); none starts the embedded relay on loopback.
     #[arg(long = "relay")]
     pub relays: Vec<String>,
+    /// How well the bots play: easy, normal or hard.
+    #[arg(long, default_value_t = BotLevel::Normal)]
+    pub bot_level: BotLevel,
 }
 
 pub fn load_variant(arg: &str) -> Result<Variant, String> {
@@ -189,6 +194,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         auto: false,
         local: false,
         relays: Vec::new(),
+        bot_level: BotLevel::default(),
     })) {
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
@@ -198,12 +204,14 @@ pub fn run(cli: Cli) -> Result<(), String> {
             relays,
             variant,
             json,
+            bot_level,
         } => runtime()?.block_on(crate::table::play::demo_cli(
             players,
             hands,
             relays,
             load_variant(&variant)?,
             json,
+            bot_level,
         )),
         Command::Verify {
             relays,
@@ -273,8 +281,11 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
     let seats: Vec<(Seat, Option<u64>)> = (0..args.players).map(|s| (s, None)).collect();
     let first_dealer = rng.gen_range(0..args.players);
     let mut table = Table::new(variant, &seats, first_dealer).map_err(|e| e.to_string())?;
-    let mut bots: Vec<HeuristicBot<StdRng>> = (0..args.players)
-        .map(|_| HeuristicBot::new(StdRng::from_rng(&mut rng).expect("seeded")))
+    let mut bots: Vec<Box<dyn Bot<Hand>>> = (0..args.players)
+        .map(|_| {
+            args.bot_level
+                .bot(StdRng::from_rng(&mut rng).expect("seeded"))
+        })
         .collect();
     let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
     let names = |s: Seat| {

@@ -3,7 +3,7 @@
 //! end-to-end tests.
 
 use super::runner::{run_client, ClientConfig, ClientReport, Decider, Tamper};
-use crate::bots::tolerance::HeuristicBot;
+use crate::bots::BotLevel;
 use crate::games::tolerance::Variant;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
@@ -29,6 +29,8 @@ pub struct DemoOptions {
     pub human: Option<Decider>,
     /// The players' keys by seat; empty generates fresh ones.
     pub keys: Vec<Keys>,
+    /// How well the bots play.
+    pub bot_level: BotLevel,
 }
 
 impl Default for DemoOptions {
@@ -43,6 +45,7 @@ impl Default for DemoOptions {
             tamper: Vec::new(),
             human: None,
             keys: Vec::new(),
+            bot_level: BotLevel::default(),
         }
     }
 }
@@ -169,9 +172,10 @@ pub async fn run_demo(
         let decider = if i == 0 && opts.human.is_some() {
             opts.human.take().expect("checked")
         } else {
-            Decider::Bot(Box::new(HeuristicBot::new(
-                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-            )))
+            Decider::Bot(
+                opts.bot_level
+                    .bot(StdRng::from_rng(OsRng).map_err(|e| e.to_string())?),
+            )
         };
         let tx = line_tx.clone();
         let table_id = table.clone();

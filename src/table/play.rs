@@ -139,6 +139,7 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             answer: ans_rx,
         }),
         keys: Vec::new(),
+        bot_level: args.bot_level,
     };
     let run = run_demo(opts, |l| {
         if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
@@ -194,6 +195,7 @@ pub async fn demo_cli(
     relays: Vec<String>,
     variant: Variant,
     json: bool,
+    bot_level: crate::bots::BotLevel,
 ) -> Result<(), String> {
     let opts = DemoOptions {
         players,
@@ -210,6 +212,7 @@ pub async fn demo_cli(
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(120),
         ),
+        bot_level,
         ..DemoOptions::default()
     };
     let run = run_demo(opts, move |l| {
