@@ -171,6 +171,9 @@ pub struct PlayArgs {
     /// How well the bots play: easy, normal or hard.
     #[arg(long, default_value_t = BotLevel::Normal)]
     pub bot_level: BotLevel,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 pub fn load_variant(arg: &str) -> Result<Variant, String> {
@@ -195,6 +198,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         local: false,
         relays: Vec::new(),
         bot_level: BotLevel::default(),
+        plain: false,
     })) {
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),

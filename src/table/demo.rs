@@ -31,6 +31,9 @@ pub struct DemoOptions {
     pub keys: Vec<Keys>,
     /// How well the bots play.
     pub bot_level: BotLevel,
+    /// Live output of seat 0's client (the person's table in `tolerance play`).
+    pub seat0_view: Option<super::runner::OnView>,
+    pub seat0_progress: Option<super::runner::OnProgress>,
 }
 
 impl Default for DemoOptions {
@@ -46,6 +49,8 @@ impl Default for DemoOptions {
             human: None,
             keys: Vec::new(),
             bot_level: BotLevel::default(),
+            seat0_view: None,
+            seat0_progress: None,
         }
     }
 }
@@ -199,7 +204,12 @@ pub async fn run_demo(
             idle_timeout: opts.idle_timeout,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             on_hand,
-            on_view: None,
+            on_view: if i == 0 { opts.seat0_view.take() } else { None },
+            on_progress: if i == 0 {
+                opts.seat0_progress.take()
+            } else {
+                None
+            },
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }
