@@ -11,13 +11,16 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 fn print_hand(h: &HandSummary, me: u8) {
-    let name = |s: u8| {
+    print_hand_named(h, &|s: u8| {
         if s == me {
             "you".to_string()
         } else {
             format!("bot {s}")
         }
-    };
+    });
+}
+
+fn print_hand_named(h: &HandSummary, name: &dyn Fn(u8) -> String) {
     if !h.forfeits.is_empty() {
         for (s, why) in &h.forfeits {
             println!("hand {}: {} forfeited ({why})", h.hand + 1, name(*s));
@@ -384,8 +387,14 @@ async fn play_tui(args: PlayArgs) -> Result<(), String> {
     forward.abort();
     tui::restore_terminal();
     // The screen is gone: leave a plain record of what happened in the scrollback.
+    let name = |s: u8| {
+        names
+            .get(s as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("seat {s}"))
+    };
     for h in finished_lines.lock().expect("not poisoned").iter() {
-        print_hand(h, 0);
+        print_hand_named(h, &name);
     }
     match ended {
         Some((line, ended)) => {
