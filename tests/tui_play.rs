@@ -48,23 +48,14 @@ fn read_available(session: &mut Session, into: &mut Vec<u8>) -> bool {
     }
 }
 
-#[test]
-fn a_whole_hand_in_the_terminal_table() {
-    let home = std::env::temp_dir().join(format!("tolerance-tui-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
+/// Runs `tolerance ARGS` in an 80×24 pseudo-terminal, pressing c and p until it exits.
+/// Returns the exit status (as words) and everything the program wrote.
+fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tolerance"));
-    cmd.args([
-        "play",
-        "--hands",
-        "1",
-        "--players",
-        "3",
-        "--bot-level",
-        "hard",
-    ])
-    .env("TOLERANCE_HOME", &home)
-    .env("TERM", "xterm-256color")
-    .env_remove("NO_COLOR");
+    cmd.args(args)
+        .env("TOLERANCE_HOME", home)
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR");
     let mut session = Session::spawn(cmd).expect("a pseudo-terminal");
     session
         .get_process_mut()
@@ -96,7 +87,25 @@ fn a_whole_hand_in_the_terminal_table() {
     };
     std::thread::sleep(Duration::from_millis(100));
     read_available(&mut session, &mut raw);
-    let raw = String::from_utf8_lossy(&raw).to_string();
+    (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+#[test]
+fn a_whole_hand_in_the_terminal_table() {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let (status, raw) = drive(
+        &[
+            "play",
+            "--hands",
+            "1",
+            "--players",
+            "3",
+            "--bot-level",
+            "hard",
+        ],
+        &home,
+    );
     let text = strip_escapes(&raw);
     assert!(
         status.contains("Exited") && status.contains(", 0)"),
@@ -142,5 +151,29 @@ fn a_whole_hand_in_the_terminal_table() {
         .unwrap();
     let list = String::from_utf8_lossy(&out.stdout);
     assert!(list.contains("hand   1  3 players"), "{list}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_local_game_uses_the_terminal_table_too() {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-local-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let (status, raw) = drive(
+        &["play", "--local", "--hands", "1", "--players", "2"],
+        &home,
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(
+        raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
+        "{text}"
+    );
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squeezed.contains("localgame:norelays"), "{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("after 1 hands (local game)"), "{after}");
     let _ = std::fs::remove_dir_all(&home);
 }

@@ -122,6 +122,7 @@ pub fn run(
         state.time_left = state
             .progress
             .as_ref()
+            .filter(|p| !p.deadline.is_zero())
             .map(|p| p.deadline.saturating_sub(step_opened.elapsed()));
         tui.terminal
             .draw(|f| render::draw(f, &state))

@@ -464,10 +464,9 @@ impl UiState {
 
     pub fn relay_text(&self) -> String {
         match &self.progress {
-            Some(p) if p.relays_total > 0 => {
-                format!("relays {}/{} connected", p.relays_connected, p.relays_total)
-            }
-            _ => "relays: connecting".into(),
+            Some(p) if p.relays_total == 0 => "local game: no relays, dealt by this machine".into(),
+            Some(p) => format!("relays {}/{} connected", p.relays_connected, p.relays_total),
+            None => "relays: connecting".into(),
         }
     }
 

@@ -550,3 +550,26 @@ fn monochrome_uses_no_colours() {
     // The same words are there either way.
     assert_eq!(text(&coloured), text(&mono));
 }
+
+#[test]
+fn local_games_say_so_and_show_no_countdown() {
+    let mut hand = new_hand(Variant::default());
+    advance(&mut hand, &mut script(), &[Action::Check]);
+    let mut s = state_for(&hand);
+    s.apply(UiEvent::Progress(Progress {
+        hand: 0,
+        awaiting: Await::Move(1),
+        participants: vec![0, 1, 2],
+        deadline: Duration::ZERO,
+        relays_connected: 0,
+        relays_total: 0,
+    }));
+    s.time_left = None;
+    let t = text(&render(&s, 80, 24));
+    assert!(
+        t.contains("local game: no relays, dealt by this machine"),
+        "{t}"
+    );
+    assert!(t.contains("waiting for npub1ana…wxyz's move ·"), "{t}");
+    assert!(!t.contains("s)"), "{t}");
+}
