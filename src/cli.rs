@@ -1,7 +1,6 @@
 //! Command-line commands. `main.rs` only parses arguments and calls [`run`].
 
-use crate::bots::tolerance::HeuristicBot;
-use crate::bots::Bot;
+use crate::bots::{Bot, BotLevel};
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Game, Seat, ToAct};
 use crate::games::tolerance::replay::HandScript;
@@ -52,6 +51,9 @@ pub enum Command {
         /// One JSON line per hand, then a summary object.
         #[arg(long)]
         json: bool,
+        /// How well the bots play: easy, normal or hard.
+        #[arg(long, default_value_t = BotLevel::Normal)]
+        bot_level: BotLevel,
     },
     /// Fetch a table's events from a relay and re-check every signature, proof and rule.
     Verify {
@@ -227,6 +229,12 @@ pub struct PlayArgs {
     /// Relay URL (repeatable); none starts the embedded relay on loopback.
     #[arg(long = "relay")]
     pub relays: Vec<String>,
+    /// How well the bots play: easy, normal or hard.
+    #[arg(long, default_value_t = BotLevel::Normal)]
+    pub bot_level: BotLevel,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 pub fn load_variant(arg: &str) -> Result<Variant, String> {
@@ -250,6 +258,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
         auto: false,
         local: false,
         relays: Vec::new(),
+        bot_level: BotLevel::default(),
+        plain: false,
     })) {
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
@@ -259,9 +269,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             relays,
             variant,
             json,
+            bot_level,
         } => runtime()?.block_on(async {
             let variant = crate::variants::resolve_variant(&variant, &relays).await?;
-            crate::table::play::demo_cli(players, hands, relays, variant, json).await
+            crate::table::play::demo_cli(players, hands, relays, variant, json, bot_level).await
         }),
         Command::Verify {
             relays,
@@ -336,10 +347,23 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
     let seats: Vec<(Seat, Option<u64>)> = (0..args.players).map(|s| (s, None)).collect();
     let first_dealer = rng.gen_range(0..args.players);
     let mut table = Table::new(variant, &seats, first_dealer).map_err(|e| e.to_string())?;
-    let mut bots: Vec<HeuristicBot<StdRng>> = (0..args.players)
-        .map(|_| HeuristicBot::new(StdRng::from_rng(&mut rng).expect("seeded")))
+    let mut bots: Vec<Box<dyn Bot<Hand>>> = (0..args.players)
+        .map(|_| {
+            args.bot_level
+                .bot(StdRng::from_rng(&mut rng).expect("seeded"))
+        })
         .collect();
     let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
+    {
+        use std::io::IsTerminal;
+        if !args.plain
+            && !args.auto
+            && std::io::stdout().is_terminal()
+            && std::io::stdin().is_terminal()
+        {
+            return play_local_tui(args, table, bots, oracle);
+        }
+    }
     let names = |s: Seat| {
         if s == 0 {
             "you".to_string()
@@ -417,6 +441,120 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
         None => println!("stopped after {played} hands"),
     }
     Ok(())
+}
+
+/// The local game drawn by the terminal table: the engine runs here, the interface on its own
+/// thread.
+fn play_local_tui(
+    args: &PlayArgs,
+    mut table: Table,
+    mut bots: Vec<Box<dyn Bot<Hand>>>,
+    mut oracle: Oracle<StdRng>,
+) -> Result<(), String> {
+    use crate::table::runner::Progress;
+    use crate::table::Await;
+    use crate::ui::tui::{self, UiEvent, UiState};
+    let names: Vec<String> = (0..args.players)
+        .map(|s| {
+            if s == 0 {
+                "you".to_string()
+            } else {
+                format!("bot {s}")
+            }
+        })
+        .collect();
+    let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
+    let (ans_tx, mut ans_rx) = tokio::sync::mpsc::unbounded_channel();
+    let state = UiState::new(Some(0), names, tui::colour_wanted());
+    let ui = std::thread::spawn(move || tui::run(state, ui_rx, ans_tx));
+    let progress = |hand: &Hand, awaiting: Await| {
+        UiEvent::Progress(Progress {
+            hand: hand.hand_no,
+            awaiting,
+            participants: hand.players.iter().map(|p| p.seat).collect(),
+            // No deadlines and no relays on this machine alone.
+            deadline: std::time::Duration::ZERO,
+            relays_connected: 0,
+            relays_total: 0,
+        })
+    };
+    let mut played = 0;
+    let mut left = false;
+    'table: while !table.is_over() && args.hands.is_none_or(|h| played < h) {
+        let mut hand =
+            Hand::new(&table.next_hand().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        loop {
+            let _ = ui_tx.send(UiEvent::View(hand.view(Some(0))));
+            match hand.to_act() {
+                ToAct::Terminal => break,
+                ToAct::Chance(reqs) => {
+                    let outs = fulfil_all(&mut oracle, &reqs)?;
+                    hand.apply_chance(&outs).map_err(|e| e.to_string())?;
+                }
+                ToAct::Seat(s) => {
+                    let _ = ui_tx.send(progress(&hand, Await::Move(s)));
+                    let legal = hand.legal_actions(s);
+                    let action = if s == 0 {
+                        let _ = ui_tx.send(UiEvent::Ask(hand.view(Some(0)), legal));
+                        match ans_rx.blocking_recv() {
+                            Some(a) => a,
+                            None => {
+                                left = true;
+                                break 'table;
+                            }
+                        }
+                    } else {
+                        // A pause a person can follow.
+                        std::thread::sleep(std::time::Duration::from_millis(400));
+                        bots[s as usize].choose(&hand.view(Some(s)), &legal)
+                    };
+                    if let Err(e) = hand.apply(s, &action) {
+                        let _ = ui_tx.send(UiEvent::Error(e.to_string()));
+                    }
+                }
+                ToAct::Seats(_) => return Err("Tolerance has no simultaneous moves".into()),
+            }
+        }
+        let _ = ui_tx.send(UiEvent::View(hand.view(Some(0))));
+        table.record(&hand).map_err(|e| e.to_string())?;
+        let summary = crate::table::HandSummary::of(&hand);
+        let _ = ui_tx.send(UiEvent::HandDone(summary.clone()));
+        let record = crate::history::Record {
+            table: "local".into(),
+            seat: Some(0),
+            saved_at: crate::history::now(),
+            hand: summary,
+        };
+        if let Err(e) = crate::history::append(&crate::identity::config_dir(), &record) {
+            let _ = ui_tx.send(UiEvent::Error(format!(
+                "hand not saved to the history: {e}"
+            )));
+        }
+        played += 1;
+    }
+    let line = match table.winner() {
+        Some(w) if !left => format!(
+            "{} won the tournament after {played} hands (local game)",
+            if w == 0 {
+                "you".to_string()
+            } else {
+                format!("bot {w}")
+            }
+        ),
+        _ => format!("stopped after {played} hands (local game)"),
+    };
+    if !left {
+        let _ = ui_tx.send(UiEvent::Finished(line.clone()));
+    }
+    drop(ui_tx);
+    let ended = ui.join();
+    tui::restore_terminal();
+    println!("{line}");
+    match ended {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err("the interface stopped unexpectedly".into()),
+    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {

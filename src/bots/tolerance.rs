@@ -15,11 +15,17 @@ pub struct HeuristicBot<R> {
     rng: R,
     /// Chance of a small bet or raise with a weak hand when checking is free.
     pub bluff: f64,
+    /// Chance of a uniformly random legal move instead of the considered one (the easy level).
+    pub noise: f64,
 }
 
 impl<R: Rng> HeuristicBot<R> {
     pub fn new(rng: R) -> Self {
-        HeuristicBot { rng, bluff: 0.05 }
+        HeuristicBot {
+            rng,
+            bluff: 0.05,
+            noise: 0.0,
+        }
     }
 }
 
@@ -199,6 +205,9 @@ impl<R: Rng> HeuristicBot<R> {
 
 impl<R: Rng + Send> Bot<crate::games::tolerance::Hand> for HeuristicBot<R> {
     fn choose(&mut self, view: &HandView, legal: &[Action]) -> Action {
+        if self.noise > 0.0 && self.rng.gen_bool(self.noise) {
+            return legal[self.rng.gen_range(0..legal.len())];
+        }
         let a = match view.phase {
             Phase::Roll(_) => self.choose_roll(view, legal),
             _ => self.choose_bet(view, legal),

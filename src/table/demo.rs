@@ -3,7 +3,7 @@
 //! end-to-end tests.
 
 use super::runner::{run_client, ClientConfig, ClientReport, Decider, Tamper};
-use crate::bots::tolerance::HeuristicBot;
+use crate::bots::BotLevel;
 use crate::games::tolerance::Variant;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
@@ -29,6 +29,11 @@ pub struct DemoOptions {
     pub human: Option<Decider>,
     /// The players' keys by seat; empty generates fresh ones.
     pub keys: Vec<Keys>,
+    /// How well the bots play.
+    pub bot_level: BotLevel,
+    /// Live output of seat 0's client (the person's table in `tolerance play`).
+    pub seat0_view: Option<super::runner::OnView>,
+    pub seat0_progress: Option<super::runner::OnProgress>,
 }
 
 impl Default for DemoOptions {
@@ -43,6 +48,9 @@ impl Default for DemoOptions {
             tamper: Vec::new(),
             human: None,
             keys: Vec::new(),
+            bot_level: BotLevel::default(),
+            seat0_view: None,
+            seat0_progress: None,
         }
     }
 }
@@ -170,9 +178,10 @@ pub async fn run_demo(
         let decider = if i == 0 && opts.human.is_some() {
             opts.human.take().expect("checked")
         } else {
-            Decider::Bot(Box::new(HeuristicBot::new(
-                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-            )))
+            Decider::Bot(
+                opts.bot_level
+                    .bot(StdRng::from_rng(OsRng).map_err(|e| e.to_string())?),
+            )
         };
         let tx = line_tx.clone();
         let table_id = table.clone();
@@ -196,8 +205,13 @@ pub async fn run_demo(
             idle_timeout: opts.idle_timeout,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             on_hand,
-            on_view: None,
             journal: None,
+            on_view: if i == 0 { opts.seat0_view.take() } else { None },
+            on_progress: if i == 0 {
+                opts.seat0_progress.take()
+            } else {
+                None
+            },
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }

@@ -2,7 +2,7 @@
 //! [`Session`]. Crypto runs on blocking threads, never on the async network task.
 
 use super::journal::{signed_key, Journal};
-use super::session::{HandSummary, Session, Stats, Violation};
+use super::session::{Await, HandSummary, Session, Stats, Violation};
 use crate::bots::Bot;
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Hand, HandView};
@@ -72,10 +72,28 @@ pub struct ClientConfig {
     /// The local record that makes a crash resumable (secrets, own signed events, the log).
     /// With one that already holds events, the client resumes where it stopped.
     pub journal: Option<Journal>,
+    /// Called whenever what the protocol waits for changes (interfaces' status lines).
+    pub on_progress: Option<OnProgress>,
 }
 
 /// Callback for the current view.
 pub type OnView = Box<dyn FnMut(&HandView) + Send>;
+
+/// What the protocol is waiting for, for a person watching the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub hand: u64,
+    pub awaiting: Await,
+    /// Seats taking part in this hand's protocol, in protocol order (ascending seats).
+    pub participants: Vec<Seat>,
+    /// How long the awaited step may take before the others vote it out.
+    pub deadline: Duration,
+    pub relays_connected: usize,
+    pub relays_total: usize,
+}
+
+/// Callback for protocol progress.
+pub type OnProgress = Box<dyn FnMut(&Progress) + Send>;
 
 /// Fetches and checks a table announcement from the relays.
 pub async fn fetch_table(
@@ -244,6 +262,8 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
     let mut next_vote: Option<Instant> = None;
     // Hands finished before a restart were reported then.
     let mut hands_reported = if resuming { session.hands.len() } else { 0 };
+    let mut last_progress_sent: Option<Progress> = None;
+    let mut relays_checked: Option<(Instant, usize)> = None;
     loop {
         // Secrets first: the key-share event about to be sent commits to them.
         if let Some((hand, secrets)) = session.take_fresh_secrets() {
@@ -289,6 +309,29 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         if let Some(cb) = cfg.on_view.as_mut() {
             if let Some(view) = session.view() {
                 cb(&view);
+            }
+        }
+        if let Some(cb) = cfg.on_progress.as_mut() {
+            // Asking the pool takes a lock in nostr-sdk: once a second is enough for a display.
+            let connected = match relays_checked {
+                Some((at, n)) if at.elapsed() < Duration::from_secs(1) => n,
+                _ => {
+                    let n = pool.connected().await.len();
+                    relays_checked = Some((Instant::now(), n));
+                    n
+                }
+            };
+            let progress = Progress {
+                hand: session.position().0,
+                awaiting: session.awaiting(),
+                participants: session.participants(),
+                deadline: session.deadline(),
+                relays_connected: connected,
+                relays_total: cfg.relays.len(),
+            };
+            if last_progress_sent.as_ref() != Some(&progress) {
+                cb(&progress);
+                last_progress_sent = Some(progress);
             }
         }
         if let Some(cb) = cfg.on_hand.as_mut() {

@@ -480,6 +480,7 @@ async fn play_seat_in(
         tamper: None,
         on_hand: Some(on_hand),
         on_view: None,
+        on_progress: None,
         journal: Some(journal),
     })
     .await?;

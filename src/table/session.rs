@@ -408,6 +408,14 @@ impl Session {
     }
 
     /// The hand as this client sees it.
+    /// Seats taking part in the current hand's protocol, in protocol order (ascending seats).
+    pub fn participants(&self) -> Vec<Seat> {
+        self.hand
+            .as_ref()
+            .map(|h| h.parts.clone())
+            .unwrap_or_default()
+    }
+
     pub fn view(&self) -> Option<HandView> {
         self.hand
             .as_ref()

@@ -174,6 +174,7 @@ pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String>
         decider: Decider::Watch,
         idle_timeout: std::time::Duration::from_secs(3600),
         tamper: None,
+        on_progress: None,
         on_hand: Some(Box::new(move |h: &HandSummary| {
             print_from(h.hand, &h.log, &printed);
             println!("hand {} over: stacks {:?}", h.hand + 1, h.final_stacks);

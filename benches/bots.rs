@@ -1,0 +1,71 @@
+//! Bot strength: heads-up duplicate matches through the engine alone (no crypto, no network),
+//! printed as a Markdown table for BENCHMARKS.md.
+//!
+//! `BOTS_BENCH_PAIRS` sets the duplicate pairs per match (default 5,000 = 10,000 hands);
+//! `BOTS_BENCH_SEED` the seed (default 2026). Every figure is reproducible from the seed.
+
+use std::time::Instant;
+use tolerance::bots::arena::{duel, Contestant, MeanCi};
+use tolerance::bots::BotLevel;
+use tolerance::games::tolerance::Variant;
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn ci(m: &MeanCi, scale: f64, signed: bool) -> String {
+    let f = |x: f64| {
+        if signed {
+            format!("{:+.2}", x * scale)
+        } else {
+            format!("{:.1}", x * scale)
+        }
+    };
+    format!("{} [{}, {}]", f(m.mean), f(m.low()), f(m.high()))
+}
+
+fn main() {
+    // `cargo bench` passes harness flags such as `--bench`; this program takes none.
+    let pairs = env("BOTS_BENCH_PAIRS", 5_000);
+    let seed = env("BOTS_BENCH_SEED", 2026);
+    let variant = Variant::default();
+    let matches = [
+        (
+            Contestant::Level(BotLevel::Hard),
+            Contestant::Level(BotLevel::Normal),
+        ),
+        (Contestant::Level(BotLevel::Normal), Contestant::Random),
+        (
+            Contestant::Level(BotLevel::Normal),
+            Contestant::Level(BotLevel::Easy),
+        ),
+        (Contestant::Level(BotLevel::Easy), Contestant::Random),
+        (Contestant::Level(BotLevel::Hard), Contestant::Random),
+    ];
+    println!(
+        "variant {} (d{}, blind {}, stacks {}), heads-up, {} duplicate pairs per match, seed {seed}\n",
+        variant.name,
+        variant.die_sides,
+        variant.blind,
+        variant.starting_stack,
+        pairs
+    );
+    println!("| match (A vs B) | hands | A wins hands, % (95 % CI) | A net blinds / hand (95 % CI) | time |");
+    println!("|---|---|---|---|---|");
+    for (i, (a, b)) in matches.into_iter().enumerate() {
+        let started = Instant::now();
+        let r = duel(a, b, &variant, pairs, seed + i as u64).expect("the match plays");
+        println!(
+            "| {} vs {} | {} | {} | {} | {:.1} s |",
+            a.name(),
+            b.name(),
+            r.hands,
+            ci(&r.a_win_rate, 100.0, false),
+            ci(&r.a_blinds_per_hand, 1.0, true),
+            started.elapsed().as_secs_f64()
+        );
+    }
+}

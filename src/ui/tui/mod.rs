@@ -1,0 +1,159 @@
+//! The terminal table (ratatui over crossterm), the default interface of `tolerance play` on a
+//! terminal.
+//!
+//! - [`state`]: [`UiState`], what is shown, and how events and keys change it (pure);
+//! - [`render`]: drawing a [`UiState`] (pure, tested on ratatui's `TestBackend`);
+//! - this module: the terminal itself — raw mode and the alternate screen, restored on every
+//!   exit path including a panic — and the loop that feeds events and keys to the state.
+
+pub mod render;
+pub mod state;
+#[cfg(test)]
+mod tests;
+
+pub use state::{Input, Outcome, Screen, UiEvent, UiState};
+
+use crate::games::tolerance::Action;
+use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use std::io::Stdout;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+/// Colours unless the NO_COLOR convention (any non-empty value) asks for none.
+pub fn colour_wanted() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Puts the terminal back as the shell expects it. Safe to call more than once.
+pub fn restore_terminal() {
+    let _ = terminal::disable_raw_mode();
+    let _ = crossterm::execute!(
+        std::io::stdout(),
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+/// A panic while the table is drawn would otherwise leave the shell in raw mode on the
+/// alternate screen, and the panic message invisible.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            previous(info);
+        }));
+    });
+}
+
+/// The terminal in raw mode on the alternate screen; dropping it restores the terminal.
+pub struct TuiTerminal {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TuiTerminal {
+    pub fn enter() -> Result<TuiTerminal, String> {
+        install_panic_hook();
+        terminal::enable_raw_mode().map_err(|e| format!("cannot use the terminal: {e}"))?;
+        let mut out = std::io::stdout();
+        if let Err(e) = crossterm::execute!(out, EnterAlternateScreen, crossterm::cursor::Hide) {
+            restore_terminal();
+            return Err(format!("cannot use the terminal: {e}"));
+        }
+        let terminal = Terminal::new(CrosstermBackend::new(out)).map_err(|e| {
+            restore_terminal();
+            format!("cannot use the terminal: {e}")
+        })?;
+        Ok(TuiTerminal { terminal })
+    }
+}
+
+impl Drop for TuiTerminal {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// How the interface ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The person chose to leave (mid-table, or after the end screen).
+    Quit,
+    /// The event source closed while the person was still looking.
+    Closed,
+}
+
+/// Runs the table until the person leaves: draws `state`, applies `events`, turns keys into
+/// moves sent on `moves`. Blocking; run it on its own thread.
+pub fn run(
+    mut state: UiState,
+    events: Receiver<UiEvent>,
+    moves: tokio::sync::mpsc::UnboundedSender<Action>,
+) -> Result<Ended, String> {
+    let mut tui = TuiTerminal::enter()?;
+    // When the awaited step opened (locally), for the countdown.
+    let mut step_opened = Instant::now();
+    let mut closed = false;
+    loop {
+        loop {
+            match events.try_recv() {
+                Ok(e) => {
+                    if let UiEvent::Progress(p) = &e {
+                        if state.progress.as_ref().map(|q| (&q.awaiting, q.hand))
+                            != Some((&p.awaiting, p.hand))
+                        {
+                            step_opened = Instant::now();
+                        }
+                    }
+                    state.apply(e);
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        state.time_left = state
+            .progress
+            .as_ref()
+            .filter(|p| !p.deadline.is_zero())
+            .map(|p| p.deadline.saturating_sub(step_opened.elapsed()));
+        tui.terminal
+            .draw(|f| render::draw(f, &state))
+            .map_err(|e| format!("cannot draw: {e}"))?;
+        if event::poll(Duration::from_millis(100)).map_err(|e| e.to_string())? {
+            match event::read().map_err(|e| e.to_string())? {
+                Event::Key(k) if k.kind == KeyEventKind::Press => match state.key(k) {
+                    Outcome::Play(a) => {
+                        if moves.send(a).is_err() {
+                            state.error = Some("the table is no longer listening".into());
+                        }
+                    }
+                    Outcome::Quit => return Ok(Ended::Quit),
+                    Outcome::None => {}
+                },
+                Event::Resize(..) => {
+                    // ratatui resizes its buffers on the next draw; clearing avoids stale cells.
+                    let _ = tui.terminal.clear();
+                }
+                _ => {}
+            }
+        } else if closed && state.screen != Screen::Over && state.finished.is_none() {
+            return Ok(Ended::Closed);
+        }
+    }
+}
+
+/// A short label for a public key: the npub's start and end.
+pub fn short_npub(npub: &str) -> String {
+    if npub.len() <= 16 {
+        return npub.to_string();
+    }
+    format!("{}…{}", &npub[..9], &npub[npub.len() - 4..])
+}

@@ -1,0 +1,179 @@
+//! `tolerance play` in a real pseudo-terminal: the terminal table comes up (it is the default on
+//! a terminal), a person's keys play a whole networked hand against bots on the embedded relay,
+//! and the terminal is given back clean with a plain record of the hand.
+
+#![cfg(unix)]
+
+use expectrl::Session;
+use std::io::ErrorKind;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Drops terminal escape sequences, leaving the text the program wrote.
+fn strip_escapes(raw: &str) -> String {
+    let mut out = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        // CSI: parameters and intermediates up to a final byte in @..~; other escapes are two
+        // characters long.
+        if chars.next() == Some('[') {
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn read_available(session: &mut Session, into: &mut Vec<u8>) -> bool {
+    let mut buf = [0u8; 8192];
+    let mut got = false;
+    loop {
+        match session.try_read(&mut buf) {
+            Ok(0) => return got,
+            Ok(n) => {
+                into.extend_from_slice(&buf[..n]);
+                got = true;
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return got,
+            // Linux reports EIO on the pty once the child has gone and the buffer is empty.
+            Err(_) => return got,
+        }
+    }
+}
+
+/// Runs `tolerance ARGS` in an 80×24 pseudo-terminal, pressing c and p until it exits.
+/// Returns the exit status (as words) and everything the program wrote.
+fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tolerance"));
+    cmd.args(args)
+        .env("TOLERANCE_HOME", home)
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR");
+    let mut session = Session::spawn(cmd).expect("a pseudo-terminal");
+    session
+        .get_process_mut()
+        .set_window_size(80, 24)
+        .expect("window size");
+    let mut raw = Vec::new();
+    let started = Instant::now();
+    // Keys a person would press: c checks or calls, p passes a roll. Keys that do not fit the
+    // moment are explained, not played; once the table is over, any key leaves.
+    let keys = ["c", "p"];
+    let mut i = 0;
+    // `status` reaps the child once it has exited: keep what it said.
+    let status = loop {
+        let status = format!("{:?}", session.get_process().status());
+        if !status.contains("StillAlive") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "no end after 3 minutes:\n{}",
+            strip_escapes(&String::from_utf8_lossy(&raw))
+        );
+        read_available(&mut session, &mut raw);
+        if started.elapsed() > Duration::from_secs(2) {
+            let _ = session.send(keys[i % keys.len()]);
+            i += 1;
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    read_available(&mut session, &mut raw);
+    (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+#[test]
+fn a_whole_hand_in_the_terminal_table() {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let (status, raw) = drive(
+        &[
+            "play",
+            "--hands",
+            "1",
+            "--players",
+            "3",
+            "--bot-level",
+            "hard",
+        ],
+        &home,
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    // The terminal table was drawn on the alternate screen, and the screen was given back.
+    assert!(
+        raw.contains("\u{1b}[?1049h"),
+        "no alternate screen:\n{text}"
+    );
+    assert!(
+        raw.contains("\u{1b}[?1049l"),
+        "alternate screen not left:\n{text}"
+    );
+    assert!(
+        raw.contains("\u{1b}[?25h"),
+        "cursor not shown again:\n{text}"
+    );
+    // ratatui skips cells that did not change and moves the cursor over blanks, so compare
+    // without spaces.
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    for word in ["Tolerance", "Last actions", "posts the blind", "relays 1/1"] {
+        let w: String = word.chars().filter(|c| !c.is_whitespace()).collect();
+        assert!(squeezed.contains(&w), "{word} never drawn:\n{text}");
+    }
+    assert!(
+        squeezed.contains("[c]check") || squeezed.contains("[c]call"),
+        "no move offered:\n{text}"
+    );
+    // After the table: a plain record in the scrollback, every proof verified.
+    let after = &raw[raw.rfind("\u{1b}[?1049l").unwrap()..];
+    let after = strip_escapes(after);
+    assert!(after.contains("stacks:"), "{after}");
+    assert!(
+        after.contains("table over after 1 hands · every client verified every proof: true"),
+        "{after}"
+    );
+    // The hand went to the person's history like any other.
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["history"])
+        .env("TOLERANCE_HOME", &home)
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(list.contains("hand   1  3 players"), "{list}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_local_game_uses_the_terminal_table_too() {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-local-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let (status, raw) = drive(
+        &["play", "--local", "--hands", "1", "--players", "2"],
+        &home,
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(
+        raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
+        "{text}"
+    );
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squeezed.contains("localgame:norelays"), "{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("after 1 hands (local game)"), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}
