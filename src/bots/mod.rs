@@ -2,6 +2,7 @@
 //!
 //! A bot's randomness is an RNG its owner seeds (the engine layer draws no OS randomness).
 
+pub mod dice;
 pub mod tolerance;
 
 use crate::engine::Game;
