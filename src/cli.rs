@@ -4,7 +4,6 @@ use crate::bots::tolerance::HeuristicBot;
 use crate::bots::Bot;
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Game, Seat, ToAct};
-use crate::games::tolerance::replay::HandScript;
 use crate::games::tolerance::{Hand, Table, Variant};
 use crate::ui::line;
 use clap::{Parser, Subcommand};
@@ -64,7 +63,8 @@ pub enum Command {
         #[arg(long)]
         table: String,
     },
-    /// Replay a hand script (fixed cards and dice) and print the outcome as JSON.
+    /// Replay a game script (fixed cards and dice) and print the outcome as JSON. A script's
+    /// `game` field picks the game: tolerance (the default), perudo or mia.
     Replay {
         /// Path to a hand script (JSON); `-` reads standard input.
         file: PathBuf,
@@ -220,10 +220,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 std::fs::read_to_string(&file)
                     .map_err(|e| format!("cannot read {}: {e}", file.display()))?
             };
-            let out = HandScript::parse(&text)?.run()?;
+            let out = crate::games::replay_script(&text)?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&out).expect("serialisable")
+                serde_json::to_string_pretty(&out.json).expect("serialisable")
             );
             if out.ok {
                 Ok(())
