@@ -148,10 +148,14 @@ pub enum VariantCommand {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlayArgs {
+    /// The game: tolerance, perudo or mia (perudo and mia play --local for now).
+    #[arg(long, default_value = "tolerance")]
+    pub game: String,
     /// Players at the table, you included.
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// A variant file, or a built-in name (standard, super-ace, card-again, tournament, cash).
+    /// A variant file, or a built-in name (standard, super-ace, card-again, tournament, cash;
+    /// for mia: traditional or modern ranking).
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Stop after this many hands (default: until the tournament ends or you quit).
@@ -183,6 +187,7 @@ pub fn load_variant(arg: &str) -> Result<Variant, String> {
 
 pub fn run(cli: Cli) -> Result<(), String> {
     match cli.command.unwrap_or(Command::Play(PlayArgs {
+        game: "tolerance".into(),
         players: 4,
         variant: "standard".into(),
         hands: None,
@@ -190,6 +195,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
         local: false,
         relays: Vec::new(),
     })) {
+        Command::Play(args)
+            if args.game != "tolerance"
+                && (args.local || !matches!(args.game.as_str(), "perudo" | "mia")) =>
+        {
+            crate::ui::dice::play_local_cli(&args.game, args.players, &args.variant, args.auto)
+        }
+        Command::Play(args) if args.game != "tolerance" => Err(format!(
+            "networked {} is not available yet: add --local to play it against bots",
+            args.game
+        )),
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
         Command::Demo {

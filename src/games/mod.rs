@@ -20,6 +20,9 @@ pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
     }
 }
 
+/// A rule error stopping a script, with the index of the refused move (none: the script ran out).
+pub type ScriptFailure = (String, Option<usize>);
+
 /// Plays scripted moves with scripted dice until the moves run out. Returns the state reached,
 /// the first rule error with the index of the refused move, and the dice never rolled. A script
 /// may stop mid-game: once its moves and dice are both spent, no further roll is asked for.
@@ -27,7 +30,7 @@ pub fn run_script<G: crate::engine::Game>(
     mut game: G,
     dice: Vec<u8>,
     moves: &[(Seat, G::Action)],
-) -> Result<(G, Option<(String, Option<usize>)>, usize), String> {
+) -> Result<(G, Option<ScriptFailure>, usize), String> {
     use crate::engine::{ChanceRequest, ToAct};
     let mut chance = crate::engine::sim::Script::new(Vec::new(), dice);
     let mut next = 0;

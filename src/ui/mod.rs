@@ -1,3 +1,4 @@
 //! User interfaces: they read a seat's view and return a chosen move, never the full state.
 
+pub mod dice;
 pub mod line;

@@ -400,10 +400,7 @@ impl Mia {
         };
         match (self.phase, action) {
             (Phase::Claim { above }, Action::Claim(t)) => beats(*t, above),
-            (Phase::Claim { .. }, a) => Err(illegal(
-                seat,
-                format!("{a:?}: you rolled, now claim a value"),
-            )),
+            (Phase::Claim { .. }, _) => Err(illegal(seat, "you just rolled: claim a value first")),
             (Phase::Respond, Action::Claim(_)) => Err(illegal(
                 seat,
                 "claim only after rolling: challenge, pass or reroll",

@@ -47,7 +47,7 @@ fn play(
     ranking: Ranking,
     dice: Vec<u8>,
     moves: &[&str],
-) -> (Mia, Option<(String, Option<usize>)>) {
+) -> (Mia, Option<crate::games::ScriptFailure>) {
     let game = Mia::new(&Setup {
         seats: (0..seats).collect(),
         lives: 3,

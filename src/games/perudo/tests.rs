@@ -95,7 +95,7 @@ fn play(
     dice_each: u8,
     dice: Vec<u8>,
     moves: &[&str],
-) -> (Perudo, Option<(String, Option<usize>)>) {
+) -> (Perudo, Option<crate::games::ScriptFailure>) {
     let game = Perudo::new(&Setup {
         seats: (0..seats).collect(),
         dice_each,
