@@ -6,6 +6,7 @@
 //! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
 
 pub mod demo;
+pub mod dice_chance;
 pub mod play;
 pub mod runner;
 pub mod session;
