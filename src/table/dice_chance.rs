@@ -127,6 +127,15 @@ impl DiceClient {
             .ok_or_else(|| DiceError::Protocol(format!("seat {seat} is not at this table")))
     }
 
+    /// Tree depth of seat `i`'s commitment (0 before it committed), to decode its reveals.
+    pub fn depth(&self, i: u16) -> u8 {
+        self.commitments
+            .get(i as usize)
+            .copied()
+            .flatten()
+            .map_or(0, |c| c.slots().trailing_zeros() as u8)
+    }
+
     /// This client's commitment message (seats only).
     pub fn commit(&self) -> Option<Public> {
         self.me.as_ref().map(|(i, s)| Public::Commit {
