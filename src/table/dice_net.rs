@@ -41,8 +41,13 @@ pub enum DiceBody {
     Commit { commitment: String },
     /// The sender's reveals owed for chance batch `batch`, base64 each.
     Reveals { batch: u32, reveals: Vec<String> },
-    /// Move number `n` of the game, the engine's action as JSON.
-    Move { n: u32, action: serde_json::Value },
+    /// Move number `n` of the game, chained to the previous move's event id (the table id for
+    /// the first), the engine's action as JSON.
+    Move {
+        n: u32,
+        prev: String,
+        action: serde_json::Value,
+    },
 }
 
 /// What a finished session reports.
@@ -169,6 +174,7 @@ pub async fn run<G: Game + Send + 'static>(
     }
 
     let (mut batch, mut moves) = (0u32, 0u32);
+    let mut head = table_hex.clone();
     loop {
         match game.to_act() {
             ToAct::Terminal => break,
@@ -237,6 +243,7 @@ pub async fn run<G: Game + Send + 'static>(
                     let ev = pool
                         .sign(publish(DiceBody::Move {
                             n: moves,
+                            prev: head.clone(),
                             action: serde_json::to_value(&action).expect("actions serialise"),
                         }))
                         .map_err(net)?;
@@ -254,9 +261,15 @@ pub async fn run<G: Game + Send + 'static>(
                         reason: format!("moved out of turn (seat {idx} to act)"),
                     });
                 }
-                let DiceBody::Move { action, .. } = body_of(&ev).expect("filed").body else {
+                let DiceBody::Move { action, prev, .. } = body_of(&ev).expect("filed").body else {
                     unreachable!("filed as a move")
                 };
+                if prev != head {
+                    return Err(SessionError::Rule {
+                        seat: idx,
+                        reason: format!("move {moves} builds on {prev}, not the head {head}"),
+                    });
+                }
                 let action: G::Action =
                     serde_json::from_value(action).map_err(|e| SessionError::Rule {
                         seat: idx,
@@ -266,6 +279,7 @@ pub async fn run<G: Game + Send + 'static>(
                     seat: idx,
                     reason: e.to_string(),
                 })?;
+                head = ev.id.to_hex();
                 accepted.push(ev);
                 moves += 1;
             }
