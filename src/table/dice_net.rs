@@ -183,8 +183,9 @@ pub async fn run<G: Game + Send + 'static>(
                 let opening = reqs
                     .iter()
                     .any(|r| matches!(r, crate::engine::ChanceRequest::OpenPrivate { .. }));
+                let withheld = opening && refuse_to_open;
                 let mine = dice.my_reveals(&plan);
-                if !mine.is_empty() && !(opening && refuse_to_open) {
+                if !mine.is_empty() && !withheld {
                     let reveals = mine
                         .iter()
                         .map(|m| match m {
