@@ -3,7 +3,6 @@
 use crate::bots::{Bot, BotLevel};
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Game, Seat, ToAct};
-use crate::games::tolerance::replay::HandScript;
 use crate::games::tolerance::{Hand, Table, Variant};
 use crate::ui::line;
 use clap::{Parser, Subcommand};
@@ -75,7 +74,8 @@ pub enum Command {
         #[arg(long)]
         table: String,
     },
-    /// Replay a hand script (fixed cards and dice) and print the outcome as JSON.
+    /// Replay a game script (fixed cards and dice) and print the outcome as JSON. A script's
+    /// `game` field picks the game: tolerance (the default), perudo or mia.
     Replay {
         /// Path to a hand script (JSON); `-` reads standard input.
         file: PathBuf,
@@ -210,11 +210,15 @@ pub enum VariantCommand {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlayArgs {
+    /// The game: tolerance, perudo or mia (perudo and mia play --local for now).
+    #[arg(long, default_value = "tolerance")]
+    pub game: String,
     /// Players at the table, you included.
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// A built-in name (standard, super-ace, card-again, tournament, cash), a variant FILE, or
-    /// an naddr1… of a published variant (fetched from its relay hints and --relay).
+    /// A built-in name (standard, super-ace, card-again, tournament, cash; for mia: traditional
+    /// or modern ranking), a variant FILE, or an naddr1… of a published variant (fetched from its
+    /// relay hints and --relay).
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Stop after this many hands (default: until the tournament ends or you quit).
@@ -252,6 +256,7 @@ pub fn load_variant(arg: &str) -> Result<Variant, String> {
 
 pub fn run(cli: Cli) -> Result<(), String> {
     match cli.command.unwrap_or(Command::Play(PlayArgs {
+        game: "tolerance".into(),
         players: 4,
         variant: "standard".into(),
         hands: None,
@@ -261,6 +266,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
         bot_level: BotLevel::default(),
         plain: false,
     })) {
+        Command::Play(args)
+            if args.game != "tolerance"
+                && (args.local || !matches!(args.game.as_str(), "perudo" | "mia")) =>
+        {
+            crate::ui::dice::play_local_cli(&args.game, args.players, &args.variant, args.auto)
+        }
+        Command::Play(args) if args.game != "tolerance" => Err(format!(
+            "networked {} is not available yet: add --local to play it against bots",
+            args.game
+        )),
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
         Command::Demo {
@@ -289,10 +304,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 std::fs::read_to_string(&file)
                     .map_err(|e| format!("cannot read {}: {e}", file.display()))?
             };
-            let out = HandScript::parse(&text)?.run()?;
+            let out = crate::games::replay_script(&text)?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&out).expect("serialisable")
+                serde_json::to_string_pretty(&out.json).expect("serialisable")
             );
             if out.ok {
                 Ok(())

@@ -48,6 +48,21 @@ fn golden_scripts_replay_as_expected() {
 }
 
 #[test]
+fn every_game_has_golden_scripts_of_its_seed_examples() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let count = |prefix: &str| names.iter().filter(|n| n.starts_with(prefix)).count();
+    assert!(count("perudo-") >= 15, "{names:?}");
+    assert!(count("mia-") >= 5, "{names:?}");
+    for ranking in ["traditional", "modern"] {
+        assert!(names.contains(&format!("mia-{ranking}-order-climbs.json")));
+    }
+}
+
+#[test]
 fn replay_rejects_bad_scripts_with_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("tolerance-golden-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -65,6 +80,30 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
             "die_sides",
         ),
         (r#"{"seats": 5}"#, "hand script"),
+        (
+            r#"{"game": "chess", "seats": [0, 1], "actions": []}"#,
+            "unknown game 'chess'",
+        ),
+        (
+            r#"{"game": "perudo", "seats": [0, 1], "first": 0, "dice": [2,2,2,2,2,3,3,3,3,3], "actions": ["0 raise 3"]}"#,
+            "not a Perudo move",
+        ),
+        (
+            r#"{"game": "perudo", "seats": [0], "actions": []}"#,
+            "2 to 10 players",
+        ),
+        (
+            r#"{"game": "perudo", "seats": [0, 1], "first": 0, "dice": [2,2,2,2,2,3,3,3,3,3,4], "actions": []}"#,
+            "1 scripted dice were never rolled",
+        ),
+        (
+            r#"{"game": "mia", "ranking": "odd", "seats": [0, 1], "actions": []}"#,
+            "unknown Mia ranking 'odd'",
+        ),
+        (
+            r#"{"game": "mia", "seats": [0, 1], "first": 0, "dice": [3], "actions": ["0 claim 31"]}"#,
+            "ran out of dice",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.json"));

@@ -3,6 +3,7 @@
 //! A bot's randomness is an RNG its owner seeds (the engine layer draws no OS randomness).
 
 pub mod arena;
+pub mod dice;
 pub mod montecarlo;
 pub mod tolerance;
 

@@ -1,4 +1,135 @@
 //! One folder per game. Each implements [`crate::engine::Game`], ships its variant config, its
 //! view, its rules spec in `protocol/rules/`, and passes the generic simulation test.
 
+pub mod mia;
+pub mod perudo;
 pub mod tolerance;
+
+use crate::engine::{Outcome, Seat};
+
+/// Payoffs of a last-player-standing game (Perudo, Mia): the winner takes one point from every
+/// other player, so the payoffs sum to zero like chips do.
+pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
+    let others = seats.len() as i64 - 1;
+    Outcome {
+        payoffs: seats
+            .iter()
+            .map(|&s| (s, if s == winner { others } else { -1 }))
+            .collect(),
+        winners: vec![winner],
+    }
+}
+
+/// A rule error stopping a script, with the index of the refused move (none: the script ran out).
+pub type ScriptFailure = (String, Option<usize>);
+
+/// Plays scripted moves with scripted dice until the moves run out. Returns the state reached,
+/// the first rule error with the index of the refused move, and the dice never rolled. A script
+/// may stop mid-game: once its moves and dice are both spent, no further roll is asked for.
+pub fn run_script<G: crate::engine::Game>(
+    mut game: G,
+    dice: Vec<u8>,
+    moves: &[(Seat, G::Action)],
+) -> Result<(G, Option<ScriptFailure>, usize), String> {
+    use crate::engine::{ChanceRequest, ToAct};
+    let mut chance = crate::engine::sim::Script::new(Vec::new(), dice);
+    let mut next = 0;
+    let mut failure = None;
+    loop {
+        match game.to_act() {
+            ToAct::Terminal => {
+                if next < moves.len() {
+                    failure = Some((crate::engine::RuleError::Finished.to_string(), Some(next)));
+                }
+                break;
+            }
+            ToAct::Chance(reqs) => {
+                let rolls = reqs.iter().any(|r| {
+                    matches!(
+                        r,
+                        ChanceRequest::RollPrivate { .. } | ChanceRequest::RollPublic { .. }
+                    )
+                });
+                if rolls && next == moves.len() && chance.unused_dice() == 0 {
+                    break;
+                }
+                let outs = crate::engine::sim::fulfil_all(&mut chance, &reqs)?;
+                game.apply_chance(&outs).map_err(|e| e.to_string())?;
+            }
+            ToAct::Seat(_) | ToAct::Seats(_) => {
+                let Some((seat, action)) = moves.get(next) else {
+                    break;
+                };
+                if let Err(e) = game.apply(*seat, action) {
+                    failure = Some((e.to_string(), Some(next)));
+                    break;
+                }
+                next += 1;
+            }
+        }
+    }
+    Ok((game, failure, chance.unused_dice()))
+}
+
+/// The outcome of `tolerance replay` for any game: the JSON to print and whether the script was
+/// legal throughout (with the error and the index of the refused move).
+pub struct Replayed {
+    pub json: serde_json::Value,
+    pub ok: bool,
+    pub error: Option<String>,
+    pub at_action: Option<usize>,
+}
+
+/// Runs a game script, choosing the game by its `game` field (absent: Tolerance hand script).
+pub fn replay_script(text: &str) -> Result<Replayed, String> {
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("game script: {e}"))?;
+    let game = match value.as_object_mut() {
+        Some(obj) => match obj.remove("game") {
+            None => "tolerance".to_string(),
+            Some(serde_json::Value::String(s)) => s,
+            Some(other) => return Err(format!("game script: `game` must be a name, not {other}")),
+        },
+        None => return Err("game script: expected a JSON object".into()),
+    };
+    let text = value.to_string();
+    match game.as_str() {
+        "tolerance" => {
+            let out = tolerance::replay::HandScript::parse(&text)?.run()?;
+            Ok(Replayed {
+                ok: out.ok,
+                error: out.error.clone(),
+                at_action: out.at_action,
+                json: serde_json::to_value(&out).expect("outputs serialise"),
+            })
+        }
+        "perudo" => {
+            let out = perudo::replay::Script::parse(&text)?.run()?;
+            Ok(Replayed {
+                ok: out.ok,
+                error: out.error.clone(),
+                at_action: out.at_action,
+                json: serde_json::to_value(&out).expect("outputs serialise"),
+            })
+        }
+        "mia" => {
+            let out = mia::replay::Script::parse(&text)?.run()?;
+            Ok(Replayed {
+                ok: out.ok,
+                error: out.error.clone(),
+                at_action: out.at_action,
+                json: serde_json::to_value(&out).expect("outputs serialise"),
+            })
+        }
+        other => Err(format!(
+            "game script: unknown game '{other}' (known: tolerance, perudo, mia)"
+        )),
+    }
+}
+
+/// Splits "SEAT WORD ARGS..." and names the seat, for the games' script move parsers.
+pub(crate) fn script_words(s: &str) -> Option<(Seat, Vec<&str>)> {
+    let mut words = s.split_whitespace();
+    let seat = words.next()?.parse().ok()?;
+    Some((seat, words.collect()))
+}

@@ -6,6 +6,8 @@
 //! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
 
 pub mod demo;
+pub mod dice_chance;
+pub mod dice_net;
 pub mod journal;
 pub mod lobby;
 pub mod play;

@@ -1,0 +1,803 @@
+//! One game of Mia (Meier), as one client knows it.
+//!
+//! Decisions the seed leaves open are written, with reasons, in `protocol/rules/mia.md`; the
+//! section names (§) are cited next to the code that follows them.
+
+use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
+use crate::games::elimination_outcome;
+use serde::{Deserialize, Serialize};
+
+pub const MIN_PLAYERS: usize = 2;
+pub const MAX_PLAYERS: usize = 10;
+pub const MAX_LIVES: u8 = 10;
+
+/// A cup value written with the higher die first: 21 (Mia), 66, 31, ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Throw(pub u8);
+
+impl Throw {
+    pub const MIA: Throw = Throw(21);
+
+    pub fn of_dice(a: u8, b: u8) -> Throw {
+        Throw(a.max(b) * 10 + a.min(b))
+    }
+
+    pub fn is_valid(self) -> bool {
+        let (hi, lo) = (self.0 / 10, self.0 % 10);
+        (1..=6).contains(&hi) && (1..=hi).contains(&lo)
+    }
+}
+
+impl std::fmt::Display for Throw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if *self == Throw::MIA {
+            write!(f, "21 (Mia)")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// The two orders the seed gives for the 21 cup values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Ranking {
+    /// Mia, then the doubles from 11 up to 66, then the rest from 65 down to 31.
+    #[default]
+    Traditional,
+    /// Mia, then every other value by its number, 66 down to 11.
+    Modern,
+}
+
+const TRADITIONAL: [u8; 21] = [
+    21, 11, 22, 33, 44, 55, 66, 65, 64, 63, 62, 61, 54, 53, 52, 51, 43, 42, 41, 32, 31,
+];
+const MODERN: [u8; 21] = [
+    21, 66, 65, 64, 63, 62, 61, 55, 54, 53, 52, 51, 44, 43, 42, 41, 33, 32, 31, 22, 11,
+];
+
+impl Ranking {
+    pub const NAMES: [&'static str; 2] = ["traditional", "modern"];
+
+    pub fn parse(name: &str) -> Result<Ranking, String> {
+        match name {
+            "traditional" => Ok(Ranking::Traditional),
+            "modern" => Ok(Ranking::Modern),
+            _ => Err(format!(
+                "unknown Mia ranking '{name}' (known: {})",
+                Ranking::NAMES.join(", ")
+            )),
+        }
+    }
+
+    /// Every cup value, best first.
+    pub fn best_first(self) -> [Throw; 21] {
+        let list = match self {
+            Ranking::Traditional => TRADITIONAL,
+            Ranking::Modern => MODERN,
+        };
+        list.map(Throw)
+    }
+
+    /// 0 for the weakest value, 20 for Mia. Panics on an invalid throw (callers validate).
+    pub fn rank(self, t: Throw) -> u8 {
+        let pos = self
+            .best_first()
+            .iter()
+            .position(|x| *x == t)
+            .expect("valid throws are ranked");
+        20 - pos as u8
+    }
+
+    /// Values strictly better than `t`.
+    pub fn above(self, t: Throw) -> impl Iterator<Item = Throw> {
+        let r = self.rank(t);
+        self.best_first()
+            .into_iter()
+            .filter(move |x| self.rank(*x) > r)
+    }
+
+    pub fn weakest(self) -> Throw {
+        self.best_first()[20]
+    }
+}
+
+/// A move in Mia. `Ord` is the canonical order of the legal moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Lift the cup: the claim is checked against the dice.
+    Challenge,
+    /// Accept the claim unseen and hand the cup on with it.
+    Pass,
+    /// Accept the claim, roll the cup afresh unseen by anyone else, then claim.
+    Reroll,
+    /// Announce a value for the dice you just rolled (truth or bluff).
+    Claim(Throw),
+    /// §Pass-back: the cup's roller, who knows its dice, hands it on with a higher claim without
+    /// rolling.
+    Raise(Throw),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Seats clockwise.
+    pub seats: Vec<Seat>,
+    pub lives: u8,
+    pub ranking: Ranking,
+    /// The seat that opens the first round; `None` tosses for it with a public die.
+    pub first: Option<Seat>,
+}
+
+impl Setup {
+    pub fn standard(players: u8, ranking: Ranking) -> Setup {
+        Setup {
+            seats: (0..players).collect(),
+            lives: 3,
+            ranking,
+            first: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub seat: Seat,
+    pub lives: u8,
+    /// Private rolls made so far; the latest one is number `rolls - 1`.
+    pub rolls: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "phase")]
+pub enum Phase {
+    /// Waiting for the toss or a private roll.
+    Rolling,
+    /// The roller must claim; `above` is the claim to beat, if any.
+    Claim {
+        above: Option<Throw>,
+    },
+    /// The next player challenges, passes or rerolls.
+    Respond,
+    /// Waiting for the roller to open the cup.
+    Opening,
+    Done,
+}
+
+/// The cup in play: who rolled it (and alone knows it), which roll it is, what it is said to be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cup {
+    pub roller: Seat,
+    pub roll: u32,
+    /// `Some` only where this client may know the dice (the roller; everyone once opened).
+    pub dice: Option<[u8; 2]>,
+    pub claim: Option<Throw>,
+    /// The player answerable for the claim (the last to claim, raise or pass).
+    pub owner: Seat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogEntry {
+    Toss {
+        first: Seat,
+    },
+    Round {
+        round: u32,
+        opener: Seat,
+    },
+    Rolled {
+        seat: Seat,
+    },
+    Claimed {
+        seat: Seat,
+        claim: Throw,
+    },
+    Passed {
+        seat: Seat,
+        claim: Throw,
+    },
+    Raised {
+        seat: Seat,
+        claim: Throw,
+    },
+    Rerolled {
+        seat: Seat,
+    },
+    Challenged {
+        seat: Seat,
+        owner: Seat,
+    },
+    Opened {
+        roller: Seat,
+        dice: [u8; 2],
+        value: Throw,
+        claim: Throw,
+    },
+    LostLives {
+        seat: Seat,
+        lives: u8,
+    },
+    Out {
+        seat: Seat,
+    },
+    Won {
+        seat: Seat,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mia {
+    pub ranking: Ranking,
+    pub start_lives: u8,
+    pub players: Vec<Player>,
+    pub phase: Phase,
+    pub round: u32,
+    /// Index of the player to act (or about to roll).
+    actor: usize,
+    pub cup: Option<Cup>,
+    /// Index of the challenger while the cup opens.
+    challenger: usize,
+    pending: Vec<ChanceRequest>,
+    pub log: Vec<LogEntry>,
+}
+
+fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
+    RuleError::Illegal {
+        seat,
+        reason: reason.into(),
+    }
+}
+
+impl Mia {
+    pub fn new(setup: &Setup) -> Result<Mia, RuleError> {
+        let n = setup.seats.len();
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
+            return Err(RuleError::Setup(format!(
+                "Mia needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}"
+            )));
+        }
+        if !(1..=MAX_LIVES).contains(&setup.lives) {
+            return Err(RuleError::Setup(format!(
+                "lives must be 1..={MAX_LIVES}, not {}",
+                setup.lives
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for s in &setup.seats {
+            if !seen.insert(*s) {
+                return Err(RuleError::Setup(format!("seat {s} is listed twice")));
+            }
+        }
+        let mut game = Mia {
+            ranking: setup.ranking,
+            start_lives: setup.lives,
+            players: setup
+                .seats
+                .iter()
+                .map(|&seat| Player {
+                    seat,
+                    lives: setup.lives,
+                    rolls: 0,
+                })
+                .collect(),
+            phase: Phase::Rolling,
+            round: 0,
+            actor: 0,
+            cup: None,
+            challenger: 0,
+            pending: Vec::new(),
+            log: Vec::new(),
+        };
+        match setup.first {
+            Some(f) => {
+                let i =
+                    setup.seats.iter().position(|s| *s == f).ok_or_else(|| {
+                        RuleError::Setup(format!("first player {f} is not seated"))
+                    })?;
+                game.begin_round(i);
+            }
+            // The opener's roll depends on who opens, so the toss is a batch of its own.
+            None => game.pending.push(ChanceRequest::RollPublic {
+                sides: n as u8,
+                count: 1,
+                by: None,
+            }),
+        }
+        Ok(game)
+    }
+
+    fn begin_round(&mut self, opener: usize) {
+        self.round += 1;
+        self.log.push(LogEntry::Round {
+            round: self.round,
+            opener: self.players[opener].seat,
+        });
+        self.cup = None;
+        self.roll_for(opener, None);
+    }
+
+    /// Player `i` rolls the cup; once the dice arrive it must claim above `above`.
+    fn roll_for(&mut self, i: usize, above: Option<Throw>) {
+        self.actor = i;
+        self.phase = Phase::Rolling;
+        self.pending.push(ChanceRequest::RollPrivate {
+            owner: self.players[i].seat,
+            sides: 6,
+            count: 2,
+        });
+        // Remembered in the phase once the roll lands.
+        self.cup = Some(Cup {
+            roller: self.players[i].seat,
+            roll: self.players[i].rolls,
+            dice: None,
+            claim: above,
+            owner: self.players[i].seat,
+        });
+    }
+
+    pub fn player(&self, seat: Seat) -> Option<&Player> {
+        self.players.iter().find(|p| p.seat == seat)
+    }
+
+    fn index(&self, seat: Seat) -> usize {
+        self.players
+            .iter()
+            .position(|p| p.seat == seat)
+            .expect("seated")
+    }
+
+    pub fn alive(&self) -> usize {
+        self.players.iter().filter(|p| p.lives > 0).count()
+    }
+
+    fn next_alive(&self, i: usize) -> usize {
+        let n = self.players.len();
+        (1..=n)
+            .map(|k| (i + k) % n)
+            .find(|&j| self.players[j].lives > 0)
+            .expect("two players live while the game runs")
+    }
+
+    fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        let acting =
+            matches!(self.phase, Phase::Claim { .. } | Phase::Respond) && self.pending.is_empty();
+        if acting && self.players[self.actor].seat == seat {
+            Ok(())
+        } else {
+            Err(RuleError::OutOfTurn {
+                seat,
+                expected: format!("{:?}", self.to_act()),
+            })
+        }
+    }
+
+    fn cup(&self) -> &Cup {
+        self.cup
+            .as_ref()
+            .expect("a cup is in play while players act")
+    }
+
+    fn validate(&self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        self.check_turn(seat)?;
+        let cup = self.cup();
+        let is_roller = cup.roller == seat;
+        let beats = |t: Throw, above: Option<Throw>| -> Result<(), RuleError> {
+            if !t.is_valid() {
+                return Err(illegal(seat, format!("{} is not a cup value", t.0)));
+            }
+            match above {
+                Some(a) if self.ranking.rank(t) <= self.ranking.rank(a) => Err(illegal(
+                    seat,
+                    format!("{t} does not beat {a} in the {:?} ranking", self.ranking),
+                )),
+                _ => Ok(()),
+            }
+        };
+        match (self.phase, action) {
+            (Phase::Claim { above }, Action::Claim(t)) => beats(*t, above),
+            (Phase::Claim { .. }, _) => Err(illegal(seat, "you just rolled: claim a value first")),
+            (Phase::Respond, Action::Claim(_)) => Err(illegal(
+                seat,
+                "claim only after rolling: challenge, pass or reroll",
+            )),
+            (Phase::Respond, Action::Challenge) => Ok(()),
+            (Phase::Respond, Action::Pass) if is_roller => Err(illegal(
+                seat,
+                "the cup came back to you, who rolled it: raise the claim, reroll or challenge",
+            )),
+            (Phase::Respond, Action::Pass) => Ok(()),
+            (Phase::Respond, Action::Raise(t)) if is_roller => beats(*t, cup.claim),
+            (Phase::Respond, Action::Raise(_)) => Err(illegal(
+                seat,
+                "only the cup's roller, who knows the dice, may raise without rolling",
+            )),
+            // §Reroll: after Mia nothing is higher, so only the roller's fresh reroll remains.
+            (Phase::Respond, Action::Reroll) if cup.claim == Some(Throw::MIA) && !is_roller => {
+                Err(illegal(seat, "nothing beats Mia: challenge or pass"))
+            }
+            (Phase::Respond, Action::Reroll) => Ok(()),
+            (phase, a) => Err(illegal(seat, format!("{a:?} is not a move in {phase:?}"))),
+        }
+    }
+
+    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
+        match (req, out) {
+            (ChanceRequest::RollPublic { sides, .. }, ChanceOutcome::Rolled { values }) => {
+                match values.as_slice() {
+                    [v] if (1..=*sides).contains(v) => Ok(()),
+                    _ => Err(format!("{values:?} is not one roll of a d{sides}")),
+                }
+            }
+            (
+                ChanceRequest::RollPrivate { owner, .. },
+                ChanceOutcome::RolledPrivate { owner: o, values },
+            ) => {
+                if owner != o {
+                    return Err(format!("roll for seat {o} answers seat {owner}'s request"));
+                }
+                match values {
+                    Some(v) if v.len() != 2 || v.iter().any(|d| !(1..=6).contains(d)) => {
+                        Err(format!("{v:?} is not two d6"))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            (
+                ChanceRequest::OpenPrivate { owner, roll },
+                ChanceOutcome::Opened {
+                    owner: o,
+                    roll: r,
+                    values,
+                },
+            ) => {
+                if owner != o || roll != r {
+                    return Err(format!(
+                        "opened roll {r} of seat {o}, expected roll {roll} of seat {owner}"
+                    ));
+                }
+                if values.len() != 2 || values.iter().any(|d| !(1..=6).contains(d)) {
+                    return Err(format!("seat {owner} opened {values:?}, not two d6"));
+                }
+                match self.cup().dice {
+                    Some(known) if known[..] != values[..] => Err(format!(
+                        "seat {owner} rolled {known:?} but opened {values:?}"
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
+        }
+    }
+
+    /// Compares the opened cup with the claim and takes lives (§Challenge).
+    fn settle_challenge(&mut self, dice: [u8; 2]) {
+        let cup = self.cup().clone();
+        let claim = cup.claim.expect("a challenge follows a claim");
+        let value = Throw::of_dice(dice[0], dice[1]);
+        self.log.push(LogEntry::Opened {
+            roller: cup.roller,
+            dice,
+            value,
+            claim,
+        });
+        // A cup showing at least its claim costs the challenger; less costs the owner.
+        let loser = if self.ranking.rank(value) < self.ranking.rank(claim) {
+            self.index(cup.owner)
+        } else {
+            self.challenger
+        };
+        let cost = if claim == Throw::MIA { 2 } else { 1 };
+        let p = &mut self.players[loser];
+        let lost = cost.min(p.lives);
+        p.lives -= lost;
+        let seat = p.seat;
+        self.log.push(LogEntry::LostLives { seat, lives: lost });
+        if self.players[loser].lives == 0 {
+            self.log.push(LogEntry::Out { seat });
+        }
+        if self.alive() == 1 {
+            let w = self.players.iter().find(|p| p.lives > 0).expect("one").seat;
+            self.log.push(LogEntry::Won { seat: w });
+            self.phase = Phase::Done;
+            return;
+        }
+        // §Next round: the loser opens it, or the next living player if the loser is out.
+        let opener = if self.players[loser].lives == 0 {
+            self.next_alive(loser)
+        } else {
+            loser
+        };
+        self.begin_round(opener);
+    }
+}
+
+impl Game for Mia {
+    type Action = Action;
+    type View = MiaView;
+    const NAME: &'static str = "mia";
+
+    fn to_act(&self) -> ToAct {
+        if !self.pending.is_empty() {
+            return ToAct::Chance(self.pending.clone());
+        }
+        match self.phase {
+            Phase::Done => ToAct::Terminal,
+            _ => ToAct::Seat(self.players[self.actor].seat),
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.check_turn(seat).is_err() {
+            return Vec::new();
+        }
+        let mut v: Vec<Action> = match self.phase {
+            Phase::Claim { above } => {
+                let all = self.ranking.best_first();
+                all.into_iter()
+                    .filter(|t| above.is_none_or(|a| self.ranking.rank(*t) > self.ranking.rank(a)))
+                    .map(Action::Claim)
+                    .collect()
+            }
+            Phase::Respond => {
+                let mut v = vec![Action::Challenge, Action::Pass, Action::Reroll];
+                let cup = self.cup();
+                if cup.roller == seat {
+                    v.extend(
+                        self.ranking
+                            .above(cup.claim.expect("claimed"))
+                            .map(Action::Raise),
+                    );
+                }
+                v.retain(|a| self.validate(seat, a).is_ok());
+                v
+            }
+            _ => Vec::new(),
+        };
+        v.sort_unstable();
+        v
+    }
+
+    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        self.validate(seat, action)?;
+        let i = self.actor;
+        match *action {
+            Action::Claim(t) | Action::Raise(t) => {
+                self.log.push(match action {
+                    Action::Claim(_) => LogEntry::Claimed { seat, claim: t },
+                    _ => LogEntry::Raised { seat, claim: t },
+                });
+                let cup = self.cup.as_mut().expect("in play");
+                cup.claim = Some(t);
+                cup.owner = seat;
+                self.phase = Phase::Respond;
+                self.actor = self.next_alive(i);
+            }
+            Action::Pass => {
+                let cup = self.cup.as_mut().expect("in play");
+                cup.owner = seat;
+                self.log.push(LogEntry::Passed {
+                    seat,
+                    claim: cup.claim.expect("claimed"),
+                });
+                self.actor = self.next_alive(i);
+            }
+            Action::Reroll => {
+                self.log.push(LogEntry::Rerolled { seat });
+                let claim = self.cup().claim.expect("claimed");
+                // §Pass-back: the roller's reroll over Mia starts the claims afresh.
+                let above = (claim != Throw::MIA).then_some(claim);
+                self.roll_for(i, above);
+            }
+            Action::Challenge => {
+                let cup = self.cup().clone();
+                self.log.push(LogEntry::Challenged {
+                    seat,
+                    owner: cup.owner,
+                });
+                // §Opening: the roller opens, whoever owns the claim now.
+                self.pending.push(ChanceRequest::OpenPrivate {
+                    owner: cup.roller,
+                    roll: cup.roll,
+                });
+                self.challenger = i;
+                self.phase = Phase::Opening;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
+        if self.pending.is_empty() {
+            return Err(RuleError::BadChance("no chance request is pending".into()));
+        }
+        if outcomes.len() != self.pending.len() {
+            return Err(RuleError::BadChance(format!(
+                "{} outcomes for {} requests",
+                outcomes.len(),
+                self.pending.len()
+            )));
+        }
+        for (req, out) in self.pending.iter().zip(outcomes) {
+            self.check_outcome(req, out).map_err(RuleError::BadChance)?;
+        }
+        self.pending.clear();
+        match &outcomes[0] {
+            ChanceOutcome::Rolled { values } => {
+                let first = values[0] as usize - 1;
+                self.log.push(LogEntry::Toss {
+                    first: self.players[first].seat,
+                });
+                self.begin_round(first);
+            }
+            ChanceOutcome::RolledPrivate { owner, values } => {
+                let i = self.index(*owner);
+                self.players[i].rolls += 1;
+                let cup = self.cup.as_mut().expect("a roll fills the cup");
+                cup.dice = values.as_ref().map(|v| [v[0], v[1]]);
+                let above = cup.claim;
+                self.log.push(LogEntry::Rolled { seat: *owner });
+                self.phase = Phase::Claim { above };
+            }
+            ChanceOutcome::Opened { values, .. } => {
+                let dice = [values[0], values[1]];
+                self.cup.as_mut().expect("opened cup").dice = Some(dice);
+                self.settle_challenge(dice);
+            }
+            o => unreachable!("checked: {o:?}"),
+        }
+        Ok(())
+    }
+
+    fn view(&self, viewer: Option<Seat>) -> MiaView {
+        MiaView::of(self, viewer)
+    }
+
+    /// §Timeouts: challenge a standing claim; after a roll, claim the weakest value allowed.
+    fn timeout_action(&self, seat: Seat) -> Option<Action> {
+        self.check_turn(seat).ok()?;
+        match self.phase {
+            Phase::Respond => Some(Action::Challenge),
+            Phase::Claim { above } => Some(Action::Claim(match above {
+                None => self.ranking.weakest(),
+                Some(a) => {
+                    let r = self.ranking.rank(a);
+                    self.ranking.best_first()[19 - r as usize]
+                }
+            })),
+            _ => None,
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.phase != Phase::Done {
+            return None;
+        }
+        let winner = self.players.iter().find(|p| p.lives > 0)?.seat;
+        Some(elimination_outcome(&self.seats(), winner))
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        let alive = self.alive();
+        if alive == 0 || (alive == 1) != (self.phase == Phase::Done) {
+            return Err(format!("{alive} players alive in phase {:?}", self.phase));
+        }
+        if let Some(p) = self.players.iter().find(|p| p.lives > self.start_lives) {
+            return Err(format!("seat {} has {} lives", p.seat, p.lives));
+        }
+        if let Some(cup) = &self.cup {
+            if self.phase != Phase::Done {
+                for s in [cup.roller, cup.owner] {
+                    if self.player(s).is_none_or(|p| p.lives == 0) {
+                        return Err(format!("seat {s} holds the cup without lives"));
+                    }
+                }
+            }
+            if cup.claim.is_some_and(|t| !t.is_valid()) {
+                return Err(format!("invalid claim {:?}", cup.claim));
+            }
+            if let Some(d) = cup.dice {
+                if d.iter().any(|x| !(1..=6).contains(x)) {
+                    return Err(format!("cup holds {d:?}"));
+                }
+            }
+        }
+        if matches!(self.phase, Phase::Claim { .. } | Phase::Respond)
+            && self.players[self.actor].lives == 0
+        {
+            return Err("a player without lives is to act".into());
+        }
+        Ok(())
+    }
+
+    fn probe_actions(&self, _seat: Seat) -> Vec<Action> {
+        let mut v = vec![
+            Action::Challenge,
+            Action::Pass,
+            Action::Reroll,
+            Action::Claim(Throw(12)),
+            Action::Claim(Throw(77)),
+            Action::Claim(Throw(0)),
+            Action::Raise(Throw(12)),
+            Action::Raise(Throw::MIA),
+            Action::Claim(Throw::MIA),
+        ];
+        v.extend(self.ranking.best_first().into_iter().map(Action::Claim));
+        v.extend(
+            self.ranking
+                .best_first()
+                .into_iter()
+                .step_by(4)
+                .map(Action::Raise),
+        );
+        v
+    }
+
+    fn seats(&self) -> Vec<Seat> {
+        self.players.iter().map(|p| p.seat).collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CupView {
+    pub roller: Seat,
+    pub owner: Seat,
+    pub claim: Option<Throw>,
+    /// The dice, for the roller (who looked at them) or once the cup is opened.
+    pub dice: Option<[u8; 2]>,
+}
+
+/// What one seat (or a spectator) sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MiaView {
+    pub viewer: Option<Seat>,
+    pub ranking: Ranking,
+    pub phase: Phase,
+    pub round: u32,
+    /// `(seat, lives)` clockwise.
+    pub lives: Vec<(Seat, u8)>,
+    pub cup: Option<CupView>,
+    pub to_act: Option<Seat>,
+    pub legal: Vec<Action>,
+    pub log: Vec<LogEntry>,
+    pub winner: Option<Seat>,
+}
+
+impl MiaView {
+    pub fn of(g: &Mia, viewer: Option<Seat>) -> MiaView {
+        MiaView {
+            viewer,
+            ranking: g.ranking,
+            phase: g.phase,
+            round: g.round,
+            lives: g.players.iter().map(|p| (p.seat, p.lives)).collect(),
+            cup: g.cup.as_ref().map(|c| CupView {
+                roller: c.roller,
+                owner: c.owner,
+                claim: c.claim,
+                dice: if viewer == Some(c.roller) || g.phase == Phase::Done {
+                    c.dice
+                } else {
+                    None
+                },
+            }),
+            to_act: match g.to_act() {
+                ToAct::Seat(s) => Some(s),
+                _ => None,
+            },
+            legal: viewer.map(|v| g.legal_actions(v)).unwrap_or_default(),
+            log: g.log.clone(),
+            winner: g.outcome().and_then(|o| o.winners.first().copied()),
+        }
+    }
+
+    /// The viewer's own lives.
+    pub fn my_lives(&self) -> Option<u8> {
+        let v = self.viewer?;
+        self.lives.iter().find(|(s, _)| *s == v).map(|(_, l)| *l)
+    }
+}

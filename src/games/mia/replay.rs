@@ -1,0 +1,110 @@
+//! Mia scripts: a game with its dice fixed in advance, replayed through the engine. The format
+//! is documented in `protocol/rules/mia.md` (§Scripts).
+
+use super::game::{Action, LogEntry, Mia, Ranking, Setup, Throw};
+use crate::engine::{Game, Seat};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Seats clockwise.
+    pub seats: Vec<Seat>,
+    #[serde(default = "three")]
+    pub lives: u8,
+    /// "traditional" (default) or "modern".
+    #[serde(default)]
+    pub ranking: Option<String>,
+    /// Opener of the first round; absent, the first die of `dice` is the toss (1 = first seat).
+    #[serde(default)]
+    pub first: Option<Seat>,
+    /// Dice in rolling order, two per roll.
+    #[serde(default)]
+    pub dice: Vec<u8>,
+    /// "SEAT claim 43", "SEAT raise 55", "SEAT pass", "SEAT reroll", "SEAT challenge".
+    pub actions: Vec<String>,
+    #[serde(default)]
+    pub expect: Option<serde_json::Value>,
+}
+
+fn three() -> u8 {
+    3
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    pub game: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_action: Option<usize>,
+    pub finished: bool,
+    pub winner: Option<Seat>,
+    pub round: u32,
+    pub claim: Option<Throw>,
+    pub lives: BTreeMap<Seat, u8>,
+    pub log: Vec<LogEntry>,
+}
+
+pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
+    let bad = || {
+        format!(
+            "'{s}' is not a Mia move: use 'SEAT claim NN', 'SEAT raise NN', 'SEAT pass', \
+             'SEAT reroll' or 'SEAT challenge'"
+        )
+    };
+    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let throw = |w: &str| -> Result<Throw, String> { w.parse().map(Throw).map_err(|_| bad()) };
+    let action = match words.as_slice() {
+        ["challenge"] => Action::Challenge,
+        ["pass"] => Action::Pass,
+        ["reroll"] => Action::Reroll,
+        ["claim", t] => Action::Claim(throw(t)?),
+        ["raise", t] => Action::Raise(throw(t)?),
+        _ => return Err(bad()),
+    };
+    Ok((seat, action))
+}
+
+impl Script {
+    pub fn parse(text: &str) -> Result<Script, String> {
+        serde_json::from_str(text).map_err(|e| format!("mia script: {e}"))
+    }
+
+    pub fn run(&self) -> Result<Output, String> {
+        let ranking = match &self.ranking {
+            None => Ranking::default(),
+            Some(name) => Ranking::parse(name)?,
+        };
+        let game = Mia::new(&Setup {
+            seats: self.seats.clone(),
+            lives: self.lives,
+            ranking,
+            first: self.first,
+        })
+        .map_err(|e| e.to_string())?;
+        let moves: Vec<(Seat, Action)> = self
+            .actions
+            .iter()
+            .map(|a| parse_action(a))
+            .collect::<Result<_, _>>()?;
+        let (game, failure, unused) = crate::games::run_script(game, self.dice.clone(), &moves)?;
+        if failure.is_none() && unused > 0 {
+            return Err(format!("{unused} scripted dice were never rolled"));
+        }
+        Ok(Output {
+            game: "mia",
+            ok: failure.is_none(),
+            at_action: failure.as_ref().and_then(|f| f.1),
+            error: failure.map(|f| f.0),
+            finished: game.is_terminal(),
+            winner: game.outcome().map(|o| o.winners[0]),
+            round: game.round,
+            claim: game.cup.as_ref().and_then(|c| c.claim),
+            lives: game.players.iter().map(|p| (p.seat, p.lives)).collect(),
+            log: game.log.clone(),
+        })
+    }
+}

@@ -1,0 +1,776 @@
+//! One game of Perudo, as one client knows it.
+//!
+//! Decisions the seed leaves open are written, with reasons, in `protocol/rules/perudo.md`; the
+//! section names (§) are cited next to the code that follows them.
+
+use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
+use crate::games::elimination_outcome;
+use serde::{Deserialize, Serialize};
+
+pub const SIDES: u8 = 6;
+pub const MIN_PLAYERS: usize = 2;
+pub const MAX_PLAYERS: usize = 10;
+pub const MAX_DICE_EACH: u8 = 10;
+
+/// A claim that at least `quantity` dice on the table show `face` (ones counting as any face
+/// outside a Putana round).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Bid {
+    pub quantity: u16,
+    pub face: u8,
+}
+
+impl std::fmt::Display for Bid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self.face {
+            1 => "ones",
+            2 => "twos",
+            3 => "threes",
+            4 => "fours",
+            5 => "fives",
+            _ => "sixes",
+        };
+        write!(f, "{} {name}", self.quantity)
+    }
+}
+
+/// A move in Perudo. `Ord` (bids by quantity then face, then "dudo") is the canonical order of
+/// the legal moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Bid(Bid),
+    /// "I don't believe": every cup is opened and the last bid is counted.
+    Dudo,
+}
+
+/// Who plays and with how many dice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Seats clockwise.
+    pub seats: Vec<Seat>,
+    /// Dice each player starts with (§Equipment: 5).
+    pub dice_each: u8,
+    /// The seat that opens the first round; `None` tosses for it with a public die (§First
+    /// round).
+    pub first: Option<Seat>,
+}
+
+impl Setup {
+    pub fn standard(players: u8) -> Setup {
+        Setup {
+            seats: (0..players).collect(),
+            dice_each: 5,
+            first: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub seat: Seat,
+    /// Dice still in this player's cup; 0 is out.
+    pub dice_left: u8,
+    /// This round's dice: `Some` only where this client may know them (the owner, or everyone
+    /// after a challenge opened the cups).
+    pub dice: Option<Vec<u8>>,
+    /// Private rolls made so far; the current one is number `rolls - 1`.
+    pub rolls: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Waiting for the toss and/or the round's private rolls.
+    Rolling,
+    Bidding,
+    /// Waiting for every cup to be opened after a "dudo".
+    Opening,
+    Done,
+}
+
+/// A public record of what happened, for views, UIs and replays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogEntry {
+    Toss {
+        first: Seat,
+    },
+    Round {
+        round: u32,
+        opener: Seat,
+        putana: bool,
+    },
+    Bid {
+        seat: Seat,
+        bid: Bid,
+    },
+    Dudo {
+        seat: Seat,
+        against: Seat,
+    },
+    Shown {
+        seat: Seat,
+        dice: Vec<u8>,
+    },
+    /// The challenged bid was counted: `count` dice matched it.
+    Counted {
+        bid: Bid,
+        count: u16,
+        loser: Seat,
+    },
+    Out {
+        seat: Seat,
+    },
+    Won {
+        seat: Seat,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Perudo {
+    pub dice_each: u8,
+    /// Clockwise.
+    pub players: Vec<Player>,
+    pub phase: Phase,
+    /// 1-based round number (0 before the first roll).
+    pub round: u32,
+    /// Index of the player who opened this round.
+    opener: usize,
+    /// Index of the player to act.
+    actor: usize,
+    pub bid: Option<Bid>,
+    /// Index of the player who made `bid`.
+    bidder: usize,
+    /// Index of the player who said "dudo", while the cups open.
+    challenger: usize,
+    pub putana: bool,
+    pending: Vec<ChanceRequest>,
+    pub log: Vec<LogEntry>,
+}
+
+fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
+    RuleError::Illegal {
+        seat,
+        reason: reason.into(),
+    }
+}
+
+/// Whether `new` may follow `prev` (§Bids). Errors say what a legal raise would need.
+pub fn check_bid(prev: Option<Bid>, new: Bid, putana: bool, total: u16) -> Result<(), String> {
+    if !(1..=SIDES).contains(&new.face) {
+        return Err(format!("face {} is not a face of a d6", new.face));
+    }
+    if new.quantity == 0 || new.quantity > total {
+        return Err(format!(
+            "quantity {} is outside 1..={total} (the dice on the table)",
+            new.quantity
+        ));
+    }
+    let Some(p) = prev else {
+        // §Opening bid: in a Putana round ones are an ordinary face, so they may open it.
+        return if new.face == 1 && !putana {
+            Err("the first bid of a round may not be ones".into())
+        } else {
+            Ok(())
+        };
+    };
+    if putana {
+        return if new.face != p.face {
+            Err(format!("the face is fixed at {} in a Putana round", p.face))
+        } else if new.quantity <= p.quantity {
+            Err(format!("raise the quantity above {}", p.quantity))
+        } else {
+            Ok(())
+        };
+    }
+    match (p.face == 1, new.face == 1) {
+        (false, false) => {
+            if new.quantity >= p.quantity && new.face >= p.face && new != p {
+                Ok(())
+            } else {
+                Err(format!(
+                    "after {p} raise the quantity, the face or both, lowering neither"
+                ))
+            }
+        }
+        (false, true) => {
+            let min = p.quantity.div_ceil(2);
+            if new.quantity >= min {
+                Ok(())
+            } else {
+                Err(format!("after {p} a bid on ones needs at least {min}"))
+            }
+        }
+        (true, true) => {
+            if new.quantity > p.quantity {
+                Ok(())
+            } else {
+                Err(format!("after {p} bid more than {} ones", p.quantity))
+            }
+        }
+        (true, false) => {
+            let min = 2 * p.quantity + 1;
+            if new.quantity >= min {
+                Ok(())
+            } else {
+                Err(format!(
+                    "after {p} a bid on another face needs at least {min}"
+                ))
+            }
+        }
+    }
+}
+
+/// Dice among `dice` that count for `bid` (§Counting).
+pub fn count_for(bid: Bid, putana: bool, dice: impl IntoIterator<Item = u8>) -> u16 {
+    dice.into_iter()
+        .filter(|&d| d == bid.face || (!putana && d == 1))
+        .count() as u16
+}
+
+impl Perudo {
+    pub fn new(setup: &Setup) -> Result<Perudo, RuleError> {
+        let n = setup.seats.len();
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
+            return Err(RuleError::Setup(format!(
+                "Perudo needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}"
+            )));
+        }
+        if !(1..=MAX_DICE_EACH).contains(&setup.dice_each) {
+            return Err(RuleError::Setup(format!(
+                "dice_each must be 1..={MAX_DICE_EACH}, not {}",
+                setup.dice_each
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for s in &setup.seats {
+            if !seen.insert(*s) {
+                return Err(RuleError::Setup(format!("seat {s} is listed twice")));
+            }
+        }
+        let first =
+            match setup.first {
+                Some(f) => {
+                    Some(setup.seats.iter().position(|s| *s == f).ok_or_else(|| {
+                        RuleError::Setup(format!("first player {f} is not seated"))
+                    })?)
+                }
+                None => None,
+            };
+        let mut game = Perudo {
+            dice_each: setup.dice_each,
+            players: setup
+                .seats
+                .iter()
+                .map(|&seat| Player {
+                    seat,
+                    dice_left: setup.dice_each,
+                    dice: None,
+                    rolls: 0,
+                })
+                .collect(),
+            phase: Phase::Rolling,
+            round: 0,
+            opener: first.unwrap_or(0),
+            actor: 0,
+            bid: None,
+            bidder: 0,
+            challenger: 0,
+            putana: false,
+            pending: Vec::new(),
+            log: Vec::new(),
+        };
+        if first.is_none() {
+            // §First round: the toss rides in the same batch as the first rolls.
+            game.pending.push(ChanceRequest::RollPublic {
+                sides: n as u8,
+                count: 1,
+                by: None,
+            });
+        }
+        game.queue_rolls();
+        Ok(game)
+    }
+
+    fn queue_rolls(&mut self) {
+        self.phase = Phase::Rolling;
+        for p in &self.players {
+            if p.dice_left > 0 {
+                self.pending.push(ChanceRequest::RollPrivate {
+                    owner: p.seat,
+                    sides: SIDES,
+                    count: p.dice_left,
+                });
+            }
+        }
+    }
+
+    pub fn player(&self, seat: Seat) -> Option<&Player> {
+        self.players.iter().find(|p| p.seat == seat)
+    }
+
+    /// Dice still on the table.
+    pub fn total_dice(&self) -> u16 {
+        self.players.iter().map(|p| p.dice_left as u16).sum()
+    }
+
+    pub fn alive(&self) -> usize {
+        self.players.iter().filter(|p| p.dice_left > 0).count()
+    }
+
+    pub fn bidder(&self) -> Option<Seat> {
+        self.bid.map(|_| self.players[self.bidder].seat)
+    }
+
+    pub fn opener(&self) -> Seat {
+        self.players[self.opener].seat
+    }
+
+    /// The next player clockwise after index `i` who still has dice.
+    fn next_alive(&self, i: usize) -> usize {
+        let n = self.players.len();
+        (1..=n)
+            .map(|k| (i + k) % n)
+            .find(|&j| self.players[j].dice_left > 0)
+            .expect("two players have dice while the game runs")
+    }
+
+    fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        if self.phase == Phase::Bidding && self.players[self.actor].seat == seat {
+            Ok(())
+        } else {
+            Err(RuleError::OutOfTurn {
+                seat,
+                expected: format!("{:?}", self.to_act()),
+            })
+        }
+    }
+
+    fn validate(&self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        self.check_turn(seat)?;
+        match action {
+            Action::Dudo if self.bid.is_none() => Err(illegal(
+                seat,
+                "nothing to doubt: the round's first move is a bid",
+            )),
+            Action::Dudo => Ok(()),
+            Action::Bid(b) => check_bid(self.bid, *b, self.putana, self.total_dice())
+                .map_err(|e| illegal(seat, e)),
+        }
+    }
+
+    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
+        match (req, out) {
+            (ChanceRequest::RollPublic { sides, .. }, ChanceOutcome::Rolled { values }) => {
+                match values.as_slice() {
+                    [v] if (1..=*sides).contains(v) => Ok(()),
+                    _ => Err(format!("{values:?} is not one roll of a d{sides}")),
+                }
+            }
+            (
+                ChanceRequest::RollPrivate { owner, count, .. },
+                ChanceOutcome::RolledPrivate { owner: o, values },
+            ) => {
+                if owner != o {
+                    return Err(format!("roll for seat {o} answers seat {owner}'s request"));
+                }
+                match values {
+                    Some(v)
+                        if v.len() != *count as usize || v.iter().any(|d| !(1..=6).contains(d)) =>
+                    {
+                        Err(format!("{v:?} is not {count} d6"))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            (
+                ChanceRequest::OpenPrivate { owner, roll },
+                ChanceOutcome::Opened {
+                    owner: o,
+                    roll: r,
+                    values,
+                },
+            ) => {
+                if owner != o || roll != r {
+                    return Err(format!(
+                        "opened roll {r} of seat {o}, expected roll {roll} of seat {owner}"
+                    ));
+                }
+                let p = self.player(*owner).expect("requests name seated players");
+                if values.len() != p.dice_left as usize
+                    || values.iter().any(|d| !(1..=6).contains(d))
+                {
+                    return Err(format!(
+                        "seat {owner} opened {values:?}, not {} d6",
+                        p.dice_left
+                    ));
+                }
+                match &p.dice {
+                    Some(known) if known != values => Err(format!(
+                        "seat {owner} rolled {known:?} but opened {values:?}"
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
+        }
+    }
+
+    /// Counts the challenged bid, takes a die from the loser and starts the next round (§Dudo).
+    fn settle_challenge(&mut self) {
+        let bid = self.bid.expect("a challenge follows a bid");
+        let count = count_for(
+            bid,
+            self.putana,
+            self.players
+                .iter()
+                .filter_map(|p| p.dice.as_ref())
+                .flatten()
+                .copied(),
+        );
+        // §Dudo: an exact count upholds the bid.
+        let loser = if count < bid.quantity {
+            self.bidder
+        } else {
+            self.challenger
+        };
+        self.log.push(LogEntry::Counted {
+            bid,
+            count,
+            loser: self.players[loser].seat,
+        });
+        let p = &mut self.players[loser];
+        p.dice_left -= 1;
+        let left = p.dice_left;
+        if left == 0 {
+            self.log.push(LogEntry::Out { seat: p.seat });
+        }
+        if self.alive() == 1 {
+            let w = self.players.iter().find(|p| p.dice_left > 0).expect("one");
+            self.log.push(LogEntry::Won { seat: w.seat });
+            self.phase = Phase::Done;
+            return;
+        }
+        // §Next round: the loser opens it, or the next player with dice if the loser is out.
+        // §Putana: dropping to a single die makes the next round a Putana round.
+        self.putana = left == 1;
+        self.opener = if left == 0 {
+            self.next_alive(loser)
+        } else {
+            loser
+        };
+        self.bid = None;
+        for p in &mut self.players {
+            p.dice = None;
+        }
+        self.queue_rolls();
+    }
+
+    fn begin_round(&mut self) {
+        self.round += 1;
+        self.phase = Phase::Bidding;
+        self.actor = self.opener;
+        self.log.push(LogEntry::Round {
+            round: self.round,
+            opener: self.players[self.opener].seat,
+            putana: self.putana,
+        });
+    }
+}
+
+impl Game for Perudo {
+    type Action = Action;
+    type View = PerudoView;
+    const NAME: &'static str = "perudo";
+
+    fn to_act(&self) -> ToAct {
+        if !self.pending.is_empty() {
+            return ToAct::Chance(self.pending.clone());
+        }
+        match self.phase {
+            Phase::Done => ToAct::Terminal,
+            _ => ToAct::Seat(self.players[self.actor].seat),
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.check_turn(seat).is_err() {
+            return Vec::new();
+        }
+        let total = self.total_dice();
+        let mut v: Vec<Action> = (1..=total)
+            .flat_map(|quantity| (1..=SIDES).map(move |face| Bid { quantity, face }))
+            .filter(|b| check_bid(self.bid, *b, self.putana, total).is_ok())
+            .map(Action::Bid)
+            .collect();
+        if self.bid.is_some() {
+            v.push(Action::Dudo);
+        }
+        v
+    }
+
+    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        self.validate(seat, action)?;
+        match action {
+            Action::Bid(b) => {
+                self.log.push(LogEntry::Bid { seat, bid: *b });
+                self.bid = Some(*b);
+                self.bidder = self.actor;
+                self.actor = self.next_alive(self.actor);
+            }
+            Action::Dudo => {
+                self.log.push(LogEntry::Dudo {
+                    seat,
+                    against: self.players[self.bidder].seat,
+                });
+                self.challenger = self.actor;
+                self.phase = Phase::Opening;
+                for p in &self.players {
+                    if p.dice_left > 0 {
+                        self.pending.push(ChanceRequest::OpenPrivate {
+                            owner: p.seat,
+                            roll: p.rolls - 1,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
+        if self.pending.is_empty() {
+            return Err(RuleError::BadChance("no chance request is pending".into()));
+        }
+        if outcomes.len() != self.pending.len() {
+            return Err(RuleError::BadChance(format!(
+                "{} outcomes for {} requests",
+                outcomes.len(),
+                self.pending.len()
+            )));
+        }
+        for (req, out) in self.pending.iter().zip(outcomes) {
+            self.check_outcome(req, out).map_err(RuleError::BadChance)?;
+        }
+        self.pending.clear();
+        match self.phase {
+            Phase::Rolling => {
+                for out in outcomes {
+                    match out {
+                        ChanceOutcome::Rolled { values } => {
+                            self.opener = values[0] as usize - 1;
+                            self.log.push(LogEntry::Toss {
+                                first: self.players[self.opener].seat,
+                            });
+                        }
+                        ChanceOutcome::RolledPrivate { owner, values } => {
+                            let p = self
+                                .players
+                                .iter_mut()
+                                .find(|p| p.seat == *owner)
+                                .expect("checked");
+                            p.dice = values.clone();
+                            p.rolls += 1;
+                        }
+                        _ => unreachable!("checked"),
+                    }
+                }
+                self.begin_round();
+            }
+            Phase::Opening => {
+                for out in outcomes {
+                    if let ChanceOutcome::Opened { owner, values, .. } = out {
+                        self.log.push(LogEntry::Shown {
+                            seat: *owner,
+                            dice: values.clone(),
+                        });
+                        let p = self
+                            .players
+                            .iter_mut()
+                            .find(|p| p.seat == *owner)
+                            .expect("checked");
+                        p.dice = Some(values.clone());
+                    }
+                }
+                self.settle_challenge();
+            }
+            Phase::Bidding | Phase::Done => unreachable!("no chance pending in this phase"),
+        }
+        Ok(())
+    }
+
+    fn view(&self, viewer: Option<Seat>) -> PerudoView {
+        PerudoView::of(self, viewer)
+    }
+
+    /// §Timeouts: doubt the standing bid, or open with the lowest bid.
+    fn timeout_action(&self, seat: Seat) -> Option<Action> {
+        self.check_turn(seat).ok()?;
+        if self.bid.is_some() {
+            Some(Action::Dudo)
+        } else {
+            self.legal_actions(seat).into_iter().next()
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.phase != Phase::Done {
+            return None;
+        }
+        let winner = self.players.iter().find(|p| p.dice_left > 0)?.seat;
+        Some(elimination_outcome(&self.seats(), winner))
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        let alive = self.alive();
+        if alive == 0 || (alive == 1) != (self.phase == Phase::Done) {
+            return Err(format!(
+                "{alive} players with dice in phase {:?}",
+                self.phase
+            ));
+        }
+        for p in &self.players {
+            if p.dice_left > self.dice_each {
+                return Err(format!("seat {} has {} dice", p.seat, p.dice_left));
+            }
+            if let Some(d) = &p.dice {
+                if d.len() != p.dice_left as usize && self.phase != Phase::Done {
+                    return Err(format!(
+                        "seat {} holds {d:?} with {} dice",
+                        p.seat, p.dice_left
+                    ));
+                }
+            }
+        }
+        if let (Some(b), true) = (self.bid, self.phase != Phase::Done) {
+            check_bid(None, b, true, self.total_dice())
+                .map_err(|e| format!("standing bid {b:?}: {e}"))?;
+        }
+        if self.phase == Phase::Bidding && self.players[self.actor].dice_left == 0 {
+            return Err("a player without dice is to act".into());
+        }
+        Ok(())
+    }
+
+    fn probe_actions(&self, _seat: Seat) -> Vec<Action> {
+        let total = self.total_dice();
+        let mut v = vec![
+            Action::Dudo,
+            Action::Bid(Bid {
+                quantity: 0,
+                face: 2,
+            }),
+            Action::Bid(Bid {
+                quantity: 1,
+                face: 0,
+            }),
+            Action::Bid(Bid {
+                quantity: 1,
+                face: 7,
+            }),
+            Action::Bid(Bid {
+                quantity: 1,
+                face: 1,
+            }),
+            Action::Bid(Bid {
+                quantity: total + 1,
+                face: 6,
+            }),
+        ];
+        if let Some(b) = self.bid {
+            v.push(Action::Bid(b));
+            v.push(Action::Bid(Bid {
+                quantity: b.quantity.saturating_sub(1),
+                face: 6,
+            }));
+            v.push(Action::Bid(Bid {
+                quantity: b.quantity + 1,
+                face: b.face.saturating_sub(1).max(2),
+            }));
+            v.push(Action::Bid(Bid {
+                quantity: b.quantity.div_ceil(2).saturating_sub(1),
+                face: 1,
+            }));
+            v.push(Action::Bid(Bid {
+                quantity: 2 * b.quantity,
+                face: 4,
+            }));
+        }
+        v
+    }
+
+    fn seats(&self) -> Vec<Seat> {
+        self.players.iter().map(|p| p.seat).collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlayerView {
+    pub seat: Seat,
+    pub dice_left: u8,
+    /// The viewer's own dice, or anyone's once a challenge opened the cups.
+    pub dice: Option<Vec<u8>>,
+}
+
+/// What one seat (or a spectator) sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PerudoView {
+    pub viewer: Option<Seat>,
+    pub phase: Phase,
+    pub round: u32,
+    pub putana: bool,
+    pub total_dice: u16,
+    pub players: Vec<PlayerView>,
+    pub bid: Option<Bid>,
+    pub bidder: Option<Seat>,
+    pub to_act: Option<Seat>,
+    /// The viewer's legal moves now (empty unless it is the viewer's turn).
+    pub legal: Vec<Action>,
+    pub log: Vec<LogEntry>,
+    pub winner: Option<Seat>,
+}
+
+impl PerudoView {
+    pub fn of(g: &Perudo, viewer: Option<Seat>) -> PerudoView {
+        // Cups opened by a challenge stay in the log; the state keeps them only at the end.
+        let opened = g.phase == Phase::Done;
+        PerudoView {
+            viewer,
+            phase: g.phase,
+            round: g.round,
+            putana: g.putana,
+            total_dice: g.total_dice(),
+            players: g
+                .players
+                .iter()
+                .map(|p| PlayerView {
+                    seat: p.seat,
+                    dice_left: p.dice_left,
+                    dice: if viewer == Some(p.seat) || opened {
+                        p.dice.clone()
+                    } else {
+                        None
+                    },
+                })
+                .collect(),
+            bid: g.bid,
+            bidder: g.bidder(),
+            to_act: match g.to_act() {
+                ToAct::Seat(s) => Some(s),
+                _ => None,
+            },
+            legal: viewer.map(|v| g.legal_actions(v)).unwrap_or_default(),
+            log: g.log.clone(),
+            winner: g.outcome().and_then(|o| o.winners.first().copied()),
+        }
+    }
+
+    pub fn me(&self) -> Option<&PlayerView> {
+        let v = self.viewer?;
+        self.players.iter().find(|p| p.seat == v)
+    }
+}

@@ -1,0 +1,100 @@
+//! Perudo scripts: a game with its dice fixed in advance, replayed through the engine. The
+//! format is documented in `protocol/rules/perudo.md` (§Scripts).
+
+use super::game::{Action, Bid, LogEntry, Perudo, Setup};
+use crate::engine::{Game, Seat};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Seats clockwise.
+    pub seats: Vec<Seat>,
+    #[serde(default = "five")]
+    pub dice_each: u8,
+    /// Opener of the first round; absent, the first die of `dice` is the toss (1 = first seat).
+    #[serde(default)]
+    pub first: Option<Seat>,
+    /// Dice in rolling order: each round, every cup with dice, clockwise from the first seat.
+    #[serde(default)]
+    pub dice: Vec<u8>,
+    /// "SEAT bid QUANTITY FACE" or "SEAT dudo".
+    pub actions: Vec<String>,
+    /// Expected output (golden tests compare it; `replay` ignores it).
+    #[serde(default)]
+    pub expect: Option<serde_json::Value>,
+}
+
+fn five() -> u8 {
+    5
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    pub game: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_action: Option<usize>,
+    pub finished: bool,
+    pub winner: Option<Seat>,
+    pub round: u32,
+    pub putana: bool,
+    pub bid: Option<Bid>,
+    pub dice_left: BTreeMap<Seat, u8>,
+    pub log: Vec<LogEntry>,
+}
+
+pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
+    let bad = || format!("'{s}' is not a Perudo move: use 'SEAT bid QUANTITY FACE' or 'SEAT dudo'");
+    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let action = match words.as_slice() {
+        ["dudo"] => Action::Dudo,
+        ["bid", q, f] => Action::Bid(Bid {
+            quantity: q.parse().map_err(|_| bad())?,
+            face: f.parse().map_err(|_| bad())?,
+        }),
+        _ => return Err(bad()),
+    };
+    Ok((seat, action))
+}
+
+impl Script {
+    pub fn parse(text: &str) -> Result<Script, String> {
+        serde_json::from_str(text).map_err(|e| format!("perudo script: {e}"))
+    }
+
+    /// Runs the script. Setup problems are `Err`; rule errors are reported in the output.
+    pub fn run(&self) -> Result<Output, String> {
+        let game = Perudo::new(&Setup {
+            seats: self.seats.clone(),
+            dice_each: self.dice_each,
+            first: self.first,
+        })
+        .map_err(|e| e.to_string())?;
+        let moves: Vec<(Seat, Action)> = self
+            .actions
+            .iter()
+            .map(|a| parse_action(a))
+            .collect::<Result<_, _>>()?;
+        let (game, failure, unused) = crate::games::run_script(game, self.dice.clone(), &moves)?;
+        if failure.is_none() && unused > 0 {
+            return Err(format!("{unused} scripted dice were never rolled"));
+        }
+        Ok(Output {
+            game: "perudo",
+            ok: failure.is_none(),
+            at_action: failure.as_ref().and_then(|f| f.1),
+            error: failure.map(|f| f.0),
+            finished: game.is_terminal(),
+            winner: game.outcome().map(|o| o.winners[0]),
+            round: game.round,
+            putana: game.putana,
+            bid: game.bid,
+            dice_left: game.players.iter().map(|p| (p.seat, p.dice_left)).collect(),
+            log: game.log.clone(),
+        })
+    }
+}

@@ -1,0 +1,299 @@
+use super::game::*;
+use crate::engine::sim::{simulate, SimOptions};
+use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::games::run_script;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn bid(quantity: u16, face: u8) -> Bid {
+    Bid { quantity, face }
+}
+
+fn legal_after(prev: Bid, new: Bid) -> bool {
+    check_bid(Some(prev), new, false, 30).is_ok()
+}
+
+#[test]
+fn seed_raises_after_five_threes() {
+    let prev = bid(5, 3);
+    // The seed's three kinds of raise.
+    for q in 6..=9 {
+        assert!(legal_after(prev, bid(q, 3)), "{q} threes");
+    }
+    for f in 4..=6 {
+        assert!(legal_after(prev, bid(5, f)), "five of {f}");
+        assert!(legal_after(prev, bid(6, f)), "six of {f}");
+        assert!(legal_after(prev, bid(8, f)), "eight of {f}");
+    }
+    // Repeating or lowering either part is not a raise.
+    for b in [
+        bid(5, 3),
+        bid(4, 3),
+        bid(4, 4),
+        bid(6, 2),
+        bid(9, 2),
+        bid(5, 2),
+    ] {
+        assert!(!legal_after(prev, b), "{b} must be refused after {prev}");
+    }
+}
+
+#[test]
+fn seed_conversion_to_ones_halves_rounding_up() {
+    for prev in [bid(5, 3), bid(6, 3)] {
+        assert!(legal_after(prev, bid(3, 1)), "three ones after {prev}");
+        assert!(legal_after(prev, bid(4, 1)), "more ones after {prev}");
+        assert!(!legal_after(prev, bid(2, 1)), "two ones after {prev}");
+    }
+    assert!(legal_after(bid(7, 5), bid(4, 1)));
+    assert!(!legal_after(bid(7, 5), bid(3, 1)));
+    assert!(legal_after(bid(1, 4), bid(1, 1)));
+}
+
+#[test]
+fn seed_conversion_from_ones_doubles_plus_one() {
+    let prev = bid(2, 1);
+    assert!(legal_after(prev, bid(3, 1)), "three ones");
+    assert!(!legal_after(prev, bid(2, 1)), "the same ones");
+    for f in 2..=6 {
+        assert!(legal_after(prev, bid(5, f)), "five of {f}");
+        assert!(legal_after(prev, bid(6, f)), "six of {f}");
+        assert!(!legal_after(prev, bid(4, f)), "four of {f}");
+    }
+}
+
+#[test]
+fn first_bid_of_a_round_is_not_ones_except_in_putana() {
+    let err = check_bid(None, bid(2, 1), false, 10).unwrap_err();
+    assert!(err.contains("first bid"), "{err}");
+    assert!(check_bid(None, bid(1, 2), false, 10).is_ok());
+    assert!(check_bid(None, bid(2, 1), true, 10).is_ok());
+}
+
+#[test]
+fn bids_are_bounded_by_the_dice_on_the_table() {
+    assert!(check_bid(None, bid(10, 6), false, 10).is_ok());
+    let err = check_bid(None, bid(11, 6), false, 10).unwrap_err();
+    assert!(err.contains("1..=10"), "{err}");
+    assert!(check_bid(None, bid(0, 6), false, 10).is_err());
+    assert!(check_bid(None, bid(1, 7), false, 10)
+        .unwrap_err()
+        .contains("face 7"));
+}
+
+#[test]
+fn ones_are_wild_when_counting() {
+    // The seed's table: five threes and two ones make seven threes.
+    assert_eq!(count_for(bid(7, 3), false, [3, 3, 3, 3, 3, 1, 1, 5, 6]), 7);
+    assert_eq!(count_for(bid(7, 3), true, [3, 3, 3, 3, 3, 1, 1, 5, 6]), 5);
+    // Bids on ones count only ones.
+    assert_eq!(count_for(bid(2, 1), false, [3, 1, 1, 5]), 2);
+}
+
+fn play(
+    seats: u8,
+    dice_each: u8,
+    dice: Vec<u8>,
+    moves: &[&str],
+) -> (Perudo, Option<crate::games::ScriptFailure>) {
+    let game = Perudo::new(&Setup {
+        seats: (0..seats).collect(),
+        dice_each,
+        first: Some(0),
+    })
+    .unwrap();
+    let moves: Vec<_> = moves
+        .iter()
+        .map(|m| super::replay::parse_action(m).unwrap())
+        .collect();
+    let (g, failure, _) = run_script(game, dice, &moves).unwrap();
+    (g, failure)
+}
+
+#[test]
+fn seed_challenge_short_count_costs_the_bidder() {
+    // "Five threes" doubted; the table holds four (threes and ones together): the bidder loses.
+    let dice = vec![3, 3, 2, 5, 6, 1, 3, 4, 4, 6];
+    let (g, failure) = play(2, 5, dice, &["0 bid 5 3", "1 dudo"]);
+    assert_eq!(failure, None);
+    assert!(g.log.contains(&LogEntry::Counted {
+        bid: bid(5, 3),
+        count: 4,
+        loser: 0
+    }));
+    assert_eq!(g.player(0).unwrap().dice_left, 4);
+    assert_eq!(g.player(1).unwrap().dice_left, 5);
+    // The loser opens the next round.
+    assert_eq!(g.opener(), 0);
+}
+
+#[test]
+fn seed_challenge_exact_count_costs_the_doubter() {
+    // "Ten twos" doubted with exactly ten twos and ones on the table: the doubter loses.
+    let dice = vec![2, 2, 1, 2, 6, 2, 1, 2, 2, 2, 2, 5];
+    let (g, failure) = play(2, 6, dice, &["0 bid 10 2", "1 dudo"]);
+    assert_eq!(failure, None);
+    assert!(g.log.contains(&LogEntry::Counted {
+        bid: bid(10, 2),
+        count: 10,
+        loser: 1
+    }));
+    assert_eq!(g.player(1).unwrap().dice_left, 5);
+    assert_eq!(g.opener(), 1);
+}
+
+#[test]
+fn refused_bid_names_the_rule_and_changes_nothing() {
+    let (g, failure) = play(3, 5, vec![2; 15], &["0 bid 5 3", "1 bid 5 2"]);
+    let (msg, at) = failure.unwrap();
+    assert_eq!(at, Some(1));
+    assert!(msg.contains("lowering neither"), "{msg}");
+    assert_eq!(g.bid, Some(bid(5, 3)));
+    let (_, failure) = play(3, 5, vec![2; 15], &["0 dudo"]);
+    assert!(failure.unwrap().0.contains("nothing to doubt"));
+    let (_, failure) = play(3, 5, vec![2; 15], &["1 bid 2 2"]);
+    assert!(failure.unwrap().0.contains("may not act"));
+}
+
+#[test]
+fn seed_putana_round_fixes_the_face_and_ones_are_not_wild() {
+    // Seat 1 has two dice; losing one leaves it one, so the next round is Putana and it opens.
+    let game = Perudo::new(&Setup {
+        seats: vec![0, 1, 2],
+        dice_each: 2,
+        first: Some(0),
+    })
+    .unwrap();
+    let mut dice = vec![4, 4, 2, 3, 5, 5]; // round 1: 0:[4,4] 1:[2,3] 2:[5,5]
+    dice.extend([6, 1, 6, 6, 1]); // round 2: 0:[6,1] 1:[6] 2:[6,1]
+    let moves: Vec<_> = [
+        "0 bid 2 4",
+        "1 bid 3 4",
+        "2 dudo",
+        "1 bid 1 6",
+        "2 bid 2 6",
+        "0 bid 3 6",
+    ]
+    .iter()
+    .map(|m| super::replay::parse_action(m).unwrap())
+    .collect();
+    let (mut g, failure, unused) = run_script(game, dice, &moves).unwrap();
+    assert_eq!((failure, unused), (None, 0));
+    assert!(g.putana);
+    assert_eq!(g.opener(), 1);
+    // After "three sixes": only more sixes, or doubt.
+    for b in [bid(3, 5), bid(4, 5), bid(4, 1), bid(2, 6), bid(3, 6)] {
+        let before = g.clone();
+        let err = g.apply(1, &Action::Bid(b)).unwrap_err().to_string();
+        assert!(
+            err.contains("fixed at 6") || err.contains("above 3"),
+            "{b}: {err}"
+        );
+        assert_eq!(g, before);
+    }
+    assert_eq!(
+        g.legal_actions(1),
+        vec![Action::Bid(bid(4, 6)), Action::Bid(bid(5, 6)), Action::Dudo]
+    );
+    // Three sixes are on the table; the two ones do not count in Putana, so four sixes fail.
+    g.apply(1, &Action::Bid(bid(4, 6))).unwrap();
+    g.apply(2, &Action::Dudo).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("cups open")
+    };
+    assert!(reqs
+        .iter()
+        .all(|r| matches!(r, ChanceRequest::OpenPrivate { .. })));
+    // Open with what the full state holds (the roller's own dice).
+    let outs: Vec<_> = g
+        .players
+        .iter()
+        .map(|p| crate::engine::ChanceOutcome::Opened {
+            owner: p.seat,
+            roll: p.rolls - 1,
+            values: p.dice.clone().unwrap(),
+        })
+        .collect();
+    g.apply_chance(&outs).unwrap();
+    assert!(g.log.contains(&LogEntry::Counted {
+        bid: bid(4, 6),
+        count: 3,
+        loser: 1
+    }));
+    // Seat 1 is out; the next player with dice opens an ordinary round.
+    assert_eq!(g.player(1).unwrap().dice_left, 0);
+    assert!(g.log.contains(&LogEntry::Out { seat: 1 }));
+    assert!(!g.putana);
+    assert_eq!(g.opener(), 2);
+}
+
+#[test]
+fn a_seat_state_holds_only_its_own_dice_until_the_cups_open() {
+    let mut g = Perudo::new(&Setup::standard(3)).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!()
+    };
+    assert!(matches!(
+        reqs[0],
+        ChanceRequest::RollPublic { sides: 3, .. }
+    ));
+    let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(1));
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    let mut mine = g.clone();
+    let masked: Vec<_> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(1)))
+        .collect();
+    mine.apply_chance(&masked).unwrap();
+    g.apply_chance(&outs).unwrap();
+    for p in &mine.players {
+        assert_eq!(p.dice.is_some(), p.seat == 1, "seat {}", p.seat);
+    }
+    assert_eq!(mine.view(Some(1)), g.view(Some(1)));
+    assert!(g.view(None).players.iter().all(|p| p.dice.is_none()));
+}
+
+#[test]
+fn timeouts_doubt_or_open_low() {
+    let mut g = Perudo::new(&Setup {
+        seats: vec![0, 1],
+        dice_each: 5,
+        first: Some(0),
+    })
+    .unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!()
+    };
+    let mut chance = crate::engine::sim::Script::new(Vec::new(), vec![2; 10]);
+    g.apply_chance(&crate::engine::sim::fulfil_all(&mut chance, &reqs).unwrap())
+        .unwrap();
+    assert_eq!(g.timeout_action(0), Some(Action::Bid(bid(1, 2))));
+    assert_eq!(g.timeout_action(1), None);
+    let (g, _) = play(2, 5, vec![2; 10], &["0 bid 3 4"]);
+    assert_eq!(g.timeout_action(1), Some(Action::Dudo));
+}
+
+#[test]
+fn random_games_pass_the_generic_harness() {
+    let mut rng = StdRng::seed_from_u64(8);
+    let mut rounds = 0;
+    for i in 0..300 {
+        let players = rng.gen_range(2..=6u8);
+        let dice_each = rng.gen_range(1..=5u8);
+        let setup = Setup {
+            seats: (0..players).map(|s| s * 2 + 1).collect(),
+            dice_each,
+            first: if i % 2 == 0 { None } else { Some(1) },
+        };
+        let g = Perudo::new(&setup).unwrap();
+        let report = simulate(&g, &mut rng, &SimOptions::default())
+            .unwrap_or_else(|e| panic!("game {i} ({players} players, {dice_each} dice): {e}"));
+        let outcome = report.outcome.unwrap();
+        assert_eq!(outcome.winners.len(), 1);
+        assert_eq!(outcome.payoffs.iter().map(|p| p.1).sum::<i64>(), 0);
+        // Every round but the last costs exactly one die.
+        rounds += report.chance_batches;
+    }
+    assert!(rounds > 1000, "{rounds} chance batches");
+}

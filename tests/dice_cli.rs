@@ -1,0 +1,118 @@
+//! `tolerance play --game perudo|mia --local`, driven like a person would: bots to the end, and a
+//! person's typed moves (junk refused with the move syntax, illegal moves with the rule).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], input: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = feeder.join();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bots_play_perudo_and_both_mia_rankings_to_the_end() {
+    for args in [
+        vec![
+            "play",
+            "--game",
+            "perudo",
+            "--local",
+            "--auto",
+            "--players",
+            "4",
+        ],
+        vec![
+            "play",
+            "--game",
+            "mia",
+            "--local",
+            "--auto",
+            "--players",
+            "3",
+        ],
+        vec![
+            "play",
+            "--game",
+            "mia",
+            "--local",
+            "--auto",
+            "--players",
+            "3",
+            "--variant",
+            "modern",
+        ],
+    ] {
+        let (ok, out, err) = run(&args, "");
+        assert!(ok, "{args:?}: {err}");
+        assert!(out.contains("LOCAL"), "{out}");
+        assert!(out.contains("won the game"), "{out}");
+        assert!(out.contains("wins the game"), "{out}");
+    }
+}
+
+#[test]
+fn a_person_types_perudo_moves() {
+    // Junk, an opening bid on ones (illegal), then doubts or safe raises until input runs out.
+    let mut input = String::from("dance\nbid 2 1\nbid 1 2\n");
+    for _ in 0..200 {
+        input.push_str("dudo\nbid 30 6\n");
+    }
+    let (ok, out, err) = run(
+        &["play", "--game", "perudo", "--local", "--players", "2"],
+        &input,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("'dance' is not a move: 'bid QUANTITY FACE'"),
+        "{out}"
+    );
+    assert!(out.contains("your cup: "), "{out}");
+    // "bid 30 6" is refused on every turn this person gets (ten dice at most).
+    assert!(out.contains("(the dice on the table)"), "{out}");
+}
+
+#[test]
+fn a_person_types_mia_moves_and_bad_options_are_named() {
+    let mut input = String::from("claim 12\n");
+    for _ in 0..100 {
+        input.push_str("claim 31\nchallenge\n");
+    }
+    let (ok, out, err) = run(
+        &["play", "--game", "mia", "--local", "--players", "2"],
+        &input,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("12 is not a cup value") || out.contains("claim only after rolling"),
+        "{out}"
+    );
+    let (ok, _, err) = run(
+        &["play", "--game", "mia", "--local", "--variant", "odd"],
+        "",
+    );
+    assert!(!ok && err.contains("unknown Mia ranking 'odd'"), "{err}");
+    let (ok, _, err) = run(&["play", "--game", "chess", "--local"], "");
+    assert!(!ok && err.contains("unknown game 'chess'"), "{err}");
+    let (ok, _, err) = run(
+        &["play", "--game", "perudo", "--players", "1", "--local"],
+        "",
+    );
+    assert!(!ok && err.contains("2 to 10 players"), "{err}");
+}
