@@ -256,44 +256,36 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
             .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
             .unwrap_or_else(|| h.to_string())
     };
-    println!("Invitations for {}:", short_npub(&keys.public_key()));
-    if invites.is_empty() {
-        println!("  (none)");
-    }
-    for l in &invites {
+    let show = |l: &lobby::Listing| {
+        let who = match &l.invited_by {
+            Some(_) => format!("from {} — {}", host_name(&l.host), l.status),
+            None => format!("hosted by {}", host_name(&l.host)),
+        };
         println!(
-            "  {} from {} — {} {}/{} — {}\n    tolerance join {}",
+            "  {} {who} — {}/{} — {}\n    tolerance join {}",
             if l.title.is_empty() {
                 "table"
             } else {
                 &l.title
             },
-            host_name(&l.host),
-            l.status,
             l.players,
             l.max_players,
             l.variant,
             l.naddr
         );
-    }
-    println!("Open public tables:");
-    if public.is_empty() {
-        println!("  (none)");
-    }
-    for l in &public {
-        println!(
-            "  {} hosted by {} — {}/{} — {}\n    tolerance join {}",
-            if l.title.is_empty() {
-                "table"
-            } else {
-                &l.title
-            },
-            host_name(&l.host),
-            l.players,
-            l.max_players,
-            l.variant,
-            l.naddr
-        );
+    };
+    for (heading, list) in [
+        (
+            format!("Invitations for {}:", short_npub(&keys.public_key())),
+            &invites,
+        ),
+        ("Open public tables:".to_string(), &public),
+    ] {
+        println!("{heading}");
+        if list.is_empty() {
+            println!("  (none)");
+        }
+        list.iter().for_each(&show);
     }
     Ok(())
 }

@@ -9,7 +9,7 @@
 //! announcement as `seated` with the seats in that order, and every client checks the order
 //! against the reveals before it plays ([`check_seating`]).
 
-use super::{table_coordinate, TableSpec, WireError, KIND_TABLE, MAX_EVENT_BYTES, VERSION};
+use super::{table_coordinate, TableSpec, WireError, KIND_TABLE, VERSION};
 use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -152,21 +152,8 @@ pub fn open_tables_filter(game: &str) -> Filter {
 
 /// Parses and checks a lobby message of `table`.
 pub fn parse_lobby(event: &Event, table: &str) -> Result<LobbyMsg, WireError> {
+    super::check_event(event, KIND_LOBBY)?;
     let id = event.id.to_hex();
-    let size = event.as_json().len();
-    if size > MAX_EVENT_BYTES {
-        return Err(WireError::TooLarge { id, size });
-    }
-    if event.kind.as_u16() != KIND_LOBBY {
-        return Err(WireError::WrongKind {
-            id,
-            kind: event.kind.as_u16(),
-            expected: KIND_LOBBY,
-        });
-    }
-    event
-        .verify()
-        .map_err(|_| WireError::BadSignature { id: id.clone() })?;
     let msg: LobbyMsg = serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
         id: id.clone(),
         reason: e.to_string(),

@@ -293,7 +293,8 @@ fn table_tags(spec: &TableSpec) -> Vec<Tag> {
     tags
 }
 
-fn check_event(event: &Event, kind: u16) -> Result<(), WireError> {
+/// Size, kind and signature of an event, before its content is read.
+pub(crate) fn check_event(event: &Event, kind: u16) -> Result<(), WireError> {
     let id = event.id.to_hex();
     let size = event.as_json().len();
     if size > MAX_EVENT_BYTES {
