@@ -36,8 +36,12 @@ pub enum Command {
     Resume(crate::table::seat::ResumeArgs),
     /// A table of bots over relays, each its own key and connection (headless).
     Demo {
+        /// The game: tolerance, perudo or mia.
+        #[arg(long, default_value = "tolerance")]
+        game: String,
         #[arg(long, default_value_t = 4)]
         players: u8,
+        /// Hands to play (Tolerance; a dice game is one game to its end).
         #[arg(long, default_value_t = 3)]
         hands: u64,
         /// Relay URL (repeatable); none starts the embedded relay on loopback.
@@ -279,6 +283,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
         Command::Demo {
+            game,
+            players,
+            relays,
+            variant,
+            json,
+            ..
+        } if game != "tolerance" => runtime()?.block_on(crate::table::dice_demo::demo_cli(
+            &game, players, relays, &variant, json,
+        )),
+        Command::Demo {
+            game: _,
             players,
             hands,
             relays,

@@ -116,3 +116,19 @@ fn a_person_types_mia_moves_and_bad_options_are_named() {
     );
     assert!(!ok && err.contains("2 to 10 players"), "{err}");
 }
+
+#[test]
+fn demo_plays_perudo_and_mia_over_the_embedded_relay() {
+    for (game, players) in [("perudo", "4"), ("mia", "3")] {
+        let (ok, out, err) = run(
+            &["demo", "--game", game, "--players", players, "--json"],
+            "",
+        );
+        assert!(ok, "{game}: {err}");
+        let summary: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(summary["game"], game);
+        assert_eq!(summary["agreed"], true, "{summary}");
+        assert!(summary["winner"].is_u64(), "{summary}");
+        assert!(summary["moves"].as_u64().unwrap() > 0);
+    }
+}

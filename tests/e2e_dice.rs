@@ -219,13 +219,13 @@ async fn a_spectator_cannot_compute_any_die_before_a_challenge() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_roller_who_refuses_to_open_is_named_for_its_forfeit() {
-    let game = mia::Mia::new(&mia::Setup::standard(3, mia::Ranking::Modern)).unwrap();
-    let bots: Vec<Box<dyn Bot<mia::Mia>>> = (0..3)
-        .map(|i| Box::new(MiaBot::new(StdRng::seed_from_u64(i))) as Box<_>)
+async fn a_seat_that_refuses_to_open_its_cup_is_named_for_its_forfeit() {
+    // Perudo's first dudo opens every cup, so seat 1's refusal is always reached.
+    let game = perudo::Perudo::new(&perudo::Setup::standard(4)).unwrap();
+    let bots: Vec<Box<dyn Bot<perudo::Perudo>>> = (0..4)
+        .map(|i| Box::new(PerudoBot::new(StdRng::seed_from_u64(i))) as Box<_>)
         .collect();
     let o = play(game, bots, [4; 32], Duration::from_secs(2), Some(1)).await;
-    // Everyone stops at the first challenge of a cup seat 1 rolled, naming seat 1 only.
     for r in o.seats.iter().chain([&o.spectator]) {
         match r {
             Err(SessionError::Forfeit { seats }) => assert_eq!(seats, &vec![1]),

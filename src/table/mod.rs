@@ -7,6 +7,7 @@
 
 pub mod demo;
 pub mod dice_chance;
+pub mod dice_demo;
 pub mod dice_net;
 pub mod journal;
 pub mod lobby;
