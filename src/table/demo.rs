@@ -116,6 +116,7 @@ pub async fn announce(
         hands,
         deadlines,
         lobby: None,
+        rules: None,
     };
     let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default())
         .await

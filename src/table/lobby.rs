@@ -59,6 +59,10 @@ pub enum LobbyNews {
 
 pub struct HostOptions {
     pub keys: Keys,
+    /// One of [`wire::GAMES`].
+    pub game: String,
+    /// A dice game's variant (Mia: the ranking).
+    pub rules: Option<String>,
     pub relays: Vec<String>,
     pub variant: Variant,
     pub hands: Option<u64>,
@@ -136,9 +140,15 @@ async fn send_lobby(
 }
 
 /// The invitation a host sends (by NIP-17 private message) to an invited key.
-pub fn invitation_text(title: &str, naddr: &str) -> String {
+pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
+    let game = match game {
+        "tolerance" => "The Game of Tolerance",
+        "perudo" => "Perudo",
+        "mia" => "Mia",
+        other => other,
+    };
     format!(
-        "You are invited to a table of The Game of Tolerance{}. Join with:\n  tolerance join {naddr}",
+        "You are invited to a table of {game}{}. Join with:\n  tolerance join {naddr}",
         if title.is_empty() {
             String::new()
         } else {
@@ -178,7 +188,7 @@ pub async fn host_lobby(
     let nonce = new_nonce();
     let mut spec = TableSpec {
         v: VERSION,
-        game: "tolerance".into(),
+        game: opts.game.clone(),
         table: table.clone(),
         variant: opts.variant.clone(),
         seats: Vec::new(),
@@ -197,6 +207,7 @@ pub async fn host_lobby(
             }],
             reason: None,
         }),
+        rules: opts.rules.clone(),
     };
     let mut sub = pool
         .subscribe(vec![lobby_filter(&me, &table)])
@@ -212,7 +223,7 @@ pub async fn host_lobby(
         naddr: naddr.clone(),
     });
     for invitee in &opts.invite {
-        let text = invitation_text(&opts.title, &naddr);
+        let text = invitation_text(&opts.game, &opts.title, &naddr);
         match crate::net::dm::send_private(
             &pool,
             invitee,
@@ -741,7 +752,10 @@ fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<L
         status: l.status.name().into(),
         players: l.players.len(),
         max_players: l.max_players,
-        variant: spec.variant.name.clone(),
+        variant: match spec.game.as_str() {
+            "tolerance" => spec.variant.name.clone(),
+            g => format!("{g} ({})", spec.rules.as_deref().unwrap_or("standard")),
+        },
         public: l.public,
         invited_by,
     })
@@ -754,7 +768,7 @@ pub async fn list_tables(
     timeout: Duration,
 ) -> Result<(Vec<Listing>, Vec<Listing>), String> {
     let open = pool
-        .fetch(vec![wire::lobby::open_tables_filter("tolerance")], timeout)
+        .fetch(vec![wire::lobby::open_tables_filter()], timeout)
         .await
         .map_err(|e| e.to_string())?;
     let mut public = Vec::new();

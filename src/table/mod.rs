@@ -9,6 +9,7 @@ pub mod demo;
 pub mod dice_chance;
 pub mod dice_demo;
 pub mod dice_net;
+pub mod dice_seat;
 pub mod journal;
 pub mod lobby;
 pub mod play;

@@ -205,6 +205,12 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         .await
         .map_err(|e| e.to_string())?;
     let spec = fetch_table(&pool, &cfg.host, &cfg.table, Duration::from_secs(10)).await?;
+    if spec.game != "tolerance" {
+        return Err(format!(
+            "table {} is a {} table; this client follows and verifies Tolerance tables only",
+            cfg.table, spec.game
+        ));
+    }
     let me = spec
         .seats
         .iter()

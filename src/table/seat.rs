@@ -20,7 +20,11 @@ use std::time::Duration;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HostArgs {
-    /// A variant file or built-in name (standard, super-ace, card-again, tournament, cash).
+    /// The game: tolerance, perudo or mia.
+    #[arg(long, default_value = "tolerance")]
+    pub game: String,
+    /// Tolerance: a built-in name (standard, super-ace, card-again, tournament, cash), a variant
+    /// FILE or an naddr1…; Mia: the ranking (traditional or modern); Perudo: standard.
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Seats at the table (the most players, you included).
@@ -163,7 +167,20 @@ fn print_news(n: &LobbyNews) {
 
 pub async fn host_cli(args: HostArgs) -> Result<(), String> {
     let keys = load_keys()?;
-    let variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
+    let (variant, rules) = if args.game == "tolerance" {
+        (
+            crate::variants::resolve_variant(&args.variant, &args.relays).await?,
+            None,
+        )
+    } else {
+        // Checked now so that nobody joins a table that cannot start.
+        super::dice_seat::setup(&args.game, Some(&args.variant), args.min_players)?;
+        super::dice_seat::setup(&args.game, Some(&args.variant), args.seats)?;
+        (
+            crate::games::tolerance::Variant::default(),
+            Some(args.variant.clone()),
+        )
+    };
     let invite: Vec<PublicKey> = args
         .invite
         .iter()
@@ -185,6 +202,8 @@ pub async fn host_cli(args: HostArgs) -> Result<(), String> {
     let public = args.public || (!args.invite_only && invite.is_empty());
     let opts = HostOptions {
         keys: keys.clone(),
+        game: args.game.clone(),
+        rules,
         relays: relays.clone(),
         variant,
         hands: args.hands,
@@ -201,7 +220,8 @@ pub async fn host_cli(args: HostArgs) -> Result<(), String> {
         wait: Duration::from_secs(args.wait),
     };
     println!(
-        "hosting as {}: {} seats, {}",
+        "hosting {} as {}: {} seats, {}",
+        args.game,
         short_npub(&keys.public_key()),
         args.seats,
         if public { "public" } else { "invite only" }
@@ -398,17 +418,6 @@ async fn play_seat_in(
         .iter()
         .position(|s| *s == me.to_hex())
         .ok_or("this identity holds no seat at the table")? as u8;
-    let journal = Journal::open(home, keys, &spec.table)?;
-    let meta = resumed.unwrap_or_else(|| TableMeta {
-        table: spec.table.clone(),
-        host: host.to_hex(),
-        relays: relays.clone(),
-        naddr: wire::table_naddr(&host, &spec.table, &relays),
-        me: me.to_hex(),
-        auto,
-        finished: false,
-    });
-    journal.write_meta(&meta)?;
     let seat_keys: Vec<PublicKey> = spec
         .seats
         .iter()
@@ -426,6 +435,23 @@ async fn play_seat_in(
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
     }
+    if spec.game != "tolerance" {
+        // Dice games keep no journal yet: their session cannot resume (PROTOCOL.md §12).
+        let line = super::dice_seat::play(keys, &spec, &relays, auto, names).await?;
+        println!("{line}");
+        return Ok(());
+    }
+    let journal = Journal::open(home, keys, &spec.table)?;
+    let meta = resumed.unwrap_or_else(|| TableMeta {
+        table: spec.table.clone(),
+        host: host.to_hex(),
+        relays: relays.clone(),
+        naddr: wire::table_naddr(&host, &spec.table, &relays),
+        me: me.to_hex(),
+        auto,
+        finished: false,
+    });
+    journal.write_meta(&meta)?;
     let name_of = {
         let names = names.clone();
         move |s: u8| {

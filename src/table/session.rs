@@ -1952,6 +1952,7 @@ mod tests {
             hands: Some(1),
             deadlines: Deadlines::default(),
             lobby: None,
+            rules: None,
         };
         let mut s = Session::new(spec.clone(), host, Some(1)).unwrap();
         let (hand, secrets) = s.take_fresh_secrets().expect("hand 0 drew secrets");

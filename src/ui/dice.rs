@@ -257,3 +257,57 @@ pub fn play_local_cli(game: &str, players: u8, variant: &str, auto: bool) -> Res
         )),
     }
 }
+
+/// A person's seat in a networked dice game, as a [`Bot`] the session asks for moves: it shows
+/// what happened since the last question and reads a move from standard input. Input is read on
+/// the session's thread; the session has nothing else to do while it waits for this seat.
+pub struct LinePlayer<G: TextGame> {
+    names: Box<dyn Fn(Seat) -> String + Send>,
+    shown: usize,
+    _game: std::marker::PhantomData<fn() -> G>,
+}
+
+impl<G: TextGame> LinePlayer<G> {
+    pub fn new(names: Box<dyn Fn(Seat) -> String + Send>) -> Self {
+        LinePlayer {
+            names,
+            shown: 0,
+            _game: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<G: TextGame> Bot<G> for LinePlayer<G>
+where
+    G::Action: PartialEq,
+{
+    fn choose(&mut self, view: &G::View, legal: &[G::Action]) -> G::Action {
+        let names = |s: Seat| (self.names)(s);
+        let log = G::log(view);
+        for e in &log[self.shown.min(log.len())..] {
+            println!("  · {}", G::line(e, &names));
+        }
+        self.shown = log.len();
+        print!("{}", G::render(view, &names));
+        let stdin = std::io::stdin();
+        let mut lines = stdin.lock().lines();
+        loop {
+            print!("your move ({}): ", G::help());
+            std::io::stdout().flush().ok();
+            let Some(Ok(input)) = lines.next() else {
+                // The person left; the others settle the seat by its deadline.
+                println!("\nbye");
+                std::process::exit(0);
+            };
+            match G::parse(&input) {
+                Ok(a) if legal.contains(&a) => return a,
+                Ok(_) => println!("  that move is not legal now"),
+                Err(e) => println!("  {e}"),
+            }
+        }
+    }
+
+    fn name(&self) -> &str {
+        "person"
+    }
+}

@@ -142,11 +142,11 @@ pub fn lobby_filter(host: &PublicKey, table: &str) -> Filter {
         .coordinate(&table_coordinate(host, table))
 }
 
-/// Filter for open public tables of a game.
-pub fn open_tables_filter(game: &str) -> Filter {
+/// Filter for open public tables of every game (values of one tag filter are alternatives, so
+/// the game is checked on the parsed announcement).
+pub fn open_tables_filter() -> Filter {
     Filter::new()
         .kind(Kind::from(KIND_TABLE))
-        .hashtag(game)
         .hashtag(LobbyStatus::Open.name())
 }
 

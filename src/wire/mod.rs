@@ -85,7 +85,14 @@ pub struct TableSpec {
     /// when the host seated known keys directly (`tolerance demo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lobby: Option<Lobby>,
+    /// The variant of a dice game (Mia: the ranking); absent for Tolerance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
 }
+
+/// Games a table can announce. Perudo and Mia run the dice session (§12); `variant` is then
+/// unused and `rules` names their variant.
+pub const GAMES: [&str; 3] = ["tolerance", "perudo", "mia"];
 
 impl TableSpec {
     /// Whether the seats are fixed and the game can run.
@@ -350,10 +357,11 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         id: id.clone(),
         reason,
     };
-    if spec.game != "tolerance" {
+    if !GAMES.contains(&spec.game.as_str()) {
         return Err(malformed(format!(
-            "game '{}' is not one this client plays",
-            spec.game
+            "game '{}' is not one this client plays ({})",
+            spec.game,
+            GAMES.join(", ")
         )));
     }
     if event.tags.identifier() != Some(spec.table.as_str()) {
@@ -418,6 +426,7 @@ mod tests {
             hands: Some(1),
             deadlines: Deadlines::default(),
             lobby: None,
+            rules: None,
         }
     }
 

@@ -1,0 +1,142 @@
+//! A person's (or a bot's) own seat at a Perudo or Mia table found in the lobby: the seats and
+//! the table id come from the seated announcement, the dice session from `dice_net`.
+
+use super::dice_chance::{DiceClient, SLOTS};
+use super::dice_net::{self, Participant};
+use crate::bots::dice::{MiaBot, PerudoBot};
+use crate::bots::Bot;
+use crate::engine::Seat;
+use crate::fair::dice::DiceSecret;
+use crate::games::{mia, perudo};
+use crate::net::pool::{PoolConfig, RelayPool};
+use crate::ui::dice::{LinePlayer, TextGame};
+use crate::wire::TableSpec;
+use nostr_sdk::prelude::*;
+use rand::rngs::{OsRng, StdRng};
+use rand::SeedableRng;
+use std::time::Duration;
+
+/// The engine a dice table's announcement asks for.
+pub enum DiceTable {
+    Perudo(perudo::Perudo),
+    Mia(mia::Mia),
+}
+
+/// Checks a dice game's name, variant and player count, as the host does before announcing.
+pub fn setup(game: &str, rules: Option<&str>, players: u8) -> Result<DiceTable, String> {
+    let rules = rules.unwrap_or("standard");
+    match game {
+        "perudo" => {
+            if rules != "standard" {
+                return Err(format!("Perudo has one variant, 'standard', not '{rules}'"));
+            }
+            perudo::Perudo::new(&perudo::Setup::standard(players))
+                .map(DiceTable::Perudo)
+                .map_err(|e| e.to_string())
+        }
+        "mia" => {
+            let ranking = match rules {
+                "standard" => mia::Ranking::default(),
+                other => mia::Ranking::parse(other)?,
+            };
+            mia::Mia::new(&mia::Setup::standard(players, ranking))
+                .map(DiceTable::Mia)
+                .map_err(|e| e.to_string())
+        }
+        other => Err(format!("'{other}' is not a dice game (perudo, mia)")),
+    }
+}
+
+/// Plays this identity's seat of a seated dice table to the end; returns the final line.
+pub async fn play(
+    keys: &Keys,
+    spec: &TableSpec,
+    relays: &[String],
+    auto: bool,
+    names: Vec<String>,
+) -> Result<String, String> {
+    let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
+    let seats: Vec<PublicKey> = spec
+        .seats
+        .iter()
+        .map(|h| PublicKey::from_hex(h).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let me = seats
+        .iter()
+        .position(|k| *k == keys.public_key())
+        .ok_or("this identity holds no seat at the table")? as u16;
+    let table: [u8; 32] = hex::decode(&spec.table)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or("table id is not 32 bytes of hex")?;
+    let ctx = DiceClient::context(table, 1, me, keys.public_key().to_bytes());
+    let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let deadline = Duration::from_millis(spec.deadlines.move_ms.max(spec.deadlines.crypto_ms));
+    let rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+    let name_of = move |s: Seat| {
+        names
+            .get(s as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("seat {s}"))
+    };
+    let out = match setup(&spec.game, spec.rules.as_deref(), n)? {
+        DiceTable::Perudo(g) => {
+            let bot: Box<dyn Bot<perudo::Perudo>> = if auto {
+                Box::new(PerudoBot::new(rng))
+            } else {
+                Box::new(LinePlayer::<perudo::Perudo>::new(Box::new(name_of.clone())))
+            };
+            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
+        }
+        DiceTable::Mia(g) => {
+            let bot: Box<dyn Bot<mia::Mia>> = if auto {
+                Box::new(MiaBot::new(rng))
+            } else {
+                Box::new(LinePlayer::<mia::Mia>::new(Box::new(name_of.clone())))
+            };
+            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
+        }
+    };
+    pool.shutdown().await;
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_one<G: TextGame + Send + 'static>(
+    pool: &RelayPool,
+    table: [u8; 32],
+    seats: Vec<PublicKey>,
+    game: G,
+    me: u16,
+    secret: DiceSecret,
+    bot: Box<dyn Bot<G>>,
+    deadline: Duration,
+    names: &dyn Fn(Seat) -> String,
+) -> Result<String, String> {
+    let participant = Participant {
+        me: Some((me, secret)),
+        bot: Some(bot),
+        refuse_to_open: false,
+    };
+    let run = dice_net::run(pool, table, seats, game, participant, deadline)
+        .await
+        .map_err(|e| e.to_string())?;
+    let view = run.game.view(Some(me as Seat));
+    for e in G::log(&view) {
+        println!("  · {}", G::line(e, names));
+    }
+    let winner = run
+        .game
+        .outcome()
+        .and_then(|o| o.winners.first().copied())
+        .ok_or("the game ended without a winner")?;
+    Ok(format!(
+        "game over: {} won after {} moves and {} dice batches; every reveal and move checked",
+        names(winner),
+        run.moves,
+        run.batches
+    ))
+}
