@@ -27,6 +27,14 @@ pub struct Cli {
 pub enum Command {
     /// Play The Game of Tolerance against bots (the default command).
     Play(PlayArgs),
+    /// Announce a table, invite players by npub, and play your seat when it fills.
+    Host(crate::table::seat::HostArgs),
+    /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
+    Join(crate::table::seat::JoinArgs),
+    /// Open public tables and the invitations addressed to you.
+    Tables(crate::table::seat::TablesArgs),
+    /// Continue a table this machine was playing when it stopped (crash, kill, power cut).
+    Resume(crate::table::seat::ResumeArgs),
     /// A table of bots over relays, each its own key and connection (headless).
     Demo {
         #[arg(long, default_value_t = 4)]
@@ -36,7 +44,8 @@ pub enum Command {
         /// Relay URL (repeatable); none starts the embedded relay on loopback.
         #[arg(long = "relay")]
         relays: Vec<String>,
-        /// A variant file or built-in name.
+        /// A built-in name (standard, super-ace, card-again, tournament, cash), a variant FILE,
+        /// or an naddr1… of a published variant.
         #[arg(long, default_value = "standard")]
         variant: String,
         /// One JSON line per hand, then a summary object.
@@ -92,6 +101,21 @@ pub enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Send feedback or a variant idea to the author of Tolerance over Nostr: a private NIP-17
+    /// message by default, signed by your key (`tolerance keys new`).
+    Feedback {
+        /// The message; without it, standard input is read, or $EDITOR opens when interactive.
+        message: Vec<String>,
+        /// Recipient npub (default: the game's author, or `author` in config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        /// Relay URL (repeatable); default: `relays` in config.toml, else a few public relays.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+        /// Post a public note (kind 1) that mentions the recipient instead.
+        #[arg(long)]
+        public: bool,
+    },
     /// Work with variant files.
     Variant {
         #[command(subcommand)]
@@ -135,6 +159,8 @@ pub enum KeysCommand {
     },
     /// Show the stored identity's npub (unlocking it proves the passphrase).
     Show,
+    /// Publish the name other players see (a kind-0 profile).
+    Profile(crate::table::seat::ProfileArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,6 +172,40 @@ pub enum VariantCommand {
     },
     /// Check a variant file and print the rules it sets, or the error naming the field.
     Validate { file: PathBuf },
+    /// Publish a variant file for others to play (a Nostr addressable event, kind 37768) and
+    /// send the author its naddr in a private message.
+    Propose {
+        file: PathBuf,
+        /// Shown in lists; also names the proposal (default: the variant's name). Proposing
+        /// again under the same title replaces it.
+        #[arg(long)]
+        title: Option<String>,
+        /// What the variant changes and why (default: a line of its rules).
+        #[arg(long)]
+        description: Option<String>,
+        /// Recipient npub (default: the game's author, or `author` in config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        /// Relay URL (repeatable); default: `relays` in config.toml, else a few public relays.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
+    /// The variants published on the relays, the author's included, newest first.
+    List {
+        /// Whose proposals to mark as the author's (default: the game's author or config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
+    /// Fetch a published variant and print it as a variant file (its metadata in comments).
+    Show {
+        /// naddr1… of the variant.
+        naddr: String,
+        /// Relay URL (repeatable), in addition to the naddr's relay hints.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -153,7 +213,8 @@ pub struct PlayArgs {
     /// Players at the table, you included.
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// A variant file, or a built-in name (standard, super-ace, card-again, tournament, cash).
+    /// A built-in name (standard, super-ace, card-again, tournament, cash), a variant FILE, or
+    /// an naddr1… of a published variant (fetched from its relay hints and --relay).
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Stop after this many hands (default: until the tournament ends or you quit).
@@ -209,14 +270,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             variant,
             json,
             bot_level,
-        } => runtime()?.block_on(crate::table::play::demo_cli(
-            players,
-            hands,
-            relays,
-            load_variant(&variant)?,
-            json,
-            bot_level,
-        )),
+        } => runtime()?.block_on(async {
+            let variant = crate::variants::resolve_variant(&variant, &relays).await?;
+            crate::table::play::demo_cli(players, hands, relays, variant, json, bot_level).await
+        }),
         Command::Verify {
             relays,
             table,
@@ -253,28 +310,33 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 db,
             ))
             .map_err(|e| e.to_string()),
+        Command::Host(args) => runtime()?.block_on(crate::table::seat::host_cli(args)),
+        Command::Join(args) => runtime()?.block_on(crate::table::seat::join_cli(args)),
+        Command::Tables(args) => runtime()?.block_on(crate::table::seat::tables_cli(args)),
+        Command::Resume(args) => runtime()?.block_on(crate::table::seat::resume_cli(args)),
         Command::Keys { command } => keys_cli(command),
+        Command::Feedback {
+            message,
+            to,
+            relays,
+            public,
+        } => feedback_cli(message, to, relays, public),
         Command::History { command } => history_cli(command.unwrap_or(HistoryCommand::List)),
-        Command::Variant { command } => match command {
-            VariantCommand::New { builtin } => {
-                let v = Variant::builtin(&builtin)
-                    .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
-                print!("{}", crate::games::tolerance::variant::commented_toml(&v));
-                Ok(())
-            }
-            VariantCommand::Validate { file } => {
-                let v = load_variant(&file.to_string_lossy())?;
-                println!("{}: valid\n{}", file.display(), v.to_toml());
-                Ok(())
-            }
-        },
+        Command::Variant { command } => variant_cli(command),
     }
 }
 
 /// The local game: you and bots through the engine on this machine. Chance comes from this
 /// machine's RNG, so it is *not* the trustless networked game.
 fn play_local(args: &PlayArgs) -> Result<(), String> {
-    let variant = load_variant(&args.variant)?;
+    let variant = if args.variant.trim().starts_with("naddr1") {
+        runtime()?.block_on(crate::variants::resolve_variant(
+            &args.variant,
+            &args.relays,
+        ))?
+    } else {
+        load_variant(&args.variant)?
+    };
     if !(2..=variant.seats).contains(&args.players) {
         return Err(format!(
             "--players must be 2..={} for this variant",
@@ -568,8 +630,167 @@ fn keys_cli(command: KeysCommand) -> Result<(), String> {
             let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
             show(&k);
         }
+        KeysCommand::Profile(args) => {
+            return runtime()?.block_on(crate::table::seat::profile_cli(args));
+        }
     }
     Ok(())
+}
+
+/// The stored identity, unlocked.
+fn load_identity() -> Result<nostr_sdk::Keys, String> {
+    crate::identity::load(&crate::identity::config_dir(), || passphrase(false))
+        .map_err(|e| e.to_string())
+}
+
+fn feedback_cli(
+    message: Vec<String>,
+    to: Option<String>,
+    relays: Vec<String>,
+    public: bool,
+) -> Result<(), String> {
+    use crate::feedback;
+    use std::io::IsTerminal;
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let to = settings.recipient(to.as_deref(), feedback::AUTHOR_NPUB)?;
+    let relays = settings.relays(&relays, &feedback::DEFAULT_RELAYS);
+    let text = if !message.is_empty() {
+        message.join(" ")
+    } else if !std::io::stdin().is_terminal() {
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| format!("cannot read the message from standard input: {e}"))?
+    } else {
+        let editor = std::env::var("VISUAL")
+            .or_else(|_| std::env::var("EDITOR"))
+            .unwrap_or_else(|_| "vi".into());
+        feedback::compose_in_editor(&editor)?
+    };
+    let text = feedback::check_message(&text)?;
+    let keys = load_identity()?;
+    runtime()?.block_on(async {
+        let pool = feedback::connect(keys, &relays).await?;
+        let tags = if public {
+            Vec::new()
+        } else {
+            vec![crate::net::dm::subject("Feedback on The Game of Tolerance")]
+        };
+        let sent = feedback::send(&pool, &to, &text, public, tags).await;
+        pool.shutdown().await;
+        for line in feedback::report_lines(&sent?) {
+            println!("{line}");
+        }
+        Ok(())
+    })
+}
+
+fn variant_cli(command: VariantCommand) -> Result<(), String> {
+    use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
+    use crate::variants;
+    use nostr_sdk::prelude::ToBech32;
+    // Read only by the commands that talk to relays, so a broken config.toml does not stop
+    // `variant new` or `validate`.
+    let settings = || crate::config::Settings::load(&crate::identity::config_dir());
+    match command {
+        VariantCommand::New { builtin } => {
+            let v = Variant::builtin(&builtin)
+                .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
+            print!("{}", crate::games::tolerance::variant::commented_toml(&v));
+            Ok(())
+        }
+        VariantCommand::Validate { file } => {
+            let v = load_variant(&file.to_string_lossy())?;
+            println!("{}: valid\n{}", file.display(), v.to_toml());
+            Ok(())
+        }
+        VariantCommand::Propose {
+            file,
+            title,
+            description,
+            to,
+            relays,
+        } => {
+            let settings = settings()?;
+            let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
+            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
+            let v = load_variant(&file.to_string_lossy())?;
+            let title = title.unwrap_or_else(|| v.name.clone());
+            let keys = load_identity()?;
+            runtime()?.block_on(async {
+                let pool = feedback::connect(keys, &relays).await?;
+                let done =
+                    variants::propose(&pool, &v, &title, description.as_deref().unwrap_or(""), &to)
+                        .await;
+                pool.shutdown().await;
+                let p = done?;
+                println!("{}", p.naddr);
+                println!(
+                    "published \"{}\" (kind 37768, d={})",
+                    p.post.title, p.post.slug
+                );
+                for url in &p.published.accepted {
+                    println!("  accepted by {url}");
+                }
+                for (url, why) in &p.published.rejected {
+                    println!("  NOT accepted by {url}: {why}");
+                }
+                match p.message {
+                    Ok(r) => {
+                        for line in feedback::report_lines(&feedback::Sent::Private(r)) {
+                            println!("{line}");
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(format!(
+                        "the variant is published but {} was not told: {e}",
+                        to.to_bech32().expect("a public key always encodes")
+                    )),
+                }
+            })
+        }
+        VariantCommand::List { to, relays } => {
+            let settings = settings()?;
+            let author = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
+            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
+            runtime()?.block_on(async {
+                let pool = feedback::connect(nostr_sdk::Keys::generate(), &relays).await?;
+                let listing = variants::list(&pool).await;
+                let hints = pool.relays().to_vec();
+                pool.shutdown().await;
+                let listing = listing?;
+                if listing.posts.is_empty() {
+                    println!("no variants on {}", relays.join(", "));
+                }
+                for post in &listing.posts {
+                    for line in variants::list_lines(post, &hints, &author) {
+                        println!("{line}");
+                    }
+                }
+                for (id, by, why) in &listing.invalid {
+                    eprintln!(
+                        "skipped {} by {}: {why}",
+                        id.to_bech32().expect("an event id always encodes"),
+                        by.to_bech32().expect("a public key always encodes")
+                    );
+                }
+                Ok(())
+            })
+        }
+        VariantCommand::Show { naddr, relays } => {
+            let settings = settings()?;
+            let author = settings.recipient(None, AUTHOR_NPUB).ok();
+            let relays = if relays.is_empty() {
+                settings.relays.clone()
+            } else {
+                relays
+            };
+            let (post, _) = runtime()?.block_on(variants::fetch(&naddr, &relays))?;
+            print!(
+                "{}",
+                variants::as_file(&post, naddr.trim(), author.as_ref())
+            );
+            Ok(())
+        }
+    }
 }
 
 fn history_cli(command: HistoryCommand) -> Result<(), String> {

@@ -32,7 +32,10 @@
 //!   play and verify. A client's own events take the same path after they come back from the
 //!   relay.
 //! - [`history`]: hands saved on this machine, listed, replayed and exported.
-//! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice).
+//! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice);
+//!   [`config`]: optional settings in the same directory.
+//! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
+//!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
 //! - [`ui`]: the plain line interface. [`cli`]: command-line commands (`main.rs` only parses).
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
@@ -40,12 +43,15 @@
 pub mod bots;
 pub mod cards;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod fair;
+pub mod feedback;
 pub mod games;
 pub mod history;
 pub mod identity;
 pub mod net;
 pub mod table;
 pub mod ui;
+pub mod variants;
 pub mod wire;

@@ -10,6 +10,9 @@
 //! - [`pool`]: [`RelayPool`], one identity's connections to several relays over nostr-sdk:
 //!   publish with a per-relay report, deduplicated subscriptions that survive relay restarts,
 //!   deduplicated history fetches.
+//! - [`dm`]: private messages between keys (NIP-17 gift wraps): relay-list lookup (kinds 10050
+//!   and 10002), sending to the recipient's inbox relays with a per-relay report, unwrapping with
+//!   an authenticated sender.
 //! - [`testing`]: [`testing::NostrRsRelay`], an independent relay implementation (nostr-rs-relay)
 //!   run as a child process for end-to-end tests and benches.
 //!
@@ -33,7 +36,9 @@ use std::time::Duration;
 
 use nostr_sdk::prelude::{EventId, RelayUrl};
 
+pub mod dm;
 pub mod pool;
+pub mod profiles;
 pub mod relay;
 pub mod testing;
 

@@ -115,6 +115,7 @@ pub async fn announce(
         seats: seats.iter().map(|k| k.to_hex()).collect(),
         hands,
         deadlines,
+        lobby: None,
     };
     let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default())
         .await
@@ -204,6 +205,7 @@ pub async fn run_demo(
             idle_timeout: opts.idle_timeout,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             on_hand,
+            journal: None,
             on_view: if i == 0 { opts.seat0_view.take() } else { None },
             on_progress: if i == 0 {
                 opts.seat0_progress.take()

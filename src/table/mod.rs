@@ -6,8 +6,11 @@
 //! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
 
 pub mod demo;
+pub mod journal;
+pub mod lobby;
 pub mod play;
 pub mod runner;
+pub mod seat;
 pub mod session;
 pub mod verify;
 

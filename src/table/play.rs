@@ -3,24 +3,26 @@
 use super::demo::{run_demo, DemoOptions};
 use super::runner::Decider;
 use super::HandSummary;
-use crate::cli::{load_variant, PlayArgs};
+use crate::cli::PlayArgs;
 use crate::games::tolerance::Variant;
 use crate::ui::line;
 use crate::wire::Deadlines;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-fn print_hand(h: &HandSummary, me: u8) {
-    print_hand_named(h, &|s: u8| {
+pub fn print_hand(h: &HandSummary, me: u8) {
+    let name = |s: u8| {
         if s == me {
             "you".to_string()
         } else {
             format!("bot {s}")
         }
-    });
+    };
+    print_hand_named(h, &name);
 }
 
-fn print_hand_named(h: &HandSummary, name: &dyn Fn(u8) -> String) {
+/// Prints a finished hand with the given seat names.
+pub fn print_hand_named(h: &HandSummary, name: &dyn Fn(u8) -> String) {
     if !h.forfeits.is_empty() {
         for (s, why) in &h.forfeits {
             println!("hand {}: {} forfeited ({why})", h.hand + 1, name(*s));
@@ -54,31 +56,17 @@ fn print_hand_named(h: &HandSummary, name: &dyn Fn(u8) -> String) {
     println!("  stacks: {}", st.join(", "));
 }
 
-pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
-    use std::io::IsTerminal;
-    if !args.plain
-        && !args.auto
-        && std::io::stdout().is_terminal()
-        && std::io::stdin().is_terminal()
-    {
-        return play_tui(args).await;
-    }
-    let variant: Variant = load_variant(&args.variant)?;
+/// Seat names for printing.
+pub type Names = Box<dyn Fn(u8) -> String + Send + Sync>;
+
+/// The person's side of a seat in the line interface: shows the table, reads a move, checks it
+/// is legal. With `auto` the first legal move is taken (a scripted run of the same loop).
+pub fn spawn_line_ui(auto: bool, names: Names) -> (Decider, tokio::task::JoinHandle<()>) {
     let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
         crate::games::tolerance::HandView,
         Vec<crate::games::tolerance::Action>,
     )>();
     let (ans_tx, ans_rx) = tokio::sync::mpsc::unbounded_channel();
-    println!(
-        "Networked Tolerance: you (seat 0) and {} bots, each its own Nostr key and relay \
-         connection; cards from a mental-poker deck, dice by commit-reveal.",
-        args.players.saturating_sub(1)
-    );
-    if args.relays.is_empty() {
-        println!("Starting the embedded relay on 127.0.0.1 ...");
-    }
-    let auto = args.auto;
-    // The person's side: show the table, read a move, check it is legal.
     let ui = tokio::spawn(async move {
         let (line_tx, mut line_rx) = tokio::sync::mpsc::unbounded_channel::<Option<String>>();
         std::thread::spawn(move || {
@@ -90,13 +78,7 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             }
             let _ = line_tx.send(None);
         });
-        let names = |s: u8| {
-            if s == 0 {
-                "you".to_string()
-            } else {
-                format!("bot {s}")
-            }
-        };
+        let names = |s: u8| names(s);
         let mut shown_log = (u64::MAX, 0usize);
         while let Some((view, legal)) = ask_rx.recv().await {
             let view: crate::games::tolerance::HandView = view;
@@ -134,6 +116,43 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             }
         }
     });
+    (
+        Decider::Human {
+            ask: ask_tx,
+            answer: ans_rx,
+        },
+        ui,
+    )
+}
+
+pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
+    use std::io::IsTerminal;
+    if !args.plain
+        && !args.auto
+        && std::io::stdout().is_terminal()
+        && std::io::stdin().is_terminal()
+    {
+        return play_tui(args).await;
+    }
+    let variant: Variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
+    println!(
+        "Networked Tolerance: you (seat 0) and {} bots, each its own Nostr key and relay \
+         connection; cards from a mental-poker deck, dice by commit-reveal.",
+        args.players.saturating_sub(1)
+    );
+    if args.relays.is_empty() {
+        println!("Starting the embedded relay on 127.0.0.1 ...");
+    }
+    let (human, ui) = spawn_line_ui(
+        args.auto,
+        Box::new(|s: u8| {
+            if s == 0 {
+                "you".to_string()
+            } else {
+                format!("bot {s}")
+            }
+        }),
+    );
     let opts = DemoOptions {
         players: args.players,
         hands: args.hands,
@@ -145,10 +164,7 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
         },
         idle_timeout: Duration::from_secs(3600),
         tamper: Vec::new(),
-        human: Some(Decider::Human {
-            ask: ask_tx,
-            answer: ans_rx,
-        }),
+        human: Some(human),
         keys: Vec::new(),
         bot_level: args.bot_level,
         seat0_view: None,
@@ -268,7 +284,7 @@ pub async fn demo_cli(
 async fn play_tui(args: PlayArgs) -> Result<(), String> {
     use crate::ui::tui::{self, Ended, UiEvent, UiState};
     use nostr_sdk::prelude::{Keys, ToBech32};
-    let variant: Variant = load_variant(&args.variant)?;
+    let variant: Variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     let keys: Vec<Keys> = (0..args.players).map(|_| Keys::generate()).collect();
     let names: Vec<String> = keys
         .iter()

@@ -1,6 +1,7 @@
 //! Drives one client over real relays: its own key, its own relay connections, its own
 //! [`Session`]. Crypto runs on blocking threads, never on the async network task.
 
+use super::journal::{signed_key, Journal};
 use super::session::{Await, HandSummary, Session, Stats, Violation};
 use crate::bots::Bot;
 use crate::engine::Seat;
@@ -68,6 +69,9 @@ pub struct ClientConfig {
     pub on_hand: Option<OnHand>,
     /// Called with this client's view after each batch of events (spectators' live output).
     pub on_view: Option<OnView>,
+    /// The local record that makes a crash resumable (secrets, own signed events, the log).
+    /// With one that already holds events, the client resumes where it stopped.
+    pub journal: Option<Journal>,
     /// Called whenever what the protocol waits for changes (interfaces' status lines).
     pub on_progress: Option<OnProgress>,
 }
@@ -108,8 +112,35 @@ pub async fn fetch_table(
             .fetch(vec![filter.clone()], Duration::from_secs(2))
             .await
             .map_err(|e| e.to_string())?;
-        if let Some(ev) = events.iter().max_by_key(|e| e.created_at) {
-            return wire::parse_table(ev).map_err(|e| e.to_string());
+        if let Some(ev) = latest(&events) {
+            let spec = wire::parse_table(ev).map_err(|e| e.to_string())?;
+            if let Some(l) = &spec.lobby {
+                match l.status {
+                    wire::LobbyStatus::Seated => {}
+                    wire::LobbyStatus::Cancelled => {
+                        return Err(format!(
+                            "table {table} was cancelled: {}",
+                            l.reason.as_deref().unwrap_or("no reason given")
+                        ))
+                    }
+                    other => {
+                        return Err(format!(
+                            "table {table} is still {} (its seats are not fixed yet)",
+                            other.name()
+                        ))
+                    }
+                }
+                let lobby = pool
+                    .fetch_all(
+                        wire::lobby::lobby_filter(host, table),
+                        500,
+                        Duration::from_secs(5),
+                    )
+                    .await
+                    .map_err(|e| e.to_string())?;
+                wire::lobby::check_seating(&spec, &lobby)?;
+            }
+            return Ok(spec);
         }
         if Instant::now() > deadline {
             return Err(format!(
@@ -120,27 +151,52 @@ pub async fn fetch_table(
     }
 }
 
+/// The current version of an addressable event: the newest, ties broken by the lowest id as
+/// relays do.
+pub fn latest(events: &[Event]) -> Option<&Event> {
+    events
+        .iter()
+        .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
+}
+
+/// Signs (or, for a step this client already signed before a restart, reuses) and publishes
+/// one payload; the event is in the journal before any relay sees it.
 async fn publish(
     pool: &RelayPool,
     keys: &Keys,
     host: &PublicKey,
     payload: &Payload,
+    journal: Option<&mut Journal>,
 ) -> Result<Event, String> {
-    let event = wire::log_event(host, payload)
-        .sign_with_keys(keys)
-        .map_err(|e| e.to_string())?;
+    let recorded = journal
+        .as_ref()
+        .and_then(|j| signed_key(payload).and_then(|k| j.signed(&k).cloned()));
+    let event = match recorded {
+        Some(ev) => ev,
+        None => {
+            let ev = wire::log_event(host, payload)
+                .sign_with_keys(keys)
+                .map_err(|e| e.to_string())?;
+            if let Some(j) = journal {
+                j.record(&ev)?;
+            }
+            ev
+        }
+    };
+    publish_event(pool, &event, payload.body.name()).await?;
+    Ok(event)
+}
+
+async fn publish_event(pool: &RelayPool, event: &Event, what: &str) -> Result<(), String> {
     let mut last = String::new();
     for attempt in 0..5 {
-        match pool.publish(&event).await {
-            Ok(_) => return Ok(event),
+        match pool.publish(event).await {
+            Ok(_) => return Ok(()),
             Err(e) => last = e.to_string(),
         }
         tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
     }
-    Err(format!(
-        "no relay accepted our {} event: {last}",
-        payload.body.name()
-    ))
+    Err(format!("no relay accepted our {what} event: {last}"))
 }
 
 /// Runs a client until the table ends (or nothing happens for `idle_timeout`).
@@ -166,19 +222,55 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         .await
         .map_err(|e| e.to_string())?;
     let host = cfg.host;
-    let mut session = tokio::task::spawn_blocking(move || Session::new(spec, host, me))
-        .await
-        .map_err(|e| e.to_string())??;
+    let mut journal = cfg.journal.take();
+    let restored = match &journal {
+        Some(j) => j.load_secrets()?,
+        None => Default::default(),
+    };
+    let replay: Vec<Event> = journal.as_ref().map_or(Vec::new(), |j| j.events().to_vec());
+    let resuming = !replay.is_empty();
+    let mut session = tokio::task::spawn_blocking(move || {
+        let mut s = Session::resume(spec, host, me, restored)?;
+        // Replay what this client had handled before it stopped; what it produces on the way
+        // is matched against its recorded events when the outbox is sent.
+        for ev in &replay {
+            s.handle(ev);
+        }
+        Ok::<_, String>(s)
+    })
+    .await
+    .map_err(|e| e.to_string())??;
+    if resuming {
+        // The crash may have come between recording an event and a relay accepting it.
+        let own = journal.as_ref().map_or(Vec::new(), |j| j.own_events());
+        for ev in &own {
+            publish_event(&pool, ev, "recorded").await?;
+        }
+        if debug() {
+            eprintln!(
+                "[{me:?}] resumed at {:?}, republished {}",
+                session.position(),
+                own.len()
+            );
+        }
+    }
     let mut published = 0u64;
     let mut last_progress = Instant::now();
     // Deadlines are local: each client times the step from when it saw it open.
     let mut position = session.position();
     let mut step_opened = Instant::now();
     let mut next_vote: Option<Instant> = None;
-    let mut hands_reported = 0;
+    // Hands finished before a restart were reported then.
+    let mut hands_reported = if resuming { session.hands.len() } else { 0 };
     let mut last_progress_sent: Option<Progress> = None;
     let mut relays_checked: Option<(Instant, usize)> = None;
     loop {
+        // Secrets first: the key-share event about to be sent commits to them.
+        if let Some((hand, secrets)) = session.take_fresh_secrets() {
+            if let Some(j) = journal.as_ref() {
+                j.save_secrets(hand, &secrets)?;
+            }
+        }
         // Send what the session owes.
         for mut payload in session.take_outbox() {
             let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
@@ -190,7 +282,7 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
                 }
                 _ => None,
             };
-            let ev = match publish(&pool, &cfg.keys, &host, &payload).await {
+            let ev = match publish(&pool, &cfg.keys, &host, &payload, journal.as_mut()).await {
                 Ok(ev) => ev,
                 // Evidence is best effort; the game goes on without it.
                 Err(e) if matches!(payload.body, Body::Evidence { .. }) => {
@@ -307,6 +399,11 @@ pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
         let mut batch = vec![ev];
         while let Some(more) = sub.try_recv() {
             batch.push(more);
+        }
+        if let Some(j) = journal.as_mut() {
+            for ev in &batch {
+                j.record(ev)?;
+            }
         }
         session = tokio::task::spawn_blocking(move || {
             for ev in &batch {

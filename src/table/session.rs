@@ -19,6 +19,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
+use zeroize::Zeroizing;
 
 /// Dice slots committed per hand: slot 0 picks the first Dealer, then one per roll (≤ 2 per
 /// player per hand, 20 players).
@@ -252,6 +253,10 @@ pub struct Session {
     pub hands: Vec<HandSummary>,
     pub stats: Stats,
     finished: bool,
+    /// Hand secrets reloaded after a restart, by hand number (`key seeds ‖ dice seed`).
+    restored: BTreeMap<u64, Zeroizing<Vec<u8>>>,
+    /// Secrets drawn for a hand that the runner has not stored yet.
+    fresh_secrets: Option<(u64, Zeroizing<Vec<u8>>)>,
 }
 
 fn xonly(pk: &PublicKey) -> [u8; 32] {
@@ -271,6 +276,17 @@ impl Session {
     /// A client for `spec` (announced by `host`). `me` is this client's seat, `None` for a
     /// spectator or verifier.
     pub fn new(spec: TableSpec, host: PublicKey, me: Option<Seat>) -> Result<Session, String> {
+        let mut s = Session::new_inner(spec, host, me, BTreeMap::new())?;
+        s.start_hand();
+        Ok(s)
+    }
+
+    fn new_inner(
+        spec: TableSpec,
+        host: PublicKey,
+        me: Option<Seat>,
+        restored: BTreeMap<u64, Zeroizing<Vec<u8>>>,
+    ) -> Result<Session, String> {
         let table_id: [u8; 32] = hex::decode(&spec.table)
             .ok()
             .and_then(|b| b.try_into().ok())
@@ -286,7 +302,7 @@ impl Session {
         let players: Vec<(Seat, Option<u64>)> =
             (0..seat_keys.len() as Seat).map(|s| (s, None)).collect();
         let table = Table::new(spec.variant.clone(), &players, 0).map_err(|e| e.to_string())?;
-        let mut s = Session {
+        let s = Session {
             head: spec.table.clone(),
             spec,
             host,
@@ -310,9 +326,29 @@ impl Session {
             hands: Vec::new(),
             stats: Stats::default(),
             finished: false,
+            restored,
+            fresh_secrets: None,
         };
+        Ok(s)
+    }
+
+    /// A client resuming after a restart: the hand secrets it stored before it crashed are used
+    /// instead of fresh ones, so what it publishes matches what it committed to.
+    pub fn resume(
+        spec: TableSpec,
+        host: PublicKey,
+        me: Option<Seat>,
+        restored: BTreeMap<u64, Zeroizing<Vec<u8>>>,
+    ) -> Result<Session, String> {
+        let mut s = Session::new_inner(spec, host, me, restored)?;
         s.start_hand();
         Ok(s)
+    }
+
+    /// Secrets drawn for a hand since the last call. The runner must store them before it
+    /// publishes anything: the key-share event commits to them.
+    pub fn take_fresh_secrets(&mut self) -> Option<(u64, Zeroizing<Vec<u8>>)> {
+        self.fresh_secrets.take()
     }
 
     pub fn is_finished(&self) -> bool {
@@ -547,12 +583,28 @@ impl Session {
         let body = match &h.kind {
             StepKind::Keys => {
                 let ctx = self.ctx(h, idx, FairStep::Keys);
-                let (secret, public) = fair::keygen(&mut OsRng, &ctx).map_err(|e| e.to_string())?;
                 let dctx = self.ctx(h, idx, FairStep::Dice);
-                let ds = dice::DiceSecret::generate(&mut OsRng, &dctx, DICE_SLOTS)
-                    .map_err(|e| e.to_string())?;
+                let (secret, ds) = match self.restored.get(&h.no) {
+                    Some(bytes) if bytes.len() > fair::SEAT_SECRET_LEN => (
+                        SecretShare::from_bytes(&ctx, &bytes[..fair::SEAT_SECRET_LEN])
+                            .map_err(|e| format!("stored key seeds: {e}"))?,
+                        dice::DiceSecret::from_bytes(&dctx, &bytes[fair::SEAT_SECRET_LEN..])
+                            .map_err(|e| format!("stored dice seed: {e}"))?,
+                    ),
+                    Some(_) => return Err("stored hand secrets are truncated".into()),
+                    None => {
+                        let (secret, _) =
+                            fair::keygen(&mut OsRng, &ctx).map_err(|e| e.to_string())?;
+                        let ds = dice::DiceSecret::generate(&mut OsRng, &dctx, DICE_SLOTS)
+                            .map_err(|e| e.to_string())?;
+                        let mut bytes = Zeroizing::new(secret.to_bytes().to_vec());
+                        bytes.extend_from_slice(&*ds.to_bytes());
+                        self.fresh_secrets = Some((h.no, bytes));
+                        (secret, ds)
+                    }
+                };
                 let body = Body::Keys {
-                    share: public.to_base64(),
+                    share: secret.public_share().to_base64(),
                     dice: hex::encode(ds.commitment().to_bytes()),
                 };
                 let h = self.hand.as_mut().expect("hand");
@@ -1879,4 +1931,52 @@ enum Disposition {
     Drop,
     Reject(Violation),
     Apply(Seat),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Deadlines;
+    use nostr_sdk::prelude::Keys;
+
+    #[test]
+    fn a_resumed_session_reproduces_its_key_share_from_the_stored_secrets() {
+        let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
+        let host = keys[0].public_key();
+        let spec = TableSpec {
+            v: VERSION,
+            game: "tolerance".into(),
+            table: hex::encode([8u8; 32]),
+            variant: crate::games::tolerance::Variant::default(),
+            seats: keys.iter().map(|k| k.public_key().to_hex()).collect(),
+            hands: Some(1),
+            deadlines: Deadlines::default(),
+            lobby: None,
+        };
+        let mut s = Session::new(spec.clone(), host, Some(1)).unwrap();
+        let (hand, secrets) = s.take_fresh_secrets().expect("hand 0 drew secrets");
+        assert_eq!(hand, 0);
+        assert!(s.take_fresh_secrets().is_none(), "handed over once");
+        let published = s.take_outbox();
+        assert!(matches!(
+            published[..],
+            [Payload {
+                body: Body::Keys { .. },
+                ..
+            }]
+        ));
+
+        let restored = BTreeMap::from([(hand, secrets)]);
+        let mut r = Session::resume(spec.clone(), host, Some(1), restored).unwrap();
+        assert!(r.take_fresh_secrets().is_none(), "nothing new to store");
+        assert_eq!(
+            r.take_outbox(),
+            published,
+            "the same commitment as before the crash"
+        );
+
+        // Without the journal a restarted client would commit to other secrets: a fork.
+        let mut fresh = Session::new(spec, host, Some(1)).unwrap();
+        assert_ne!(fresh.take_outbox(), published);
+    }
 }

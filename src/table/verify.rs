@@ -189,6 +189,7 @@ pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String>
         on_view: Some(Box::new(move |v: &crate::games::tolerance::HandView| {
             print_from(v.hand_no, &v.log, &printed2);
         })),
+        journal: None,
     })
     .await?;
     println!(

@@ -4,12 +4,17 @@
 //! Every game event is a regular (stored) event of kind [`KIND_LOG`] whose content is a
 //! [`Payload`]; it carries an `a` tag naming the table (`37767:<host>:<table id>`) so one filter
 //! fetches a table's whole log, and an `e` tag naming the chain head it builds on. The table
-//! itself is announced by an addressable event of kind [`KIND_TABLE`].
+//! itself is announced by an addressable event of kind [`KIND_TABLE`]. Variant proposals are
+//! addressable events of kind [`variant::KIND_VARIANT`].
 
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Variant};
 use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
+
+pub mod lobby;
+pub mod variant;
+pub use lobby::{Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, KIND_LOBBY};
 
 /// Addressable kind of a table announcement (`d` tag = table id).
 pub const KIND_TABLE: u16 = 37767;
@@ -76,6 +81,19 @@ pub struct TableSpec {
     /// Hands to play (`None`: until the variant's style ends the table).
     pub hands: Option<u64>,
     pub deadlines: Deadlines,
+    /// Present for tables whose players found each other in a lobby (`tolerance host`); absent
+    /// when the host seated known keys directly (`tolerance demo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lobby: Option<Lobby>,
+}
+
+impl TableSpec {
+    /// Whether the seats are fixed and the game can run.
+    pub fn is_seated(&self) -> bool {
+        self.lobby
+            .as_ref()
+            .is_none_or(|l| l.status == LobbyStatus::Seated)
+    }
 }
 
 /// A token for one deck position: `to` is the seat the card is dealt to, `None` for public.
@@ -249,10 +267,30 @@ pub fn table_event(spec: &TableSpec) -> EventBuilder {
         Kind::from(KIND_TABLE),
         serde_json::to_string(spec).expect("specs serialise"),
     )
-    .tags([
+    .tags(table_tags(spec))
+}
+
+fn table_tags(spec: &TableSpec) -> Vec<Tag> {
+    let mut tags = vec![
         Tag::identifier(spec.table.clone()),
         Tag::custom(TagKind::custom("game"), [spec.game.clone()]),
-    ])
+    ];
+    // Hashtags make open public tables findable with one relay filter.
+    if let Some(l) = &spec.lobby {
+        tags.push(Tag::hashtag(spec.game.clone()));
+        if l.public {
+            tags.push(Tag::hashtag(l.status.name()));
+        }
+        for r in &l.relays {
+            if let Ok(u) = RelayUrl::parse(r) {
+                tags.push(Tag::relay_metadata(u, None));
+            }
+        }
+        if !l.title.is_empty() {
+            tags.push(Tag::title(l.title.clone()));
+        }
+    }
+    tags
 }
 
 fn check_event(event: &Event, kind: u16) -> Result<(), WireError> {
@@ -326,6 +364,31 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     spec.variant
         .validate()
         .map_err(|e| malformed(e.to_string()))?;
+    if let Some(l) = &spec.lobby {
+        if l.min_players < 2 || l.min_players > l.max_players || l.max_players > spec.variant.seats
+        {
+            return Err(malformed(format!(
+                "lobby wants {}..={} players for a {}-seat variant",
+                l.min_players, l.max_players, spec.variant.seats
+            )));
+        }
+        if l.players.len() > l.max_players as usize {
+            return Err(malformed("more lobby players than seats".into()));
+        }
+        for p in &l.players {
+            PublicKey::from_hex(&p.pubkey)
+                .map_err(|_| malformed(format!("lobby player {} is not a public key", p.pubkey)))?;
+        }
+        if l.players.first().map(|p| p.pubkey.as_str()) != Some(event.pubkey.to_hex().as_str()) {
+            return Err(malformed("the host is not the lobby's first player".into()));
+        }
+    }
+    if !spec.is_seated() {
+        if !spec.seats.is_empty() {
+            return Err(malformed("seats are listed before the lobby closed".into()));
+        }
+        return Ok(spec);
+    }
     if spec.seats.len() < 2 || spec.seats.len() > spec.variant.seats as usize {
         return Err(malformed(format!(
             "{} seats for a {}-seat variant",
@@ -353,6 +416,7 @@ mod tests {
             seats: keys.iter().map(|k| k.public_key().to_hex()).collect(),
             hands: Some(1),
             deadlines: Deadlines::default(),
+            lobby: None,
         }
     }
 

@@ -313,8 +313,12 @@ pub fn commented_toml(v: &Variant) -> String {
             "players per 52-card deck; ceil(players / this) decks combined",
         ),
     ];
+    // Notes describe top-level keys only: a `blind` inside a blind schedule level is not the
+    // table's blind.
+    let mut top_level = true;
     for line in v.to_toml().lines() {
-        if let Some((key, _)) = line.split_once(" = ") {
+        top_level &= !line.starts_with("[[");
+        if let Some((key, _)) = line.split_once(" = ").filter(|_| top_level) {
             if let Some((_, note)) = notes.iter().find(|(k, _)| *k == key) {
                 out.push_str(&format!("# {note}\n"));
             }

@@ -1,0 +1,255 @@
+//! Feedback to the author of The Game of Tolerance: a private NIP-17 message (the default) or a
+//! public kind-1 note that mentions them. `tolerance feedback` and `tolerance variant propose`
+//! use it.
+
+use std::time::Duration;
+
+use nostr_sdk::prelude::{EventBuilder, EventId, Keys, PublicKey, RelayUrl, Tag, ToBech32};
+
+use crate::net::dm::{self, SendReport};
+use crate::net::{PoolConfig, PublishReport, RelayPool};
+
+/// The author's key. The rules invite feedback and variant ideas here: "Send feedback and view
+/// previous versions at npub140y9…h56k via NOSTR" (`../shared/rules/tolerance-v1.4.md`, the
+/// paragraphs after the standard rules and at the end).
+pub const AUTHOR_NPUB: &str = "npub140y9mz9u9cpm8y9597kdetpte5v5v62nvdzzvp78gfx2xf0x6kxqf5h56k";
+
+/// Relays used when neither `--relay` nor `relays` in `config.toml` names any: three long-running
+/// public relays that accept kind 1, 1059, 10050 and 10002 from anyone.
+pub const DEFAULT_RELAYS: [&str; 3] = [
+    "wss://relay.damus.io",
+    "wss://nos.lol",
+    "wss://relay.primal.net",
+];
+
+/// Longest message accepted. A gift wrap encrypts and base64-encodes the text twice (about ×1.8)
+/// and must stay under the 64 KiB event limit.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+
+/// How long to wait for relays' stored relay lists.
+const LOOKUP: Duration = Duration::from_secs(5);
+
+/// The message with surrounding blank space removed; an error if it is empty or too long.
+pub fn check_message(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("the message is empty: nothing sent".into());
+    }
+    if t.len() > MAX_MESSAGE_BYTES {
+        return Err(format!(
+            "the message is {} bytes, over the {MAX_MESSAGE_BYTES}-byte limit: nothing sent",
+            t.len()
+        ));
+    }
+    Ok(t.to_string())
+}
+
+/// A kind-1 note for everyone to read that mentions `to` (NIP-27 `nostr:` reference and `p` tag,
+/// so their client notifies them).
+pub fn public_note(to: &PublicKey, message: &str) -> EventBuilder {
+    let npub = to.to_bech32().expect("a public key always encodes");
+    EventBuilder::text_note(format!("{message}\n\nnostr:{npub}"))
+        .tags([Tag::public_key(*to), Tag::hashtag("tolerance")])
+}
+
+/// What sending feedback did.
+#[derive(Debug)]
+pub enum Sent {
+    /// A gift-wrapped private message.
+    Private(SendReport),
+    /// A public note, sent to our relays and the recipient's NIP-65 read relays.
+    Public {
+        note: EventId,
+        report: PublishReport,
+        /// The recipient's read relays found (empty: only ours).
+        their_relays: Vec<RelayUrl>,
+    },
+}
+
+/// Connects `keys` to `relays` for one command, with a context for the error.
+pub async fn connect(keys: Keys, relays: &[String]) -> Result<RelayPool, String> {
+    RelayPool::connect(keys, relays, PoolConfig::default())
+        .await
+        .map_err(|e| format!("cannot reach the relays: {e}"))
+}
+
+/// Sends `message` from `pool`'s key to `to`: privately unless `public`.
+pub async fn send(
+    pool: &RelayPool,
+    to: &PublicKey,
+    message: &str,
+    public: bool,
+    tags: Vec<Tag>,
+) -> Result<Sent, String> {
+    let message = check_message(message)?;
+    if public {
+        let lists = dm::lookup_relays(pool, to, LOOKUP)
+            .await
+            .map_err(|e| e.to_string())?;
+        let event = pool
+            .sign(public_note(to, &message).tags(tags))
+            .map_err(|e| e.to_string())?;
+        let report = dm::publish_to(
+            pool,
+            &lists.read[..lists.read.len().min(dm::MAX_LISTED_RELAYS)],
+            &event,
+        )
+        .await
+        .map_err(|e| format!("the note was not published: {e}"))?;
+        return Ok(Sent::Public {
+            note: event.id,
+            report,
+            their_relays: lists.read,
+        });
+    }
+    dm::send_private(pool, to, &message, tags, LOOKUP)
+        .await
+        .map(Sent::Private)
+        .map_err(|e| format!("the message was not delivered: {e}"))
+}
+
+/// Text written in `editor` (a shell command line such as `vi` or `code -w`, given the file as
+/// its last argument), without the lines starting with `#`.
+pub fn compose_in_editor(editor: &str) -> Result<String, String> {
+    let path = std::env::temp_dir().join(format!(
+        "tolerance-feedback-{}-{}.txt",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::write(
+        &path,
+        "\n# Write your feedback or variant idea above. Lines starting with # are left out.\n\
+         # It goes to the author as a private Nostr message; an empty message sends nothing.\n",
+    )
+    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status();
+    let text = std::fs::read_to_string(&path);
+    let _ = std::fs::remove_file(&path);
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            return Err(format!(
+                "the editor `{editor}` exited with {s}: nothing sent"
+            ))
+        }
+        Err(e) => return Err(format!("cannot run the editor `{editor}`: {e}")),
+    }
+    let text = text.map_err(|e| format!("cannot read back {}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// Lines for the person: which relays took it, which did not and why.
+pub fn report_lines(sent: &Sent) -> Vec<String> {
+    let npub = |k: &PublicKey| k.to_bech32().expect("a public key always encodes");
+    let mut out = Vec::new();
+    let relays = |out: &mut Vec<String>, r: &PublishReport| {
+        for url in &r.accepted {
+            out.push(format!("  accepted by {url}"));
+        }
+        for (url, why) in &r.rejected {
+            out.push(format!("  NOT accepted by {url}: {why}"));
+        }
+    };
+    match sent {
+        Sent::Private(r) => {
+            out.push(format!(
+                "sent privately (NIP-17 gift wrap) to {}",
+                npub(&r.recipient)
+            ));
+            let theirs = r.recipient_relays.for_messages();
+            if theirs.is_empty() {
+                out.push(
+                    "  they published no inbox relays (kind 10050/10002) on these relays: \
+                     sent to yours"
+                        .into(),
+                );
+            } else {
+                let list: Vec<String> = theirs.iter().map(|u| u.to_string()).collect();
+                out.push(format!("  their inbox relays: {}", list.join(", ")));
+            }
+            relays(&mut out, &r.delivered);
+            match &r.own_copy {
+                Ok(c) => out.push(format!(
+                    "  your copy (for your history) kept by {} relay(s)",
+                    c.accepted.len()
+                )),
+                Err(e) => out.push(format!("  your own copy was not stored: {e}")),
+            }
+        }
+        Sent::Public {
+            note,
+            report,
+            their_relays,
+        } => {
+            out.push(format!(
+                "published a public note {} mentioning {}",
+                note.to_bech32().expect("an event id always encodes"),
+                report_mention(their_relays)
+            ));
+            relays(&mut out, report);
+        }
+    }
+    out
+}
+
+fn report_mention(their_relays: &[RelayUrl]) -> String {
+    if their_relays.is_empty() {
+        "the recipient".into()
+    } else {
+        format!(
+            "the recipient (also sent to their {} read relay(s))",
+            their_relays.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nostr_sdk::prelude::{Kind, PublicKey};
+
+    #[test]
+    fn the_author_key_is_a_valid_npub() {
+        let k = PublicKey::parse(AUTHOR_NPUB).unwrap();
+        assert_eq!(k.to_bech32().unwrap(), AUTHOR_NPUB);
+    }
+
+    #[test]
+    fn messages_are_checked() {
+        assert_eq!(check_message("  hi \n").unwrap(), "hi");
+        assert!(check_message(" \n ").unwrap_err().contains("empty"));
+        let long = "x".repeat(MAX_MESSAGE_BYTES + 1);
+        assert!(check_message(&long).unwrap_err().contains("limit"));
+    }
+
+    #[test]
+    fn the_editor_text_comes_back_without_comments() {
+        let text = compose_in_editor("printf 'more blinds please\\n# not this\\n' >>").unwrap();
+        assert_eq!(check_message(&text).unwrap(), "more blinds please");
+        let e = compose_in_editor("false").unwrap_err();
+        assert!(e.contains("exited"), "{e}");
+    }
+
+    #[test]
+    fn a_public_note_mentions_the_recipient() {
+        let to = Keys::generate().public_key();
+        let e = public_note(&to, "nice game")
+            .sign_with_keys(&Keys::generate())
+            .unwrap();
+        assert_eq!(e.kind, Kind::TextNote);
+        assert!(e.content.starts_with("nice game"));
+        assert!(e
+            .content
+            .contains(&format!("nostr:{}", to.to_bech32().unwrap())));
+        assert_eq!(e.tags.public_keys().collect::<Vec<_>>(), vec![&to]);
+    }
+}

@@ -1,0 +1,641 @@
+//! Private messages between Nostr keys: NIP-17 chat messages, gift-wrapped (NIP-59) and encrypted
+//! (NIP-44) by nostr-sdk.
+//!
+//! A message is an unsigned kind-14 *rumor* written by the sender, sealed (kind 13, signed by the
+//! sender, encrypted to the recipient) and wrapped (kind 1059, signed by a one-time key, `p`-tagged
+//! with the recipient). Relays see neither the sender nor the text.
+//!
+//! What this module decides (and why):
+//! - **Where to send.** To the recipient's NIP-17 inbox relays (kind 10050) when they published
+//!   some, else to their NIP-65 read relays (kind 10002, `read` or unmarked), *and* always to the
+//!   sender's own relays: a recipient who never published a list can still find the message on
+//!   relays the sender and recipient share, and the sender's relays are where a reply is looked
+//!   for. At most [`MAX_LISTED_RELAYS`] relays are taken from someone else's list, so a hostile
+//!   list cannot make us open hundreds of connections.
+//! - **The sender's copy.** The same rumor is also wrapped to the sender and sent to the sender's
+//!   inbox relays and own relays, as NIP-17 recommends, so it appears in the sender's history on
+//!   any client. Failing to store that copy does not fail the send; it is reported.
+//! - **Authenticating the sender.** The seal is signed by the sender and the rumor carries an
+//!   author; [`unwrap`] refuses a message whose seal signer differs from the rumor's author
+//!   ([`DmError::ForgedSender`]) and one whose rumor id does not match its content. The wrap's
+//!   own signer is a throwaway key and says nothing about the sender.
+//! - **Lists.** Kinds 10050 and 10002 are replaceable: the newest event wins (ties: lowest id,
+//!   NIP-01).
+//!
+//! To receive live (e.g. table invitations), subscribe with [`inbox_filter`] on a
+//! [`RelayPool`] and pass each event to [`unwrap`]; [`fetch_inbox`] does the same for stored ones.
+
+use std::time::Duration;
+
+use nostr_sdk::nips::nip59::{self, UnwrappedGift};
+use nostr_sdk::prelude::{
+    Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, RelayMetadata, RelayUrl, Tag,
+    TagStandard, Tags, Timestamp, UnsignedEvent,
+};
+
+use super::pool::{PublishReport, RelayPool};
+use super::NetError;
+
+/// Most relays taken from someone else's relay list.
+pub const MAX_LISTED_RELAYS: usize = 8;
+
+/// What went wrong sending or reading a private message.
+#[derive(Debug, thiserror::Error)]
+pub enum DmError {
+    /// Talking to relays failed (unreachable, nothing accepted, …).
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The seal or wrap could not be made.
+    #[error("cannot build the private message: {0}")]
+    Build(String),
+    /// The seal is signed by another key than the one the message claims as its author.
+    #[error(
+        "gift wrap {wrap}: the seal is signed by {seal_signer} but the message claims to be from \
+         {claimed}: refused as a forged sender"
+    )]
+    ForgedSender {
+        /// The kind-1059 event.
+        wrap: EventId,
+        /// Who actually signed the seal.
+        seal_signer: PublicKey,
+        /// The rumor's `pubkey`.
+        claimed: PublicKey,
+    },
+    /// The rumor's id is not the hash of its content.
+    #[error("gift wrap {wrap}: the message's id does not match its content")]
+    BadRumorId {
+        /// The kind-1059 event.
+        wrap: EventId,
+    },
+    /// The wrap cannot be opened with this key (addressed to someone else, or malformed).
+    #[error("gift wrap {wrap} cannot be opened with this key: {reason}")]
+    Unwrap {
+        /// The kind-1059 event.
+        wrap: EventId,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// Someone's published relay lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RelayLists {
+    /// NIP-17 inbox relays (kind 10050): where they read private messages.
+    pub inbox: Vec<RelayUrl>,
+    /// NIP-65 relays they read from (kind 10002, marked `read` or unmarked).
+    pub read: Vec<RelayUrl>,
+}
+
+impl RelayLists {
+    /// Where private messages for this key belong: the inbox relays if any were published, else
+    /// the NIP-65 read relays; at most [`MAX_LISTED_RELAYS`].
+    pub fn for_messages(&self) -> &[RelayUrl] {
+        let list = if self.inbox.is_empty() {
+            &self.read
+        } else {
+            &self.inbox
+        };
+        &list[..list.len().min(MAX_LISTED_RELAYS)]
+    }
+}
+
+/// The relay lists `who` published, as found on `pool`'s relays (empty lists when none).
+pub async fn lookup_relays(
+    pool: &RelayPool,
+    who: &PublicKey,
+    timeout: Duration,
+) -> Result<RelayLists, DmError> {
+    let events = pool
+        .fetch(
+            vec![Filter::new()
+                .author(*who)
+                .kinds([Kind::InboxRelays, Kind::RelayList])],
+            timeout,
+        )
+        .await?;
+    let newest = |kind: Kind| {
+        events
+            .iter()
+            .filter(|e| e.kind == kind && e.pubkey == *who)
+            .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
+    };
+    let mut lists = RelayLists::default();
+    if let Some(e) = newest(Kind::InboxRelays) {
+        for url in nostr_sdk::nips::nip17::extract_relay_list(e) {
+            push_unique(&mut lists.inbox, url.clone());
+        }
+    }
+    if let Some(e) = newest(Kind::RelayList) {
+        for (url, marker) in nostr_sdk::nips::nip65::extract_relay_list(e) {
+            if *marker != Some(RelayMetadata::Write) {
+                push_unique(&mut lists.read, url.clone());
+            }
+        }
+    }
+    Ok(lists)
+}
+
+/// The kind-10050 event listing `relays` as this key's inbox for private messages (unsigned).
+pub fn inbox_relays_event(relays: &[RelayUrl]) -> EventBuilder {
+    EventBuilder::new(Kind::InboxRelays, "").tags(relays.iter().cloned().map(Tag::relay))
+}
+
+/// Publishes `relays` as the pool's key's NIP-17 inbox (kind 10050) on the pool's relays.
+pub async fn publish_inbox_relays(
+    pool: &RelayPool,
+    relays: &[RelayUrl],
+) -> Result<PublishReport, DmError> {
+    let event = pool.sign(inbox_relays_event(relays))?;
+    Ok(pool.publish(&event).await?)
+}
+
+/// A NIP-14 `subject` tag for a message.
+pub fn subject(text: impl Into<String>) -> Tag {
+    Tag::from_standardized(TagStandard::Subject(text.into()))
+}
+
+/// One message sealed and wrapped twice: for its recipient and for its sender's history.
+#[derive(Debug, Clone)]
+pub struct Wrapped {
+    /// The kind-14 rumor, id set.
+    pub rumor: UnsignedEvent,
+    /// Kind 1059 addressed to the recipient.
+    pub for_recipient: Event,
+    /// Kind 1059 addressed to the sender (same rumor).
+    pub for_sender: Event,
+}
+
+/// Seals and wraps `content` from `keys` to `to`, with `tags` (e.g. [`subject`], an `a` tag)
+/// added to the rumor after the recipient's `p` tag.
+pub async fn wrap_message(
+    keys: &Keys,
+    to: &PublicKey,
+    content: &str,
+    tags: Vec<Tag>,
+) -> Result<Wrapped, DmError> {
+    let mut rumor = EventBuilder::private_msg_rumor(*to, content)
+        .tags(tags)
+        .build(keys.public_key());
+    // One id for both copies: the sender's history and the recipient's inbox name the same
+    // message.
+    rumor.ensure_id();
+    let build = |e: nostr_sdk::event::builder::Error| DmError::Build(e.to_string());
+    let for_recipient = EventBuilder::gift_wrap(keys, to, rumor.clone(), [])
+        .await
+        .map_err(build)?;
+    let for_sender = EventBuilder::gift_wrap(keys, &keys.public_key(), rumor.clone(), [])
+        .await
+        .map_err(build)?;
+    Ok(Wrapped {
+        rumor,
+        for_recipient,
+        for_sender,
+    })
+}
+
+/// What [`send_private`] did.
+#[derive(Debug)]
+pub struct SendReport {
+    /// The rumor's id (the same in both copies).
+    pub message_id: EventId,
+    pub recipient: PublicKey,
+    /// The recipient's relay lists as found on the sender's relays.
+    pub recipient_relays: RelayLists,
+    /// Where the recipient's copy was sent and which relays took it.
+    pub delivered: PublishReport,
+    /// The sender's own copy (for their history); an error here does not fail the send.
+    pub own_copy: Result<PublishReport, String>,
+}
+
+/// Sends `content` privately from `pool`'s key to `to`: to the recipient's inbox (or NIP-65
+/// read) relays found on `pool`'s relays, plus `pool`'s relays; a copy to the sender's own inbox.
+/// Fails if no relay took the recipient's copy; the report names every relay and its answer.
+pub async fn send_private(
+    pool: &RelayPool,
+    to: &PublicKey,
+    content: &str,
+    tags: Vec<Tag>,
+    lookup_timeout: Duration,
+) -> Result<SendReport, DmError> {
+    let me = pool.public_key();
+    let recipient_relays = lookup_relays(pool, to, lookup_timeout).await?;
+    let mine = if me == *to {
+        recipient_relays.clone()
+    } else {
+        lookup_relays(pool, &me, lookup_timeout).await?
+    };
+    let wrapped = wrap_message(pool.keys(), to, content, tags).await?;
+    let delivered = publish_to(
+        pool,
+        recipient_relays.for_messages(),
+        &wrapped.for_recipient,
+    )
+    .await
+    .map_err(DmError::Net)?;
+    let own_copy = publish_to(pool, mine.for_messages(), &wrapped.for_sender)
+        .await
+        .map_err(|e| e.to_string());
+    Ok(SendReport {
+        message_id: wrapped.rumor.id.expect("ensure_id set it"),
+        recipient: *to,
+        recipient_relays,
+        delivered,
+        own_copy,
+    })
+}
+
+/// Publishes `event` on `pool`'s relays and on `extra` relays outside the pool (connected for
+/// this event only). An unreachable extra relay is reported as rejected, not an error. Fails
+/// with [`NetError::NotAccepted`] if no relay at all took the event.
+pub async fn publish_to(
+    pool: &RelayPool,
+    extra: &[RelayUrl],
+    event: &Event,
+) -> Result<PublishReport, NetError> {
+    let mut report = PublishReport {
+        event_id: event.id,
+        accepted: Vec::new(),
+        rejected: Vec::new(),
+    };
+    merge(&mut report, pool.publish(event).await)?;
+    let outside: Vec<RelayUrl> = extra
+        .iter()
+        .filter(|u| !pool.relays().contains(u))
+        .cloned()
+        .collect();
+    if !outside.is_empty() {
+        match RelayPool::connect(
+            pool.keys().clone(),
+            outside.iter().map(|u| u.as_str()),
+            pool.config().clone(),
+        )
+        .await
+        {
+            Ok(side) => {
+                let result = side.publish(event).await;
+                side.shutdown().await;
+                merge(&mut report, result)?;
+            }
+            Err(e) => merge(&mut report, Err(e))?,
+        }
+    }
+    if report.accepted.is_empty() {
+        return Err(NetError::NotAccepted {
+            event_id: report.event_id,
+            rejected: report.rejected,
+        });
+    }
+    Ok(report)
+}
+
+/// Folds one publish attempt into `report`; per-relay failures become rejections, anything
+/// else is an error.
+fn merge(
+    report: &mut PublishReport,
+    result: Result<PublishReport, NetError>,
+) -> Result<(), NetError> {
+    match result {
+        Ok(r) => {
+            report.accepted.extend(r.accepted);
+            report.rejected.extend(r.rejected);
+        }
+        Err(NetError::NotAccepted { rejected, .. }) => report.rejected.extend(rejected),
+        Err(NetError::Unreachable { relays }) => report.rejected.extend(relays),
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+/// A private message, opened and authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrivateMessage {
+    /// The kind-1059 event it came in.
+    pub wrap_id: EventId,
+    /// The rumor's id, the same in the recipient's and the sender's copy.
+    pub id: EventId,
+    /// The author, authenticated: the seal's signer, equal to the rumor's author.
+    pub sender: PublicKey,
+    /// The rumor's kind (14 for a NIP-17 chat message).
+    pub kind: Kind,
+    /// When the sender wrote it (the wrap's own time is randomised).
+    pub created_at: Timestamp,
+    pub content: String,
+    /// The rumor's tags (`p` recipients, `subject`, `a`, …).
+    pub tags: Tags,
+}
+
+impl PrivateMessage {
+    /// The keys the message is addressed to (its `p` tags).
+    pub fn recipients(&self) -> Vec<PublicKey> {
+        self.tags.public_keys().copied().collect()
+    }
+
+    /// The NIP-14 subject, if any.
+    pub fn subject(&self) -> Option<&str> {
+        self.tags.iter().find_map(|t| match t.as_standardized() {
+            Some(TagStandard::Subject(s)) => Some(s.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// Opens a gift wrap addressed to `keys`, checking that the seal's signer wrote the rumor.
+pub async fn unwrap(keys: &Keys, wrap: &Event) -> Result<PrivateMessage, DmError> {
+    let gift = match UnwrappedGift::from_gift_wrap(keys, wrap).await {
+        Ok(gift) => gift,
+        Err(nip59::Error::SenderMismatch) => return Err(forged(keys, wrap).await),
+        Err(e) => {
+            return Err(DmError::Unwrap {
+                wrap: wrap.id,
+                reason: e.to_string(),
+            })
+        }
+    };
+    let rumor = gift.rumor;
+    if rumor.verify_id().is_err() {
+        return Err(DmError::BadRumorId { wrap: wrap.id });
+    }
+    let mut id_source = rumor.clone();
+    Ok(PrivateMessage {
+        wrap_id: wrap.id,
+        id: id_source.id(),
+        sender: gift.sender,
+        kind: rumor.kind,
+        created_at: rumor.created_at,
+        content: rumor.content,
+        tags: rumor.tags,
+    })
+}
+
+/// The error for a seal whose signer is not the rumor's author, naming both keys. nostr-sdk
+/// reports only that they differ; the two layers are opened again (with its NIP-44) to name them.
+async fn forged(keys: &Keys, wrap: &Event) -> DmError {
+    use nostr_sdk::prelude::{JsonUtil, NostrSigner};
+    async fn open(keys: &Keys, wrap: &Event) -> Option<(PublicKey, PublicKey)> {
+        let seal = keys.nip44_decrypt(&wrap.pubkey, &wrap.content).await.ok()?;
+        let seal = Event::from_json(seal).ok()?;
+        let rumor = keys.nip44_decrypt(&seal.pubkey, &seal.content).await.ok()?;
+        let rumor = UnsignedEvent::from_json(rumor).ok()?;
+        Some((seal.pubkey, rumor.pubkey))
+    }
+    match open(keys, wrap).await {
+        Some((seal_signer, claimed)) => DmError::ForgedSender {
+            wrap: wrap.id,
+            seal_signer,
+            claimed,
+        },
+        None => DmError::Unwrap {
+            wrap: wrap.id,
+            reason: "sender public key mismatch".into(),
+        },
+    }
+}
+
+/// Filter for gift wraps addressed to `me`.
+pub fn inbox_filter(me: &PublicKey) -> Filter {
+    Filter::new().kind(Kind::GiftWrap).pubkey(*me)
+}
+
+/// What [`fetch_inbox`] found.
+#[derive(Debug, Default)]
+pub struct Inbox {
+    /// Opened and authenticated messages, each once (by rumor id), oldest first.
+    pub messages: Vec<PrivateMessage>,
+    /// Wraps addressed to us that were refused, and why.
+    pub refused: Vec<DmError>,
+}
+
+/// Every private message addressed to `pool`'s key stored on its relays (including the copies
+/// of messages it sent).
+pub async fn fetch_inbox(pool: &RelayPool, timeout: Duration) -> Result<Inbox, DmError> {
+    let wraps = pool
+        .fetch(vec![inbox_filter(&pool.public_key())], timeout)
+        .await?;
+    let mut inbox = Inbox::default();
+    for wrap in &wraps {
+        match unwrap(pool.keys(), wrap).await {
+            Ok(m) => {
+                if !inbox.messages.iter().any(|known| known.id == m.id) {
+                    inbox.messages.push(m);
+                }
+            }
+            Err(e) => inbox.refused.push(e),
+        }
+    }
+    inbox.messages.sort_by_key(|m| (m.created_at, m.id));
+    Ok(inbox)
+}
+
+fn push_unique(list: &mut Vec<RelayUrl>, url: RelayUrl) {
+    if !list.contains(&url) {
+        list.push(url);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig};
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    async fn relay() -> EmbeddedRelay {
+        EmbeddedRelay::start(EmbeddedRelayConfig::default())
+            .await
+            .expect("embedded relay starts")
+    }
+
+    async fn pool(keys: &Keys, relays: &[&EmbeddedRelay]) -> RelayPool {
+        RelayPool::connect(
+            keys.clone(),
+            relays.iter().map(|r| r.url().to_string()),
+            PoolConfig::default(),
+        )
+        .await
+        .expect("pool connects")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_message_reaches_the_inbox_relay_and_the_sender_keeps_a_copy() {
+        let shared = relay().await;
+        let inbox = relay().await;
+        let author = Keys::generate();
+        let player = Keys::generate();
+
+        // The recipient announces, on a relay both use, that it reads messages elsewhere.
+        let author_on_shared = pool(&author, &[&shared]).await;
+        publish_inbox_relays(&author_on_shared, std::slice::from_ref(inbox.url()))
+            .await
+            .unwrap();
+
+        let player_pool = pool(&player, &[&shared]).await;
+        let report = send_private(
+            &player_pool,
+            &author.public_key(),
+            "Super Ace should also work with a d12",
+            vec![subject("variant idea")],
+            WAIT,
+        )
+        .await
+        .unwrap();
+        assert_eq!(report.recipient_relays.inbox, vec![inbox.url().clone()]);
+        assert!(report.delivered.accepted.contains(inbox.url()));
+        assert!(report.delivered.accepted.contains(shared.url()));
+        assert!(report.delivered.rejected.is_empty(), "{report:?}");
+        assert!(report.own_copy.is_ok(), "{report:?}");
+
+        // The recipient reads its inbox relay only: the message is there, its sender proven.
+        let author_on_inbox = pool(&author, &[&inbox]).await;
+        let got = fetch_inbox(&author_on_inbox, WAIT).await.unwrap();
+        assert!(got.refused.is_empty(), "{:?}", got.refused);
+        assert_eq!(got.messages.len(), 1);
+        let m = &got.messages[0];
+        assert_eq!(m.sender, player.public_key());
+        assert_eq!(m.kind, Kind::PrivateDirectMessage);
+        assert_eq!(m.content, "Super Ace should also work with a d12");
+        assert_eq!(m.subject(), Some("variant idea"));
+        assert_eq!(m.recipients(), vec![author.public_key()]);
+        assert_eq!(m.id, report.message_id);
+
+        // The sender's own copy names the same message and its recipient.
+        let mine = fetch_inbox(&player_pool, WAIT).await.unwrap();
+        assert_eq!(mine.messages.len(), 1);
+        assert_eq!(mine.messages[0].id, report.message_id);
+        assert_eq!(mine.messages[0].sender, player.public_key());
+        assert_eq!(mine.messages[0].recipients(), vec![author.public_key()]);
+
+        // Relays see a throwaway signer and a randomised time, not the sender.
+        let wraps = author_on_inbox
+            .fetch(vec![inbox_filter(&author.public_key())], WAIT)
+            .await
+            .unwrap();
+        assert_eq!(wraps.len(), 1);
+        assert_ne!(wraps[0].pubkey, player.public_key());
+        assert!(!wraps[0].content.contains("d12"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn relay_lists_fall_back_to_nip65_read_relays_and_take_the_newest() {
+        let shared = relay().await;
+        let someone = Keys::generate();
+        let p = pool(&someone, &[&shared]).await;
+        let read = RelayUrl::parse("wss://read.example.org").unwrap();
+        let write = RelayUrl::parse("wss://write.example.org").unwrap();
+        let both = RelayUrl::parse("wss://both.example.org").unwrap();
+        let list = EventBuilder::relay_list([
+            (read.clone(), Some(RelayMetadata::Read)),
+            (write, Some(RelayMetadata::Write)),
+            (both.clone(), None),
+        ]);
+        p.publish(&p.sign(list).unwrap()).await.unwrap();
+
+        let lists = lookup_relays(&p, &someone.public_key(), WAIT)
+            .await
+            .unwrap();
+        assert!(lists.inbox.is_empty());
+        assert_eq!(lists.read, vec![read.clone(), both.clone()]);
+        assert_eq!(lists.for_messages(), &[read.clone(), both][..]);
+
+        // A newer inbox list replaces an older one and takes precedence over NIP-65.
+        let old = RelayUrl::parse("wss://old.example.org").unwrap();
+        let new = RelayUrl::parse("wss://new.example.org").unwrap();
+        let older = inbox_relays_event(std::slice::from_ref(&old))
+            .custom_created_at(Timestamp::from_secs(Timestamp::now().as_secs() - 100));
+        p.publish(&p.sign(older).unwrap()).await.unwrap();
+        p.publish(
+            &p.sign(inbox_relays_event(std::slice::from_ref(&new)))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+        let lists = lookup_relays(&p, &someone.public_key(), WAIT)
+            .await
+            .unwrap();
+        assert_eq!(lists.inbox, vec![new.clone()]);
+        assert_eq!(lists.for_messages(), &[new][..]);
+
+        // Nobody's lists: nothing found, no error.
+        let none = lookup_relays(&p, &Keys::generate().public_key(), WAIT)
+            .await
+            .unwrap();
+        assert_eq!(none, RelayLists::default());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dead_inbox_relay_is_reported_and_the_shared_relay_still_takes_the_message() {
+        let shared = relay().await;
+        let author = Keys::generate();
+        let dead = RelayUrl::parse("ws://127.0.0.1:9").unwrap();
+        let a = pool(&author, &[&shared]).await;
+        publish_inbox_relays(&a, std::slice::from_ref(&dead))
+            .await
+            .unwrap();
+        let player = pool(&Keys::generate(), &[&shared]).await;
+        let report = send_private(&player, &author.public_key(), "hello", Vec::new(), WAIT)
+            .await
+            .unwrap();
+        assert_eq!(report.delivered.accepted, vec![shared.url().clone()]);
+        assert_eq!(report.delivered.rejected.len(), 1);
+        assert_eq!(report.delivered.rejected[0].0, dead);
+        let got = fetch_inbox(&a, WAIT).await.unwrap();
+        assert_eq!(got.messages.len(), 1);
+        assert_eq!(got.messages[0].content, "hello");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_forged_sender_and_a_wrap_for_someone_else_are_refused() {
+        let shared = relay().await;
+        let author = Keys::generate();
+        let impostor = Keys::generate();
+        let victim = Keys::generate();
+
+        // The rumor claims the victim wrote it, but the impostor signs the seal.
+        let rumor = EventBuilder::private_msg_rumor(author.public_key(), "I concede the pot")
+            .build(victim.public_key());
+        let seal = nip59::make_seal(&impostor, &author.public_key(), rumor)
+            .await
+            .unwrap()
+            .sign_with_keys(&impostor)
+            .unwrap();
+        let forged_wrap =
+            EventBuilder::gift_wrap_from_seal(&author.public_key(), &seal, []).unwrap();
+        match unwrap(&author, &forged_wrap).await {
+            Err(DmError::ForgedSender {
+                seal_signer,
+                claimed,
+                ..
+            }) => {
+                assert_eq!(seal_signer, impostor.public_key());
+                assert_eq!(claimed, victim.public_key());
+            }
+            other => panic!("forged sender accepted or misreported: {other:?}"),
+        }
+
+        // A genuine message opens only with its recipient's key.
+        let genuine = wrap_message(&victim, &author.public_key(), "hi", Vec::new())
+            .await
+            .unwrap();
+        assert!(matches!(
+            unwrap(&impostor, &genuine.for_recipient).await,
+            Err(DmError::Unwrap { .. })
+        ));
+        assert_eq!(
+            unwrap(&author, &genuine.for_recipient)
+                .await
+                .unwrap()
+                .sender,
+            victim.public_key()
+        );
+
+        // Fetched together, the forged one is listed as refused and the genuine one read.
+        let p = pool(&author, &[&shared]).await;
+        p.publish(&forged_wrap).await.unwrap();
+        p.publish(&genuine.for_recipient).await.unwrap();
+        let got = fetch_inbox(&p, WAIT).await.unwrap();
+        assert_eq!(got.messages.len(), 1);
+        assert_eq!(got.messages[0].content, "hi");
+        assert_eq!(got.refused.len(), 1);
+        let why = got.refused[0].to_string();
+        assert!(why.contains("forged sender"), "{why}");
+    }
+}

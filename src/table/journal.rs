@@ -1,0 +1,390 @@
+//! A client's local record of one table, so a crashed client can resume the same hand.
+//!
+//! Two rules make a restart safe:
+//! - **Secrets before anything that depends on them.** A hand's key-share and dice seeds are
+//!   written (encrypted, fsynced, atomically renamed) before the key-share event that commits
+//!   to them is published. A restarted client reloads them, so it can still open its cards,
+//!   decrypt tokens for others and reveal its dice.
+//! - **Never sign twice.** Every event this client signs is appended (fsynced) before it is
+//!   published. When the restarted session produces a step it already signed, the runner
+//!   republishes the recorded event instead of signing a new one, which other clients would
+//!   rightly treat as a fork.
+//!
+//! Other players' events are recorded too, so a resumed session replays the table without
+//! waiting for the relays. Secrets are sealed with ChaCha20-Poly1305 under a key derived
+//! (HKDF-SHA256) from the player's Nostr secret key and bound to the table and hand.
+
+use crate::wire::{self, Body, Payload};
+use ::hkdf::Hkdf;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload as AeadPayload};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use nostr_sdk::prelude::*;
+use rand::rngs::OsRng;
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use zeroize::Zeroizing;
+
+/// What `tolerance resume` needs to rejoin a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableMeta {
+    pub table: String,
+    /// Host public key, hex.
+    pub host: String,
+    pub relays: Vec<String>,
+    pub naddr: String,
+    /// This client's public key, hex.
+    pub me: String,
+    /// Whether a bot plays this seat (`--auto`).
+    pub auto: bool,
+    pub finished: bool,
+}
+
+/// The key under which a step's own event is unique (the same key fork detection uses).
+pub type SignedKey = (u64, u32, &'static str);
+
+/// Which own events are unique per step. Votes and evidence may be repeated.
+pub fn signed_key(p: &Payload) -> Option<SignedKey> {
+    match p.body {
+        Body::Vote { .. } | Body::Evidence { .. } => None,
+        _ => Some((p.hand, p.step, p.body.name())),
+    }
+}
+
+pub struct Journal {
+    dir: PathBuf,
+    table: String,
+    key: Zeroizing<[u8; 32]>,
+    log: File,
+    events: Vec<Event>,
+    seen: HashSet<EventId>,
+    /// Own signed events by step key.
+    signed: HashMap<SignedKey, Event>,
+    me: PublicKey,
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("{}: {e}", path.display())
+}
+
+/// Directory holding every table journal.
+pub fn tables_dir(home: &Path) -> PathBuf {
+    home.join("tables")
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp).map_err(io_err(&tmp))?;
+        f.write_all(bytes).map_err(io_err(&tmp))?;
+        f.sync_all().map_err(io_err(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(io_err(path))?;
+    // The rename itself must survive a crash too.
+    if let Some(parent) = path.parent() {
+        if let Ok(d) = File::open(parent) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+impl Journal {
+    /// Opens (creating if needed) the journal of `table` for `keys`, loading what it holds.
+    pub fn open(home: &Path, keys: &Keys, table: &str) -> Result<Journal, String> {
+        if table.len() != 64 || hex::decode(table).is_err() {
+            return Err(format!("'{table}' is not a table id"));
+        }
+        let dir = tables_dir(home).join(table);
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        let hk = Hkdf::<Sha256>::new(
+            Some(b"tolerance/journal/v1"),
+            keys.secret_key().as_secret_bytes(),
+        );
+        let mut key = Zeroizing::new([0u8; 32]);
+        hk.expand(table.as_bytes(), &mut *key)
+            .expect("32 bytes is a valid HKDF output length");
+        let path = dir.join("events.jsonl");
+        let mut events = Vec::new();
+        let mut seen = HashSet::new();
+        let mut signed = HashMap::new();
+        let me = keys.public_key();
+        if let Ok(f) = File::open(&path) {
+            for line in BufReader::new(f).lines() {
+                let line = line.map_err(io_err(&path))?;
+                // A crash can cut the last line short; everything before it is whole.
+                let Ok(ev) = Event::from_json(&line) else {
+                    continue;
+                };
+                if ev.verify().is_err() || !seen.insert(ev.id) {
+                    continue;
+                }
+                if ev.pubkey == me {
+                    if let Ok(p) = wire::parse_log(&ev, table) {
+                        if let Some(k) = signed_key(&p) {
+                            signed.insert(k, ev.clone());
+                        }
+                    }
+                }
+                events.push(ev);
+            }
+        }
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        Ok(Journal {
+            dir,
+            table: table.to_string(),
+            key,
+            log,
+            events,
+            seen,
+            signed,
+            me,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every recorded event, in the order this client handled them.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Own events, in order (to republish after a restart).
+    pub fn own_events(&self) -> Vec<Event> {
+        self.events
+            .iter()
+            .filter(|e| e.pubkey == self.me)
+            .cloned()
+            .collect()
+    }
+
+    /// The event this client already signed for a step, if any.
+    pub fn signed(&self, key: &SignedKey) -> Option<&Event> {
+        self.signed.get(key)
+    }
+
+    /// Appends an event. Own events are fsynced: they must be on disk before they are
+    /// published.
+    pub fn record(&mut self, ev: &Event) -> Result<(), String> {
+        if !self.seen.insert(ev.id) {
+            return Ok(());
+        }
+        let path = self.dir.join("events.jsonl");
+        writeln!(self.log, "{}", ev.as_json()).map_err(io_err(&path))?;
+        if ev.pubkey == self.me {
+            self.log.sync_data().map_err(io_err(&path))?;
+            if let Ok(p) = wire::parse_log(ev, &self.table) {
+                if let Some(k) = signed_key(&p) {
+                    self.signed.entry(k).or_insert_with(|| ev.clone());
+                }
+            }
+        }
+        self.events.push(ev.clone());
+        Ok(())
+    }
+
+    fn aad(&self, hand: u64) -> Vec<u8> {
+        let mut aad = b"tolerance/secrets/v1".to_vec();
+        aad.extend_from_slice(self.table.as_bytes());
+        aad.extend_from_slice(&hand.to_be_bytes());
+        aad
+    }
+
+    /// Seals and stores one hand's secrets (replacing nothing: a hand's secrets never change).
+    pub fn save_secrets(&self, hand: u64, secrets: &[u8]) -> Result<(), String> {
+        let path = self.dir.join(format!("secrets-{hand}.bin"));
+        if path.exists() {
+            return Ok(());
+        }
+        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
+        let mut nonce = [0u8; 12];
+        OsRng.fill_bytes(&mut nonce);
+        let ct = cipher
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                AeadPayload {
+                    msg: secrets,
+                    aad: &self.aad(hand),
+                },
+            )
+            .map_err(|_| "sealing the hand secrets failed".to_string())?;
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&ct);
+        write_atomic(&path, &out)
+    }
+
+    /// Every stored hand's secrets, opened. A file that does not open under this key is an
+    /// error naming it: playing on without it could forfeit the hand.
+    pub fn load_secrets(&self) -> Result<BTreeMap<u64, Zeroizing<Vec<u8>>>, String> {
+        let mut out = BTreeMap::new();
+        let rd = std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))?;
+        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
+        for entry in rd.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(hand) = name
+                .strip_prefix("secrets-")
+                .and_then(|r| r.strip_suffix(".bin"))
+                .and_then(|h| h.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let path = entry.path();
+            let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+            if bytes.len() < 12 + 16 {
+                return Err(format!(
+                    "{}: too short to hold sealed secrets",
+                    path.display()
+                ));
+            }
+            let pt = cipher
+                .decrypt(
+                    Nonce::from_slice(&bytes[..12]),
+                    AeadPayload {
+                        msg: &bytes[12..],
+                        aad: &self.aad(hand),
+                    },
+                )
+                .map_err(|_| {
+                    format!(
+                        "{} does not open with this identity's key (another key, or damaged)",
+                        path.display()
+                    )
+                })?;
+            out.insert(hand, Zeroizing::new(pt));
+        }
+        Ok(out)
+    }
+
+    pub fn write_meta(&self, meta: &TableMeta) -> Result<(), String> {
+        let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
+        write_atomic(&self.dir.join("meta.json"), &bytes)
+    }
+}
+
+/// The stored metadata of a table, if this machine played it.
+pub fn read_meta(home: &Path, table: &str) -> Result<TableMeta, String> {
+    let path = tables_dir(home).join(table).join("meta.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "no local record of table {table} (looked in {})",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Tables this machine joined and did not see finish.
+pub fn unfinished(home: &Path) -> Vec<TableMeta> {
+    let Ok(rd) = std::fs::read_dir(tables_dir(home)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<TableMeta> = rd
+        .flatten()
+        .filter_map(|e| read_meta(home, &e.file_name().to_string_lossy()).ok())
+        .filter(|m| !m.finished)
+        .collect();
+    out.sort_by(|a, b| a.table.cmp(&b.table));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Payload, VERSION};
+
+    fn tmp() -> PathBuf {
+        let mut b = [0u8; 8];
+        OsRng.fill_bytes(&mut b);
+        let d = std::env::temp_dir().join(format!("tolerance-journal-{}", hex::encode(b)));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn secrets_round_trip_only_under_the_same_key_table_and_hand() {
+        let home = tmp();
+        let keys = Keys::generate();
+        let table = hex::encode([5u8; 32]);
+        let j = Journal::open(&home, &keys, &table).unwrap();
+        j.save_secrets(0, b"seed material").unwrap();
+        j.save_secrets(3, b"other hand").unwrap();
+        let got = j.load_secrets().unwrap();
+        assert_eq!(got[&0].as_slice(), b"seed material");
+        assert_eq!(got[&3].as_slice(), b"other hand");
+        // On disk the seeds are not in the clear.
+        let raw = std::fs::read(j.dir().join("secrets-0.bin")).unwrap();
+        assert!(!raw.windows(4).any(|w| w == b"seed"));
+        // Another identity cannot open them.
+        let other = Journal::open(&home, &Keys::generate(), &table).unwrap();
+        assert!(other.load_secrets().unwrap_err().contains("does not open"));
+        // A file moved to another hand's name fails its binding.
+        std::fs::rename(j.dir().join("secrets-3.bin"), j.dir().join("secrets-4.bin")).unwrap();
+        assert!(j.load_secrets().is_err());
+        std::fs::remove_dir_all(home).unwrap();
+    }
+
+    #[test]
+    fn events_survive_a_reopen_and_a_torn_last_line() {
+        let home = tmp();
+        let keys = Keys::generate();
+        let host = Keys::generate();
+        let table = hex::encode([6u8; 32]);
+        let mut j = Journal::open(&home, &keys, &table).unwrap();
+        let p = Payload {
+            v: VERSION,
+            table: table.clone(),
+            hand: 0,
+            step: 0,
+            prev: table.clone(),
+            body: Body::End {},
+        };
+        let own = wire::log_event(&host.public_key(), &p)
+            .sign_with_keys(&keys)
+            .unwrap();
+        let theirs = wire::log_event(&host.public_key(), &p)
+            .sign_with_keys(&host)
+            .unwrap();
+        j.record(&own).unwrap();
+        j.record(&theirs).unwrap();
+        j.record(&own).unwrap();
+        drop(j);
+        // Simulate a crash in the middle of writing a third line.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(home.join("tables").join(&table).join("events.jsonl"))
+            .unwrap();
+        f.write_all(b"{\"id\":\"ab").unwrap();
+        drop(f);
+        let j = Journal::open(&home, &keys, &table).unwrap();
+        assert_eq!(j.events().len(), 2);
+        assert_eq!(j.own_events(), vec![own.clone()]);
+        assert_eq!(j.signed(&(0, 0, "end")), Some(&own));
+        std::fs::remove_dir_all(home).unwrap();
+    }
+}

@@ -1,0 +1,846 @@
+//! Finding a table and sitting down: the host's side (`tolerance host`) and a player's side
+//! (`tolerance join`). The events are specified in `wire::lobby`; this module runs them over a
+//! relay pool. Nothing here trusts the host for more than liveness: the seat order follows from
+//! every player's committed nonce and each client checks it.
+
+use super::runner::latest;
+use crate::games::tolerance::Variant;
+use crate::net::pool::{PoolConfig, RelayPool};
+use crate::wire::lobby::{
+    collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
+};
+use crate::wire::{
+    self, Deadlines, Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
+};
+use nostr_sdk::prelude::*;
+use rand::rngs::OsRng;
+use rand::RngCore;
+use std::time::{Duration, Instant};
+
+/// What the lobby is doing, for the person watching it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyNews {
+    Announced {
+        naddr: String,
+    },
+    Invited {
+        npub: String,
+        accepted_by: usize,
+    },
+    InviteFailed {
+        npub: String,
+        reason: String,
+    },
+    Joined {
+        npub: String,
+        players: usize,
+        max: usize,
+    },
+    Refused {
+        npub: String,
+        reason: String,
+    },
+    Left {
+        npub: String,
+    },
+    Starting {
+        players: usize,
+    },
+    Revealed {
+        npub: String,
+    },
+    Seated {
+        seats: Vec<String>,
+    },
+    Cancelled {
+        reason: String,
+    },
+}
+
+pub struct HostOptions {
+    pub keys: Keys,
+    pub relays: Vec<String>,
+    pub variant: Variant,
+    pub hands: Option<u64>,
+    pub deadlines: Deadlines,
+    pub title: String,
+    pub public: bool,
+    pub min_players: u8,
+    pub max_players: u8,
+    pub invite: Vec<PublicKey>,
+    /// Start with whoever joined (at least `min_players`) after this long.
+    pub start_after: Option<Duration>,
+    /// Cancel when the table has not started after this long.
+    pub wait: Duration,
+}
+
+/// Publishes successive versions of the host's announcement. Relays keep the newest version
+/// and break ties by the lowest id, so each version gets a strictly later timestamp.
+struct Announcer {
+    keys: Keys,
+    last: Option<Timestamp>,
+}
+
+impl Announcer {
+    async fn publish(&mut self, pool: &RelayPool, spec: &TableSpec) -> Result<Event, String> {
+        let now = Timestamp::now();
+        let at = match self.last {
+            Some(t) if now.as_secs() <= t.as_secs() => Timestamp::from(t.as_secs() + 1),
+            _ => now,
+        };
+        self.last = Some(at);
+        let ev = wire::table_event(spec)
+            .custom_created_at(at)
+            .sign_with_keys(&self.keys)
+            .map_err(|e| e.to_string())?;
+        pool.publish(&ev)
+            .await
+            .map_err(|e| format!("announcing the table: {e}"))?;
+        Ok(ev)
+    }
+}
+
+fn debug() -> bool {
+    std::env::var_os("TOLERANCE_DEBUG").is_some()
+}
+
+fn npub(pk: &PublicKey) -> String {
+    pk.to_bech32().unwrap_or_else(|_| pk.to_hex())
+}
+
+fn new_nonce() -> [u8; 32] {
+    let mut n = [0u8; 32];
+    OsRng.fill_bytes(&mut n);
+    n
+}
+
+async fn send_lobby(
+    pool: &RelayPool,
+    keys: &Keys,
+    host: &PublicKey,
+    table: &str,
+    body: LobbyBody,
+) -> Result<(), String> {
+    let msg = LobbyMsg {
+        v: VERSION,
+        table: table.to_string(),
+        body,
+    };
+    let ev = lobby_event(host, &msg)
+        .sign_with_keys(keys)
+        .map_err(|e| e.to_string())?;
+    pool.publish(&ev)
+        .await
+        .map_err(|e| format!("sending the lobby message: {e}"))?;
+    Ok(())
+}
+
+/// The invitation a host sends (by NIP-17 private message) to an invited key.
+pub fn invitation_text(title: &str, naddr: &str) -> String {
+    format!(
+        "You are invited to a table of The Game of Tolerance{}. Join with:\n  tolerance join {naddr}",
+        if title.is_empty() {
+            String::new()
+        } else {
+            format!(" ({title})")
+        }
+    )
+}
+
+/// Runs the host's lobby until the seats are fixed (returns the seated announcement) or the
+/// table is cancelled (an error saying why; the cancellation is published).
+pub async fn host_lobby(
+    opts: HostOptions,
+    mut news: impl FnMut(LobbyNews) + Send,
+) -> Result<TableSpec, String> {
+    if opts.min_players < 2 || opts.min_players > opts.max_players {
+        return Err(format!(
+            "a table needs at least 2 players and no more than its seats ({}..={} asked)",
+            opts.min_players, opts.max_players
+        ));
+    }
+    if opts.max_players > opts.variant.seats {
+        return Err(format!(
+            "the variant seats at most {} players, not {}",
+            opts.variant.seats, opts.max_players
+        ));
+    }
+    if !opts.public && opts.invite.is_empty() {
+        return Err("an invite-only table needs at least one --invite NPUB".into());
+    }
+    let pool = RelayPool::connect(opts.keys.clone(), &opts.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let me = opts.keys.public_key();
+    let mut id = [0u8; 32];
+    OsRng.fill_bytes(&mut id);
+    let table = hex::encode(id);
+    let nonce = new_nonce();
+    let mut spec = TableSpec {
+        v: VERSION,
+        game: "tolerance".into(),
+        table: table.clone(),
+        variant: opts.variant.clone(),
+        seats: Vec::new(),
+        hands: opts.hands,
+        deadlines: opts.deadlines,
+        lobby: Some(Lobby {
+            status: LobbyStatus::Open,
+            title: opts.title.clone(),
+            public: opts.public,
+            min_players: opts.min_players,
+            max_players: opts.max_players,
+            relays: opts.relays.clone(),
+            players: vec![LobbyPlayer {
+                pubkey: me.to_hex(),
+                commit: seat_commit(&table, &me, &nonce),
+            }],
+            reason: None,
+        }),
+    };
+    let mut sub = pool
+        .subscribe(vec![lobby_filter(&me, &table)])
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut announcer = Announcer {
+        keys: opts.keys.clone(),
+        last: None,
+    };
+    announcer.publish(&pool, &spec).await?;
+    let naddr = wire::table_naddr(&me, &table, &opts.relays);
+    news(LobbyNews::Announced {
+        naddr: naddr.clone(),
+    });
+    for invitee in &opts.invite {
+        let text = invitation_text(&opts.title, &naddr);
+        match crate::net::dm::send_private(
+            &pool,
+            invitee,
+            &text,
+            vec![
+                crate::net::dm::subject("tolerance table invitation"),
+                Tag::coordinate(wire::table_coordinate(&me, &table), None),
+            ],
+            Duration::from_secs(3),
+        )
+        .await
+        {
+            Ok(r) => news(LobbyNews::Invited {
+                npub: npub(invitee),
+                accepted_by: r.delivered.accepted.len(),
+            }),
+            Err(e) => news(LobbyNews::InviteFailed {
+                npub: npub(invitee),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    let opened = Instant::now();
+    let result = run_host(
+        &opts,
+        &pool,
+        &mut sub,
+        &mut spec,
+        &mut announcer,
+        nonce,
+        opened,
+        &mut news,
+    )
+    .await;
+    if let Err(reason) = &result {
+        if let Some(l) = spec.lobby.as_mut() {
+            l.status = LobbyStatus::Cancelled;
+            l.reason = Some(reason.clone());
+        }
+        spec.seats.clear();
+        let _ = announcer.publish(&pool, &spec).await;
+        news(LobbyNews::Cancelled {
+            reason: reason.clone(),
+        });
+    }
+    pool.shutdown().await;
+    result.map(|()| spec)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_host(
+    opts: &HostOptions,
+    pool: &RelayPool,
+    sub: &mut crate::net::pool::Subscription,
+    spec: &mut TableSpec,
+    announcer: &mut Announcer,
+    nonce: [u8; 32],
+    opened: Instant,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<(), String> {
+    let me = opts.keys.public_key();
+    let table = spec.table.clone();
+    let max = opts.max_players as usize;
+    let mut events: Vec<Event> = Vec::new();
+    // Joining: first come, first seated, among those allowed.
+    loop {
+        let players = spec.lobby.as_ref().expect("lobby").players.len();
+        if players >= max {
+            break;
+        }
+        let start_due = opts.start_after.map(|d| opened + d);
+        if start_due.is_some_and(|t| Instant::now() >= t) && players >= opts.min_players as usize {
+            break;
+        }
+        let cancel_at = opened + opts.wait;
+        if Instant::now() >= cancel_at {
+            let lobby = spec.lobby.as_ref().expect("lobby");
+            let missing: Vec<String> = opts
+                .invite
+                .iter()
+                .filter(|k| !lobby.players.iter().any(|p| p.pubkey == k.to_hex()))
+                .map(npub)
+                .collect();
+            let never = if missing.is_empty() {
+                String::new()
+            } else {
+                format!("; never joined: {}", missing.join(", "))
+            };
+            return Err(if players >= opts.min_players as usize {
+                format!(
+                    "{players} of {max} seats filled within {:?} and the host did not start early{never}",
+                    opts.wait
+                )
+            } else {
+                format!(
+                    "only {players} of at least {} players joined within {:?}{never}",
+                    opts.min_players, opts.wait
+                )
+            });
+        }
+        let next = start_due
+            .filter(|t| *t > Instant::now())
+            .map_or(cancel_at, |t| t.min(cancel_at));
+        let wait = next.saturating_duration_since(Instant::now());
+        let Ok(Some(ev)) = tokio::time::timeout(wait, sub.recv()).await else {
+            continue;
+        };
+        if debug() {
+            eprintln!(
+                "[host] lobby event {} from {}: {}",
+                ev.id, ev.pubkey, ev.content
+            );
+        }
+        events.push(ev.clone());
+        let Ok(msg) = parse_lobby(&ev, &table) else {
+            continue;
+        };
+        let who = ev.pubkey;
+        let lobby = spec.lobby.as_mut().expect("lobby");
+        match msg.body {
+            LobbyBody::Join { commit } => {
+                if who == me || lobby.players.iter().any(|p| p.pubkey == who.to_hex()) {
+                    continue;
+                }
+                if !lobby.public && !opts.invite.contains(&who) {
+                    news(LobbyNews::Refused {
+                        npub: npub(&who),
+                        reason: "not invited".into(),
+                    });
+                    continue;
+                }
+                lobby.players.push(LobbyPlayer {
+                    pubkey: who.to_hex(),
+                    commit,
+                });
+                news(LobbyNews::Joined {
+                    npub: npub(&who),
+                    players: lobby.players.len(),
+                    max,
+                });
+            }
+            LobbyBody::Leave {} => {
+                let before = lobby.players.len();
+                lobby
+                    .players
+                    .retain(|p| p.pubkey != who.to_hex() || who == me);
+                if lobby.players.len() < before {
+                    news(LobbyNews::Left { npub: npub(&who) });
+                }
+            }
+            LobbyBody::Reveal { .. } => {}
+        }
+    }
+    // Closing: the players and their commitments are fixed before anyone reveals.
+    spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Starting;
+    news(LobbyNews::Starting {
+        players: spec.lobby.as_ref().expect("lobby").players.len(),
+    });
+    announcer.publish(pool, spec).await?;
+    send_lobby(
+        pool,
+        &opts.keys,
+        &me,
+        &table,
+        LobbyBody::Reveal {
+            nonce: hex::encode(nonce),
+        },
+    )
+    .await?;
+    let deadline = Instant::now() + Duration::from_millis(spec.deadlines.crypto_ms);
+    let seats = loop {
+        let (reveals, _) = collect_reveals(spec, &events);
+        match seats_from_reveals(spec, &reveals) {
+            Ok(seats) => break seats,
+            Err(missing) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    let names: Vec<String> = missing
+                        .iter()
+                        .filter_map(|h| PublicKey::from_hex(h).ok())
+                        .map(|k| npub(&k))
+                        .collect();
+                    return Err(format!(
+                        "no seating nonce from {} in time",
+                        names.join(", ")
+                    ));
+                }
+                if let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await {
+                    if let Ok(LobbyMsg {
+                        body: LobbyBody::Reveal { .. },
+                        ..
+                    }) = parse_lobby(&ev, &table)
+                    {
+                        news(LobbyNews::Revealed {
+                            npub: npub(&ev.pubkey),
+                        });
+                    }
+                    events.push(ev);
+                }
+            }
+        }
+    };
+    spec.seats = seats.clone();
+    spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Seated;
+    announcer.publish(pool, spec).await?;
+    news(LobbyNews::Seated { seats });
+    Ok(())
+}
+
+/// Where a table named by a person lives.
+#[derive(Debug, Clone)]
+pub struct TableRef {
+    pub table: String,
+    pub host: Option<PublicKey>,
+    pub relays: Vec<String>,
+    /// An nevent names the announcement event itself.
+    pub event: Option<EventId>,
+}
+
+/// Parses `naddr1…`, `nevent1…` (of a table announcement) or a 64-hex table id.
+pub fn parse_ref(text: &str) -> Result<TableRef, String> {
+    let t = text.trim();
+    if t.starts_with("nevent1") {
+        let e =
+            Nip19Event::from_bech32(t).map_err(|e| format!("'{t}' is not a valid nevent: {e}"))?;
+        if let Some(k) = e.kind {
+            if k != Kind::from(wire::KIND_TABLE) {
+                return Err(format!(
+                    "'{t}' names a kind {} event, not a table announcement (kind {})",
+                    k.as_u16(),
+                    wire::KIND_TABLE
+                ));
+            }
+        }
+        return Ok(TableRef {
+            table: String::new(),
+            host: e.author,
+            relays: e.relays.iter().map(|r| r.to_string()).collect(),
+            event: Some(e.event_id),
+        });
+    }
+    let (table, host, relays) = wire::parse_table_ref(t)?;
+    Ok(TableRef {
+        table,
+        host,
+        relays,
+        event: None,
+    })
+}
+
+/// Fetches the newest announcement of a table named by `r`.
+pub async fn find_announcement(
+    pool: &RelayPool,
+    r: &TableRef,
+    timeout: Duration,
+) -> Result<(Event, TableSpec), String> {
+    let filter = if let Some(id) = r.event {
+        Filter::new().id(id)
+    } else {
+        let mut f = Filter::new()
+            .kind(Kind::from(wire::KIND_TABLE))
+            .identifier(r.table.clone());
+        if let Some(h) = r.host {
+            f = f.author(h);
+        }
+        f
+    };
+    let events = pool
+        .fetch(vec![filter], timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut events: Vec<Event> = events
+        .into_iter()
+        .filter(|e| e.kind == Kind::from(wire::KIND_TABLE))
+        .collect();
+    if r.event.is_some() {
+        // An nevent pins one version; the table may have moved on since.
+        if let Some(ev) = events.first().cloned() {
+            let spec = wire::parse_table(&ev).map_err(|e| e.to_string())?;
+            let newer = pool
+                .fetch(
+                    vec![Filter::new()
+                        .kind(Kind::from(wire::KIND_TABLE))
+                        .author(ev.pubkey)
+                        .identifier(spec.table.clone())],
+                    timeout,
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+            events.extend(newer);
+        }
+    }
+    let ev = latest(&events).cloned().ok_or_else(|| {
+        if r.event.is_some() {
+            "the table announcement was not found on the relays".to_string()
+        } else {
+            format!("table {} was not found on the relays", r.table)
+        }
+    })?;
+    let spec = wire::parse_table(&ev).map_err(|e| e.to_string())?;
+    Ok((ev, spec))
+}
+
+/// A joined table: the seated announcement and where to play it.
+#[derive(Debug, Clone)]
+pub struct Joined {
+    pub spec: TableSpec,
+    pub host: PublicKey,
+    pub relays: Vec<String>,
+}
+
+/// Asks for a seat and waits until the table is seated (or cancelled, or full without us).
+pub async fn join_lobby(
+    keys: &Keys,
+    relays: &[String],
+    r: &TableRef,
+    wait: Duration,
+    mut news: impl FnMut(LobbyNews) + Send,
+) -> Result<Joined, String> {
+    let mut relays: Vec<String> = relays.to_vec();
+    for h in &r.relays {
+        if !relays.contains(h) {
+            relays.push(h.clone());
+        }
+    }
+    if relays.is_empty() {
+        return Err(
+            "no relay to look for the table on: pass --relay URL or an naddr with relay hints"
+                .into(),
+        );
+    }
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let out = join_inner(keys, &pool, &relays, r, wait, &mut news).await;
+    pool.shutdown().await;
+    out
+}
+
+async fn join_inner(
+    keys: &Keys,
+    pool: &RelayPool,
+    relays: &[String],
+    r: &TableRef,
+    wait: Duration,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<Joined, String> {
+    let (ev, mut spec) = find_announcement(pool, r, Duration::from_secs(5)).await?;
+    let host = ev.pubkey;
+    let me = keys.public_key();
+    let table = spec.table.clone();
+    let lobby = spec
+        .lobby
+        .clone()
+        .ok_or("this table seated its players directly; there is no lobby to join")?;
+    match lobby.status {
+        LobbyStatus::Open => {}
+        LobbyStatus::Cancelled => {
+            return Err(format!(
+                "the table was cancelled: {}",
+                lobby.reason.unwrap_or_default()
+            ))
+        }
+        s => {
+            return Err(format!(
+                "the table is {} and takes no more players",
+                s.name()
+            ))
+        }
+    }
+    // Play on the table's own relays as well as the ones we found it on.
+    let mut all_relays = relays.to_vec();
+    for u in &lobby.relays {
+        if !all_relays.contains(u) {
+            all_relays.push(u.clone());
+        }
+    }
+    let mut sub = pool
+        .subscribe(vec![
+            Filter::new()
+                .kind(Kind::from(wire::KIND_TABLE))
+                .author(host)
+                .identifier(table.clone()),
+            lobby_filter(&host, &table),
+        ])
+        .await
+        .map_err(|e| e.to_string())?;
+    let nonce = new_nonce();
+    let commit = seat_commit(&table, &me, &nonce);
+    if host != me {
+        send_lobby(
+            pool,
+            keys,
+            &host,
+            &table,
+            LobbyBody::Join {
+                commit: commit.clone(),
+            },
+        )
+        .await?;
+        if debug() {
+            eprintln!("[join] asked for a seat at {table}");
+        }
+    }
+    let deadline = Instant::now() + wait;
+    let mut newest = ev;
+    let mut lobby_events: Vec<Event> = Vec::new();
+    let mut revealed = false;
+    loop {
+        let l = spec.lobby.as_ref().expect("lobby");
+        let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
+        match l.status {
+            LobbyStatus::Cancelled => {
+                return Err(format!(
+                    "the host cancelled the table: {}",
+                    l.reason.clone().unwrap_or_default()
+                ))
+            }
+            LobbyStatus::Starting | LobbyStatus::Seated if mine.is_none() => {
+                return Err("the table filled and started without us".into());
+            }
+            LobbyStatus::Starting | LobbyStatus::Seated
+                if mine.map(|p| p.commit.as_str()) != Some(commit.as_str()) =>
+            {
+                return Err("the host listed us with a commitment we did not make".into());
+            }
+            LobbyStatus::Starting if !revealed => {
+                news(LobbyNews::Starting {
+                    players: l.players.len(),
+                });
+                send_lobby(
+                    pool,
+                    keys,
+                    &host,
+                    &table,
+                    LobbyBody::Reveal {
+                        nonce: hex::encode(nonce),
+                    },
+                )
+                .await?;
+                revealed = true;
+            }
+            LobbyStatus::Seated => {
+                let all = pool
+                    .fetch_all(lobby_filter(&host, &table), 500, Duration::from_secs(5))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                lobby_events.extend(all);
+                wire::lobby::check_seating(&spec, &lobby_events)?;
+                news(LobbyNews::Seated {
+                    seats: spec.seats.clone(),
+                });
+                return Ok(Joined {
+                    spec,
+                    host,
+                    relays: all_relays,
+                });
+            }
+            _ => {}
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            if !revealed {
+                let _ = send_lobby(pool, keys, &host, &table, LobbyBody::Leave {}).await;
+            }
+            return Err(format!(
+                "the table did not start within {wait:?}; we left it"
+            ));
+        }
+        let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await else {
+            continue;
+        };
+        if debug() {
+            eprintln!("[join] event kind {} from {}", ev.kind, ev.pubkey);
+        }
+        if ev.kind == Kind::from(wire::KIND_TABLE) {
+            if ev.pubkey != host || latest(&[newest.clone(), ev.clone()]) != Some(&ev) {
+                continue;
+            }
+            match wire::parse_table(&ev) {
+                Ok(s) if s.table == table && s.lobby.is_some() => {
+                    spec = s;
+                    newest = ev;
+                }
+                _ => continue,
+            }
+        } else {
+            if let Ok(msg) = parse_lobby(&ev, &table) {
+                if let LobbyBody::Join { .. } = msg.body {
+                    if ev.pubkey != me {
+                        news(LobbyNews::Joined {
+                            npub: npub(&ev.pubkey),
+                            players: 0,
+                            max: lobby.max_players as usize,
+                        });
+                    }
+                }
+            }
+            lobby_events.push(ev);
+        }
+    }
+}
+
+/// An open public table or an invitation, as `tolerance tables` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listing {
+    pub naddr: String,
+    pub title: String,
+    pub host: String,
+    pub status: String,
+    pub players: usize,
+    pub max_players: u8,
+    pub variant: String,
+    pub public: bool,
+    /// Who invited us, when this came from an invitation.
+    pub invited_by: Option<String>,
+}
+
+fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<Listing> {
+    let l = spec.lobby.as_ref()?;
+    Some(Listing {
+        naddr: wire::table_naddr(&ev.pubkey, &spec.table, &l.relays),
+        title: l.title.clone(),
+        host: npub(&ev.pubkey),
+        status: l.status.name().into(),
+        players: l.players.len(),
+        max_players: l.max_players,
+        variant: spec.variant.name.clone(),
+        public: l.public,
+        invited_by,
+    })
+}
+
+/// Open public tables and the invitations addressed to `keys`, from the pool's relays.
+pub async fn list_tables(
+    pool: &RelayPool,
+    keys: &Keys,
+    timeout: Duration,
+) -> Result<(Vec<Listing>, Vec<Listing>), String> {
+    let open = pool
+        .fetch(vec![wire::lobby::open_tables_filter("tolerance")], timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut public = Vec::new();
+    let mut newest: std::collections::BTreeMap<(PublicKey, String), Event> = Default::default();
+    for ev in open {
+        if let Ok(spec) = wire::parse_table(&ev) {
+            let k = (ev.pubkey, spec.table.clone());
+            let keep = newest
+                .get(&k)
+                .is_none_or(|old| latest(&[old.clone(), ev.clone()]) == Some(&ev));
+            if keep {
+                newest.insert(k, ev);
+            }
+        }
+    }
+    for ev in newest.values() {
+        let spec = wire::parse_table(ev).expect("parsed above");
+        if spec
+            .lobby
+            .as_ref()
+            .is_some_and(|l| l.status == LobbyStatus::Open && l.public)
+        {
+            public.extend(listing(ev, &spec, None));
+        }
+    }
+    let mut invites = Vec::new();
+    let me = keys.public_key();
+    let inbox = crate::net::dm::fetch_inbox(pool, timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    // Our own copies of invitations we sent are in the inbox too.
+    for msg in inbox.messages.into_iter().filter(|m| m.sender != me) {
+        let coords: Vec<Coordinate> = msg
+            .tags
+            .iter()
+            .filter_map(|t| match t.as_standardized() {
+                Some(TagStandard::Coordinate { coordinate, .. }) => Some(coordinate.clone()),
+                _ => None,
+            })
+            .filter(|c| c.kind == Kind::from(wire::KIND_TABLE))
+            .collect();
+        for c in coords {
+            let r = TableRef {
+                table: c.identifier.clone(),
+                host: Some(c.public_key),
+                relays: Vec::new(),
+                event: None,
+            };
+            if let Ok((ev, spec)) = find_announcement(pool, &r, timeout).await {
+                invites.extend(listing(&ev, &spec, Some(npub(&msg.sender))));
+            }
+        }
+    }
+    Ok((public, invites))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_named_by_naddr_nevent_or_hex() {
+        let host = Keys::generate().public_key();
+        let id = hex::encode([4u8; 32]);
+        let naddr = wire::table_naddr(&host, &id, &["ws://127.0.0.1:7447".into()]);
+        let r = parse_ref(&naddr).unwrap();
+        assert_eq!((r.table.as_str(), r.host), (id.as_str(), Some(host)));
+        assert_eq!(r.relays, vec!["ws://127.0.0.1:7447".to_string()]);
+        let ev = EventId::all_zeros();
+        let nevent = Nip19Event::new(ev)
+            .author(host)
+            .kind(Kind::from(wire::KIND_TABLE))
+            .to_bech32()
+            .unwrap();
+        let r = parse_ref(&nevent).unwrap();
+        assert_eq!((r.event, r.host), (Some(ev), Some(host)));
+        let note = Nip19Event::new(ev)
+            .kind(Kind::TextNote)
+            .to_bech32()
+            .unwrap();
+        assert!(parse_ref(&note)
+            .unwrap_err()
+            .contains("not a table announcement"));
+        assert_eq!(parse_ref(&id).unwrap().table, id);
+        assert!(parse_ref("nevent1garbage")
+            .unwrap_err()
+            .contains("not a valid nevent"));
+    }
+}

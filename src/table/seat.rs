@@ -1,0 +1,523 @@
+//! Playing your own seat at a table found by npub: `tolerance host`, `join`, `tables` and
+//! `resume`. One person per process, with the identity stored on this machine.
+
+use super::journal::{self, Journal, TableMeta};
+use super::lobby::{self, HostOptions, Joined, LobbyNews};
+use super::play::{print_hand_named, spawn_line_ui};
+use super::runner::{run_client, ClientConfig, Decider};
+use crate::bots::tolerance::HeuristicBot;
+use crate::identity;
+use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::profiles::{fetch_names, short_npub};
+use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+use crate::wire::{self, Deadlines, TableSpec};
+use nostr_sdk::prelude::*;
+use rand::rngs::{OsRng, StdRng};
+use rand::SeedableRng;
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HostArgs {
+    /// A variant file or built-in name (standard, super-ace, card-again, tournament, cash).
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// Seats at the table (the most players, you included).
+    #[arg(long, default_value_t = 4)]
+    pub seats: u8,
+    /// Start with fewer players than seats, but at least this many, after --start-after.
+    #[arg(long, default_value_t = 2)]
+    pub min_players: u8,
+    /// Invite this player (npub1…, nprofile1… or hex; repeatable) by a private message.
+    #[arg(long = "invite")]
+    pub invite: Vec<String>,
+    /// Only invited players may sit (the default when anyone is invited).
+    #[arg(long, conflicts_with = "public")]
+    pub invite_only: bool,
+    /// Anyone may sit, invited or not (the default when nobody is invited).
+    #[arg(long)]
+    pub public: bool,
+    #[arg(long, default_value = "")]
+    pub title: String,
+    /// Stop after this many hands (default: until the variant's style ends the table).
+    #[arg(long)]
+    pub hands: Option<u64>,
+    /// Start with whoever joined (at least --min-players) after this many seconds.
+    #[arg(long)]
+    pub start_after: Option<u64>,
+    /// Cancel the table if it has not started after this many seconds.
+    #[arg(long, default_value_t = 600)]
+    pub wait: u64,
+    /// Seconds a player has for a betting or roll decision.
+    #[arg(long, default_value_t = 120)]
+    pub move_secs: u64,
+    /// Seconds a client has for a cryptographic step (also the grace for a crashed client).
+    #[arg(long, default_value_t = 30)]
+    pub crypto_secs: u64,
+    /// Relay URL (repeatable); none starts the embedded relay on loopback (same machine only).
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+    /// Let a bot play your seat.
+    #[arg(long)]
+    pub auto: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct JoinArgs {
+    /// The table: naddr1…, nevent1… of its announcement, or its 64-hex id.
+    pub table: String,
+    /// Relay URL (repeatable); optional when the naddr carries relay hints.
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+    /// Give up if the table has not started after this many seconds.
+    #[arg(long, default_value_t = 600)]
+    pub wait: u64,
+    /// Let a bot play your seat.
+    #[arg(long)]
+    pub auto: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TablesArgs {
+    /// Relay URL (repeatable).
+    #[arg(long = "relay", required = true)]
+    pub relays: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ResumeArgs {
+    /// The table to resume (naddr1… or hex id); none lists unfinished tables.
+    pub table: Option<String>,
+    /// Use these relays instead of the recorded ones (repeatable).
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProfileArgs {
+    /// The name other players see.
+    #[arg(long)]
+    pub name: String,
+    /// Relay URL (repeatable); also published as your NIP-17 inbox relays.
+    #[arg(long = "relay", required = true)]
+    pub relays: Vec<String>,
+}
+
+fn load_keys() -> Result<Keys, String> {
+    identity::load(&identity::config_dir(), || {
+        std::env::var(identity::PASSPHRASE_ENV).ok().or_else(|| {
+            use std::io::BufRead;
+            eprint!("passphrase: ");
+            std::io::stdin().lock().lines().next()?.ok()
+        })
+    })
+    .map_err(|e| e.to_string())
+}
+
+fn parse_npub(text: &str) -> Result<PublicKey, String> {
+    let t = text.trim();
+    if let Ok(p) = Nip19Profile::from_bech32(t) {
+        return Ok(p.public_key);
+    }
+    identity::parse_public(t).map_err(|e| e.to_string())
+}
+
+fn print_news(n: &LobbyNews) {
+    match n {
+        LobbyNews::Announced { naddr } => {
+            println!("table announced; others join with:\n  tolerance join {naddr}")
+        }
+        LobbyNews::Invited { npub, accepted_by } => {
+            println!("invited {npub} ({accepted_by} relays took the invitation)")
+        }
+        LobbyNews::InviteFailed { npub, reason } => {
+            println!("could not invite {npub}: {reason}")
+        }
+        LobbyNews::Joined { npub, players, max } => {
+            if *players > 0 {
+                println!("{npub} joined ({players}/{max})")
+            } else {
+                println!("{npub} asked to join")
+            }
+        }
+        LobbyNews::Refused { npub, reason } => println!("refused {npub}: {reason}"),
+        LobbyNews::Left { npub } => println!("{npub} left"),
+        LobbyNews::Starting { players } => {
+            println!("starting with {players} players: drawing the seating order")
+        }
+        LobbyNews::Revealed { .. } => {}
+        LobbyNews::Seated { seats } => {
+            let names: Vec<String> = seats
+                .iter()
+                .filter_map(|h| PublicKey::from_hex(h).ok())
+                .map(|k| short_npub(&k))
+                .collect();
+            println!("seated: {}", names.join(", "))
+        }
+        LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
+    }
+}
+
+pub async fn host_cli(args: HostArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    let variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
+    let invite: Vec<PublicKey> = args
+        .invite
+        .iter()
+        .map(|t| parse_npub(t))
+        .collect::<Result<_, _>>()?;
+    let _embedded;
+    let relays = if args.relays.is_empty() {
+        let r = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        println!("embedded relay at {} (this machine only)", r.url());
+        let url = r.url().to_string();
+        _embedded = Some(r);
+        vec![url]
+    } else {
+        _embedded = None;
+        args.relays.clone()
+    };
+    let public = args.public || (!args.invite_only && invite.is_empty());
+    let opts = HostOptions {
+        keys: keys.clone(),
+        relays: relays.clone(),
+        variant,
+        hands: args.hands,
+        deadlines: Deadlines {
+            move_ms: args.move_secs * 1000,
+            crypto_ms: args.crypto_secs * 1000,
+        },
+        title: args.title.clone(),
+        public,
+        min_players: args.min_players,
+        max_players: args.seats,
+        invite,
+        start_after: args.start_after.map(Duration::from_secs),
+        wait: Duration::from_secs(args.wait),
+    };
+    println!(
+        "hosting as {}: {} seats, {}",
+        short_npub(&keys.public_key()),
+        args.seats,
+        if public { "public" } else { "invite only" }
+    );
+    let spec = lobby::host_lobby(opts, |n| print_news(&n)).await?;
+    let joined = Joined {
+        spec,
+        host: keys.public_key(),
+        relays,
+    };
+    play_seat(&keys, joined, args.auto, None).await
+}
+
+pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    let r = lobby::parse_ref(&args.table)?;
+    println!("joining as {}", short_npub(&keys.public_key()));
+    let joined = lobby::join_lobby(
+        &keys,
+        &args.relays,
+        &r,
+        Duration::from_secs(args.wait),
+        |n| print_news(&n),
+    )
+    .await?;
+    play_seat(&keys, joined, args.auto, None).await
+}
+
+pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (public, invites) = lobby::list_tables(&pool, &keys, Duration::from_secs(5)).await?;
+    let hosts: Vec<PublicKey> = public
+        .iter()
+        .chain(&invites)
+        .filter_map(|l| PublicKey::parse(&l.host).ok())
+        .collect();
+    let names = fetch_names(&pool, &hosts, Duration::from_secs(3)).await;
+    pool.shutdown().await;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({ "open": public, "invitations": invites })
+        );
+        return Ok(());
+    }
+    let host_name = |h: &str| {
+        PublicKey::parse(h)
+            .ok()
+            .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
+            .unwrap_or_else(|| h.to_string())
+    };
+    println!("Invitations for {}:", short_npub(&keys.public_key()));
+    if invites.is_empty() {
+        println!("  (none)");
+    }
+    for l in &invites {
+        println!(
+            "  {} from {} — {} {}/{} — {}\n    tolerance join {}",
+            if l.title.is_empty() {
+                "table"
+            } else {
+                &l.title
+            },
+            host_name(&l.host),
+            l.status,
+            l.players,
+            l.max_players,
+            l.variant,
+            l.naddr
+        );
+    }
+    println!("Open public tables:");
+    if public.is_empty() {
+        println!("  (none)");
+    }
+    for l in &public {
+        println!(
+            "  {} hosted by {} — {}/{} — {}\n    tolerance join {}",
+            if l.title.is_empty() {
+                "table"
+            } else {
+                &l.title
+            },
+            host_name(&l.host),
+            l.players,
+            l.max_players,
+            l.variant,
+            l.naddr
+        );
+    }
+    Ok(())
+}
+
+pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
+    let home = identity::config_dir();
+    let Some(table) = args.table else {
+        let open = journal::unfinished(&home);
+        if open.is_empty() {
+            println!("no unfinished table on this machine");
+        }
+        for m in open {
+            println!("{}\n  tolerance resume {}", m.naddr, m.table);
+        }
+        return Ok(());
+    };
+    let id = lobby::parse_ref(&table)?.table;
+    let meta = journal::read_meta(&home, &id)?;
+    let keys = load_keys()?;
+    if keys.public_key().to_hex() != meta.me {
+        return Err(format!(
+            "table {id} was played by another identity ({}); this one is {}",
+            PublicKey::from_hex(&meta.me)
+                .map(|k| short_npub(&k))
+                .unwrap_or_default(),
+            short_npub(&keys.public_key())
+        ));
+    }
+    let host = PublicKey::from_hex(&meta.host).map_err(|e| e.to_string())?;
+    let relays = if args.relays.is_empty() {
+        meta.relays.clone()
+    } else {
+        args.relays
+    };
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let spec = super::runner::fetch_table(&pool, &host, &id, Duration::from_secs(10)).await?;
+    pool.shutdown().await;
+    println!(
+        "resuming table {} as {}",
+        &id[..16],
+        short_npub(&keys.public_key())
+    );
+    play_seat(&keys, Joined { spec, host, relays }, meta.auto, Some(meta)).await
+}
+
+pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    let pool = RelayPool::connect(keys, &args.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let r = crate::net::profiles::publish_name(&pool, &args.name).await?;
+    println!(
+        "profile name '{}' accepted by {} relay(s)",
+        args.name,
+        r.accepted.len()
+    );
+    // NIP-17: invitations and messages find you through your inbox relay list.
+    let inbox: Vec<RelayUrl> = pool.relays().to_vec();
+    let r = crate::net::dm::publish_inbox_relays(&pool, &inbox)
+        .await
+        .map_err(|e| e.to_string())?;
+    pool.shutdown().await;
+    println!(
+        "inbox relays for private messages ({}) accepted by {} relay(s)",
+        inbox
+            .iter()
+            .map(|u| u.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.accepted.len()
+    );
+    Ok(())
+}
+
+fn seat_names(spec: &TableSpec, me: &PublicKey, names: &HashMap<PublicKey, String>) -> Vec<String> {
+    spec.seats
+        .iter()
+        .map(|h| match PublicKey::from_hex(h) {
+            Ok(k) if k == *me => "you".to_string(),
+            Ok(k) => names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)),
+            Err(_) => h.clone(),
+        })
+        .collect()
+}
+
+/// Plays this identity's seat to the end of the table, journalled so `resume` can continue.
+async fn play_seat(
+    keys: &Keys,
+    joined: Joined,
+    auto: bool,
+    resumed: Option<TableMeta>,
+) -> Result<(), String> {
+    let home = identity::config_dir();
+    play_seat_in(&home, keys, joined, auto, resumed).await
+}
+
+async fn play_seat_in(
+    home: &Path,
+    keys: &Keys,
+    joined: Joined,
+    auto: bool,
+    resumed: Option<TableMeta>,
+) -> Result<(), String> {
+    let Joined { spec, host, relays } = joined;
+    let me = keys.public_key();
+    let seat = spec
+        .seats
+        .iter()
+        .position(|s| *s == me.to_hex())
+        .ok_or("this identity holds no seat at the table")? as u8;
+    let journal = Journal::open(home, keys, &spec.table)?;
+    let meta = resumed.unwrap_or_else(|| TableMeta {
+        table: spec.table.clone(),
+        host: host.to_hex(),
+        relays: relays.clone(),
+        naddr: wire::table_naddr(&host, &spec.table, &relays),
+        me: me.to_hex(),
+        auto,
+        finished: false,
+    });
+    journal.write_meta(&meta)?;
+    let seat_keys: Vec<PublicKey> = spec
+        .seats
+        .iter()
+        .filter_map(|h| PublicKey::from_hex(h).ok())
+        .collect();
+    let names = match RelayPool::connect(keys.clone(), &relays, PoolConfig::default()).await {
+        Ok(pool) => {
+            let n = fetch_names(&pool, &seat_keys, Duration::from_secs(2)).await;
+            pool.shutdown().await;
+            n
+        }
+        Err(_) => HashMap::new(),
+    };
+    let names = seat_names(&spec, &me, &names);
+    for (s, n) in names.iter().enumerate() {
+        println!("  seat {s}: {n}");
+    }
+    let name_of = {
+        let names = names.clone();
+        move |s: u8| {
+            names
+                .get(s as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {s}"))
+        }
+    };
+    let (decider, ui) = if auto {
+        (
+            Decider::Bot(Box::new(HeuristicBot::new(
+                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+            ))),
+            None,
+        )
+    } else {
+        let (d, ui) = spawn_line_ui(false, Box::new(name_of.clone()));
+        (d, Some(ui))
+    };
+    let table_id = spec.table.clone();
+    let history_home = home.to_path_buf();
+    let on_hand: super::runner::OnHand = Box::new(move |h: &super::HandSummary| {
+        print_hand_named(h, &name_of);
+        let record = crate::history::Record {
+            table: table_id.clone(),
+            seat: Some(seat),
+            saved_at: crate::history::now(),
+            hand: h.clone(),
+        };
+        if let Err(e) = crate::history::append(&history_home, &record) {
+            eprintln!("warning: hand not saved to the history: {e}");
+        }
+    });
+    let report = run_client(ClientConfig {
+        keys: keys.clone(),
+        relays: relays.clone(),
+        host,
+        table: spec.table.clone(),
+        decider,
+        idle_timeout: Duration::from_millis(
+            (spec.deadlines.move_ms.max(spec.deadlines.crypto_ms)) * 4 + 60_000,
+        ),
+        tamper: None,
+        on_hand: Some(on_hand),
+        on_view: None,
+        on_progress: None,
+        journal: Some(journal),
+    })
+    .await?;
+    if let Some(ui) = ui {
+        ui.abort();
+    }
+    let journal = Journal::open(home, keys, &spec.table)?;
+    journal.write_meta(&TableMeta {
+        finished: report.finished,
+        ..meta
+    })?;
+    for v in &report.violations {
+        println!("rejected: {v}");
+    }
+    let stacks: Vec<String> = report
+        .final_stacks
+        .iter()
+        .take(spec.seats.len())
+        .enumerate()
+        .map(|(s, c)| match c {
+            Some(c) => format!("{} {c}", names.get(s).cloned().unwrap_or_default()),
+            None => format!("{} out", names.get(s).cloned().unwrap_or_default()),
+        })
+        .collect();
+    let total: u64 = report.final_stacks.iter().flatten().sum::<u64>() + report.chips_out;
+    println!(
+        "table over: {} hands, {} events checked, {} violations; stacks: {}; chips in play {} of {}",
+        report.hands.len(),
+        report.stats.events,
+        report.violations.len(),
+        stacks.join(", "),
+        total,
+        spec.variant.starting_stack * spec.seats.len() as u64
+    );
+    println!(
+        "verify with: tolerance verify --table {}",
+        wire::table_naddr(&host, &spec.table, &relays)
+    );
+    Ok(())
+}

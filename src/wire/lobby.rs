@@ -1,0 +1,351 @@
+//! Lobby events: how strangers sit down at a table before its first hand.
+//!
+//! The host's table announcement ([`super::KIND_TABLE`]) carries a [`Lobby`] while seats are
+//! open. A player asks for a seat with a [`KIND_LOBBY`] `join` event that commits to a random
+//! nonce; when the host closes the lobby (seats full, or it starts early) it lists the players
+//! and their commitments (`starting`); every listed player then reveals its nonce; the seating
+//! order is a hash of all nonces, so nobody — host included — can steer it, and a player who
+//! withholds its nonce can only make the table cancel, by name. The host republishes the
+//! announcement as `seated` with the seats in that order, and every client checks the order
+//! against the reveals before it plays ([`check_seating`]).
+
+use super::{table_coordinate, TableSpec, WireError, KIND_TABLE, MAX_EVENT_BYTES, VERSION};
+use nostr_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// Regular kind of lobby messages (join requests and seating reveals).
+pub const KIND_LOBBY: u16 = 7768;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyStatus {
+    /// Taking join requests.
+    Open,
+    /// Closed to new players; the listed players reveal their seating nonces.
+    Starting,
+    /// Seats fixed (`TableSpec::seats`); the game runs.
+    Seated,
+    /// Will never start (`reason` says why).
+    Cancelled,
+}
+
+impl LobbyStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            LobbyStatus::Open => "open",
+            LobbyStatus::Starting => "starting",
+            LobbyStatus::Seated => "seated",
+            LobbyStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A player taking part, with the commitment to its seating nonce.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyPlayer {
+    pub pubkey: String,
+    pub commit: String,
+}
+
+/// The lobby part of a table announcement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lobby {
+    pub status: LobbyStatus,
+    pub title: String,
+    /// Anyone may join (`false`: only invited keys; the invitations are private messages).
+    pub public: bool,
+    pub min_players: u8,
+    pub max_players: u8,
+    /// Relays the table runs on.
+    pub relays: Vec<String>,
+    /// Host first, then accepted players in the order they joined. While `open` only the host.
+    pub players: Vec<LobbyPlayer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Content of a [`KIND_LOBBY`] event. (serde cannot refuse unknown fields next to a flattened
+/// enum; `v` versions the schema.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyMsg {
+    pub v: u8,
+    pub table: String,
+    #[serde(flatten)]
+    pub body: LobbyBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum LobbyBody {
+    /// Asks for a seat, committing to a seating nonce.
+    Join { commit: String },
+    /// Opens the seating nonce once the host listed the players.
+    Reveal { nonce: String },
+    /// Withdraws a join request before the lobby closes.
+    Leave {},
+}
+
+/// Commitment to a seating nonce, bound to the table and the player.
+pub fn seat_commit(table: &str, player: &PublicKey, nonce: &[u8; 32]) -> String {
+    let mut h = Sha256::new();
+    h.update(b"tolerance/seat-commit/v1");
+    h.update(table.as_bytes());
+    h.update(player.to_bytes());
+    h.update(nonce);
+    hex::encode(h.finalize())
+}
+
+/// The seating order: players sorted by `sha256(seed ‖ key)` where the seed hashes every
+/// player's nonce in the listed order. Every nonce was committed before any was revealed.
+pub fn seating(table: &str, players: &[(PublicKey, [u8; 32])]) -> Vec<PublicKey> {
+    let mut seed = Sha256::new();
+    seed.update(b"tolerance/seating/v1");
+    seed.update(table.as_bytes());
+    for (pk, nonce) in players {
+        seed.update(pk.to_bytes());
+        seed.update(nonce);
+    }
+    let seed = seed.finalize();
+    let mut keyed: Vec<([u8; 32], PublicKey)> = players
+        .iter()
+        .map(|(pk, _)| {
+            let mut h = Sha256::new();
+            h.update(seed);
+            h.update(pk.to_bytes());
+            (h.finalize().into(), *pk)
+        })
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, pk)| pk).collect()
+}
+
+/// Builds (unsigned) a lobby message addressed to `host`'s table.
+pub fn lobby_event(host: &PublicKey, msg: &LobbyMsg) -> EventBuilder {
+    EventBuilder::new(
+        Kind::from(KIND_LOBBY),
+        serde_json::to_string(msg).expect("lobby messages serialise"),
+    )
+    .tags([
+        Tag::coordinate(table_coordinate(host, &msg.table), None),
+        Tag::public_key(*host),
+    ])
+}
+
+/// Filter for a table's lobby messages.
+pub fn lobby_filter(host: &PublicKey, table: &str) -> Filter {
+    Filter::new()
+        .kind(Kind::from(KIND_LOBBY))
+        .coordinate(&table_coordinate(host, table))
+}
+
+/// Filter for open public tables of a game.
+pub fn open_tables_filter(game: &str) -> Filter {
+    Filter::new()
+        .kind(Kind::from(KIND_TABLE))
+        .hashtag(game)
+        .hashtag(LobbyStatus::Open.name())
+}
+
+/// Parses and checks a lobby message of `table`.
+pub fn parse_lobby(event: &Event, table: &str) -> Result<LobbyMsg, WireError> {
+    let id = event.id.to_hex();
+    let size = event.as_json().len();
+    if size > MAX_EVENT_BYTES {
+        return Err(WireError::TooLarge { id, size });
+    }
+    if event.kind.as_u16() != KIND_LOBBY {
+        return Err(WireError::WrongKind {
+            id,
+            kind: event.kind.as_u16(),
+            expected: KIND_LOBBY,
+        });
+    }
+    event
+        .verify()
+        .map_err(|_| WireError::BadSignature { id: id.clone() })?;
+    let msg: LobbyMsg = serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
+        id: id.clone(),
+        reason: e.to_string(),
+    })?;
+    if msg.v != VERSION {
+        return Err(WireError::Version { id, got: msg.v });
+    }
+    if msg.table != table {
+        return Err(WireError::OtherTable {
+            id,
+            got: msg.table,
+            want: table.to_string(),
+        });
+    }
+    let hex32 = |s: &str| hex::decode(s).map(|b| b.len() == 32).unwrap_or(false);
+    let ok = match &msg.body {
+        LobbyBody::Join { commit } => hex32(commit),
+        LobbyBody::Reveal { nonce } => hex32(nonce),
+        LobbyBody::Leave {} => true,
+    };
+    if !ok {
+        return Err(WireError::Malformed {
+            id,
+            reason: "a commitment or nonce is not 32 bytes of hex".into(),
+        });
+    }
+    Ok(msg)
+}
+
+/// The nonces revealed for `spec`'s listed players, checked against their commitments. Reveals
+/// that do not open their commitment are ignored (and reported by name).
+pub fn collect_reveals(
+    spec: &TableSpec,
+    events: &[Event],
+) -> (BTreeMap<String, [u8; 32]>, Vec<String>) {
+    let mut got = BTreeMap::new();
+    let mut bad = Vec::new();
+    let Some(lobby) = &spec.lobby else {
+        return (got, bad);
+    };
+    for ev in events {
+        let Ok(msg) = parse_lobby(ev, &spec.table) else {
+            continue;
+        };
+        let LobbyBody::Reveal { nonce } = msg.body else {
+            continue;
+        };
+        let who = ev.pubkey.to_hex();
+        let Some(p) = lobby.players.iter().find(|p| p.pubkey == who) else {
+            continue;
+        };
+        let nonce: [u8; 32] = hex::decode(&nonce)
+            .expect("checked")
+            .try_into()
+            .expect("checked");
+        if seat_commit(&spec.table, &ev.pubkey, &nonce) == p.commit {
+            got.insert(who, nonce);
+        } else {
+            bad.push(who);
+        }
+    }
+    (got, bad)
+}
+
+/// The seats `spec`'s players reach from these reveals, or who has not revealed yet.
+pub fn seats_from_reveals(
+    spec: &TableSpec,
+    reveals: &BTreeMap<String, [u8; 32]>,
+) -> Result<Vec<String>, Vec<String>> {
+    let Some(lobby) = &spec.lobby else {
+        return Ok(spec.seats.clone());
+    };
+    let mut players = Vec::new();
+    let mut missing = Vec::new();
+    for p in &lobby.players {
+        match (reveals.get(&p.pubkey), PublicKey::from_hex(&p.pubkey)) {
+            (Some(n), Ok(pk)) => players.push((pk, *n)),
+            _ => missing.push(p.pubkey.clone()),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    Ok(seating(&spec.table, &players)
+        .iter()
+        .map(|pk| pk.to_hex())
+        .collect())
+}
+
+/// Checks a `seated` announcement against the lobby's reveals: the host cannot choose the order.
+pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), String> {
+    let Some(lobby) = &spec.lobby else {
+        return Ok(());
+    };
+    if lobby.status != LobbyStatus::Seated {
+        return Err(format!(
+            "table {} is {}, not seated",
+            spec.table,
+            lobby.status.name()
+        ));
+    }
+    let (reveals, _) = collect_reveals(spec, events);
+    let seats = seats_from_reveals(spec, &reveals).map_err(|missing| {
+        format!(
+            "the seating of table {} cannot be checked: no valid nonce from {}",
+            spec.table,
+            missing.join(", ")
+        )
+    })?;
+    if seats != spec.seats {
+        return Err(format!(
+            "the host's seat order for table {} does not follow from the players' nonces",
+            spec.table
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seating_depends_on_every_nonce_and_nothing_else() {
+        let keys: Vec<PublicKey> = (0..5).map(|_| Keys::generate().public_key()).collect();
+        let nonces: Vec<[u8; 32]> = (0..5u8).map(|i| [i; 32]).collect();
+        let players: Vec<(PublicKey, [u8; 32])> =
+            keys.iter().copied().zip(nonces.iter().copied()).collect();
+        let a = seating("t", &players);
+        assert_eq!(a, seating("t", &players), "deterministic");
+        let mut sorted_a = a.clone();
+        sorted_a.sort();
+        let mut sorted_k = keys.clone();
+        sorted_k.sort();
+        assert_eq!(sorted_a, sorted_k, "a permutation of the players");
+        // Changing one nonce (any player) reshuffles: over a few tries the order changes.
+        let changed = (1..20u8).any(|x| {
+            let mut p = players.clone();
+            p[3].1 = [x.wrapping_add(100); 32];
+            seating("t", &p) != a
+        });
+        assert!(changed);
+        assert_ne!(seating("other table", &players), a);
+    }
+
+    #[test]
+    fn lobby_messages_are_checked() {
+        let host = Keys::generate();
+        let joiner = Keys::generate();
+        let table = hex::encode([3u8; 32]);
+        let nonce = [9u8; 32];
+        let msg = LobbyMsg {
+            v: VERSION,
+            table: table.clone(),
+            body: LobbyBody::Join {
+                commit: seat_commit(&table, &joiner.public_key(), &nonce),
+            },
+        };
+        let ev = lobby_event(&host.public_key(), &msg)
+            .sign_with_keys(&joiner)
+            .unwrap();
+        assert_eq!(parse_lobby(&ev, &table).unwrap(), msg);
+        assert!(matches!(
+            parse_lobby(&ev, &hex::encode([4u8; 32])),
+            Err(WireError::OtherTable { .. })
+        ));
+        let bad = LobbyMsg {
+            v: VERSION,
+            table: table.clone(),
+            body: LobbyBody::Reveal {
+                nonce: "abcd".into(),
+            },
+        };
+        let ev = lobby_event(&host.public_key(), &bad)
+            .sign_with_keys(&joiner)
+            .unwrap();
+        assert!(parse_lobby(&ev, &table)
+            .unwrap_err()
+            .to_string()
+            .contains("32 bytes"));
+    }
+}

@@ -1,0 +1,493 @@
+//! Strangers by npub, through the real binary: each player is its own process with its own
+//! config directory and key, on the embedded relay (served over TCP by this test process).
+//! Covers the lobby (invitations, public tables, no-shows), errors a person can make, and
+//! crash-safe resume after SIGKILL at three protocol points.
+
+use nostr_sdk::prelude::*;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+
+/// These tests start many processes doing real cryptography; one table at a time keeps the
+/// 2-core CI machine within the protocol's deadlines.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Relay {
+    _rt: tokio::runtime::Runtime,
+    _relay: EmbeddedRelay,
+    url: String,
+}
+
+fn relay() -> Relay {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    Relay {
+        _rt: rt,
+        _relay: relay,
+        url,
+    }
+}
+
+fn home(test: &str, who: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "tolerance-lobby-{test}-{who}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn cmd(home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tolerance"));
+    c.args(args)
+        .env("TOLERANCE_HOME", home)
+        .env_remove("TOLERANCE_PASSPHRASE")
+        .env_remove("TOLERANCE_DEBUG")
+        .stdin(Stdio::null());
+    c
+}
+
+fn run(home: &Path, args: &[&str]) -> Output {
+    cmd(home, args).output().unwrap()
+}
+
+/// A player with a fresh plain key; returns its npub.
+fn player(home: &Path) -> String {
+    let out = run(home, &["keys", "new", "--plain"]);
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// A running process whose stdout is collected line by line.
+struct Proc {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+fn spawn(home: &Path, args: &[&str]) -> Proc {
+    let mut child = cmd(home, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let l = lines.clone();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            l.lock().unwrap().push(line);
+        }
+    });
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let e = stderr.clone();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let mut s = e.lock().unwrap();
+            s.push_str(&line);
+            s.push('\n');
+        }
+    });
+    Proc {
+        child,
+        lines,
+        stderr,
+    }
+}
+
+impl Proc {
+    fn wait_line(&self, pat: &str, timeout: Duration) -> String {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(pat)) {
+                return l.clone();
+            }
+            assert!(
+                Instant::now() < end,
+                "no line with '{pat}' in {timeout:?}; stdout: {:?}; stderr: {}",
+                self.lines.lock().unwrap(),
+                self.stderr.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for the exit; returns (success, stdout, stderr).
+    fn finish(mut self, timeout: Duration) -> (bool, String, String) {
+        let end = Instant::now() + timeout;
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!(
+                    "process still running after {timeout:?}; stdout: {:?}; stderr: {}",
+                    self.lines.lock().unwrap(),
+                    self.stderr.lock().unwrap()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        // Let the reader threads drain.
+        std::thread::sleep(Duration::from_millis(100));
+        let out = self.lines.lock().unwrap().join("\n");
+        let err = self.stderr.lock().unwrap().clone();
+        (status.success(), out, err)
+    }
+}
+
+fn naddr_of(line: &str) -> String {
+    line.split_whitespace()
+        .find(|w| w.starts_with("naddr1"))
+        .expect("an naddr")
+        .to_string()
+}
+
+/// The "table over" line of a finished seat: every client checked every event, nothing was
+/// rejected, and the chips at the table add up to what was bought in.
+fn assert_table_over(out: &str, err: &str, hands: u64, total: u64) {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("table over:"))
+        .unwrap_or_else(|| panic!("no end line; stdout:\n{out}\nstderr:\n{err}"));
+    assert!(
+        line.contains(&format!("table over: {hands} hands")),
+        "{line}"
+    );
+    assert!(line.contains(" 0 violations"), "{line}\n{out}");
+    assert!(
+        line.contains(&format!("chips in play {total} of {total}")),
+        "{line}"
+    );
+}
+
+#[test]
+fn invited_players_find_their_invitation_join_and_play_to_the_end() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (home("inv", "a"), home("inv", "b"), home("inv", "c"));
+    let _a = player(&ha);
+    let b = player(&hb);
+    let c = player(&hc);
+    // Bob has a profile name; the host's table shows it.
+    let out = run(
+        &hb,
+        &["keys", "profile", "--name", "Bob", "--relay", &r.url],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "3", "--invite", &b, "--invite", &c, "--hands",
+            "2", "--auto", "--title", "friday",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    host.wait_line(&format!("invited {c}"), Duration::from_secs(20));
+    // Both discover the invitation with `tables`, without being told the naddr.
+    for h in [&hb, &hc] {
+        let out = run(h, &["tables", "--relay", &r.url]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{out:?}");
+        let invitations = text.split("Open public tables:").next().unwrap();
+        assert!(invitations.contains("friday"), "{text}");
+        assert!(invitations.contains(&naddr), "{text}");
+        // Invite-only: not listed as a public table.
+        assert!(!text
+            .split("Open public tables:")
+            .nth(1)
+            .unwrap()
+            .contains(&naddr));
+    }
+    let jb = spawn(&hb, &["join", &naddr, "--auto"]);
+    let jc = spawn(&hc, &["join", &naddr, "--auto"]);
+    let (ok, out, err) = host.finish(Duration::from_secs(180));
+    assert!(ok, "host: {out}\n{err}");
+    assert!(
+        out.contains("Bob"),
+        "the host sees Bob's profile name:\n{out}"
+    );
+    assert_table_over(&out, &err, 2, 3000);
+    for j in [jb, jc] {
+        let (ok, out, err) = j.finish(Duration::from_secs(60));
+        assert!(ok, "joiner: {out}\n{err}");
+        assert!(out.contains("seated:"), "{out}");
+        assert_table_over(&out, &err, 2, 3000);
+    }
+    // Anyone can re-check the whole table from the relay.
+    let out = run(&ha, &["verify", "--table", &naddr]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_stranger_finds_a_public_table_and_joins_it() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hs) = (home("pub", "a"), home("pub", "s"));
+    player(&ha);
+    player(&hs);
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--relay",
+            &r.url,
+            "--seats",
+            "2",
+            "--hands",
+            "1",
+            "--auto",
+            "--title",
+            "open to all",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let out = run(&hs, &["tables", "--relay", &r.url]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let public = text.split("Open public tables:").nth(1).unwrap();
+    assert!(
+        public.contains("open to all") && public.contains(&naddr),
+        "{text}"
+    );
+    // The stranger joins by the listed naddr, which carries the relay hint.
+    let s = spawn(&hs, &["join", &naddr, "--auto"]);
+    let (ok, out, err) = s.finish(Duration::from_secs(120));
+    assert!(ok, "stranger: {out}\n{err}");
+    assert_table_over(&out, &err, 1, 2000);
+    let (ok, out, err) = host.finish(Duration::from_secs(60));
+    assert!(ok, "host: {out}\n{err}");
+    assert_table_over(&out, &err, 1, 2000);
+    // Once seated, the table is no longer listed as open.
+    let out = run(&hs, &["tables", "--relay", &r.url]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(&naddr));
+}
+
+#[test]
+fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (
+        home("noshow", "a"),
+        home("noshow", "b"),
+        home("noshow", "c"),
+    );
+    player(&ha);
+    let b = player(&hb);
+    let c = player(&hc);
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "3", "--invite", &b, "--invite", &c, "--wait",
+            "6", "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let jb = spawn(&hb, &["join", &naddr, "--auto", "--wait", "60"]);
+    let (ok, out, err) = host.finish(Duration::from_secs(60));
+    assert!(!ok, "the host reports the cancellation: {out}");
+    assert!(out.contains("table cancelled"), "{out}");
+    assert!(err.contains(&format!("never joined: {c}")), "{err}");
+    let (ok, out, err) = jb.finish(Duration::from_secs(30));
+    assert!(!ok);
+    assert!(err.contains("the host cancelled the table"), "{out}\n{err}");
+    // Nobody played: no hand, no journal of a started game.
+    assert!(!out.contains("table over"));
+    // A late comer is told, not seated.
+    let out = run(&hc, &["join", &naddr, "--auto"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cancelled"));
+}
+
+#[test]
+fn bad_input_gets_clear_errors() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let h = home("errors", "a");
+    // Wrong passphrase.
+    let out = cmd(&h, &["keys", "new"])
+        .env("TOLERANCE_PASSPHRASE", "right one")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = cmd(&h, &["tables", "--relay", "ws://127.0.0.1:9"])
+        .env("TOLERANCE_PASSPHRASE", "wrong one")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"),
+        "{out:?}"
+    );
+    let pass = |c: &mut Command| {
+        c.env("TOLERANCE_PASSPHRASE", "right one");
+    };
+    // Malformed npub.
+    let mut c = cmd(
+        &h,
+        &[
+            "host",
+            "--invite",
+            "npub1notakey",
+            "--relay",
+            "ws://127.0.0.1:9",
+        ],
+    );
+    pass(&mut c);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(err.contains("'npub1notakey' is not a public key"), "{err}");
+    // Malformed naddr.
+    let mut c = cmd(&h, &["join", "naddr1qqqqbogus"]);
+    pass(&mut c);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(err.contains("'naddr1qqqqbogus' is not a table"), "{err}");
+    // Unreachable relay: named, with the reason.
+    let id = "ab".repeat(32);
+    let mut c = cmd(&h, &["join", &id, "--relay", "ws://127.0.0.1:9"]);
+    pass(&mut c);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(err.contains("ws://127.0.0.1:9"), "{err}");
+}
+
+/// What the test's own relay client sees of a table's log, to pick the moment to kill.
+fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
+    let (table, host, _) = tolerance::wire::parse_table_ref(naddr).unwrap();
+    let host = host.unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let url = r.url.clone();
+    r._rt.spawn(async move {
+        let pool =
+            tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
+                .await
+                .unwrap();
+        let mut sub = pool
+            .subscribe(vec![tolerance::wire::log_filter(&host, &table)])
+            .await
+            .unwrap();
+        while let Some(ev) = sub.recv().await {
+            if let Ok(p) = tolerance::wire::parse_log(&ev, &table) {
+                let action = match &p.body {
+                    tolerance::wire::Body::Move { action, .. } => format!("{action:?}"),
+                    _ => String::new(),
+                };
+                s.lock()
+                    .unwrap()
+                    .push((p.hand, p.body.name().to_string(), action));
+            }
+        }
+    });
+    seen
+}
+
+/// Three players; the one at `victim` is SIGKILLed when `point` first holds for the log, then
+/// restarted with `tolerance resume`. The table must end with every chip accounted for.
+fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hands: u64) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (home(test, "a"), home(test, "b"), home(test, "c"));
+    player(&ha);
+    let b = player(&hb);
+    let c = player(&hc);
+    let hands_s = hands.to_string();
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "3", "--invite", &b, "--invite", &c, "--hands",
+            &hands_s, "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let log = watch_log(&r, &naddr);
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    let other = spawn(&hc, &["join", &naddr, "--auto"]);
+    let end = Instant::now() + Duration::from_secs(120);
+    while !point(&log.lock().unwrap()) {
+        assert!(
+            Instant::now() < end,
+            "the kill point never came; log: {:?}",
+            log.lock().unwrap()
+        );
+        assert!(
+            victim.child.try_wait().unwrap().is_none(),
+            "the victim ended before the kill point"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.child.kill().unwrap(); // SIGKILL
+    victim.child.wait().unwrap();
+    let before = log.lock().unwrap().len();
+    // The journal names the table; `resume` with no argument lists it.
+    let out = run(&hb, &["resume"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&naddr),
+        "{out:?}"
+    );
+    let resumed = spawn(&hb, &["resume", &naddr]);
+    let (ok, out, err) = resumed.finish(Duration::from_secs(240));
+    assert!(ok, "resumed: {out}\n{err}");
+    assert_table_over(&out, &err, hands, 3000);
+    for p in [host, other] {
+        let (ok, out, err) = p.finish(Duration::from_secs(60));
+        assert!(ok, "{out}\n{err}");
+        assert_table_over(&out, &err, hands, 3000);
+        assert!(
+            !out.contains("forfeit"),
+            "a grace period, not a forfeit:\n{out}"
+        );
+    }
+    assert!(
+        log.lock().unwrap().len() > before,
+        "the game went on after the kill"
+    );
+    let out = run(&ha, &["verify", "--table", &naddr]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn resume_after_sigkill_mid_shuffle() {
+    kill_and_resume(
+        "shuffle",
+        |log| log.iter().any(|(h, kind, _)| *h == 0 && kind == "shuffle"),
+        2,
+    );
+}
+
+#[test]
+fn resume_after_sigkill_while_holding_cards() {
+    // Cards are dealt (token batch done) and betting has begun.
+    kill_and_resume(
+        "cards",
+        |log| {
+            log.iter().any(|(h, kind, _)| *h == 0 && kind == "tokens")
+                && log.iter().any(|(h, kind, _)| *h == 0 && kind == "move")
+        },
+        2,
+    );
+}
+
+#[test]
+fn resume_after_sigkill_mid_roll() {
+    // Killed right after a roll was asked for, while the dice values are being revealed.
+    kill_and_resume(
+        "roll",
+        |log| log.iter().any(|(_, _, a)| a.starts_with("Roll")),
+        6,
+    );
+}
