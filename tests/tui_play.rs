@@ -177,3 +177,66 @@ fn the_local_game_uses_the_terminal_table_too() {
     assert!(after.contains("after 1 hands (local game)"), "{after}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A person who joins someone's table by its naddr plays it in the terminal table too.
+#[test]
+fn joining_a_hosted_table_opens_the_terminal_table() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(tolerance::net::relay::EmbeddedRelay::start(
+            tolerance::net::relay::EmbeddedRelayConfig::default(),
+        ))
+        .unwrap();
+    let url = relay.url().to_string();
+    let base = std::env::temp_dir().join(format!("tolerance-tui-join-{}", std::process::id()));
+    let (host_home, guest_home) = (base.join("host"), base.join("guest"));
+    let _ = std::fs::remove_dir_all(&base);
+    for h in [&host_home, &guest_home] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+            .args(["keys", "new", "--plain"])
+            .env("TOLERANCE_HOME", h)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    // The host lets a bot play its seat, in the line interface.
+    let mut host = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args([
+            "host", "--relay", &url, "--seats", "2", "--hands", "1", "--auto",
+        ])
+        .env("TOLERANCE_HOME", &host_home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    let naddr = loop {
+        let line = lines.next().expect("the host announces its table").unwrap();
+        if let Some(w) = line.split_whitespace().find(|w| w.starts_with("naddr1")) {
+            break w.to_string();
+        }
+    };
+    let drain = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    let (status, raw) = drive(&["join", &naddr, "--relay", &url], &guest_home);
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(
+        raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
+        "{text}"
+    );
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squeezed.contains("Lastactions"), "{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("table over: 1 hands"), "{after}");
+    assert!(after.contains(" 0 violations"), "{after}");
+    let _ = host.wait();
+    let host_out = drain.join().unwrap().join("\n");
+    assert!(host_out.contains("table over: 1 hands"), "{host_out}");
+    let _ = std::fs::remove_dir_all(&base);
+}

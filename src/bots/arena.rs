@@ -135,6 +135,56 @@ pub fn duel(
     })
 }
 
+/// One `a` against `seats − 1` copies of `b` for `hands` hands, `a` moving one seat round the
+/// table each hand and every hand from fresh stacks. Fair play would net `a` zero chips and win
+/// it one hand in `seats`. Deterministic given `seed`.
+pub fn table_match(
+    a: Contestant,
+    b: Contestant,
+    variant: &Variant,
+    seats: u8,
+    hands: u64,
+    seed: u64,
+) -> Result<DuelResult, String> {
+    let mut seeds = StdRng::seed_from_u64(seed);
+    let mut bots: Vec<Box<dyn Bot<Hand>>> = (0..seats)
+        .map(|_| b.bot(StdRng::seed_from_u64(seeds.gen())))
+        .collect();
+    let mut bot_a = a.bot(StdRng::seed_from_u64(seeds.gen()));
+    let list: Vec<(Seat, Option<u64>)> = (0..seats).map(|s| (s, None)).collect();
+    let setup = Table::new(variant.clone(), &list, 0)
+        .map_err(|e| e.to_string())?
+        .next_hand()
+        .map_err(|e| e.to_string())?;
+    let blind = setup.rules.blind.max(1) as f64;
+    let mut wins = Vec::with_capacity(hands as usize);
+    let mut chips = Vec::with_capacity(hands as usize);
+    for h in 0..hands {
+        let a_seat = (h % seats as u64) as Seat;
+        let mut hand = Hand::new(&setup).map_err(|e| e.to_string())?;
+        let mut oracle = Oracle::new(StdRng::seed_from_u64(seeds.gen()));
+        play_out(&mut hand, &mut oracle, 10_000, |g: &Hand, seat, legal| {
+            let view = g.view(Some(seat));
+            if seat == a_seat {
+                bot_a.choose(&view, &legal)
+            } else {
+                bots[seat as usize].choose(&view, &legal)
+            }
+        })?;
+        let p = hand.player(a_seat).ok_or("a seat left the hand")?;
+        let d = p.stack as f64 - p.start_stack as f64;
+        chips.push(d / blind);
+        wins.push(if d > 0.0 { 1.0 } else { 0.0 });
+    }
+    Ok(DuelResult {
+        a,
+        b,
+        hands,
+        a_win_rate: MeanCi::of(&wins),
+        a_blinds_per_hand: MeanCi::of(&chips),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +218,25 @@ mod tests {
         assert_eq!(ab.a_blinds_per_hand, again.a_blinds_per_hand);
         assert_eq!(ab.hands, 40);
         assert!((0.0..=1.0).contains(&ab.a_win_rate.mean));
+    }
+
+    #[test]
+    fn a_table_match_is_reproducible_and_counts_its_hands() {
+        let v = Variant::default();
+        let play = || {
+            table_match(
+                Contestant::Level(BotLevel::Hard),
+                Contestant::Random,
+                &v,
+                4,
+                24,
+                3,
+            )
+            .unwrap()
+        };
+        let (x, y) = (play(), play());
+        assert_eq!(x.hands, 24);
+        assert_eq!(x.a_blinds_per_hand, y.a_blinds_per_hand);
+        assert_eq!(x.a_win_rate, y.a_win_rate);
     }
 }

@@ -65,6 +65,9 @@ pub struct HostArgs {
     /// Let a bot play your seat.
     #[arg(long)]
     pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -80,6 +83,9 @@ pub struct JoinArgs {
     /// Let a bot play your seat.
     #[arg(long)]
     pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -98,6 +104,9 @@ pub struct ResumeArgs {
     /// Use these relays instead of the recorded ones (repeatable).
     #[arg(long = "relay")]
     pub relays: Vec<String>,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -232,7 +241,7 @@ pub async fn host_cli(args: HostArgs) -> Result<(), String> {
         host: keys.public_key(),
         relays,
     };
-    play_seat(&keys, joined, args.auto, None).await
+    play_seat(&keys, joined, args.auto, args.plain, None).await
 }
 
 pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
@@ -247,7 +256,7 @@ pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
         |n| print_news(&n),
     )
     .await?;
-    play_seat(&keys, joined, args.auto, None).await
+    play_seat(&keys, joined, args.auto, args.plain, None).await
 }
 
 pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
@@ -350,7 +359,14 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
         &id[..16],
         short_npub(&keys.public_key())
     );
-    play_seat(&keys, Joined { spec, host, relays }, meta.auto, Some(meta)).await
+    play_seat(
+        &keys,
+        Joined { spec, host, relays },
+        meta.auto,
+        args.plain,
+        Some(meta),
+    )
+    .await
 }
 
 pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
@@ -398,10 +414,13 @@ async fn play_seat(
     keys: &Keys,
     joined: Joined,
     auto: bool,
+    plain: bool,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
+    use std::io::IsTerminal;
     let home = identity::config_dir();
-    play_seat_in(&home, keys, joined, auto, resumed).await
+    let tui = !plain && !auto && std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    play_seat_in(&home, keys, joined, auto, tui, resumed).await
 }
 
 async fn play_seat_in(
@@ -409,6 +428,7 @@ async fn play_seat_in(
     keys: &Keys,
     joined: Joined,
     auto: bool,
+    tui: bool,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
     let Joined { spec, host, relays } = joined;
@@ -461,7 +481,51 @@ async fn play_seat_in(
                 .unwrap_or_else(|| format!("seat {s}"))
         }
     };
-    let (decider, ui) = if auto {
+    // The terminal table, when wanted: its events channel, thread, and the runner's callbacks.
+    let mut screen = None;
+    let mut on_view: Option<super::runner::OnView> = None;
+    let mut on_progress: Option<super::runner::OnProgress> = None;
+    let (decider, ui) = if tui {
+        use crate::ui::tui::{self, UiEvent, UiState};
+        let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
+        let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
+            crate::games::tolerance::HandView,
+            Vec<crate::games::tolerance::Action>,
+        )>();
+        let (ans_tx, ans_rx) = tokio::sync::mpsc::unbounded_channel();
+        let state = UiState::new(Some(seat), names.clone(), tui::colour_wanted());
+        let thread = std::thread::spawn(move || tui::run(state, ui_rx, ans_tx));
+        let asks = ui_tx.clone();
+        let forward = tokio::spawn(async move {
+            while let Some((view, legal)) = ask_rx.recv().await {
+                if asks.send(UiEvent::Ask(view, legal)).is_err() {
+                    return;
+                }
+            }
+        });
+        let views = std::sync::Mutex::new(ui_tx.clone());
+        on_view = Some(Box::new(move |v| {
+            let _ = views
+                .lock()
+                .expect("not poisoned")
+                .send(UiEvent::View(v.clone()));
+        }));
+        let progress = std::sync::Mutex::new(ui_tx.clone());
+        on_progress = Some(Box::new(move |p| {
+            let _ = progress
+                .lock()
+                .expect("not poisoned")
+                .send(UiEvent::Progress(p.clone()));
+        }));
+        screen = Some((ui_tx, thread));
+        (
+            Decider::Human {
+                ask: ask_tx,
+                answer: ans_rx,
+            },
+            Some(forward),
+        )
+    } else if auto {
         (
             Decider::Bot(Box::new(HeuristicBot::new(
                 StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
@@ -474,8 +538,19 @@ async fn play_seat_in(
     };
     let table_id = spec.table.clone();
     let history_home = home.to_path_buf();
+    let hands_to_screen = screen
+        .as_ref()
+        .map(|(tx, _)| std::sync::Mutex::new(tx.clone()));
     let on_hand: super::runner::OnHand = Box::new(move |h: &super::HandSummary| {
-        print_hand_named(h, &name_of);
+        match &hands_to_screen {
+            Some(tx) => {
+                let _ = tx
+                    .lock()
+                    .expect("not poisoned")
+                    .send(crate::ui::tui::UiEvent::HandDone(h.clone()));
+            }
+            None => print_hand_named(h, &name_of),
+        }
         let record = crate::history::Record {
             table: table_id.clone(),
             seat: Some(seat),
@@ -486,7 +561,7 @@ async fn play_seat_in(
             eprintln!("warning: hand not saved to the history: {e}");
         }
     });
-    let report = run_client(ClientConfig {
+    let client = run_client(ClientConfig {
         keys: keys.clone(),
         relays: relays.clone(),
         host,
@@ -497,11 +572,44 @@ async fn play_seat_in(
         ),
         tamper: None,
         on_hand: Some(on_hand),
-        on_view: None,
-        on_progress: None,
+        on_view,
+        on_progress,
         journal: Some(journal),
-    })
-    .await?;
+    });
+    let report = match screen {
+        None => client.await?,
+        Some((ui_tx, thread)) => {
+            use crate::ui::tui::{self, UiEvent};
+            let ui_done = tokio::task::spawn_blocking(move || thread.join());
+            tokio::pin!(ui_done);
+            tokio::select! {
+                report = client => {
+                    let line = match &report {
+                        Ok(r) => format!(
+                            "table over after {} hands · {} violations",
+                            r.hands.len(),
+                            r.violations.len()
+                        ),
+                        Err(e) => format!("the table stopped: {e}"),
+                    };
+                    let _ = ui_tx.send(UiEvent::Finished(line));
+                    drop(ui_tx);
+                    let _ = ui_done.await;
+                    tui::restore_terminal();
+                    report?
+                }
+                _ = &mut ui_done => {
+                    tui::restore_terminal();
+                    // The journal keeps this seat's secrets: the table can be taken up again.
+                    println!(
+                        "you left the table; `tolerance resume {}` takes your seat again",
+                        spec.table
+                    );
+                    std::process::exit(0);
+                }
+            }
+        }
+    };
     if let Some(ui) = ui {
         ui.abort();
     }
