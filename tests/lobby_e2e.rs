@@ -491,3 +491,59 @@ fn resume_after_sigkill_mid_roll() {
         6,
     );
 }
+
+#[test]
+fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    for (game, variant, seats) in [("perudo", "standard", 3usize), ("mia", "modern", 2)] {
+        let homes: Vec<PathBuf> = (0..seats)
+            .map(|i| home(&format!("dice-{game}"), &i.to_string()))
+            .collect();
+        for h in &homes {
+            player(h);
+        }
+        let seats_s = seats.to_string();
+        let host = spawn(
+            &homes[0],
+            &[
+                "host",
+                "--game",
+                game,
+                "--variant",
+                variant,
+                "--relay",
+                &r.url,
+                "--seats",
+                &seats_s,
+                "--auto",
+            ],
+        );
+        let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+        // Listed with its game and rules for strangers.
+        let out = run(&homes[1], &["tables", "--relay", &r.url]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(text.contains(&format!("{game} ({variant})")), "{text}");
+        let joiners: Vec<Proc> = homes[1..]
+            .iter()
+            .map(|h| spawn(h, &["join", &naddr, "--auto"]))
+            .collect();
+        let mut winners = Vec::new();
+        for p in std::iter::once(host).chain(joiners) {
+            let (ok, out, err) = p.finish(Duration::from_secs(120));
+            assert!(ok, "{game}: {out}\n{err}");
+            let line = out
+                .lines()
+                .find(|l| l.starts_with("game over:"))
+                .unwrap_or_else(|| panic!("{game}: no end line\n{out}\n{err}"))
+                .to_string();
+            winners.push(line.contains("you won"));
+        }
+        // Every client reached the same end: exactly one of them is told it won.
+        assert_eq!(
+            winners.iter().filter(|w| **w).count(),
+            1,
+            "{game}: {winners:?}"
+        );
+    }
+}
