@@ -156,21 +156,40 @@ fn naddr_of(line: &str) -> String {
 }
 
 /// The "table over" line of a finished seat: every client checked every event, nothing was
-/// rejected, and the chips at the table add up to what was bought in.
-fn assert_table_over(out: &str, err: &str, hands: u64, total: u64) {
+/// rejected, and the chips at the table add up to what was bought in. Returns the hands played:
+/// `hands` at most (a tournament also ends when one player holds every chip).
+fn assert_table_over(out: &str, err: &str, hands: u64, total: u64) -> u64 {
     let line = out
         .lines()
         .find(|l| l.starts_with("table over:"))
         .unwrap_or_else(|| panic!("no end line; stdout:\n{out}\nstderr:\n{err}"));
-    assert!(
-        line.contains(&format!("table over: {hands} hands")),
-        "{line}"
-    );
+    let played: u64 = line
+        .strip_prefix("table over: ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no hand count in {line}"));
+    assert!((1..=hands).contains(&played), "{line}");
+    if played < hands {
+        let stacks: Vec<&str> = line
+            .split("stacks: ")
+            .nth(1)
+            .and_then(|r| r.split("; ").next())
+            .unwrap_or_default()
+            .split(", ")
+            .collect();
+        let out_count = stacks.iter().filter(|s| s.ends_with(" out")).count();
+        assert_eq!(
+            out_count + 1,
+            stacks.len(),
+            "fewer hands only when all but one player are out: {line}"
+        );
+    }
     assert!(line.contains(" 0 violations"), "{line}\n{out}");
     assert!(
         line.contains(&format!("chips in play {total} of {total}")),
         "{line}"
     );
+    played
 }
 
 #[test]
@@ -442,11 +461,11 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
     let resumed = spawn(&hb, &["resume", &naddr]);
     let (ok, out, err) = resumed.finish(Duration::from_secs(240));
     assert!(ok, "resumed: {out}\n{err}");
-    assert_table_over(&out, &err, hands, 3000);
+    let played = assert_table_over(&out, &err, hands, 3000);
     for p in [host, other] {
         let (ok, out, err) = p.finish(Duration::from_secs(60));
         assert!(ok, "{out}\n{err}");
-        assert_table_over(&out, &err, hands, 3000);
+        assert_eq!(assert_table_over(&out, &err, hands, 3000), played);
         assert!(
             !out.contains("forfeit"),
             "a grace period, not a forfeit:\n{out}"
