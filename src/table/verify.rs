@@ -69,6 +69,34 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         .await
         .map_err(|e| e.to_string())?;
     let (host, spec) = find_table(&pool, relays, table, None).await?;
+    if spec.lobby.is_some() {
+        // A lobby table's seat order must follow from the players' nonces, whoever announced it.
+        if let Some(l) = spec
+            .lobby
+            .as_ref()
+            .filter(|l| l.status != wire::LobbyStatus::Seated)
+        {
+            return Err(format!(
+                "table {table} is {}: there is nothing to verify yet",
+                l.status.name()
+            ));
+        }
+        let lobby = pool
+            .fetch_all(
+                wire::lobby::lobby_filter(&host, table),
+                500,
+                Duration::from_secs(5),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        wire::lobby::check_seating(&spec, &lobby)?;
+    }
+    if spec.game != "tolerance" {
+        return Err(format!(
+            "table {table} is a {} table; dice tables are replayed by dice_seat::verify",
+            spec.game
+        ));
+    }
     let events = pool
         .fetch(
             vec![wire::log_filter(&host, table)],
@@ -113,7 +141,29 @@ fn resolve(
 }
 
 pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Result<(), String> {
-    let (relays, table, _) = resolve(relays, &table)?;
+    let (relays, table, known_host) = resolve(relays, &table)?;
+    let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let found = find_table(&pool, &relays, &table, known_host).await;
+    if let Ok((host, spec)) = &found {
+        if spec.game != "tolerance" {
+            let out = super::dice_seat::verify(&pool, host, spec).await;
+            pool.shutdown().await;
+            let line = out?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"table": table, "game": spec.game, "ok": true, "result": line})
+                );
+            } else {
+                println!("{line}");
+            }
+            return Ok(());
+        }
+    }
+    pool.shutdown().await;
+    found?;
     let r = verify_table(&relays, &table).await?;
     if json {
         println!("{}", serde_json::to_string(&r).expect("serialisable"));
