@@ -8,6 +8,7 @@ use expectrl::Session;
 use std::io::ErrorKind;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 
 /// Drops terminal escape sequences, leaving the text the program wrote.
 fn strip_escapes(raw: &str) -> String {
@@ -51,11 +52,22 @@ fn read_available(session: &mut Session, into: &mut Vec<u8>) -> bool {
 /// Runs `tolerance ARGS` in an 80×24 pseudo-terminal, pressing c and p until it exits.
 /// Returns the exit status (as words) and everything the program wrote.
 fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
+    drive_with(args, home, |_, _| true)
+}
+
+/// As [`drive`], but first shows `before` the text written so far until it returns true (it may
+/// press its own keys); c and p follow from then on.
+fn drive_with(
+    args: &[&str],
+    home: &std::path::Path,
+    mut before: impl FnMut(&str, &mut Session) -> bool,
+) -> (String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tolerance"));
     cmd.args(args)
         .env("TOLERANCE_HOME", home)
         .env("TERM", "xterm-256color")
-        .env_remove("NO_COLOR");
+        .env_remove("NO_COLOR")
+        .env_remove("TOLERANCE_PASSPHRASE");
     let mut session = Session::spawn(cmd).expect("a pseudo-terminal");
     session
         .get_process_mut()
@@ -63,6 +75,7 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
         .expect("window size");
     let mut raw = Vec::new();
     let started = Instant::now();
+    let mut ready = false;
     // Keys a person would press: c checks or calls, p passes a roll. Keys that do not fit the
     // moment are explained, not played; once the table is over, any key leaves.
     let keys = ["c", "p"];
@@ -79,7 +92,9 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
             strip_escapes(&String::from_utf8_lossy(&raw))
         );
         read_available(&mut session, &mut raw);
-        if started.elapsed() > Duration::from_secs(2) {
+        if !ready {
+            ready = before(&String::from_utf8_lossy(&raw), &mut session);
+        } else if started.elapsed() > Duration::from_secs(2) {
             let _ = session.send(keys[i % keys.len()]);
             i += 1;
         }
@@ -88,6 +103,12 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
     std::thread::sleep(Duration::from_millis(100));
     read_available(&mut session, &mut raw);
     (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+/// Text without escapes and blank space: ratatui skips unchanged cells and moves the cursor
+/// over blanks, so words are compared squeezed.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[test]
@@ -176,4 +197,125 @@ fn the_local_game_uses_the_terminal_table_too() {
     let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
     assert!(after.contains("after 1 hands (local game)"), "{after}");
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The embedded relay, served from this test process until the first value is dropped.
+fn relay() -> ((tokio::runtime::Runtime, EmbeddedRelay), String) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    ((rt, relay), url)
+}
+
+/// A player's config directory with a fresh unencrypted key.
+fn player(name: &str) -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["keys", "new", "--plain"])
+        .env("TOLERANCE_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    home
+}
+
+/// A headless process whose standard output is collected as it comes.
+struct Headless {
+    child: std::process::Child,
+    out: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+fn headless(home: &std::path::Path, args: &[&str]) -> Headless {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(args)
+        .env("TOLERANCE_HOME", home)
+        .env_remove("TOLERANCE_PASSPHRASE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut pipe = child.stdout.take().unwrap();
+    let o = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            o.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    Headless { child, out }
+}
+
+impl Headless {
+    fn finish(mut self) -> (bool, String) {
+        let end = Instant::now() + Duration::from_secs(120);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!("still running:\n{}", self.out.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        let out = self.out.lock().unwrap().clone();
+        (status.success(), out)
+    }
+}
+
+/// `host` on a terminal: the lobby in lines, then the person's seat in the terminal table
+/// against a stranger who joined by npub.
+#[test]
+fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
+    let (_relay, url) = relay();
+    let (hh, hj) = (player("host-tui"), player("host-tui-joiner"));
+    let mut joiner = None;
+    let (status, raw) = drive_with(
+        &["host", "--relay", &url, "--seats", "2", "--hands", "1"],
+        &hh,
+        |so_far, _| {
+            let text = strip_escapes(so_far);
+            if joiner.is_none() {
+                // Only a whole line: the read may have stopped inside the naddr.
+                let line = text
+                    .split("tolerance join ")
+                    .nth(1)
+                    .and_then(|rest| rest.split_once('\n'))
+                    .map(|(naddr, _)| naddr.trim().to_string());
+                if let Some(naddr) = line {
+                    joiner = Some(headless(&hj, &["join", &naddr, "--auto"]));
+                }
+            }
+            squeeze(&text).contains("Lastactions")
+        },
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(raw.contains("\u{1b}[?1049h"), "no terminal table:\n{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("stacks:"), "{after}");
+    assert!(
+        after.contains("table over: 1 hands") && after.contains(" 0 violations"),
+        "{after}"
+    );
+    let (ok, out) = joiner.expect("the table was announced").finish();
+    assert!(ok, "joiner:\n{out}");
+    assert!(out.contains("table over: 1 hands"), "{out}");
+    let _ = std::fs::remove_dir_all(&hh);
+    let _ = std::fs::remove_dir_all(&hj);
 }

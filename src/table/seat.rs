@@ -5,6 +5,7 @@ use super::journal::{self, Journal, TableMeta};
 use super::lobby::{self, HostOptions, Joined, LobbyNews};
 use super::play::{print_hand_named, spawn_line_ui};
 use super::runner::{run_client, ClientConfig, Decider};
+use super::table_ui::{TableEnd, TableUi};
 use crate::bots::tolerance::HeuristicBot;
 use crate::identity;
 use crate::net::pool::{PoolConfig, RelayPool};
@@ -61,6 +62,9 @@ pub struct HostArgs {
     /// Let a bot play your seat.
     #[arg(long)]
     pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -76,6 +80,9 @@ pub struct JoinArgs {
     /// Let a bot play your seat.
     #[arg(long)]
     pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -94,6 +101,9 @@ pub struct ResumeArgs {
     /// Use these relays instead of the recorded ones (repeatable).
     #[arg(long = "relay")]
     pub relays: Vec<String>,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -163,6 +173,10 @@ fn print_news(n: &LobbyNews) {
 
 pub async fn host_cli(args: HostArgs) -> Result<(), String> {
     let keys = load_keys()?;
+    host_as(&keys, args).await
+}
+
+async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     let variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     let invite: Vec<PublicKey> = args
         .invite
@@ -212,30 +226,47 @@ pub async fn host_cli(args: HostArgs) -> Result<(), String> {
         host: keys.public_key(),
         relays,
     };
-    play_seat(&keys, joined, args.auto, None).await
+    play_seat(keys, joined, SeatUi::choose(args.auto, args.plain), None).await
 }
 
 pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
     let keys = load_keys()?;
+    join_as(&keys, args).await
+}
+
+async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     println!("joining as {}", short_npub(&keys.public_key()));
     let joined = lobby::join_lobby(
-        &keys,
+        keys,
         &args.relays,
         &r,
         Duration::from_secs(args.wait),
         |n| print_news(&n),
     )
     .await?;
-    play_seat(&keys, joined, args.auto, None).await
+    play_seat(keys, joined, SeatUi::choose(args.auto, args.plain), None).await
 }
 
-pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
-    let keys = load_keys()?;
-    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+/// Open public tables, invitations, and the profile names of their hosts.
+type Tables = (
+    Vec<lobby::Listing>,
+    Vec<lobby::Listing>,
+    HashMap<PublicKey, String>,
+);
+
+async fn fetch_tables(keys: &Keys, relays: &[String]) -> Result<Tables, String> {
+    let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (public, invites) = lobby::list_tables(&pool, &keys, Duration::from_secs(5)).await?;
+    let listed = lobby::list_tables(&pool, keys, Duration::from_secs(5)).await;
+    let (public, invites) = match listed {
+        Ok(l) => l,
+        Err(e) => {
+            pool.shutdown().await;
+            return Err(e);
+        }
+    };
     let hosts: Vec<PublicKey> = public
         .iter()
         .chain(&invites)
@@ -243,6 +274,12 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
         .collect();
     let names = fetch_names(&pool, &hosts, Duration::from_secs(3)).await;
     pool.shutdown().await;
+    Ok((public, invites, names))
+}
+
+pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    let (public, invites, names) = fetch_tables(&keys, &args.relays).await?;
     if args.json {
         println!(
             "{}",
@@ -250,12 +287,7 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    let host_name = |h: &str| {
-        PublicKey::parse(h)
-            .ok()
-            .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
-            .unwrap_or_else(|| h.to_string())
-    };
+    let host_name = |h: &str| host_label(&names, h);
     println!("Invitations for {}:", short_npub(&keys.public_key()));
     if invites.is_empty() {
         println!("  (none)");
@@ -298,6 +330,14 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// How a host is named to people: its profile name, else a short npub.
+fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
+    PublicKey::parse(host)
+        .ok()
+        .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
+        .unwrap_or_else(|| host.to_string())
+}
+
 pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
     let home = identity::config_dir();
     let Some(table) = args.table else {
@@ -338,7 +378,8 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
         &id[..16],
         short_npub(&keys.public_key())
     );
-    play_seat(&keys, Joined { spec, host, relays }, meta.auto, Some(meta)).await
+    let ui = SeatUi::choose(meta.auto, args.plain);
+    play_seat(&keys, Joined { spec, host, relays }, ui, Some(meta)).await
 }
 
 pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
@@ -381,22 +422,46 @@ fn seat_names(spec: &TableSpec, me: &PublicKey, names: &HashMap<PublicKey, Strin
         .collect()
 }
 
+/// Who plays this identity's seat, and through what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatUi {
+    /// `--auto`: a bot.
+    Bot,
+    /// The line interface (`--plain`, or input or output is not a terminal).
+    Line,
+    /// The terminal table.
+    Table,
+}
+
+impl SeatUi {
+    pub fn choose(auto: bool, plain: bool) -> SeatUi {
+        use std::io::IsTerminal;
+        if auto {
+            SeatUi::Bot
+        } else if !plain && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+            SeatUi::Table
+        } else {
+            SeatUi::Line
+        }
+    }
+}
+
 /// Plays this identity's seat to the end of the table, journalled so `resume` can continue.
 async fn play_seat(
     keys: &Keys,
     joined: Joined,
-    auto: bool,
+    ui: SeatUi,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
     let home = identity::config_dir();
-    play_seat_in(&home, keys, joined, auto, resumed).await
+    play_seat_in(&home, keys, joined, ui, resumed).await
 }
 
 async fn play_seat_in(
     home: &Path,
     keys: &Keys,
     joined: Joined,
-    auto: bool,
+    ui: SeatUi,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
     let Joined { spec, host, relays } = joined;
@@ -413,7 +478,7 @@ async fn play_seat_in(
         relays: relays.clone(),
         naddr: wire::table_naddr(&host, &spec.table, &relays),
         me: me.to_hex(),
-        auto,
+        auto: ui == SeatUi::Bot,
         finished: false,
     });
     journal.write_meta(&meta)?;
@@ -443,50 +508,80 @@ async fn play_seat_in(
                 .unwrap_or_else(|| format!("seat {s}"))
         }
     };
-    let (decider, ui) = if auto {
-        (
-            Decider::Bot(Box::new(HeuristicBot::new(
-                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-            ))),
-            None,
-        )
-    } else {
-        let (d, ui) = spawn_line_ui(false, Box::new(name_of.clone()));
-        (d, Some(ui))
-    };
-    let table_id = spec.table.clone();
-    let history_home = home.to_path_buf();
-    let on_hand: super::runner::OnHand = Box::new(move |h: &super::HandSummary| {
-        print_hand_named(h, &name_of);
-        let record = crate::history::Record {
-            table: table_id.clone(),
-            seat: Some(seat),
-            saved_at: crate::history::now(),
-            hand: h.clone(),
-        };
-        if let Err(e) = crate::history::append(&history_home, &record) {
-            eprintln!("warning: hand not saved to the history: {e}");
-        }
-    });
-    let report = run_client(ClientConfig {
+    let mut cfg = ClientConfig {
         keys: keys.clone(),
         relays: relays.clone(),
         host,
         table: spec.table.clone(),
-        decider,
+        decider: Decider::Watch,
         idle_timeout: Duration::from_millis(
             (spec.deadlines.move_ms.max(spec.deadlines.crypto_ms)) * 4 + 60_000,
         ),
         tamper: None,
-        on_hand: Some(on_hand),
+        on_hand: None,
         on_view: None,
         on_progress: None,
         journal: Some(journal),
-    })
-    .await?;
-    if let Some(ui) = ui {
-        ui.abort();
-    }
+    };
+    let table_id = spec.table.clone();
+    let report = if ui == SeatUi::Table {
+        let (table_ui, decider) = TableUi::start(seat, names.clone());
+        let record = table_ui.recorder(seat, home.to_path_buf());
+        cfg.decider = decider;
+        cfg.on_hand = Some(Box::new(move |h: &super::HandSummary| {
+            record.record(&table_id, h)
+        }));
+        cfg.on_view = Some(table_ui.on_view());
+        cfg.on_progress = Some(table_ui.on_progress());
+        let end = table_ui
+            .run_until(run_client(cfg), |r| match r {
+                Ok(r) => format!(
+                    "table over after {} hands · {} violations",
+                    r.hands.len(),
+                    r.violations.len()
+                ),
+                Err(e) => format!("the table stopped: {e}"),
+            })
+            .await?;
+        match end {
+            TableEnd::Played(report) => report?,
+            TableEnd::Left => {
+                // The journal keeps this seat's secrets: coming back before the others vote
+                // it out continues the hand.
+                println!("come back to it with: tolerance resume {}", spec.table);
+                std::process::exit(0)
+            }
+        }
+    } else {
+        let ui = if ui == SeatUi::Bot {
+            cfg.decider = Decider::Bot(Box::new(HeuristicBot::new(
+                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+            )));
+            None
+        } else {
+            let (d, ui) = spawn_line_ui(false, Box::new(name_of.clone()));
+            cfg.decider = d;
+            Some(ui)
+        };
+        let history_home = home.to_path_buf();
+        cfg.on_hand = Some(Box::new(move |h: &super::HandSummary| {
+            print_hand_named(h, &name_of);
+            let record = crate::history::Record {
+                table: table_id.clone(),
+                seat: Some(seat),
+                saved_at: crate::history::now(),
+                hand: h.clone(),
+            };
+            if let Err(e) = crate::history::append(&history_home, &record) {
+                eprintln!("warning: hand not saved to the history: {e}");
+            }
+        }));
+        let report = run_client(cfg).await?;
+        if let Some(ui) = ui {
+            ui.abort();
+        }
+        report
+    };
     let journal = Journal::open(home, keys, &spec.table)?;
     journal.write_meta(&TableMeta {
         finished: report.finished,
