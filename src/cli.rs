@@ -667,20 +667,11 @@ fn feedback_cli(
     };
     let text = feedback::check_message(&text)?;
     let keys = load_identity()?;
-    runtime()?.block_on(async {
-        let pool = feedback::connect(keys, &relays).await?;
-        let tags = if public {
-            Vec::new()
-        } else {
-            vec![crate::net::dm::subject("Feedback on The Game of Tolerance")]
-        };
-        let sent = feedback::send(&pool, &to, &text, public, tags).await;
-        pool.shutdown().await;
-        for line in feedback::report_lines(&sent?) {
-            println!("{line}");
-        }
-        Ok(())
-    })
+    let lines = runtime()?.block_on(feedback::send_feedback(keys, &to, &relays, &text, public))?;
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(())
 }
 
 fn variant_cli(command: VariantCommand) -> Result<(), String> {

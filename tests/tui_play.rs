@@ -257,6 +257,18 @@ fn headless(home: &std::path::Path, args: &[&str]) -> Headless {
 }
 
 impl Headless {
+    fn wait_for(&self, pat: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = self.out.lock().unwrap().clone();
+            if out.contains(pat) {
+                return out;
+            }
+            assert!(Instant::now() < end, "no '{pat}' in:\n{out}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn finish(mut self) -> (bool, String) {
         let end = Instant::now() + Duration::from_secs(120);
         let status = loop {
@@ -273,6 +285,64 @@ impl Headless {
         let out = self.out.lock().unwrap().clone();
         (status.success(), out)
     }
+}
+
+/// `tables` on a terminal opens the lobby screen; Enter on a public table joins it the way
+/// `join` does, and the seat is played in the terminal table to the end of the table.
+#[test]
+fn the_lobby_screen_joins_a_public_table_and_plays_it_in_the_terminal_table() {
+    let (_relay, url) = relay();
+    let (hh, hs) = (player("lobby-host"), player("lobby-stranger"));
+    let host = headless(
+        &hh,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--seats",
+            "2",
+            "--hands",
+            "1",
+            "--auto",
+            "--title",
+            "open to all",
+        ],
+    );
+    host.wait_for("tolerance join naddr1");
+    let mut entered = false;
+    let (status, raw) = drive_with(&["tables", "--relay", &url], &hs, |so_far, session| {
+        let text = squeeze(&strip_escapes(so_far));
+        if !entered && text.contains("▶opentoallhostedby") {
+            session.send("\r").unwrap();
+            entered = true;
+        }
+        // Playing starts once the table is drawn.
+        entered && text.contains("Lastactions")
+    });
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    let squeezed = squeeze(&text);
+    for words in ["Invitations (0)", "Open public tables (1)", "joining as"] {
+        assert!(squeezed.contains(&squeeze(words)), "{words}:\n{text}");
+    }
+    // The lobby screen and then the table each had the alternate screen, and gave it back.
+    assert!(raw.matches("\u{1b}[?1049h").count() >= 2, "{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("stacks:"), "{after}");
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: 1 hands"))
+        .unwrap_or_else(|| panic!("no end line:\n{after}"));
+    assert!(over.contains(" 0 violations"), "{over}");
+    assert!(over.contains("chips in play 2000 of 2000"), "{over}");
+    let (ok, out) = host.finish();
+    assert!(ok, "host:\n{out}");
+    assert!(out.contains("table over: 1 hands"), "{out}");
+    let _ = std::fs::remove_dir_all(&hh);
+    let _ = std::fs::remove_dir_all(&hs);
 }
 
 /// `host` on a terminal: the lobby in lines, then the person's seat in the terminal table

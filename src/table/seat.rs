@@ -11,6 +11,7 @@ use crate::identity;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::{fetch_names, short_npub};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+use crate::ui::tui::lobby::{Entry, LobbyEvent, LobbyRequest};
 use crate::wire::{self, Deadlines, TableSpec};
 use nostr_sdk::prelude::*;
 use rand::rngs::{OsRng, StdRng};
@@ -92,6 +93,9 @@ pub struct TablesArgs {
     pub relays: Vec<String>,
     #[arg(long)]
     pub json: bool,
+    /// Print the list even on a terminal, instead of opening the lobby screen.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -279,6 +283,9 @@ async fn fetch_tables(keys: &Keys, relays: &[String]) -> Result<Tables, String> 
 
 pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
     let keys = load_keys()?;
+    if !args.json && SeatUi::choose(false, args.plain) == SeatUi::Table {
+        return lobby_screen(keys, args.relays).await;
+    }
     let (public, invites, names) = fetch_tables(&keys, &args.relays).await?;
     if args.json {
         println!(
@@ -336,6 +343,121 @@ fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
         .ok()
         .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
         .unwrap_or_else(|| host.to_string())
+}
+
+/// Answers one request of the lobby screen.
+async fn serve_lobby(keys: &Keys, relays: &[String], request: LobbyRequest) -> LobbyEvent {
+    match request {
+        LobbyRequest::Refresh => LobbyEvent::Listed(fetch_tables(keys, relays).await.map(
+            |(public, invites, names)| {
+                let entry = |listing: lobby::Listing, invited: bool| Entry {
+                    host: host_label(&names, &listing.host),
+                    listing,
+                    invited,
+                };
+                invites
+                    .into_iter()
+                    .map(|l| entry(l, true))
+                    .chain(public.into_iter().map(|l| entry(l, false)))
+                    .collect()
+            },
+        )),
+        LobbyRequest::Check(table) => LobbyEvent::Checked(
+            crate::variants::resolve_variant(&table.variant, relays)
+                .await
+                .and_then(|v| {
+                    if table.seats > v.seats {
+                        Err(format!(
+                            "the variant '{}' seats at most {} players, not {}",
+                            v.name, v.seats, table.seats
+                        ))
+                    } else {
+                        Ok(table)
+                    }
+                }),
+        ),
+        LobbyRequest::Feedback(text) => {
+            use crate::feedback::{send_feedback, AUTHOR_NPUB};
+            let settings = crate::config::Settings::load(&identity::config_dir());
+            let sent = match settings.and_then(|s| s.recipient(None, AUTHOR_NPUB)) {
+                Ok(to) => send_feedback(keys.clone(), &to, relays, &text, false).await,
+                Err(e) => Err(e),
+            };
+            LobbyEvent::FeedbackSent(sent)
+        }
+    }
+}
+
+/// `tolerance tables` on a terminal: the lobby screens, then the chosen table, hosted or joined
+/// the same way as `tolerance host` and `tolerance join` do.
+async fn lobby_screen(keys: Keys, relays: Vec<String>) -> Result<(), String> {
+    use crate::ui::tui::{self, lobby};
+    let (events, events_rx) = std::sync::mpsc::channel();
+    let (requests, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
+    let _ = requests.send(LobbyRequest::Refresh);
+    let state = lobby::LobbyState::new(
+        short_npub(&keys.public_key()),
+        relays.clone(),
+        tui::colour_wanted(),
+    );
+    let screen = std::thread::spawn(move || lobby::run_lobby(state, events_rx, requests));
+    let worker = {
+        let keys = keys.clone();
+        let relays = relays.clone();
+        tokio::spawn(async move {
+            while let Some(r) = requests_rx.recv().await {
+                if events.send(serve_lobby(&keys, &relays, r).await).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    let choice = tokio::task::spawn_blocking(move || screen.join()).await;
+    worker.abort();
+    tui::restore_terminal();
+    let choice = match choice {
+        Ok(Ok(c)) => c?,
+        _ => return Err("the lobby screen stopped unexpectedly".into()),
+    };
+    match choice {
+        lobby::LobbyChoice::Quit => Ok(()),
+        lobby::LobbyChoice::Join(naddr) => {
+            join_as(
+                &keys,
+                JoinArgs {
+                    table: naddr,
+                    relays,
+                    wait: 600,
+                    auto: false,
+                    plain: false,
+                },
+            )
+            .await
+        }
+        lobby::LobbyChoice::Host(table) => {
+            host_as(
+                &keys,
+                HostArgs {
+                    variant: table.variant,
+                    seats: table.seats,
+                    min_players: 2,
+                    invite: Vec::new(),
+                    invite_only: false,
+                    public: true,
+                    title: String::new(),
+                    hands: None,
+                    start_after: None,
+                    wait: 600,
+                    move_secs: 120,
+                    crypto_secs: 30,
+                    relays,
+                    auto: false,
+                    plain: false,
+                },
+            )
+            .await
+        }
+    }
 }
 
 pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
@@ -615,4 +737,46 @@ async fn play_seat_in(
         wire::table_naddr(&host, &spec.table, &relays)
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::tui::lobby::NewTable;
+
+    async fn check(variant: &str, seats: u8) -> Result<NewTable, String> {
+        let asked = NewTable {
+            variant: variant.into(),
+            seats,
+        };
+        match serve_lobby(&Keys::generate(), &[], LobbyRequest::Check(asked)).await {
+            LobbyEvent::Checked(r) => r,
+            other => panic!("not an answer to a check: {other:?}"),
+        }
+    }
+
+    /// The lobby's new-table form hosts only what `host --variant` would accept, and says why
+    /// not in words.
+    #[tokio::test]
+    async fn the_lobby_checks_a_variant_and_its_seats_before_hosting() {
+        let ok = check("super-ace", 4).await.unwrap();
+        assert_eq!((ok.variant.as_str(), ok.seats), ("super-ace", 4));
+        let e = check("standard", 11).await.unwrap_err();
+        assert!(e.contains("seats at most 10 players, not 11"), "{e}");
+        let e = check("/nonexistent/variant.toml", 4).await.unwrap_err();
+        assert!(e.contains("neither a built-in variant"), "{e}");
+        let dir =
+            std::env::temp_dir().join(format!("tolerance-lobby-variant-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("three.toml");
+        std::fs::write(&file, "name = \"three\"\nseats = 3\n").unwrap();
+        let path = file.to_string_lossy().to_string();
+        assert_eq!(check(&path, 3).await.unwrap().seats, 3);
+        let e = check(&path, 4).await.unwrap_err();
+        assert!(e.contains("'three' seats at most 3 players, not 4"), "{e}");
+        std::fs::write(&file, "seats = 1\n").unwrap();
+        let e = check(&path, 2).await.unwrap_err();
+        assert!(e.contains("seats"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -6,6 +6,9 @@
 //! - this module: the terminal itself — raw mode and the alternate screen, restored on every
 //!   exit path including a panic — and the loop that feeds events and keys to the state.
 
+pub mod lobby;
+#[cfg(test)]
+mod lobby_tests;
 pub mod render;
 pub mod state;
 #[cfg(test)]
