@@ -205,6 +205,15 @@ impl LobbyState {
                 LobbyOutcome::None
             }
             KeyCode::Enter => match self.entries.as_ref().and_then(|e| e.get(self.selected)) {
+                // Invitations stay listed after their table fills or is called off; joining one
+                // would only fail after leaving this screen.
+                Some(e) if e.listing.status != crate::wire::LobbyStatus::Open.name() => {
+                    self.error = Some(format!(
+                        "that table is {}: it takes no more players",
+                        e.listing.status
+                    ));
+                    LobbyOutcome::None
+                }
                 Some(e) => LobbyOutcome::Done(LobbyChoice::Join(e.listing.naddr.clone())),
                 None => {
                     self.notice = Some("no table to join: n hosts a new one".into());

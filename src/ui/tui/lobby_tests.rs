@@ -293,3 +293,18 @@ fn the_lobby_in_monochrome_has_the_same_words() {
     s.color = false;
     assert_same_words_without_colour(&coloured, &render(&s, 80, 24));
 }
+
+#[test]
+fn an_invitation_to_a_table_that_started_cannot_be_joined() {
+    let mut s = LobbyState::new("me".into(), vec!["ws://r".into()], true);
+    let mut seated = entry("friday", "Ana", true, "naddr1seated");
+    seated.listing.status = "seated".into();
+    s.apply(LobbyEvent::Listed(Ok(vec![seated])));
+    assert!(text(&render(&s, 80, 24)).contains("friday from Ana — seated 1/4"));
+    assert_eq!(s.key(code(KeyCode::Enter)), LobbyOutcome::None);
+    let t = text(&render(&s, 80, 24));
+    assert!(
+        t.contains("error: that table is seated: it takes no more players"),
+        "{t}"
+    );
+}
