@@ -31,7 +31,8 @@ pub enum Command {
     Host(crate::table::seat::HostArgs),
     /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
     Join(crate::table::seat::JoinArgs),
-    /// Open public tables and the invitations addressed to you.
+    /// Open public tables and the invitations addressed to you; on a terminal, the lobby screen
+    /// (join one, host a new table from a variant, send feedback to the author).
     Tables(crate::table::seat::TablesArgs),
     /// Continue a table this machine was playing when it stopped (crash, kill, power cut).
     Resume(crate::table::seat::ResumeArgs),
