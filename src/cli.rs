@@ -30,7 +30,8 @@ pub enum Command {
     Host(crate::table::seat::HostArgs),
     /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
     Join(crate::table::seat::JoinArgs),
-    /// Open public tables and the invitations addressed to you.
+    /// Open public tables and the invitations addressed to you; on a terminal, the lobby screen
+    /// (join one, host a new table from a variant, send feedback to the author).
     Tables(crate::table::seat::TablesArgs),
     /// Continue a table this machine was playing when it stopped (crash, kill, power cut).
     Resume(crate::table::seat::ResumeArgs),
@@ -697,20 +698,11 @@ fn feedback_cli(
     };
     let text = feedback::check_message(&text)?;
     let keys = load_identity()?;
-    runtime()?.block_on(async {
-        let pool = feedback::connect(keys, &relays).await?;
-        let tags = if public {
-            Vec::new()
-        } else {
-            vec![crate::net::dm::subject("Feedback on The Game of Tolerance")]
-        };
-        let sent = feedback::send(&pool, &to, &text, public, tags).await;
-        pool.shutdown().await;
-        for line in feedback::report_lines(&sent?) {
-            println!("{line}");
-        }
-        Ok(())
-    })
+    let lines = runtime()?.block_on(feedback::send_feedback(keys, &to, &relays, &text, public))?;
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(())
 }
 
 fn variant_cli(command: VariantCommand) -> Result<(), String> {

@@ -108,6 +108,26 @@ pub async fn send(
         .map_err(|e| format!("the message was not delivered: {e}"))
 }
 
+/// Sends `text` from `keys` to `to` over `relays` as `tolerance feedback` does (a private
+/// message with a feedback subject unless `public`), and words the outcome for the person.
+pub async fn send_feedback(
+    keys: Keys,
+    to: &PublicKey,
+    relays: &[String],
+    text: &str,
+    public: bool,
+) -> Result<Vec<String>, String> {
+    let pool = connect(keys, relays).await?;
+    let tags = if public {
+        Vec::new()
+    } else {
+        vec![dm::subject("Feedback on The Game of Tolerance")]
+    };
+    let sent = send(&pool, to, text, public, tags).await;
+    pool.shutdown().await;
+    Ok(report_lines(&sent?))
+}
+
 /// Text written in `editor` (a shell command line such as `vi` or `code -w`, given the file as
 /// its last argument), without the lines starting with `#`.
 pub fn compose_in_editor(editor: &str) -> Result<String, String> {

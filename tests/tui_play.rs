@@ -8,6 +8,7 @@ use expectrl::Session;
 use std::io::ErrorKind;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 
 /// Drops terminal escape sequences, leaving the text the program wrote.
 fn strip_escapes(raw: &str) -> String {
@@ -51,11 +52,22 @@ fn read_available(session: &mut Session, into: &mut Vec<u8>) -> bool {
 /// Runs `tolerance ARGS` in an 80×24 pseudo-terminal, pressing c and p until it exits.
 /// Returns the exit status (as words) and everything the program wrote.
 fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
+    drive_with(args, home, |_, _| true)
+}
+
+/// As [`drive`], but first shows `before` the text written so far until it returns true (it may
+/// press its own keys); c and p follow from then on.
+fn drive_with(
+    args: &[&str],
+    home: &std::path::Path,
+    mut before: impl FnMut(&str, &mut Session) -> bool,
+) -> (String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tolerance"));
     cmd.args(args)
         .env("TOLERANCE_HOME", home)
         .env("TERM", "xterm-256color")
-        .env_remove("NO_COLOR");
+        .env_remove("NO_COLOR")
+        .env_remove("TOLERANCE_PASSPHRASE");
     let mut session = Session::spawn(cmd).expect("a pseudo-terminal");
     session
         .get_process_mut()
@@ -63,6 +75,7 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
         .expect("window size");
     let mut raw = Vec::new();
     let started = Instant::now();
+    let mut ready = false;
     // Keys a person would press: c checks or calls, p passes a roll. Keys that do not fit the
     // moment are explained, not played; once the table is over, any key leaves.
     let keys = ["c", "p"];
@@ -79,7 +92,9 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
             strip_escapes(&String::from_utf8_lossy(&raw))
         );
         read_available(&mut session, &mut raw);
-        if started.elapsed() > Duration::from_secs(2) {
+        if !ready {
+            ready = before(&String::from_utf8_lossy(&raw), &mut session);
+        } else if started.elapsed() > Duration::from_secs(2) {
             let _ = session.send(keys[i % keys.len()]);
             i += 1;
         }
@@ -88,6 +103,12 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
     std::thread::sleep(Duration::from_millis(100));
     read_available(&mut session, &mut raw);
     (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+/// Text without escapes and blank space: ratatui skips unchanged cells and moves the cursor
+/// over blanks, so words are compared squeezed.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[test]
@@ -178,65 +199,193 @@ fn the_local_game_uses_the_terminal_table_too() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// A person who joins someone's table by its naddr plays it in the terminal table too.
-#[test]
-fn joining_a_hosted_table_opens_the_terminal_table() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
+/// The embedded relay, served from this test process until the first value is dropped.
+fn relay() -> ((tokio::runtime::Runtime, EmbeddedRelay), String) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let relay = rt
-        .block_on(tolerance::net::relay::EmbeddedRelay::start(
-            tolerance::net::relay::EmbeddedRelayConfig::default(),
-        ))
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
         .unwrap();
     let url = relay.url().to_string();
-    let base = std::env::temp_dir().join(format!("tolerance-tui-join-{}", std::process::id()));
-    let (host_home, guest_home) = (base.join("host"), base.join("guest"));
-    let _ = std::fs::remove_dir_all(&base);
-    for h in [&host_home, &guest_home] {
-        let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
-            .args(["keys", "new", "--plain"])
-            .env("TOLERANCE_HOME", h)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    }
-    // The host lets a bot play its seat, in the line interface.
-    let mut host = Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args([
-            "host", "--relay", &url, "--seats", "2", "--hands", "1", "--auto",
-        ])
-        .env("TOLERANCE_HOME", &host_home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    ((rt, relay), url)
+}
+
+/// A player's config directory with a fresh unencrypted key.
+fn player(name: &str) -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let out = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["keys", "new", "--plain"])
+        .env("TOLERANCE_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    home
+}
+
+/// A headless process whose standard output is collected as it comes.
+struct Headless {
+    child: std::process::Child,
+    out: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+fn headless(home: &std::path::Path, args: &[&str]) -> Headless {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(args)
+        .env("TOLERANCE_HOME", home)
+        .env_remove("TOLERANCE_PASSPHRASE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
-    let naddr = loop {
-        let line = lines.next().expect("the host announces its table").unwrap();
-        if let Some(w) = line.split_whitespace().find(|w| w.starts_with("naddr1")) {
-            break w.to_string();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut pipe = child.stdout.take().unwrap();
+    let o = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            o.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
         }
-    };
-    let drain = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
-    let (status, raw) = drive(&["join", &naddr, "--relay", &url], &guest_home);
+    });
+    Headless { child, out }
+}
+
+impl Headless {
+    fn wait_for(&self, pat: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = self.out.lock().unwrap().clone();
+            if out.contains(pat) {
+                return out;
+            }
+            assert!(Instant::now() < end, "no '{pat}' in:\n{out}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn finish(mut self) -> (bool, String) {
+        let end = Instant::now() + Duration::from_secs(120);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!("still running:\n{}", self.out.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        let out = self.out.lock().unwrap().clone();
+        (status.success(), out)
+    }
+}
+
+/// `tables` on a terminal opens the lobby screen; Enter on a public table joins it the way
+/// `join` does, and the seat is played in the terminal table to the end of the table.
+#[test]
+fn the_lobby_screen_joins_a_public_table_and_plays_it_in_the_terminal_table() {
+    let (_relay, url) = relay();
+    let (hh, hs) = (player("lobby-host"), player("lobby-stranger"));
+    let host = headless(
+        &hh,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--seats",
+            "2",
+            "--hands",
+            "1",
+            "--auto",
+            "--title",
+            "open to all",
+        ],
+    );
+    host.wait_for("tolerance join naddr1");
+    let mut entered = false;
+    let (status, raw) = drive_with(&["tables", "--relay", &url], &hs, |so_far, session| {
+        let text = squeeze(&strip_escapes(so_far));
+        if !entered && text.contains("▶opentoallhostedby") {
+            session.send("\r").unwrap();
+            entered = true;
+        }
+        // Playing starts once the table is drawn.
+        entered && text.contains("Lastactions")
+    });
     let text = strip_escapes(&raw);
     assert!(
         status.contains("Exited") && status.contains(", 0)"),
         "{status}\n{text}"
     );
-    assert!(
-        raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
-        "{text}"
-    );
-    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    assert!(squeezed.contains("Lastactions"), "{text}");
+    let squeezed = squeeze(&text);
+    for words in ["Invitations (0)", "Open public tables (1)", "joining as"] {
+        assert!(squeezed.contains(&squeeze(words)), "{words}:\n{text}");
+    }
+    // The lobby screen and then the table each had the alternate screen, and gave it back.
+    assert!(raw.matches("\u{1b}[?1049h").count() >= 2, "{text}");
     let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
-    assert!(after.contains("table over: 1 hands"), "{after}");
-    assert!(after.contains(" 0 violations"), "{after}");
-    let _ = host.wait();
-    let host_out = drain.join().unwrap().join("\n");
-    assert!(host_out.contains("table over: 1 hands"), "{host_out}");
-    let _ = std::fs::remove_dir_all(&base);
+    assert!(after.contains("stacks:"), "{after}");
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: 1 hands"))
+        .unwrap_or_else(|| panic!("no end line:\n{after}"));
+    assert!(over.contains(" 0 violations"), "{over}");
+    assert!(over.contains("chips in play 2000 of 2000"), "{over}");
+    let (ok, out) = host.finish();
+    assert!(ok, "host:\n{out}");
+    assert!(out.contains("table over: 1 hands"), "{out}");
+    let _ = std::fs::remove_dir_all(&hh);
+    let _ = std::fs::remove_dir_all(&hs);
+}
+
+/// `host` on a terminal: the lobby in lines, then the person's seat in the terminal table
+/// against a stranger who joined by npub.
+#[test]
+fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
+    let (_relay, url) = relay();
+    let (hh, hj) = (player("host-tui"), player("host-tui-joiner"));
+    let mut joiner = None;
+    let (status, raw) = drive_with(
+        &["host", "--relay", &url, "--seats", "2", "--hands", "1"],
+        &hh,
+        |so_far, _| {
+            let text = strip_escapes(so_far);
+            if joiner.is_none() {
+                // Only a whole line: the read may have stopped inside the naddr.
+                let line = text
+                    .split("tolerance join ")
+                    .nth(1)
+                    .and_then(|rest| rest.split_once('\n'))
+                    .map(|(naddr, _)| naddr.trim().to_string());
+                if let Some(naddr) = line {
+                    joiner = Some(headless(&hj, &["join", &naddr, "--auto"]));
+                }
+            }
+            squeeze(&text).contains("Lastactions")
+        },
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(raw.contains("\u{1b}[?1049h"), "no terminal table:\n{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("stacks:"), "{after}");
+    assert!(
+        after.contains("table over: 1 hands") && after.contains(" 0 violations"),
+        "{after}"
+    );
+    let (ok, out) = joiner.expect("the table was announced").finish();
+    assert!(ok, "joiner:\n{out}");
+    assert!(out.contains("table over: 1 hands"), "{out}");
+    let _ = std::fs::remove_dir_all(&hh);
+    let _ = std::fs::remove_dir_all(&hj);
 }

@@ -16,6 +16,7 @@ pub mod play;
 pub mod runner;
 pub mod seat;
 pub mod session;
+pub mod table_ui;
 pub mod verify;
 
 pub use runner::{run_client, ClientConfig, ClientReport, Decider};

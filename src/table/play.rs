@@ -282,7 +282,7 @@ pub async fn demo_cli(
 
 /// `tolerance play` on a terminal: the same table as the line mode, drawn by [`crate::ui::tui`].
 async fn play_tui(args: PlayArgs) -> Result<(), String> {
-    use crate::ui::tui::{self, Ended, UiEvent, UiState};
+    use super::table_ui::{TableEnd, TableUi};
     use nostr_sdk::prelude::{Keys, ToBech32};
     let variant: Variant = crate::variants::resolve_variant(&args.variant, &args.relays).await?;
     let keys: Vec<Keys> = (0..args.players).map(|_| Keys::generate()).collect();
@@ -293,31 +293,12 @@ async fn play_tui(args: PlayArgs) -> Result<(), String> {
             if i == 0 {
                 "you".to_string()
             } else {
-                tui::short_npub(&k.public_key().to_bech32().unwrap_or_default())
+                crate::ui::tui::short_npub(&k.public_key().to_bech32().unwrap_or_default())
             }
         })
         .collect();
-    let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
-    let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
-        crate::games::tolerance::HandView,
-        Vec<crate::games::tolerance::Action>,
-    )>();
-    let (ans_tx, ans_rx) = tokio::sync::mpsc::unbounded_channel();
-    let state = UiState::new(Some(0), names.clone(), tui::colour_wanted());
-    let ui = std::thread::spawn(move || tui::run(state, ui_rx, ans_tx));
-    let asks = ui_tx.clone();
-    let forward = tokio::spawn(async move {
-        while let Some((view, legal)) = ask_rx.recv().await {
-            if asks.send(UiEvent::Ask(view, legal)).is_err() {
-                return;
-            }
-        }
-    });
-    let views = std::sync::Mutex::new(ui_tx.clone());
-    let progress = std::sync::Mutex::new(ui_tx.clone());
-    let hands = std::sync::Mutex::new(ui_tx.clone());
-    let finished_lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<HandSummary>::new()));
-    let kept = finished_lines.clone();
+    let (ui, human) = TableUi::start(0, names);
+    let record = ui.recorder(0, crate::identity::config_dir());
     let opts = DemoOptions {
         players: args.players,
         hands: args.hands,
@@ -329,99 +310,30 @@ async fn play_tui(args: PlayArgs) -> Result<(), String> {
         },
         idle_timeout: Duration::from_secs(3600),
         tamper: Vec::new(),
-        human: Some(Decider::Human {
-            ask: ask_tx,
-            answer: ans_rx,
-        }),
+        human: Some(human),
         keys,
         bot_level: args.bot_level,
-        seat0_view: Some(Box::new(move |v| {
-            let _ = views
-                .lock()
-                .expect("not poisoned")
-                .send(UiEvent::View(v.clone()));
-        })),
-        seat0_progress: Some(Box::new(move |p| {
-            let _ = progress
-                .lock()
-                .expect("not poisoned")
-                .send(UiEvent::Progress(p.clone()));
-        })),
+        seat0_view: Some(ui.on_view()),
+        seat0_progress: Some(ui.on_progress()),
     };
-    // The person may leave at any moment: the UI thread's end ends the game too.
     let game = run_demo(opts, move |l| {
         if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
-            let _ = hands
-                .lock()
-                .expect("not poisoned")
-                .send(UiEvent::HandDone(line.hand.clone()));
-            let record = crate::history::Record {
-                table: line.table,
-                seat: Some(0),
-                saved_at: crate::history::now(),
-                hand: line.hand.clone(),
-            };
-            if let Err(e) = crate::history::append(&crate::identity::config_dir(), &record) {
-                let _ = hands
-                    .lock()
-                    .expect("not poisoned")
-                    .send(UiEvent::Error(format!(
-                        "hand not saved to the history: {e}"
-                    )));
-            }
-            kept.lock().expect("not poisoned").push(line.hand);
+            record.record(&line.table, &line.hand);
         }
     });
-    let ui_done = tokio::task::spawn_blocking(move || ui.join());
-    tokio::pin!(ui_done);
-    let ended = tokio::select! {
-        run = game => {
-            let line = match &run {
-                Ok(r) => format!(
-                    "table over after {} hands · every client verified every proof: {}",
-                    r.summary.hands, r.summary.verified
-                ),
-                Err(e) => format!("the table stopped: {e}"),
-            };
-            if let Err(e) = &run {
-                let _ = ui_tx.send(UiEvent::Error(e.clone()));
-            }
-            let _ = ui_tx.send(UiEvent::Finished(line.clone()));
-            drop(ui_tx);
-            let ended = ui_done.await;
-            Some((line, ended))
-        }
-        ended = &mut ui_done => {
-            tui::restore_terminal();
-            println!("you left the table");
-            if let Ok(Ok(Err(e))) = &ended {
-                eprintln!("{e}");
-            }
-            None
-        }
-    };
-    forward.abort();
-    tui::restore_terminal();
-    // The screen is gone: leave a plain record of what happened in the scrollback.
-    let name = |s: u8| {
-        names
-            .get(s as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {s}"))
-    };
-    for h in finished_lines.lock().expect("not poisoned").iter() {
-        print_hand_named(h, &name);
-    }
-    match ended {
-        Some((line, ended)) => {
-            println!("{line}");
-            match ended {
-                Ok(Ok(Ok(Ended::Quit | Ended::Closed))) => Ok(()),
-                Ok(Ok(Err(e))) => Err(e),
-                _ => Err("the interface stopped unexpectedly".into()),
-            }
-        }
+    let end = ui
+        .run_until(game, |run| match run {
+            Ok(r) => format!(
+                "table over after {} hands · every client verified every proof: {}",
+                r.summary.hands, r.summary.verified
+            ),
+            Err(e) => format!("the table stopped: {e}"),
+        })
+        .await?;
+    match end {
+        // The failure was on the end screen and is in the printed line.
+        TableEnd::Played(_) => Ok(()),
         // Leaving mid-table: the others settle this seat by timeout, as in the line mode.
-        None => std::process::exit(0),
+        TableEnd::Left => std::process::exit(0),
     }
 }

@@ -5,11 +5,13 @@ use super::journal::{self, Journal, TableMeta};
 use super::lobby::{self, HostOptions, Joined, LobbyNews};
 use super::play::{print_hand_named, spawn_line_ui};
 use super::runner::{run_client, ClientConfig, Decider};
+use super::table_ui::{TableEnd, TableUi};
 use crate::bots::tolerance::HeuristicBot;
 use crate::identity;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::{fetch_names, short_npub};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+use crate::ui::tui::lobby::{Entry, LobbyEvent, LobbyRequest};
 use crate::wire::{self, Deadlines, TableSpec};
 use nostr_sdk::prelude::*;
 use rand::rngs::{OsRng, StdRng};
@@ -95,6 +97,9 @@ pub struct TablesArgs {
     pub relays: Vec<String>,
     #[arg(long)]
     pub json: bool,
+    /// Print the list even on a terminal, instead of opening the lobby screen.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -176,6 +181,10 @@ fn print_news(n: &LobbyNews) {
 
 pub async fn host_cli(args: HostArgs) -> Result<(), String> {
     let keys = load_keys()?;
+    host_as(&keys, args).await
+}
+
+async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     let (variant, rules) = if args.game == "tolerance" {
         (
             crate::variants::resolve_variant(&args.variant, &args.relays).await?,
@@ -241,30 +250,47 @@ pub async fn host_cli(args: HostArgs) -> Result<(), String> {
         host: keys.public_key(),
         relays,
     };
-    play_seat(&keys, joined, args.auto, args.plain, None).await
+    play_seat(keys, joined, SeatUi::choose(args.auto, args.plain), None).await
 }
 
 pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
     let keys = load_keys()?;
+    join_as(&keys, args).await
+}
+
+async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     println!("joining as {}", short_npub(&keys.public_key()));
     let joined = lobby::join_lobby(
-        &keys,
+        keys,
         &args.relays,
         &r,
         Duration::from_secs(args.wait),
         |n| print_news(&n),
     )
     .await?;
-    play_seat(&keys, joined, args.auto, args.plain, None).await
+    play_seat(keys, joined, SeatUi::choose(args.auto, args.plain), None).await
 }
 
-pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
-    let keys = load_keys()?;
-    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+/// Open public tables, invitations, and the profile names of their hosts.
+type Tables = (
+    Vec<lobby::Listing>,
+    Vec<lobby::Listing>,
+    HashMap<PublicKey, String>,
+);
+
+async fn fetch_tables(keys: &Keys, relays: &[String]) -> Result<Tables, String> {
+    let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (public, invites) = lobby::list_tables(&pool, &keys, Duration::from_secs(5)).await?;
+    let listed = lobby::list_tables(&pool, keys, Duration::from_secs(5)).await;
+    let (public, invites) = match listed {
+        Ok(l) => l,
+        Err(e) => {
+            pool.shutdown().await;
+            return Err(e);
+        }
+    };
     let hosts: Vec<PublicKey> = public
         .iter()
         .chain(&invites)
@@ -272,6 +298,15 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
         .collect();
     let names = fetch_names(&pool, &hosts, Duration::from_secs(3)).await;
     pool.shutdown().await;
+    Ok((public, invites, names))
+}
+
+pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
+    let keys = load_keys()?;
+    if !args.json && SeatUi::choose(false, args.plain) == SeatUi::Table {
+        return lobby_screen(keys, args.relays).await;
+    }
+    let (public, invites, names) = fetch_tables(&keys, &args.relays).await?;
     if args.json {
         println!(
             "{}",
@@ -279,44 +314,171 @@ pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    let host_name = |h: &str| {
-        PublicKey::parse(h)
-            .ok()
-            .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
-            .unwrap_or_else(|| h.to_string())
-    };
-    let show = |l: &lobby::Listing| {
-        let who = match &l.invited_by {
-            Some(_) => format!("from {} — {}", host_name(&l.host), l.status),
-            None => format!("hosted by {}", host_name(&l.host)),
-        };
+    let host_name = |h: &str| host_label(&names, h);
+    println!("Invitations for {}:", short_npub(&keys.public_key()));
+    if invites.is_empty() {
+        println!("  (none)");
+    }
+    for l in &invites {
         println!(
-            "  {} {who} — {}/{} — {}\n    tolerance join {}",
+            "  {} from {} — {} {}/{} — {}\n    tolerance join {}",
             if l.title.is_empty() {
                 "table"
             } else {
                 &l.title
             },
+            host_name(&l.host),
+            l.status,
             l.players,
             l.max_players,
             l.variant,
             l.naddr
         );
-    };
-    for (heading, list) in [
-        (
-            format!("Invitations for {}:", short_npub(&keys.public_key())),
-            &invites,
-        ),
-        ("Open public tables:".to_string(), &public),
-    ] {
-        println!("{heading}");
-        if list.is_empty() {
-            println!("  (none)");
-        }
-        list.iter().for_each(&show);
+    }
+    println!("Open public tables:");
+    if public.is_empty() {
+        println!("  (none)");
+    }
+    for l in &public {
+        println!(
+            "  {} hosted by {} — {}/{} — {}\n    tolerance join {}",
+            if l.title.is_empty() {
+                "table"
+            } else {
+                &l.title
+            },
+            host_name(&l.host),
+            l.players,
+            l.max_players,
+            l.variant,
+            l.naddr
+        );
     }
     Ok(())
+}
+
+/// How a host is named to people: its profile name, else a short npub.
+fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
+    PublicKey::parse(host)
+        .ok()
+        .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
+        .unwrap_or_else(|| host.to_string())
+}
+
+/// Answers one request of the lobby screen.
+async fn serve_lobby(keys: &Keys, relays: &[String], request: LobbyRequest) -> LobbyEvent {
+    match request {
+        LobbyRequest::Refresh => LobbyEvent::Listed(fetch_tables(keys, relays).await.map(
+            |(public, invites, names)| {
+                let entry = |listing: lobby::Listing, invited: bool| Entry {
+                    host: host_label(&names, &listing.host),
+                    listing,
+                    invited,
+                };
+                invites
+                    .into_iter()
+                    .map(|l| entry(l, true))
+                    .chain(public.into_iter().map(|l| entry(l, false)))
+                    .collect()
+            },
+        )),
+        LobbyRequest::Check(table) => LobbyEvent::Checked(
+            crate::variants::resolve_variant(&table.variant, relays)
+                .await
+                .and_then(|v| {
+                    if table.seats > v.seats {
+                        Err(format!(
+                            "the variant '{}' seats at most {} players, not {}",
+                            v.name, v.seats, table.seats
+                        ))
+                    } else {
+                        Ok(table)
+                    }
+                }),
+        ),
+        LobbyRequest::Feedback(text) => {
+            use crate::feedback::{send_feedback, AUTHOR_NPUB};
+            let settings = crate::config::Settings::load(&identity::config_dir());
+            let sent = match settings.and_then(|s| s.recipient(None, AUTHOR_NPUB)) {
+                Ok(to) => send_feedback(keys.clone(), &to, relays, &text, false).await,
+                Err(e) => Err(e),
+            };
+            LobbyEvent::FeedbackSent(sent)
+        }
+    }
+}
+
+/// `tolerance tables` on a terminal: the lobby screens, then the chosen table, hosted or joined
+/// the same way as `tolerance host` and `tolerance join` do.
+async fn lobby_screen(keys: Keys, relays: Vec<String>) -> Result<(), String> {
+    use crate::ui::tui::{self, lobby};
+    let (events, events_rx) = std::sync::mpsc::channel();
+    let (requests, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
+    let _ = requests.send(LobbyRequest::Refresh);
+    let state = lobby::LobbyState::new(
+        short_npub(&keys.public_key()),
+        relays.clone(),
+        tui::colour_wanted(),
+    );
+    let screen = std::thread::spawn(move || lobby::run_lobby(state, events_rx, requests));
+    let worker = {
+        let keys = keys.clone();
+        let relays = relays.clone();
+        tokio::spawn(async move {
+            while let Some(r) = requests_rx.recv().await {
+                if events.send(serve_lobby(&keys, &relays, r).await).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    let choice = tokio::task::spawn_blocking(move || screen.join()).await;
+    worker.abort();
+    tui::restore_terminal();
+    let choice = match choice {
+        Ok(Ok(c)) => c?,
+        _ => return Err("the lobby screen stopped unexpectedly".into()),
+    };
+    match choice {
+        lobby::LobbyChoice::Quit => Ok(()),
+        lobby::LobbyChoice::Join(naddr) => {
+            join_as(
+                &keys,
+                JoinArgs {
+                    table: naddr,
+                    relays,
+                    wait: 600,
+                    auto: false,
+                    plain: false,
+                },
+            )
+            .await
+        }
+        lobby::LobbyChoice::Host(table) => {
+            host_as(
+                &keys,
+                HostArgs {
+                    game: "tolerance".into(),
+                    variant: table.variant,
+                    seats: table.seats,
+                    min_players: 2,
+                    invite: Vec::new(),
+                    invite_only: false,
+                    public: true,
+                    title: String::new(),
+                    hands: None,
+                    start_after: None,
+                    wait: 600,
+                    move_secs: 120,
+                    crypto_secs: 30,
+                    relays,
+                    auto: false,
+                    plain: false,
+                },
+            )
+            .await
+        }
+    }
 }
 
 pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
@@ -359,14 +521,8 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
         &id[..16],
         short_npub(&keys.public_key())
     );
-    play_seat(
-        &keys,
-        Joined { spec, host, relays },
-        meta.auto,
-        args.plain,
-        Some(meta),
-    )
-    .await
+    let ui = SeatUi::choose(meta.auto, args.plain);
+    play_seat(&keys, Joined { spec, host, relays }, ui, Some(meta)).await
 }
 
 pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
@@ -409,26 +565,46 @@ fn seat_names(spec: &TableSpec, me: &PublicKey, names: &HashMap<PublicKey, Strin
         .collect()
 }
 
+/// Who plays this identity's seat, and through what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatUi {
+    /// `--auto`: a bot.
+    Bot,
+    /// The line interface (`--plain`, or input or output is not a terminal).
+    Line,
+    /// The terminal table.
+    Table,
+}
+
+impl SeatUi {
+    pub fn choose(auto: bool, plain: bool) -> SeatUi {
+        use std::io::IsTerminal;
+        if auto {
+            SeatUi::Bot
+        } else if !plain && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+            SeatUi::Table
+        } else {
+            SeatUi::Line
+        }
+    }
+}
+
 /// Plays this identity's seat to the end of the table, journalled so `resume` can continue.
 async fn play_seat(
     keys: &Keys,
     joined: Joined,
-    auto: bool,
-    plain: bool,
+    ui: SeatUi,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
-    use std::io::IsTerminal;
     let home = identity::config_dir();
-    let tui = !plain && !auto && std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
-    play_seat_in(&home, keys, joined, auto, tui, resumed).await
+    play_seat_in(&home, keys, joined, ui, resumed).await
 }
 
 async fn play_seat_in(
     home: &Path,
     keys: &Keys,
     joined: Joined,
-    auto: bool,
-    tui: bool,
+    ui: SeatUi,
     resumed: Option<TableMeta>,
 ) -> Result<(), String> {
     let Joined { spec, host, relays } = joined;
@@ -457,7 +633,7 @@ async fn play_seat_in(
     }
     if spec.game != "tolerance" {
         // Dice games keep no journal yet: their session cannot resume (PROTOCOL.md §12).
-        let line = super::dice_seat::play(keys, &spec, &relays, auto, names).await?;
+        let line = super::dice_seat::play(keys, &spec, &relays, ui == SeatUi::Bot, names).await?;
         println!("{line}");
         return Ok(());
     }
@@ -468,7 +644,7 @@ async fn play_seat_in(
         relays: relays.clone(),
         naddr: wire::table_naddr(&host, &spec.table, &relays),
         me: me.to_hex(),
-        auto,
+        auto: ui == SeatUi::Bot,
         finished: false,
     });
     journal.write_meta(&meta)?;
@@ -481,138 +657,80 @@ async fn play_seat_in(
                 .unwrap_or_else(|| format!("seat {s}"))
         }
     };
-    // The terminal table, when wanted: its events channel, thread, and the runner's callbacks.
-    let mut screen = None;
-    let mut on_view: Option<super::runner::OnView> = None;
-    let mut on_progress: Option<super::runner::OnProgress> = None;
-    let (decider, ui) = if tui {
-        use crate::ui::tui::{self, UiEvent, UiState};
-        let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
-        let (ask_tx, mut ask_rx) = tokio::sync::mpsc::unbounded_channel::<(
-            crate::games::tolerance::HandView,
-            Vec<crate::games::tolerance::Action>,
-        )>();
-        let (ans_tx, ans_rx) = tokio::sync::mpsc::unbounded_channel();
-        let state = UiState::new(Some(seat), names.clone(), tui::colour_wanted());
-        let thread = std::thread::spawn(move || tui::run(state, ui_rx, ans_tx));
-        let asks = ui_tx.clone();
-        let forward = tokio::spawn(async move {
-            while let Some((view, legal)) = ask_rx.recv().await {
-                if asks.send(UiEvent::Ask(view, legal)).is_err() {
-                    return;
-                }
-            }
-        });
-        let views = std::sync::Mutex::new(ui_tx.clone());
-        on_view = Some(Box::new(move |v| {
-            let _ = views
-                .lock()
-                .expect("not poisoned")
-                .send(UiEvent::View(v.clone()));
-        }));
-        let progress = std::sync::Mutex::new(ui_tx.clone());
-        on_progress = Some(Box::new(move |p| {
-            let _ = progress
-                .lock()
-                .expect("not poisoned")
-                .send(UiEvent::Progress(p.clone()));
-        }));
-        screen = Some((ui_tx, thread));
-        (
-            Decider::Human {
-                ask: ask_tx,
-                answer: ans_rx,
-            },
-            Some(forward),
-        )
-    } else if auto {
-        (
-            Decider::Bot(Box::new(HeuristicBot::new(
-                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-            ))),
-            None,
-        )
-    } else {
-        let (d, ui) = spawn_line_ui(false, Box::new(name_of.clone()));
-        (d, Some(ui))
-    };
-    let table_id = spec.table.clone();
-    let history_home = home.to_path_buf();
-    let hands_to_screen = screen
-        .as_ref()
-        .map(|(tx, _)| std::sync::Mutex::new(tx.clone()));
-    let on_hand: super::runner::OnHand = Box::new(move |h: &super::HandSummary| {
-        match &hands_to_screen {
-            Some(tx) => {
-                let _ = tx
-                    .lock()
-                    .expect("not poisoned")
-                    .send(crate::ui::tui::UiEvent::HandDone(h.clone()));
-            }
-            None => print_hand_named(h, &name_of),
-        }
-        let record = crate::history::Record {
-            table: table_id.clone(),
-            seat: Some(seat),
-            saved_at: crate::history::now(),
-            hand: h.clone(),
-        };
-        if let Err(e) = crate::history::append(&history_home, &record) {
-            eprintln!("warning: hand not saved to the history: {e}");
-        }
-    });
-    let client = run_client(ClientConfig {
+    let mut cfg = ClientConfig {
         keys: keys.clone(),
         relays: relays.clone(),
         host,
         table: spec.table.clone(),
-        decider,
+        decider: Decider::Watch,
         idle_timeout: Duration::from_millis(
             (spec.deadlines.move_ms.max(spec.deadlines.crypto_ms)) * 4 + 60_000,
         ),
         tamper: None,
-        on_hand: Some(on_hand),
-        on_view,
-        on_progress,
+        on_hand: None,
+        on_view: None,
+        on_progress: None,
         journal: Some(journal),
-    });
-    let report = match screen {
-        None => client.await?,
-        Some((ui_tx, thread)) => {
-            use crate::ui::tui::{self, UiEvent};
-            let ui_done = tokio::task::spawn_blocking(move || thread.join());
-            tokio::pin!(ui_done);
-            tokio::select! {
-                report = client => {
-                    let line = match &report {
-                        Ok(r) => format!(
-                            "table over after {} hands · {} violations",
-                            r.hands.len(),
-                            r.violations.len()
-                        ),
-                        Err(e) => format!("the table stopped: {e}"),
-                    };
-                    let _ = ui_tx.send(UiEvent::Finished(line));
-                    drop(ui_tx);
-                    let _ = ui_done.await;
-                    tui::restore_terminal();
-                    report?
-                }
-                _ = &mut ui_done => {
-                    tui::restore_terminal();
-                    // The journal keeps this seat's secrets: the table can be taken up again.
-                    println!(
-                        "you left the table; `tolerance resume {}` takes your seat again",
-                        spec.table
-                    );
-                    std::process::exit(0);
-                }
+    };
+    let table_id = spec.table.clone();
+    let report = if ui == SeatUi::Table {
+        let (table_ui, decider) = TableUi::start(seat, names.clone());
+        let record = table_ui.recorder(seat, home.to_path_buf());
+        cfg.decider = decider;
+        cfg.on_hand = Some(Box::new(move |h: &super::HandSummary| {
+            record.record(&table_id, h)
+        }));
+        cfg.on_view = Some(table_ui.on_view());
+        cfg.on_progress = Some(table_ui.on_progress());
+        let end = table_ui
+            .run_until(run_client(cfg), |r| match r {
+                Ok(r) => format!(
+                    "table over after {} hands · {} violations",
+                    r.hands.len(),
+                    r.violations.len()
+                ),
+                Err(e) => format!("the table stopped: {e}"),
+            })
+            .await?;
+        match end {
+            TableEnd::Played(report) => report?,
+            TableEnd::Left => {
+                // The journal keeps this seat's secrets: coming back before the others vote
+                // it out continues the hand.
+                println!("come back to it with: tolerance resume {}", spec.table);
+                std::process::exit(0)
             }
         }
+    } else {
+        let ui = if ui == SeatUi::Bot {
+            cfg.decider = Decider::Bot(Box::new(HeuristicBot::new(
+                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+            )));
+            None
+        } else {
+            let (d, ui) = spawn_line_ui(false, Box::new(name_of.clone()));
+            cfg.decider = d;
+            Some(ui)
+        };
+        let history_home = home.to_path_buf();
+        cfg.on_hand = Some(Box::new(move |h: &super::HandSummary| {
+            print_hand_named(h, &name_of);
+            let record = crate::history::Record {
+                table: table_id.clone(),
+                seat: Some(seat),
+                saved_at: crate::history::now(),
+                hand: h.clone(),
+            };
+            if let Err(e) = crate::history::append(&history_home, &record) {
+                eprintln!("warning: hand not saved to the history: {e}");
+            }
+        }));
+        let report = run_client(cfg).await?;
+        if let Some(ui) = ui {
+            ui.abort();
+        }
+        report
     };
-    if let Some(ui) = ui {
-        ui.abort();
-    }
     let journal = Journal::open(home, keys, &spec.table)?;
     journal.write_meta(&TableMeta {
         finished: report.finished,
@@ -646,4 +764,46 @@ async fn play_seat_in(
         wire::table_naddr(&host, &spec.table, &relays)
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::tui::lobby::NewTable;
+
+    async fn check(variant: &str, seats: u8) -> Result<NewTable, String> {
+        let asked = NewTable {
+            variant: variant.into(),
+            seats,
+        };
+        match serve_lobby(&Keys::generate(), &[], LobbyRequest::Check(asked)).await {
+            LobbyEvent::Checked(r) => r,
+            other => panic!("not an answer to a check: {other:?}"),
+        }
+    }
+
+    /// The lobby's new-table form hosts only what `host --variant` would accept, and says why
+    /// not in words.
+    #[tokio::test]
+    async fn the_lobby_checks_a_variant_and_its_seats_before_hosting() {
+        let ok = check("super-ace", 4).await.unwrap();
+        assert_eq!((ok.variant.as_str(), ok.seats), ("super-ace", 4));
+        let e = check("standard", 11).await.unwrap_err();
+        assert!(e.contains("seats at most 10 players, not 11"), "{e}");
+        let e = check("/nonexistent/variant.toml", 4).await.unwrap_err();
+        assert!(e.contains("neither a built-in variant"), "{e}");
+        let dir =
+            std::env::temp_dir().join(format!("tolerance-lobby-variant-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("three.toml");
+        std::fs::write(&file, "name = \"three\"\nseats = 3\n").unwrap();
+        let path = file.to_string_lossy().to_string();
+        assert_eq!(check(&path, 3).await.unwrap().seats, 3);
+        let e = check(&path, 4).await.unwrap_err();
+        assert!(e.contains("'three' seats at most 3 players, not 4"), "{e}");
+        std::fs::write(&file, "seats = 1\n").unwrap();
+        let e = check(&path, 2).await.unwrap_err();
+        assert!(e.contains("seats"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

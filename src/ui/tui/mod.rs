@@ -6,6 +6,9 @@
 //! - this module: the terminal itself — raw mode and the alternate screen, restored on every
 //!   exit path including a panic — and the loop that feeds events and keys to the state.
 
+pub mod lobby;
+#[cfg(test)]
+mod lobby_tests;
 pub mod render;
 pub mod state;
 #[cfg(test)]
@@ -14,7 +17,7 @@ mod tests;
 pub use state::{Input, Outcome, Screen, UiEvent, UiState};
 
 use crate::games::tolerance::Action;
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{self, Event, KeyEvent, KeyEventKind};
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
@@ -53,7 +56,7 @@ fn install_panic_hook() {
 
 /// The terminal in raw mode on the alternate screen; dropping it restores the terminal.
 pub struct TuiTerminal {
-    terminal: Terminal<CrosstermBackend<Stdout>>,
+    pub(super) terminal: Terminal<CrosstermBackend<Stdout>>,
 }
 
 impl TuiTerminal {
@@ -70,6 +73,24 @@ impl TuiTerminal {
             format!("cannot use the terminal: {e}")
         })?;
         Ok(TuiTerminal { terminal })
+    }
+}
+
+impl TuiTerminal {
+    /// The next key pressed within a tenth of a second, if any. Other terminal events are
+    /// handled here: a resize clears the screen so the next draw leaves no stale cells.
+    pub(super) fn next_key(&mut self) -> Result<Option<KeyEvent>, String> {
+        if !event::poll(Duration::from_millis(100)).map_err(|e| e.to_string())? {
+            return Ok(None);
+        }
+        match event::read().map_err(|e| e.to_string())? {
+            Event::Key(k) if k.kind == KeyEventKind::Press => Ok(Some(k)),
+            Event::Resize(..) => {
+                let _ = self.terminal.clear();
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
     }
 }
 
@@ -127,25 +148,20 @@ pub fn run(
         tui.terminal
             .draw(|f| render::draw(f, &state))
             .map_err(|e| format!("cannot draw: {e}"))?;
-        if event::poll(Duration::from_millis(100)).map_err(|e| e.to_string())? {
-            match event::read().map_err(|e| e.to_string())? {
-                Event::Key(k) if k.kind == KeyEventKind::Press => match state.key(k) {
-                    Outcome::Play(a) => {
-                        if moves.send(a).is_err() {
-                            state.error = Some("the table is no longer listening".into());
-                        }
+        match tui.next_key()? {
+            Some(k) => match state.key(k) {
+                Outcome::Play(a) => {
+                    if moves.send(a).is_err() {
+                        state.error = Some("the table is no longer listening".into());
                     }
-                    Outcome::Quit => return Ok(Ended::Quit),
-                    Outcome::None => {}
-                },
-                Event::Resize(..) => {
-                    // ratatui resizes its buffers on the next draw; clearing avoids stale cells.
-                    let _ = tui.terminal.clear();
                 }
-                _ => {}
+                Outcome::Quit => return Ok(Ended::Quit),
+                Outcome::None => {}
+            },
+            None if closed && state.screen != Screen::Over && state.finished.is_none() => {
+                return Ok(Ended::Closed);
             }
-        } else if closed && state.screen != Screen::Over && state.finished.is_none() {
-            return Ok(Ended::Closed);
+            None => {}
         }
     }
 }

@@ -91,7 +91,7 @@ fn render(state: &UiState, w: u16, h: u16) -> Buffer {
     t.backend().buffer().clone()
 }
 
-fn text(buf: &Buffer) -> String {
+pub(super) fn text(buf: &Buffer) -> String {
     let area = buf.area;
     let mut out = String::new();
     for y in 0..area.height {
@@ -103,7 +103,7 @@ fn text(buf: &Buffer) -> String {
     out
 }
 
-fn row(buf: &Buffer, y: u16) -> String {
+pub(super) fn row(buf: &Buffer, y: u16) -> String {
     (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
 }
 
@@ -115,11 +115,11 @@ fn seat_row(buf: &Buffer, name: &str) -> String {
         .unwrap_or_else(|| panic!("no row for {name}:\n{}", text(buf)))
 }
 
-fn key(c: char) -> KeyEvent {
+pub(super) fn key(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
 }
 
-fn code(c: KeyCode) -> KeyEvent {
+pub(super) fn code(c: KeyCode) -> KeyEvent {
     KeyEvent::new(c, KeyModifiers::NONE)
 }
 
@@ -540,15 +540,18 @@ fn monochrome_uses_no_colours() {
     advance(&mut hand, &mut script(), &[]);
     let mut s = state_for(&hand);
     let coloured = render(&s, 80, 24);
-    assert!(coloured.content().iter().any(|c| c.fg != Color::Reset));
     s.color = false;
-    let mono = render(&s, 80, 24);
+    assert_same_words_without_colour(&coloured, &render(&s, 80, 24));
+}
+
+/// `coloured` has colours, `mono` none, and both say the same.
+pub(super) fn assert_same_words_without_colour(coloured: &Buffer, mono: &Buffer) {
+    assert!(coloured.content().iter().any(|c| c.fg != Color::Reset));
     assert!(mono
         .content()
         .iter()
         .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
-    // The same words are there either way.
-    assert_eq!(text(&coloured), text(&mono));
+    assert_eq!(text(coloured), text(mono));
 }
 
 #[test]

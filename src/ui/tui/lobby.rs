@@ -1,0 +1,661 @@
+//! The lobby screens of the terminal interface: invitations received and open tables (Enter
+//! joins), a form to host a new table from a variant, and a box to send feedback to the game's
+//! author. [`LobbyState`] and [`draw_lobby`] are pure; [`run_lobby`] is the terminal loop, which
+//! hands slow work (listing, checking a variant, sending) to the caller as [`LobbyRequest`]s and
+//! gets the answers back as [`LobbyEvent`]s.
+
+use super::TuiTerminal;
+use crate::games::tolerance::variant::{MAX_SEATS, MIN_SEATS};
+use crate::games::tolerance::Variant;
+use crate::table::lobby::Listing;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+/// A table the person could join, with its host named for people.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub listing: Listing,
+    /// The host's profile name, else a short npub.
+    pub host: String,
+    /// Came from an invitation addressed to this person.
+    pub invited: bool,
+}
+
+/// A table to host, as the form describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTable {
+    /// A built-in name, a variant file path or an `naddr1…`.
+    pub variant: String,
+    pub seats: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Variant,
+    Seats,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTableForm {
+    pub variant: String,
+    pub seats: String,
+    pub field: Field,
+    /// Waiting for the variant to be checked (a file read, an naddr fetched).
+    pub checking: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedbackStatus {
+    Editing,
+    Sending,
+    /// Which relays took it, in the words of `tolerance feedback`.
+    Sent(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackForm {
+    pub text: String,
+    pub status: FeedbackStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyMode {
+    List,
+    NewTable(NewTableForm),
+    Feedback(FeedbackForm),
+}
+
+/// What the person chose; the lobby screen closes with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyChoice {
+    /// Join the table with this naddr.
+    Join(String),
+    /// Host this table (its variant already checked).
+    Host(NewTable),
+    Quit,
+}
+
+/// Slow work the screen asks of its caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyRequest {
+    /// List invitations and open tables again.
+    Refresh,
+    /// Check that the variant resolves to valid rules for this many seats.
+    Check(NewTable),
+    /// Send this feedback to the author.
+    Feedback(String),
+}
+
+/// Answers to [`LobbyRequest`]s.
+#[derive(Debug, Clone)]
+pub enum LobbyEvent {
+    /// Invitations and open tables, or why they could not be listed.
+    Listed(Result<Vec<Entry>, String>),
+    Checked(Result<NewTable, String>),
+    FeedbackSent(Result<Vec<String>, String>),
+}
+
+/// What a key asks of the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyOutcome {
+    None,
+    Ask(LobbyRequest),
+    Done(LobbyChoice),
+}
+
+#[derive(Debug, Clone)]
+pub struct LobbyState {
+    /// This person, as a short npub.
+    pub me: String,
+    pub relays: Vec<String>,
+    /// `None` until the first listing arrives.
+    pub entries: Option<Vec<Entry>>,
+    pub selected: usize,
+    pub mode: LobbyMode,
+    /// A hint for the last key, in words.
+    pub notice: Option<String>,
+    pub error: Option<String>,
+    pub color: bool,
+}
+
+impl LobbyState {
+    pub fn new(me: String, relays: Vec<String>, color: bool) -> LobbyState {
+        LobbyState {
+            me,
+            relays,
+            entries: None,
+            selected: 0,
+            mode: LobbyMode::List,
+            notice: None,
+            error: None,
+            color,
+        }
+    }
+
+    /// Applies an answer; a checked variant closes the screen with the table to host.
+    pub fn apply(&mut self, event: LobbyEvent) -> Option<LobbyChoice> {
+        match event {
+            LobbyEvent::Listed(Ok(mut entries)) => {
+                // The list draws invitations first; selection follows the drawn order.
+                entries.sort_by_key(|e| !e.invited);
+                self.selected = self.selected.min(entries.len().saturating_sub(1));
+                self.entries = Some(entries);
+                self.error = None;
+            }
+            LobbyEvent::Listed(Err(e)) => {
+                self.entries.get_or_insert_with(Vec::new);
+                self.error = Some(format!("could not list the tables: {e}"));
+            }
+            LobbyEvent::Checked(result) => {
+                if let LobbyMode::NewTable(form) = &mut self.mode {
+                    form.checking = false;
+                    match result {
+                        Ok(table) => return Some(LobbyChoice::Host(table)),
+                        Err(e) => self.error = Some(e),
+                    }
+                }
+            }
+            LobbyEvent::FeedbackSent(result) => {
+                if let LobbyMode::Feedback(form) = &mut self.mode {
+                    match result {
+                        Ok(lines) => form.status = FeedbackStatus::Sent(lines),
+                        Err(e) => {
+                            // The text stays, to try again.
+                            form.status = FeedbackStatus::Editing;
+                            self.error = Some(e);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> LobbyOutcome {
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+        {
+            return LobbyOutcome::Done(LobbyChoice::Quit);
+        }
+        self.notice = None;
+        match self.mode.clone() {
+            LobbyMode::List => self.key_list(key),
+            LobbyMode::NewTable(form) => self.key_new_table(key, form),
+            LobbyMode::Feedback(form) => self.key_feedback(key, form),
+        }
+    }
+
+    fn key_list(&mut self, key: KeyEvent) -> LobbyOutcome {
+        let count = self.entries.as_ref().map_or(0, Vec::len);
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => LobbyOutcome::Done(LobbyChoice::Quit),
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.selected = self.selected.saturating_sub(1);
+                LobbyOutcome::None
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                if self.selected + 1 < count {
+                    self.selected += 1;
+                }
+                LobbyOutcome::None
+            }
+            KeyCode::Enter => match self.entries.as_ref().and_then(|e| e.get(self.selected)) {
+                // Invitations stay listed after their table fills or is called off; joining one
+                // would only fail after leaving this screen.
+                Some(e) if e.listing.status != crate::wire::LobbyStatus::Open.name() => {
+                    self.error = Some(format!(
+                        "that table is {}: it takes no more players",
+                        e.listing.status
+                    ));
+                    LobbyOutcome::None
+                }
+                Some(e) => LobbyOutcome::Done(LobbyChoice::Join(e.listing.naddr.clone())),
+                None => {
+                    self.notice = Some("no table to join: n hosts a new one".into());
+                    LobbyOutcome::None
+                }
+            },
+            KeyCode::Char('n') => {
+                self.error = None;
+                self.mode = LobbyMode::NewTable(NewTableForm {
+                    variant: Variant::BUILTIN[0].into(),
+                    seats: "4".into(),
+                    field: Field::Variant,
+                    checking: false,
+                });
+                LobbyOutcome::None
+            }
+            KeyCode::Char('f') => {
+                self.error = None;
+                self.mode = LobbyMode::Feedback(FeedbackForm {
+                    text: String::new(),
+                    status: FeedbackStatus::Editing,
+                });
+                LobbyOutcome::None
+            }
+            KeyCode::Char('r') => {
+                self.entries = None;
+                LobbyOutcome::Ask(LobbyRequest::Refresh)
+            }
+            _ => {
+                self.notice = Some(
+                    "↑/↓ choose · Enter join · n new table · f feedback · r refresh · q quit"
+                        .into(),
+                );
+                LobbyOutcome::None
+            }
+        }
+    }
+
+    fn key_new_table(&mut self, key: KeyEvent, mut form: NewTableForm) -> LobbyOutcome {
+        if form.checking {
+            if key.code == KeyCode::Esc {
+                self.mode = LobbyMode::List;
+            } else {
+                self.notice = Some("checking the variant…".into());
+            }
+            return LobbyOutcome::None;
+        }
+        let mut outcome = LobbyOutcome::None;
+        match (key.code, form.field) {
+            (KeyCode::Esc, _) => {
+                self.mode = LobbyMode::List;
+                self.error = None;
+                return LobbyOutcome::None;
+            }
+            (KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down, _) => {
+                form.field = match form.field {
+                    Field::Variant => Field::Seats,
+                    Field::Seats => Field::Variant,
+                };
+            }
+            (KeyCode::Left | KeyCode::Right, Field::Variant) => {
+                let n = Variant::BUILTIN.len();
+                let at = Variant::BUILTIN.iter().position(|b| *b == form.variant);
+                let next = match (at, key.code) {
+                    (Some(i), KeyCode::Right) => (i + 1) % n,
+                    (Some(i), _) => (i + n - 1) % n,
+                    (None, _) => 0,
+                };
+                form.variant = Variant::BUILTIN[next].into();
+            }
+            (KeyCode::Left | KeyCode::Right, Field::Seats) => {
+                let now: u8 = form.seats.parse().unwrap_or(4);
+                let next = if key.code == KeyCode::Right {
+                    now.saturating_add(1)
+                } else {
+                    now.saturating_sub(1)
+                };
+                form.seats = next.clamp(MIN_SEATS, MAX_SEATS).to_string();
+            }
+            (KeyCode::Backspace, Field::Variant) => {
+                // A built-in name is replaced whole: it was chosen, not typed.
+                if Variant::BUILTIN.contains(&form.variant.as_str()) {
+                    form.variant.clear();
+                } else {
+                    form.variant.pop();
+                }
+            }
+            (KeyCode::Backspace, Field::Seats) => {
+                form.seats.pop();
+            }
+            (KeyCode::Char(c), Field::Variant) => {
+                if Variant::BUILTIN.contains(&form.variant.as_str()) {
+                    form.variant.clear();
+                }
+                form.variant.push(c);
+            }
+            (KeyCode::Char(c @ '0'..='9'), Field::Seats) => {
+                if form.seats.len() < 2 {
+                    form.seats.push(c);
+                }
+            }
+            (KeyCode::Enter, _) => match check_form(&form) {
+                Ok(table) => {
+                    self.error = None;
+                    form.checking = true;
+                    outcome = LobbyOutcome::Ask(LobbyRequest::Check(table));
+                }
+                Err(e) => self.error = Some(e),
+            },
+            _ => {
+                self.notice = Some(match form.field {
+                    Field::Variant => {
+                        "←/→ built-ins · type a file path or naddr1… · Tab seats · Enter host"
+                            .into()
+                    }
+                    Field::Seats => "digits or ←/→: seats · Tab variant · Enter host".into(),
+                });
+            }
+        }
+        self.mode = LobbyMode::NewTable(form);
+        outcome
+    }
+
+    fn key_feedback(&mut self, key: KeyEvent, mut form: FeedbackForm) -> LobbyOutcome {
+        let mut outcome = LobbyOutcome::None;
+        match (&form.status, key.code) {
+            (FeedbackStatus::Sent(_), _) => {
+                self.mode = LobbyMode::List;
+                return LobbyOutcome::None;
+            }
+            (FeedbackStatus::Sending, KeyCode::Esc) => {
+                self.notice = Some("still sending: the relays' answers are on their way".into());
+            }
+            (FeedbackStatus::Sending, _) => self.notice = Some("sending…".into()),
+            (FeedbackStatus::Editing, KeyCode::Esc) => {
+                self.mode = LobbyMode::List;
+                self.error = None;
+                return LobbyOutcome::None;
+            }
+            (FeedbackStatus::Editing, KeyCode::Enter) => {
+                match crate::feedback::check_message(&form.text) {
+                    Ok(text) => {
+                        self.error = None;
+                        form.status = FeedbackStatus::Sending;
+                        outcome = LobbyOutcome::Ask(LobbyRequest::Feedback(text));
+                    }
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            (FeedbackStatus::Editing, KeyCode::Backspace) => {
+                form.text.pop();
+            }
+            (FeedbackStatus::Editing, KeyCode::Char(c)) => {
+                if form.text.len() + c.len_utf8() <= crate::feedback::MAX_MESSAGE_BYTES {
+                    form.text.push(c);
+                } else {
+                    self.notice = Some("that is as long as a message can be".into());
+                }
+            }
+            (FeedbackStatus::Editing, _) => {
+                self.notice = Some("type your message · Enter send · Esc back".into());
+            }
+        }
+        self.mode = LobbyMode::Feedback(form);
+        outcome
+    }
+}
+
+/// The form's own checks, before the variant is resolved by the caller.
+fn check_form(form: &NewTableForm) -> Result<NewTable, String> {
+    let variant = form.variant.trim();
+    if variant.is_empty() {
+        return Err(format!(
+            "name a variant: a built-in ({}), a file path or an naddr1…",
+            Variant::BUILTIN.join(", ")
+        ));
+    }
+    let seats: u8 = form
+        .seats
+        .parse()
+        .map_err(|_| format!("seats must be a number from {MIN_SEATS} to {MAX_SEATS}"))?;
+    if !(MIN_SEATS..=MAX_SEATS).contains(&seats) {
+        return Err(format!(
+            "seats must be from {MIN_SEATS} to {MAX_SEATS}, not {seats}"
+        ));
+    }
+    Ok(NewTable {
+        variant: variant.to_string(),
+        seats,
+    })
+}
+
+fn fg(color: bool, c: Color) -> Style {
+    if color {
+        Style::default().fg(c)
+    } else {
+        Style::default()
+    }
+}
+
+pub fn draw_lobby(frame: &mut Frame, state: &LobbyState) {
+    let accent = fg(state.color, Color::Yellow).add_modifier(Modifier::BOLD);
+    let dim = fg(state.color, Color::DarkGray);
+    let [title, body, status, help] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(6),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    let heading = match &state.mode {
+        LobbyMode::List => "lobby",
+        LobbyMode::NewTable(_) => "new table",
+        LobbyMode::Feedback(_) => "feedback to the author",
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(" Tolerance ", accent.add_modifier(Modifier::REVERSED)),
+            Span::raw(format!(" {heading} · you: {}", state.me)),
+        ])),
+        title,
+    );
+    match &state.mode {
+        LobbyMode::List => draw_list(frame, body, state, accent),
+        LobbyMode::NewTable(form) => draw_new_table(frame, body, form, accent, dim),
+        LobbyMode::Feedback(form) => draw_feedback(frame, body, form, accent),
+    }
+    let status_text = match (&state.notice, &state.mode) {
+        (Some(n), _) => n.clone(),
+        (None, LobbyMode::NewTable(f)) if f.checking => "checking the variant…".into(),
+        (None, LobbyMode::Feedback(f)) if f.status == FeedbackStatus::Sending => {
+            "sending to the author's inbox relays…".into()
+        }
+        _ => format!("relays: {}", state.relays.join(", ")),
+    };
+    frame.render_widget(Paragraph::new(format!(" {status_text}")), status);
+    let last = match &state.error {
+        Some(e) => Line::styled(
+            format!(" error: {e}"),
+            fg(state.color, Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        None => Line::styled(format!(" {}", lobby_help(state)), dim),
+    };
+    frame.render_widget(Paragraph::new(last), help);
+}
+
+fn lobby_help(state: &LobbyState) -> &'static str {
+    match &state.mode {
+        LobbyMode::List => {
+            "↑/↓ choose · Enter join · n new table · f feedback · r refresh · q quit"
+        }
+        LobbyMode::NewTable(f) if f.field == Field::Variant => {
+            "←/→ built-ins or type a path/naddr · Tab seats · Enter host it · Esc back"
+        }
+        LobbyMode::NewTable(_) => "digits or ←/→ seats · Tab variant · Enter host it · Esc back",
+        LobbyMode::Feedback(f) if matches!(f.status, FeedbackStatus::Sent(_)) => {
+            "any key: back to the lobby"
+        }
+        LobbyMode::Feedback(_) => "type your message · Enter send · Esc back",
+    }
+}
+
+fn entry_line(e: &Entry, selected: bool, accent: Style) -> Line<'static> {
+    let l = &e.listing;
+    let title = if l.title.is_empty() {
+        "table"
+    } else {
+        l.title.as_str()
+    };
+    let who = if e.invited {
+        format!("from {}", e.host)
+    } else {
+        format!("hosted by {}", e.host)
+    };
+    let text = format!(
+        "{} {title} {who} — {} {}/{} — {}",
+        if selected { "▶" } else { " " },
+        l.status,
+        l.players,
+        l.max_players,
+        l.variant
+    );
+    if selected {
+        Line::styled(text, accent.add_modifier(Modifier::REVERSED))
+    } else {
+        Line::raw(text)
+    }
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, state: &LobbyState, accent: Style) {
+    let Some(entries) = &state.entries else {
+        frame.render_widget(
+            Paragraph::new("looking for invitations and open tables on the relays…")
+                .block(Block::default().borders(Borders::ALL).title(" Tables ")),
+            area,
+        );
+        return;
+    };
+    let invites = entries.iter().filter(|e| e.invited).count();
+    let mut lines = vec![Line::styled(format!("Invitations ({invites})"), accent)];
+    // Invitations come first in `entries`, so list order is selection order.
+    let mut sel_line = 0;
+    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.invited) {
+        if i == state.selected {
+            sel_line = lines.len();
+        }
+        lines.push(entry_line(e, i == state.selected, accent));
+    }
+    if invites == 0 {
+        lines.push(Line::raw("  (none)"));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("Open public tables ({})", entries.len() - invites),
+        accent,
+    ));
+    for (i, e) in entries.iter().enumerate().filter(|(_, e)| !e.invited) {
+        if i == state.selected {
+            sel_line = lines.len();
+        }
+        lines.push(entry_line(e, i == state.selected, accent));
+    }
+    if invites == entries.len() {
+        lines.push(Line::raw("  (none: n hosts a new one)"));
+    }
+    // Keep the selected line in view on a short terminal.
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let scroll = sel_line.saturating_sub(inner_h.saturating_sub(1)) as u16;
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(Block::default().borders(Borders::ALL).title(" Tables "))
+            .scroll((scroll, 0)),
+        area,
+    );
+}
+
+fn draw_new_table(frame: &mut Frame, area: Rect, form: &NewTableForm, accent: Style, dim: Style) {
+    let field = |label: &str, value: String, on: bool| {
+        let style = if on {
+            accent.add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default()
+        };
+        Line::from(vec![
+            Span::raw(format!("{label:>9}: ")),
+            Span::styled(value, style),
+        ])
+    };
+    let builtin = Variant::BUILTIN.contains(&form.variant.as_str());
+    let variant = if builtin {
+        format!("◀ {} ▶", form.variant)
+    } else {
+        format!("{}▏", form.variant)
+    };
+    let lines = vec![
+        field("variant", variant, form.field == Field::Variant),
+        Line::styled(
+            format!(
+                "           built-ins: {} · or a variant file path · or an naddr1…",
+                Variant::BUILTIN.join(", ")
+            ),
+            dim,
+        ),
+        Line::raw(""),
+        field("seats", form.seats.clone(), form.field == Field::Seats),
+        Line::styled(
+            format!("           the most players, you included ({MIN_SEATS}–{MAX_SEATS})"),
+            dim,
+        ),
+        Line::raw(""),
+        Line::raw("A public table on these relays: anyone may sit. It starts when it fills."),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Host a table "),
+            )
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+fn draw_feedback(frame: &mut Frame, area: Rect, form: &FeedbackForm, accent: Style) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Feedback or a variant idea, privately to the author (NIP-17) ");
+    let lines: Vec<Line> = match &form.status {
+        FeedbackStatus::Sent(report) => report
+            .iter()
+            .map(|l| Line::styled(l.clone(), accent))
+            .collect(),
+        _ => {
+            let cursor = if form.status == FeedbackStatus::Editing {
+                "▏"
+            } else {
+                ""
+            };
+            vec![Line::raw(format!("{}{cursor}", form.text))]
+        }
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+/// Runs the lobby screens until the person chooses. Blocking; run it on its own thread.
+pub fn run_lobby(
+    mut state: LobbyState,
+    events: Receiver<LobbyEvent>,
+    requests: tokio::sync::mpsc::UnboundedSender<LobbyRequest>,
+) -> Result<LobbyChoice, String> {
+    let mut tui = TuiTerminal::enter()?;
+    loop {
+        loop {
+            match events.try_recv() {
+                Ok(e) => {
+                    if let Some(choice) = state.apply(e) {
+                        return Ok(choice);
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    return Err("the lobby stopped answering".into());
+                }
+            }
+        }
+        tui.terminal
+            .draw(|f| draw_lobby(f, &state))
+            .map_err(|e| format!("cannot draw: {e}"))?;
+        match tui.next_key()?.map(|k| state.key(k)) {
+            Some(LobbyOutcome::Done(choice)) => return Ok(choice),
+            Some(LobbyOutcome::Ask(r)) => {
+                if requests.send(r).is_err() {
+                    return Err("the lobby stopped answering".into());
+                }
+            }
+            Some(LobbyOutcome::None) | None => {}
+        }
+    }
+}
