@@ -131,36 +131,18 @@ pub async fn demo_cli(
     let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
     let mut seeded = || StdRng::from_rng(&mut rng).expect("seeding from a seeded RNG");
     let deadline = Duration::from_secs(20);
-    let summary = match game {
-        "perudo" => {
-            if variant != "standard" {
-                return Err(format!(
-                    "Perudo has one variant, 'standard', not '{variant}'"
-                ));
-            }
-            let g = perudo::Perudo::new(&perudo::Setup::standard(players))
-                .map_err(|e| e.to_string())?;
+    let summary = match super::dice_seat::setup(game, Some(variant), players)? {
+        super::dice_seat::DiceTable::Perudo(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(PerudoBot::new(seeded())) as Box<dyn Bot<perudo::Perudo>>)
                 .collect();
             run_bots(g, bots, &urls, deadline).await?
         }
-        "mia" => {
-            let ranking = match variant {
-                "standard" => mia::Ranking::default(),
-                other => mia::Ranking::parse(other)?,
-            };
-            let g = mia::Mia::new(&mia::Setup::standard(players, ranking))
-                .map_err(|e| e.to_string())?;
+        super::dice_seat::DiceTable::Mia(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(MiaBot::new(seeded())) as Box<dyn Bot<mia::Mia>>)
                 .collect();
             run_bots(g, bots, &urls, deadline).await?
-        }
-        other => {
-            return Err(format!(
-                "unknown game '{other}' (known: tolerance, perudo, mia)"
-            ))
         }
     };
     if let Some(r) = embedded {

@@ -43,7 +43,9 @@ pub fn setup(game: &str, rules: Option<&str>, players: u8) -> Result<DiceTable, 
                 .map(DiceTable::Mia)
                 .map_err(|e| e.to_string())
         }
-        other => Err(format!("'{other}' is not a dice game (perudo, mia)")),
+        other => Err(format!(
+            "unknown game '{other}' (known: tolerance, perudo, mia)"
+        )),
     }
 }
 

@@ -226,35 +226,19 @@ pub fn play_local_cli(game: &str, players: u8, variant: &str, auto: bool) -> Res
         "LOCAL {game} game: you and {} bots on this machine, rolled by this machine's RNG.",
         players.saturating_sub(1)
     );
-    match game {
-        "perudo" => {
-            if variant != "standard" {
-                return Err(format!(
-                    "Perudo has one variant, 'standard', not '{variant}'"
-                ));
-            }
-            let g = perudo::Perudo::new(&perudo::Setup::standard(players))
-                .map_err(|e| e.to_string())?;
+    match crate::table::dice_seat::setup(game, Some(variant), players)? {
+        crate::table::dice_seat::DiceTable::Perudo(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(PerudoBot::new(seeded())) as Box<dyn Bot<perudo::Perudo>>)
                 .collect();
             play_local(g, bots, &mut oracle, auto)
         }
-        "mia" => {
-            let ranking = match variant {
-                "standard" => mia::Ranking::default(),
-                other => mia::Ranking::parse(other)?,
-            };
-            let g = mia::Mia::new(&mia::Setup::standard(players, ranking))
-                .map_err(|e| e.to_string())?;
+        crate::table::dice_seat::DiceTable::Mia(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(MiaBot::new(seeded())) as Box<dyn Bot<mia::Mia>>)
                 .collect();
             play_local(g, bots, &mut oracle, auto)
         }
-        other => Err(format!(
-            "unknown game '{other}' (known: tolerance, perudo, mia)"
-        )),
     }
 }
 
