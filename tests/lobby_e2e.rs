@@ -327,6 +327,13 @@ fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
     let out = run(&hc, &["join", &naddr, "--auto"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cancelled"));
+    // Nothing was played, so there is nothing to verify.
+    let out = run(&hc, &["verify", "--table", &naddr]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is cancelled"),
+        "{out:?}"
+    );
 }
 
 #[test]
