@@ -140,6 +140,32 @@ pub enum RuleError {
     Setup(String),
 }
 
+/// Checks that `outcomes` answer the `pending` batch one for one, each by `check`; the common
+/// start of every [`Game::apply_chance`]. Nothing is changed, so a refusal leaves the state as is.
+pub fn check_chance_batch<F>(
+    pending: &[ChanceRequest],
+    outcomes: &[ChanceOutcome],
+    check: F,
+) -> Result<(), RuleError>
+where
+    F: Fn(&ChanceRequest, &ChanceOutcome) -> Result<(), String>,
+{
+    if pending.is_empty() {
+        return Err(RuleError::BadChance("no chance request is pending".into()));
+    }
+    if outcomes.len() != pending.len() {
+        return Err(RuleError::BadChance(format!(
+            "{} outcomes for {} requests",
+            outcomes.len(),
+            pending.len()
+        )));
+    }
+    for (req, out) in pending.iter().zip(outcomes) {
+        check(req, out).map_err(RuleError::BadChance)?;
+    }
+    Ok(())
+}
+
 /// Final result of an episode: chip (or point) change per seat, and the winners.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {

@@ -253,22 +253,18 @@ fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
 impl Mia {
     pub fn new(setup: &Setup) -> Result<Mia, RuleError> {
         let n = setup.seats.len();
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
-            return Err(RuleError::Setup(format!(
-                "Mia needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}"
-            )));
-        }
+        let first = crate::games::check_seating(
+            "Mia",
+            &setup.seats,
+            MIN_PLAYERS,
+            MAX_PLAYERS,
+            setup.first,
+        )?;
         if !(1..=MAX_LIVES).contains(&setup.lives) {
             return Err(RuleError::Setup(format!(
                 "lives must be 1..={MAX_LIVES}, not {}",
                 setup.lives
             )));
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for s in &setup.seats {
-            if !seen.insert(*s) {
-                return Err(RuleError::Setup(format!("seat {s} is listed twice")));
-            }
         }
         let mut game = Mia {
             ranking: setup.ranking,
@@ -290,14 +286,8 @@ impl Mia {
             pending: Vec::new(),
             log: Vec::new(),
         };
-        match setup.first {
-            Some(f) => {
-                let i =
-                    setup.seats.iter().position(|s| *s == f).ok_or_else(|| {
-                        RuleError::Setup(format!("first player {f} is not seated"))
-                    })?;
-                game.begin_round(i);
-            }
+        match first {
+            Some(i) => game.begin_round(i),
             // The opener's roll depends on who opens, so the toss is a batch of its own.
             None => game.pending.push(ChanceRequest::RollPublic {
                 sides: n as u8,
@@ -612,19 +602,9 @@ impl Game for Mia {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        if self.pending.is_empty() {
-            return Err(RuleError::BadChance("no chance request is pending".into()));
-        }
-        if outcomes.len() != self.pending.len() {
-            return Err(RuleError::BadChance(format!(
-                "{} outcomes for {} requests",
-                outcomes.len(),
-                self.pending.len()
-            )));
-        }
-        for (req, out) in self.pending.iter().zip(outcomes) {
-            self.check_outcome(req, out).map_err(RuleError::BadChance)?;
-        }
+        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
+            self.check_outcome(r, o)
+        })?;
         self.pending.clear();
         match &outcomes[0] {
             ChanceOutcome::Rolled { values } => {

@@ -232,32 +232,19 @@ pub fn count_for(bid: Bid, putana: bool, dice: impl IntoIterator<Item = u8>) -> 
 impl Perudo {
     pub fn new(setup: &Setup) -> Result<Perudo, RuleError> {
         let n = setup.seats.len();
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
-            return Err(RuleError::Setup(format!(
-                "Perudo needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}"
-            )));
-        }
+        let first = crate::games::check_seating(
+            "Perudo",
+            &setup.seats,
+            MIN_PLAYERS,
+            MAX_PLAYERS,
+            setup.first,
+        )?;
         if !(1..=MAX_DICE_EACH).contains(&setup.dice_each) {
             return Err(RuleError::Setup(format!(
                 "dice_each must be 1..={MAX_DICE_EACH}, not {}",
                 setup.dice_each
             )));
         }
-        let mut seen = std::collections::BTreeSet::new();
-        for s in &setup.seats {
-            if !seen.insert(*s) {
-                return Err(RuleError::Setup(format!("seat {s} is listed twice")));
-            }
-        }
-        let first =
-            match setup.first {
-                Some(f) => {
-                    Some(setup.seats.iter().position(|s| *s == f).ok_or_else(|| {
-                        RuleError::Setup(format!("first player {f} is not seated"))
-                    })?)
-                }
-                None => None,
-            };
         let mut game = Perudo {
             dice_each: setup.dice_each,
             players: setup
@@ -543,19 +530,9 @@ impl Game for Perudo {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        if self.pending.is_empty() {
-            return Err(RuleError::BadChance("no chance request is pending".into()));
-        }
-        if outcomes.len() != self.pending.len() {
-            return Err(RuleError::BadChance(format!(
-                "{} outcomes for {} requests",
-                outcomes.len(),
-                self.pending.len()
-            )));
-        }
-        for (req, out) in self.pending.iter().zip(outcomes) {
-            self.check_outcome(req, out).map_err(RuleError::BadChance)?;
-        }
+        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
+            self.check_outcome(r, o)
+        })?;
         self.pending.clear();
         match self.phase {
             Phase::Rolling => {

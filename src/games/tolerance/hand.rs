@@ -804,19 +804,9 @@ impl Game for Hand {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        if self.pending.is_empty() {
-            return Err(RuleError::BadChance("no chance request is pending".into()));
-        }
-        if outcomes.len() != self.pending.len() {
-            return Err(RuleError::BadChance(format!(
-                "{} outcomes for {} requests",
-                outcomes.len(),
-                self.pending.len()
-            )));
-        }
-        for (req, out) in self.pending.iter().zip(outcomes) {
-            self.check_outcome(req, out).map_err(RuleError::BadChance)?;
-        }
+        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
+            self.check_outcome(r, o)
+        })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {
             Phase::Deal | Phase::CardAgain(_) => {
