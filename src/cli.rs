@@ -669,7 +669,8 @@ fn keys_cli(command: KeysCommand) -> Result<(), String> {
 }
 
 /// The stored identity, unlocked.
-fn load_identity() -> Result<nostr_sdk::Keys, String> {
+/// The stored identity, unlocked with `TOLERANCE_PASSPHRASE` or a typed passphrase.
+pub fn load_identity() -> Result<nostr_sdk::Keys, String> {
     crate::identity::load(&crate::identity::config_dir(), || passphrase(false))
         .map_err(|e| e.to_string())
 }

@@ -151,15 +151,7 @@ pub async fn verify(
     host: &PublicKey,
     spec: &TableSpec,
 ) -> Result<String, String> {
-    let lobby = pool
-        .fetch_all(
-            crate::wire::lobby::lobby_filter(host, &spec.table),
-            500,
-            Duration::from_secs(5),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    crate::wire::lobby::check_seating(spec, &lobby)?;
+    super::lobby::check_seated(pool, host, spec).await?;
     let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
     let seats: Vec<PublicKey> = spec
         .seats

@@ -276,11 +276,15 @@ impl Journal {
         }
         Ok(out)
     }
+}
 
-    pub fn write_meta(&self, meta: &TableMeta) -> Result<(), String> {
-        let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
-        write_atomic(&self.dir.join("meta.json"), &bytes)
-    }
+/// Stores a table's metadata beside its journal (the journal's directory must exist).
+pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), String> {
+    let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
+    write_atomic(
+        &tables_dir(home).join(&meta.table).join("meta.json"),
+        &bytes,
+    )
 }
 
 /// The stored metadata of a table, if this machine played it.

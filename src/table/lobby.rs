@@ -434,6 +434,40 @@ async fn run_host(
     Ok(())
 }
 
+/// Checks that a lobby table's seats are fixed and follow from its players' nonces (fetched from
+/// the pool's relays), whoever announced them. A table seated without a lobby passes.
+pub async fn check_seated(
+    pool: &RelayPool,
+    host: &PublicKey,
+    spec: &TableSpec,
+) -> Result<(), String> {
+    let Some(l) = &spec.lobby else {
+        return Ok(());
+    };
+    match l.status {
+        LobbyStatus::Seated => {}
+        LobbyStatus::Cancelled => {
+            return Err(format!(
+                "table {} is cancelled: {}",
+                spec.table,
+                l.reason.as_deref().unwrap_or("no reason given")
+            ))
+        }
+        other => {
+            return Err(format!(
+                "table {} is still {} (its seats are not fixed yet)",
+                spec.table,
+                other.name()
+            ))
+        }
+    }
+    let events = pool
+        .fetch_all(lobby_filter(host, &spec.table), 500, Duration::from_secs(5))
+        .await
+        .map_err(|e| e.to_string())?;
+    wire::lobby::check_seating(spec, &events)
+}
+
 /// Where a table named by a person lives.
 #[derive(Debug, Clone)]
 pub struct TableRef {
@@ -631,7 +665,6 @@ async fn join_inner(
     }
     let deadline = Instant::now() + wait;
     let mut newest = ev;
-    let mut lobby_events: Vec<Event> = Vec::new();
     let mut revealed = false;
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
@@ -668,12 +701,7 @@ async fn join_inner(
                 revealed = true;
             }
             LobbyStatus::Seated => {
-                let all = pool
-                    .fetch_all(lobby_filter(&host, &table), 500, Duration::from_secs(5))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                lobby_events.extend(all);
-                wire::lobby::check_seating(&spec, &lobby_events)?;
+                check_seated(pool, &host, &spec).await?;
                 news(LobbyNews::Seated {
                     seats: spec.seats.clone(),
                 });
@@ -711,19 +739,18 @@ async fn join_inner(
                 }
                 _ => continue,
             }
-        } else {
-            if let Ok(msg) = parse_lobby(&ev, &table) {
-                if let LobbyBody::Join { .. } = msg.body {
-                    if ev.pubkey != me {
-                        news(LobbyNews::Joined {
-                            npub: npub(&ev.pubkey),
-                            players: 0,
-                            max: lobby.max_players as usize,
-                        });
-                    }
-                }
+        } else if let Ok(LobbyMsg {
+            body: LobbyBody::Join { .. },
+            ..
+        }) = parse_lobby(&ev, &table)
+        {
+            if ev.pubkey != me {
+                news(LobbyNews::Joined {
+                    npub: npub(&ev.pubkey),
+                    players: 0,
+                    max: lobby.max_players as usize,
+                });
             }
-            lobby_events.push(ev);
         }
     }
 }

@@ -114,32 +114,7 @@ pub async fn fetch_table(
             .map_err(|e| e.to_string())?;
         if let Some(ev) = latest(&events) {
             let spec = wire::parse_table(ev).map_err(|e| e.to_string())?;
-            if let Some(l) = &spec.lobby {
-                match l.status {
-                    wire::LobbyStatus::Seated => {}
-                    wire::LobbyStatus::Cancelled => {
-                        return Err(format!(
-                            "table {table} was cancelled: {}",
-                            l.reason.as_deref().unwrap_or("no reason given")
-                        ))
-                    }
-                    other => {
-                        return Err(format!(
-                            "table {table} is still {} (its seats are not fixed yet)",
-                            other.name()
-                        ))
-                    }
-                }
-                let lobby = pool
-                    .fetch_all(
-                        wire::lobby::lobby_filter(host, table),
-                        500,
-                        Duration::from_secs(5),
-                    )
-                    .await
-                    .map_err(|e| e.to_string())?;
-                wire::lobby::check_seating(&spec, &lobby)?;
-            }
+            super::lobby::check_seated(pool, host, &spec).await?;
             return Ok(spec);
         }
         if Instant::now() > deadline {

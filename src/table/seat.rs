@@ -124,17 +124,6 @@ pub struct ProfileArgs {
     pub relays: Vec<String>,
 }
 
-fn load_keys() -> Result<Keys, String> {
-    identity::load(&identity::config_dir(), || {
-        std::env::var(identity::PASSPHRASE_ENV).ok().or_else(|| {
-            use std::io::BufRead;
-            eprint!("passphrase: ");
-            std::io::stdin().lock().lines().next()?.ok()
-        })
-    })
-    .map_err(|e| e.to_string())
-}
-
 fn parse_npub(text: &str) -> Result<PublicKey, String> {
     let t = text.trim();
     if let Ok(p) = Nip19Profile::from_bech32(t) {
@@ -180,7 +169,7 @@ fn print_news(n: &LobbyNews) {
 }
 
 pub async fn host_cli(args: HostArgs) -> Result<(), String> {
-    let keys = load_keys()?;
+    let keys = crate::cli::load_identity()?;
     host_as(&keys, args).await
 }
 
@@ -254,7 +243,7 @@ async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
 }
 
 pub async fn join_cli(args: JoinArgs) -> Result<(), String> {
-    let keys = load_keys()?;
+    let keys = crate::cli::load_identity()?;
     join_as(&keys, args).await
 }
 
@@ -302,7 +291,7 @@ async fn fetch_tables(keys: &Keys, relays: &[String]) -> Result<Tables, String> 
 }
 
 pub async fn tables_cli(args: TablesArgs) -> Result<(), String> {
-    let keys = load_keys()?;
+    let keys = crate::cli::load_identity()?;
     if !args.json && SeatUi::choose(false, args.plain) == SeatUi::Table {
         return lobby_screen(keys, args.relays).await;
     }
@@ -495,7 +484,7 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
-    let keys = load_keys()?;
+    let keys = crate::cli::load_identity()?;
     if keys.public_key().to_hex() != meta.me {
         return Err(format!(
             "table {id} was played by another identity ({}); this one is {}",
@@ -526,7 +515,7 @@ pub async fn resume_cli(args: ResumeArgs) -> Result<(), String> {
 }
 
 pub async fn profile_cli(args: ProfileArgs) -> Result<(), String> {
-    let keys = load_keys()?;
+    let keys = crate::cli::load_identity()?;
     let pool = RelayPool::connect(keys, &args.relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
@@ -647,7 +636,7 @@ async fn play_seat_in(
         auto: ui == SeatUi::Bot,
         finished: false,
     });
-    journal.write_meta(&meta)?;
+    journal::write_meta(home, &meta)?;
     let name_of = {
         let names = names.clone();
         move |s: u8| {
@@ -731,11 +720,13 @@ async fn play_seat_in(
         }
         report
     };
-    let journal = Journal::open(home, keys, &spec.table)?;
-    journal.write_meta(&TableMeta {
-        finished: report.finished,
-        ..meta
-    })?;
+    journal::write_meta(
+        home,
+        &TableMeta {
+            finished: report.finished,
+            ..meta
+        },
+    )?;
     for v in &report.violations {
         println!("rejected: {v}");
     }

@@ -69,28 +69,8 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         .await
         .map_err(|e| e.to_string())?;
     let (host, spec) = find_table(&pool, relays, table, None).await?;
-    if spec.lobby.is_some() {
-        // A lobby table's seat order must follow from the players' nonces, whoever announced it.
-        if let Some(l) = spec
-            .lobby
-            .as_ref()
-            .filter(|l| l.status != wire::LobbyStatus::Seated)
-        {
-            return Err(format!(
-                "table {table} is {}: there is nothing to verify yet",
-                l.status.name()
-            ));
-        }
-        let lobby = pool
-            .fetch_all(
-                wire::lobby::lobby_filter(&host, table),
-                500,
-                Duration::from_secs(5),
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        wire::lobby::check_seating(&spec, &lobby)?;
-    }
+    // A lobby table's seat order must follow from the players' nonces, whoever announced it.
+    super::lobby::check_seated(&pool, &host, &spec).await?;
     if spec.game != "tolerance" {
         return Err(format!(
             "table {table} is a {} table; dice tables are replayed by dice_seat::verify",
