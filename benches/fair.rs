@@ -315,6 +315,36 @@ fn dice_costs<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
+/// Why issue 3's 10-seat goal sits inside ziffle: its shuffle verifier computes each of its eight
+/// vector products (52 cards: 52–53 terms) as one scalar multiplication per term. This measures
+/// that pattern against arkworks' multi-exponentiation of the same points and scalars — the
+/// change ziffle's verifier (and prover) would need; not a change this crate may make by
+/// copying or re-implementing the proof system (BENCHMARKS.md, "What limits the ten-seat hand").
+fn vector_product_costs<M: Measurement>(c: &mut Criterion<M>) {
+    use ark_ec::{CurveGroup, VariableBaseMSM};
+    use ark_secp256k1::{Fr, Projective};
+    use ark_std::UniformRand;
+    let mut g = c.benchmark_group("fair/vector_product_53");
+    g.sample_size(20).measurement_time(Duration::from_secs(2));
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let bases: Vec<Projective> = (0..53).map(|_| Projective::rand(&mut rng)).collect();
+    let affine = Projective::normalize_batch(&bases);
+    let scalars: Vec<Fr> = (0..53).map(|_| Fr::rand(&mut rng)).collect();
+    let naive = || {
+        bases
+            .iter()
+            .zip(&scalars)
+            .map(|(b, s)| *b * s)
+            .sum::<Projective>()
+    };
+    assert_eq!(naive(), Projective::msm(&affine, &scalars).unwrap());
+    g.bench_function("one_mul_per_term", |b| b.iter(naive));
+    g.bench_function("multi_exponentiation", |b| {
+        b.iter(|| Projective::msm(&affine, &scalars).unwrap())
+    });
+    g.finish();
+}
+
 /// CPU time consumed by the calling thread, in nanoseconds.
 struct ThreadCpu;
 
@@ -353,9 +383,15 @@ impl Measurement for ThreadCpu {
 criterion_group! {
     name = cpu;
     config = Criterion::default().with_measurement(ThreadCpu);
-    targets = per_deck_size, hand_per_client, dice_costs
+    targets = per_deck_size, hand_per_client, dice_costs, vector_product_costs
 }
-criterion_group!(wall, per_deck_size, hand_per_client, dice_costs);
+criterion_group!(
+    wall,
+    per_deck_size,
+    hand_per_client,
+    dice_costs,
+    vector_product_costs
+);
 
 fn main() {
     if std::env::var_os("FAIR_BENCH_WALL").is_some() {
