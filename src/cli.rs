@@ -275,7 +275,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if args.game != "tolerance"
                 && (args.local || !matches!(args.game.as_str(), "perudo" | "mia")) =>
         {
-            crate::ui::dice::play_local_cli(&args.game, args.players, &args.variant, args.auto)
+            crate::ui::dice::play_local_cli(
+                &args.game,
+                args.players,
+                &args.variant,
+                args.auto,
+                args.plain,
+            )
         }
         Command::Play(args) if args.game != "tolerance" => Err(format!(
             "networked {} is not available yet: add --local to play it against bots",

@@ -52,11 +52,12 @@ pub enum Input {
     ConfirmQuit,
 }
 
-/// What a key press asks of the event loop.
+/// What a key press asks of the event loop: nothing, a move (of Tolerance unless said), or to
+/// leave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Outcome<A = Action> {
     None,
-    Play(Action),
+    Play(A),
     Quit,
 }
 
