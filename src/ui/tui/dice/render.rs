@@ -115,6 +115,15 @@ fn dice_spans(dice: &[u8], bid: Option<(Bid, bool)>, theme: &Theme) -> Vec<Span<
     out
 }
 
+/// "your" for this seat, "Ana's" for the others.
+fn possessive(name: &str) -> String {
+    if name == "you" {
+        "your".into()
+    } else {
+        format!("{name}'s")
+    }
+}
+
 fn pct(p: f64) -> String {
     format!("{:.0}%", p * 100.0)
 }
@@ -385,21 +394,21 @@ fn perudo_lines(state: &DiceState, v: &perudo::PerudoView, theme: &Theme) -> Vec
     }
     match (v.bid, v.bidder) {
         (Some(b), Some(by)) => {
-            let mut spans = vec![
+            let spans = vec![
                 Span::raw("bid  "),
                 Span::styled(b.to_string(), theme.accent()),
                 Span::raw(format!(" by {}", state.name(by))),
             ];
-            if let Some(p) = state.bid_chance(b) {
-                spans.push(Span::raw(format!(" · true {} for you", pct(p))));
-            }
             out.push(Line::from(spans));
+            if let Some(p) = state.bid_chance(b) {
+                out.push(Line::raw(format!("  true {} given your cup", pct(p))));
+            }
         }
         _ => out.push(Line::styled("no bid yet this round", theme.dim())),
     }
     if v.putana {
         out.push(Line::styled(
-            "Putana round: ones are not wild, the face stays",
+            "Putana: ones not wild, the face stays",
             theme.bad(),
         ));
     }
@@ -486,16 +495,24 @@ fn mia_lines(state: &DiceState, v: &mia::MiaView, theme: &Theme) -> Vec<Line<'st
         ]));
     }
     match (v.cup.as_ref(), state.standing_claim()) {
+        // After a reroll the claim taken on is the value the new one must beat.
+        (Some(_), Some(claim)) if matches!(v.phase, mia::Phase::Claim { .. } | mia::Phase::Rolling) => {
+            out.push(Line::from(vec![
+                Span::raw("to beat  "),
+                Span::styled(claim.to_string(), theme.accent()),
+                Span::raw(" (the claim taken on)"),
+            ]));
+        }
         (Some(c), Some(claim)) => {
-            let mut spans = vec![
+            let spans = vec![
                 Span::raw("claim  "),
                 Span::styled(claim.to_string(), theme.accent()),
                 Span::raw(format!(" by {}", state.name(c.owner))),
             ];
-            if let Some(p) = state.reach_chance(claim) {
-                spans.push(Span::raw(format!(" · a fair roll reaches it {}", pct(p))));
-            }
             out.push(Line::from(spans));
+            if let Some(p) = state.reach_chance(claim) {
+                out.push(Line::raw(format!("  a fair roll reaches it {}", pct(p))));
+            }
         }
         _ => out.push(Line::styled("no claim yet", theme.dim())),
     }
@@ -585,9 +602,9 @@ fn draw_result(
             out,
         } => {
             lines.push(Line::raw(format!(
-                "{} doubted {}'s bid of {bid}{}. The cups:",
+                "{} doubted {} bid of {bid}{}. The cups:",
                 n(*challenger),
-                n(*bidder),
+                possessive(&n(*bidder)),
                 if *putana {
                     " (Putana: ones not wild)"
                 } else {
@@ -627,12 +644,12 @@ fn draw_result(
             out,
         } => {
             lines.push(Line::raw(format!(
-                "{} challenged {}'s claim of {claim}.",
+                "{} challenged {} claim of {claim}.",
                 n(*challenger),
-                n(*owner)
+                possessive(&n(*owner))
             )));
             lines.push(Line::from(vec![
-                Span::raw(format!("{}'s cup shows ", n(*roller))),
+                Span::raw(format!("{} cup shows ", possessive(&n(*roller)))),
                 Span::styled(
                     format!("{} = {value}", dice_text(dice)),
                     theme.accent().add_modifier(Modifier::BOLD),
