@@ -291,3 +291,92 @@ async fn replay<G: TextGame + Send + 'static>(
         run.batches
     ))
 }
+
+/// `tolerance watch` of a dice table: follows it live, or replays it once finished, as a
+/// spectator with no seat and no dice secret, printing each step once the session has checked
+/// it — bids and claims, the cups a challenge opens, dice and lives lost, the winner. A
+/// spectator's view holds only what every player may know, so no die is printed before its
+/// cup is opened.
+pub async fn watch(
+    pool: &RelayPool,
+    relays: &[String],
+    host: &PublicKey,
+    mut spec: TableSpec,
+) -> Result<(), String> {
+    // A table still in its lobby: its seats, and so its session, are not known yet.
+    let give_up = std::time::Instant::now() + Duration::from_secs(600);
+    let cancelled = |s: &TableSpec| {
+        s.lobby
+            .as_ref()
+            .is_some_and(|l| l.status == crate::wire::lobby::LobbyStatus::Cancelled)
+    };
+    while !spec.is_seated() && !cancelled(&spec) {
+        if std::time::Instant::now() > give_up {
+            return Err(format!("table {} was not seated in time", spec.table));
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        spec = super::verify::find_table(pool, relays, &spec.table, Some(*host))
+            .await?
+            .1;
+    }
+    super::lobby::check_seated(pool, host, &spec).await?;
+    let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
+    let seats = seat_keys(&spec)?;
+    let profiles = crate::net::profiles::fetch_names(pool, &seats, Duration::from_secs(2)).await;
+    let names: Vec<String> = seats
+        .iter()
+        .map(|k| {
+            profiles
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
+        })
+        .collect();
+    println!(
+        "watching {} table {} ({}): {}",
+        spec.game,
+        spec.table,
+        spec.rules.as_deref().unwrap_or("standard"),
+        names.join(", ")
+    );
+    let table = table_id(&spec)?;
+    // The players settle a silent seat by the table's deadline; a little longer here sees it.
+    let deadline = step_deadline(&spec) + Duration::from_secs(30);
+    let line = match setup(&spec.game, spec.rules.as_deref(), n)? {
+        DiceTable::Perudo(g) => follow(pool, table, seats, g, deadline, names).await?,
+        DiceTable::Mia(g) => follow(pool, table, seats, g, deadline, names).await?,
+    };
+    println!("{line}");
+    Ok(())
+}
+
+async fn follow<G: TextGame + Send + 'static>(
+    pool: &RelayPool,
+    table: [u8; 32],
+    seats: Vec<PublicKey>,
+    game: G,
+    deadline: Duration,
+    names: Vec<String>,
+) -> Result<String, String> {
+    let printed_names = names.clone();
+    let mut shown = 0;
+    let observer: Observer<G> = Box::new(move |news| {
+        if let DiceNews::View(v) = news {
+            let log = G::log(v);
+            for e in &log[shown.min(log.len())..] {
+                println!("  · {}", G::line(e, &|s| name_in(&printed_names, s)));
+            }
+            shown = log.len();
+        }
+    });
+    let watcher = Participant {
+        me: None,
+        bot: None,
+        refuse_to_open: false,
+        observer: Some(observer),
+    };
+    let run = dice_net::run(pool, table, seats, game, watcher, deadline)
+        .await
+        .map_err(|e| format!("the table stopped: {e}"))?;
+    Ok(end_line(&run, &|s| name_in(&names, s)))
+}
