@@ -491,15 +491,7 @@ fn play_local_tui(
     use crate::table::runner::Progress;
     use crate::table::Await;
     use crate::ui::tui::{self, UiEvent, UiState};
-    let names: Vec<String> = (0..args.players)
-        .map(|s| {
-            if s == 0 {
-                "you".to_string()
-            } else {
-                format!("bot {s}")
-            }
-        })
-        .collect();
+    let names = crate::ui::local_names(args.players);
     let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
     let (ans_tx, mut ans_rx) = tokio::sync::mpsc::unbounded_channel();
     let state = UiState::new(Some(0), names, tui::colour_wanted());

@@ -598,8 +598,16 @@ fn watch_follows_and_replays_dice_tables() {
         let host = spawn(
             &homes[0],
             &[
-                "host", "--game", game, "--variant", variant, "--relay", &r.url, "--seats",
-                &seats_s, "--auto",
+                "host",
+                "--game",
+                game,
+                "--variant",
+                variant,
+                "--relay",
+                &r.url,
+                "--seats",
+                &seats_s,
+                "--auto",
             ],
         );
         let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));

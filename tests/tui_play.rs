@@ -354,6 +354,23 @@ fn the_lobby_screen_joins_a_public_table_and_plays_it_in_the_terminal_table() {
     let _ = std::fs::remove_dir_all(&hs);
 }
 
+/// Once the host has printed its `tolerance join naddr1…` line, a stranger whose config is in
+/// `home` joins the table with a bot.
+fn join_when_announced(text: &str, joiner: &mut Option<Headless>, home: &std::path::Path) {
+    if joiner.is_some() {
+        return;
+    }
+    // Only a whole line: the read may have stopped inside the naddr.
+    let line = text
+        .split("tolerance join ")
+        .nth(1)
+        .and_then(|rest| rest.split_once('\n'))
+        .map(|(naddr, _)| naddr.trim().to_string());
+    if let Some(naddr) = line {
+        *joiner = Some(headless(home, &["join", &naddr, "--auto"]));
+    }
+}
+
 /// `host` on a terminal: the lobby in lines, then the person's seat in the terminal table
 /// against a stranger who joined by npub.
 #[test]
@@ -366,17 +383,7 @@ fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
         &hh,
         |so_far, _| {
             let text = strip_escapes(so_far);
-            if joiner.is_none() {
-                // Only a whole line: the read may have stopped inside the naddr.
-                let line = text
-                    .split("tolerance join ")
-                    .nth(1)
-                    .and_then(|rest| rest.split_once('\n'))
-                    .map(|(naddr, _)| naddr.trim().to_string());
-                if let Some(naddr) = line {
-                    joiner = Some(headless(&hj, &["join", &naddr, "--auto"]));
-                }
-            }
+            join_when_announced(&text, &mut joiner, &hj);
             squeeze(&text).contains("Lastactions")
         },
     );
@@ -435,7 +442,10 @@ fn a_local_perudo_game_in_the_terminal_table() {
         "Dudo! The cups are opened",
         "local game: no relays",
     ] {
-        assert!(squeezed.contains(&squeeze(words)), "{words} never drawn:\n{text}");
+        assert!(
+            squeezed.contains(&squeeze(words)),
+            "{words} never drawn:\n{text}"
+        );
     }
     assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
     let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
@@ -453,23 +463,22 @@ fn hosting_mia_on_a_terminal_plays_the_seat_in_the_dice_table() {
     let mut joiner = None;
     let (status, raw) = drive_keys(
         &[
-            "host", "--game", "mia", "--relay", &url, "--seats", "2", "--move-secs", "60",
+            "host",
+            "--game",
+            "mia",
+            "--relay",
+            &url,
+            "--seats",
+            "2",
+            "--move-secs",
+            "60",
         ],
         &hh,
         // Enter claims the picker's choice (the truth when it is open); c challenges.
         &["\r", "c"],
         |so_far, _| {
             let text = strip_escapes(so_far);
-            if joiner.is_none() {
-                let line = text
-                    .split("tolerance join ")
-                    .nth(1)
-                    .and_then(|rest| rest.split_once('\n'))
-                    .map(|(naddr, _)| naddr.trim().to_string());
-                if let Some(naddr) = line {
-                    joiner = Some(headless(&hj, &["join", &naddr, "--auto"]));
-                }
-            }
+            join_when_announced(&text, &mut joiner, &hj);
             squeeze(&text).contains("Round")
         },
     );

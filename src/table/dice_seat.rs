@@ -112,13 +112,6 @@ fn step_deadline(spec: &TableSpec) -> Duration {
     Duration::from_millis(spec.deadlines.move_ms.max(spec.deadlines.crypto_ms))
 }
 
-fn name_in(names: &[String], s: Seat) -> String {
-    names
-        .get(s as usize)
-        .cloned()
-        .unwrap_or_else(|| format!("seat {s}"))
-}
-
 /// A seat ready to play: connected, with its dice secret.
 struct Seated {
     pool: RelayPool,
@@ -144,7 +137,7 @@ impl Seated {
         G::View: Send + Sync,
     {
         let names = self.names.clone();
-        let name_of = move |s: Seat| name_in(&names, s);
+        let name_of = move |s: Seat| crate::ui::seat_name(&names, s);
         let mut participant = Participant {
             me: Some((self.me, self.secret)),
             bot: None,
@@ -269,13 +262,7 @@ async fn replay<G: TextGame + Send + 'static>(
     game: G,
     deadline: Duration,
 ) -> Result<String, String> {
-    let watcher = Participant {
-        me: None,
-        bot: None,
-        refuse_to_open: false,
-        observer: None,
-    };
-    let run = dice_net::run(pool, table, seats, game, watcher, deadline)
+    let run = spectate(pool, table, seats, game, deadline, None)
         .await
         .map_err(|e| format!("verification failed: {e}"))?;
     let winner = run
@@ -290,6 +277,24 @@ async fn replay<G: TextGame + Send + 'static>(
         run.moves,
         run.batches
     ))
+}
+
+/// Runs the session as a spectator: no seat, no dice secret, only public events.
+async fn spectate<G: Game + Send + 'static>(
+    pool: &RelayPool,
+    table: [u8; 32],
+    seats: Vec<PublicKey>,
+    game: G,
+    deadline: Duration,
+    observer: Option<Observer<G>>,
+) -> Result<DiceRun<G>, dice_net::SessionError> {
+    let watcher = Participant {
+        me: None,
+        bot: None,
+        refuse_to_open: false,
+        observer,
+    };
+    dice_net::run(pool, table, seats, game, watcher, deadline).await
 }
 
 /// `tolerance watch` of a dice table: follows it live, or replays it once finished, as a
@@ -364,19 +369,16 @@ async fn follow<G: TextGame + Send + 'static>(
         if let DiceNews::View(v) = news {
             let log = G::log(v);
             for e in &log[shown.min(log.len())..] {
-                println!("  · {}", G::line(e, &|s| name_in(&printed_names, s)));
+                println!(
+                    "  · {}",
+                    G::line(e, &|s| crate::ui::seat_name(&printed_names, s))
+                );
             }
             shown = log.len();
         }
     });
-    let watcher = Participant {
-        me: None,
-        bot: None,
-        refuse_to_open: false,
-        observer: Some(observer),
-    };
-    let run = dice_net::run(pool, table, seats, game, watcher, deadline)
+    let run = spectate(pool, table, seats, game, deadline, Some(observer))
         .await
         .map_err(|e| format!("the table stopped: {e}"))?;
-    Ok(end_line(&run, &|s| name_in(&names, s)))
+    Ok(end_line(&run, &|s| crate::ui::seat_name(&names, s)))
 }

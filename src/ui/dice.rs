@@ -157,13 +157,8 @@ pub fn play_local<G: TextGame>(
     oracle: &mut Oracle<impl rand::Rng>,
     auto: bool,
 ) -> Result<(), String> {
-    let names = |s: Seat| {
-        if s == 0 {
-            "you".to_string()
-        } else {
-            format!("bot {s}")
-        }
-    };
+    let seats = super::local_names(game.seats().len() as u8);
+    let names = |s: Seat| super::seat_name(&seats, s);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut shown = 0;
@@ -235,15 +230,7 @@ pub fn play_local_cli(
         players.saturating_sub(1)
     );
     let screen = !auto && crate::table::seat::SeatUi::choose(false, plain).is_table();
-    let names: Vec<String> = (0..players)
-        .map(|s| {
-            if s == 0 {
-                "you".to_string()
-            } else {
-                format!("bot {s}")
-            }
-        })
-        .collect();
+    let names = super::local_names(players);
     let ended = match table {
         crate::table::dice_seat::DiceTable::Perudo(g) => {
             let bots = (0..players)

@@ -12,9 +12,9 @@ pub mod lobby;
 mod lobby_tests;
 pub mod render;
 pub mod state;
-pub mod theme;
 #[cfg(test)]
 mod tests;
+pub mod theme;
 
 pub use state::{Input, Outcome, Screen, UiEvent, UiState};
 

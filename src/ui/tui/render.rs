@@ -86,14 +86,8 @@ fn help_text(state: &UiState) -> String {
 
 fn draw_table_screen(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
     let seats = state.view.as_ref().map_or(0, |v| v.players.len()) as u16;
-    let [table, lower] = Layout::vertical([
-        Constraint::Length((seats + 3).clamp(4, 14)),
-        Constraint::Min(6),
-    ])
-    .areas(area);
+    let [table, log, you] = super::theme::table_areas(area, seats);
     draw_seats(frame, table, state, theme);
-    let [log, you] =
-        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(lower);
     draw_log(frame, log, state, theme);
     draw_you(frame, you, state, theme);
 }
@@ -267,14 +261,7 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
     } else {
         " You "
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(title)
-        .border_style(if state.my_turn() {
-            theme.accent()
-        } else {
-            Style::default()
-        });
+    let block = theme.panel(title, state.my_turn());
     let Some(v) = &state.view else {
         frame.render_widget(Paragraph::new("").block(block), area);
         return;
@@ -284,10 +271,7 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
         Input::Raise { to, .. } => lines.extend(raise_lines(state, v, *to, theme)),
         Input::Roll { target } => lines.extend(roll_lines(state, *target, theme)),
         Input::Choose => lines.push(choice_line(state, v, theme)),
-        Input::ConfirmQuit => lines.push(Line::styled(
-            "Leave the table? y: yes, any key: no",
-            theme.bad().add_modifier(Modifier::BOLD),
-        )),
+        Input::ConfirmQuit => lines.push(theme.leave_question()),
         Input::Idle => {}
     }
     if let Some(n) = &state.notice {

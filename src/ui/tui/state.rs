@@ -105,10 +105,7 @@ impl UiState {
     }
 
     pub fn name(&self, seat: Seat) -> String {
-        self.names
-            .get(seat as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
+        crate::ui::seat_name(&self.names, seat)
     }
 
     pub fn apply(&mut self, event: UiEvent) {

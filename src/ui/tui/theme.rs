@@ -51,7 +51,6 @@ impl Theme {
     }
 }
 
-
 impl Theme {
     /// `[k] what`, the way every screen offers a key.
     pub fn key_hint(&self, k: &str, what: &str) -> Vec<Span<'static>> {
@@ -116,4 +115,41 @@ pub fn screen_areas(area: ratatui::layout::Rect) -> [ratatui::layout::Rect; 4] {
         Constraint::Length(1),
     ])
     .areas(area)
+}
+
+impl Theme {
+    /// A bordered panel, its border highlighted when it asks for this seat's move.
+    pub fn panel(&self, title: &str, highlighted: bool) -> ratatui::widgets::Block<'static> {
+        use ratatui::widgets::{Block, Borders};
+        Block::default()
+            .borders(Borders::ALL)
+            .title(title.to_string())
+            .border_style(if highlighted {
+                self.accent()
+            } else {
+                Style::default()
+            })
+    }
+
+    /// The question asked before leaving a table.
+    pub fn leave_question(&self) -> ratatui::text::Line<'static> {
+        ratatui::text::Line::styled(
+            "Leave the table? y: yes, any key: no",
+            self.bad().add_modifier(Modifier::BOLD),
+        )
+    }
+}
+
+/// A table screen's body: the seats (as many rows as there are seats, within limits) over the
+/// log and this seat's panel side by side.
+pub fn table_areas(area: ratatui::layout::Rect, seats: u16) -> [ratatui::layout::Rect; 3] {
+    use ratatui::layout::{Constraint, Layout};
+    let [table, lower] = Layout::vertical([
+        Constraint::Length((seats + 3).clamp(4, 14)),
+        Constraint::Min(6),
+    ])
+    .areas(area);
+    let [log, you] =
+        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(lower);
+    [table, log, you]
 }

@@ -9,8 +9,8 @@ pub mod state;
 mod tests;
 
 pub use state::{
-    ChallengeResult, DiceAction, DiceInput, DiceScreen, DiceState, DiceStep, DiceUiEvent,
-    DiceView, Waiting,
+    ChallengeResult, DiceAction, DiceInput, DiceScreen, DiceState, DiceStep, DiceUiEvent, DiceView,
+    Waiting,
 };
 
 use super::{Ended, Outcome, TableScreen};
@@ -190,12 +190,7 @@ pub fn play_local<G: DiceUi>(
     );
     let events = screen.events.clone();
     let mut me = TuiPlayer::<G>::new(screen.events, screen.answers);
-    let name = |s: Seat| {
-        names
-            .get(s as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {s}"))
-    };
+    let name = |s: Seat| crate::ui::seat_name(&names, s);
     let show = |g: &G| {
         let _ = events.send(DiceUiEvent::View(G::ui_view(g.view(Some(0)))));
     };

@@ -6,7 +6,7 @@ use crate::games::mia::{self, Throw};
 use crate::games::perudo::{self, count_for, Bid};
 use crate::ui::dice::TextGame;
 use crate::ui::tui::theme::{screen_areas, Theme};
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
@@ -105,7 +105,9 @@ fn dice_spans(dice: &[u8], bid: Option<(Bid, bool)>, theme: &Theme) -> Vec<Span<
     for d in dice {
         let hit = bid.is_some_and(|(b, putana)| count_for(b, putana, [*d]) == 1);
         let style = if hit {
-            theme.good().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            theme
+                .good()
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
         } else {
             Style::default().add_modifier(Modifier::BOLD)
         };
@@ -134,19 +136,19 @@ fn draw_table(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
         Some(DiceView::Mia(v)) => v.lives.len(),
         None => 0,
     } as u16;
-    let [table, lower] = Layout::vertical([
-        Constraint::Length((seats + 3).clamp(4, 14)),
-        Constraint::Min(6),
-    ])
-    .areas(area);
+    let [table, log, you] = crate::ui::tui::theme::table_areas(area, seats);
     draw_seats(frame, table, state, theme);
-    let [log, you] =
-        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(lower);
     draw_log(frame, log, state, theme);
     draw_you(frame, you, state, theme);
 }
 
-fn seat_row(state: &DiceState, seat: Seat, out: bool, cells: Vec<Cell<'static>>, theme: &Theme) -> Row<'static> {
+fn seat_row(
+    state: &DiceState,
+    seat: Seat,
+    out: bool,
+    cells: Vec<Cell<'static>>,
+    theme: &Theme,
+) -> Row<'static> {
     let pointer = if state.turn_seat() == Some(seat) && state.finished.is_none() {
         Span::styled("▶", theme.accent())
     } else {
@@ -238,7 +240,10 @@ fn draw_seats(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
                     }
                     // After a reroll the old claim is only the value to beat until a new one.
                     let standing = matches!(v.phase, mia::Phase::Respond | mia::Phase::Opening);
-                    if let Some(claim) = cup.filter(|c| c.owner == *seat && standing).and_then(|c| c.claim) {
+                    if let Some(claim) = cup
+                        .filter(|c| c.owner == *seat && standing)
+                        .and_then(|c| c.claim)
+                    {
                         role.push(format!("claims {claim}"));
                     }
                     seat_row(
@@ -350,24 +355,14 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
     } else {
         " You "
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(title)
-        .border_style(if state.my_turn() {
-            theme.accent()
-        } else {
-            Style::default()
-        });
+    let block = theme.panel(title, state.my_turn());
     let mut lines = match &state.view {
         Some(DiceView::Perudo(v)) => perudo_lines(state, v, theme),
         Some(DiceView::Mia(v)) => mia_lines(state, v, theme),
         None => Vec::new(),
     };
     if state.input == DiceInput::ConfirmQuit {
-        lines.push(Line::styled(
-            "Leave the table? y: yes, any key: no",
-            theme.bad().add_modifier(Modifier::BOLD),
-        ));
+        lines.push(theme.leave_question());
     }
     if let Some(n) = &state.notice {
         lines.push(Line::styled(n.clone(), theme.bad()));
@@ -438,7 +433,7 @@ fn perudo_lines(state: &DiceState, v: &perudo::PerudoView, theme: &Theme) -> Vec
             Span::styled(format!(" {quantity} "), box_style(BidField::Quantity)),
             Span::raw(" × "),
             Span::styled(
-                format!(" {} ", face_name(face)),
+                format!(" {} ", perudo::face_name(face)),
                 box_style(BidField::Face),
             ),
         ];
@@ -461,17 +456,6 @@ fn perudo_lines(state: &DiceState, v: &perudo::PerudoView, theme: &Theme) -> Vec
     out
 }
 
-fn face_name(face: u8) -> &'static str {
-    match face {
-        1 => "ones",
-        2 => "twos",
-        3 => "threes",
-        4 => "fours",
-        5 => "fives",
-        _ => "sixes",
-    }
-}
-
 /// A cup value as short as it reads: "Mia" for 21.
 fn throw_short(t: Throw) -> String {
     if t == Throw::MIA {
@@ -487,16 +471,15 @@ fn mia_lines(state: &DiceState, v: &mia::MiaView, theme: &Theme) -> Vec<Line<'st
         let d = v.cup.as_ref().and_then(|c| c.dice).unwrap_or_default();
         out.push(Line::from(vec![
             Span::raw("you rolled  "),
-            Span::styled(
-                format!("{} = {mine}", dice_text(&d)),
-                theme.accent(),
-            ),
+            Span::styled(format!("{} = {mine}", dice_text(&d)), theme.accent()),
             Span::styled("  (only you know)", theme.dim()),
         ]));
     }
     match (v.cup.as_ref(), state.standing_claim()) {
         // After a reroll the claim taken on is the value the new one must beat.
-        (Some(_), Some(claim)) if matches!(v.phase, mia::Phase::Claim { .. } | mia::Phase::Rolling) => {
+        (Some(_), Some(claim))
+            if matches!(v.phase, mia::Phase::Claim { .. } | mia::Phase::Rolling) =>
+        {
             out.push(Line::from(vec![
                 Span::raw("to beat  "),
                 Span::styled(claim.to_string(), theme.accent()),
@@ -690,7 +673,9 @@ fn draw_result(
         .title(title)
         .border_style(theme.accent());
     frame.render_widget(
-        Paragraph::new(lines).block(block).wrap(Wrap { trim: false }),
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
         area,
     );
 }

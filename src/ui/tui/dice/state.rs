@@ -245,10 +245,7 @@ impl DiceState {
     }
 
     pub fn name(&self, seat: Seat) -> String {
-        self.names
-            .get(seat as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
+        crate::ui::seat_name(&self.names, seat)
     }
 
     fn see(&mut self, view: DiceView) {
@@ -313,7 +310,9 @@ impl DiceState {
     }
 
     pub fn last_result(&self) -> Option<ChallengeResult> {
-        self.view.as_ref().and_then(|v| ChallengeResult::all(v).pop())
+        self.view
+            .as_ref()
+            .and_then(|v| ChallengeResult::all(v).pop())
     }
 
     /// The input a fresh ask opens with.
@@ -385,7 +384,10 @@ impl DiceState {
                 face: self.best_face(),
             },
         };
-        let legal = |b: &Bid| self.legal.contains(&DiceAction::Perudo(perudo::Action::Bid(*b)));
+        let legal = |b: &Bid| {
+            self.legal
+                .contains(&DiceAction::Perudo(perudo::Action::Bid(*b)))
+        };
         let b = if legal(&wanted) {
             wanted
         } else {

@@ -9,14 +9,16 @@ use crate::engine::sim::{fulfil_all, play_out, Oracle, Script};
 use crate::engine::{Game, Seat, ToAct};
 use crate::games::mia::{self, Mia, Ranking, Throw};
 use crate::games::perudo::{self, Bid, Perudo};
-use crate::ui::tui::tests::{assert_same_words_without_colour, code, key, row, text};
+use crate::ui::tui::tests::{
+    advance, assert_same_words_without_colour, code, key, resized_to_80_by_24, row, text,
+};
 use crate::ui::tui::Outcome;
 use crossterm::event::KeyCode;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::Terminal;
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use std::time::Duration;
 
 fn names() -> Vec<String> {
@@ -25,24 +27,6 @@ fn names() -> Vec<String> {
 
 fn bid(quantity: u16, face: u8) -> Bid {
     Bid { quantity, face }
-}
-
-/// Answers chance from `script`, then plays `moves` in order (each by whoever is to act).
-fn advance<G: Game>(game: &mut G, script: &mut Script, moves: &[G::Action]) {
-    let mut moves = moves.iter();
-    loop {
-        match game.to_act() {
-            ToAct::Chance(reqs) => {
-                let outs = fulfil_all(script, &reqs).unwrap();
-                game.apply_chance(&outs).unwrap();
-            }
-            ToAct::Seat(s) => match moves.next() {
-                Some(a) => game.apply(s, a).unwrap(),
-                None => return,
-            },
-            _ => return,
-        }
-    }
 }
 
 fn dice(d: &[u8]) -> Script {
@@ -113,7 +97,10 @@ fn perudo_my_turn_shows_my_cup_only_and_edits_a_bid() {
     // The others' cups stay hidden: neither of their rolls is drawn anywhere.
     assert!(!t.contains("2 2 4 4 6") && !t.contains("5 5 1 3 3"), "{t}");
     assert_eq!(t.matches("hidden").count(), 2, "{t}");
-    assert!(t.contains("Your move") && t.contains("your move (27s)"), "{t}");
+    assert!(
+        t.contains("Your move") && t.contains("your move (27s)"),
+        "{t}"
+    );
     assert!(t.contains("no bid yet this round"), "{t}");
     // The editor opens on one of the face held most (all once: the highest).
     assert_eq!(bid_input(&s), (1, 6));
@@ -127,7 +114,11 @@ fn perudo_my_turn_shows_my_cup_only_and_edits_a_bid() {
         Some("the first bid of a round may not be ones")
     );
     assert_eq!(s.key(key('d')), Outcome::None);
-    assert!(screen(&s).contains("nothing to doubt yet"), "{}", screen(&s));
+    assert!(
+        screen(&s).contains("nothing to doubt yet"),
+        "{}",
+        screen(&s)
+    );
     // Typed numbers: the quantity, then Tab and the face.
     s.key(key('4'));
     s.key(code(KeyCode::Tab));
@@ -296,7 +287,11 @@ fn perudo_putana_round_fixes_the_face_and_ones_are_not_wild() {
     assert!(t.contains("Putana: ones not wild, the face stays"), "{t}");
     assert!(t.contains("your cup  1"), "{t}");
     s.key(key('o'));
-    assert!(s.notice.as_deref().unwrap().contains("no conversions in a Putana round"));
+    assert!(s
+        .notice
+        .as_deref()
+        .unwrap()
+        .contains("no conversions in a Putana round"));
     // Ones may open a Putana round, and count only as ones.
     s.key(code(KeyCode::Tab));
     s.key(key('1'));
@@ -345,7 +340,10 @@ fn mia_claim_picker_offers_the_truth_and_bluffs() {
     let t = screen(&s);
     let p = mia_reach_chance(Ranking::Traditional, Throw(61));
     assert!(
-        t.contains(&format!("61: a bluff · a fair roll reaches it {:.0}%", p * 100.0)),
+        t.contains(&format!(
+            "61: a bluff · a fair roll reaches it {:.0}%",
+            p * 100.0
+        )),
         "{t}"
     );
     // Two digits in either order pick a value.
@@ -379,12 +377,13 @@ fn mia_responding_passes_or_rerolls_and_a_reroll_must_beat_the_claim() {
             && t.contains(&format!("a fair roll reaches it {:.0}%", p * 100.0)),
         "{t}"
     );
-    assert!(
-        t.contains("[c] challenge  [p] pass  [r] reroll"),
-        "{t}"
-    );
+    assert!(t.contains("[c] challenge  [p] pass  [r] reroll"), "{t}");
     s.key(key('u'));
-    assert!(s.notice.as_deref().unwrap().contains("only the cup's roller"));
+    assert!(s
+        .notice
+        .as_deref()
+        .unwrap()
+        .contains("only the cup's roller"));
     let mut passing = s.clone();
     assert_eq!(
         passing.key(key('p')),
@@ -423,11 +422,18 @@ fn mia_challenge_lifts_the_cup_and_takes_lives() {
         &mut sc,
         &[mia::Action::Claim(Throw(65)), mia::Action::Challenge],
     );
-    let mut s = state_for(&g, 1, vec!["npub1ana…wxyz".into(), "you".into(), "bot 2".into()]);
+    let mut s = state_for(
+        &g,
+        1,
+        vec!["npub1ana…wxyz".into(), "you".into(), "bot 2".into()],
+    );
     assert_eq!(s.screen, DiceScreen::Result);
     let t = screen(&s);
     assert!(t.contains("Challenge! The cup is lifted"), "{t}");
-    assert!(t.contains("you challenged npub1ana…wxyz's claim of 65"), "{t}");
+    assert!(
+        t.contains("you challenged npub1ana…wxyz's claim of 65"),
+        "{t}"
+    );
     assert!(t.contains("npub1ana…wxyz's cup shows 5 4 = 54"), "{t}");
     assert!(
         t.contains("the claim was a lie — npub1ana…wxyz loses 1 life"),
@@ -465,7 +471,10 @@ fn protocol_steps_are_named() {
         "opening the cups: waiting for npub1ana…wxyz's reveal"
     );
     let t = screen(&s);
-    assert!(t.contains("waiting for npub1ana…wxyz's reveal (27s) · over 1 relay"), "{t}");
+    assert!(
+        t.contains("waiting for npub1ana…wxyz's reveal (27s) · over 1 relay"),
+        "{t}"
+    );
 }
 
 /// A whole Perudo game of bots, watched by seat 0.
@@ -494,7 +503,10 @@ fn the_end_screen_names_the_winner() {
     if winner == 0 {
         assert!(t.contains("You win the game!"), "{t}");
     } else {
-        assert!(t.contains(&format!("{} wins the game", names()[winner as usize])), "{t}");
+        assert!(
+            t.contains(&format!("{} wins the game", names()[winner as usize])),
+            "{t}"
+        );
     }
     assert!(t.contains("game over: checked"), "{t}");
     assert!(t.contains("at the end: you "), "{t}");
@@ -552,12 +564,7 @@ fn ten_seats_fit_80_by_24_and_resize() {
     assert!(t.contains("[Enter] bid"), "{t}");
     assert!(t.lines().all(|l| l.chars().count() == 80));
     // Resized from larger to 80×24, nothing is left over from the larger frame.
-    let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    term.draw(|f| draw(f, &s)).unwrap();
-    term.backend_mut().resize(80, 24);
-    term.draw(|f| draw(f, &s)).unwrap();
-    let buf = term.backend().buffer().clone();
-    assert_eq!(buf.area.width, 80);
+    let buf = resized_to_80_by_24(|f| draw(f, &s));
     assert!(row(&buf, 23).contains("↑/↓ quantity"), "{}", text(&buf));
 }
 
