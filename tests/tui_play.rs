@@ -514,3 +514,29 @@ fn hosting_mia_on_a_terminal_plays_the_seat_in_the_dice_table() {
     let _ = std::fs::remove_dir_all(&hh);
     let _ = std::fs::remove_dir_all(&hj);
 }
+
+/// Leaving a local Mia game mid-way (q, then y) gives the terminal back and says so.
+#[test]
+fn leaving_a_local_mia_game_restores_the_terminal() {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-mia-quit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let (status, raw) = drive_keys(
+        &["play", "--game", "mia", "--local", "--players", "3"],
+        &home,
+        &["q", "y"],
+        |so_far, _| squeeze(&strip_escapes(so_far)).contains("Round"),
+    );
+    let text = strip_escapes(&raw);
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+    assert!(squeeze(&text).contains("Leavethetable?"), "{text}");
+    assert!(
+        raw.contains("\u{1b}[?1049l") && raw.contains("\u{1b}[?25h"),
+        "terminal not restored:\n{text}"
+    );
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("you left the game"), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}

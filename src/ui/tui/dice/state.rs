@@ -268,6 +268,13 @@ impl DiceState {
                 }
             }
             DiceUiEvent::Ask(v, legal) => {
+                // The seat's own move is a new step with the table's one deadline: the
+                // countdown starts again from here.
+                self.steps += 1;
+                if let (Some(me), Some(w)) = (self.me, self.waiting.as_mut()) {
+                    w.step = DiceStep::Move;
+                    w.seats = vec![me];
+                }
                 self.see(v);
                 self.legal = legal;
                 self.notice = None;

@@ -475,6 +475,18 @@ fn protocol_steps_are_named() {
         t.contains("waiting for npub1ana…wxyz's reveal (27s) · over 1 relay"),
         "{t}"
     );
+    // Being asked opens this seat's own step: the countdown starts again.
+    let (mut g, mut sc) = perudo(0);
+    advance(&mut g, &mut sc, &[]);
+    let before = s.steps();
+    let legal = g
+        .legal_actions(0)
+        .iter()
+        .map(|a| DiceAction::Perudo(*a))
+        .collect();
+    s.apply(DiceUiEvent::Ask(DiceView::Perudo(g.view(Some(0))), legal));
+    assert_eq!(s.steps(), before + 1);
+    assert_eq!(s.status_text(), "your move");
 }
 
 /// A whole Perudo game of bots, watched by seat 0.
