@@ -87,7 +87,14 @@ fn help_text(state: &DiceState) -> String {
         (_, DiceInput::Pick { .. }) => {
             format!("←/→ or two digits (43, 21 = Mia): value · t truth · Enter claim{v}")
         }
-        (_, DiceInput::Respond) => format!("c challenge · p pass · r reroll · u raise{v} · q quit"),
+        (_, DiceInput::Respond) => {
+            let raise = if state.pick_options(true).is_empty() {
+                ""
+            } else {
+                " · u raise"
+            };
+            format!("c challenge · p pass · r reroll{raise}{v} · q quit")
+        }
         (_, DiceInput::Idle) => format!("q: quit{v}"),
     }
 }

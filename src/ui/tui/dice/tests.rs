@@ -607,3 +607,53 @@ fn quitting_asks_first() {
     s.key(key('q'));
     assert_eq!(s.key(key('y')), Outcome::Quit);
 }
+
+#[test]
+fn mia_a_cup_passed_back_to_its_roller_can_be_raised_unrolled() {
+    let mut g = Mia::new(&mia::Setup {
+        seats: vec![0, 1],
+        lives: 3,
+        ranking: Ranking::Modern,
+        first: Some(0),
+    })
+    .unwrap();
+    let mut sc = dice(&[5, 4]);
+    advance(
+        &mut g,
+        &mut sc,
+        &[mia::Action::Claim(Throw(43)), mia::Action::Pass],
+    );
+    let mut s = state_for(&g, 0, vec!["you".into(), "bot 1".into()]);
+    assert_eq!(s.input, DiceInput::Respond);
+    let t = screen(&s);
+    assert!(t.contains("modern ranking"), "{t}");
+    assert!(t.contains("you rolled  5 4 = 54"), "{t}");
+    assert!(t.contains("[u] raise"), "{t}");
+    assert!(!t.contains("[p] pass"), "{t}");
+    assert_eq!(s.key(key('p')), Outcome::None);
+    assert!(s
+        .notice
+        .as_deref()
+        .unwrap()
+        .contains("the cup came back to you"));
+    s.key(key('u'));
+    assert_eq!(
+        s.input,
+        DiceInput::Pick {
+            raise: true,
+            at: s
+                .pick_options(true)
+                .iter()
+                .position(|t| *t == Throw(54))
+                .unwrap(),
+            typed: None
+        }
+    );
+    s.key(code(KeyCode::Esc));
+    assert_eq!(s.input, DiceInput::Respond);
+    s.key(key('u'));
+    assert_eq!(
+        s.key(code(KeyCode::Enter)),
+        Outcome::Play(DiceAction::Mia(mia::Action::Raise(Throw(54))))
+    );
+}
