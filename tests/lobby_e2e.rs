@@ -518,34 +518,46 @@ fn resume_after_sigkill_mid_roll() {
     );
 }
 
+/// Players with fresh keys for `seats` seats, the first hosting a dice table with a bot in its
+/// seat; returns their homes, the host's process and the table's naddr.
+fn host_dice_table(
+    r: &Relay,
+    test: &str,
+    game: &str,
+    variant: &str,
+    seats: usize,
+) -> (Vec<PathBuf>, Proc, String) {
+    let homes: Vec<PathBuf> = (0..seats).map(|i| home(test, &i.to_string())).collect();
+    for h in &homes {
+        player(h);
+    }
+    let seats = seats.to_string();
+    let host = spawn(
+        &homes[0],
+        &[
+            "host",
+            "--game",
+            game,
+            "--variant",
+            variant,
+            "--relay",
+            &r.url,
+            "--seats",
+            &seats,
+            "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    (homes, host, naddr)
+}
+
 #[test]
 fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
     for (game, variant, seats) in [("perudo", "standard", 3usize), ("mia", "modern", 2)] {
-        let homes: Vec<PathBuf> = (0..seats)
-            .map(|i| home(&format!("dice-{game}"), &i.to_string()))
-            .collect();
-        for h in &homes {
-            player(h);
-        }
-        let seats_s = seats.to_string();
-        let host = spawn(
-            &homes[0],
-            &[
-                "host",
-                "--game",
-                game,
-                "--variant",
-                variant,
-                "--relay",
-                &r.url,
-                "--seats",
-                &seats_s,
-                "--auto",
-            ],
-        );
-        let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+        let (homes, host, naddr) =
+            host_dice_table(&r, &format!("dice-{game}"), game, variant, seats);
         // Listed with its game and rules for strangers.
         let out = run(&homes[1], &["tables", "--relay", &r.url]);
         let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -587,30 +599,9 @@ fn watch_follows_and_replays_dice_tables() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
     for (game, variant, seats) in [("perudo", "standard", 3usize), ("mia", "traditional", 2)] {
-        let homes: Vec<PathBuf> = (0..seats)
-            .map(|i| home(&format!("watch-{game}"), &i.to_string()))
-            .collect();
-        for h in &homes {
-            player(h);
-        }
-        let watcher = home(&format!("watch-{game}"), "spectator");
-        let seats_s = seats.to_string();
-        let host = spawn(
-            &homes[0],
-            &[
-                "host",
-                "--game",
-                game,
-                "--variant",
-                variant,
-                "--relay",
-                &r.url,
-                "--seats",
-                &seats_s,
-                "--auto",
-            ],
-        );
-        let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+        let test = format!("watch-{game}");
+        let (homes, host, naddr) = host_dice_table(&r, &test, game, variant, seats);
+        let watcher = home(&test, "spectator");
         let live = spawn(&watcher, &["watch", "--table", &naddr]);
         let joiners: Vec<Proc> = homes[1..]
             .iter()

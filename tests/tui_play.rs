@@ -406,6 +406,21 @@ fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
     let _ = std::fs::remove_dir_all(&hj);
 }
 
+/// A fresh config directory for one test.
+fn temp_home(name: &str) -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    home
+}
+
+/// The program exited by itself with status 0.
+fn assert_exited_ok(status: &str, text: &str) {
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+}
+
 /// The dice table's end screen names the winner ("You win the game!", "Ana wins the game").
 /// Only changed cells are written, so a title like "Game over" can lose a letter that the
 /// frame before had in the same place; the winner's line is long enough to stand out.
@@ -417,8 +432,7 @@ fn drew_the_winner(squeezed: &str) -> bool {
 /// (Enter takes the editor's suggestion) and doubt (d) until one player has every die left.
 #[test]
 fn a_local_perudo_game_in_the_terminal_table() {
-    let home = std::env::temp_dir().join(format!("tolerance-tui-perudo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
+    let home = temp_home("perudo");
     let (status, raw) = drive_keys(
         &["play", "--game", "perudo", "--local", "--players", "2"],
         &home,
@@ -426,10 +440,7 @@ fn a_local_perudo_game_in_the_terminal_table() {
         |_, _| true,
     );
     let text = strip_escapes(&raw);
-    assert!(
-        status.contains("Exited") && status.contains(", 0)"),
-        "{status}\n{text}"
-    );
+    assert_exited_ok(&status, &text);
     assert!(
         raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
         "{text}"
@@ -483,10 +494,7 @@ fn hosting_mia_on_a_terminal_plays_the_seat_in_the_dice_table() {
         },
     );
     let text = strip_escapes(&raw);
-    assert!(
-        status.contains("Exited") && status.contains(", 0)"),
-        "{status}\n{text}"
-    );
+    assert_exited_ok(&status, &text);
     let squeezed = squeeze(&text);
     assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
     for words in ["Mia", "over 1 relay", "Challenge! The cup is lifted"] {
@@ -518,8 +526,7 @@ fn hosting_mia_on_a_terminal_plays_the_seat_in_the_dice_table() {
 /// Leaving a local Mia game mid-way (q, then y) gives the terminal back and says so.
 #[test]
 fn leaving_a_local_mia_game_restores_the_terminal() {
-    let home = std::env::temp_dir().join(format!("tolerance-tui-mia-quit-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
+    let home = temp_home("mia-quit");
     let (status, raw) = drive_keys(
         &["play", "--game", "mia", "--local", "--players", "3"],
         &home,
@@ -527,10 +534,7 @@ fn leaving_a_local_mia_game_restores_the_terminal() {
         |so_far, _| squeeze(&strip_escapes(so_far)).contains("Round"),
     );
     let text = strip_escapes(&raw);
-    assert!(
-        status.contains("Exited") && status.contains(", 0)"),
-        "{status}\n{text}"
-    );
+    assert_exited_ok(&status, &text);
     assert!(squeeze(&text).contains("Leavethetable?"), "{text}");
     assert!(
         raw.contains("\u{1b}[?1049l") && raw.contains("\u{1b}[?25h"),

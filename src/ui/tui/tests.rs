@@ -485,6 +485,19 @@ fn errors_are_shown_in_words() {
     assert!(t.contains("error: no relay accepted our move event"), "{t}");
 }
 
+/// "you" and nine short npubs: a full table's names.
+pub(super) fn ten_names() -> Vec<String> {
+    (0..10)
+        .map(|i| {
+            if i == 0 {
+                "you".into()
+            } else {
+                format!("npub1pl{i}…abcd")
+            }
+        })
+        .collect()
+}
+
 /// At 80×24 with ten seats, every seat, the move panel, the status and the key help fit.
 #[test]
 fn ten_seats_fit_80_by_24() {
@@ -497,15 +510,7 @@ fn ten_seats_fit_80_by_24() {
     let mut deck: Vec<CardId> = (0..52).map(CardId).collect();
     deck.reverse();
     advance(&mut hand, &mut Script::new(deck, vec![]), &[]);
-    let names: Vec<String> = (0..10)
-        .map(|i| {
-            if i == 0 {
-                "you".into()
-            } else {
-                format!("npub1pl{i}…abcd")
-            }
-        })
-        .collect();
+    let names = ten_names();
     let mut s = UiState::new(Some(0), names.clone(), true);
     s.apply(UiEvent::Ask(hand.view(Some(0)), hand.legal_actions(0)));
     let buf = render(&s, 80, 24);

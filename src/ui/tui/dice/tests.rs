@@ -10,7 +10,7 @@ use crate::engine::{Game, Seat, ToAct};
 use crate::games::mia::{self, Mia, Ranking, Throw};
 use crate::games::perudo::{self, Bid, Perudo};
 use crate::ui::tui::tests::{
-    advance, assert_same_words_without_colour, code, key, resized_to_80_by_24, row, text,
+    advance, assert_same_words_without_colour, code, key, resized_to_80_by_24, row, ten_names, text,
 };
 use crate::ui::tui::Outcome;
 use crossterm::event::KeyCode;
@@ -555,15 +555,7 @@ fn ten_seats_fit_80_by_24_and_resize() {
         let outs = fulfil_all(&mut oracle, &reqs).unwrap();
         g.apply_chance(&outs).unwrap();
     }
-    let names: Vec<String> = (0..10)
-        .map(|i| {
-            if i == 0 {
-                "you".into()
-            } else {
-                format!("npub1pl{i}…abcd")
-            }
-        })
-        .collect();
+    let names = ten_names();
     let s = state_for(&g, 0, names.clone());
     let buf = render(&s, 80, 24);
     let t = text(&buf);
