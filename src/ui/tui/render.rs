@@ -274,15 +274,7 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
         Input::ConfirmQuit => lines.push(theme.leave_question()),
         Input::Idle => {}
     }
-    if let Some(n) = &state.notice {
-        lines.push(Line::styled(n.clone(), theme.bad()));
-    }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
-    );
+    theme.draw_seat_panel(frame, area, block, lines, state.notice.as_deref());
 }
 
 fn choice_line(state: &UiState, v: &HandView, theme: &Theme) -> Line<'static> {

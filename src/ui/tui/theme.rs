@@ -153,3 +153,26 @@ pub fn table_areas(area: ratatui::layout::Rect, seats: u16) -> [ratatui::layout:
         Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(lower);
     [table, log, you]
 }
+
+impl Theme {
+    /// This seat's panel: its lines, then the refusal or hint for the last key, if any.
+    pub fn draw_seat_panel(
+        &self,
+        frame: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+        block: ratatui::widgets::Block<'static>,
+        mut lines: Vec<ratatui::text::Line<'static>>,
+        notice: Option<&str>,
+    ) {
+        use ratatui::widgets::{Paragraph, Wrap};
+        if let Some(n) = notice {
+            lines.push(ratatui::text::Line::styled(n.to_string(), self.bad()));
+        }
+        frame.render_widget(
+            Paragraph::new(lines)
+                .block(block)
+                .wrap(Wrap { trim: false }),
+            area,
+        );
+    }
+}

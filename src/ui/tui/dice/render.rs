@@ -371,15 +371,7 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
     if state.input == DiceInput::ConfirmQuit {
         lines.push(theme.leave_question());
     }
-    if let Some(n) = &state.notice {
-        lines.push(Line::styled(n.clone(), theme.bad()));
-    }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
-    );
+    theme.draw_seat_panel(frame, area, block, lines, state.notice.as_deref());
 }
 
 fn perudo_lines(state: &DiceState, v: &perudo::PerudoView, theme: &Theme) -> Vec<Line<'static>> {
