@@ -275,7 +275,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if args.game != "tolerance"
                 && (args.local || !matches!(args.game.as_str(), "perudo" | "mia")) =>
         {
-            crate::ui::dice::play_local_cli(&args.game, args.players, &args.variant, args.auto)
+            crate::ui::dice::play_local_cli(
+                &args.game,
+                args.players,
+                &args.variant,
+                args.auto,
+                args.plain,
+            )
         }
         Command::Play(args) if args.game != "tolerance" => Err(format!(
             "networked {} is not available yet: add --local to play it against bots",
@@ -485,15 +491,7 @@ fn play_local_tui(
     use crate::table::runner::Progress;
     use crate::table::Await;
     use crate::ui::tui::{self, UiEvent, UiState};
-    let names: Vec<String> = (0..args.players)
-        .map(|s| {
-            if s == 0 {
-                "you".to_string()
-            } else {
-                format!("bot {s}")
-            }
-        })
-        .collect();
+    let names = crate::ui::local_names(args.players);
     let (ui_tx, ui_rx) = std::sync::mpsc::channel::<UiEvent>();
     let (ans_tx, mut ans_rx) = tokio::sync::mpsc::unbounded_channel();
     let state = UiState::new(Some(0), names, tui::colour_wanted());

@@ -36,7 +36,9 @@
 //!   [`config`]: optional settings in the same directory.
 //! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
 //!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
-//! - [`ui`]: the plain line interface. [`cli`]: command-line commands (`main.rs` only parses).
+//! - [`ui`]: the line interfaces and the terminal tables (ratatui) of Tolerance, Perudo and Mia
+//!   and the lobby, each drawn as a pure function of its state. [`cli`]: command-line commands
+//!   (`main.rs` only parses).
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
 

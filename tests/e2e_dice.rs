@@ -60,6 +60,7 @@ where
             me: Some((i, secret)),
             bot: Some(bot),
             refuse_to_open: refuse_open == Some(i),
+            observer: None,
         };
         tasks.push(tokio::spawn(async move {
             let r = dice_net::run(&pool, table, pubs, g, me, deadline).await;
@@ -79,6 +80,7 @@ where
             me: None,
             bot: None,
             refuse_to_open: false,
+            observer: None,
         },
         deadline,
     )

@@ -518,34 +518,46 @@ fn resume_after_sigkill_mid_roll() {
     );
 }
 
+/// Players with fresh keys for `seats` seats, the first hosting a dice table with a bot in its
+/// seat; returns their homes, the host's process and the table's naddr.
+fn host_dice_table(
+    r: &Relay,
+    test: &str,
+    game: &str,
+    variant: &str,
+    seats: usize,
+) -> (Vec<PathBuf>, Proc, String) {
+    let homes: Vec<PathBuf> = (0..seats).map(|i| home(test, &i.to_string())).collect();
+    for h in &homes {
+        player(h);
+    }
+    let seats = seats.to_string();
+    let host = spawn(
+        &homes[0],
+        &[
+            "host",
+            "--game",
+            game,
+            "--variant",
+            variant,
+            "--relay",
+            &r.url,
+            "--seats",
+            &seats,
+            "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    (homes, host, naddr)
+}
+
 #[test]
 fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
     for (game, variant, seats) in [("perudo", "standard", 3usize), ("mia", "modern", 2)] {
-        let homes: Vec<PathBuf> = (0..seats)
-            .map(|i| home(&format!("dice-{game}"), &i.to_string()))
-            .collect();
-        for h in &homes {
-            player(h);
-        }
-        let seats_s = seats.to_string();
-        let host = spawn(
-            &homes[0],
-            &[
-                "host",
-                "--game",
-                game,
-                "--variant",
-                variant,
-                "--relay",
-                &r.url,
-                "--seats",
-                &seats_s,
-                "--auto",
-            ],
-        );
-        let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+        let (homes, host, naddr) =
+            host_dice_table(&r, &format!("dice-{game}"), game, variant, seats);
         // Listed with its game and rules for strangers.
         let out = run(&homes[1], &["tables", "--relay", &r.url]);
         let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -571,5 +583,78 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
             1,
             "{game}: {winners:?}"
         );
+    }
+}
+
+/// The lines a dice spectator printed for the game itself ("  · …").
+fn game_lines(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| l.starts_with("  · ")).collect()
+}
+
+/// `watch` follows a hosted dice table live — started while the table is still in its lobby —
+/// and replays it once finished: every bid or claim, every opened cup, every die or life lost
+/// and the winner, and no die before a challenge opened its cup.
+#[test]
+fn watch_follows_and_replays_dice_tables() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    for (game, variant, seats) in [("perudo", "standard", 3usize), ("mia", "traditional", 2)] {
+        let test = format!("watch-{game}");
+        let (homes, host, naddr) = host_dice_table(&r, &test, game, variant, seats);
+        let watcher = home(&test, "spectator");
+        let live = spawn(&watcher, &["watch", "--table", &naddr]);
+        let joiners: Vec<Proc> = homes[1..]
+            .iter()
+            .map(|h| spawn(h, &["join", &naddr, "--auto"]))
+            .collect();
+        let mut told = Vec::new();
+        for p in std::iter::once(host).chain(joiners) {
+            let (ok, out, err) = p.finish(Duration::from_secs(120));
+            assert!(ok, "{game}: {out}\n{err}");
+            told.extend(
+                out.lines()
+                    .filter(|l| l.contains("wins the game"))
+                    .map(str::to_string),
+            );
+        }
+        let (ok, out, err) = live.finish(Duration::from_secs(60));
+        assert!(ok, "{game} watch: {out}\n{err}");
+        assert!(out.contains(&format!("watching {game} table")), "{out}");
+        let lines = game_lines(&out);
+        let (act, open, lose) = match game {
+            "perudo" => (" bids ", " shows ", " loses a die"),
+            _ => (" claims ", " cup shows ", " loses "),
+        };
+        for words in [act, open, lose, " wins the game"] {
+            assert!(lines.iter().any(|l| l.contains(words)), "{words}:\n{out}");
+        }
+        // The spectator names the winner as the players who lost it do.
+        let seen = lines.iter().find(|l| l.contains("wins the game")).unwrap();
+        assert!(told.iter().any(|l| l == seen), "{seen} / {told:?}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("game over:") && l.contains("every reveal and move checked")),
+            "{out}"
+        );
+        // Only public information: a die appears only once a challenge has opened its cup.
+        let (challenge, settled) = match game {
+            "perudo" => ("dudo!", " counted for "),
+            _ => (" challenges ", " loses "),
+        };
+        let mut opened = false;
+        for l in &lines {
+            if l.contains(challenge) {
+                opened = true;
+            } else if l.contains(settled) {
+                opened = false;
+            } else if l.contains(open) {
+                assert!(opened, "a cup shown before a challenge: {l}\n{out}");
+            }
+        }
+        // Once finished, the same table replays to the same story.
+        let replay = run(&watcher, &["watch", "--table", &naddr]);
+        let replayed = String::from_utf8_lossy(&replay.stdout).to_string();
+        assert!(replay.status.success(), "{replay:?}");
+        assert_eq!(game_lines(&replayed), lines, "{game}");
     }
 }

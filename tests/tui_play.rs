@@ -60,6 +60,18 @@ fn drive(args: &[&str], home: &std::path::Path) -> (String, String) {
 fn drive_with(
     args: &[&str],
     home: &std::path::Path,
+    before: impl FnMut(&str, &mut Session) -> bool,
+) -> (String, String) {
+    // Keys a person would press: c checks or calls, p passes a roll.
+    drive_keys(args, home, &["c", "p"], before)
+}
+
+/// As [`drive_with`], pressing `keys` in turn. Keys that do not fit the moment are explained,
+/// not played; once the table is over, any key leaves.
+fn drive_keys(
+    args: &[&str],
+    home: &std::path::Path,
+    keys: &[&str],
     mut before: impl FnMut(&str, &mut Session) -> bool,
 ) -> (String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tolerance"));
@@ -76,9 +88,6 @@ fn drive_with(
     let mut raw = Vec::new();
     let started = Instant::now();
     let mut ready = false;
-    // Keys a person would press: c checks or calls, p passes a roll. Keys that do not fit the
-    // moment are explained, not played; once the table is over, any key leaves.
-    let keys = ["c", "p"];
     let mut i = 0;
     // `status` reaps the child once it has exited: keep what it said.
     let status = loop {
@@ -345,6 +354,23 @@ fn the_lobby_screen_joins_a_public_table_and_plays_it_in_the_terminal_table() {
     let _ = std::fs::remove_dir_all(&hs);
 }
 
+/// Once the host has printed its `tolerance join naddr1…` line, a stranger whose config is in
+/// `home` joins the table with a bot.
+fn join_when_announced(text: &str, joiner: &mut Option<Headless>, home: &std::path::Path) {
+    if joiner.is_some() {
+        return;
+    }
+    // Only a whole line: the read may have stopped inside the naddr.
+    let line = text
+        .split("tolerance join ")
+        .nth(1)
+        .and_then(|rest| rest.split_once('\n'))
+        .map(|(naddr, _)| naddr.trim().to_string());
+    if let Some(naddr) = line {
+        *joiner = Some(headless(home, &["join", &naddr, "--auto"]));
+    }
+}
+
 /// `host` on a terminal: the lobby in lines, then the person's seat in the terminal table
 /// against a stranger who joined by npub.
 #[test]
@@ -357,17 +383,7 @@ fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
         &hh,
         |so_far, _| {
             let text = strip_escapes(so_far);
-            if joiner.is_none() {
-                // Only a whole line: the read may have stopped inside the naddr.
-                let line = text
-                    .split("tolerance join ")
-                    .nth(1)
-                    .and_then(|rest| rest.split_once('\n'))
-                    .map(|(naddr, _)| naddr.trim().to_string());
-                if let Some(naddr) = line {
-                    joiner = Some(headless(&hj, &["join", &naddr, "--auto"]));
-                }
-            }
+            join_when_announced(&text, &mut joiner, &hj);
             squeeze(&text).contains("Lastactions")
         },
     );
@@ -388,4 +404,143 @@ fn hosting_on_a_terminal_plays_the_seat_in_the_terminal_table() {
     assert!(out.contains("table over: 1 hands"), "{out}");
     let _ = std::fs::remove_dir_all(&hh);
     let _ = std::fs::remove_dir_all(&hj);
+}
+
+/// A fresh config directory for one test.
+fn temp_home(name: &str) -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("tolerance-tui-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    home
+}
+
+/// The program exited by itself with status 0.
+fn assert_exited_ok(status: &str, text: &str) {
+    assert!(
+        status.contains("Exited") && status.contains(", 0)"),
+        "{status}\n{text}"
+    );
+}
+
+/// The dice table's end screen names the winner ("You win the game!", "Ana wins the game").
+/// Only changed cells are written, so a title like "Game over" can lose a letter that the
+/// frame before had in the same place; the winner's line is long enough to stand out.
+fn drew_the_winner(squeezed: &str) -> bool {
+    squeezed.contains("Youwinthegame!") || squeezed.contains("winsthegame")
+}
+
+/// `play --game perudo --local` on a terminal: the dice table comes up, the person's keys bid
+/// (Enter takes the editor's suggestion) and doubt (d) until one player has every die left.
+#[test]
+fn a_local_perudo_game_in_the_terminal_table() {
+    let home = temp_home("perudo");
+    let (status, raw) = drive_keys(
+        &["play", "--game", "perudo", "--local", "--players", "2"],
+        &home,
+        &["d", "\r"],
+        |_, _| true,
+    );
+    let text = strip_escapes(&raw);
+    assert_exited_ok(&status, &text);
+    assert!(
+        raw.contains("\u{1b}[?1049h") && raw.contains("\u{1b}[?1049l"),
+        "{text}"
+    );
+    let squeezed = squeeze(&text);
+    for words in [
+        "Perudo",
+        "your cup",
+        "[Enter] bid",
+        "Dudo! The cups are opened",
+        "local game: no relays",
+    ] {
+        assert!(
+            squeezed.contains(&squeeze(words)),
+            "{words} never drawn:\n{text}"
+        );
+    }
+    assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("wins the game"), "{after}");
+    assert!(after.contains("won the game (local game)"), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `host --game mia` on a terminal: the lobby in lines, then the person's seat in the dice
+/// table against a stranger's bot, over the embedded relay, to the end of the game.
+#[test]
+fn hosting_mia_on_a_terminal_plays_the_seat_in_the_dice_table() {
+    let (_relay, url) = relay();
+    let (hh, hj) = (player("host-mia"), player("host-mia-joiner"));
+    let mut joiner = None;
+    let (status, raw) = drive_keys(
+        &[
+            "host",
+            "--game",
+            "mia",
+            "--relay",
+            &url,
+            "--seats",
+            "2",
+            "--move-secs",
+            "60",
+        ],
+        &hh,
+        // Enter claims the picker's choice (the truth when it is open); c challenges.
+        &["\r", "c"],
+        |so_far, _| {
+            let text = strip_escapes(so_far);
+            join_when_announced(&text, &mut joiner, &hj);
+            squeeze(&text).contains("Round")
+        },
+    );
+    let text = strip_escapes(&raw);
+    assert_exited_ok(&status, &text);
+    let squeezed = squeeze(&text);
+    assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
+    for words in ["Mia", "over 1 relay", "Challenge! The cup is lifted"] {
+        let w = squeeze(words);
+        assert!(squeezed.contains(&w), "{words} never drawn:\n{text}");
+    }
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("game over:"))
+        .unwrap_or_else(|| panic!("no end line:\n{after}"));
+    assert!(over.contains("every reveal and move checked"), "{over}");
+    let (ok, out) = joiner.expect("the table was announced").finish();
+    assert!(ok, "joiner:\n{out}");
+    // Both clients saw the same winner: one of them was told it won.
+    let joiner_line = out
+        .lines()
+        .find(|l| l.starts_with("game over:"))
+        .unwrap_or_else(|| panic!("joiner: no end line\n{out}"));
+    assert_ne!(
+        over.contains("you won"),
+        joiner_line.contains("you won"),
+        "{over}\n{joiner_line}"
+    );
+    let _ = std::fs::remove_dir_all(&hh);
+    let _ = std::fs::remove_dir_all(&hj);
+}
+
+/// Leaving a local Mia game mid-way (q, then y) gives the terminal back and says so.
+#[test]
+fn leaving_a_local_mia_game_restores_the_terminal() {
+    let home = temp_home("mia-quit");
+    let (status, raw) = drive_keys(
+        &["play", "--game", "mia", "--local", "--players", "3"],
+        &home,
+        &["q", "y"],
+        |so_far, _| squeeze(&strip_escapes(so_far)).contains("Round"),
+    );
+    let text = strip_escapes(&raw);
+    assert_exited_ok(&status, &text);
+    assert!(squeeze(&text).contains("Leavethetable?"), "{text}");
+    assert!(
+        raw.contains("\u{1b}[?1049l") && raw.contains("\u{1b}[?25h"),
+        "terminal not restored:\n{text}"
+    );
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("you left the game"), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
 }

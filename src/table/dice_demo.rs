@@ -70,6 +70,7 @@ where
         me: None,
         bot: None,
         refuse_to_open: false,
+        observer: None,
     };
     let spectator = dice_net::run(&spool, table, pubs, game, watcher, step_deadline).await;
     spool.shutdown().await;

@@ -85,7 +85,52 @@ pub struct Participant<G: Game> {
     /// Publish no opening of this seat's own cups: a player caught in a bluff who walks away.
     /// Only for testing the forfeit path; honest clients leave it `false`.
     pub refuse_to_open: bool,
+    /// Told what the session does as it goes, for an interface that follows the table live.
+    pub observer: Option<Observer<G>>,
 }
+
+// ---- Observer hook: the session's only outward report, kept apart from its logic. ----
+
+/// The step a session is waiting for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiceStep {
+    /// The seats' dice commitments, before the first roll.
+    Commit,
+    /// Reveals for a chance batch; `opening` when cups are being opened after a challenge.
+    Reveals { opening: bool },
+    /// The move of the seat to act.
+    Move,
+}
+
+/// What a session reports to its [`Observer`].
+pub enum DiceNews<'a, V> {
+    /// The table as this participant sees it (its seat's view, or a spectator's), after every
+    /// applied move and chance batch.
+    View(&'a V),
+    /// Waiting for `step` from these seats (indices), for at most `deadline`.
+    Waiting {
+        step: DiceStep,
+        seats: &'a [u16],
+        deadline: Duration,
+    },
+}
+
+pub type Observer<G> = Box<dyn for<'a> FnMut(DiceNews<'a, <G as Game>::View>) + Send>;
+
+fn tell<G: Game>(observer: &mut Option<Observer<G>>, news: DiceNews<'_, G::View>) {
+    if let Some(o) = observer {
+        o(news);
+    }
+}
+
+fn tell_view<G: Game>(observer: &mut Option<Observer<G>>, game: &G, viewer: Option<u16>) {
+    if observer.is_some() {
+        let seat = viewer.map(|i| game.seats()[i as usize]);
+        tell::<G>(observer, DiceNews::View(&game.view(seat)));
+    }
+}
+
+// ---- end of the observer hook ----
 
 struct Inbox {
     commits: BTreeMap<u16, Event>,
@@ -108,6 +153,7 @@ pub async fn run<G: Game + Send + 'static>(
     let my_index = me.me.as_ref().map(|(i, _)| *i);
     let mut bot = me.bot;
     let refuse_to_open = me.refuse_to_open;
+    let mut observer = me.observer;
     let mut dice = DiceClient::new(table, 1, game.seats(), actors, me.me)?;
     let mut sub = pool.subscribe(vec![filter(&table)]).await.map_err(net)?;
     let publish = |body: DiceBody| {
@@ -154,6 +200,15 @@ pub async fn run<G: Game + Send + 'static>(
         }};
     }
     let n = seats.len() as u16;
+    tell_view(&mut observer, &game, my_index);
+    tell::<G>(
+        &mut observer,
+        DiceNews::Waiting {
+            step: DiceStep::Commit,
+            seats: &(0..n).collect::<Vec<_>>(),
+            deadline: step_deadline,
+        },
+    );
     wait_for!(|i: &Inbox| (0..n).filter(|s| !i.commits.contains_key(s)).collect());
     for s in 0..n {
         let ev = inbox.commits[&s].clone();
@@ -204,6 +259,14 @@ pub async fn run<G: Game + Send + 'static>(
                     v.dedup();
                     v
                 };
+                tell::<G>(
+                    &mut observer,
+                    DiceNews::Waiting {
+                        step: DiceStep::Reveals { opening },
+                        seats: &owing,
+                        deadline: step_deadline,
+                    },
+                );
                 wait_for!(|i: &Inbox| owing
                     .iter()
                     .copied()
@@ -231,6 +294,7 @@ pub async fn run<G: Game + Send + 'static>(
                     seat: owing.first().copied().unwrap_or(0),
                     reason: e.to_string(),
                 })?;
+                tell_view(&mut observer, &game, my_index);
                 batch += 1;
             }
             ToAct::Seat(s) => {
@@ -250,6 +314,14 @@ pub async fn run<G: Game + Send + 'static>(
                         .map_err(net)?;
                     pool.publish(&ev).await.map_err(net)?;
                 }
+                tell::<G>(
+                    &mut observer,
+                    DiceNews::Waiting {
+                        step: DiceStep::Move,
+                        seats: &[idx],
+                        deadline: step_deadline,
+                    },
+                );
                 wait_for!(|i: &Inbox| if i.moves.contains_key(&moves) {
                     Vec::new()
                 } else {
@@ -282,6 +354,7 @@ pub async fn run<G: Game + Send + 'static>(
                 })?;
                 head = ev.id.to_hex();
                 accepted.push(ev);
+                tell_view(&mut observer, &game, my_index);
                 moves += 1;
             }
             ToAct::Seats(_) => {
@@ -344,5 +417,6 @@ pub fn bot_participant<G: Game>(
         me: Some((index, secret)),
         bot: Some(bot),
         refuse_to_open: false,
+        observer: None,
     }
 }

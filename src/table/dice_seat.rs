@@ -2,14 +2,18 @@
 //! the table id come from the seated announcement, the dice session from `dice_net`.
 
 use super::dice_chance::{DiceClient, SLOTS};
-use super::dice_net::{self, Participant};
+use super::dice_net::{self, DiceNews, DiceRun, Observer, Participant};
+use super::seat::SeatUi;
+use super::table_ui::race_screen;
 use crate::bots::dice::{MiaBot, PerudoBot};
 use crate::bots::Bot;
-use crate::engine::Seat;
+use crate::engine::{Game, Seat};
 use crate::fair::dice::DiceSecret;
 use crate::games::{mia, perudo};
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::ui::dice::{LinePlayer, TextGame};
+use crate::ui::tui;
+use crate::ui::tui::dice::{DiceUi, DiceUiEvent, TuiPlayer, Waiting};
 use crate::wire::TableSpec;
 use nostr_sdk::prelude::*;
 use rand::rngs::{OsRng, StdRng};
@@ -49,98 +53,186 @@ pub fn setup(game: &str, rules: Option<&str>, players: u8) -> Result<DiceTable, 
     }
 }
 
-/// Plays this identity's seat of a seated dice table to the end; returns the final line.
+/// Plays this identity's seat of a seated dice table to the end, through `ui`; returns the
+/// final line.
 pub async fn play(
     keys: &Keys,
     spec: &TableSpec,
     relays: &[String],
-    auto: bool,
+    ui: SeatUi,
     names: Vec<String>,
 ) -> Result<String, String> {
     let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
-    let seats: Vec<PublicKey> = spec
-        .seats
-        .iter()
-        .map(|h| PublicKey::from_hex(h).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
+    let seats = seat_keys(spec)?;
     let me = seats
         .iter()
         .position(|k| *k == keys.public_key())
         .ok_or("this identity holds no seat at the table")? as u16;
-    let table: [u8; 32] = hex::decode(&spec.table)
-        .ok()
-        .and_then(|b| b.try_into().ok())
-        .ok_or("table id is not 32 bytes of hex")?;
+    let table = table_id(spec)?;
     let ctx = DiceClient::context(table, 1, me, keys.public_key().to_bytes());
     let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
     let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let deadline = Duration::from_millis(spec.deadlines.move_ms.max(spec.deadlines.crypto_ms));
-    let rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
-    let name_of = move |s: Seat| {
-        names
-            .get(s as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {s}"))
+    let seat = Seated {
+        pool: pool.clone(),
+        table,
+        seats,
+        me,
+        secret,
+        deadline: step_deadline(spec),
+        names,
+        relays: relays.len(),
     };
+    let rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
     let out = match setup(&spec.game, spec.rules.as_deref(), n)? {
-        DiceTable::Perudo(g) => {
-            let bot: Box<dyn Bot<perudo::Perudo>> = if auto {
-                Box::new(PerudoBot::new(rng))
-            } else {
-                Box::new(LinePlayer::<perudo::Perudo>::new(Box::new(name_of.clone())))
-            };
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
-        }
-        DiceTable::Mia(g) => {
-            let bot: Box<dyn Bot<mia::Mia>> = if auto {
-                Box::new(MiaBot::new(rng))
-            } else {
-                Box::new(LinePlayer::<mia::Mia>::new(Box::new(name_of.clone())))
-            };
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
-        }
+        DiceTable::Perudo(g) => seat.run(g, ui, Box::new(PerudoBot::new(rng))).await,
+        DiceTable::Mia(g) => seat.run(g, ui, Box::new(MiaBot::new(rng))).await,
     };
     pool.shutdown().await;
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_one<G: TextGame + Send + 'static>(
-    pool: &RelayPool,
+fn seat_keys(spec: &TableSpec) -> Result<Vec<PublicKey>, String> {
+    spec.seats
+        .iter()
+        .map(|h| PublicKey::from_hex(h).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn table_id(spec: &TableSpec) -> Result<[u8; 32], String> {
+    hex::decode(&spec.table)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| "table id is not 32 bytes of hex".to_string())
+}
+
+/// The table's step deadline (PROTOCOL.md §12.4).
+fn step_deadline(spec: &TableSpec) -> Duration {
+    Duration::from_millis(spec.deadlines.move_ms.max(spec.deadlines.crypto_ms))
+}
+
+/// A seat ready to play: connected, with its dice secret.
+struct Seated {
+    pool: RelayPool,
     table: [u8; 32],
     seats: Vec<PublicKey>,
-    game: G,
     me: u16,
     secret: DiceSecret,
-    bot: Box<dyn Bot<G>>,
     deadline: Duration,
-    names: &dyn Fn(Seat) -> String,
-) -> Result<String, String> {
-    let participant = Participant {
-        me: Some((me, secret)),
-        bot: Some(bot),
-        refuse_to_open: false,
-    };
-    let run = dice_net::run(pool, table, seats, game, participant, deadline)
-        .await
-        .map_err(|e| e.to_string())?;
-    let view = run.game.view(Some(me as Seat));
-    for e in G::log(&view) {
-        println!("  · {}", G::line(e, names));
+    names: Vec<String>,
+    relays: usize,
+}
+
+impl Seated {
+    /// `bot` plays the seat when `ui` says a bot should.
+    async fn run<G: DiceUi + Send + 'static>(
+        self,
+        game: G,
+        ui: SeatUi,
+        bot: Box<dyn Bot<G>>,
+    ) -> Result<String, String>
+    where
+        G::Action: Send + Sync,
+        G::View: Send + Sync,
+    {
+        let names = self.names.clone();
+        let name_of = move |s: Seat| crate::ui::seat_name(&names, s);
+        let mut participant = Participant {
+            me: Some((self.me, self.secret)),
+            bot: None,
+            refuse_to_open: false,
+            observer: None,
+        };
+        let (pool, table, seats, deadline) = (self.pool, self.table, self.seats, self.deadline);
+        let session = |participant: Participant<G>| async move {
+            dice_net::run(&pool, table, seats, game, participant, deadline)
+                .await
+                .map_err(|e| e.to_string())
+        };
+        let run = match ui {
+            SeatUi::Bot => {
+                participant.bot = Some(bot);
+                session(participant).await?
+            }
+            SeatUi::Line => {
+                participant.bot = Some(Box::new(LinePlayer::<G>::new(Box::new(name_of.clone()))));
+                session(participant).await?
+            }
+            SeatUi::Table => {
+                let relays = format!(
+                    "over {} relay{}",
+                    self.relays,
+                    if self.relays == 1 { "" } else { "s" }
+                );
+                let screen = tui::dice::start(Some(self.me as Seat), self.names.clone(), relays);
+                participant.observer = Some(observe::<G>(screen.events.clone()));
+                participant.bot = Some(Box::new(TuiPlayer::<G>::new(
+                    screen.events.clone(),
+                    screen.answers,
+                )));
+                let events = screen.events;
+                // On its own task: a person's turn blocks the session's task, and the screen
+                // must still be noticed when the person leaves.
+                let game = tokio::spawn(session(participant));
+                let game = async { game.await.map_err(|e| e.to_string())? };
+                let (end, ui) = race_screen(screen.thread, game, |r| {
+                    let line = match r {
+                        Ok(run) => end_line(run, &name_of),
+                        Err(e) => {
+                            let _ = events.send(DiceUiEvent::Error(e.clone()));
+                            format!("the table stopped: {e}")
+                        }
+                    };
+                    let _ = events.send(DiceUiEvent::Finished(line.clone()));
+                    line
+                })
+                .await;
+                let Some((run, _)) = end else {
+                    // The seat's deadline settles it for the others (PROTOCOL.md §12.3).
+                    std::process::exit(0)
+                };
+                ui?;
+                run?
+            }
+        };
+        let view = run.game.view(Some(self.me as Seat));
+        for e in G::log(&view) {
+            println!("  · {}", G::line(e, &name_of));
+        }
+        Ok(end_line(&run, &name_of))
     }
-    let winner = run
-        .game
-        .outcome()
-        .and_then(|o| o.winners.first().copied())
-        .ok_or("the game ended without a winner")?;
-    Ok(format!(
-        "game over: {} won after {} moves and {} dice batches; every reveal and move checked",
-        names(winner),
-        run.moves,
-        run.batches
-    ))
+}
+
+/// Forwards what the session reports to the screen.
+fn observe<G: DiceUi>(events: std::sync::mpsc::Sender<DiceUiEvent>) -> Observer<G> {
+    Box::new(move |news| {
+        let e = match news {
+            DiceNews::View(v) => DiceUiEvent::View(G::ui_view(v.clone())),
+            DiceNews::Waiting {
+                step,
+                seats,
+                deadline,
+            } => DiceUiEvent::Waiting(Waiting {
+                step,
+                seats: seats.iter().map(|s| *s as Seat).collect(),
+                deadline,
+            }),
+        };
+        let _ = events.send(e);
+    })
+}
+
+fn end_line<G: Game>(run: &DiceRun<G>, names: &dyn Fn(Seat) -> String) -> String {
+    match run.game.outcome().and_then(|o| o.winners.first().copied()) {
+        Some(w) => format!(
+            "game over: {} won after {} moves and {} dice batches; every reveal and move checked",
+            names(w),
+            run.moves,
+            run.batches
+        ),
+        None => "game over without a winner".into(),
+    }
 }
 
 /// Replays a finished dice table from its public events as a spectator: every signature,
@@ -153,15 +245,8 @@ pub async fn verify(
 ) -> Result<String, String> {
     super::lobby::check_seated(pool, host, spec).await?;
     let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
-    let seats: Vec<PublicKey> = spec
-        .seats
-        .iter()
-        .map(|h| PublicKey::from_hex(h).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    let table: [u8; 32] = hex::decode(&spec.table)
-        .ok()
-        .and_then(|b| b.try_into().ok())
-        .ok_or("table id is not 32 bytes of hex")?;
+    let seats = seat_keys(spec)?;
+    let table = table_id(spec)?;
     // Every event is already stored: a step that does not come within this is missing.
     let deadline = Duration::from_secs(5);
     match setup(&spec.game, spec.rules.as_deref(), n)? {
@@ -177,12 +262,7 @@ async fn replay<G: TextGame + Send + 'static>(
     game: G,
     deadline: Duration,
 ) -> Result<String, String> {
-    let watcher = Participant {
-        me: None,
-        bot: None,
-        refuse_to_open: false,
-    };
-    let run = dice_net::run(pool, table, seats, game, watcher, deadline)
+    let run = spectate(pool, table, seats, game, deadline, None)
         .await
         .map_err(|e| format!("verification failed: {e}"))?;
     let winner = run
@@ -197,4 +277,108 @@ async fn replay<G: TextGame + Send + 'static>(
         run.moves,
         run.batches
     ))
+}
+
+/// Runs the session as a spectator: no seat, no dice secret, only public events.
+async fn spectate<G: Game + Send + 'static>(
+    pool: &RelayPool,
+    table: [u8; 32],
+    seats: Vec<PublicKey>,
+    game: G,
+    deadline: Duration,
+    observer: Option<Observer<G>>,
+) -> Result<DiceRun<G>, dice_net::SessionError> {
+    let watcher = Participant {
+        me: None,
+        bot: None,
+        refuse_to_open: false,
+        observer,
+    };
+    dice_net::run(pool, table, seats, game, watcher, deadline).await
+}
+
+/// `tolerance watch` of a dice table: follows it live, or replays it once finished, as a
+/// spectator with no seat and no dice secret, printing each step once the session has checked
+/// it — bids and claims, the cups a challenge opens, dice and lives lost, the winner. A
+/// spectator's view holds only what every player may know, so no die is printed before its
+/// cup is opened.
+pub async fn watch(
+    pool: &RelayPool,
+    relays: &[String],
+    host: &PublicKey,
+    mut spec: TableSpec,
+) -> Result<(), String> {
+    // A table still in its lobby: its seats, and so its session, are not known yet.
+    let give_up = std::time::Instant::now() + Duration::from_secs(600);
+    let cancelled = |s: &TableSpec| {
+        s.lobby
+            .as_ref()
+            .is_some_and(|l| l.status == crate::wire::lobby::LobbyStatus::Cancelled)
+    };
+    while !spec.is_seated() && !cancelled(&spec) {
+        if std::time::Instant::now() > give_up {
+            return Err(format!("table {} was not seated in time", spec.table));
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        spec = super::verify::find_table(pool, relays, &spec.table, Some(*host))
+            .await?
+            .1;
+    }
+    super::lobby::check_seated(pool, host, &spec).await?;
+    let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
+    let seats = seat_keys(&spec)?;
+    let profiles = crate::net::profiles::fetch_names(pool, &seats, Duration::from_secs(2)).await;
+    let names: Vec<String> = seats
+        .iter()
+        .map(|k| {
+            profiles
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
+        })
+        .collect();
+    println!(
+        "watching {} table {} ({}): {}",
+        spec.game,
+        spec.table,
+        spec.rules.as_deref().unwrap_or("standard"),
+        names.join(", ")
+    );
+    let table = table_id(&spec)?;
+    // The players settle a silent seat by the table's deadline; a little longer here sees it.
+    let deadline = step_deadline(&spec) + Duration::from_secs(30);
+    let line = match setup(&spec.game, spec.rules.as_deref(), n)? {
+        DiceTable::Perudo(g) => follow(pool, table, seats, g, deadline, names).await?,
+        DiceTable::Mia(g) => follow(pool, table, seats, g, deadline, names).await?,
+    };
+    println!("{line}");
+    Ok(())
+}
+
+async fn follow<G: TextGame + Send + 'static>(
+    pool: &RelayPool,
+    table: [u8; 32],
+    seats: Vec<PublicKey>,
+    game: G,
+    deadline: Duration,
+    names: Vec<String>,
+) -> Result<String, String> {
+    let printed_names = names.clone();
+    let mut shown = 0;
+    let observer: Observer<G> = Box::new(move |news| {
+        if let DiceNews::View(v) = news {
+            let log = G::log(v);
+            for e in &log[shown.min(log.len())..] {
+                println!(
+                    "  · {}",
+                    G::line(e, &|s| crate::ui::seat_name(&printed_names, s))
+                );
+            }
+            shown = log.len();
+        }
+    });
+    let run = spectate(pool, table, seats, game, deadline, Some(observer))
+        .await
+        .map_err(|e| format!("the table stopped: {e}"))?;
+    Ok(end_line(&run, &|s| crate::ui::seat_name(&names, s)))
 }

@@ -576,6 +576,10 @@ impl SeatUi {
             SeatUi::Line
         }
     }
+
+    pub fn is_table(self) -> bool {
+        self == SeatUi::Table
+    }
 }
 
 /// Plays this identity's seat to the end of the table, journalled so `resume` can continue.
@@ -622,7 +626,7 @@ async fn play_seat_in(
     }
     if spec.game != "tolerance" {
         // Dice games keep no journal yet: their session cannot resume (PROTOCOL.md §12).
-        let line = super::dice_seat::play(keys, &spec, &relays, ui == SeatUi::Bot, names).await?;
+        let line = super::dice_seat::play(keys, &spec, &relays, ui, names).await?;
         println!("{line}");
         return Ok(());
     }

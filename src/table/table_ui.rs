@@ -137,25 +137,16 @@ impl TableUi {
             hands,
             names,
         } = self;
-        let ui_done = tokio::task::spawn_blocking(move || thread.join());
-        tokio::pin!(ui_done);
-        let (end, ui) = tokio::select! {
-            run = game => {
-                let line = over(&run);
-                if let Err(e) = &run {
-                    let _ = events.send(UiEvent::Error(e.clone()));
-                }
-                let _ = events.send(UiEvent::Finished(line.clone()));
-                drop(events);
-                (Some((run, line)), ui_done.await)
+        let (end, ui) = race_screen(thread, game, move |run| {
+            let line = over(run);
+            if let Err(e) = run {
+                let _ = events.send(UiEvent::Error(e.clone()));
             }
-            ui = &mut ui_done => (None, ui),
-        };
+            let _ = events.send(UiEvent::Finished(line.clone()));
+            line
+        })
+        .await;
         forward.abort();
-        tui::restore_terminal();
-        if end.is_none() {
-            println!("you left the table");
-        }
         let name = |s: u8| {
             names
                 .get(s as usize)
@@ -165,11 +156,6 @@ impl TableUi {
         for h in hands.lock().expect("not poisoned").iter() {
             print_hand_named(h, &name);
         }
-        let ui: Result<Ended, String> = match ui {
-            Ok(Ok(r)) => r,
-            // The thread panicked (the hook restored the terminal) or could not be joined.
-            _ => Err("the interface stopped unexpectedly".to_string()),
-        };
         match end {
             Some((run, line)) => {
                 println!("{line}");
@@ -184,4 +170,35 @@ impl TableUi {
             }
         }
     }
+}
+
+/// Races a game against the screen showing it. When the game ends first, `over` words its end
+/// (and may tell the screen), and the screen stays until the person leaves it; when the person
+/// leaves first, the game is not awaited. Either way the terminal is given back before this
+/// returns, and "you left the table" printed in the second case.
+pub async fn race_screen<T>(
+    thread: std::thread::JoinHandle<Result<Ended, String>>,
+    game: impl Future<Output = Result<T, String>>,
+    over: impl FnOnce(&Result<T, String>) -> String,
+) -> (Option<(Result<T, String>, String)>, Result<Ended, String>) {
+    let ui_done = tokio::task::spawn_blocking(move || thread.join());
+    tokio::pin!(ui_done);
+    let (end, ui) = tokio::select! {
+        run = game => {
+            // `over` drops what it captured, the screen's event sender included.
+            let line = over(&run);
+            (Some((run, line)), ui_done.await)
+        }
+        ui = &mut ui_done => (None, ui),
+    };
+    tui::restore_terminal();
+    if end.is_none() {
+        println!("you left the table");
+    }
+    let ui = match ui {
+        Ok(Ok(r)) => r,
+        // The thread panicked (the hook restored the terminal) or could not be joined.
+        _ => Err("the interface stopped unexpectedly".to_string()),
+    };
+    (end, ui)
 }

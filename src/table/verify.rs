@@ -170,14 +170,20 @@ pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Resul
 
 /// `tolerance watch`: follows a table live as a spectator (its own throwaway key, no seat),
 /// printing each move as it is verified; a finished table replays to its end. A spectator sees
-/// only public events, so it never learns a card that was not shown.
+/// only public events, so it never learns a card that was not shown, nor a die before its cup
+/// is opened (dice tables: [`super::dice_seat::watch`]).
 pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String> {
     use super::runner::{run_client, ClientConfig, Decider};
     let (relays, table, known_host) = resolve(relays, &table)?;
     let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (host, _) = find_table(&pool, &relays, &table, known_host).await?;
+    let (host, spec) = find_table(&pool, &relays, &table, known_host).await?;
+    if spec.game != "tolerance" {
+        let out = super::dice_seat::watch(&pool, &relays, &host, spec).await;
+        pool.shutdown().await;
+        return out;
+    }
     pool.shutdown().await;
     // Lines already printed for (hand, log length): live views print as moves arrive; a hand's
     // summary prints whatever a batch of events skipped past.

@@ -157,13 +157,8 @@ pub fn play_local<G: TextGame>(
     oracle: &mut Oracle<impl rand::Rng>,
     auto: bool,
 ) -> Result<(), String> {
-    let names = |s: Seat| {
-        if s == 0 {
-            "you".to_string()
-        } else {
-            format!("bot {s}")
-        }
-    };
+    let seats = super::local_names(game.seats().len() as u8);
+    let names = |s: Seat| super::seat_name(&seats, s);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut shown = 0;
@@ -215,31 +210,51 @@ pub fn play_local<G: TextGame>(
     Ok(())
 }
 
-/// `tolerance play --game perudo|mia --local`.
-pub fn play_local_cli(game: &str, players: u8, variant: &str, auto: bool) -> Result<(), String> {
+/// `tolerance play --game perudo|mia --local`: the terminal table on a terminal, else (or with
+/// `plain`) the line interface.
+pub fn play_local_cli(
+    game: &str,
+    players: u8,
+    variant: &str,
+    auto: bool,
+    plain: bool,
+) -> Result<(), String> {
     use rand::rngs::{OsRng, StdRng};
     use rand::SeedableRng;
     let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
     let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
     let mut seeded = || StdRng::from_rng(&mut rng).expect("seeding from a seeded RNG");
+    let table = crate::table::dice_seat::setup(game, Some(variant), players)?;
     println!(
         "LOCAL {game} game: you and {} bots on this machine, rolled by this machine's RNG.",
         players.saturating_sub(1)
     );
-    match crate::table::dice_seat::setup(game, Some(variant), players)? {
+    let screen = !auto && crate::table::seat::SeatUi::choose(false, plain).is_table();
+    let names = super::local_names(players);
+    let ended = match table {
         crate::table::dice_seat::DiceTable::Perudo(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(PerudoBot::new(seeded())) as Box<dyn Bot<perudo::Perudo>>)
                 .collect();
-            play_local(g, bots, &mut oracle, auto)
+            if screen {
+                crate::ui::tui::dice::play_local(g, bots, &mut oracle, names)?
+            } else {
+                return play_local(g, bots, &mut oracle, auto);
+            }
         }
         crate::table::dice_seat::DiceTable::Mia(g) => {
             let bots = (0..players)
                 .map(|_| Box::new(MiaBot::new(seeded())) as Box<dyn Bot<mia::Mia>>)
                 .collect();
-            play_local(g, bots, &mut oracle, auto)
+            if screen {
+                crate::ui::tui::dice::play_local(g, bots, &mut oracle, names)?
+            } else {
+                return play_local(g, bots, &mut oracle, auto);
+            }
         }
-    }
+    };
+    println!("{}", ended.unwrap_or_else(|| "you left the game".into()));
+    Ok(())
 }
 
 /// A person's seat in a networked dice game, as a [`Bot`] the session asks for moves: it shows

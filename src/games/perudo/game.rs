@@ -20,17 +20,21 @@ pub struct Bid {
     pub face: u8,
 }
 
+/// A face in the plural, as bids read ("threes").
+pub fn face_name(face: u8) -> &'static str {
+    match face {
+        1 => "ones",
+        2 => "twos",
+        3 => "threes",
+        4 => "fours",
+        5 => "fives",
+        _ => "sixes",
+    }
+}
+
 impl std::fmt::Display for Bid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = match self.face {
-            1 => "ones",
-            2 => "twos",
-            3 => "threes",
-            4 => "fours",
-            5 => "fives",
-            _ => "sixes",
-        };
-        write!(f, "{} {name}", self.quantity)
+        write!(f, "{} {}", self.quantity, face_name(self.face))
     }
 }
 

@@ -9,7 +9,9 @@
 pub mod game;
 pub mod replay;
 
-pub use game::{check_bid, count_for, Action, Bid, LogEntry, Perudo, PerudoView, Phase, Setup};
+pub use game::{
+    check_bid, count_for, face_name, Action, Bid, LogEntry, Perudo, PerudoView, Phase, Setup,
+};
 
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@
 //! - this module: the terminal itself — raw mode and the alternate screen, restored on every
 //!   exit path including a panic — and the loop that feeds events and keys to the state.
 
+pub mod dice;
 pub mod lobby;
 #[cfg(test)]
 mod lobby_tests;
@@ -13,6 +14,7 @@ pub mod render;
 pub mod state;
 #[cfg(test)]
 mod tests;
+pub mod theme;
 
 pub use state::{Input, Outcome, Screen, UiEvent, UiState};
 
@@ -109,12 +111,30 @@ pub enum Ended {
     Closed,
 }
 
-/// Runs the table until the person leaves: draws `state`, applies `events`, turns keys into
-/// moves sent on `moves`. Blocking; run it on its own thread.
-pub fn run(
-    mut state: UiState,
-    events: Receiver<UiEvent>,
-    moves: tokio::sync::mpsc::UnboundedSender<Action>,
+/// A table screen the event loop can run: events and keys change it, and it draws itself.
+pub trait TableScreen {
+    type Event;
+    type Move;
+    fn apply(&mut self, event: Self::Event);
+    fn key(&mut self, key: KeyEvent) -> Outcome<Self::Move>;
+    fn draw(&self, frame: &mut ratatui::Frame);
+    /// The step now awaited, as something that changes when a new step opens, and its
+    /// deadline (zero: none).
+    fn step(&self) -> Option<(String, Duration)>;
+    fn set_time_left(&mut self, left: Option<Duration>);
+    /// Whether the screen stays up once its event source has closed (an end screen).
+    fn ended(&self) -> bool;
+    /// Says, in words, that a chosen move could not be handed on.
+    fn not_listening(&mut self);
+}
+
+/// Runs a table screen until the person leaves: draws it, applies `events`, and hands each
+/// chosen move to `send` (false: nobody takes moves any more). Blocking; run it on its own
+/// thread.
+pub fn run_screen<S: TableScreen>(
+    mut state: S,
+    events: Receiver<S::Event>,
+    mut send: impl FnMut(S::Move) -> bool,
 ) -> Result<Ended, String> {
     let mut tui = TuiTerminal::enter()?;
     // When the awaited step opened (locally), for the countdown.
@@ -124,14 +144,11 @@ pub fn run(
         loop {
             match events.try_recv() {
                 Ok(e) => {
-                    if let UiEvent::Progress(p) = &e {
-                        if state.progress.as_ref().map(|q| (&q.awaiting, q.hand))
-                            != Some((&p.awaiting, p.hand))
-                        {
-                            step_opened = Instant::now();
-                        }
-                    }
+                    let before = state.step().map(|s| s.0);
                     state.apply(e);
+                    if state.step().map(|s| s.0) != before {
+                        step_opened = Instant::now();
+                    }
                 }
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
@@ -140,30 +157,66 @@ pub fn run(
                 }
             }
         }
-        state.time_left = state
-            .progress
-            .as_ref()
-            .filter(|p| !p.deadline.is_zero())
-            .map(|p| p.deadline.saturating_sub(step_opened.elapsed()));
+        let left = state
+            .step()
+            .filter(|(_, d)| !d.is_zero())
+            .map(|(_, d)| d.saturating_sub(step_opened.elapsed()));
+        state.set_time_left(left);
         tui.terminal
-            .draw(|f| render::draw(f, &state))
+            .draw(|f| state.draw(f))
             .map_err(|e| format!("cannot draw: {e}"))?;
         match tui.next_key()? {
             Some(k) => match state.key(k) {
                 Outcome::Play(a) => {
-                    if moves.send(a).is_err() {
-                        state.error = Some("the table is no longer listening".into());
+                    if !send(a) {
+                        state.not_listening();
                     }
                 }
                 Outcome::Quit => return Ok(Ended::Quit),
                 Outcome::None => {}
             },
-            None if closed && state.screen != Screen::Over && state.finished.is_none() => {
-                return Ok(Ended::Closed);
-            }
+            None if closed && !state.ended() => return Ok(Ended::Closed),
             None => {}
         }
     }
+}
+
+impl TableScreen for UiState {
+    type Event = UiEvent;
+    type Move = Action;
+    fn apply(&mut self, event: UiEvent) {
+        UiState::apply(self, event)
+    }
+    fn key(&mut self, key: KeyEvent) -> Outcome {
+        UiState::key(self, key)
+    }
+    fn draw(&self, frame: &mut ratatui::Frame) {
+        render::draw(frame, self)
+    }
+    fn step(&self) -> Option<(String, Duration)> {
+        self.progress
+            .as_ref()
+            .map(|p| (format!("{} {:?}", p.hand, p.awaiting), p.deadline))
+    }
+    fn set_time_left(&mut self, left: Option<Duration>) {
+        self.time_left = left;
+    }
+    fn ended(&self) -> bool {
+        self.screen == Screen::Over || self.finished.is_some()
+    }
+    fn not_listening(&mut self) {
+        self.error = Some("the table is no longer listening".into());
+    }
+}
+
+/// Runs the Tolerance table until the person leaves: draws `state`, applies `events`, turns
+/// keys into moves sent on `moves`. Blocking; run it on its own thread.
+pub fn run(
+    state: UiState,
+    events: Receiver<UiEvent>,
+    moves: tokio::sync::mpsc::UnboundedSender<Action>,
+) -> Result<Ended, String> {
+    run_screen(state, events, |a| moves.send(a).is_ok())
 }
 
 /// A short label for a public key: the npub's start and end.

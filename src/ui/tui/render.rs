@@ -2,74 +2,22 @@
 //! `TestBackend` and read the buffer.
 
 use super::state::{Input, Screen, UiState};
-use crate::cards::{CardId, PlayingCard, Suit};
+use super::theme::Theme;
 use crate::engine::Seat;
 use crate::games::tolerance::hand::LogEntry;
 use crate::games::tolerance::{Action, HandView};
 use crate::table::HandSummary;
 use crate::ui::line::{entry_text, phase_text};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-/// Colours when allowed; otherwise every distinction is made with bold, reverse or plain text.
-struct Theme {
-    color: bool,
-}
-
-impl Theme {
-    fn fg(&self, c: Color) -> Style {
-        if self.color {
-            Style::default().fg(c)
-        } else {
-            Style::default()
-        }
-    }
-    fn accent(&self) -> Style {
-        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
-    }
-    fn dim(&self) -> Style {
-        if self.color {
-            Style::default().fg(Color::DarkGray)
-        } else {
-            Style::default()
-        }
-    }
-    fn good(&self) -> Style {
-        self.fg(Color::Green)
-    }
-    fn bad(&self) -> Style {
-        self.fg(Color::Red)
-    }
-    fn card(&self, c: Option<CardId>) -> Span<'static> {
-        match c {
-            None => Span::styled("??", self.dim()),
-            Some(id) => {
-                let card = PlayingCard::from_id(id);
-                let red = matches!(card.suit, Suit::Hearts | Suit::Diamonds);
-                let style = if red {
-                    self.fg(Color::Red)
-                } else {
-                    Style::default()
-                };
-                Span::styled(card.to_string(), style.add_modifier(Modifier::BOLD))
-            }
-        }
-    }
-}
-
 pub fn draw(frame: &mut Frame, state: &UiState) {
     let theme = Theme { color: state.color };
     let area = frame.area();
-    let [title, body, status, help] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(8),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    let [title, body, status, help] = super::theme::screen_areas(area);
     frame.render_widget(Paragraph::new(title_line(state, &theme)), title);
     match state.screen {
         Screen::Table => draw_table_screen(frame, body, state, &theme),
@@ -80,22 +28,12 @@ pub fn draw(frame: &mut Frame, state: &UiState) {
         Screen::Over => draw_over(frame, body, state, &theme),
     }
     frame.render_widget(Paragraph::new(status_line(state, &theme)), status);
-    // An error takes the key-help line: it matters more, and the status line stays readable.
-    let last = match &state.error {
-        Some(e) => Line::styled(
-            format!(" error: {e}"),
-            theme.bad().add_modifier(Modifier::BOLD),
-        ),
-        None => Line::styled(help_text(state), theme.dim()),
-    };
+    let last = theme.help_or_error(&help_text(state), state.error.as_deref());
     frame.render_widget(Paragraph::new(last), help);
 }
 
 fn title_line(state: &UiState, theme: &Theme) -> Line<'static> {
-    let mut spans = vec![Span::styled(
-        " Tolerance ",
-        theme.accent().add_modifier(Modifier::REVERSED),
-    )];
+    let mut spans = vec![theme.badge("Tolerance")];
     if let Some(v) = &state.view {
         let mut rules = format!(
             " hand {} · {} · d{} · blind {}",
@@ -117,24 +55,12 @@ fn title_line(state: &UiState, theme: &Theme) -> Line<'static> {
 }
 
 fn status_line(state: &UiState, theme: &Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    let status = state.status_text();
-    let style = if state.my_turn() {
-        theme.accent()
-    } else {
-        Style::default()
-    };
-    spans.push(Span::styled(format!(" {status}"), style));
-    if let Some(left) = state.time_left {
-        if state.finished.is_none() {
-            spans.push(Span::styled(format!(" ({}s)", left.as_secs()), style));
-        }
-    }
-    spans.push(Span::styled(
-        format!(" · {}", state.relay_text()),
-        theme.dim(),
-    ));
-    Line::from(spans)
+    theme.status_line(
+        state.status_text(),
+        state.my_turn(),
+        state.time_left.filter(|_| state.finished.is_none()),
+        state.relay_text(),
+    )
 }
 
 fn help_text(state: &UiState) -> String {
@@ -155,19 +81,13 @@ fn help_text(state: &UiState) -> String {
         (_, Input::Choose) => "c: check · r: raise · a: all-in · s: last showdown · q: quit",
         (_, Input::Idle) => "s: last showdown · q: quit",
     };
-    format!(" {keys}")
+    keys.to_string()
 }
 
 fn draw_table_screen(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
     let seats = state.view.as_ref().map_or(0, |v| v.players.len()) as u16;
-    let [table, lower] = Layout::vertical([
-        Constraint::Length((seats + 3).clamp(4, 14)),
-        Constraint::Min(6),
-    ])
-    .areas(area);
+    let [table, log, you] = super::theme::table_areas(area, seats);
     draw_seats(frame, table, state, theme);
-    let [log, you] =
-        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(lower);
     draw_log(frame, log, state, theme);
     draw_you(frame, you, state, theme);
 }
@@ -341,14 +261,7 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
     } else {
         " You "
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(title)
-        .border_style(if state.my_turn() {
-            theme.accent()
-        } else {
-            Style::default()
-        });
+    let block = theme.panel(title, state.my_turn());
     let Some(v) = &state.view else {
         frame.render_widget(Paragraph::new("").block(block), area);
         return;
@@ -358,30 +271,14 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &UiState, theme: &Theme) {
         Input::Raise { to, .. } => lines.extend(raise_lines(state, v, *to, theme)),
         Input::Roll { target } => lines.extend(roll_lines(state, *target, theme)),
         Input::Choose => lines.push(choice_line(state, v, theme)),
-        Input::ConfirmQuit => lines.push(Line::styled(
-            "Leave the table? y: yes, any key: no",
-            theme.bad().add_modifier(Modifier::BOLD),
-        )),
+        Input::ConfirmQuit => lines.push(theme.leave_question()),
         Input::Idle => {}
     }
-    if let Some(n) = &state.notice {
-        lines.push(Line::styled(n.clone(), theme.bad()));
-    }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
-    );
+    theme.draw_seat_panel(frame, area, block, lines, state.notice.as_deref());
 }
 
 fn choice_line(state: &UiState, v: &HandView, theme: &Theme) -> Line<'static> {
-    let key = |k: &str, what: String| -> Vec<Span<'static>> {
-        vec![
-            Span::styled(format!("[{k}]"), theme.accent()),
-            Span::raw(format!(" {what}  ")),
-        ]
-    };
+    let key = |k: &str, what: String| theme.key_hint(k, &what);
     let mut spans = Vec::new();
     if state.legal.iter().any(|a| matches!(a, Action::Roll { .. })) {
         spans.extend(key("r", "roll".into()));

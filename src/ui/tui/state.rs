@@ -52,11 +52,12 @@ pub enum Input {
     ConfirmQuit,
 }
 
-/// What a key press asks of the event loop.
+/// What a key press asks of the event loop: nothing, a move (of Tolerance unless said), or to
+/// leave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Outcome<A = Action> {
     None,
-    Play(Action),
+    Play(A),
     Quit,
 }
 
@@ -104,10 +105,7 @@ impl UiState {
     }
 
     pub fn name(&self, seat: Seat) -> String {
-        self.names
-            .get(seat as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
+        crate::ui::seat_name(&self.names, seat)
     }
 
     pub fn apply(&mut self, event: UiEvent) {

@@ -41,16 +41,16 @@ fn script() -> Script {
 }
 
 /// Answers chance, then plays `moves` in order (each by whoever is to act).
-fn advance(hand: &mut Hand, chance: &mut Script, moves: &[Action]) {
+pub(super) fn advance<G: Game>(game: &mut G, chance: &mut Script, moves: &[G::Action]) {
     let mut moves = moves.iter();
     loop {
-        match hand.to_act() {
+        match game.to_act() {
             ToAct::Chance(reqs) => {
                 let outs = fulfil_all(chance, &reqs).unwrap();
-                hand.apply_chance(&outs).unwrap();
+                game.apply_chance(&outs).unwrap();
             }
             ToAct::Seat(s) => match moves.next() {
-                Some(a) => hand.apply(s, a).unwrap(),
+                Some(a) => game.apply(s, a).unwrap(),
                 None => return,
             },
             _ => return,
@@ -485,6 +485,19 @@ fn errors_are_shown_in_words() {
     assert!(t.contains("error: no relay accepted our move event"), "{t}");
 }
 
+/// "you" and nine short npubs: a full table's names.
+pub(super) fn ten_names() -> Vec<String> {
+    (0..10)
+        .map(|i| {
+            if i == 0 {
+                "you".into()
+            } else {
+                format!("npub1pl{i}…abcd")
+            }
+        })
+        .collect()
+}
+
 /// At 80×24 with ten seats, every seat, the move panel, the status and the key help fit.
 #[test]
 fn ten_seats_fit_80_by_24() {
@@ -497,15 +510,7 @@ fn ten_seats_fit_80_by_24() {
     let mut deck: Vec<CardId> = (0..52).map(CardId).collect();
     deck.reverse();
     advance(&mut hand, &mut Script::new(deck, vec![]), &[]);
-    let names: Vec<String> = (0..10)
-        .map(|i| {
-            if i == 0 {
-                "you".into()
-            } else {
-                format!("npub1pl{i}…abcd")
-            }
-        })
-        .collect();
+    let names = ten_names();
     let mut s = UiState::new(Some(0), names.clone(), true);
     s.apply(UiEvent::Ask(hand.view(Some(0)), hand.legal_actions(0)));
     let buf = render(&s, 80, 24);
@@ -525,12 +530,7 @@ fn resizing_redraws_at_the_new_size() {
     let mut hand = new_hand(Variant::default());
     advance(&mut hand, &mut script(), &[]);
     let s = state_for(&hand);
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    t.draw(|f| draw(f, &s)).unwrap();
-    t.backend_mut().resize(80, 24);
-    t.draw(|f| draw(f, &s)).unwrap();
-    let buf = t.backend().buffer().clone();
-    assert_eq!(buf.area.width, 80);
+    let buf = resized_to_80_by_24(|f| draw(f, &s));
     assert!(row(&buf, 23).contains("c: check"), "{}", text(&buf));
 }
 
@@ -542,6 +542,17 @@ fn monochrome_uses_no_colours() {
     let coloured = render(&s, 80, 24);
     s.color = false;
     assert_same_words_without_colour(&coloured, &render(&s, 80, 24));
+}
+
+/// What `draw` leaves on a terminal drawn at 120×40 and then resized to 80×24.
+pub(super) fn resized_to_80_by_24(draw: impl Fn(&mut ratatui::Frame)) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    t.draw(|f| draw(f)).unwrap();
+    t.backend_mut().resize(80, 24);
+    t.draw(|f| draw(f)).unwrap();
+    let buf = t.backend().buffer().clone();
+    assert_eq!((buf.area.width, buf.area.height), (80, 24));
+    buf
 }
 
 /// `coloured` has colours, `mono` none, and both say the same.
