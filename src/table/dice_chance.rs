@@ -110,6 +110,17 @@ impl DiceClient {
         })
     }
 
+    /// Forgets every commitment and reveal, keeping the seats and this client's secret: the
+    /// session replays the log from the start when a timeout or a fork voids what it applied.
+    pub fn restart(&mut self) {
+        let n = self.seats.len();
+        self.commitments = vec![None; n];
+        self.batch = 0;
+        self.private_rolls.clear();
+        self.rolls_made = vec![0; n];
+        self.values.clear();
+    }
+
     /// The dice context of seat `i` (what its commitment and reveals are bound to).
     pub fn context(table: [u8; 32], game: u64, i: u16, actor: [u8; 32]) -> Context {
         Context::new(table, game, i, actor).with_step(Step::Dice)

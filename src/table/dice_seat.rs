@@ -2,10 +2,11 @@
 //! the table id come from the seated announcement, the dice session from `dice_net`.
 
 use super::dice_chance::{DiceClient, SLOTS};
-use super::dice_net::{self, Participant};
+use super::dice_net::{self, DiceEnd, DiceRun, Participant, RunConfig};
+use super::journal::Journal;
 use crate::bots::dice::{MiaBot, PerudoBot};
 use crate::bots::Bot;
-use crate::engine::Seat;
+use crate::engine::{Game, Seat};
 use crate::fair::dice::DiceSecret;
 use crate::games::{mia, perudo};
 use crate::net::pool::{PoolConfig, RelayPool};
@@ -49,13 +50,22 @@ pub fn setup(game: &str, rules: Option<&str>, players: u8) -> Result<DiceTable, 
     }
 }
 
+/// The game number the dice secret is stored under in the table journal (one game per table).
+const JOURNAL_GAME: u64 = 1;
+
 /// Plays this identity's seat of a seated dice table to the end; returns the final line.
+///
+/// With a journal, the seat's dice secret is sealed in it (fsynced) before the commitment is
+/// published and every own event is recorded before it is published; a journal that already
+/// holds them resumes the game: the same secret, the recorded events replayed and republished,
+/// no step signed twice (PROTOCOL.md §2.2).
 pub async fn play(
     keys: &Keys,
     spec: &TableSpec,
     relays: &[String],
     auto: bool,
     names: Vec<String>,
+    journal: Option<Journal>,
 ) -> Result<String, String> {
     let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
     let seats: Vec<PublicKey> = spec
@@ -72,7 +82,22 @@ pub async fn play(
         .and_then(|b| b.try_into().ok())
         .ok_or("table id is not 32 bytes of hex")?;
     let ctx = DiceClient::context(table, 1, me, keys.public_key().to_bytes());
-    let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+    let stored = match &journal {
+        Some(j) => j.load_secrets()?.remove(&JOURNAL_GAME),
+        None => None,
+    };
+    let secret = match stored {
+        Some(bytes) => DiceSecret::from_bytes(&ctx, &bytes)
+            .map_err(|e| format!("the journal's dice secret: {e}"))?,
+        None => {
+            let secret =
+                DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+            if let Some(j) = &journal {
+                j.save_secrets(JOURNAL_GAME, &*secret.to_bytes())?;
+            }
+            secret
+        }
+    };
     let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
@@ -91,7 +116,8 @@ pub async fn play(
             } else {
                 Box::new(LinePlayer::<perudo::Perudo>::new(Box::new(name_of.clone())))
             };
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
+            let journal = journal;
+            run_one(&pool, table, seats, g, me, secret, bot, deadline, journal, &name_of).await
         }
         DiceTable::Mia(g) => {
             let bot: Box<dyn Bot<mia::Mia>> = if auto {
@@ -99,7 +125,7 @@ pub async fn play(
             } else {
                 Box::new(LinePlayer::<mia::Mia>::new(Box::new(name_of.clone())))
             };
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, &name_of).await
+            run_one(&pool, table, seats, g, me, secret, bot, deadline, journal, &name_of).await
         }
     };
     pool.shutdown().await;
@@ -116,6 +142,7 @@ async fn run_one<G: TextGame + Send + 'static>(
     secret: DiceSecret,
     bot: Box<dyn Bot<G>>,
     deadline: Duration,
+    journal: Option<Journal>,
     names: &dyn Fn(Seat) -> String,
 ) -> Result<String, String> {
     let participant = Participant {
@@ -123,24 +150,57 @@ async fn run_one<G: TextGame + Send + 'static>(
         bot: Some(bot),
         refuse_to_open: false,
     };
-    let run = dice_net::run(pool, table, seats, game, participant, deadline)
+    let mut cfg = RunConfig::new(deadline);
+    cfg.journal = journal;
+    let run = dice_net::run_with(pool, table, seats, game, participant, cfg)
         .await
         .map_err(|e| e.to_string())?;
     let view = run.game.view(Some(me as Seat));
     for e in G::log(&view) {
         println!("  · {}", G::line(e, names));
     }
-    let winner = run
-        .game
-        .outcome()
-        .and_then(|o| o.winners.first().copied())
-        .ok_or("the game ended without a winner")?;
-    Ok(format!(
-        "game over: {} won after {} moves and {} dice batches; every reveal and move checked",
-        names(winner),
-        run.moves,
-        run.batches
-    ))
+    for v in &run.violations {
+        println!("rejected: {v}");
+    }
+    ended(&run, names)
+}
+
+/// The last line of a dice table, as a player or `verify` reports it.
+fn ended<G: Game>(run: &DiceRun<G>, names: &dyn Fn(Seat) -> String) -> Result<String, String> {
+    match &run.end {
+        DiceEnd::Forfeit {
+            seats,
+            step,
+            reason,
+        } => Ok(format!(
+            "table over at step {step} by forfeit of {} ({reason}), after {} moves and {} dice batches",
+            seats
+                .iter()
+                .map(|s| names(*s as Seat))
+                .collect::<Vec<_>>()
+                .join(", "),
+            run.moves,
+            run.batches
+        )),
+        DiceEnd::Finished { unconfirmed } => {
+            let winner = run
+                .game
+                .outcome()
+                .and_then(|o| o.winners.first().copied())
+                .ok_or("the game ended without a winner")?;
+            let note = if unconfirmed.is_empty() {
+                String::new()
+            } else {
+                format!(" (seats {unconfirmed:?} did not confirm the end)")
+            };
+            Ok(format!(
+                "game over: {} won after {} moves and {} dice batches; every reveal and move checked{note}",
+                names(winner),
+                run.moves,
+                run.batches
+            ))
+        }
+    }
 }
 
 /// Replays a finished dice table from its public events as a spectator: every signature,
@@ -182,19 +242,20 @@ async fn replay<G: TextGame + Send + 'static>(
         bot: None,
         refuse_to_open: false,
     };
-    let run = dice_net::run(pool, table, seats, game, watcher, deadline)
+    let mut cfg = RunConfig::new(deadline);
+    cfg.idle = deadline;
+    let run = dice_net::run_with(pool, table, seats, game, watcher, cfg)
         .await
         .map_err(|e| format!("verification failed: {e}"))?;
-    let winner = run
-        .game
-        .outcome()
-        .and_then(|o| o.winners.first().copied())
-        .ok_or("verification failed: the game did not end")?;
-    Ok(format!(
-        "{} table {}: {} moves and {} dice batches replayed, seat {winner} won; every signature, reveal and rule checks out",
+    let line = ended(&run, &|s| format!("seat {s}"))
+        .map_err(|e| format!("verification failed: {e}"))?;
+    let mut out = format!(
+        "{} table {}: every signature, reveal and rule checks out; {line}",
         G::NAME,
-        hex::encode(table),
-        run.moves,
-        run.batches
-    ))
+        hex::encode(table)
+    );
+    for v in &run.violations {
+        out.push_str(&format!("\nrejected: {v}"));
+    }
+    Ok(out)
 }

@@ -10,6 +10,7 @@ pub mod dice_chance;
 pub mod dice_demo;
 pub mod dice_net;
 pub mod dice_seat;
+pub mod dice_session;
 pub mod journal;
 pub mod lobby;
 pub mod play;
