@@ -573,3 +573,94 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
         );
     }
 }
+
+/// A Perudo player's process is SIGKILLed mid-game (after some bids, with its cup rolled) and
+/// restarted with `tolerance resume`: it reloads its dice secret from the journal, republishes
+/// what it had signed, signs no step twice, and the game ends with one winner that every
+/// player and `verify` agree on — no forfeit, no fork.
+#[test]
+fn perudo_resume_after_sigkill_mid_game() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (home("perudo-kill", "a"), home("perudo-kill", "b"), home("perudo-kill", "c"));
+    player(&ha);
+    let b = player(&hb);
+    let c = player(&hc);
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--invite", &b,
+            "--invite", &c, "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let table: [u8; 32] = hex::decode(&table).unwrap().try_into().unwrap();
+    // The test's own client counts the moves on the dice log, to pick the moment to kill.
+    let moves = Arc::new(Mutex::new(Vec::<String>::new()));
+    {
+        let (moves, url) = (moves.clone(), r.url.clone());
+        r._rt.spawn(async move {
+            let pool = tolerance::net::pool::RelayPool::connect(
+                Keys::generate(),
+                [url],
+                Default::default(),
+            )
+            .await
+            .unwrap();
+            let mut sub = pool
+                .subscribe(vec![tolerance::table::dice_net::filter(&table)])
+                .await
+                .unwrap();
+            while let Some(ev) = sub.recv().await {
+                if let Ok(e) =
+                    serde_json::from_str::<tolerance::table::dice_net::DiceEvent>(&ev.content)
+                {
+                    let kind = serde_json::to_value(&e.body).unwrap()["type"]
+                        .as_str()
+                        .unwrap()
+                        .to_string();
+                    moves.lock().unwrap().push(kind);
+                }
+            }
+        });
+    }
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    let other = spawn(&hc, &["join", &naddr, "--auto"]);
+    let end = Instant::now() + Duration::from_secs(120);
+    while moves.lock().unwrap().iter().filter(|k| *k == "move").count() < 4 {
+        assert!(Instant::now() < end, "the game never got going: {:?}", moves.lock().unwrap());
+        assert!(
+            victim.child.try_wait().unwrap().is_none(),
+            "the victim ended before the kill point"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.child.kill().unwrap(); // SIGKILL
+    victim.child.wait().unwrap();
+    let before = moves.lock().unwrap().len();
+    let out = run(&hb, &["resume"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&naddr),
+        "the journal lists the dice table: {out:?}"
+    );
+    let resumed = spawn(&hb, &["resume", &naddr]);
+    let mut winners = Vec::new();
+    for p in [resumed, host, other] {
+        let (ok, out, err) = p.finish(Duration::from_secs(180));
+        assert!(ok, "{out}\n{err}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("game over:"))
+            .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"))
+            .to_string();
+        assert!(!out.contains("forfeit") && !out.contains("rejected"), "{out}");
+        winners.push(line.contains("you won"));
+    }
+    assert_eq!(winners.iter().filter(|w| **w).count(), 1, "{winners:?}");
+    assert!(moves.lock().unwrap().len() > before, "the game went on after the kill");
+    let out = run(&ha, &["verify", "--table", &naddr]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("game over") && !text.contains("rejected"), "{text}");
+}
