@@ -17,7 +17,7 @@
 //! - Opening: *o* reveals its value for that same slot; everyone re-derives and the engine
 //!   refuses an opening that differs from what *o* saw.
 //! - A seat that withholds a reveal it owes is named by [`DiceError::Withheld`]; the table layer
-//!   treats it as that seat's forfeit (`protocol/PROTOCOL.md`, §Dice games).
+//!   settles it by timeout votes (`protocol/PROTOCOL.md` §12.3).
 
 use crate::engine::{ChanceOutcome, ChanceRequest, Seat};
 use crate::fair::dice::{

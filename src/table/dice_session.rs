@@ -386,7 +386,7 @@ impl<G: Game> DiceSession<G> {
         quorum(self.votes.get(&step)?, &self.parts())
     }
 
-    /// Seats that forked `step` with no later barrier (PROTOCOL.md §12.3): a later step at which
+    /// Seats that forked `step` with no later barrier (PROTOCOL.md §12.4): a later step at which
     /// every other seat signed one event, all naming the same head, shows every other seat
     /// followed one branch, so the fork changed nobody's view and is evidence only.
     fn unprotected_forks(&self, step: u32) -> Vec<u16> {
