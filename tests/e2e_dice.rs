@@ -130,7 +130,12 @@ where
 fn check_all_agree<G: Game>(o: &Outcome<G>) -> (u32, u32) {
     let spectator = o.spectator.as_ref().unwrap();
     let outcome = spectator.game.outcome().expect("the spectator saw the end");
-    assert_eq!(spectator.end, DiceEnd::Finished { unconfirmed: vec![] });
+    assert_eq!(
+        spectator.end,
+        DiceEnd::Finished {
+            unconfirmed: vec![]
+        }
+    );
     for (i, r) in o.seats.iter().enumerate() {
         let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
         assert_eq!(r.game.outcome().as_ref(), Some(&outcome), "seat {i}");
@@ -196,7 +201,11 @@ async fn a_spectator_cannot_compute_any_die_before_any_challenge() {
     // The relay holds no dice the spectator did not take in: every reveal is in its log.
     for e in &o.relay_events {
         if matches!(body(e), DiceBody::Reveals { .. }) {
-            assert!(events.iter().any(|x| x.id == e.id), "reveal {} not in the log", e.id);
+            assert!(
+                events.iter().any(|x| x.id == e.id),
+                "reveal {} not in the log",
+                e.id
+            );
         }
     }
     let author = |e: &Event| o.keys.iter().position(|k| *k == e.pubkey).unwrap() as u16;
@@ -214,7 +223,10 @@ async fn a_spectator_cannot_compute_any_die_before_any_challenge() {
         match entry {
             perudo::LogEntry::Dudo { .. } => shown.push(BTreeMap::new()),
             perudo::LogEntry::Shown { seat, dice } => {
-                shown.last_mut().unwrap().insert(u16::from(*seat), dice.clone());
+                shown
+                    .last_mut()
+                    .unwrap()
+                    .insert(u16::from(*seat), dice.clone());
             }
             _ => {}
         }
@@ -256,8 +268,11 @@ async fn a_spectator_cannot_compute_any_die_before_any_challenge() {
         let mut cups = 0;
         for owner in 0..n {
             let slot = batch * u32::from(n + 1) + u32::from(owner);
-            let public: Vec<VerifiedValue> =
-                before.iter().copied().filter(|v| v.slot() == slot).collect();
+            let public: Vec<VerifiedValue> = before
+                .iter()
+                .copied()
+                .filter(|v| v.slot() == slot)
+                .collect();
             let Some(dice) = shown[round].get(&owner) else {
                 assert!(public.is_empty(), "round {round}: seat {owner} has no cup");
                 continue;
@@ -267,7 +282,11 @@ async fn a_spectator_cannot_compute_any_die_before_any_challenge() {
                 public.iter().all(|v| v.seat() != owner),
                 "round {round}: seat {owner} revealed its own private slot before the challenge"
             );
-            assert_eq!(public.len(), usize::from(n - 1), "round {round}: the other seats' shares");
+            assert_eq!(
+                public.len(),
+                usize::from(n - 1),
+                "round {round}: the other seats' shares"
+            );
             let roll = Roll {
                 table,
                 hand: 1,
@@ -327,21 +346,44 @@ async fn a_seat_that_signs_two_moves_for_one_turn_is_reported_and_forfeits() {
         .collect();
     let mut forked = false;
     let tamper: Tamper = Box::new(move |b: &DiceBody| match b {
-        DiceBody::Move { step, n, prev, action } if !forked => {
+        DiceBody::Move {
+            step,
+            n,
+            prev,
+            action,
+        } if !forked => {
             forked = true;
             let other = if *action == serde_json::json!("challenge") {
                 serde_json::json!("pass")
             } else {
                 serde_json::json!("challenge")
             };
-            Some(DiceBody::Move { step: *step, n: *n, prev: prev.clone(), action: other })
+            Some(DiceBody::Move {
+                step: *step,
+                n: *n,
+                prev: prev.clone(),
+                action: other,
+            })
         }
         _ => None,
     });
     let table = [5; 32];
-    let o = play_tampered(game, bots, table, Duration::from_secs(5), None, Some((2, tamper))).await;
+    let o = play_tampered(
+        game,
+        bots,
+        table,
+        Duration::from_secs(5),
+        None,
+        Some((2, tamper)),
+    )
+    .await;
     let spectator = o.spectator.as_ref().expect("the spectator saw the end");
-    let DiceEnd::Forfeit { seats, step, reason } = &spectator.end else {
+    let DiceEnd::Forfeit {
+        seats,
+        step,
+        reason,
+    } = &spectator.end
+    else {
         panic!("expected seat 2's forfeit, got {:?}", spectator.end);
     };
     assert_eq!(seats, &vec![2]);
@@ -362,16 +404,28 @@ async fn a_seat_that_signs_two_moves_for_one_turn_is_reported_and_forfeits() {
         .filter_map(|e| {
             let author = o.keys.iter().position(|k| *k == e.pubkey)?;
             match serde_json::from_str::<DiceEvent>(&e.content).ok()?.body {
-                DiceBody::Evidence { offender: 2, events, .. } => Some((author, events)),
+                DiceBody::Evidence {
+                    offender: 2,
+                    events,
+                    ..
+                } => Some((author, events)),
                 _ => None,
             }
         })
         .collect();
-    assert!(evidence.iter().any(|(a, _)| *a != 2), "no honest seat published evidence");
+    assert!(
+        evidence.iter().any(|(a, _)| *a != 2),
+        "no honest seat published evidence"
+    );
     for (_, events) in &evidence {
-        let evs: Vec<Event> = events.iter().map(|j| <Event as nostr_sdk::JsonUtil>::from_json(j).unwrap()).collect();
+        let evs: Vec<Event> = events
+            .iter()
+            .map(|j| <Event as nostr_sdk::JsonUtil>::from_json(j).unwrap())
+            .collect();
         assert_eq!(evs.len(), 2);
-        assert!(evs.iter().all(|e| e.verify().is_ok() && e.pubkey == o.keys[2]));
+        assert!(evs
+            .iter()
+            .all(|e| e.verify().is_ok() && e.pubkey == o.keys[2]));
         assert_ne!(evs[0].id, evs[1].id);
     }
 }

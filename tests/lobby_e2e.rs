@@ -422,6 +422,34 @@ fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
     seen
 }
 
+/// Waits until `point` holds (the victim still running), then SIGKILLs the victim.
+fn kill_when(victim: &mut Proc, point: impl Fn() -> bool, log: impl Fn() -> String) {
+    let end = Instant::now() + Duration::from_secs(120);
+    while !point() {
+        assert!(
+            Instant::now() < end,
+            "the kill point never came; log: {}",
+            log()
+        );
+        assert!(
+            victim.child.try_wait().unwrap().is_none(),
+            "the victim ended before the kill point"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.child.kill().unwrap(); // SIGKILL
+    victim.child.wait().unwrap();
+}
+
+/// The journal names the table; `resume` with no argument lists it.
+fn assert_resume_lists(home: &Path, naddr: &str) {
+    let out = run(home, &["resume"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(naddr),
+        "{out:?}"
+    );
+}
+
 /// Three players; the one at `victim` is SIGKILLed when `point` first holds for the log, then
 /// restarted with `tolerance resume`. The table must end with every chip accounted for.
 fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hands: u64) {
@@ -443,28 +471,13 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
     let log = watch_log(&r, &naddr);
     let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
     let other = spawn(&hc, &["join", &naddr, "--auto"]);
-    let end = Instant::now() + Duration::from_secs(120);
-    while !point(&log.lock().unwrap()) {
-        assert!(
-            Instant::now() < end,
-            "the kill point never came; log: {:?}",
-            log.lock().unwrap()
-        );
-        assert!(
-            victim.child.try_wait().unwrap().is_none(),
-            "the victim ended before the kill point"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    victim.child.kill().unwrap(); // SIGKILL
-    victim.child.wait().unwrap();
-    let before = log.lock().unwrap().len();
-    // The journal names the table; `resume` with no argument lists it.
-    let out = run(&hb, &["resume"]);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains(&naddr),
-        "{out:?}"
+    kill_when(
+        &mut victim,
+        || point(&log.lock().unwrap()),
+        || format!("{:?}", log.lock().unwrap()),
     );
+    let before = log.lock().unwrap().len();
+    assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
     let (ok, out, err) = resumed.finish(Duration::from_secs(240));
     assert!(ok, "resumed: {out}\n{err}");
@@ -582,7 +595,11 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
 fn perudo_resume_after_sigkill_mid_game() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
-    let (ha, hb, hc) = (home("perudo-kill", "a"), home("perudo-kill", "b"), home("perudo-kill", "c"));
+    let (ha, hb, hc) = (
+        home("perudo-kill", "a"),
+        home("perudo-kill", "b"),
+        home("perudo-kill", "c"),
+    );
     player(&ha);
     let b = player(&hb);
     let c = player(&hc);
@@ -627,23 +644,21 @@ fn perudo_resume_after_sigkill_mid_game() {
     }
     let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
     let other = spawn(&hc, &["join", &naddr, "--auto"]);
-    let end = Instant::now() + Duration::from_secs(120);
-    while moves.lock().unwrap().iter().filter(|k| *k == "move").count() < 4 {
-        assert!(Instant::now() < end, "the game never got going: {:?}", moves.lock().unwrap());
-        assert!(
-            victim.child.try_wait().unwrap().is_none(),
-            "the victim ended before the kill point"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    victim.child.kill().unwrap(); // SIGKILL
-    victim.child.wait().unwrap();
-    let before = moves.lock().unwrap().len();
-    let out = run(&hb, &["resume"]);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains(&naddr),
-        "the journal lists the dice table: {out:?}"
+    let count = || {
+        moves
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|k| *k == "move")
+            .count()
+    };
+    kill_when(
+        &mut victim,
+        || count() >= 4,
+        || format!("{:?}", moves.lock().unwrap()),
     );
+    let before = moves.lock().unwrap().len();
+    assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
     let mut winners = Vec::new();
     for p in [resumed, host, other] {
@@ -654,13 +669,22 @@ fn perudo_resume_after_sigkill_mid_game() {
             .find(|l| l.starts_with("game over:"))
             .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"))
             .to_string();
-        assert!(!out.contains("forfeit") && !out.contains("rejected"), "{out}");
+        assert!(
+            !out.contains("forfeit") && !out.contains("rejected"),
+            "{out}"
+        );
         winners.push(line.contains("you won"));
     }
     assert_eq!(winners.iter().filter(|w| **w).count(), 1, "{winners:?}");
-    assert!(moves.lock().unwrap().len() > before, "the game went on after the kill");
+    assert!(
+        moves.lock().unwrap().len() > before,
+        "the game went on after the kill"
+    );
     let out = run(&ha, &["verify", "--table", &naddr]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("game over") && !text.contains("rejected"), "{text}");
+    assert!(
+        text.contains("game over") && !text.contains("rejected"),
+        "{text}"
+    );
 }

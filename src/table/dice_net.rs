@@ -104,7 +104,11 @@ pub async fn run<G: Game + Send + 'static>(
     run_with(pool, table, seats, game, me, RunConfig::new(step_deadline)).await
 }
 
-fn sign<G: Game>(pool: &RelayPool, table: &[u8; 32], body: DiceBody) -> Result<Event, SessionError> {
+fn sign<G: Game>(
+    pool: &RelayPool,
+    table: &[u8; 32],
+    body: DiceBody,
+) -> Result<Event, SessionError> {
     let table_hex = hex::encode(table);
     let content = serde_json::to_string(&DiceEvent {
         v: 1,
@@ -113,21 +117,16 @@ fn sign<G: Game>(pool: &RelayPool, table: &[u8; 32], body: DiceBody) -> Result<E
         body,
     })
     .expect("events serialise");
-    pool.sign(EventBuilder::new(Kind::from(KIND_DICE_LOG), content).tags([Tag::hashtag(&table_hex)]))
-        .map_err(|e| SessionError::Net(e.to_string()))
+    pool.sign(
+        EventBuilder::new(Kind::from(KIND_DICE_LOG), content).tags([Tag::hashtag(&table_hex)]),
+    )
+    .map_err(|e| SessionError::Net(e.to_string()))
 }
 
-/// Publishes with a few retries: a relay that blinks must not cost the seat its step.
 async fn publish(pool: &RelayPool, ev: &Event) -> Result<(), SessionError> {
-    let mut last = String::new();
-    for attempt in 0..5 {
-        match pool.publish(ev).await {
-            Ok(_) => return Ok(()),
-            Err(e) => last = e.to_string(),
-        }
-        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-    }
-    Err(SessionError::Net(format!("no relay accepted our event: {last}")))
+    super::runner::publish_event(pool, ev, "dice")
+        .await
+        .map_err(SessionError::Net)
 }
 
 /// [`run`] with a journal, an idle limit or a tamper hook.

@@ -117,7 +117,10 @@ pub async fn play(
                 Box::new(LinePlayer::<perudo::Perudo>::new(Box::new(name_of.clone())))
             };
             let journal = journal;
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, journal, &name_of).await
+            run_one(
+                &pool, table, seats, g, me, secret, bot, deadline, journal, &name_of,
+            )
+            .await
         }
         DiceTable::Mia(g) => {
             let bot: Box<dyn Bot<mia::Mia>> = if auto {
@@ -125,7 +128,10 @@ pub async fn play(
             } else {
                 Box::new(LinePlayer::<mia::Mia>::new(Box::new(name_of.clone())))
             };
-            run_one(&pool, table, seats, g, me, secret, bot, deadline, journal, &name_of).await
+            run_one(
+                &pool, table, seats, g, me, secret, bot, deadline, journal, &name_of,
+            )
+            .await
         }
     };
     pool.shutdown().await;
@@ -247,8 +253,8 @@ async fn replay<G: TextGame + Send + 'static>(
     let run = dice_net::run_with(pool, table, seats, game, watcher, cfg)
         .await
         .map_err(|e| format!("verification failed: {e}"))?;
-    let line = ended(&run, &|s| format!("seat {s}"))
-        .map_err(|e| format!("verification failed: {e}"))?;
+    let line =
+        ended(&run, &|s| format!("seat {s}")).map_err(|e| format!("verification failed: {e}"))?;
     let mut out = format!(
         "{} table {}: every signature, reveal and rule checks out; {line}",
         G::NAME,

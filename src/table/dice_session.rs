@@ -79,9 +79,9 @@ impl DiceBody {
     pub fn step(&self) -> Option<u32> {
         match self {
             DiceBody::Commit { .. } => Some(0),
-            DiceBody::Reveals { step, .. } | DiceBody::Move { step, .. } | DiceBody::End { step, .. } => {
-                Some(*step)
-            }
+            DiceBody::Reveals { step, .. }
+            | DiceBody::Move { step, .. }
+            | DiceBody::End { step, .. } => Some(*step),
             DiceBody::Vote { .. } | DiceBody::Evidence { .. } => None,
         }
     }
@@ -278,7 +278,10 @@ impl<G: Game> DiceSession<G> {
             reason,
         };
         if ev.kind.as_u16() != KIND_DICE_LOG {
-            self.violations.push(wire(format!("kind {}, not {KIND_DICE_LOG}", ev.kind.as_u16())));
+            self.violations.push(wire(format!(
+                "kind {}, not {KIND_DICE_LOG}",
+                ev.kind.as_u16()
+            )));
             return self.violations[before..].to_vec();
         }
         if ev.verify().is_err() {
@@ -453,7 +456,8 @@ impl<G: Game> DiceSession<G> {
             else {
                 return false;
             };
-            let Ok(c) = from_base64("c", &commitment).and_then(|b| DiceCommitment::from_bytes(&b)) else {
+            let Ok(c) = from_base64("c", &commitment).and_then(|b| DiceCommitment::from_bytes(&b))
+            else {
                 return false;
             };
             DiceReveal::from_base64(r, c.slots().trailing_zeros() as u8)
@@ -503,7 +507,12 @@ impl<G: Game> DiceSession<G> {
         }
         match self.r.game.to_act() {
             ToAct::Terminal => Ok(Kind::End),
-            ToAct::Chance(reqs) => self.r.dice.plan(&reqs).map(Kind::Chance).map_err(|e| e.to_string()),
+            ToAct::Chance(reqs) => self
+                .r
+                .dice
+                .plan(&reqs)
+                .map(Kind::Chance)
+                .map_err(|e| e.to_string()),
             ToAct::Seat(s) => {
                 let idx = self
                     .r
@@ -568,16 +577,22 @@ impl<G: Game> DiceSession<G> {
         for seat in self.parts() {
             let found = self.candidates(0, seat).into_iter().find_map(|ev| {
                 let c = match serde_json::from_str::<DiceEvent>(&ev.content).map(|b| b.body) {
-                    Ok(DiceBody::Commit { commitment }) => from_base64("dice commitment", &commitment)
-                        .and_then(|b| DiceCommitment::from_bytes(&b))
-                        .map_err(|e| e.to_string())
-                        .and_then(|c| {
-                            if c.slots() < super::dice_chance::SLOTS {
-                                Err(format!("commits to {} dice slots, fewer than {}", c.slots(), super::dice_chance::SLOTS))
-                            } else {
-                                Ok(c)
-                            }
-                        }),
+                    Ok(DiceBody::Commit { commitment }) => {
+                        from_base64("dice commitment", &commitment)
+                            .and_then(|b| DiceCommitment::from_bytes(&b))
+                            .map_err(|e| e.to_string())
+                            .and_then(|c| {
+                                if c.slots() < super::dice_chance::SLOTS {
+                                    Err(format!(
+                                        "commits to {} dice slots, fewer than {}",
+                                        c.slots(),
+                                        super::dice_chance::SLOTS
+                                    ))
+                                } else {
+                                    Ok(c)
+                                }
+                            })
+                    }
                     _ => Err("not a commitment".into()),
                 };
                 match c {
@@ -686,16 +701,30 @@ impl<G: Game> DiceSession<G> {
 
     /// An event of `seat` answers this batch if it names this step, batch and head and holds
     /// exactly its reveals for `slots`, each matching its commitment.
-    fn check_reveals(&mut self, ev: &Event, seat: u16, slots: &BTreeSet<u32>) -> Result<(), String> {
+    fn check_reveals(
+        &mut self,
+        ev: &Event,
+        seat: u16,
+        slots: &BTreeSet<u32>,
+    ) -> Result<(), String> {
         let body = serde_json::from_str::<DiceEvent>(&ev.content).map_err(|e| e.to_string())?;
         let DiceBody::Reveals {
-            batch, prev, reveals, ..
+            batch,
+            prev,
+            reveals,
+            ..
         } = body.body
         else {
-            return Err(format!("a {} event where reveals are due", body_name(&body.body)));
+            return Err(format!(
+                "a {} event where reveals are due",
+                body_name(&body.body)
+            ));
         };
         if batch != self.r.batch {
-            return Err(format!("reveals for batch {batch} at batch {}", self.r.batch));
+            return Err(format!(
+                "reveals for batch {batch} at batch {}",
+                self.r.batch
+            ));
         }
         if prev != self.r.head {
             return Err(format!("builds on {prev}, not the head {}", self.r.head));
@@ -727,15 +756,22 @@ impl<G: Game> DiceSession<G> {
             .flat_map(|((_, seat), evs)| evs.iter().map(|e| (*seat, e.clone())))
             .collect();
         for (seat, ev) in intruders {
-            self.reject(&ev, seat, format!("moved out of turn (seat {actor} to act)"));
+            self.reject(
+                &ev,
+                seat,
+                format!("moved out of turn (seat {actor} to act)"),
+            );
         }
         let seat = self.r.game.seats()[actor as usize];
         for ev in self.candidates(s, actor) {
             let parsed = serde_json::from_str::<DiceEvent>(&ev.content)
                 .map_err(|e| e.to_string())
                 .and_then(|b| match b.body {
-                    DiceBody::Move { n, prev, action, .. } if n == self.r.moves && prev == self.r.head => {
-                        serde_json::from_value::<G::Action>(action).map_err(|e| format!("unreadable move: {e}"))
+                    DiceBody::Move {
+                        n, prev, action, ..
+                    } if n == self.r.moves && prev == self.r.head => {
+                        serde_json::from_value::<G::Action>(action)
+                            .map_err(|e| format!("unreadable move: {e}"))
                     }
                     DiceBody::Move { n, prev, .. } => Err(format!(
                         "move {n} on {prev}; expected move {} on the head {}",
@@ -780,7 +816,11 @@ impl<G: Game> DiceSession<G> {
                         found = Some(ev);
                         break;
                     }
-                    _ => self.reject(&ev, seat, format!("not the end on the head {}", self.r.head)),
+                    _ => self.reject(
+                        &ev,
+                        seat,
+                        format!("not the end on the head {}", self.r.head),
+                    ),
                 }
             }
             match found {
@@ -856,13 +896,17 @@ impl<G: Game> DiceSession<G> {
                 }),
                 _ => None,
             },
-            Ok(Kind::End) => Some(DiceBody::End { step: s, prev: head }),
+            Ok(Kind::End) => Some(DiceBody::End {
+                step: s,
+                prev: head,
+            }),
             Ok(Kind::Chance(plan)) => {
                 let opening = plan
                     .iter()
                     .any(|p| matches!(p.request, ChanceRequest::OpenPrivate { .. }));
                 let mine = self.r.dice.my_reveals(&plan);
-                (!mine.is_empty() && !(opening && self.refuse_to_open)).then(|| DiceBody::Reveals {
+                let withheld = opening && self.refuse_to_open;
+                (!mine.is_empty() && !withheld).then(|| DiceBody::Reveals {
                     step: s,
                     batch: self.r.batch,
                     prev: head,
@@ -898,7 +942,10 @@ impl<G: Game> DiceSession<G> {
         match self.kind() {
             Ok(Kind::Move(actor)) if actor == me => {
                 let seat = self.r.game.seats()[me as usize];
-                Some((self.r.game.view(Some(seat)), self.r.game.legal_actions(seat)))
+                Some((
+                    self.r.game.view(Some(seat)),
+                    self.r.game.legal_actions(seat),
+                ))
             }
             _ => None,
         }
@@ -911,7 +958,11 @@ impl<G: Game> DiceSession<G> {
             return Err("not this seat's turn".into());
         }
         let seat = self.r.game.seats()[me as usize];
-        self.r.game.clone().apply(seat, action).map_err(|e| e.to_string())?;
+        self.r
+            .game
+            .clone()
+            .apply(seat, action)
+            .map_err(|e| e.to_string())?;
         let s = self.r.step;
         self.queued.insert(s);
         self.outbox.push(DiceBody::Move {
@@ -939,7 +990,11 @@ impl<G: Game> DiceSession<G> {
         if let Some(votes) = self.votes.get(&s) {
             if let Some(before) = votes.get(&me) {
                 missing.extend(before.iter().copied());
-                missing.extend(self.parts().into_iter().filter(|p| *p != me && !votes.contains_key(p)));
+                missing.extend(
+                    self.parts()
+                        .into_iter()
+                        .filter(|p| *p != me && !votes.contains_key(p)),
+                );
             }
         }
         self.outbox.push(DiceBody::Vote {

@@ -1898,7 +1898,10 @@ impl Session {
 /// The timeout rule of PROTOCOL.md §7.3 over one step's votes (voter → union of the seats it
 /// named): M*, the seats every participating voter named, once every other participant voted.
 /// Shared by the Tolerance and the dice sessions.
-pub(crate) fn quorum<S: Ord + Copy>(votes: &BTreeMap<S, BTreeSet<S>>, parts: &[S]) -> Option<Vec<S>> {
+pub(crate) fn quorum<S: Ord + Copy>(
+    votes: &BTreeMap<S, BTreeSet<S>>,
+    parts: &[S],
+) -> Option<Vec<S>> {
     let mut common: Option<BTreeSet<S>> = None;
     for (voter, missing) in votes {
         if !parts.contains(voter) {

@@ -49,14 +49,22 @@ impl Table {
             .map(|i| {
                 let ctx = DiceClient::context(TABLE, GAME, i, pubs[i as usize].to_bytes());
                 let secret = DiceSecret::generate(&mut rng, &ctx, SLOTS).unwrap();
-                DiceSession::new(TABLE, pubs.clone(), game.clone(), Some((i, secret)), refuse == Some(i))
-                    .unwrap()
+                DiceSession::new(
+                    TABLE,
+                    pubs.clone(),
+                    game.clone(),
+                    Some((i, secret)),
+                    refuse == Some(i),
+                )
+                .unwrap()
             })
             .collect();
         Table {
             keys,
             seats,
-            bots: (0..n).map(|i| PerudoBot::new(StdRng::seed_from_u64(u64::from(i)))).collect(),
+            bots: (0..n)
+                .map(|i| PerudoBot::new(StdRng::seed_from_u64(u64::from(i))))
+                .collect(),
             log: Vec::new(),
             pending: vec![Vec::new(); n as usize],
             silent: None,
@@ -127,6 +135,30 @@ impl Table {
     }
 }
 
+/// A 3-seat table where seat 1 is to move and has not moved yet.
+fn seat_1_to_move() -> Table {
+    let mut t = Table::new(3, None);
+    t.silent = Some(1);
+    t.settle(&mut |_, _| true);
+    t.silent = None;
+    assert_eq!(t.seats[0].awaiting(), DiceAwait::Move(1));
+    t
+}
+
+fn forfeit(seat: u16, step: u32, reason: &str) -> DiceEnd {
+    DiceEnd::Forfeit {
+        seats: vec![seat],
+        step,
+        reason: reason.into(),
+    }
+}
+
+fn finished() -> DiceEnd {
+    DiceEnd::Finished {
+        unconfirmed: vec![],
+    }
+}
+
 fn replay(t: &Table, events: impl Iterator<Item = Event>) -> DiceSession<Perudo> {
     let mut s = t.spectator();
     for ev in events {
@@ -152,7 +184,10 @@ fn agreed(t: &Table) -> DiceEnd {
         .iter()
         .enumerate()
         .map(|(i, s)| (format!("seat {i}"), s))
-        .chain([("forward".to_string(), &forward), ("backward".to_string(), &backward)])
+        .chain([
+            ("forward".to_string(), &forward),
+            ("backward".to_string(), &backward),
+        ])
     {
         assert_eq!(s.end(), Some(&end), "{who}");
         assert_eq!(s.game().view(None), t.seats[0].game().view(None), "{who}");
@@ -164,7 +199,7 @@ fn agreed(t: &Table) -> DiceEnd {
 fn an_honest_game_ends_the_same_for_everyone_in_any_order() {
     let mut t = Table::new(3, None);
     t.settle(&mut |_, _| true);
-    assert_eq!(agreed(&t), DiceEnd::Finished { unconfirmed: vec![] });
+    assert_eq!(agreed(&t), finished());
     assert!(t.seats[0].game().outcome().is_some());
     assert!(t.seats.iter().all(|s| s.violations.is_empty()));
 }
@@ -174,7 +209,13 @@ fn a_cup_owner_who_does_not_open_forfeits_once_everyone_else_voted() {
     let mut t = Table::new(3, Some(1));
     t.settle(&mut |_, _| true);
     let (step, _) = t.seats[0].position();
-    assert_eq!(t.seats[0].awaiting(), DiceAwait::Reveals { batch: t.seats[0].batches(), seats: vec![1] });
+    assert_eq!(
+        t.seats[0].awaiting(),
+        DiceAwait::Reveals {
+            batch: t.seats[0].batches(),
+            seats: vec![1]
+        }
+    );
     // One vote is not a quorum: seat 2 has not voted yet.
     t.seats[0].vote();
     t.act(0, &mut |_, _| true);
@@ -184,10 +225,9 @@ fn a_cup_owner_who_does_not_open_forfeits_once_everyone_else_voted() {
     assert!(t.seats[2].vote());
     t.act(2, &mut |_, _| true);
     t.deliver_all();
-    let end = agreed(&t);
     assert_eq!(
-        end,
-        DiceEnd::Forfeit { seats: vec![1], step, reason: "withheld a step past the deadline".into() }
+        agreed(&t),
+        forfeit(1, step, "withheld a step past the deadline")
     );
 }
 
@@ -207,17 +247,13 @@ fn a_seat_that_misses_its_move_gets_the_timeout_move_and_the_game_goes_on() {
         timeouts += 1;
     }
     assert!(timeouts > 0);
-    assert_eq!(agreed(&t), DiceEnd::Finished { unconfirmed: vec![] });
+    assert_eq!(agreed(&t), finished());
 }
 
 #[test]
 fn a_forked_move_ends_the_table_naming_the_seat_with_both_events_as_evidence() {
-    let mut t = Table::new(3, None);
-    t.silent = Some(1);
-    t.settle(&mut |_, _| true);
-    t.silent = None;
+    let mut t = seat_1_to_move();
     let (step, head) = t.seats[0].position();
-    assert_eq!(t.seats[0].awaiting(), DiceAwait::Move(1));
     let legal = t.seats[1].my_turn().unwrap().1;
     let n = t.seats[1].moves();
     let mv = |a: &crate::games::perudo::Action| DiceBody::Move {
@@ -226,7 +262,10 @@ fn a_forked_move_ends_the_table_naming_the_seat_with_both_events_as_evidence() {
         prev: head.clone(),
         action: serde_json::to_value(a).unwrap(),
     };
-    let (a, b) = (sign(&t.keys[1], mv(&legal[0])), sign(&t.keys[1], mv(&legal[1])));
+    let (a, b) = (
+        sign(&t.keys[1], mv(&legal[0])),
+        sign(&t.keys[1], mv(&legal[1])),
+    );
     // Seat 0 sees the first and moves on; seat 2 sees both at once.
     t.seats[0].handle(&a);
     t.act(0, &mut |_, _| true);
@@ -237,29 +276,46 @@ fn a_forked_move_ends_the_table_naming_the_seat_with_both_events_as_evidence() {
     t.pending[0].push(b.clone());
     t.deliver_all();
     t.settle(&mut |_, _| true);
-    let end = agreed(&t);
     assert_eq!(
-        end,
-        DiceEnd::Forfeit { seats: vec![1], step, reason: "signed two different events for one step".into() }
+        agreed(&t),
+        forfeit(1, step, "signed two different events for one step")
     );
-    assert!(t.seats[0].violations.iter().any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
+    assert!(t.seats[0]
+        .violations
+        .iter()
+        .any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
     // The evidence carries both events, and alone convinces a newcomer of the fork.
     let evidence = t
         .log
         .iter()
-        .find(|e| matches!(serde_json::from_str::<DiceEvent>(&e.content).unwrap().body, DiceBody::Evidence { .. }))
+        .find(|e| {
+            matches!(
+                serde_json::from_str::<DiceEvent>(&e.content).unwrap().body,
+                DiceBody::Evidence { .. }
+            )
+        })
         .expect("evidence published")
         .clone();
-    let DiceBody::Evidence { offender, events, .. } = serde_json::from_str::<DiceEvent>(&evidence.content).unwrap().body
+    let DiceBody::Evidence {
+        offender, events, ..
+    } = serde_json::from_str::<DiceEvent>(&evidence.content)
+        .unwrap()
+        .body
     else {
         unreachable!()
     };
     assert_eq!(offender, 1);
-    let ids: BTreeSet<String> = events.iter().map(|j| Event::from_json(j).unwrap().id.to_hex()).collect();
+    let ids: BTreeSet<String> = events
+        .iter()
+        .map(|j| Event::from_json(j).unwrap().id.to_hex())
+        .collect();
     assert_eq!(ids, [a.id.to_hex(), b.id.to_hex()].into_iter().collect());
     let mut newcomer = t.spectator();
     newcomer.handle(&evidence);
-    assert!(newcomer.violations.iter().any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
+    assert!(newcomer
+        .violations
+        .iter()
+        .any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
 }
 
 #[test]
@@ -270,21 +326,30 @@ fn a_fork_after_the_game_ended_and_was_confirmed_changes_nothing() {
     // A loser signs another commitment afterwards: the end confirmations pinned the game.
     let ctx = DiceClient::context(TABLE, GAME, 2, t.keys[2].public_key().to_bytes());
     let other = DiceSecret::generate(&mut ChaCha20Rng::seed_from_u64(99), &ctx, SLOTS).unwrap();
-    let late = sign(&t.keys[2], DiceBody::Commit { commitment: to_base64(&other.commitment().to_bytes()) });
+    let late = sign(
+        &t.keys[2],
+        DiceBody::Commit {
+            commitment: to_base64(&other.commitment().to_bytes()),
+        },
+    );
     t.broadcast(late);
     t.settle(&mut |_, _| true);
     assert_eq!(agreed(&t), before);
-    assert!(t.seats[0].violations.iter().any(|v| matches!(v, Violation::Fork { seat: 2, step: 0, .. })));
+    assert!(t.seats[0].violations.iter().any(|v| matches!(
+        v,
+        Violation::Fork {
+            seat: 2,
+            step: 0,
+            ..
+        }
+    )));
 }
 
 /// PROTOCOL.md §7.7: a seat that voted and then receives the late move waits; once a seat that
 /// did not vote builds on the late move, the quorum can never complete and it applies it.
 #[test]
 fn a_late_move_and_a_vote_cross_and_everyone_follows_the_late_move() {
-    let mut t = Table::new(3, None);
-    t.silent = Some(1);
-    t.settle(&mut |_, _| true);
-    t.silent = None;
+    let mut t = seat_1_to_move();
     let (step, _) = t.seats[0].position();
     // Seat 0's deadline passed: it votes seat 1 missing; seat 2 has not voted.
     assert!(t.seats[0].vote());
@@ -292,20 +357,24 @@ fn a_late_move_and_a_vote_cross_and_everyone_follows_the_late_move() {
     // Seat 1 moves late; seat 0 gets its move only after its own vote.
     t.act(1, &mut |_, _| true);
     t.deliver_all();
-    assert_eq!(t.seats[0].position().0, step, "seat 0 holds the late move back");
-    assert!(t.seats[2].position().0 > step, "seat 2 never voted and applied it");
+    assert_eq!(
+        t.seats[0].position().0,
+        step,
+        "seat 0 holds the late move back"
+    );
+    assert!(
+        t.seats[2].position().0 > step,
+        "seat 2 never voted and applied it"
+    );
     t.settle(&mut |_, _| true);
-    assert_eq!(agreed(&t), DiceEnd::Finished { unconfirmed: vec![] });
+    assert_eq!(agreed(&t), finished());
 }
 
 /// The other way round: the quorum completes, and a client that had applied the late move
 /// (here a spectator) goes back and applies the timeout instead.
 #[test]
 fn a_completed_quorum_voids_a_late_move_that_a_spectator_had_applied() {
-    let mut t = Table::new(3, None);
-    t.silent = Some(1);
-    t.settle(&mut |_, _| true);
-    t.silent = None;
+    let mut t = seat_1_to_move();
     let (step, _) = t.seats[0].position();
     let mut watcher = replay(&t, t.log.clone().into_iter());
     let moves_before = watcher.moves();
@@ -333,5 +402,5 @@ fn a_completed_quorum_voids_a_late_move_that_a_spectator_had_applied() {
     assert!(t.seats.iter().all(|s| s.position().0 > step));
     assert_eq!(watcher.position(), t.seats[0].position());
     t.settle(&mut |_, _| true);
-    assert_eq!(agreed(&t), DiceEnd::Finished { unconfirmed: vec![] });
+    assert_eq!(agreed(&t), finished());
 }
