@@ -148,6 +148,8 @@ struct Replica<G> {
     end: Option<DiceEnd>,
     /// Who the open step still waits for.
     waiting: DiceAwait,
+    /// Reveals events whose values `dice` holds.
+    checked: HashSet<EventId>,
 }
 
 enum Kind {
@@ -215,6 +217,7 @@ impl<G: Game> DiceSession<G> {
                 accepted: Vec::new(),
                 end: None,
                 waiting: DiceAwait::Commits((0..n).collect()),
+                checked: HashSet::new(),
             },
             table,
             table_hex,
@@ -379,6 +382,7 @@ impl<G: Game> DiceSession<G> {
         self.r.accepted.clear();
         self.r.end = None;
         self.r.waiting = DiceAwait::Commits((0..n).collect());
+        self.r.checked.clear();
     }
 
     fn parts(&self) -> Vec<u16> {
@@ -644,8 +648,14 @@ impl<G: Game> DiceSession<G> {
                 .collect();
             let mut found = None;
             for ev in self.candidates(s, seat) {
+                // Checked while the batch waited for another seat: its values are still held.
+                if self.r.checked.contains(&ev.id) {
+                    found = Some(ev);
+                    break;
+                }
                 match self.check_reveals(&ev, seat, &slots) {
                     Ok(()) => {
+                        self.r.checked.insert(ev.id);
                         found = Some(ev);
                         break;
                     }
