@@ -657,6 +657,12 @@ fn perudo_resume_after_sigkill_mid_game() {
         || count() >= 4,
         || format!("{:?}", moves.lock().unwrap()),
     );
+    // The sealed dice secret and the fsynced events are what the restart has to go on.
+    let dir = hb.join("tables").join(hex::encode(table));
+    let sealed = std::fs::read(dir.join("secrets-1.bin")).expect("the dice secret is journalled");
+    assert_eq!(sealed.len(), 12 + 33 + 16, "nonce, seed and depth, tag");
+    let journalled = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    assert!(journalled.contains(r#"\"type\":\"commit"#), "{journalled}");
     let before = moves.lock().unwrap().len();
     assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
