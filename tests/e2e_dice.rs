@@ -28,6 +28,8 @@ struct Outcome<G> {
     wall: Duration,
     /// Every event of the table the relay stored, votes and evidence included.
     relay_events: Vec<Event>,
+    /// A spectator that came after the end and read the relay's stored events.
+    verifier: Result<DiceRun<G>, SessionError>,
 }
 
 /// Runs one game with a bot per seat and a spectator; seat `refuse_open` never opens its cup.
@@ -94,6 +96,7 @@ where
     let spool = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
         .await
         .unwrap();
+    let game_again = game.clone();
     let spectator = dice_net::run(
         &spool,
         table,
@@ -116,6 +119,22 @@ where
         .fetch(vec![dice_net::filter(&table)], Duration::from_secs(5))
         .await
         .unwrap();
+    // Afterwards, as `verify` does: a new spectator replays what the relay stored.
+    let mut cfg = RunConfig::new(deadline);
+    cfg.idle = Duration::from_secs(3);
+    let verifier = dice_net::run_with(
+        &spool,
+        table,
+        pubs.clone(),
+        game_again,
+        Participant {
+            me: None,
+            bot: None,
+            refuse_to_open: false,
+        },
+        cfg,
+    )
+    .await;
     spool.shutdown().await;
     relay.shutdown().await;
     Outcome {
@@ -124,7 +143,16 @@ where
         keys: pubs,
         wall,
         relay_events,
+        verifier,
     }
+}
+
+/// The late replay from the relay reaches the spectator's end and game.
+fn check_verifier<G: Game>(o: &Outcome<G>) {
+    let spectator = o.spectator.as_ref().unwrap();
+    let v = o.verifier.as_ref().expect("the replay from the relay ends");
+    assert_eq!(v.end, spectator.end);
+    assert_eq!(v.game.view(None), spectator.game.view(None));
 }
 
 fn check_all_agree<G: Game>(o: &Outcome<G>) -> (u32, u32) {
@@ -136,6 +164,7 @@ fn check_all_agree<G: Game>(o: &Outcome<G>) -> (u32, u32) {
             unconfirmed: vec![]
         }
     );
+    check_verifier(o);
     for (i, r) in o.seats.iter().enumerate() {
         let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
         assert_eq!(r.game.outcome().as_ref(), Some(&outcome), "seat {i}");
@@ -329,6 +358,7 @@ async fn a_seat_that_refuses_to_open_its_cup_is_named_for_its_forfeit() {
         panic!("expected seat 1's forfeit, got {:?}", spectator.end);
     };
     assert_eq!(seats, &vec![1]);
+    check_verifier(&o);
     for (i, r) in o.seats.iter().enumerate() {
         let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
         assert_eq!(r.end, spectator.end, "seat {i}");
@@ -388,6 +418,7 @@ async fn a_seat_that_signs_two_moves_for_one_turn_is_reported_and_forfeits() {
     };
     assert_eq!(seats, &vec![2]);
     assert!(reason.contains("two different events"), "{reason}");
+    check_verifier(&o);
     for (i, r) in o.seats.iter().enumerate() {
         let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
         assert_eq!(r.end, spectator.end, "seat {i}");
