@@ -404,3 +404,48 @@ fn a_completed_quorum_voids_a_late_move_that_a_spectator_had_applied() {
     t.settle(&mut |_, _| true);
     assert_eq!(agreed(&t), finished());
 }
+
+/// PROTOCOL.md §2.2 at the session: a seat restarted with its secret and its journal (every event
+/// it handled, its own signed ones included — even one no relay delivered) is where it was and
+/// owes nothing it already signed.
+#[test]
+fn a_restarted_seat_replaying_its_journal_signs_no_step_again() {
+    let mut t = Table::new(3, None);
+    // Stop when seat 0 is to move, then let it sign its move without anyone receiving it.
+    t.silent = Some(0);
+    t.settle(&mut |_, _| true);
+    t.silent = None;
+    let (view, legal) = t.seats[0].my_turn().expect("seat 0 to move");
+    let a = t.bots[0].choose(&view, &legal);
+    t.seats[0].submit(&a).unwrap();
+    let bodies = t.seats[0].take_outbox();
+    assert_eq!(bodies.len(), 1);
+    let signed = sign(&t.keys[0], bodies[0].clone());
+    // The crash: the journal holds everything seat 0 handled plus its signed move.
+    let mut journal = t.log.clone();
+    journal.push(signed.clone());
+    let ctx = DiceClient::context(TABLE, GAME, 0, t.keys[0].public_key().to_bytes());
+    let secret = DiceSecret::generate(&mut ChaCha20Rng::seed_from_u64(7), &ctx, SLOTS).unwrap();
+    let pubs = t.keys.iter().map(|k| k.public_key()).collect();
+    let mut again = DiceSession::new(
+        TABLE,
+        pubs,
+        t.seats[0].initial.clone(),
+        Some((0, secret)),
+        false,
+    )
+    .unwrap();
+    for ev in &journal {
+        again.handle(ev);
+    }
+    assert!(again.my_turn().is_none(), "the move is signed already");
+    assert!(again.take_outbox().is_empty(), "nothing to sign again");
+    assert!(again.violations.is_empty(), "{:?}", again.violations);
+    // Republishing the recorded move lets the table go on, with no fork anywhere.
+    t.seats[0] = again;
+    t.broadcast(signed);
+    t.deliver_all();
+    t.settle(&mut |_, _| true);
+    assert_eq!(agreed(&t), finished());
+    assert!(t.seats.iter().all(|s| s.violations.is_empty()));
+}
