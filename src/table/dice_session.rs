@@ -285,18 +285,18 @@ impl<G: Game> DiceSession<G> {
                 "kind {}, not {KIND_DICE_LOG}",
                 ev.kind.as_u16()
             )));
-            return self.violations[before..].to_vec();
+            return self.since(before);
         }
         if ev.verify().is_err() {
             self.violations.push(wire("bad id or signature".into()));
-            return self.violations[before..].to_vec();
+            return self.since(before);
         }
         let Some(author) = self.keys.iter().position(|k| *k == ev.pubkey) else {
             self.violations.push(Violation::NotSeated {
                 id: ev.id.to_hex(),
                 author: ev.pubkey.to_hex(),
             });
-            return self.violations[before..].to_vec();
+            return self.since(before);
         };
         let author = author as u16;
         let body = match serde_json::from_str::<DiceEvent>(&ev.content) {
@@ -310,7 +310,7 @@ impl<G: Game> DiceSession<G> {
             Ok(b) => b,
             Err(reason) => {
                 self.violations.push(wire(reason));
-                return self.violations[before..].to_vec();
+                return self.since(before);
             }
         };
         self.seen.insert(ev.id);
@@ -344,7 +344,15 @@ impl<G: Game> DiceSession<G> {
             }
         }
         self.advance();
-        self.violations[before..].to_vec()
+        self.since(before)
+    }
+
+    /// Violations reported since there were `before` (a replay may have withdrawn some).
+    fn since(&self, before: usize) -> Vec<Violation> {
+        self.violations
+            .get(before..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default()
     }
 
     fn on_fork(&mut self, seat: u16, step: u32, a: &Event, b: &Event) {
@@ -383,6 +391,10 @@ impl<G: Game> DiceSession<G> {
         self.r.end = None;
         self.r.waiting = DiceAwait::Commits((0..n).collect());
         self.r.checked.clear();
+        // Whether an event fits its step depends on the branch: judge them again on this one.
+        self.rejected.clear();
+        self.violations
+            .retain(|v| !matches!(v, Violation::Invalid { .. }));
     }
 
     fn parts(&self) -> Vec<u16> {
