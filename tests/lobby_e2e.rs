@@ -422,6 +422,34 @@ fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
     seen
 }
 
+/// Waits until `point` holds (the victim still running), then SIGKILLs the victim.
+fn kill_when(victim: &mut Proc, point: impl Fn() -> bool, log: impl Fn() -> String) {
+    let end = Instant::now() + Duration::from_secs(120);
+    while !point() {
+        assert!(
+            Instant::now() < end,
+            "the kill point never came; log: {}",
+            log()
+        );
+        assert!(
+            victim.child.try_wait().unwrap().is_none(),
+            "the victim ended before the kill point"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.child.kill().unwrap(); // SIGKILL
+    victim.child.wait().unwrap();
+}
+
+/// The journal names the table; `resume` with no argument lists it.
+fn assert_resume_lists(home: &Path, naddr: &str) {
+    let out = run(home, &["resume"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(naddr),
+        "{out:?}"
+    );
+}
+
 /// Three players; the one at `victim` is SIGKILLed when `point` first holds for the log, then
 /// restarted with `tolerance resume`. The table must end with every chip accounted for.
 fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hands: u64) {
@@ -443,28 +471,13 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
     let log = watch_log(&r, &naddr);
     let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
     let other = spawn(&hc, &["join", &naddr, "--auto"]);
-    let end = Instant::now() + Duration::from_secs(120);
-    while !point(&log.lock().unwrap()) {
-        assert!(
-            Instant::now() < end,
-            "the kill point never came; log: {:?}",
-            log.lock().unwrap()
-        );
-        assert!(
-            victim.child.try_wait().unwrap().is_none(),
-            "the victim ended before the kill point"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    victim.child.kill().unwrap(); // SIGKILL
-    victim.child.wait().unwrap();
-    let before = log.lock().unwrap().len();
-    // The journal names the table; `resume` with no argument lists it.
-    let out = run(&hb, &["resume"]);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains(&naddr),
-        "{out:?}"
+    kill_when(
+        &mut victim,
+        || point(&log.lock().unwrap()),
+        || format!("{:?}", log.lock().unwrap()),
     );
+    let before = log.lock().unwrap().len();
+    assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
     let (ok, out, err) = resumed.finish(Duration::from_secs(240));
     assert!(ok, "resumed: {out}\n{err}");
@@ -657,4 +670,112 @@ fn watch_follows_and_replays_dice_tables() {
         assert!(replay.status.success(), "{replay:?}");
         assert_eq!(game_lines(&replayed), lines, "{game}");
     }
+}
+
+/// A Perudo player's process is SIGKILLed mid-game (after some bids, with its cup rolled) and
+/// restarted with `tolerance resume`: it reloads its dice secret from the journal, republishes
+/// what it had signed, signs no step twice, and the game ends with one winner that every
+/// player and `verify` agree on — no forfeit, no fork.
+#[test]
+fn perudo_resume_after_sigkill_mid_game() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (
+        home("perudo-kill", "a"),
+        home("perudo-kill", "b"),
+        home("perudo-kill", "c"),
+    );
+    player(&ha);
+    let b = player(&hb);
+    let c = player(&hc);
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--invite", &b,
+            "--invite", &c, "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let table: [u8; 32] = hex::decode(&table).unwrap().try_into().unwrap();
+    // The test's own client counts the moves on the dice log, to pick the moment to kill.
+    let moves = Arc::new(Mutex::new(Vec::<String>::new()));
+    {
+        let (moves, url) = (moves.clone(), r.url.clone());
+        r._rt.spawn(async move {
+            let pool = tolerance::net::pool::RelayPool::connect(
+                Keys::generate(),
+                [url],
+                Default::default(),
+            )
+            .await
+            .unwrap();
+            let mut sub = pool
+                .subscribe(vec![tolerance::table::dice_net::filter(&table)])
+                .await
+                .unwrap();
+            while let Some(ev) = sub.recv().await {
+                if let Ok(e) =
+                    serde_json::from_str::<tolerance::table::dice_net::DiceEvent>(&ev.content)
+                {
+                    let kind = serde_json::to_value(&e.body).unwrap()["type"]
+                        .as_str()
+                        .unwrap()
+                        .to_string();
+                    moves.lock().unwrap().push(kind);
+                }
+            }
+        });
+    }
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    let other = spawn(&hc, &["join", &naddr, "--auto"]);
+    let count = || {
+        moves
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|k| *k == "move")
+            .count()
+    };
+    kill_when(
+        &mut victim,
+        || count() >= 4,
+        || format!("{:?}", moves.lock().unwrap()),
+    );
+    // The sealed dice secret and the fsynced events are what the restart has to go on.
+    let dir = hb.join("tables").join(hex::encode(table));
+    let sealed = std::fs::read(dir.join("secrets-1.bin")).expect("the dice secret is journalled");
+    assert_eq!(sealed.len(), 12 + 33 + 16, "nonce, seed and depth, tag");
+    let journalled = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    assert!(journalled.contains(r#"\"type\":\"commit"#), "{journalled}");
+    let before = moves.lock().unwrap().len();
+    assert_resume_lists(&hb, &naddr);
+    let resumed = spawn(&hb, &["resume", &naddr]);
+    let mut winners = Vec::new();
+    for p in [resumed, host, other] {
+        let (ok, out, err) = p.finish(Duration::from_secs(180));
+        assert!(ok, "{out}\n{err}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("game over:"))
+            .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"))
+            .to_string();
+        assert!(
+            !out.contains("forfeit") && !out.contains("rejected"),
+            "{out}"
+        );
+        winners.push(line.contains("you won"));
+    }
+    assert_eq!(winners.iter().filter(|w| **w).count(), 1, "{winners:?}");
+    assert!(
+        moves.lock().unwrap().len() > before,
+        "the game went on after the kill"
+    );
+    let out = run(&ha, &["verify", "--table", &naddr]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("game over") && !text.contains("rejected"),
+        "{text}"
+    );
 }

@@ -17,7 +17,7 @@
 //! - Opening: *o* reveals its value for that same slot; everyone re-derives and the engine
 //!   refuses an opening that differs from what *o* saw.
 //! - A seat that withholds a reveal it owes is named by [`DiceError::Withheld`]; the table layer
-//!   treats it as that seat's forfeit (`protocol/PROTOCOL.md`, §Dice games).
+//!   settles it by timeout votes (`protocol/PROTOCOL.md` §12.3).
 
 use crate::engine::{ChanceOutcome, ChanceRequest, Seat};
 use crate::fair::dice::{
@@ -108,6 +108,17 @@ impl DiceClient {
             rolls_made: vec![0; n],
             values: BTreeMap::new(),
         })
+    }
+
+    /// Forgets every commitment and reveal, keeping the seats and this client's secret: the
+    /// session replays the log from the start when a timeout or a fork voids what it applied.
+    pub fn restart(&mut self) {
+        let n = self.seats.len();
+        self.commitments = vec![None; n];
+        self.batch = 0;
+        self.private_rolls.clear();
+        self.rolls_made = vec![0; n];
+        self.values.clear();
     }
 
     /// The dice context of seat `i` (what its commitment and reveals are bound to).

@@ -86,8 +86,9 @@ where
     for (i, r) in seats.iter().enumerate() {
         match r {
             Ok(r) => {
-                agreed &=
-                    r.game.outcome() == outcome && r.game.view(None) == spectator.game.view(None);
+                agreed &= r.game.outcome() == outcome
+                    && r.game.view(None) == spectator.game.view(None)
+                    && r.end == spectator.end;
             }
             Err(e) => {
                 agreed = false;

@@ -2,7 +2,8 @@
 //! the table id come from the seated announcement, the dice session from `dice_net`.
 
 use super::dice_chance::{DiceClient, SLOTS};
-use super::dice_net::{self, DiceNews, DiceRun, Observer, Participant};
+use super::dice_net::{self, DiceEnd, DiceNews, DiceRun, Observer, Participant, RunConfig};
+use super::journal::Journal;
 use super::seat::SeatUi;
 use super::table_ui::race_screen;
 use crate::bots::dice::{MiaBot, PerudoBot};
@@ -53,14 +54,23 @@ pub fn setup(game: &str, rules: Option<&str>, players: u8) -> Result<DiceTable, 
     }
 }
 
+/// The game number the dice secret is stored under in the table journal (one game per table).
+const JOURNAL_GAME: u64 = 1;
+
 /// Plays this identity's seat of a seated dice table to the end, through `ui`; returns the
 /// final line.
+///
+/// With a journal, the seat's dice secret is sealed in it (fsynced) before the commitment is
+/// published and every own event is recorded before it is published; a journal that already
+/// holds them resumes the game: the same secret, the recorded events replayed and republished,
+/// no step signed twice (PROTOCOL.md §2.2).
 pub async fn play(
     keys: &Keys,
     spec: &TableSpec,
     relays: &[String],
     ui: SeatUi,
     names: Vec<String>,
+    journal: Option<Journal>,
 ) -> Result<String, String> {
     let n = u8::try_from(spec.seats.len()).map_err(|_| "too many seats")?;
     let seats = seat_keys(spec)?;
@@ -70,7 +80,22 @@ pub async fn play(
         .ok_or("this identity holds no seat at the table")? as u16;
     let table = table_id(spec)?;
     let ctx = DiceClient::context(table, 1, me, keys.public_key().to_bytes());
-    let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+    let stored = match &journal {
+        Some(j) => j.load_secrets()?.remove(&JOURNAL_GAME),
+        None => None,
+    };
+    let secret = match stored {
+        Some(bytes) => DiceSecret::from_bytes(&ctx, &bytes)
+            .map_err(|e| format!("the journal's dice secret: {e}"))?,
+        None => {
+            let secret =
+                DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+            if let Some(j) = &journal {
+                j.save_secrets(JOURNAL_GAME, &*secret.to_bytes())?;
+            }
+            secret
+        }
+    };
     let pool = RelayPool::connect(keys.clone(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
@@ -83,6 +108,7 @@ pub async fn play(
         deadline: step_deadline(spec),
         names,
         relays: relays.len(),
+        journal,
     };
     let rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
     let out = match setup(&spec.game, spec.rules.as_deref(), n)? {
@@ -122,6 +148,7 @@ struct Seated {
     deadline: Duration,
     names: Vec<String>,
     relays: usize,
+    journal: Option<Journal>,
 }
 
 impl Seated {
@@ -144,9 +171,11 @@ impl Seated {
             refuse_to_open: false,
             observer: None,
         };
-        let (pool, table, seats, deadline) = (self.pool, self.table, self.seats, self.deadline);
+        let (pool, table, seats) = (self.pool, self.table, self.seats);
+        let mut cfg = RunConfig::new(self.deadline);
+        cfg.journal = self.journal;
         let session = |participant: Participant<G>| async move {
-            dice_net::run(&pool, table, seats, game, participant, deadline)
+            dice_net::run_with(&pool, table, seats, game, participant, cfg)
                 .await
                 .map_err(|e| e.to_string())
         };
@@ -178,7 +207,7 @@ impl Seated {
                 let game = async { game.await.map_err(|e| e.to_string())? };
                 let (end, ui) = race_screen(screen.thread, game, |r| {
                     let line = match r {
-                        Ok(run) => end_line(run, &name_of),
+                        Ok(run) => ended(run, &name_of).unwrap_or_else(|e| e),
                         Err(e) => {
                             let _ = events.send(DiceUiEvent::Error(e.clone()));
                             format!("the table stopped: {e}")
@@ -200,7 +229,10 @@ impl Seated {
         for e in G::log(&view) {
             println!("  · {}", G::line(e, &name_of));
         }
-        Ok(end_line(&run, &name_of))
+        for v in &run.violations {
+            println!("rejected: {v}");
+        }
+        ended(&run, &name_of)
     }
 }
 
@@ -223,15 +255,41 @@ fn observe<G: DiceUi>(events: std::sync::mpsc::Sender<DiceUiEvent>) -> Observer<
     })
 }
 
-fn end_line<G: Game>(run: &DiceRun<G>, names: &dyn Fn(Seat) -> String) -> String {
-    match run.game.outcome().and_then(|o| o.winners.first().copied()) {
-        Some(w) => format!(
-            "game over: {} won after {} moves and {} dice batches; every reveal and move checked",
-            names(w),
+/// The last line of a dice table, as a player, `watch` or `verify` reports it.
+fn ended<G: Game>(run: &DiceRun<G>, names: &dyn Fn(Seat) -> String) -> Result<String, String> {
+    match &run.end {
+        DiceEnd::Forfeit {
+            seats,
+            step,
+            reason,
+        } => Ok(format!(
+            "table over at step {step} by forfeit of {} ({reason}), after {} moves and {} dice batches",
+            seats
+                .iter()
+                .map(|s| names(*s as Seat))
+                .collect::<Vec<_>>()
+                .join(", "),
             run.moves,
             run.batches
-        ),
-        None => "game over without a winner".into(),
+        )),
+        DiceEnd::Finished { unconfirmed } => {
+            let winner = run
+                .game
+                .outcome()
+                .and_then(|o| o.winners.first().copied())
+                .ok_or("the game ended without a winner")?;
+            let note = if unconfirmed.is_empty() {
+                String::new()
+            } else {
+                format!(" (seats {unconfirmed:?} did not confirm the end)")
+            };
+            Ok(format!(
+                "game over: {} won after {} moves and {} dice batches; every reveal and move checked{note}",
+                names(winner),
+                run.moves,
+                run.batches
+            ))
+        }
     }
 }
 
@@ -265,18 +323,17 @@ async fn replay<G: TextGame + Send + 'static>(
     let run = spectate(pool, table, seats, game, deadline, None)
         .await
         .map_err(|e| format!("verification failed: {e}"))?;
-    let winner = run
-        .game
-        .outcome()
-        .and_then(|o| o.winners.first().copied())
-        .ok_or("verification failed: the game did not end")?;
-    Ok(format!(
-        "{} table {}: {} moves and {} dice batches replayed, seat {winner} won; every signature, reveal and rule checks out",
+    let line =
+        ended(&run, &|s| format!("seat {s}")).map_err(|e| format!("verification failed: {e}"))?;
+    let mut out = format!(
+        "{} table {}: every signature, reveal and rule checks out; {line}",
         G::NAME,
-        hex::encode(table),
-        run.moves,
-        run.batches
-    ))
+        hex::encode(table)
+    );
+    for v in &run.violations {
+        out.push_str(&format!("\nrejected: {v}"));
+    }
+    Ok(out)
 }
 
 /// Runs the session as a spectator: no seat, no dice secret, only public events.
@@ -294,7 +351,10 @@ async fn spectate<G: Game + Send + 'static>(
         refuse_to_open: false,
         observer,
     };
-    dice_net::run(pool, table, seats, game, watcher, deadline).await
+    // Nothing new for this long and the table is given up on (a finished game is reported).
+    let mut cfg = RunConfig::new(deadline);
+    cfg.idle = deadline;
+    dice_net::run_with(pool, table, seats, game, watcher, cfg).await
 }
 
 /// `tolerance watch` of a dice table: follows it live, or replays it once finished, as a
@@ -380,5 +440,5 @@ async fn follow<G: TextGame + Send + 'static>(
     let run = spectate(pool, table, seats, game, deadline, Some(observer))
         .await
         .map_err(|e| format!("the table stopped: {e}"))?;
-    Ok(end_line(&run, &|s| crate::ui::seat_name(&names, s)))
+    ended(&run, &|s| crate::ui::seat_name(&names, s))
 }

@@ -4,12 +4,16 @@
 //!   secrets from the OS RNG): wire checks, seat, chain position, fork check, crypto, engine.
 //! - [`runner`]: runs a session over real relays with its own key and connections.
 //! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
+//! - Dice tables (Perudo, Mia) have the same split: [`dice_session`] is the pure state machine
+//!   (events in, own events and violations out), [`dice_net`] runs it over relays, and
+//!   [`dice_chance`] answers the engine's dice requests from commit-reveal values.
 
 pub mod demo;
 pub mod dice_chance;
 pub mod dice_demo;
 pub mod dice_net;
 pub mod dice_seat;
+pub mod dice_session;
 pub mod journal;
 pub mod lobby;
 pub mod play;

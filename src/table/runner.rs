@@ -162,7 +162,12 @@ async fn publish(
     Ok(event)
 }
 
-async fn publish_event(pool: &RelayPool, event: &Event, what: &str) -> Result<(), String> {
+/// Publishes with a few retries: a relay that blinks must not cost the seat its step.
+pub(crate) async fn publish_event(
+    pool: &RelayPool,
+    event: &Event,
+    what: &str,
+) -> Result<(), String> {
     let mut last = String::new();
     for attempt in 0..5 {
         match pool.publish(event).await {

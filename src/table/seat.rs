@@ -624,12 +624,6 @@ async fn play_seat_in(
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
     }
-    if spec.game != "tolerance" {
-        // Dice games keep no journal yet: their session cannot resume (PROTOCOL.md §12).
-        let line = super::dice_seat::play(keys, &spec, &relays, ui, names).await?;
-        println!("{line}");
-        return Ok(());
-    }
     let journal = Journal::open(home, keys, &spec.table)?;
     let meta = resumed.unwrap_or_else(|| TableMeta {
         table: spec.table.clone(),
@@ -641,6 +635,19 @@ async fn play_seat_in(
         finished: false,
     });
     journal::write_meta(home, &meta)?;
+    if spec.game != "tolerance" {
+        // The dice session journals its secret and own events the same way (PROTOCOL.md §2.2).
+        let line = super::dice_seat::play(keys, &spec, &relays, ui, names, Some(journal)).await?;
+        journal::write_meta(
+            home,
+            &TableMeta {
+                finished: true,
+                ..meta
+            },
+        )?;
+        println!("{line}");
+        return Ok(());
+    }
     let name_of = {
         let names = names.clone();
         move |s: u8| {

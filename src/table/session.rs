@@ -263,7 +263,9 @@ fn xonly(pk: &PublicKey) -> [u8; 32] {
     pk.to_bytes()
 }
 
-fn synthetic_head(parts: &[&[u8]]) -> String {
+/// A head no event has: `sha256` of the length-prefixed parts (PROTOCOL.md §7.4). Timeouts and
+/// forfeits move the chain to one, so the next step cannot build on a voided event.
+pub(crate) fn synthetic_head(parts: &[&[u8]]) -> String {
     let mut h = Sha256::new();
     for p in parts {
         h.update((p.len() as u32).to_be_bytes());
@@ -1708,26 +1710,7 @@ impl Session {
 
     /// M*: the seats every voter named, if every other participant voted.
     fn quorum(&self, hand: u64, step: u32, parts: &[Seat]) -> Option<Vec<Seat>> {
-        let votes = self.votes.get(&(hand, step))?;
-        let mut common: Option<BTreeSet<Seat>> = None;
-        for (voter, missing) in votes {
-            if !parts.contains(voter) {
-                continue;
-            }
-            common = Some(match common {
-                None => missing.clone(),
-                Some(c) => c.intersection(missing).copied().collect(),
-            });
-        }
-        let m: BTreeSet<Seat> = common?.into_iter().filter(|s| parts.contains(s)).collect();
-        if m.is_empty() {
-            return None;
-        }
-        let everyone_else = parts
-            .iter()
-            .filter(|p| !m.contains(p))
-            .all(|p| votes.contains_key(p));
-        everyone_else.then(|| m.into_iter().collect())
+        quorum(self.votes.get(&(hand, step))?, parts)
     }
 
     /// Applies every timeout whose quorum is complete (rolling back a late event if needed).
@@ -1910,6 +1893,34 @@ impl Session {
         self.outbox.push(p);
         true
     }
+}
+
+/// The timeout rule of PROTOCOL.md §7.3 over one step's votes (voter → union of the seats it
+/// named): M*, the seats every participating voter named, once every other participant voted.
+/// Shared by the Tolerance and the dice sessions.
+pub(crate) fn quorum<S: Ord + Copy>(
+    votes: &BTreeMap<S, BTreeSet<S>>,
+    parts: &[S],
+) -> Option<Vec<S>> {
+    let mut common: Option<BTreeSet<S>> = None;
+    for (voter, missing) in votes {
+        if !parts.contains(voter) {
+            continue;
+        }
+        common = Some(match common {
+            None => missing.clone(),
+            Some(c) => c.intersection(missing).copied().collect(),
+        });
+    }
+    let m: BTreeSet<S> = common?.into_iter().filter(|s| parts.contains(s)).collect();
+    if m.is_empty() {
+        return None;
+    }
+    let everyone_else = parts
+        .iter()
+        .filter(|p| !m.contains(p))
+        .all(|p| votes.contains_key(p));
+    everyone_else.then(|| m.into_iter().collect())
 }
 
 #[derive(Clone)]
