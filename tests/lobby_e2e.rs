@@ -672,6 +672,98 @@ fn watch_follows_and_replays_dice_tables() {
     }
 }
 
+/// A three-seat Perudo table of bots: the host at `a` invites `b` (the one the tests kill) and
+/// `c`. The log holds the type of every dice event the relay carries, in arrival order, so a
+/// test can pick the moment to kill.
+struct PerudoTable {
+    ha: PathBuf,
+    hb: PathBuf,
+    naddr: String,
+    table: [u8; 32],
+    log: Arc<Mutex<Vec<String>>>,
+    host: Proc,
+    victim: Proc,
+    other: Proc,
+}
+
+impl PerudoTable {
+    fn start(r: &Relay, test: &str, deadlines: &[&str]) -> PerudoTable {
+        let (ha, hb, hc) = (home(test, "a"), home(test, "b"), home(test, "c"));
+        player(&ha);
+        let b = player(&hb);
+        let c = player(&hc);
+        let mut args = vec![
+            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--invite", &b,
+            "--invite", &c, "--auto",
+        ];
+        args.extend_from_slice(deadlines);
+        let host = spawn(&ha, &args);
+        let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+        let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+        let table: [u8; 32] = hex::decode(&table).unwrap().try_into().unwrap();
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        {
+            let (log, url) = (log.clone(), r.url.clone());
+            r._rt.spawn(async move {
+                let pool = tolerance::net::pool::RelayPool::connect(
+                    Keys::generate(),
+                    [url],
+                    Default::default(),
+                )
+                .await
+                .unwrap();
+                let mut sub = pool
+                    .subscribe(vec![tolerance::table::dice_net::filter(&table)])
+                    .await
+                    .unwrap();
+                while let Some(ev) = sub.recv().await {
+                    if let Ok(e) =
+                        serde_json::from_str::<tolerance::table::dice_net::DiceEvent>(&ev.content)
+                    {
+                        let kind = serde_json::to_value(&e.body).unwrap()["type"]
+                            .as_str()
+                            .unwrap()
+                            .to_string();
+                        log.lock().unwrap().push(kind);
+                    }
+                }
+            });
+        }
+        let victim = spawn(&hb, &["join", &naddr, "--auto"]);
+        let other = spawn(&hc, &["join", &naddr, "--auto"]);
+        PerudoTable {
+            ha,
+            hb,
+            naddr,
+            table,
+            log,
+            host,
+            victim,
+            other,
+        }
+    }
+
+    fn count(&self, kind: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|k| *k == kind)
+            .count()
+    }
+
+    /// SIGKILLs the victim once `moves` moves are on the relay.
+    fn kill_after_moves(&mut self, moves: usize) {
+        let log = self.log.clone();
+        let count = || log.lock().unwrap().iter().filter(|k| *k == "move").count();
+        kill_when(
+            &mut self.victim,
+            || count() >= moves,
+            || format!("{:?}", log.lock().unwrap()),
+        );
+    }
+}
+
 /// A Perudo player's process is SIGKILLed mid-game (after some bids, with its cup rolled) and
 /// restarted with `tolerance resume`: it reloads its dice secret from the journal, republishes
 /// what it had signed, signs no step twice, and the game ends with one winner that every
@@ -680,79 +772,20 @@ fn watch_follows_and_replays_dice_tables() {
 fn perudo_resume_after_sigkill_mid_game() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
-    let (ha, hb, hc) = (
-        home("perudo-kill", "a"),
-        home("perudo-kill", "b"),
-        home("perudo-kill", "c"),
-    );
-    player(&ha);
-    let b = player(&hb);
-    let c = player(&hc);
-    let host = spawn(
-        &ha,
-        &[
-            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--invite", &b,
-            "--invite", &c, "--auto",
-        ],
-    );
-    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-    let table: [u8; 32] = hex::decode(&table).unwrap().try_into().unwrap();
-    // The test's own client counts the moves on the dice log, to pick the moment to kill.
-    let moves = Arc::new(Mutex::new(Vec::<String>::new()));
-    {
-        let (moves, url) = (moves.clone(), r.url.clone());
-        r._rt.spawn(async move {
-            let pool = tolerance::net::pool::RelayPool::connect(
-                Keys::generate(),
-                [url],
-                Default::default(),
-            )
-            .await
-            .unwrap();
-            let mut sub = pool
-                .subscribe(vec![tolerance::table::dice_net::filter(&table)])
-                .await
-                .unwrap();
-            while let Some(ev) = sub.recv().await {
-                if let Ok(e) =
-                    serde_json::from_str::<tolerance::table::dice_net::DiceEvent>(&ev.content)
-                {
-                    let kind = serde_json::to_value(&e.body).unwrap()["type"]
-                        .as_str()
-                        .unwrap()
-                        .to_string();
-                    moves.lock().unwrap().push(kind);
-                }
-            }
-        });
-    }
-    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
-    let other = spawn(&hc, &["join", &naddr, "--auto"]);
-    let count = || {
-        moves
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|k| *k == "move")
-            .count()
-    };
-    kill_when(
-        &mut victim,
-        || count() >= 4,
-        || format!("{:?}", moves.lock().unwrap()),
-    );
+    let mut t = PerudoTable::start(&r, "perudo-kill", &[]);
+    t.kill_after_moves(4);
+    let (hb, naddr) = (t.hb.clone(), t.naddr.clone());
     // The sealed dice secret and the fsynced events are what the restart has to go on.
-    let dir = hb.join("tables").join(hex::encode(table));
+    let dir = hb.join("tables").join(hex::encode(t.table));
     let sealed = std::fs::read(dir.join("secrets-1.bin")).expect("the dice secret is journalled");
     assert_eq!(sealed.len(), 12 + 33 + 16, "nonce, seed and depth, tag");
     let journalled = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
     assert!(journalled.contains(r#"\"type\":\"commit"#), "{journalled}");
-    let before = moves.lock().unwrap().len();
+    let before = t.log.lock().unwrap().len();
     assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
     let mut winners = Vec::new();
-    for p in [resumed, host, other] {
+    for p in [resumed, t.host, t.other] {
         let (ok, out, err) = p.finish(Duration::from_secs(180));
         assert!(ok, "{out}\n{err}");
         let line = out
@@ -768,14 +801,69 @@ fn perudo_resume_after_sigkill_mid_game() {
     }
     assert_eq!(winners.iter().filter(|w| **w).count(), 1, "{winners:?}");
     assert!(
-        moves.lock().unwrap().len() > before,
+        t.log.lock().unwrap().len() > before,
         "the game went on after the kill"
     );
-    let out = run(&ha, &["verify", "--table", &naddr]);
+    let out = run(&t.ha, &["verify", "--table", &naddr]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("game over") && !text.contains("rejected"),
+        "{text}"
+    );
+}
+
+/// A Perudo player who walks away for good (SIGKILLed, never resumed) is voted out over the
+/// relay: once the step deadline passes, the two others sign timeout votes, the table ends by
+/// that seat's forfeit at the same step for both of them, and `verify` of the relay's events
+/// reaches the same end.
+#[test]
+fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let mut t = PerudoTable::start(
+        &r,
+        "perudo-gone",
+        &["--move-secs", "2", "--crypto-secs", "2"],
+    );
+    t.kill_after_moves(3);
+    let mut ends = Vec::new();
+    let mut seats = Vec::new();
+    for p in [t.host, t.other] {
+        let (ok, out, err) = p.finish(Duration::from_secs(120));
+        assert!(ok, "{out}\n{err}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("table over at step"))
+            .unwrap_or_else(|| panic!("no forfeit line\n{out}\n{err}"))
+            .to_string();
+        // "table over at step S by forfeit of NAME (reason), after …"
+        let culprit = line
+            .split("by forfeit of ")
+            .nth(1)
+            .and_then(|rest| rest.split(" (").next())
+            .unwrap()
+            .to_string();
+        assert_ne!(culprit, "you", "{line}");
+        let seat = out
+            .lines()
+            .find_map(|l| {
+                let (seat, name) = l.trim().strip_prefix("seat ")?.split_once(": ")?;
+                (name == culprit).then(|| seat.to_string())
+            })
+            .unwrap_or_else(|| panic!("{culprit} is not among the seats\n{out}"));
+        ends.push(line.split(" by forfeit").next().unwrap().to_string());
+        seats.push(seat);
+    }
+    assert_eq!(ends[0], ends[1], "both stopped at the same step");
+    assert_eq!(seats[0], seats[1], "both named the same seat");
+    let log = t.log.lock().unwrap().clone();
+    assert!(log.iter().filter(|k| *k == "vote").count() >= 2, "{log:?}");
+    let out = run(&t.ha, &["verify", "--table", &t.naddr]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{} by forfeit of seat {}", ends[0], seats[0])),
         "{text}"
     );
 }
