@@ -19,6 +19,29 @@ pub trait TextGame: Game {
     fn parse(input: &str) -> Result<Self::Action, String>;
 }
 
+/// "NAME verbs", or "you verb" for the reader's own seat (named "you").
+fn says(name: String, verb: &str) -> String {
+    if name != "you" {
+        return format!("{name} {verb}");
+    }
+    let base = match verb {
+        "is" => "are",
+        "passes" => "pass",
+        "wins" => "win",
+        v => v.strip_suffix('s').unwrap_or(v),
+    };
+    format!("you {base}")
+}
+
+/// "NAME's", or "your" for the reader's own seat.
+fn whose(name: String) -> String {
+    if name == "you" {
+        "your".into()
+    } else {
+        format!("{name}'s")
+    }
+}
+
 fn dice_text(d: &[u8]) -> String {
     d.iter()
         .map(|v| v.to_string())
@@ -34,7 +57,7 @@ impl TextGame for perudo::Perudo {
     fn line(e: &perudo::LogEntry, n: &dyn Fn(Seat) -> String) -> String {
         use perudo::LogEntry as E;
         match e {
-            E::Toss { first } => format!("the toss: {} opens", n(*first)),
+            E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
             E::Round {
                 round,
                 opener,
@@ -48,14 +71,17 @@ impl TextGame for perudo::Perudo {
                 },
                 n(*opener)
             ),
-            E::Bid { seat, bid } => format!("{} bids {bid}", n(*seat)),
+            E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
             E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
-            E::Shown { seat, dice } => format!("{} shows {}", n(*seat), dice_text(dice)),
+            E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), dice_text(dice)),
             E::Counted { bid, count, loser } => {
-                format!("{count} counted for {bid}: {} loses a die", n(*loser))
+                format!(
+                    "{count} counted for {bid}: {} a die",
+                    says(n(*loser), "loses")
+                )
             }
-            E::Out { seat } => format!("{} is out", n(*seat)),
-            E::Won { seat } => format!("{} wins the game", n(*seat)),
+            E::Out { seat } => format!("{} out", says(n(*seat), "is")),
+            E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
         }
     }
     fn render(v: &perudo::PerudoView, n: &dyn Fn(Seat) -> String) -> String {
@@ -96,27 +122,39 @@ impl TextGame for mia::Mia {
     fn line(e: &mia::LogEntry, n: &dyn Fn(Seat) -> String) -> String {
         use mia::LogEntry as E;
         match e {
-            E::Toss { first } => format!("the toss: {} opens", n(*first)),
-            E::Round { round, opener } => format!("round {round}: {} opens", n(*opener)),
-            E::Rolled { seat } => format!("{} rolls the cup and looks", n(*seat)),
-            E::Claimed { seat, claim } => format!("{} claims {claim}", n(*seat)),
-            E::Passed { seat, claim } => format!("{} passes {claim} on unseen", n(*seat)),
-            E::Raised { seat, claim } => format!("{} raises the claim to {claim}", n(*seat)),
-            E::Rerolled { seat } => format!("{} rerolls", n(*seat)),
-            E::Challenged { seat, owner } => format!("{} challenges {}", n(*seat), n(*owner)),
+            E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
+            E::Round { round, opener } => format!("round {round}: {}", says(n(*opener), "opens")),
+            E::Rolled { seat } => format!(
+                "{} the cup and {}",
+                says(n(*seat), "rolls"),
+                if n(*seat) == "you" { "look" } else { "looks" }
+            ),
+            E::Claimed { seat, claim } => format!("{} {claim}", says(n(*seat), "claims")),
+            E::Passed { seat, claim } => format!("{} {claim} on unseen", says(n(*seat), "passes")),
+            E::Raised { seat, claim } => {
+                format!("{} the claim to {claim}", says(n(*seat), "raises"))
+            }
+            E::Rerolled { seat } => says(n(*seat), "rerolls"),
+            E::Challenged { seat, owner } => {
+                format!("{} {}", says(n(*seat), "challenges"), n(*owner))
+            }
             E::Opened {
                 roller,
                 dice,
                 value,
                 claim,
             } => format!(
-                "{}'s cup shows {} = {value} (claimed {claim})",
-                n(*roller),
+                "{} cup shows {} = {value} (claimed {claim})",
+                whose(n(*roller)),
                 dice_text(dice)
             ),
-            E::LostLives { seat, lives } => format!("{} loses {lives} life/lives", n(*seat)),
-            E::Out { seat } => format!("{} is out", n(*seat)),
-            E::Won { seat } => format!("{} wins the game", n(*seat)),
+            E::LostLives { seat, lives } => format!(
+                "{} {lives} {}",
+                says(n(*seat), "loses"),
+                if *lives == 1 { "life" } else { "lives" }
+            ),
+            E::Out { seat } => format!("{} out", says(n(*seat), "is")),
+            E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
         }
     }
     fn render(v: &mia::MiaView, n: &dyn Fn(Seat) -> String) -> String {

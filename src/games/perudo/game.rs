@@ -34,7 +34,19 @@ pub fn face_name(face: u8) -> &'static str {
 
 impl std::fmt::Display for Bid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.quantity, face_name(self.face))
+        if self.quantity == 1 {
+            let one = match self.face {
+                1 => "one",
+                2 => "two",
+                3 => "three",
+                4 => "four",
+                5 => "five",
+                _ => "six",
+            };
+            write!(f, "1 {one}")
+        } else {
+            write!(f, "{} {}", self.quantity, face_name(self.face))
+        }
     }
 }
 

@@ -152,7 +152,7 @@ fn perudo_waiting_for_another_player_shows_whose_turn_and_the_round() {
         .find(|r| r.starts_with('│') && r.contains("npub1ana"))
         .unwrap();
     assert!(ana.contains('▶'), "{ana}");
-    assert!(t.contains("you bids 4 threes"), "{t}");
+    assert!(t.contains("you bid 4 threes"), "{t}");
     assert!(t.contains("bid  4 threes by you"), "{t}");
     // The chance the standing bid is true, from this seat's cup.
     let p = perudo_bid_chance(bid(4, 3), false, &[3, 5, 1, 6, 2], 10);
