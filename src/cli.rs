@@ -283,10 +283,18 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 args.plain,
             )
         }
-        Command::Play(args) if args.game != "tolerance" => Err(format!(
-            "networked {} is not available yet: add --local to play it against bots",
-            args.game
-        )),
+        Command::Play(args) if args.game != "tolerance" => {
+            let ui = crate::table::seat::SeatUi::choose(args.auto, args.plain);
+            let line = runtime()?.block_on(crate::table::dice_seat::play_against_bots(
+                &args.game,
+                &args.variant,
+                args.players,
+                args.relays,
+                ui,
+            ))?;
+            println!("{line}");
+            Ok(())
+        }
         Command::Play(args) if args.local => play_local(&args),
         Command::Play(args) => runtime()?.block_on(crate::table::play::play_networked(args)),
         Command::Demo {

@@ -135,3 +135,38 @@ fn demo_plays_perudo_and_mia_over_the_embedded_relay() {
         assert!(summary["moves"].as_u64().unwrap() > 0);
     }
 }
+
+/// `play --game perudo|mia` without `--local`: the session of a hosted table over the embedded
+/// relay, every seat its own key and dice secret; a bot at seat 0 (`--auto`), or a person typing
+/// moves there (line prompts: stdin is not a terminal).
+#[test]
+fn networked_dice_games_against_bots_over_the_embedded_relay() {
+    let checked = |out: &str| {
+        out.lines()
+            .any(|l| l.starts_with("game over: ") && l.contains(" won after "))
+            && out.contains("every reveal and move checked")
+    };
+    for game in ["perudo", "mia"] {
+        let (ok, out, err) = run(&["play", "--game", game, "--players", "3", "--auto"], "");
+        assert!(ok, "{game}: {err}");
+        assert!(
+            out.contains(&format!(
+                "Networked {game}: you (seat 0) and 2 bots over ws://127.0.0.1:"
+            )),
+            "{out}"
+        );
+        assert!(checked(&out), "{out}");
+        assert!(!err.contains("bot "), "a bot seat failed: {err}");
+    }
+    // At the opening "dudo" is refused and "bid 1 2" taken; later "dudo" is taken.
+    let input = format!("dance\n{}", "dudo\nbid 1 2\n".repeat(300));
+    let (ok, out, err) = run(&["play", "--game", "perudo", "--players", "2"], &input);
+    assert!(ok, "{err}");
+    assert!(out.contains("'dance' is not a move"), "{out}");
+    assert!(out.contains("your cup: "), "{out}");
+    assert!(
+        out.contains("you: dudo!") || out.contains("you bid 1 two"),
+        "{out}"
+    );
+    assert!(checked(&out), "{out}");
+}

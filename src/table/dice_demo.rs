@@ -47,22 +47,13 @@ where
     let keys: Vec<Keys> = bots.iter().map(|_| Keys::generate()).collect();
     let pubs: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
     let start = Instant::now();
-    let mut tasks = Vec::new();
-    for (i, (k, bot)) in keys.into_iter().zip(bots).enumerate() {
-        let i = i as u16;
-        let ctx = DiceClient::context(table, 1, i, pubs[i as usize].to_bytes());
-        let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
-        let pool = RelayPool::connect(k, urls.to_vec(), PoolConfig::default())
-            .await
-            .map_err(|e| e.to_string())?;
-        let (g, pubs) = (game.clone(), pubs.clone());
-        tasks.push(tokio::spawn(async move {
-            let me = dice_net::bot_participant(i, secret, bot);
-            let r = dice_net::run(&pool, table, pubs, g, me, step_deadline).await;
-            pool.shutdown().await;
-            r
-        }));
-    }
+    let seated = keys
+        .into_iter()
+        .zip(bots)
+        .enumerate()
+        .map(|(i, (k, bot))| (i as u16, k, bot))
+        .collect();
+    let tasks = spawn_bot_seats(&game, seated, table, &pubs, urls, step_deadline).await?;
     let spool = RelayPool::connect(Keys::generate(), urls.to_vec(), PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
@@ -109,6 +100,71 @@ where
     })
 }
 
+/// Seats bots at a dice table, each with its own key, relay connection, replica and dice
+/// secret, each on its own task: what `demo` and `play --game` run for the seats nobody plays.
+pub(crate) async fn spawn_bot_seats<G: Game + Send + Sync + 'static>(
+    game: &G,
+    bots: Vec<(u16, Keys, Box<dyn Bot<G>>)>,
+    table: [u8; 32],
+    pubs: &[PublicKey],
+    urls: &[String],
+    step_deadline: Duration,
+) -> Result<Vec<BotSeat<G>>, String>
+where
+    G::Action: Send + Sync,
+    G::View: Send + Sync,
+{
+    let mut tasks = Vec::new();
+    for (i, k, bot) in bots {
+        let ctx = DiceClient::context(table, 1, i, pubs[i as usize].to_bytes());
+        let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+        let pool = RelayPool::connect(k, urls.to_vec(), PoolConfig::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let (g, pubs) = (game.clone(), pubs.to_vec());
+        tasks.push(tokio::spawn(async move {
+            let me = dice_net::bot_participant(i, secret, bot);
+            let r = dice_net::run(&pool, table, pubs, g, me, step_deadline).await;
+            pool.shutdown().await;
+            r
+        }));
+    }
+    Ok(tasks)
+}
+
+/// A bot seat's task and how its session ended.
+pub(crate) type BotSeat<G> =
+    tokio::task::JoinHandle<Result<dice_net::DiceRun<G>, dice_net::SessionError>>;
+
+/// Waits for the bot seats to end (a little while: their last step is the end confirmation)
+/// and names the ones that failed.
+pub(crate) async fn finish_bots<G: Game>(tasks: Vec<BotSeat<G>>) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (i, t) in tasks.into_iter().enumerate() {
+        match tokio::time::timeout(Duration::from_secs(30), t).await {
+            Ok(Ok(Ok(_))) => {}
+            Ok(Ok(Err(e))) => failures.push(format!("bot {}: {e}", i + 1)),
+            Ok(Err(e)) => failures.push(format!("bot {}: {e}", i + 1)),
+            Err(_) => failures.push(format!("bot {}: still running", i + 1)),
+        }
+    }
+    failures
+}
+
+/// The embedded relay when no relay is given, and the URLs to use.
+pub(crate) async fn relays_or_embedded(
+    relays: Vec<String>,
+) -> Result<(Option<EmbeddedRelay>, Vec<String>), String> {
+    if !relays.is_empty() {
+        return Ok((None, relays));
+    }
+    let r = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let url = r.url().to_string();
+    Ok((Some(r), vec![url]))
+}
+
 /// The command: starts the embedded relay when no relay is given.
 pub async fn demo_cli(
     game: &str,
@@ -117,19 +173,7 @@ pub async fn demo_cli(
     variant: &str,
     json: bool,
 ) -> Result<(), String> {
-    let embedded = if relays.is_empty() {
-        Some(
-            EmbeddedRelay::start(EmbeddedRelayConfig::default())
-                .await
-                .map_err(|e| e.to_string())?,
-        )
-    } else {
-        None
-    };
-    let urls: Vec<String> = match &embedded {
-        Some(r) => vec![r.url().to_string()],
-        None => relays,
-    };
+    let (embedded, urls) = relays_or_embedded(relays).await?;
     let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
     let mut seeded = || StdRng::from_rng(&mut rng).expect("seeding from a seeded RNG");
     let deadline = Duration::from_secs(20);

@@ -119,6 +119,88 @@ pub async fn play(
     out
 }
 
+/// `tolerance play --game perudo|mia` (without `--local`): you at seat 0 against bots over
+/// relays (the embedded relay when none is given). Every seat has its own key, relay connection,
+/// replica and dice secret, and runs the same session as a hosted table, so each die is rolled
+/// by commit-reveal among all seats and every client checks every event.
+pub async fn play_against_bots(
+    game: &str,
+    rules: &str,
+    players: u8,
+    relays: Vec<String>,
+    ui: SeatUi,
+) -> Result<String, String> {
+    let table_game = setup(game, Some(rules), players)?;
+    let (embedded, urls) = super::dice_demo::relays_or_embedded(relays).await?;
+    let keys: Vec<Keys> = (0..players).map(|_| Keys::generate()).collect();
+    let seats: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
+    let mut table = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut OsRng, &mut table);
+    if ui != SeatUi::Table {
+        println!(
+            "Networked {game}: you (seat 0) and {} bots over {}, each its own Nostr key and \
+             relay connection; dice by commit-reveal among all seats.",
+            players.saturating_sub(1),
+            urls.join(", ")
+        );
+    }
+    let ctx = DiceClient::context(table, 1, 0, seats[0].to_bytes());
+    let secret = DiceSecret::generate(&mut OsRng, &ctx, SLOTS).map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(keys[0].clone(), &urls, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    // A person may think: the bots wait as long for a move as a hosted table does by default.
+    let deadline = Duration::from_secs(600);
+    let seat = Seated {
+        pool: pool.clone(),
+        table,
+        seats: seats.clone(),
+        me: 0,
+        secret,
+        deadline,
+        names: crate::ui::local_names(players),
+        relays: urls.len(),
+        journal: None,
+    };
+    let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+    let mut seeded = || StdRng::from_rng(&mut rng).map_err(|e| e.to_string());
+    let bot_keys = keys.into_iter().enumerate().skip(1);
+    let (out, failures) = match table_game {
+        DiceTable::Perudo(g) => {
+            let mut bots = Vec::new();
+            for (i, k) in bot_keys {
+                let bot: Box<dyn Bot<perudo::Perudo>> = Box::new(PerudoBot::new(seeded()?));
+                bots.push((i as u16, k, bot));
+            }
+            let tasks =
+                super::dice_demo::spawn_bot_seats(&g, bots, table, &seats, &urls, deadline).await?;
+            let own = Box::new(PerudoBot::new(seeded()?));
+            let out = seat.run(g, ui, own).await;
+            (out, super::dice_demo::finish_bots(tasks).await)
+        }
+        DiceTable::Mia(g) => {
+            let mut bots = Vec::new();
+            for (i, k) in bot_keys {
+                let bot: Box<dyn Bot<mia::Mia>> = Box::new(MiaBot::new(seeded()?));
+                bots.push((i as u16, k, bot));
+            }
+            let tasks =
+                super::dice_demo::spawn_bot_seats(&g, bots, table, &seats, &urls, deadline).await?;
+            let own = Box::new(MiaBot::new(seeded()?));
+            let out = seat.run(g, ui, own).await;
+            (out, super::dice_demo::finish_bots(tasks).await)
+        }
+    };
+    for f in &failures {
+        eprintln!("{f}");
+    }
+    pool.shutdown().await;
+    if let Some(r) = embedded {
+        r.shutdown().await;
+    }
+    out
+}
+
 fn seat_keys(spec: &TableSpec) -> Result<Vec<PublicKey>, String> {
     spec.seats
         .iter()
