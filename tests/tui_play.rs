@@ -468,6 +468,37 @@ fn a_local_perudo_game_in_the_terminal_table() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// `play --game perudo` (no `--local`) on a terminal: the same dice table, now over the embedded
+/// relay against a bot with its own key, the protocol's waits shown, to the end of the game.
+#[test]
+fn a_networked_perudo_game_in_the_terminal_table() {
+    let home = temp_home("perudo-net");
+    let (status, raw) = drive_keys(
+        &["play", "--game", "perudo", "--players", "2"],
+        &home,
+        &["d", "\r"],
+        |_, _| true,
+    );
+    let text = strip_escapes(&raw);
+    assert_exited_ok(&status, &text);
+    let squeezed = squeeze(&text);
+    for words in [
+        "Perudo",
+        "your cup",
+        "Dudo! The cups are opened",
+        "over 1 relay",
+    ] {
+        assert!(
+            squeezed.contains(&squeeze(words)),
+            "{words} never drawn:\n{text}"
+        );
+    }
+    assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
+    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    assert!(after.contains("every reveal and move checked"), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 /// `host --game mia` on a terminal: the lobby in lines, then the person's seat in the dice
 /// table against a stranger's bot, over the embedded relay, to the end of the game.
 #[test]
