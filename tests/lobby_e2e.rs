@@ -743,15 +743,6 @@ impl PerudoTable {
         }
     }
 
-    fn count(&self, kind: &str) -> usize {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|k| *k == kind)
-            .count()
-    }
-
     /// SIGKILLs the victim once `moves` moves are on the relay.
     fn kill_after_moves(&mut self, moves: usize) {
         let log = self.log.clone();
