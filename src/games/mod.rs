@@ -102,6 +102,57 @@ pub fn run_script<G: crate::engine::Game>(
     Ok((game, failure, chance.unused_dice()))
 }
 
+/// The part of a dice-game script's output every game shares (`tolerance replay`); each game's
+/// output flattens it in first and adds its own state.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ScriptEnd {
+    pub game: &'static str,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_action: Option<usize>,
+    pub finished: bool,
+    pub winner: Option<Seat>,
+}
+
+/// Parses a script's moves with `parse`, plays them with its dice through [`run_script`], and
+/// reports the shared part of the output. Dice left unrolled by a script that ran cleanly are
+/// a setup error.
+pub fn play_script<G: crate::engine::Game>(
+    game: G,
+    dice: &[u8],
+    actions: &[String],
+    parse: fn(&str) -> Result<(Seat, G::Action), String>,
+) -> Result<(G, ScriptEnd), String> {
+    let moves: Vec<(Seat, G::Action)> =
+        actions.iter().map(|a| parse(a)).collect::<Result<_, _>>()?;
+    let (game, failure, unused) = run_script(game, dice.to_vec(), &moves)?;
+    if failure.is_none() && unused > 0 {
+        return Err(format!("{unused} scripted dice were never rolled"));
+    }
+    let end = ScriptEnd {
+        game: G::NAME,
+        ok: failure.is_none(),
+        at_action: failure.as_ref().and_then(|f| f.1),
+        error: failure.map(|f| f.0),
+        finished: game.is_terminal(),
+        winner: game.outcome().map(|o| o.winners[0]),
+    };
+    Ok((game, end))
+}
+
+impl ScriptEnd {
+    fn replayed(&self, out: &impl serde::Serialize) -> Replayed {
+        Replayed {
+            ok: self.ok,
+            error: self.error.clone(),
+            at_action: self.at_action,
+            json: serde_json::to_value(out).expect("outputs serialise"),
+        }
+    }
+}
+
 /// The outcome of `tolerance replay` for any game: the JSON to print and whether the script was
 /// legal throughout (with the error and the index of the refused move).
 pub struct Replayed {
@@ -136,21 +187,11 @@ pub fn replay_script(text: &str) -> Result<Replayed, String> {
         }
         "perudo" => {
             let out = perudo::replay::Script::parse(&text)?.run()?;
-            Ok(Replayed {
-                ok: out.ok,
-                error: out.error.clone(),
-                at_action: out.at_action,
-                json: serde_json::to_value(&out).expect("outputs serialise"),
-            })
+            Ok(out.end.replayed(&out))
         }
         "mia" => {
             let out = mia::replay::Script::parse(&text)?.run()?;
-            Ok(Replayed {
-                ok: out.ok,
-                error: out.error.clone(),
-                at_action: out.at_action,
-                json: serde_json::to_value(&out).expect("outputs serialise"),
-            })
+            Ok(out.end.replayed(&out))
         }
         other => Err(format!(
             "game script: unknown game '{other}' (known: tolerance, perudo, mia)"

@@ -2,7 +2,7 @@
 //! is documented in `protocol/rules/mia.md` (§Scripts).
 
 use super::game::{Action, LogEntry, Mia, Ranking, Setup, Throw};
-use crate::engine::{Game, Seat};
+use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -34,14 +34,9 @@ fn three() -> u8 {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
-    pub game: &'static str,
-    pub ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at_action: Option<usize>,
-    pub finished: bool,
-    pub winner: Option<Seat>,
+    /// Game, legality, the refused move, whether it finished and who won.
+    #[serde(flatten)]
+    pub end: crate::games::ScriptEnd,
     pub round: u32,
     pub claim: Option<Throw>,
     pub lives: BTreeMap<Seat, u8>,
@@ -85,22 +80,9 @@ impl Script {
             first: self.first,
         })
         .map_err(|e| e.to_string())?;
-        let moves: Vec<(Seat, Action)> = self
-            .actions
-            .iter()
-            .map(|a| parse_action(a))
-            .collect::<Result<_, _>>()?;
-        let (game, failure, unused) = crate::games::run_script(game, self.dice.clone(), &moves)?;
-        if failure.is_none() && unused > 0 {
-            return Err(format!("{unused} scripted dice were never rolled"));
-        }
+        let (game, end) = crate::games::play_script(game, &self.dice, &self.actions, parse_action)?;
         Ok(Output {
-            game: "mia",
-            ok: failure.is_none(),
-            at_action: failure.as_ref().and_then(|f| f.1),
-            error: failure.map(|f| f.0),
-            finished: game.is_terminal(),
-            winner: game.outcome().map(|o| o.winners[0]),
+            end,
             round: game.round,
             claim: game.cup.as_ref().and_then(|c| c.claim),
             lives: game.players.iter().map(|p| (p.seat, p.lives)).collect(),
