@@ -428,17 +428,13 @@ fn drew_the_winner(squeezed: &str) -> bool {
     squeezed.contains("Youwinthegame!") || squeezed.contains("winsthegame")
 }
 
-/// `play --game perudo --local` on a terminal: the dice table comes up, the person's keys bid
-/// (Enter takes the editor's suggestion) and doubt (d) until one player has every die left.
-#[test]
-fn a_local_perudo_game_in_the_terminal_table() {
-    let home = temp_home("perudo");
-    let (status, raw) = drive_keys(
-        &["play", "--game", "perudo", "--local", "--players", "2"],
-        &home,
-        &["d", "\r"],
-        |_, _| true,
-    );
+/// Plays a two-seat Perudo game with `args` on a pseudo-terminal, the person's keys bidding
+/// (Enter takes the editor's suggestion) and doubting (d) to the end; checks the dice table came
+/// up in the alternate screen, drew each of `words` and the winner, and the program exited by
+/// itself. Returns what was printed after the table gave the terminal back.
+fn perudo_in_the_dice_table(home_name: &str, args: &[&str], words: &[&str]) -> String {
+    let home = temp_home(home_name);
+    let (status, raw) = drive_keys(args, &home, &["d", "\r"], |_, _| true);
     let text = strip_escapes(&raw);
     assert_exited_ok(&status, &text);
     assert!(
@@ -446,57 +442,46 @@ fn a_local_perudo_game_in_the_terminal_table() {
         "{text}"
     );
     let squeezed = squeeze(&text);
-    for words in [
-        "Perudo",
-        "your cup",
-        "[Enter] bid",
-        "Dudo! The cups are opened",
-        "local game: no relays",
-    ] {
+    for words in ["Perudo", "your cup", "Dudo! The cups are opened"]
+        .iter()
+        .chain(words)
+    {
         assert!(
             squeezed.contains(&squeeze(words)),
             "{words} never drawn:\n{text}"
         );
     }
     assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
-    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
+    let _ = std::fs::remove_dir_all(&home);
+    strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..])
+}
+
+/// `play --game perudo --local` on a terminal: the dice table comes up, the person's keys bid
+/// and doubt until one player has every die left.
+#[test]
+fn a_local_perudo_game_in_the_terminal_table() {
+    let after = perudo_in_the_dice_table(
+        "perudo",
+        &["play", "--game", "perudo", "--local", "--players", "2"],
+        &["[Enter] bid", "local game: no relays"],
+    );
     assert!(
         after.contains("wins the game") || after.contains("you win the game"),
         "{after}"
     );
     assert!(after.contains("won the game (local game)"), "{after}");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// `play --game perudo` (no `--local`) on a terminal: the same dice table, now over the embedded
 /// relay against a bot with its own key, the protocol's waits shown, to the end of the game.
 #[test]
 fn a_networked_perudo_game_in_the_terminal_table() {
-    let home = temp_home("perudo-net");
-    let (status, raw) = drive_keys(
+    let after = perudo_in_the_dice_table(
+        "perudo-net",
         &["play", "--game", "perudo", "--players", "2"],
-        &home,
-        &["d", "\r"],
-        |_, _| true,
+        &["over 1 relay"],
     );
-    let text = strip_escapes(&raw);
-    assert_exited_ok(&status, &text);
-    let squeezed = squeeze(&text);
-    for words in [
-        "Perudo",
-        "your cup",
-        "Dudo! The cups are opened",
-        "over 1 relay",
-    ] {
-        assert!(
-            squeezed.contains(&squeeze(words)),
-            "{words} never drawn:\n{text}"
-        );
-    }
-    assert!(drew_the_winner(&squeezed), "no end screen:\n{text}");
-    let after = strip_escapes(&raw[raw.rfind("\u{1b}[?1049l").unwrap()..]);
     assert!(after.contains("every reveal and move checked"), "{after}");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// `host --game mia` on a terminal: the lobby in lines, then the person's seat in the dice
