@@ -162,33 +162,20 @@ pub async fn play_against_bots(
         relays: urls.len(),
         journal: None,
     };
-    let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
-    let mut seeded = || StdRng::from_rng(&mut rng).map_err(|e| e.to_string());
-    let bot_keys = keys.into_iter().enumerate().skip(1);
+    let others: Vec<(u16, Keys)> = keys
+        .into_iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, k)| (i as u16, k))
+        .collect();
     let (out, failures) = match table_game {
         DiceTable::Perudo(g) => {
-            let mut bots = Vec::new();
-            for (i, k) in bot_keys {
-                let bot: Box<dyn Bot<perudo::Perudo>> = Box::new(PerudoBot::new(seeded()?));
-                bots.push((i as u16, k, bot));
-            }
-            let tasks =
-                super::dice_demo::spawn_bot_seats(&g, bots, table, &seats, &urls, deadline).await?;
-            let own = Box::new(PerudoBot::new(seeded()?));
-            let out = seat.run(g, ui, own).await;
-            (out, super::dice_demo::finish_bots(tasks).await)
+            let bot = |r| Box::new(PerudoBot::new(r)) as Box<dyn Bot<perudo::Perudo>>;
+            seat.against_bots(g, ui, others, &urls, bot).await?
         }
         DiceTable::Mia(g) => {
-            let mut bots = Vec::new();
-            for (i, k) in bot_keys {
-                let bot: Box<dyn Bot<mia::Mia>> = Box::new(MiaBot::new(seeded()?));
-                bots.push((i as u16, k, bot));
-            }
-            let tasks =
-                super::dice_demo::spawn_bot_seats(&g, bots, table, &seats, &urls, deadline).await?;
-            let own = Box::new(MiaBot::new(seeded()?));
-            let out = seat.run(g, ui, own).await;
-            (out, super::dice_demo::finish_bots(tasks).await)
+            let bot = |r| Box::new(MiaBot::new(r)) as Box<dyn Bot<mia::Mia>>;
+            seat.against_bots(g, ui, others, &urls, bot).await?
         }
     };
     for f in &failures {
@@ -315,6 +302,36 @@ impl Seated {
             println!("rejected: {v}");
         }
         ended(&run, &name_of)
+    }
+}
+
+impl Seated {
+    /// Seats a bot made by `bot` at each of `others` (its own key, relay connection and dice
+    /// secret), plays this seat through `ui` (a bot of the same kind when `ui` says so), then
+    /// waits for the bots: the final line, and the bots that failed.
+    async fn against_bots<G: DiceUi + Send + Sync + 'static>(
+        self,
+        game: G,
+        ui: SeatUi,
+        others: Vec<(u16, Keys)>,
+        urls: &[String],
+        bot: fn(StdRng) -> Box<dyn Bot<G>>,
+    ) -> Result<(Result<String, String>, Vec<String>), String>
+    where
+        G::Action: Send + Sync,
+        G::View: Send + Sync,
+    {
+        let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+        let mut seeded = || StdRng::from_rng(&mut rng).map_err(|e| e.to_string());
+        let mut bots = Vec::new();
+        for (i, k) in others {
+            bots.push((i, k, bot(seeded()?)));
+        }
+        let (table, seats, deadline) = (self.table, self.seats.clone(), self.deadline);
+        let tasks =
+            super::dice_demo::spawn_bot_seats(&game, bots, table, &seats, urls, deadline).await?;
+        let out = self.run(game, ui, bot(seeded()?)).await;
+        Ok((out, super::dice_demo::finish_bots(tasks).await))
     }
 }
 
