@@ -125,6 +125,28 @@ pub fn spawn_line_ui(auto: bool, names: Names) -> (Decider, tokio::task::JoinHan
     )
 }
 
+/// The table `tolerance play` runs: the person at seat 0 through `human`, bots at the others,
+/// deadlines long enough for a person to think.
+fn person_table(args: &PlayArgs, variant: Variant, human: Decider) -> DemoOptions {
+    DemoOptions {
+        players: args.players,
+        hands: args.hands,
+        relays: args.relays.clone(),
+        variant,
+        deadlines: Deadlines {
+            move_ms: 10 * 60_000,
+            crypto_ms: 30_000,
+        },
+        idle_timeout: Duration::from_secs(3600),
+        tamper: Vec::new(),
+        human: Some(human),
+        keys: Vec::new(),
+        bot_level: args.bot_level,
+        seat0_view: None,
+        seat0_progress: None,
+    }
+}
+
 pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
     use std::io::IsTerminal;
     if !args.plain
@@ -153,23 +175,7 @@ pub async fn play_networked(args: PlayArgs) -> Result<(), String> {
             }
         }),
     );
-    let opts = DemoOptions {
-        players: args.players,
-        hands: args.hands,
-        relays: args.relays.clone(),
-        variant,
-        deadlines: Deadlines {
-            move_ms: 10 * 60_000,
-            crypto_ms: 30_000,
-        },
-        idle_timeout: Duration::from_secs(3600),
-        tamper: Vec::new(),
-        human: Some(human),
-        keys: Vec::new(),
-        bot_level: args.bot_level,
-        seat0_view: None,
-        seat0_progress: None,
-    };
+    let opts = person_table(&args, variant, human);
     let run = run_demo(opts, |l| {
         if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
             print_hand(&line.hand, 0);
@@ -300,21 +306,10 @@ async fn play_tui(args: PlayArgs) -> Result<(), String> {
     let (ui, human) = TableUi::start(0, names);
     let record = ui.recorder(0, crate::identity::config_dir());
     let opts = DemoOptions {
-        players: args.players,
-        hands: args.hands,
-        relays: args.relays.clone(),
-        variant,
-        deadlines: Deadlines {
-            move_ms: 10 * 60_000,
-            crypto_ms: 30_000,
-        },
-        idle_timeout: Duration::from_secs(3600),
-        tamper: Vec::new(),
-        human: Some(human),
         keys,
-        bot_level: args.bot_level,
         seat0_view: Some(ui.on_view()),
         seat0_progress: Some(ui.on_progress()),
+        ..person_table(&args, variant, human)
     };
     let game = run_demo(opts, move |l| {
         if let Ok(line) = serde_json::from_str::<super::demo::HandLine>(&l) {
