@@ -116,6 +116,9 @@ pub struct ScriptEnd {
     pub winner: Option<Seat>,
 }
 
+/// Reads one scripted move ("SEAT …") of game `G`.
+pub type ParseMove<G> = fn(&str) -> Result<(Seat, <G as crate::engine::Game>::Action), String>;
+
 /// Parses a script's moves with `parse`, plays them with its dice through [`run_script`], and
 /// reports the shared part of the output. Dice left unrolled by a script that ran cleanly are
 /// a setup error.
@@ -123,7 +126,7 @@ pub fn play_script<G: crate::engine::Game>(
     game: G,
     dice: &[u8],
     actions: &[String],
-    parse: fn(&str) -> Result<(Seat, G::Action), String>,
+    parse: ParseMove<G>,
 ) -> Result<(G, ScriptEnd), String> {
     let moves: Vec<(Seat, G::Action)> =
         actions.iter().map(|a| parse(a)).collect::<Result<_, _>>()?;
