@@ -26,13 +26,20 @@ pub enum DeckSpec {
     Dominoes { max_pip: u8 },
     /// Any list of distinct-or-repeated named cards (roles, word cards, ...).
     Custom { names: Vec<String> },
+    /// Some cards of `base`, in this order: a deck with known cards set aside before the shuffle
+    /// (a domino round's starting double), or a face-up discard pile shuffled into a new draw
+    /// pile. Cards keep their ids (and names) in `base`.
+    Subset {
+        base: Box<DeckSpec>,
+        cards: Vec<CardId>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CardError {
     #[error("a standard deck set must combine 1 to 4 decks, not {0}")]
     BadDeckCount(u8),
-    #[error("a domino set must be double-6, double-9 or double-12, not double-{0}")]
+    #[error("a domino set must be double-6, double-9, double-12 or double-15, not double-{0}")]
     BadDominoSet(u8),
     #[error("a custom deck needs 2 to {MAX_DECK_SIZE} cards, not {0}")]
     BadCustomSize(usize),
@@ -40,6 +47,10 @@ pub enum CardError {
     OutOfRange { id: u16, len: usize },
     #[error("'{0}' is not a card name (use rank then suit, e.g. AS, 10H, TD, QC)")]
     BadName(String),
+    #[error(
+        "a deck drawn from another needs 1 to {MAX_DECK_SIZE} of its cards, each once, not {0}"
+    )]
+    BadSubset(String),
 }
 
 /// A standard playing card: rank 1 (Ace) ..= 13 (King), suit 0..4, and which combined deck.
@@ -154,10 +165,27 @@ impl DeckSpec {
 
     pub fn validate(&self) -> Result<(), CardError> {
         match self {
+            DeckSpec::Subset { base, cards } => {
+                base.validate()?;
+                if cards.is_empty() || cards.len() > MAX_DECK_SIZE {
+                    return Err(CardError::BadSubset(format!("{} cards", cards.len())));
+                }
+                let mut seen = std::collections::BTreeSet::new();
+                for c in cards {
+                    base.check(*c)?;
+                    if !seen.insert(*c) {
+                        return Err(CardError::BadSubset(format!(
+                            "{} listed twice",
+                            base.name(*c)
+                        )));
+                    }
+                }
+                Ok(())
+            }
             DeckSpec::Standard { decks } if !(1..=4).contains(decks) => {
                 Err(CardError::BadDeckCount(*decks))
             }
-            DeckSpec::Dominoes { max_pip } if ![6, 9, 12].contains(max_pip) => {
+            DeckSpec::Dominoes { max_pip } if ![6, 9, 12, 15].contains(max_pip) => {
                 Err(CardError::BadDominoSet(*max_pip))
             }
             DeckSpec::Custom { names } if !(2..=MAX_DECK_SIZE).contains(&names.len()) => {
@@ -176,6 +204,30 @@ impl DeckSpec {
                 (m + 1) * (m + 2) / 2
             }
             DeckSpec::Custom { names } => names.len(),
+            DeckSpec::Subset { cards, .. } => cards.len(),
+        }
+    }
+
+    /// The card at index `index` of the unshuffled deck (`0..len()`): what a deck position opens
+    /// to. The index itself for every composition but a subset, which maps to its base's ids.
+    pub fn card_at(&self, index: usize) -> Option<CardId> {
+        match self {
+            DeckSpec::Subset { cards, .. } => cards.get(index).copied(),
+            _ if index < self.len() => Some(CardId(index as u16)),
+            _ => None,
+        }
+    }
+
+    /// Every card of the deck in unshuffled order.
+    pub fn cards(&self) -> Vec<CardId> {
+        (0..self.len()).filter_map(|i| self.card_at(i)).collect()
+    }
+
+    /// The composition card ids are named in (a subset's base; the deck itself otherwise).
+    pub fn base(&self) -> &DeckSpec {
+        match self {
+            DeckSpec::Subset { base, .. } => base.base(),
+            _ => self,
         }
     }
 
@@ -184,6 +236,17 @@ impl DeckSpec {
     }
 
     pub fn check(&self, id: CardId) -> Result<(), CardError> {
+        if let DeckSpec::Subset { base, cards } = self {
+            base.check(id)?;
+            return if cards.contains(&id) {
+                Ok(())
+            } else {
+                Err(CardError::BadSubset(format!(
+                    "{} is not in it",
+                    base.name(id)
+                )))
+            };
+        }
         if (id.0 as usize) < self.len() {
             Ok(())
         } else {
@@ -196,7 +259,7 @@ impl DeckSpec {
 
     /// The domino tile `(low, high)` for an id of a domino set, in lexicographic order.
     pub fn domino(&self, id: CardId) -> Option<(u8, u8)> {
-        let DeckSpec::Dominoes { max_pip } = self else {
+        let DeckSpec::Dominoes { max_pip } = self.base() else {
             return None;
         };
         let mut k = id.0 as usize;
@@ -213,6 +276,7 @@ impl DeckSpec {
     /// Human name of a card of this deck.
     pub fn name(&self, id: CardId) -> String {
         match self {
+            DeckSpec::Subset { base, .. } => base.name(id),
             DeckSpec::Standard { .. } => PlayingCard::from_id(id).to_string(),
             DeckSpec::Dominoes { .. } => match self.domino(id) {
                 Some((a, b)) => format!("[{a}|{b}]"),
@@ -228,6 +292,7 @@ impl DeckSpec {
     /// Parses a card name of this deck back to its id (standard decks only use face names).
     pub fn parse(&self, s: &str) -> Result<CardId, CardError> {
         let id = match self {
+            DeckSpec::Subset { base, .. } => base.parse(s)?,
             DeckSpec::Standard { .. } => PlayingCard::parse(s)?.id(),
             DeckSpec::Dominoes { .. } | DeckSpec::Custom { .. } => (0..self.len() as u16)
                 .map(CardId)
@@ -283,6 +348,38 @@ mod tests {
             }
         }
         assert!(DeckSpec::Dominoes { max_pip: 7 }.validate().is_err());
+        assert_eq!(DeckSpec::Dominoes { max_pip: 15 }.len(), 136);
+    }
+
+    #[test]
+    fn a_subset_keeps_its_base_ids_and_names() {
+        let base = DeckSpec::Dominoes { max_pip: 6 };
+        let double_six = base.parse("[6|6]").unwrap();
+        let rest: Vec<CardId> = base
+            .cards()
+            .into_iter()
+            .filter(|c| *c != double_six)
+            .collect();
+        let deck = DeckSpec::Subset {
+            base: Box::new(base.clone()),
+            cards: rest.clone(),
+        };
+        deck.validate().unwrap();
+        assert_eq!(deck.len(), 27);
+        assert_eq!(deck.cards(), rest);
+        assert_eq!(deck.card_at(0), Some(rest[0]));
+        assert_eq!(deck.card_at(27), None);
+        assert!(
+            deck.check(double_six).is_err(),
+            "the set-aside tile is not in it"
+        );
+        assert_eq!(deck.domino(rest[3]), base.domino(rest[3]));
+        assert_eq!(deck.name(rest[3]), base.name(rest[3]));
+        let twice = DeckSpec::Subset {
+            base: Box::new(base),
+            cards: vec![rest[0], rest[0]],
+        };
+        assert!(twice.validate().unwrap_err().to_string().contains("twice"));
     }
 
     #[test]

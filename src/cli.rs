@@ -464,7 +464,7 @@ fn play_local(args: &PlayArgs) -> Result<(), String> {
                     };
                     hand.apply(s, &action).map_err(|e| e.to_string())?;
                 }
-                ToAct::Seats(_) => return Err("Tolerance has no simultaneous moves".into()),
+                ToAct::Sealed(_) => return Err("Tolerance has no simultaneous moves".into()),
             }
         }
         let view = hand.view(Some(0));
@@ -549,7 +549,7 @@ fn play_local_tui(
                         let _ = ui_tx.send(UiEvent::Error(e.to_string()));
                     }
                 }
-                ToAct::Seats(_) => return Err("Tolerance has no simultaneous moves".into()),
+                ToAct::Sealed(_) => return Err("Tolerance has no simultaneous moves".into()),
             }
         }
         let _ = ui_tx.send(UiEvent::View(hand.view(Some(0))));

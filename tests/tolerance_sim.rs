@@ -120,7 +120,7 @@ fn a_hundred_thousand_random_hands_conserve_chips() {
                         let a = bots[s as usize].choose(&hand.view(Some(s)), &legal);
                         hand.apply(s, &a).unwrap();
                     }
-                    ToAct::Seats(_) => unreachable!(),
+                    ToAct::Sealed(_) => unreachable!(),
                 }
             }
             let outcome = hand.outcome().unwrap();

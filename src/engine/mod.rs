@@ -10,6 +10,13 @@
 //!   recipient's state as `Some(card)` and every other client's state as `None`
 //!   ([`ChanceOutcome::mask_for`]). The same rules code runs on the full-information state used in
 //!   simulations and on every partial state in the network.
+//! - **Simultaneous decisions are sealed.** [`ToAct::Sealed`] lists seats that each choose one
+//!   move without seeing the others'; the table layer collects every choice as a commitment
+//!   first, opens them together and applies them in ascending seat order. A seat's legal moves
+//!   and view must not depend on another listed seat's pending choice (the simulation checks it).
+//! - **Seats can be removed.** A seat that withholds a protocol step or signs two events for one
+//!   step is removed through [`Game::forfeit`]; each game says what that costs and whether it
+//!   goes on without the seat.
 //! - **An illegal action is an error and changes nothing.** Games validate before they mutate;
 //!   the simulation harness checks it.
 //! - **Views are pure functions of state and viewer**; bots and UIs only ever see a view.
@@ -26,13 +33,19 @@ use std::fmt::Debug;
 /// A seat number at the table, clockwise. Games with fewer players use a prefix or a subset.
 pub type Seat = u8;
 
+/// A game's name for one shuffled deck (a hand's deck, a reshuffled draw pile, a role deck...).
+/// Unique for the whole episode: a new shuffle always takes a new id.
+pub type DeckId = u32;
+
 /// Who must move now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ToAct {
     /// Exactly one seat.
     Seat(Seat),
-    /// Several seats, in any order (simultaneous decisions such as votes); each acts once.
-    Seats(Vec<Seat>),
+    /// Several seats decide at once without seeing each other's choice (a face-down mark, a
+    /// vote). Each acts once; [`Game::apply`] receives them in ascending seat order and lists the
+    /// seats still to act here until all have.
+    Sealed(Vec<Seat>),
     /// The crypto layer must fulfil these requests, all of them, in this order.
     Chance(Vec<ChanceRequest>),
     /// The episode is over; see [`Game::outcome`].
@@ -43,23 +56,30 @@ impl ToAct {
     pub fn includes(&self, seat: Seat) -> bool {
         match self {
             ToAct::Seat(s) => *s == seat,
-            ToAct::Seats(v) => v.contains(&seat),
+            ToAct::Sealed(v) => v.contains(&seat),
             _ => false,
         }
     }
 }
 
-/// Randomness a game asks for. Positions index the current shuffled deck; a game hands them out
-/// in order, so position `p` always names the same physical card for every client.
+/// Randomness a game asks for. Positions index a shuffled deck; position `p` of deck `d` names
+/// the same physical card for every client.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChanceRequest {
-    /// Start a freshly shuffled deck of this composition (positions restart at 0).
-    Shuffle { deck: DeckSpec },
-    /// Card at `position` goes face down to `to`: only `to` learns it.
-    Deal { position: u16, to: Seat },
-    /// Card at `position` is shown to everyone (showdown, a face-up deal).
-    Reveal { position: u16 },
+    /// Deck `deck`, of this composition, freshly shuffled (positions `0..spec.len()`). Every
+    /// participant shuffles it in turn; nobody knows the order.
+    Shuffle { deck: DeckId, spec: DeckSpec },
+    /// The card at `position` goes face down to the seats in `to` (one seat: a private card;
+    /// several: a card shown to exactly those seats). Only they learn it.
+    Deal {
+        deck: DeckId,
+        position: u16,
+        to: Vec<Seat>,
+    },
+    /// The card at `position` is shown to everyone (a showdown, a face-up card). Whoever still
+    /// holds it face down (its owners, or everybody for an undealt card) opens it.
+    Reveal { deck: DeckId, position: u16 },
     /// `count` public dice with `sides` faces, rolled for `by` (the seat that asked, if any).
     RollPublic {
         sides: u8,
@@ -68,21 +88,37 @@ pub enum ChanceRequest {
     },
     /// `count` private dice that only `owner` learns until [`ChanceRequest::OpenPrivate`].
     RollPrivate { owner: Seat, sides: u8, count: u8 },
-    /// Everyone learns the private dice `owner` rolled as its roll number `roll`.
+    /// Everyone learns the private dice `owner` rolled as its roll number `roll` (0-based count
+    /// of that owner's private rolls).
     OpenPrivate { owner: Seat, roll: u32 },
+}
+
+impl ChanceRequest {
+    /// A card dealt face down to one seat.
+    pub fn deal(deck: DeckId, position: u16, to: Seat) -> ChanceRequest {
+        ChanceRequest::Deal {
+            deck,
+            position,
+            to: vec![to],
+        }
+    }
 }
 
 /// The answer to one [`ChanceRequest`], in the same position of the batch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChanceOutcome {
-    Shuffled,
-    /// `card` is `Some` only in the recipient's state (and in full-information simulation).
+    Shuffled {
+        deck: DeckId,
+    },
+    /// `card` is `Some` only in the recipients' states (and in full-information simulation).
     Dealt {
+        deck: DeckId,
         position: u16,
         card: Option<CardId>,
     },
     Revealed {
+        deck: DeckId,
         position: u16,
         card: CardId,
     },
@@ -106,12 +142,22 @@ impl ChanceOutcome {
     /// request it answers.
     pub fn mask_for(&self, request: &ChanceRequest, viewer: Option<Seat>) -> ChanceOutcome {
         match (self, request) {
-            (ChanceOutcome::Dealt { position, card }, ChanceRequest::Deal { to, .. }) => {
+            (
                 ChanceOutcome::Dealt {
-                    position: *position,
-                    card: if viewer == Some(*to) { *card } else { None },
-                }
-            }
+                    deck,
+                    position,
+                    card,
+                },
+                ChanceRequest::Deal { to, .. },
+            ) => ChanceOutcome::Dealt {
+                deck: *deck,
+                position: *position,
+                card: if viewer.is_some_and(|v| to.contains(&v)) {
+                    *card
+                } else {
+                    None
+                },
+            },
             (ChanceOutcome::RolledPrivate { owner, values }, _) => ChanceOutcome::RolledPrivate {
                 owner: *owner,
                 values: if viewer == Some(*owner) {
@@ -164,6 +210,31 @@ where
         check(req, out).map_err(RuleError::BadChance)?;
     }
     Ok(())
+}
+
+/// Why a seat is removed from the game (the table layer decides it from the log; the game
+/// decides what it costs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitReason {
+    /// Withheld a protocol step (a key share, a shuffle, a decryption token, a die, the opening
+    /// of a sealed move) past its deadline: every other seat voted it missing.
+    Withheld,
+    /// Was timed out and then did not confirm it was still there: gone.
+    Absent,
+    /// Signed two different events for one step.
+    Equivocated,
+}
+
+impl ForfeitReason {
+    /// Words for a person ("Ann withheld a protocol step").
+    pub fn describe(self) -> &'static str {
+        match self {
+            ForfeitReason::Withheld => "withheld a protocol step past its deadline",
+            ForfeitReason::Absent => "stopped answering",
+            ForfeitReason::Equivocated => "signed two different events for one step",
+        }
+    }
 }
 
 /// Final result of an episode: chip (or point) change per seat, and the winners.
@@ -221,6 +292,20 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
 
     /// Seats taking part in this episode, clockwise.
     fn seats(&self) -> Vec<Seat>;
+
+    /// Seats that take part in the chance protocol from now on: each holds a share of every
+    /// deck's key, shuffles it and contributes to every die. Every seat still in the game by
+    /// default; a game whose eliminated players leave returns fewer.
+    fn participants(&self) -> Vec<Seat> {
+        self.seats()
+    }
+
+    /// Removes `offenders` (table seats, ascending) at the current point — the state when the
+    /// step they failed opened — and settles what they had at stake. The game either goes on
+    /// without them or ends ([`ToAct::Terminal`]); either way the offenders must not win. Decks
+    /// dealt before a forfeit are dead afterwards (an offender's key share is gone): a game that
+    /// goes on asks for a new [`ChanceRequest::Shuffle`] before dealing again.
+    fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError>;
 
     fn is_terminal(&self) -> bool {
         matches!(self.to_act(), ToAct::Terminal)

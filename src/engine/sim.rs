@@ -12,7 +12,7 @@
 //! full state or from that seat's partial state, i.e. no view leaks a card or die its seat does
 //! not know, and every client can run the rules on what it knows.
 
-use super::{ChanceOutcome, ChanceRequest, Game, Outcome, Seat, ToAct};
+use super::{ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, Seat, ToAct};
 use crate::cards::CardId;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -50,7 +50,7 @@ fn open_private(store: &PrivateRolls, owner: Seat, roll: u32) -> Result<ChanceOu
 #[derive(Debug, Clone)]
 pub struct Oracle<R> {
     rng: R,
-    deck: Vec<CardId>,
+    decks: BTreeMap<DeckId, Vec<CardId>>,
     private: PrivateRolls,
 }
 
@@ -58,7 +58,7 @@ impl<R: Rng> Oracle<R> {
     pub fn new(rng: R) -> Self {
         Oracle {
             rng,
-            deck: Vec::new(),
+            decks: BTreeMap::new(),
             private: BTreeMap::new(),
         }
     }
@@ -67,7 +67,14 @@ impl<R: Rng> Oracle<R> {
     }
 }
 
-fn card_at(deck: &[CardId], position: u16) -> Result<CardId, String> {
+fn card_at(
+    decks: &BTreeMap<DeckId, Vec<CardId>>,
+    deck: DeckId,
+    position: u16,
+) -> Result<CardId, String> {
+    let deck = decks
+        .get(&deck)
+        .ok_or_else(|| format!("deck {deck} was never shuffled"))?;
     deck.get(position as usize).copied().ok_or_else(|| {
         format!(
             "position {position} is past the end of a {}-card deck",
@@ -79,19 +86,21 @@ fn card_at(deck: &[CardId], position: u16) -> Result<CardId, String> {
 impl<R: Rng> ChanceSource for Oracle<R> {
     fn fulfil(&mut self, request: &ChanceRequest) -> Result<ChanceOutcome, String> {
         Ok(match request {
-            ChanceRequest::Shuffle { deck } => {
-                self.deck.clear();
-                self.deck.extend((0..deck.len() as u16).map(CardId));
-                self.deck.shuffle(&mut self.rng);
-                ChanceOutcome::Shuffled
+            ChanceRequest::Shuffle { deck, spec } => {
+                let mut cards = spec.cards();
+                cards.shuffle(&mut self.rng);
+                self.decks.insert(*deck, cards);
+                ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+                deck: *deck,
                 position: *position,
-                card: Some(card_at(&self.deck, *position)?),
+                card: Some(card_at(&self.decks, *deck, *position)?),
             },
-            ChanceRequest::Reveal { position } => ChanceOutcome::Revealed {
+            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
+                deck: *deck,
                 position: *position,
-                card: card_at(&self.deck, *position)?,
+                card: card_at(&self.decks, *deck, *position)?,
             },
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: (0..*count)
@@ -116,9 +125,11 @@ impl<R: Rng> ChanceSource for Oracle<R> {
 }
 
 /// Chance fixed in advance: the deck's cards in position order and the dice in rolling order.
+/// `deck` answers every deck the game shuffles unless `decks` names that deck.
 #[derive(Debug, Clone, Default)]
 pub struct Script {
     pub deck: Vec<CardId>,
+    pub decks: BTreeMap<DeckId, Vec<CardId>>,
     pub dice: Vec<u8>,
     next_die: usize,
     private: PrivateRolls,
@@ -131,6 +142,24 @@ impl Script {
             dice,
             ..Default::default()
         }
+    }
+
+    /// The scripted cards of deck `deck`, by position.
+    fn cards(&self, deck: DeckId) -> &[CardId] {
+        self.decks.get(&deck).unwrap_or(&self.deck)
+    }
+
+    fn scripted(&self, deck: DeckId, position: u16) -> Result<CardId, String> {
+        self.cards(deck)
+            .get(position as usize)
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "the script's deck is too short: position {position} is past the end of a \
+                     {}-card deck",
+                    self.cards(deck).len()
+                )
+            })
     }
     fn dice(&mut self, count: u8, sides: u8) -> Result<Vec<u8>, String> {
         let mut out = Vec::new();
@@ -155,22 +184,21 @@ impl Script {
 impl ChanceSource for Script {
     fn fulfil(&mut self, request: &ChanceRequest) -> Result<ChanceOutcome, String> {
         Ok(match request {
-            ChanceRequest::Shuffle { deck } => {
-                for c in &self.deck {
-                    deck.check(*c).map_err(|e| e.to_string())?;
+            ChanceRequest::Shuffle { deck, spec } => {
+                for c in self.cards(*deck) {
+                    spec.check(*c).map_err(|e| e.to_string())?;
                 }
-                ChanceOutcome::Shuffled
+                ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+                deck: *deck,
                 position: *position,
-                card: Some(
-                    card_at(&self.deck, *position)
-                        .map_err(|e| format!("the script's deck is too short: {e}"))?,
-                ),
+                card: Some(self.scripted(*deck, *position)?),
             },
-            ChanceRequest::Reveal { position } => ChanceOutcome::Revealed {
+            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
+                deck: *deck,
                 position: *position,
-                card: card_at(&self.deck, *position)?,
+                card: self.scripted(*deck, *position)?,
             },
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: self.dice(*count, *sides)?,
@@ -218,15 +246,22 @@ pub fn play_out<G: Game>(
                 let outs = fulfil_all(chance, &reqs)?;
                 game.apply_chance(&outs).map_err(|e| e.to_string())?;
             }
-            to_act => {
-                let seat = match to_act {
-                    ToAct::Seats(seats) => *seats.first().ok_or("nobody to act")?,
-                    ToAct::Seat(seat) => seat,
-                    _ => unreachable!("handled above"),
-                };
+            ToAct::Seat(seat) => {
                 let legal = game.legal_actions(seat);
                 let a = choose(game, seat, legal);
                 game.apply(seat, &a).map_err(|e| e.to_string())?;
+            }
+            ToAct::Sealed(seats) => {
+                // Everyone chooses from the same state, as behind the table's commitments.
+                let mut chosen = Vec::with_capacity(seats.len());
+                for &seat in &seats {
+                    let legal = game.legal_actions(seat);
+                    chosen.push((seat, choose(game, seat, legal)));
+                }
+                chosen.sort_by_key(|(s, _)| *s);
+                for (seat, a) in chosen {
+                    game.apply(seat, &a).map_err(|e| e.to_string())?;
+                }
             }
         }
     }
@@ -243,6 +278,10 @@ pub struct SimOptions {
     pub check_serde: bool,
     /// Apply every legal move and every probe move on a clone; refusals must change nothing.
     pub check_moves: bool,
+    /// At every step, on a clone, remove a random participant by [`Game::forfeit`] and play the
+    /// rest of the episode out: it must stay consistent and end without the offender winning.
+    /// Costs one extra episode per step; the harness does it at `forfeit_every`-th steps.
+    pub forfeit_every: Option<usize>,
 }
 
 impl Default for SimOptions {
@@ -252,6 +291,7 @@ impl Default for SimOptions {
             check_views: true,
             check_serde: true,
             check_moves: true,
+            forfeit_every: Some(17),
         }
     }
 }
@@ -376,73 +416,142 @@ pub fn simulate<G: Game>(
                 }
                 report.chance_batches += 1;
             }
-            ToAct::Seat(_) | ToAct::Seats(_) => {
+            ToAct::Seat(_) | ToAct::Sealed(_) => {
                 let actors = match &to_act {
                     ToAct::Seat(s) => vec![*s],
-                    ToAct::Seats(v) => v.clone(),
+                    ToAct::Sealed(v) => v.clone(),
                     _ => unreachable!(),
                 };
-                let seat = *actors
-                    .choose(rng)
-                    .ok_or_else(|| ctx("nobody to act".into()))?;
-                let legal = god.legal_actions(seat);
-                if legal.is_empty() {
-                    return Err(ctx(format!("seat {seat} must act but has no legal move")));
+                if actors.is_empty() {
+                    return Err(ctx("nobody to act".into()));
                 }
-                if !legal.windows(2).all(|w| w[0] < w[1]) {
-                    return Err(ctx(format!("legal moves not strictly sorted: {legal:?}")));
+                if !actors.windows(2).all(|w| w[0] < w[1]) {
+                    return Err(ctx(format!("sealed seats not ascending: {actors:?}")));
                 }
-                if god.timeout_action(seat).is_none_or(|a| {
-                    !legal.contains(&a) && {
-                        let mut probe = god.clone();
-                        probe.apply(seat, &a).is_err()
+                // Every actor decides from the same state (sealed moves are chosen before any is
+                // seen), then the moves are applied in ascending seat order.
+                let mut chosen = Vec::with_capacity(actors.len());
+                for &seat in &actors {
+                    let legal = check_seat_moves(&god, seat, &actors, opts).map_err(&ctx)?;
+                    chosen.push((seat, legal.choose(rng).expect("non-empty").clone(), legal));
+                }
+                for (i, (seat, action, legal)) in chosen.iter().enumerate() {
+                    if i > 0 && god.legal_actions(*seat) != *legal {
+                        return Err(ctx(format!(
+                            "seat {seat}'s sealed choices changed when another sealed move was \
+                             applied first"
+                        )));
                     }
-                }) {
-                    return Err(ctx(format!("seat {seat} has no legal timeout move")));
-                }
-                if opts.check_moves {
-                    for a in &legal {
-                        let mut probe = god.clone();
-                        probe
-                            .apply(seat, a)
-                            .map_err(|e| ctx(format!("listed move {a:?} was refused: {e}")))?;
+                    god.apply(*seat, action).map_err(|e| ctx(e.to_string()))?;
+                    for (viewer, replica) in viewers.iter().zip(replicas.iter_mut()) {
+                        replica.apply(*seat, action).map_err(|e| {
+                            ctx(format!(
+                                "viewer {viewer:?} refused {action:?} by {seat}: {e}"
+                            ))
+                        })?;
                     }
-                    for a in god.probe_actions(seat) {
-                        let mut probe = god.clone();
-                        if probe.apply(seat, &a).is_err() && probe != god {
-                            return Err(ctx(format!("refused move {a:?} changed the state")));
-                        }
-                    }
-                    for other in god.seats() {
-                        if actors.contains(&other) {
-                            continue;
-                        }
-                        if !god.legal_actions(other).is_empty() {
-                            return Err(ctx(format!("seat {other} has moves out of turn")));
-                        }
-                        let mut probe = god.clone();
-                        if probe.apply(other, &legal[0]).is_ok() {
-                            return Err(ctx(format!(
-                                "seat {other} was allowed to move out of turn"
-                            )));
-                        }
-                        if probe != god {
-                            return Err(ctx("an out-of-turn refusal changed the state".into()));
-                        }
-                    }
+                    report.moves += 1;
                 }
-                let action = legal.choose(rng).expect("non-empty").clone();
-                god.apply(seat, &action).map_err(|e| ctx(e.to_string()))?;
-                for (viewer, replica) in viewers.iter().zip(replicas.iter_mut()) {
-                    replica.apply(seat, &action).map_err(|e| {
-                        ctx(format!(
-                            "viewer {viewer:?} refused {action:?} by {seat}: {e}"
-                        ))
-                    })?;
-                }
-                report.moves += 1;
+            }
+        }
+        if let Some(every) = opts.forfeit_every {
+            if step % every == every - 1 && !god.is_terminal() {
+                check_forfeit(&god, rng, opts).map_err(&ctx)?;
             }
         }
     }
     Err(format!("no end after {} steps", opts.max_steps))
+}
+
+/// The checks on one actor's moves: listed moves sorted and accepted, a legal timeout move,
+/// refused probes change nothing, nobody else may move. Returns the legal moves.
+fn check_seat_moves<G: Game>(
+    god: &G,
+    seat: Seat,
+    actors: &[Seat],
+    opts: &SimOptions,
+) -> Result<Vec<G::Action>, String> {
+    let legal = god.legal_actions(seat);
+    if legal.is_empty() {
+        return Err(format!("seat {seat} must act but has no legal move"));
+    }
+    if !legal.windows(2).all(|w| w[0] < w[1]) {
+        return Err(format!("legal moves not strictly sorted: {legal:?}"));
+    }
+    if god.timeout_action(seat).is_none_or(|a| {
+        !legal.contains(&a) && {
+            let mut probe = god.clone();
+            probe.apply(seat, &a).is_err()
+        }
+    }) {
+        return Err(format!("seat {seat} has no legal timeout move"));
+    }
+    if opts.check_moves {
+        for a in &legal {
+            let mut probe = god.clone();
+            probe
+                .apply(seat, a)
+                .map_err(|e| format!("listed move {a:?} was refused: {e}"))?;
+        }
+        for a in god.probe_actions(seat) {
+            let mut probe = god.clone();
+            if probe.apply(seat, &a).is_err() && probe != *god {
+                return Err(format!("refused move {a:?} changed the state"));
+            }
+        }
+        for other in god.seats() {
+            if actors.contains(&other) {
+                continue;
+            }
+            if !god.legal_actions(other).is_empty() {
+                return Err(format!("seat {other} has moves out of turn"));
+            }
+            let mut probe = god.clone();
+            if probe.apply(other, &legal[0]).is_ok() {
+                return Err(format!("seat {other} was allowed to move out of turn"));
+            }
+            if probe != *god {
+                return Err("an out-of-turn refusal changed the state".into());
+            }
+        }
+    }
+    Ok(legal)
+}
+
+/// Removes a random participant from a copy of `god` and plays the copy out with random moves:
+/// the game must stay consistent, never give the offender a move, and end without the offender
+/// among the winners.
+fn check_forfeit<G: Game>(god: &G, rng: &mut impl Rng, opts: &SimOptions) -> Result<(), String> {
+    let parts = god.participants();
+    let Some(&offender) = parts.choose(rng) else {
+        return Ok(());
+    };
+    let mut g = god.clone();
+    g.forfeit(&[offender], ForfeitReason::Withheld)
+        .map_err(|e| format!("forfeit of seat {offender} refused: {e}"))?;
+    g.check_invariants()
+        .map_err(|e| format!("after the forfeit of seat {offender}: {e}"))?;
+    if g.participants().contains(&offender) {
+        return Err(format!(
+            "seat {offender} still takes part in chance after its forfeit"
+        ));
+    }
+    let mut oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+        .map_err(|e| e.to_string())?;
+    let mut oracle = Oracle::new(&mut oracle_rng);
+    let mut moves_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+        .map_err(|e| e.to_string())?;
+    let (outcome, _) = play_out(&mut g, &mut oracle, opts.max_steps, |g, seat, legal| {
+        assert_ne!(seat, offender, "a removed seat was asked to move");
+        let _ = g;
+        legal
+            .choose(&mut moves_rng)
+            .expect("a seat asked to move has a legal move")
+            .clone()
+    })
+    .map_err(|e| format!("after the forfeit of seat {offender}: {e}"))?;
+    if outcome.winners.contains(&offender) {
+        return Err(format!("seat {offender} won after forfeiting"));
+    }
+    Ok(())
 }

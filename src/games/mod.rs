@@ -51,6 +51,20 @@ pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
     }
 }
 
+/// Payoffs of a game that ended because the table removed `offenders` (PROTOCOL.md, forfeits):
+/// each offender loses one point to every other seat, nobody else loses, and there is no winner.
+pub fn forfeit_outcome(seats: &[Seat], offenders: &[Seat]) -> Outcome {
+    let k = offenders.len() as i64;
+    let others = seats.len() as i64 - k;
+    Outcome {
+        payoffs: seats
+            .iter()
+            .map(|s| (*s, if offenders.contains(s) { -others } else { k }))
+            .collect(),
+        winners: Vec::new(),
+    }
+}
+
 /// A rule error stopping a script, with the index of the refused move (none: the script ran out).
 pub type ScriptFailure = (String, Option<usize>);
 
@@ -87,7 +101,7 @@ pub fn run_script<G: crate::engine::Game>(
                 let outs = crate::engine::sim::fulfil_all(&mut chance, &reqs)?;
                 game.apply_chance(&outs).map_err(|e| e.to_string())?;
             }
-            ToAct::Seat(_) | ToAct::Seats(_) => {
+            ToAct::Seat(_) | ToAct::Sealed(_) => {
                 let Some((seat, action)) = moves.get(next) else {
                     break;
                 };

@@ -541,7 +541,7 @@ impl<G: Game> DiceSession<G> {
                     .ok_or_else(|| format!("seat {s} is not at the table"))?;
                 Ok(Kind::Move(idx as u16))
             }
-            ToAct::Seats(_) => Err("dice sessions carry one actor at a time".into()),
+            ToAct::Sealed(_) => Err("dice sessions carry one actor at a time".into()),
         }
     }
 

@@ -1209,7 +1209,7 @@ impl Session {
                 self.next_step(StepKind::Move);
                 Ok(())
             }
-            ToAct::Seats(_) => Err(Self::invalid(
+            ToAct::Sealed(_) => Err(Self::invalid(
                 id,
                 seat,
                 "Tolerance has no simultaneous moves",
@@ -1219,7 +1219,9 @@ impl Session {
                 if let Some(ChanceRequest::Shuffle { .. }) = reqs.first() {
                     if reqs.len() == 1 {
                         engine
-                            .apply_chance(&[ChanceOutcome::Shuffled])
+                            .apply_chance(&[ChanceOutcome::Shuffled {
+                                deck: engine.deck(),
+                            }])
                             .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
                         return self.after_engine_change(id, seat);
                     }
@@ -1227,14 +1229,14 @@ impl Session {
                 let deals: Vec<(u16, Seat)> = reqs
                     .iter()
                     .filter_map(|r| match r {
-                        ChanceRequest::Deal { position, to } => Some((*position, *to)),
+                        ChanceRequest::Deal { position, to, .. } => Some((*position, to[0])),
                         _ => None,
                     })
                     .collect();
                 let reveals: Vec<u16> = reqs
                     .iter()
                     .filter_map(|r| match r {
-                        ChanceRequest::Reveal { position } => Some(*position),
+                        ChanceRequest::Reveal { position, .. } => Some(*position),
                         _ => None,
                     })
                     .collect();
@@ -1328,9 +1330,9 @@ impl Session {
         };
         for r in &reqs {
             outcomes.push(match r {
-                ChanceRequest::Shuffle { .. } => ChanceOutcome::Shuffled,
-                ChanceRequest::Deal { position, to } => {
-                    let card = if Some(*to) == self.me {
+                ChanceRequest::Shuffle { deck, .. } => ChanceOutcome::Shuffled { deck: *deck },
+                ChanceRequest::Deal { deck, position, to } => {
+                    let card = if Some(to[0]) == self.me {
                         Some(self.open_own(*position).map_err(|e| {
                             Self::invalid(id, seat, format!("cannot open my card: {e}"))
                         })?)
@@ -1338,6 +1340,7 @@ impl Session {
                         None
                     };
                     ChanceOutcome::Dealt {
+                        deck: *deck,
                         position: *position,
                         card,
                     }
@@ -1547,13 +1550,18 @@ impl Session {
         let deck = h.deck.as_ref().expect("deck");
         let mut outcomes = Vec::new();
         for r in &reqs {
-            let ChanceRequest::Reveal { position } = r else {
+            let ChanceRequest::Reveal {
+                deck: deck_id,
+                position,
+            } = r
+            else {
                 return Err(Self::invalid(id, seat, "unexpected chance at showdown"));
             };
             let all = h.tokens.get(position).cloned().unwrap_or_default();
             let card = fair::open_card(joint, deck, *position, &all)
                 .map_err(|e| Self::invalid(id, seat, e.to_string()))?;
             outcomes.push(ChanceOutcome::Revealed {
+                deck: *deck_id,
                 position: *position,
                 card: CardId(card as u16),
             });

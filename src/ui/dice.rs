@@ -236,7 +236,7 @@ pub fn play_local<G: TextGame>(
                 };
                 game.apply(s, &action).map_err(|e| e.to_string())?;
             }
-            ToAct::Seats(_) => return Err("dice games have no simultaneous moves".into()),
+            ToAct::Sealed(_) => return Err("dice games have no simultaneous moves".into()),
         }
     }
     print!("{}", G::render(&game.view(Some(0)), &names));

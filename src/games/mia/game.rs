@@ -3,8 +3,10 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/mia.md`; the
 //! section names (§) are cited next to the code that follows them.
 
-use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
-use crate::games::elimination_outcome;
+use crate::engine::{
+    ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
+};
+use crate::games::{elimination_outcome, forfeit_outcome};
 use serde::{Deserialize, Serialize};
 
 pub const MIN_PLAYERS: usize = 2;
@@ -241,6 +243,10 @@ pub struct Mia {
     challenger: usize,
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
+    /// Seats removed by the table for withholding a step or equivocating: the game ended there
+    /// with them as the losers and no winner (rules §Forfeit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeited: Vec<Seat>,
 }
 
 fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
@@ -285,6 +291,7 @@ impl Mia {
             challenger: 0,
             pending: Vec::new(),
             log: Vec::new(),
+            forfeited: Vec::new(),
         };
         match first {
             Some(i) => game.begin_round(i),
@@ -657,13 +664,17 @@ impl Game for Mia {
         if self.phase != Phase::Done {
             return None;
         }
+        if !self.forfeited.is_empty() {
+            return Some(forfeit_outcome(&self.seats(), &self.forfeited));
+        }
         let winner = self.players.iter().find(|p| p.lives > 0)?.seat;
         Some(elimination_outcome(&self.seats(), winner))
     }
 
     fn check_invariants(&self) -> Result<(), String> {
         let alive = self.alive();
-        if alive == 0 || (alive == 1) != (self.phase == Phase::Done) {
+        let ended = self.phase == Phase::Done && self.forfeited.is_empty();
+        if alive == 0 || (alive == 1) != ended {
             return Err(format!("{alive} players alive in phase {:?}", self.phase));
         }
         if let Some(p) = self.players.iter().find(|p| p.lives > self.start_lives) {
@@ -719,6 +730,30 @@ impl Game for Mia {
 
     fn seats(&self) -> Vec<Seat> {
         self.players.iter().map(|p| p.seat).collect()
+    }
+
+    fn participants(&self) -> Vec<Seat> {
+        // A player out of dice still contributes its values to the others' rolls: every die
+        // needs every seat's committed value (rules §Forfeit).
+        if self.phase == Phase::Done {
+            Vec::new()
+        } else {
+            self.seats()
+        }
+    }
+
+    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        if let Some(o) = offenders.iter().find(|o| self.player(**o).is_none()) {
+            return Err(RuleError::Setup(format!("seat {o} is not at this table")));
+        }
+        self.forfeited = offenders.to_vec();
+        self.forfeited.sort_unstable();
+        self.pending.clear();
+        self.phase = Phase::Done;
+        Ok(())
     }
 }
 

@@ -3,8 +3,10 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/perudo.md`; the
 //! section names (§) are cited next to the code that follows them.
 
-use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
-use crate::games::elimination_outcome;
+use crate::engine::{
+    ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
+};
+use crate::games::{elimination_outcome, forfeit_outcome};
 use serde::{Deserialize, Serialize};
 
 pub const SIDES: u8 = 6;
@@ -163,6 +165,10 @@ pub struct Perudo {
     pub putana: bool,
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
+    /// Seats removed by the table for withholding a step or equivocating: the game ended there
+    /// with them as the losers and no winner (rules §Forfeit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeited: Vec<Seat>,
 }
 
 fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
@@ -283,6 +289,7 @@ impl Perudo {
             putana: false,
             pending: Vec::new(),
             log: Vec::new(),
+            forfeited: Vec::new(),
         };
         if first.is_none() {
             // §First round: the toss rides in the same batch as the first rolls.
@@ -614,13 +621,17 @@ impl Game for Perudo {
         if self.phase != Phase::Done {
             return None;
         }
+        if !self.forfeited.is_empty() {
+            return Some(forfeit_outcome(&self.seats(), &self.forfeited));
+        }
         let winner = self.players.iter().find(|p| p.dice_left > 0)?.seat;
         Some(elimination_outcome(&self.seats(), winner))
     }
 
     fn check_invariants(&self) -> Result<(), String> {
         let alive = self.alive();
-        if alive == 0 || (alive == 1) != (self.phase == Phase::Done) {
+        let ended = self.phase == Phase::Done && self.forfeited.is_empty();
+        if alive == 0 || (alive == 1) != ended {
             return Err(format!(
                 "{alive} players with dice in phase {:?}",
                 self.phase
@@ -698,6 +709,30 @@ impl Game for Perudo {
 
     fn seats(&self) -> Vec<Seat> {
         self.players.iter().map(|p| p.seat).collect()
+    }
+
+    fn participants(&self) -> Vec<Seat> {
+        // A player out of dice still contributes its values to the others' rolls: every die
+        // needs every seat's committed value (rules §Forfeit).
+        if self.phase == Phase::Done {
+            Vec::new()
+        } else {
+            self.seats()
+        }
+    }
+
+    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        if let Some(o) = offenders.iter().find(|o| self.player(**o).is_none()) {
+            return Err(RuleError::Setup(format!("seat {o} is not at this table")));
+        }
+        self.forfeited = offenders.to_vec();
+        self.forfeited.sort_unstable();
+        self.pending.clear();
+        self.phase = Phase::Done;
+        Ok(())
     }
 }
 

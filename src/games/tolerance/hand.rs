@@ -5,7 +5,9 @@
 
 use super::variant::Betting;
 use crate::cards::{CardId, DeckSpec, PlayingCard};
-use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
+use crate::engine::{
+    ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
+};
 use serde::{Deserialize, Serialize};
 
 /// A move in a hand of Tolerance.
@@ -143,6 +145,10 @@ pub struct HandResult {
     pub points: Vec<(Seat, i64)>,
     pub pots: Vec<PotResult>,
     pub final_stacks: Vec<(Seat, u64)>,
+    /// Seats that forfeited the hand (withheld a protocol step, equivocated, left): it ended
+    /// there and was settled by the forfeit rule (rules §Forfeit), not by showdown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeited: Vec<Seat>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,7 +246,8 @@ impl Hand {
         };
         // Steps 1–2 of the seed: shuffle, then two face-down cards each, clockwise from the Starter.
         hand.pending.push(ChanceRequest::Shuffle {
-            deck: DeckSpec::standard(r.decks),
+            deck: hand.deck(),
+            spec: DeckSpec::standard(r.decks),
         });
         for _ in 0..2 {
             hand.queue_deals();
@@ -266,11 +273,17 @@ impl Hand {
             }
             let position = self.next_position;
             self.next_position += 1;
-            self.pending.push(ChanceRequest::Deal {
+            self.pending.push(ChanceRequest::deal(
+                self.deck(),
                 position,
-                to: self.players[i].seat,
-            });
+                self.players[i].seat,
+            ));
         }
+    }
+
+    /// The hand's deck: one per hand, named by the hand number.
+    pub fn deck(&self) -> DeckId {
+        self.hand_no as DeckId
     }
 
     pub fn player(&self, seat: Seat) -> Option<&Player> {
@@ -482,6 +495,7 @@ impl Hand {
             if !p.folded {
                 for h in &p.cards {
                     self.pending.push(ChanceRequest::Reveal {
+                        deck: self.hand_no as DeckId,
                         position: h.position,
                     });
                 }
@@ -627,15 +641,45 @@ impl Hand {
                 .collect(),
             pots,
             final_stacks: self.players.iter().map(|p| (p.seat, p.stack)).collect(),
+            forfeited: Vec::new(),
         });
         self.phase = Phase::Done;
     }
 
+    /// The chips each player put in and whether it folded, clockwise from the Starter: what a
+    /// forfeit is settled from.
+    pub fn forfeit_seats(&self) -> Vec<super::table::ForfeitSeat> {
+        self.players
+            .iter()
+            .map(|p| super::table::ForfeitSeat {
+                seat: p.seat,
+                start_stack: p.start_stack,
+                committed: p.committed,
+                folded: p.folded,
+            })
+            .collect()
+    }
+
     fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
         let deck = DeckSpec::standard(self.rules.decks);
+        let ours = |d: &DeckId| {
+            if *d == self.deck() {
+                Ok(())
+            } else {
+                Err(format!("deck {d} is not this hand's deck {}", self.deck()))
+            }
+        };
         match (req, out) {
-            (ChanceRequest::Shuffle { .. }, ChanceOutcome::Shuffled) => Ok(()),
-            (ChanceRequest::Deal { position, .. }, ChanceOutcome::Dealt { position: p, card }) => {
+            (ChanceRequest::Shuffle { .. }, ChanceOutcome::Shuffled { deck: d }) => ours(d),
+            (
+                ChanceRequest::Deal { position, .. },
+                ChanceOutcome::Dealt {
+                    deck: d,
+                    position: p,
+                    card,
+                },
+            ) => {
+                ours(d)?;
                 if position != p {
                     return Err(format!("dealt position {p}, expected {position}"));
                 }
@@ -644,7 +688,15 @@ impl Hand {
                 }
                 Ok(())
             }
-            (ChanceRequest::Reveal { position }, ChanceOutcome::Revealed { position: p, card }) => {
+            (
+                ChanceRequest::Reveal { position, .. },
+                ChanceOutcome::Revealed {
+                    deck: d,
+                    position: p,
+                    card,
+                },
+            ) => {
+                ours(d)?;
                 if position != p {
                     return Err(format!("revealed position {p}, expected {position}"));
                 }
@@ -817,13 +869,13 @@ impl Game for Hand {
                 for (req, out) in pending.iter().zip(outcomes) {
                     if let (
                         ChanceRequest::Deal { to, .. },
-                        ChanceOutcome::Dealt { position, card },
+                        ChanceOutcome::Dealt { position, card, .. },
                     ) = (req, out)
                     {
                         let p = self
                             .players
                             .iter_mut()
-                            .find(|p| p.seat == *to)
+                            .find(|p| to.first() == Some(&p.seat))
                             .expect("deals go to seated players");
                         p.cards.push(Held {
                             position: *position,
@@ -855,7 +907,7 @@ impl Game for Hand {
             }
             Phase::Showdown => {
                 for out in outcomes {
-                    if let ChanceOutcome::Revealed { position, card } = out {
+                    if let ChanceOutcome::Revealed { position, card, .. } = out {
                         for p in &mut self.players {
                             for h in &mut p.cards {
                                 if h.position == *position {
@@ -895,13 +947,62 @@ impl Game for Hand {
                 .iter()
                 .map(|p| (p.seat, p.stack as i64 - p.start_stack as i64))
                 .collect(),
-            winners: {
+            winners: if r.forfeited.is_empty() {
                 let mut w: Vec<Seat> = r.pots.iter().flat_map(|p| p.winners.clone()).collect();
                 w.sort_unstable();
                 w.dedup();
                 w
+            } else {
+                // A forfeited hand has no showdown: those who gained from it took the pot.
+                let mut w: Vec<Seat> = self
+                    .players
+                    .iter()
+                    .filter(|p| p.stack > p.start_stack && !r.forfeited.contains(&p.seat))
+                    .map(|p| p.seat)
+                    .collect();
+                w.sort_unstable();
+                w
             },
         })
+    }
+
+    fn participants(&self) -> Vec<Seat> {
+        // Folded players still hold key shares and dice values; nothing is dealt once done.
+        if self.phase == Phase::Done {
+            Vec::new()
+        } else {
+            self.seats()
+        }
+    }
+
+    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        for o in offenders {
+            if self.player(*o).is_none() {
+                return Err(RuleError::Setup(format!("seat {o} is not in this hand")));
+            }
+        }
+        let finals = super::table::settle_forfeit(&self.forfeit_seats(), offenders);
+        let mut forfeited = offenders.to_vec();
+        forfeited.sort_unstable();
+        for p in &mut self.players {
+            if let Some((_, stack)) = finals.iter().find(|(s, _)| *s == p.seat) {
+                p.stack = *stack;
+            }
+            p.bet = 0;
+        }
+        self.pending.clear();
+        self.result = Some(HandResult {
+            uncontested: false,
+            points: Vec::new(),
+            pots: Vec::new(),
+            final_stacks: finals,
+            forfeited,
+        });
+        self.phase = Phase::Done;
+        Ok(())
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -911,9 +1012,13 @@ impl Game for Hand {
             .result
             .as_ref()
             .map_or(0, |r| r.pots.iter().map(|p| p.amount).sum());
+        let forfeited = self
+            .result
+            .as_ref()
+            .is_some_and(|r| !r.forfeited.is_empty());
         if self.phase == Phase::Done {
             let stacks: u64 = self.players.iter().map(|p| p.stack).sum();
-            if stacks != start || paid != self.pot_total() {
+            if stacks != start || (!forfeited && paid != self.pot_total()) {
                 return Err(format!(
                     "chips not conserved: start {start}, end {stacks}, pots paid {paid} of {}",
                     self.pot_total()

@@ -1,6 +1,7 @@
 //! The Game of Tolerance v1.4: cards, a die and Hold'em-style betting.
 //!
-//! - [`hand`]: one hand, the [`crate::engine::Game`] implementation;
+//! - [`game`]: a whole table, hand after hand: the [`crate::engine::Game`] a networked table runs;
+//! - [`hand`]: one hand (also a `Game`: bots, scripts and single-hand simulations);
 //! - [`table`]: stacks, Dealer rotation, blind levels and styles across hands;
 //! - [`variant`]: the rules configuration as a validated file;
 //! - [`view`]: what a seat or spectator sees;
@@ -9,12 +10,14 @@
 //! The precise rules, and every decision the seed leaves open, are in
 //! `protocol/rules/tolerance.md`.
 
+pub mod game;
 pub mod hand;
 pub mod replay;
 pub mod table;
 pub mod variant;
 pub mod view;
 
+pub use game::{HandSummary, Tolerance, ToleranceView};
 pub use hand::{Action, Hand, HandResult, HandRules, HandSetup, Phase};
 pub use table::{ForfeitSeat, Table, TableError};
 pub use variant::{Betting, Style, Variant, VariantError};

@@ -153,7 +153,7 @@ impl HandScript {
                     let outs = fulfil_all(&mut chance, &reqs)?;
                     hand.apply_chance(&outs).map_err(|e| e.to_string())?;
                 }
-                ToAct::Seat(_) | ToAct::Seats(_) => {
+                ToAct::Seat(_) | ToAct::Sealed(_) => {
                     let Some((seat, action)) = moves.get(next) else {
                         failure = Some((
                             format!(

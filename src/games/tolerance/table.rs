@@ -241,6 +241,50 @@ pub struct ForfeitSeat {
     pub folded: bool,
 }
 
+/// The stacks after a hand ended by forfeit of `offenders` (protocol spec §Forfeit), in the order
+/// of `players` (clockwise from the Starter): every other player gets back what it put in; the
+/// offenders' chips in the pot are shared equally among the others still in the hand (or, if
+/// none, all others), odd chips one at a time clockwise from the Starter; if everyone offended,
+/// everyone keeps its starting stack.
+pub fn settle_forfeit(players: &[ForfeitSeat], offenders: &[Seat]) -> Vec<(Seat, u64)> {
+    let forfeited: u64 = players
+        .iter()
+        .filter(|p| offenders.contains(&p.seat))
+        .map(|p| p.committed)
+        .sum();
+    let mut takers: Vec<Seat> = players
+        .iter()
+        .filter(|p| !offenders.contains(&p.seat) && !p.folded)
+        .map(|p| p.seat)
+        .collect();
+    if takers.is_empty() {
+        takers = players
+            .iter()
+            .filter(|p| !offenders.contains(&p.seat))
+            .map(|p| p.seat)
+            .collect();
+    }
+    let mut finals = Vec::new();
+    for p in players {
+        let mut stack = p.start_stack - p.committed;
+        if !offenders.contains(&p.seat) {
+            stack += p.committed;
+            if let Some(k) = takers.iter().position(|s| *s == p.seat) {
+                let n = takers.len() as u64;
+                stack += forfeited / n + u64::from((k as u64) < forfeited % n);
+            }
+        }
+        finals.push((p.seat, stack));
+    }
+    if takers.is_empty() && forfeited > 0 {
+        // Everybody offended at once: chips go back to their owners rather than vanish.
+        for (f, p) in finals.iter_mut().zip(players) {
+            f.1 = p.start_stack;
+        }
+    }
+    finals
+}
+
 impl Table {
     /// Ends hand `hand_no` by forfeit (protocol spec §Forfeit): a player withheld a protocol step
     /// or equivocated. Every other player gets back what it put in; the offenders' chips in the
@@ -263,41 +307,7 @@ impl Table {
                 _ => return Err(TableError::WrongHand),
             }
         }
-        let forfeited: u64 = players
-            .iter()
-            .filter(|p| offenders.contains(&p.seat))
-            .map(|p| p.committed)
-            .sum();
-        let mut takers: Vec<Seat> = players
-            .iter()
-            .filter(|p| !offenders.contains(&p.seat) && !p.folded)
-            .map(|p| p.seat)
-            .collect();
-        if takers.is_empty() {
-            takers = players
-                .iter()
-                .filter(|p| !offenders.contains(&p.seat))
-                .map(|p| p.seat)
-                .collect();
-        }
-        let mut finals = Vec::new();
-        for p in players {
-            let mut stack = p.start_stack - p.committed;
-            if !offenders.contains(&p.seat) {
-                stack += p.committed;
-                if let Some(k) = takers.iter().position(|s| *s == p.seat) {
-                    let n = takers.len() as u64;
-                    stack += forfeited / n + u64::from((k as u64) < forfeited % n);
-                }
-            }
-            finals.push((p.seat, stack));
-        }
-        if takers.is_empty() && forfeited > 0 {
-            // Everybody offended at once: chips go back to their owners rather than vanish.
-            for (f, p) in finals.iter_mut().zip(players) {
-                f.1 = p.start_stack;
-            }
-        }
+        let finals = settle_forfeit(players, offenders);
         for (seat, stack) in &finals {
             self.stacks[*seat as usize] = Some(*stack);
         }

@@ -119,7 +119,7 @@ impl<G: Game> Table<G> {
                         g.apply(s, &action).unwrap();
                     }
                 }
-                ToAct::Seats(_) => unreachable!("dice games have one actor"),
+                ToAct::Sealed(_) => unreachable!("dice games have one actor"),
             }
         }
         panic!("no end");

@@ -229,7 +229,7 @@ pub fn play_local<G: DiceUi>(
                 };
                 game.apply(s, &action).map_err(|e| e.to_string())?;
             }
-            ToAct::Seats(_) => return Err("dice games have no simultaneous moves".into()),
+            ToAct::Sealed(_) => return Err("dice games have no simultaneous moves".into()),
         }
     }
     let line = match game.outcome().and_then(|o| o.winners.first().copied()) {

@@ -1,0 +1,522 @@
+//! The Game of Tolerance at a table: hands one after another until the table ends. This is the
+//! [`Game`] a networked table runs; [`Hand`] is one hand of it (and the game of bots, scripts
+//! and simulations of a single hand).
+//!
+//! Before each hand the table itself asks for the hand's deck (deck id = hand number), and in
+//! hand 0 also for the die that picks the first Dealer (rules §Dealer: by lot), so nobody
+//! chooses who deals first. The hand then asks for its deals; its own shuffle request is
+//! answered by the deck the table already shuffled.
+
+use super::hand::{Action, Hand, HandResult, LogEntry, Phase};
+use super::table::{ForfeitSeat, Table};
+use super::variant::Variant;
+use super::view::HandView;
+use crate::cards::{CardId, DeckSpec};
+use crate::engine::{
+    ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
+};
+use serde::{Deserialize, Serialize};
+
+/// How one hand ended, for reports and hand histories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandSummary {
+    pub hand: u64,
+    pub dealer: Seat,
+    pub players: Vec<Seat>,
+    pub result: Option<HandResult>,
+    /// Seats that forfeited (withheld a step, equivocated, left) and why, in words.
+    pub forfeits: Vec<(Seat, String)>,
+    pub final_stacks: Vec<(Seat, u64)>,
+    /// Cards opened to everyone at showdown, by seat; nothing else is ever opened publicly.
+    #[serde(default)]
+    pub shown: Vec<(Seat, Vec<CardId>)>,
+    /// The hand's public record (blind, moves, rolls, winnings).
+    #[serde(default)]
+    pub log: Vec<LogEntry>,
+}
+
+impl HandSummary {
+    /// The public summary of a finished hand.
+    pub fn of(engine: &Hand) -> HandSummary {
+        let mut players: Vec<Seat> = engine.players.iter().map(|p| p.seat).collect();
+        players.sort_unstable();
+        HandSummary {
+            hand: engine.hand_no,
+            dealer: engine.dealer(),
+            players,
+            final_stacks: engine.players.iter().map(|p| (p.seat, p.stack)).collect(),
+            result: engine.result.clone(),
+            forfeits: Vec::new(),
+            log: engine.log.clone(),
+            shown: engine
+                .players
+                .iter()
+                .filter(|p| p.cards.iter().any(|c| c.revealed))
+                .map(|p| {
+                    (
+                        p.seat,
+                        p.cards
+                            .iter()
+                            .filter(|c| c.revealed)
+                            .filter_map(|c| c.card)
+                            .collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A table of Tolerance: its chips, the hand in play and the hands played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tolerance {
+    pub table: Table,
+    /// Hands to play; `None` plays until the table's style ends it (one player with chips).
+    pub hands_limit: Option<u64>,
+    pub hand: Option<Hand>,
+    /// Every hand played so far, oldest first.
+    pub history: Vec<HandSummary>,
+    /// Seats at the start, ascending.
+    seated: Vec<Seat>,
+    /// What each seat that left the table by forfeit took with it.
+    departed: Vec<(Seat, u64)>,
+    /// The table's own chance request before a hand: the deck (and the first Dealer's die).
+    pending: Vec<ChanceRequest>,
+}
+
+/// What a seat (or a spectator) sees of the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToleranceView {
+    pub viewer: Option<Seat>,
+    /// By seat number; `None` for an empty seat (never seated, busted or gone).
+    pub stacks: Vec<Option<u64>>,
+    pub hands_played: u64,
+    pub hands_limit: Option<u64>,
+    /// The hand in play.
+    pub hand: Option<HandView>,
+    /// The last hand played.
+    pub last: Option<HandSummary>,
+}
+
+impl Tolerance {
+    /// A table of `players` seats (0..players), each with the variant's starting stack.
+    pub fn new(
+        variant: Variant,
+        players: u8,
+        hands_limit: Option<u64>,
+    ) -> Result<Tolerance, RuleError> {
+        let seats: Vec<(Seat, Option<u64>)> = (0..players).map(|s| (s, None)).collect();
+        if !(2..=variant.seats).contains(&players) {
+            return Err(RuleError::Setup(format!(
+                "this variant seats 2 to {} players, not {players}",
+                variant.seats
+            )));
+        }
+        let table = Table::new(variant, &seats, 0).map_err(|e| RuleError::Setup(e.to_string()))?;
+        let mut t = Tolerance {
+            table,
+            hands_limit,
+            hand: None,
+            history: Vec::new(),
+            seated: (0..players).collect(),
+            departed: Vec::new(),
+            pending: Vec::new(),
+        };
+        t.prepare_next();
+        Ok(t)
+    }
+
+    fn over(&self) -> bool {
+        self.table.is_over()
+            || self
+                .hands_limit
+                .is_some_and(|n| self.table.hands_played >= n)
+    }
+
+    /// Between hands: ask for the next hand's deck, or nothing when the table is over.
+    fn prepare_next(&mut self) {
+        self.pending.clear();
+        if self.hand.is_some() || self.over() {
+            return;
+        }
+        let n = self.table.active_seats().len();
+        self.pending.push(ChanceRequest::Shuffle {
+            deck: self.table.hands_played as DeckId,
+            spec: DeckSpec::standard(self.table.variant.decks_for(n as u8)),
+        });
+        if self.table.hands_played == 0 {
+            self.pending.push(ChanceRequest::RollPublic {
+                sides: n.max(2) as u8,
+                count: 1,
+                by: None,
+            });
+        }
+    }
+
+    /// The hand's pending chance without its own shuffle, which the table already answered.
+    fn hand_chance(hand: &Hand) -> Option<Vec<ChanceRequest>> {
+        match hand.to_act() {
+            ToAct::Chance(reqs) => Some(
+                reqs.into_iter()
+                    .filter(|r| !matches!(r, ChanceRequest::Shuffle { .. }))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn start_hand(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
+        let deck = self.table.hands_played as DeckId;
+        let bad = |m: String| RuleError::BadChance(m);
+        match outcomes.first() {
+            Some(ChanceOutcome::Shuffled { deck: d }) if *d == deck => {}
+            other => return Err(bad(format!("expected deck {deck} shuffled, got {other:?}"))),
+        }
+        let mut table = self.table.clone();
+        if table.hands_played == 0 {
+            let active: Vec<Seat> = table.active_seats().iter().map(|(s, _)| *s).collect();
+            let sides = active.len().max(2) as u8;
+            let v = match outcomes.get(1) {
+                Some(ChanceOutcome::Rolled { values })
+                    if values.len() == 1 && (1..=sides).contains(&values[0]) =>
+                {
+                    values[0]
+                }
+                other => return Err(bad(format!("expected one d{sides} roll, got {other:?}"))),
+            };
+            table.first_dealer = active[(v as usize - 1) % active.len()];
+        } else if outcomes.len() != 1 {
+            return Err(bad(format!("{} outcomes for one shuffle", outcomes.len())));
+        }
+        let setup = table
+            .next_hand()
+            .map_err(|e| RuleError::Setup(e.to_string()))?;
+        let hand = Hand::new(&setup)?;
+        self.table = table;
+        self.hand = Some(hand);
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Records a finished hand and prepares the next.
+    fn finish_hand(&mut self) -> Result<(), RuleError> {
+        let Some(hand) = self.hand.take() else {
+            return Ok(());
+        };
+        if hand.phase != Phase::Done {
+            self.hand = Some(hand);
+            return Ok(());
+        }
+        self.table
+            .record(&hand)
+            .map_err(|e| RuleError::Setup(e.to_string()))?;
+        self.history.push(HandSummary::of(&hand));
+        self.prepare_next();
+        Ok(())
+    }
+
+    /// Stacks of every seat now: the hand's players' chips still in front of them plus what
+    /// they put in, or the table's stacks between hands.
+    pub fn chips_in_play(&self) -> u64 {
+        let mut total = self.table.total_chips();
+        if let Some(h) = &self.hand {
+            for p in &h.players {
+                total -= self.table.stacks[p.seat as usize].unwrap_or(0);
+                total += p.stack + p.committed;
+            }
+        }
+        total
+    }
+
+    /// What each seat holds now or left with, by seat (the chips it would take home).
+    pub fn final_stacks(&self) -> Vec<(Seat, u64)> {
+        self.seated
+            .iter()
+            .map(|s| {
+                let now = self.table.stacks[*s as usize]
+                    .or_else(|| self.departed.iter().find(|(d, _)| d == s).map(|(_, c)| *c))
+                    .unwrap_or(0);
+                (*s, now)
+            })
+            .collect()
+    }
+}
+
+impl Game for Tolerance {
+    type Action = Action;
+    type View = ToleranceView;
+    const NAME: &'static str = "tolerance";
+
+    fn to_act(&self) -> ToAct {
+        if !self.pending.is_empty() {
+            return ToAct::Chance(self.pending.clone());
+        }
+        match &self.hand {
+            Some(h) => match Self::hand_chance(h) {
+                Some(reqs) => ToAct::Chance(reqs),
+                None => h.to_act(),
+            },
+            None => ToAct::Terminal,
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if !self.pending.is_empty() {
+            return Vec::new();
+        }
+        self.hand
+            .as_ref()
+            .map(|h| h.legal_actions(seat))
+            .unwrap_or_default()
+    }
+
+    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        if !self.pending.is_empty() {
+            return Err(RuleError::OutOfTurn {
+                seat,
+                expected: "the deck to be shuffled".into(),
+            });
+        }
+        let hand = self.hand.as_mut().ok_or(RuleError::Finished)?;
+        hand.apply(seat, action)?;
+        self.finish_hand()
+    }
+
+    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
+        if !self.pending.is_empty() {
+            crate::engine::check_chance_batch(&self.pending, outcomes, |_, _| Ok(()))?;
+            return self.start_hand(outcomes);
+        }
+        let hand = self.hand.as_mut().ok_or_else(|| {
+            RuleError::BadChance("no chance request is pending: the table is over".into())
+        })?;
+        let mut full = Vec::with_capacity(outcomes.len() + 1);
+        if let ToAct::Chance(reqs) = hand.to_act() {
+            if let Some(ChanceRequest::Shuffle { deck, .. }) = reqs.first() {
+                full.push(ChanceOutcome::Shuffled { deck: *deck });
+            }
+        }
+        full.extend_from_slice(outcomes);
+        hand.apply_chance(&full)?;
+        self.finish_hand()
+    }
+
+    fn view(&self, viewer: Option<Seat>) -> ToleranceView {
+        ToleranceView {
+            viewer,
+            stacks: self.table.stacks.clone(),
+            hands_played: self.table.hands_played,
+            hands_limit: self.hands_limit,
+            hand: self.hand.as_ref().map(|h| h.view(viewer)),
+            last: self.history.last().cloned(),
+        }
+    }
+
+    fn timeout_action(&self, seat: Seat) -> Option<Action> {
+        self.hand.as_ref()?.timeout_action(seat)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if !self.is_terminal() {
+            return None;
+        }
+        let start = self.table.variant.starting_stack as i64;
+        let finals = self.final_stacks();
+        let best = finals
+            .iter()
+            .filter(|(s, _)| self.table.stacks[*s as usize].is_some())
+            .map(|(_, c)| *c)
+            .max()
+            .unwrap_or(0);
+        Some(Outcome {
+            payoffs: finals
+                .iter()
+                .map(|(s, c)| (*s, *c as i64 - start))
+                .collect(),
+            winners: finals
+                .iter()
+                .filter(|(s, c)| *c == best && best > 0 && self.table.stacks[*s as usize].is_some())
+                .map(|(s, _)| *s)
+                .collect(),
+        })
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        let held = self.chips_in_play() + self.table.chips_out;
+        if held != self.table.chips_in {
+            return Err(format!(
+                "chips not conserved: {} brought, {held} on the table or taken away",
+                self.table.chips_in
+            ));
+        }
+        if let Some(h) = &self.hand {
+            h.check_invariants()?;
+        }
+        Ok(())
+    }
+
+    fn probe_actions(&self, seat: Seat) -> Vec<Action> {
+        self.hand
+            .as_ref()
+            .map(|h| h.probe_actions(seat))
+            .unwrap_or_default()
+    }
+
+    fn seats(&self) -> Vec<Seat> {
+        self.seated.clone()
+    }
+
+    fn participants(&self) -> Vec<Seat> {
+        match &self.hand {
+            // Folded players still hold key shares and dice values for this hand.
+            Some(h) => {
+                let mut v = h.seats();
+                v.sort_unstable();
+                v
+            }
+            None if self.over() => Vec::new(),
+            None => self.table.active_seats().iter().map(|(s, _)| *s).collect(),
+        }
+    }
+
+    fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
+        if self.is_terminal() {
+            return Err(RuleError::Finished);
+        }
+        let (players, dealer, hand_no): (Vec<ForfeitSeat>, Seat, u64) = match &self.hand {
+            Some(h) => (h.forfeit_seats(), h.dealer(), h.hand_no),
+            None => {
+                let active = self.table.active_seats();
+                // Before the first Dealer is known the lowest seat stands in as the last Dealer.
+                let dealer = if self.table.hands_played == 0 {
+                    active[0].0
+                } else {
+                    self.table
+                        .next_hand()
+                        .map(|s| s.dealer)
+                        .unwrap_or(active[0].0)
+                };
+                let players = active
+                    .iter()
+                    .map(|(seat, stack)| ForfeitSeat {
+                        seat: *seat,
+                        start_stack: *stack,
+                        committed: 0,
+                        folded: false,
+                    })
+                    .collect();
+                (players, dealer, self.table.hands_played)
+            }
+        };
+        for o in offenders {
+            if !players.iter().any(|p| p.seat == *o) {
+                return Err(RuleError::Setup(format!(
+                    "seat {o} is not in the hand it would forfeit"
+                )));
+            }
+        }
+        let before: Vec<Option<u64>> = self.table.stacks.clone();
+        let finals = self
+            .table
+            .record_forfeit(hand_no, dealer, &players, offenders)
+            .map_err(|e| RuleError::Setup(e.to_string()))?;
+        for o in offenders {
+            let took = finals
+                .iter()
+                .find(|(s, _)| s == o)
+                .map(|(_, c)| *c)
+                .or(before[*o as usize])
+                .unwrap_or(0);
+            self.departed.push((*o, took));
+        }
+        let mut players_sorted: Vec<Seat> = players.iter().map(|p| p.seat).collect();
+        players_sorted.sort_unstable();
+        let (result, log) = match self.hand.take() {
+            Some(mut h) => {
+                let log = h.log.clone();
+                let _ = h.forfeit(offenders, reason);
+                (h.result, log)
+            }
+            None => (None, Vec::new()),
+        };
+        self.history.push(HandSummary {
+            hand: hand_no,
+            dealer,
+            players: players_sorted,
+            result,
+            forfeits: offenders
+                .iter()
+                .map(|s| (*s, reason.describe().to_string()))
+                .collect(),
+            final_stacks: finals,
+            shown: Vec::new(),
+            log,
+        });
+        self.prepare_next();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sim::{simulate, SimOptions};
+    use rand::{rngs::StdRng, SeedableRng};
+
+    #[test]
+    fn random_tables_pass_the_generic_simulation() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for (players, hands) in [(2u8, 3u64), (3, 2), (5, 1)] {
+            let game = Tolerance::new(Variant::default(), players, Some(hands)).unwrap();
+            let opts = SimOptions {
+                forfeit_every: Some(7),
+                ..SimOptions::default()
+            };
+            for _ in 0..4 {
+                simulate(&game, &mut rng, &opts).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_dealer_comes_from_the_die() {
+        let mut g = Tolerance::new(Variant::default(), 3, Some(1)).unwrap();
+        let ToAct::Chance(reqs) = g.to_act() else {
+            panic!("a table starts with its deck")
+        };
+        assert!(matches!(reqs[0], ChanceRequest::Shuffle { deck: 0, .. }));
+        assert!(matches!(
+            reqs[1],
+            ChanceRequest::RollPublic { sides: 3, .. }
+        ));
+        g.apply_chance(&[
+            ChanceOutcome::Shuffled { deck: 0 },
+            ChanceOutcome::Rolled { values: vec![2] },
+        ])
+        .unwrap();
+        assert_eq!(g.hand.as_ref().unwrap().dealer(), 1);
+        // The hand's own shuffle is already answered: next come the deals.
+        let ToAct::Chance(deals) = g.to_act() else {
+            panic!("deals follow")
+        };
+        assert!(deals
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Deal { deck: 0, .. })));
+    }
+
+    #[test]
+    fn a_forfeit_before_the_deal_refunds_nothing_and_removes_the_seat() {
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+        assert_eq!(g.table.stacks[2], None);
+        assert_eq!(g.participants(), vec![0, 1]);
+        assert_eq!(g.history[0].forfeits[0].0, 2);
+        g.check_invariants().unwrap();
+        // The next hand starts on a fresh deck; the lowest seat counts as the last Dealer.
+        assert!(matches!(
+            g.to_act(),
+            ToAct::Chance(r) if r.len() == 1 && matches!(r[0], ChanceRequest::Shuffle { deck: 1, .. })
+        ));
+        assert_eq!(g.table.next_hand().unwrap().dealer, 1);
+    }
+}
