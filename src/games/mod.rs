@@ -1,6 +1,7 @@
 //! One folder per game. Each implements [`crate::engine::Game`], ships its variant config, its
 //! view, its rules spec in `protocol/rules/`, and passes the generic simulation test.
 
+pub mod high_card;
 pub mod mia;
 pub mod perudo;
 pub mod tolerance;
@@ -72,12 +73,22 @@ pub type ScriptFailure = (String, Option<usize>);
 /// the first rule error with the index of the refused move, and the dice never rolled. A script
 /// may stop mid-game: once its moves and dice are both spent, no further roll is asked for.
 pub fn run_script<G: crate::engine::Game>(
+    game: G,
+    dice: Vec<u8>,
+    moves: &[(Seat, G::Action)],
+) -> Result<(G, Option<ScriptFailure>, usize), String> {
+    run_script_with_deck(game, Vec::new(), dice, moves)
+}
+
+/// [`run_script`] with the cards of every deck fixed too (position order).
+pub fn run_script_with_deck<G: crate::engine::Game>(
     mut game: G,
+    deck: Vec<crate::cards::CardId>,
     dice: Vec<u8>,
     moves: &[(Seat, G::Action)],
 ) -> Result<(G, Option<ScriptFailure>, usize), String> {
     use crate::engine::{ChanceRequest, ToAct};
-    let mut chance = crate::engine::sim::Script::new(Vec::new(), dice);
+    let mut chance = crate::engine::sim::Script::new(deck, dice);
     let mut next = 0;
     let mut failure = None;
     loop {
@@ -142,9 +153,20 @@ pub fn play_script<G: crate::engine::Game>(
     actions: &[String],
     parse: ParseMove<G>,
 ) -> Result<(G, ScriptEnd), String> {
+    play_script_with_deck(game, Vec::new(), dice, actions, parse)
+}
+
+/// [`play_script`] with every deck's cards fixed (position order).
+pub fn play_script_with_deck<G: crate::engine::Game>(
+    game: G,
+    deck: Vec<crate::cards::CardId>,
+    dice: &[u8],
+    actions: &[String],
+    parse: ParseMove<G>,
+) -> Result<(G, ScriptEnd), String> {
     let moves: Vec<(Seat, G::Action)> =
         actions.iter().map(|a| parse(a)).collect::<Result<_, _>>()?;
-    let (game, failure, unused) = run_script(game, dice.to_vec(), &moves)?;
+    let (game, failure, unused) = run_script_with_deck(game, deck, dice.to_vec(), &moves)?;
     if failure.is_none() && unused > 0 {
         return Err(format!("{unused} scripted dice were never rolled"));
     }
@@ -154,7 +176,7 @@ pub fn play_script<G: crate::engine::Game>(
         at_action: failure.as_ref().and_then(|f| f.1),
         error: failure.map(|f| f.0),
         finished: game.is_terminal(),
-        winner: game.outcome().map(|o| o.winners[0]),
+        winner: game.outcome().and_then(|o| o.winners.first().copied()),
     };
     Ok((game, end))
 }
@@ -210,8 +232,12 @@ pub fn replay_script(text: &str) -> Result<Replayed, String> {
             let out = mia::replay::Script::parse(&text)?.run()?;
             Ok(out.end.replayed(&out))
         }
+        "high-card" => {
+            let out = high_card::replay::Script::parse(&text)?.run()?;
+            Ok(out.end.replayed(&out))
+        }
         other => Err(format!(
-            "game script: unknown game '{other}' (known: tolerance, perudo, mia)"
+            "game script: unknown game '{other}' (known: tolerance, perudo, mia, high-card)"
         )),
     }
 }

@@ -10,7 +10,7 @@
 
 use super::dice_chance::DiceError;
 use super::journal::Journal;
-use super::session::Violation;
+use super::old_session::Violation;
 use crate::bots::Bot;
 use crate::engine::{ChanceRequest, Game, ToAct};
 use crate::fair::dice::DiceSecret;

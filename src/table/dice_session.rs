@@ -13,7 +13,7 @@
 //! hundred small events, so replaying is cheaper than keeping snapshots).
 
 use super::dice_chance::{DiceClient, DiceError, Planned, Public};
-use super::session::{quorum, synthetic_head, Violation};
+use super::old_session::{quorum, synthetic_head, Violation};
 use crate::engine::{ChanceRequest, Game, Seat, ToAct};
 use crate::fair::dice::{verify_reveal, DiceCommitment, DiceReveal, DiceSecret};
 use crate::fair::{from_base64, to_base64};

@@ -8,6 +8,7 @@
 //!   (events in, own events and violations out), [`dice_net`] runs it over relays, and
 //!   [`dice_chance`] answers the engine's dice requests from commit-reveal values.
 
+pub mod chance;
 pub mod demo;
 pub mod dice_chance;
 pub mod dice_demo;
@@ -16,6 +17,7 @@ pub mod dice_seat;
 pub mod dice_session;
 pub mod journal;
 pub mod lobby;
+pub mod old_session;
 pub mod play;
 pub mod runner;
 pub mod seat;
@@ -23,5 +25,5 @@ pub mod session;
 pub mod table_ui;
 pub mod verify;
 
+pub use old_session::{Await, HandSummary, Session, Violation};
 pub use runner::{run_client, ClientConfig, ClientReport, Decider};
-pub use session::{Await, HandSummary, Session, Violation};

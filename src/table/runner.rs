@@ -2,7 +2,7 @@
 //! [`Session`]. Crypto runs on blocking threads, never on the async network task.
 
 use super::journal::{signed_key, Journal};
-use super::session::{Await, HandSummary, Session, Stats, Violation};
+use super::old_session::{Await, HandSummary, Session, Stats, Violation};
 use crate::bots::Bot;
 use crate::engine::Seat;
 use crate::games::tolerance::{Action, Hand, HandView};

@@ -2,7 +2,7 @@
 //! spectator would — signatures, chain, shuffle proofs, tokens, dice, every rule — reporting the
 //! first violation.
 
-use super::session::{HandSummary, Session, Violation};
+use super::old_session::{HandSummary, Session, Violation};
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::wire;
 use nostr_sdk::prelude::*;

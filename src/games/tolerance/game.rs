@@ -363,7 +363,12 @@ impl Game for Tolerance {
     }
 
     fn seats(&self) -> Vec<Seat> {
-        self.seated.clone()
+        // Still at the table: a busted tournament player or a forfeiter has left.
+        self.seated
+            .iter()
+            .copied()
+            .filter(|s| self.table.stacks[*s as usize].is_some())
+            .collect()
     }
 
     fn participants(&self) -> Vec<Seat> {

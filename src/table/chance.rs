@@ -1,0 +1,1367 @@
+//! The table's answer to a game's chance requests, without a dealer: the mental-poker deck
+//! (key shares, a shuffle by every participant, decryption tokens) and commit-reveal dice,
+//! behind one interface the session drives stage by stage.
+//!
+//! A chance batch goes through up to three stages, each one relay pass:
+//! 1. **Setup** (parallel, every participant) — only when the batch needs it: new decks, or dice
+//!    with no usable epoch. Each participant publishes a key share per new deck, a fresh dice
+//!    commitment and a box key; together they open an *epoch*.
+//! 2. **Shuffles** (sequential, participant 0, 1, …) — when the batch has new decks. Each event
+//!    carries the participant's shuffle of every new deck, and the dice values it owes for the
+//!    batch, so a batch with both costs no extra pass.
+//! 3. **Reveal** (parallel, every participant that still owes something) — decryption tokens
+//!    for deals and reveals, tokens for cards shown to several seats (sealed to each of them),
+//!    dice values.
+//!
+//! Then every client computes the same outcomes, except what only some seats may know: a card
+//! dealt to a seat opens with that seat's own token, which it never publishes; private dice
+//! need their owner's own value. Every contribution is verified against the commitments of the
+//! setup before it counts, and a failure names its signer.
+//!
+//! Nothing here is random except through the seat's master secret, from which every key, dice
+//! seed, box key and proof nonce is derived (HKDF-SHA256 over the table, the purpose and the
+//! position): a client restarted with the same secret signs exactly the same events again.
+
+use crate::cards::{CardId, DeckSpec};
+use crate::engine::{ChanceOutcome, ChanceRequest, DeckId, Seat};
+use crate::fair::dice::{
+    open_private_roll, private_roll, public_roll, verify_reveal, DiceCommitment, DiceReveal,
+    DiceSecret, Roll, VerifiedValue,
+};
+use crate::fair::{
+    self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, VerifiedDeck,
+    VerifiedShare, VerifiedToken,
+};
+use crate::wire::log::{Body, DeckShuffle, SealedToken, TokenMsg};
+use ::hkdf::Hkdf;
+use nostr_sdk::prelude::{nip44, Keys, PublicKey, SecretKey};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use zeroize::Zeroizing;
+
+/// Dice slots each participant commits to per epoch (a Merkle tree of depth 10: a reveal is
+/// 36 + 320 bytes). A batch that needs more than the epoch has left opens a new epoch.
+pub const EPOCH_SLOTS: u32 = 1024;
+
+/// Why a contribution or a batch failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChanceError {
+    /// A seat's event does not check out: it is to blame.
+    #[error("{reason}")]
+    Bad { seat: Seat, reason: String },
+    /// The game asked for something the protocol cannot give (a card of a dead deck, an
+    /// exhausted slot tree): nobody's fault but the game's.
+    #[error("{0}")]
+    Protocol(String),
+}
+
+fn bad(seat: Seat, reason: impl std::fmt::Display) -> ChanceError {
+    ChanceError::Bad {
+        seat,
+        reason: reason.to_string(),
+    }
+}
+
+/// The seat's own secret for the whole table and what is derived from it.
+#[derive(Clone)]
+pub struct Secrets {
+    seat: Seat,
+    master: Arc<Zeroizing<[u8; 32]>>,
+}
+
+impl Secrets {
+    pub fn new(seat: Seat, master: Zeroizing<[u8; 32]>) -> Secrets {
+        Secrets {
+            seat,
+            master: Arc::new(master),
+        }
+    }
+
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// 32 bytes for `purpose` at `params`, independent of every other purpose and position.
+    pub fn derive(&self, table: &[u8; 32], purpose: &str, params: &[u64]) -> Zeroizing<[u8; 32]> {
+        let hk = Hkdf::<Sha256>::new(Some(b"tolerance/session/v2"), &**self.master);
+        let mut info = Vec::with_capacity(32 + purpose.len() + 8 * params.len() + 2);
+        info.extend_from_slice(table);
+        info.extend_from_slice(&(purpose.len() as u16).to_be_bytes());
+        info.extend_from_slice(purpose.as_bytes());
+        for p in params {
+            info.extend_from_slice(&p.to_be_bytes());
+        }
+        let mut out = Zeroizing::new([0u8; 32]);
+        hk.expand(&info, &mut *out)
+            .expect("32 bytes is a valid HKDF output length");
+        out
+    }
+
+    pub fn rng(&self, table: &[u8; 32], purpose: &str, params: &[u64]) -> ChaCha20Rng {
+        ChaCha20Rng::from_seed(*self.derive(table, purpose, params))
+    }
+}
+
+/// Commitments and box keys of one epoch, and the dice slots it has handed out.
+#[derive(Clone)]
+struct Epoch {
+    /// The setup step that opened it.
+    step: u32,
+    parts: Vec<Seat>,
+    dice: Vec<DiceCommitment>,
+    boxes: Vec<PublicKey>,
+    next_slot: u32,
+    my_dice: Option<Arc<DiceSecret>>,
+    my_box: Option<Arc<SecretKey>>,
+}
+
+impl Epoch {
+    fn dice_hand(&self) -> u64 {
+        (u64::from(self.step) << 8) | 0xff
+    }
+    fn idx(&self, seat: Seat) -> Option<usize> {
+        self.parts.iter().position(|s| *s == seat)
+    }
+}
+
+/// A private roll's place, for its opening.
+#[derive(Clone, Copy)]
+struct PrivateRoll {
+    epoch: u32,
+    slot: u32,
+    sides: u8,
+    count: u8,
+}
+
+/// One deck: its key set, its shuffle chain and the tokens published for its positions.
+#[derive(Clone)]
+struct Deck {
+    spec: DeckSpec,
+    size: usize,
+    /// The context hand number of every proof about this deck.
+    fair_hand: u64,
+    parts: Vec<Seat>,
+    shares: Vec<VerifiedShare>,
+    joint: Option<JointKey>,
+    my_secret: Option<Arc<SecretShare>>,
+    /// The deck after the shuffles verified so far, and the event that produced it.
+    deck: Option<(VerifiedDeck, String)>,
+    shuffles: usize,
+    /// Published (plain) tokens by position, with their participant index.
+    tokens: BTreeMap<u16, Vec<VerifiedToken>>,
+    /// Tokens sent to this client sealed, by position.
+    sealed_to_me: BTreeMap<u16, Vec<VerifiedToken>>,
+    /// Who a position was dealt to.
+    holders: BTreeMap<u16, Vec<Seat>>,
+    /// Set when a participant left: nobody can open its cards any more.
+    dead: bool,
+}
+
+impl Deck {
+    fn idx(&self, seat: Seat) -> Option<usize> {
+        self.parts.iter().position(|s| *s == seat)
+    }
+    fn verified(&self) -> Result<&VerifiedDeck, ChanceError> {
+        match &self.deck {
+            Some((d, _)) if self.shuffles == self.parts.len() => Ok(d),
+            _ => Err(ChanceError::Protocol("the deck is not shuffled yet".into())),
+        }
+    }
+    /// Participants that published a plain token for `position`.
+    fn tokened(&self, position: u16) -> BTreeSet<u16> {
+        self.tokens
+            .get(&position)
+            .map(|v| v.iter().map(|t| t.seat()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// What one participant owes in the batch's reveal stage (or on its shuffle event for dice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Owed {
+    /// `(deck, position, recipient index)` plain tokens, in this order.
+    tokens: Vec<(DeckId, u16, Option<u16>)>,
+    /// `(deck, position, to)` sealed tokens, in this order.
+    sealed: Vec<(DeckId, u16, Seat)>,
+    /// `(epoch, slot)` dice values, in this order.
+    dice: Vec<(u32, u32)>,
+}
+
+impl Owed {
+    fn is_empty(&self) -> bool {
+        self.tokens.is_empty() && self.sealed.is_empty() && self.dice.is_empty()
+    }
+}
+
+/// Where a batch is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Every participant publishes a setup.
+    Setup,
+    /// Participant number `k` shuffles.
+    Shuffle(usize),
+    /// Every participant that owes something reveals.
+    Reveal,
+    /// Everything is in: the outcomes can be computed.
+    Ready,
+}
+
+/// A dice value's place: (epoch, slot).
+type SlotKey = (u32, u32);
+
+/// A dice request's slot.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    epoch: u32,
+    slot: u32,
+}
+
+#[derive(Clone)]
+struct Batch {
+    requests: Vec<ChanceRequest>,
+    stage: Stage,
+    /// New decks, in request order: `(deck, spec)`.
+    new_decks: Vec<(DeckId, DeckSpec)>,
+    /// The participants of the setup (and of the decks and epoch it opens).
+    parts: Vec<Seat>,
+    /// Per request: its dice slot once planned.
+    slots: Vec<Option<Slot>>,
+    owed: BTreeMap<Seat, Owed>,
+    /// Who has contributed to the current parallel stage.
+    got: BTreeSet<Seat>,
+    /// Setup contributions held until every participant's is in.
+    setups: BTreeMap<Seat, (Vec<VerifiedShare>, DiceCommitment, PublicKey)>,
+}
+
+/// Verified shuffles, kept across derivations of the same log: a roll-back re-applies events
+/// it has already checked, and a shuffle proof is the expensive check. Keyed by the event, the
+/// deck and the exact input (joint key and previous deck), so a cached result is only reused
+/// where it was computed.
+pub type ShuffleCache = Arc<Mutex<HashMap<([u8; 32], DeckId, [u8; 32], [u8; 32]), VerifiedDeck>>>;
+
+/// The chance protocol state of one table as one client knows it.
+#[derive(Clone)]
+pub struct Chance {
+    table: [u8; 32],
+    /// x-only keys by seat.
+    actors: Vec<[u8; 32]>,
+    me: Option<Secrets>,
+    epochs: BTreeMap<u32, Epoch>,
+    current: Option<u32>,
+    decks: BTreeMap<DeckId, Deck>,
+    private_rolls: BTreeMap<(Seat, u32), PrivateRoll>,
+    rolls_made: BTreeMap<Seat, u32>,
+    /// Dice values revealed so far, by (epoch, slot).
+    values: BTreeMap<(u32, u32), Vec<VerifiedValue>>,
+    batch: Option<Batch>,
+    cache: ShuffleCache,
+    /// Counters for reports and benchmarks.
+    pub stats: ChanceStats,
+}
+
+/// What the chance protocol verified.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChanceStats {
+    pub shuffles_verified: u64,
+    pub tokens_verified: u64,
+    pub dice_verified: u64,
+    pub epochs: u64,
+}
+
+fn sha(parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u32).to_be_bytes());
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+impl Chance {
+    pub fn new(table: [u8; 32], actors: Vec<[u8; 32]>, me: Option<Secrets>) -> Chance {
+        Chance {
+            table,
+            actors,
+            me,
+            epochs: BTreeMap::new(),
+            current: None,
+            decks: BTreeMap::new(),
+            private_rolls: BTreeMap::new(),
+            rolls_made: BTreeMap::new(),
+            values: BTreeMap::new(),
+            batch: None,
+            cache: Arc::new(Mutex::new(HashMap::new())),
+            stats: ChanceStats::default(),
+        }
+    }
+
+    /// Shares the verification cache of another client state of the same table.
+    pub fn with_cache(mut self, cache: ShuffleCache) -> Chance {
+        self.cache = cache;
+        self
+    }
+
+    pub fn cache(&self) -> ShuffleCache {
+        self.cache.clone()
+    }
+
+    fn my_seat(&self) -> Option<Seat> {
+        self.me.as_ref().map(|m| m.seat)
+    }
+
+    /// Whether a batch is in progress.
+    pub fn in_batch(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    pub fn stage(&self) -> Option<Stage> {
+        self.batch.as_ref().map(|b| b.stage)
+    }
+
+    /// The participants of the batch in progress (who takes part in its setup and shuffles).
+    pub fn batch_parts(&self) -> Vec<Seat> {
+        self.batch
+            .as_ref()
+            .map(|b| b.parts.clone())
+            .unwrap_or_default()
+    }
+
+    /// Who the current stage waits for, and whether it is sequential.
+    pub fn awaited(&self) -> Vec<Seat> {
+        let Some(b) = &self.batch else {
+            return Vec::new();
+        };
+        match b.stage {
+            Stage::Setup => b
+                .parts
+                .iter()
+                .copied()
+                .filter(|s| !b.got.contains(s))
+                .collect(),
+            Stage::Shuffle(k) => vec![b.parts[k]],
+            Stage::Reveal => b
+                .owed
+                .iter()
+                .filter(|(s, o)| !o.is_empty() && !b.got.contains(s))
+                .map(|(s, _)| *s)
+                .collect(),
+            Stage::Ready => Vec::new(),
+        }
+    }
+
+    /// A participant left the table: decks it holds a key share of can never be opened again.
+    pub fn forget(&mut self, gone: &[Seat]) {
+        for d in self.decks.values_mut() {
+            if d.parts.iter().any(|p| gone.contains(p)) {
+                d.dead = true;
+            }
+        }
+        if let Some(e) = self.current {
+            if self.epochs[&e].parts.iter().any(|p| gone.contains(p)) {
+                self.current = None;
+            }
+        }
+        self.batch = None;
+    }
+
+    /// Drops a batch in progress (the step it waited for was settled by a forfeit).
+    pub fn abandon(&mut self) {
+        self.batch = None;
+    }
+
+    /// Starts answering `requests` with `parts` (the game's participants now, ascending).
+    pub fn begin(
+        &mut self,
+        requests: Vec<ChanceRequest>,
+        parts: Vec<Seat>,
+    ) -> Result<(), ChanceError> {
+        let mut new_decks = Vec::new();
+        let mut dice_needed = 0u32;
+        for r in &requests {
+            match r {
+                ChanceRequest::Shuffle { deck, spec } => {
+                    spec.validate()
+                        .map_err(|e| ChanceError::Protocol(format!("deck {deck}: {e}")))?;
+                    if self.decks.contains_key(deck) || new_decks.iter().any(|(d, _)| d == deck) {
+                        return Err(ChanceError::Protocol(format!(
+                            "deck {deck} was already shuffled: a new shuffle needs a new deck id"
+                        )));
+                    }
+                    new_decks.push((*deck, spec.clone()));
+                }
+                ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
+                    dice_needed += 1
+                }
+                ChanceRequest::Deal { deck, .. } | ChanceRequest::Reveal { deck, .. } => {
+                    if !new_decks.iter().any(|(d, _)| d == deck) {
+                        let d = self.decks.get(deck).ok_or_else(|| {
+                            ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                        })?;
+                        if d.dead {
+                            return Err(ChanceError::Protocol(format!(
+                                "deck {deck} cannot be dealt from: a player who held its key left"
+                            )));
+                        }
+                    }
+                }
+                ChanceRequest::OpenPrivate { owner, roll } => {
+                    if !self.private_rolls.contains_key(&(*owner, *roll)) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {owner} has no private roll {roll} to open"
+                        )));
+                    }
+                }
+            }
+        }
+        if parts.len() < 2 && (!new_decks.is_empty() || dice_needed > 0) {
+            return Err(ChanceError::Protocol(
+                "chance needs at least two participants".into(),
+            ));
+        }
+        let epoch_ok = self.current.is_some_and(|e| {
+            let ep = &self.epochs[&e];
+            ep.parts == parts && ep.next_slot + dice_needed <= EPOCH_SLOTS
+        });
+        let needs_setup = !new_decks.is_empty() || (dice_needed > 0 && !epoch_ok);
+        let mut batch = Batch {
+            requests,
+            stage: if needs_setup {
+                Stage::Setup
+            } else {
+                Stage::Reveal
+            },
+            new_decks,
+            parts,
+            slots: Vec::new(),
+            owed: BTreeMap::new(),
+            got: BTreeSet::new(),
+            setups: BTreeMap::new(),
+        };
+        if !needs_setup {
+            self.plan(&mut batch)?;
+        }
+        self.batch = Some(batch);
+        self.settle_empty_stage();
+        Ok(())
+    }
+
+    /// Allocates dice slots and works out who owes what (after the batch's setup, if any).
+    fn plan(&mut self, b: &mut Batch) -> Result<(), ChanceError> {
+        let epoch_no = self.current;
+        b.slots = vec![None; b.requests.len()];
+        b.owed = b.parts.iter().map(|s| (*s, Owed::default())).collect();
+        let mut next = epoch_no.map(|e| self.epochs[&e].next_slot).unwrap_or(0);
+        for (i, r) in b.requests.iter().enumerate() {
+            match r {
+                ChanceRequest::Shuffle { .. } => {}
+                ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
+                    let e = epoch_no.ok_or_else(|| {
+                        ChanceError::Protocol("dice asked for with no epoch".into())
+                    })?;
+                    if next >= EPOCH_SLOTS {
+                        return Err(ChanceError::Protocol(
+                            "the epoch's dice slots ran out".into(),
+                        ));
+                    }
+                    b.slots[i] = Some(Slot {
+                        epoch: e,
+                        slot: next,
+                    });
+                    let owner = match r {
+                        ChanceRequest::RollPrivate { owner, .. } => Some(*owner),
+                        _ => None,
+                    };
+                    for s in &b.parts {
+                        if Some(*s) != owner {
+                            b.owed.get_mut(s).expect("participant").dice.push((e, next));
+                        }
+                    }
+                    next += 1;
+                }
+                ChanceRequest::OpenPrivate { owner, roll } => {
+                    let pr = self.private_rolls[&(*owner, *roll)];
+                    b.slots[i] = Some(Slot {
+                        epoch: pr.epoch,
+                        slot: pr.slot,
+                    });
+                    b.owed
+                        .entry(*owner)
+                        .or_default()
+                        .dice
+                        .push((pr.epoch, pr.slot));
+                }
+                ChanceRequest::Deal { deck, position, to } => {
+                    let d = self.deck_parts(*deck, b)?;
+                    if to.is_empty() {
+                        return Err(ChanceError::Protocol(format!(
+                            "position {position} of deck {deck} is dealt to nobody"
+                        )));
+                    }
+                    for s in &d {
+                        if to.contains(s) {
+                            if to.len() > 1 {
+                                for r in to.iter().filter(|r| *r != s) {
+                                    b.owed
+                                        .entry(*s)
+                                        .or_default()
+                                        .sealed
+                                        .push((*deck, *position, *r));
+                                }
+                            }
+                        } else {
+                            let recipient = if to.len() == 1 {
+                                d.iter().position(|x| *x == to[0]).map(|i| i as u16)
+                            } else {
+                                None
+                            };
+                            b.owed
+                                .entry(*s)
+                                .or_default()
+                                .tokens
+                                .push((*deck, *position, recipient));
+                        }
+                    }
+                }
+                ChanceRequest::Reveal { deck, position } => {
+                    let d = self.deck_parts(*deck, b)?;
+                    let given: BTreeSet<u16> = self
+                        .decks
+                        .get(deck)
+                        .map(|x| x.tokened(*position))
+                        .unwrap_or_default();
+                    for (i, s) in d.iter().enumerate() {
+                        if !given.contains(&(i as u16)) {
+                            b.owed
+                                .entry(*s)
+                                .or_default()
+                                .tokens
+                                .push((*deck, *position, None));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(e) = epoch_no {
+            self.epochs.get_mut(&e).expect("current epoch").next_slot = next;
+        }
+        Ok(())
+    }
+
+    /// The participants of `deck` (a deck of this batch or an older one).
+    fn deck_parts(&self, deck: DeckId, b: &Batch) -> Result<Vec<Seat>, ChanceError> {
+        if b.new_decks.iter().any(|(d, _)| *d == deck) {
+            return Ok(b.parts.clone());
+        }
+        self.decks
+            .get(&deck)
+            .map(|d| d.parts.clone())
+            .ok_or_else(|| ChanceError::Protocol(format!("deck {deck} was never shuffled")))
+    }
+
+    /// Skips a reveal stage nobody owes anything in.
+    fn settle_empty_stage(&mut self) {
+        if let Some(b) = &mut self.batch {
+            if b.stage == Stage::Reveal && b.owed.values().all(Owed::is_empty) {
+                b.stage = Stage::Ready;
+            }
+        }
+    }
+
+    fn ctx(&self, hand: u64, idx: usize, actor: Seat) -> Context {
+        Context::new(self.table, hand, idx as u16, self.actors[actor as usize])
+    }
+
+    // ---- producing this seat's contributions -----------------------------------------------
+
+    /// This seat's event for the current stage, if it owes one.
+    pub fn produce(&self, setup_step: u32) -> Result<Option<Body>, ChanceError> {
+        let (Some(b), Some(me)) = (&self.batch, &self.me) else {
+            return Ok(None);
+        };
+        let seat = me.seat;
+        let Some(idx) = b.parts.iter().position(|s| *s == seat) else {
+            return Ok(None);
+        };
+        let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
+        match b.stage {
+            Stage::Setup => {
+                let mut shares = Vec::new();
+                for (j, (deck, _)) in b.new_decks.iter().enumerate() {
+                    let hand = deck_hand(setup_step, j);
+                    let ctx = self.ctx(hand, idx, seat);
+                    let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(*deck)]);
+                    let (_, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
+                    shares.push(public.to_base64());
+                }
+                let (dice, boxk) = self.my_epoch_secrets(setup_step, idx)?;
+                Ok(Some(Body::Setup {
+                    shares,
+                    dice: hex::encode(dice.commitment().to_bytes()),
+                    box_key: Keys::new(boxk.clone()).public_key().to_hex(),
+                }))
+            }
+            Stage::Shuffle(k) if k == idx => {
+                let mut decks = Vec::new();
+                for (deck_id, _) in &b.new_decks {
+                    let d = &self.decks[deck_id];
+                    let secret = d.my_secret.as_ref().ok_or_else(|| {
+                        ChanceError::Protocol("no key share of our own for this deck".into())
+                    })?;
+                    let ctx = self
+                        .ctx(d.fair_hand, idx, seat)
+                        .with_step(FairStep::Shuffle { index: k as u16 });
+                    let joint = d.joint.as_ref().expect("setup done");
+                    let (verified, proof) = fair::shuffle_verified(
+                        secret,
+                        &ctx,
+                        joint,
+                        d.size,
+                        d.deck.as_ref().map(|(v, _)| v),
+                    )
+                    .map_err(local)?;
+                    decks.push(DeckShuffle {
+                        deck: *deck_id,
+                        cards: verified.deck().to_base64(),
+                        proof: proof.to_base64(),
+                    });
+                }
+                let dice = self.my_dice_reveals(b)?;
+                Ok(Some(Body::Shuffle { decks, dice }))
+            }
+            Stage::Reveal => {
+                let owed = b.owed.get(&seat).cloned().unwrap_or_default();
+                if owed.is_empty() {
+                    return Ok(None);
+                }
+                let mut tokens = Vec::new();
+                for (deck, position, recipient) in &owed.tokens {
+                    let d = &self.decks[deck];
+                    let t = self.my_token(d, *deck, *position, *recipient)?;
+                    tokens.push(TokenMsg {
+                        deck: *deck,
+                        position: *position,
+                        token: t.to_base64(),
+                    });
+                }
+                let mut sealed = Vec::new();
+                for (deck, position, to) in &owed.sealed {
+                    let d = &self.decks[deck];
+                    let ridx = d.idx(*to).expect("a recipient holds a key share") as u16;
+                    let t = self.my_token(d, *deck, *position, Some(ridx))?;
+                    let epoch = self.epoch_of_deck(d)?;
+                    let boxk = epoch
+                        .my_box
+                        .as_ref()
+                        .ok_or_else(|| ChanceError::Protocol("no box key".into()))?;
+                    let to_key = epoch.boxes[epoch.idx(*to).expect("in epoch")];
+                    let mut rng = me.rng(
+                        &self.table,
+                        "seal-token",
+                        &[u64::from(*deck), u64::from(*position), u64::from(*to)],
+                    );
+                    let text = nip44::encrypt_with_rng(
+                        &mut rng,
+                        boxk,
+                        &to_key,
+                        t.to_bytes(),
+                        nip44::Version::V2,
+                    )
+                    .map_err(|e| ChanceError::Protocol(format!("sealing a token: {e}")))?;
+                    sealed.push(SealedToken {
+                        deck: *deck,
+                        position: *position,
+                        to: *to,
+                        sealed: text,
+                    });
+                }
+                let dice = self.my_dice_reveals(b)?;
+                Ok(Some(Body::Reveal {
+                    tokens,
+                    sealed,
+                    dice,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// This seat's dice secret and box key of the epoch opened at `setup_step`.
+    fn my_epoch_secrets(
+        &self,
+        setup_step: u32,
+        idx: usize,
+    ) -> Result<(DiceSecret, SecretKey), ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let hand = (u64::from(setup_step) << 8) | 0xff;
+        let ctx = self.ctx(hand, idx, me.seat).with_step(FairStep::Dice);
+        let seed = me.derive(&self.table, "dice", &[hand]);
+        let dice = DiceSecret::from_seed(&ctx, &seed, EPOCH_SLOTS)
+            .map_err(|e| ChanceError::Protocol(format!("our dice: {e}")))?;
+        let box_seed = me.derive(&self.table, "box", &[hand]);
+        let boxk = SecretKey::from_slice(&*box_seed)
+            .map_err(|e| ChanceError::Protocol(format!("our box key: {e}")))?;
+        Ok((dice, boxk))
+    }
+
+    fn my_token(
+        &self,
+        d: &Deck,
+        deck: DeckId,
+        position: u16,
+        recipient: Option<u16>,
+    ) -> Result<RevealToken, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let idx = d.idx(me.seat).expect("a participant of the deck");
+        let ctx = self
+            .ctx(d.fair_hand, idx, me.seat)
+            .with_step(FairStep::Reveal {
+                position,
+                recipient,
+            });
+        let mut rng = me.rng(
+            &self.table,
+            "token",
+            &[
+                d.fair_hand,
+                u64::from(deck),
+                u64::from(position),
+                recipient.map_or(u64::MAX, u64::from),
+            ],
+        );
+        fair::reveal_token(
+            &mut rng,
+            d.my_secret.as_ref().expect("own share"),
+            &ctx,
+            d.verified()?,
+        )
+        .map_err(|e| ChanceError::Protocol(format!("our token: {e}")))
+    }
+
+    fn my_dice_reveals(&self, b: &Batch) -> Result<Vec<String>, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let owed = b.owed.get(&me.seat).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for (e, slot) in owed.dice {
+            let ep = &self.epochs[&e];
+            let secret = ep
+                .my_dice
+                .as_ref()
+                .ok_or_else(|| ChanceError::Protocol("no dice secret of our own".into()))?;
+            let r = secret
+                .reveal(slot)
+                .map_err(|e| ChanceError::Protocol(format!("our die: {e}")))?;
+            out.push(r.to_base64());
+        }
+        Ok(out)
+    }
+
+    // ---- accepting contributions -----------------------------------------------------------
+
+    /// Checks `seat`'s event for the current stage and keeps what it carries. Returns the new
+    /// head for a sequential stage (the shuffle event's id, passed as `id`).
+    pub fn accept(
+        &mut self,
+        seat: Seat,
+        id: &str,
+        body: &Body,
+        setup_step: u32,
+    ) -> Result<(), ChanceError> {
+        let stage = self
+            .batch
+            .as_ref()
+            .map(|b| b.stage)
+            .ok_or_else(|| bad(seat, "no chance step is open"))?;
+        match (stage, body) {
+            (
+                Stage::Setup,
+                Body::Setup {
+                    shares,
+                    dice,
+                    box_key,
+                },
+            ) => self.accept_setup(seat, shares, dice, box_key, setup_step),
+            (Stage::Shuffle(k), Body::Shuffle { decks, dice }) => {
+                let b = self.batch.as_ref().expect("batch");
+                if b.parts[k] != seat {
+                    return Err(bad(seat, "shuffled out of turn"));
+                }
+                self.accept_shuffle(seat, k, id, decks, dice)
+            }
+            (
+                Stage::Reveal,
+                Body::Reveal {
+                    tokens,
+                    sealed,
+                    dice,
+                },
+            ) => self.accept_reveal(seat, tokens, sealed, dice),
+            (_, other) => Err(bad(
+                seat,
+                format!(
+                    "a {} event where the table waits for {}",
+                    other.name(),
+                    stage_name(stage)
+                ),
+            )),
+        }
+    }
+
+    fn accept_setup(
+        &mut self,
+        seat: Seat,
+        shares: &[String],
+        dice: &str,
+        box_key: &str,
+        setup_step: u32,
+    ) -> Result<(), ChanceError> {
+        let b = self.batch.as_ref().expect("batch");
+        let idx = b
+            .parts
+            .iter()
+            .position(|s| *s == seat)
+            .ok_or_else(|| bad(seat, "not a participant of this setup"))?;
+        if b.got.contains(&seat) {
+            return Err(bad(seat, "a second setup"));
+        }
+        if shares.len() != b.new_decks.len() {
+            return Err(bad(
+                seat,
+                format!(
+                    "{} key shares for {} new decks",
+                    shares.len(),
+                    b.new_decks.len()
+                ),
+            ));
+        }
+        let mut verified = Vec::new();
+        for (j, text) in shares.iter().enumerate() {
+            let ctx = self.ctx(deck_hand(setup_step, j), idx, seat);
+            let share = PublicShare::from_base64(text)
+                .and_then(|s| fair::verify_public_share(&ctx, &s))
+                .map_err(|e| bad(seat, format!("key share: {e}")))?;
+            verified.push(share);
+        }
+        let commit = hex::decode(dice)
+            .ok()
+            .and_then(|b| DiceCommitment::from_bytes(&b).ok())
+            .ok_or_else(|| bad(seat, "malformed dice commitment"))?;
+        if commit.slots() < EPOCH_SLOTS {
+            return Err(bad(seat, "dice commitment has too few slots"));
+        }
+        let boxk = PublicKey::from_hex(box_key).map_err(|_| bad(seat, "malformed box key"))?;
+        let b = self.batch.as_mut().expect("batch");
+        b.setups.insert(seat, (verified, commit, boxk));
+        b.got.insert(seat);
+        if b.got.len() < b.parts.len() {
+            return Ok(());
+        }
+        self.open_epoch(setup_step)
+    }
+
+    /// Every setup is in: the epoch and the batch's decks exist from now on.
+    fn open_epoch(&mut self, setup_step: u32) -> Result<(), ChanceError> {
+        let mut b = self.batch.take().expect("batch");
+        let my_idx = self
+            .my_seat()
+            .and_then(|s| b.parts.iter().position(|x| *x == s));
+        let mut epoch = Epoch {
+            step: setup_step,
+            parts: b.parts.clone(),
+            dice: Vec::new(),
+            boxes: Vec::new(),
+            next_slot: 0,
+            my_dice: None,
+            my_box: None,
+        };
+        for s in &b.parts {
+            let (_, c, k) = &b.setups[s];
+            epoch.dice.push(*c);
+            epoch.boxes.push(*k);
+        }
+        if let Some(idx) = my_idx {
+            let (dice, boxk) = self.my_epoch_secrets(setup_step, idx)?;
+            epoch.my_dice = Some(Arc::new(dice));
+            epoch.my_box = Some(Arc::new(boxk));
+        }
+        for (j, (deck_id, spec)) in b.new_decks.iter().enumerate() {
+            let hand = deck_hand(setup_step, j);
+            let shares: Vec<VerifiedShare> =
+                b.parts.iter().map(|s| b.setups[s].0[j].clone()).collect();
+            let joint = JointKey::from_seats(&shares).map_err(|e| {
+                // Every share verified on its own: a bad key set (a repeated key) is the
+                // doing of whoever copied another's share; the later one is to blame.
+                let last = *b.parts.last().expect("participants");
+                bad(last, format!("key set rejected: {e}"))
+            })?;
+            let my_secret = match (my_idx, &self.me) {
+                (Some(idx), Some(me)) => {
+                    let ctx = self.ctx(hand, idx, me.seat);
+                    let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(*deck_id)]);
+                    let (secret, _) = fair::keygen(&mut rng, &ctx)
+                        .map_err(|e| ChanceError::Protocol(format!("our key share: {e}")))?;
+                    Some(Arc::new(secret))
+                }
+                _ => None,
+            };
+            self.decks.insert(
+                *deck_id,
+                Deck {
+                    size: spec.len(),
+                    spec: spec.clone(),
+                    fair_hand: hand,
+                    parts: b.parts.clone(),
+                    shares,
+                    joint: Some(joint),
+                    my_secret,
+                    deck: None,
+                    shuffles: 0,
+                    tokens: BTreeMap::new(),
+                    sealed_to_me: BTreeMap::new(),
+                    holders: BTreeMap::new(),
+                    dead: false,
+                },
+            );
+        }
+        self.epochs.insert(setup_step, epoch);
+        self.current = Some(setup_step);
+        self.stats.epochs += 1;
+        b.got.clear();
+        b.setups.clear();
+        self.plan(&mut b)?;
+        b.stage = if b.new_decks.is_empty() {
+            Stage::Reveal
+        } else {
+            Stage::Shuffle(0)
+        };
+        self.batch = Some(b);
+        self.settle_empty_stage();
+        Ok(())
+    }
+
+    fn accept_shuffle(
+        &mut self,
+        seat: Seat,
+        k: usize,
+        id: &str,
+        decks: &[DeckShuffle],
+        dice: &[String],
+    ) -> Result<(), ChanceError> {
+        let b = self.batch.as_ref().expect("batch");
+        if decks.len() != b.new_decks.len()
+            || decks
+                .iter()
+                .zip(&b.new_decks)
+                .any(|(d, (id, _))| d.deck != *id)
+        {
+            return Err(bad(
+                seat,
+                "the shuffle does not cover exactly the new decks, in order",
+            ));
+        }
+        let owed = b.owed.get(&seat).cloned().unwrap_or_default();
+        let values = self.check_dice(seat, &owed.dice, dice)?;
+        let mut results = Vec::new();
+        for msg in decks {
+            let d = &self.decks[&msg.deck];
+            let joint = d.joint.as_ref().expect("setup done");
+            let ctx = self
+                .ctx(d.fair_hand, k, seat)
+                .with_step(FairStep::Shuffle { index: k as u16 });
+            let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
+            let key = (sha(&[id.as_bytes()]), msg.deck, joint.digest(), prev_src);
+            let cached = self.cache.lock().expect("cache").get(&key).cloned();
+            let verified = match cached {
+                Some(v) => v,
+                None => {
+                    let cards = fair::from_base64("deck", &msg.cards)
+                        .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
+                    let proof = fair::from_base64("proof", &msg.proof)
+                        .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
+                    let v = fair::verify_shuffle_bytes(
+                        &ctx,
+                        joint,
+                        d.size,
+                        d.deck.as_ref().map(|(v, _)| v),
+                        &cards,
+                        &proof,
+                    )
+                    .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
+                    self.stats.shuffles_verified += 1;
+                    self.cache.lock().expect("cache").insert(key, v.clone());
+                    v
+                }
+            };
+            results.push((msg.deck, verified));
+        }
+        for (deck, v) in results {
+            let d = self.decks.get_mut(&deck).expect("deck");
+            d.deck = Some((v, id.to_string()));
+            d.shuffles = k + 1;
+        }
+        self.store_values(values);
+        let b = self.batch.as_mut().expect("batch");
+        b.got.insert(seat);
+        if k + 1 < b.parts.len() {
+            b.stage = Stage::Shuffle(k + 1);
+        } else {
+            b.stage = Stage::Reveal;
+            b.got.clear();
+            // Dice went on the shuffles; only tokens are left.
+            for o in b.owed.values_mut() {
+                o.dice.clear();
+            }
+        }
+        self.settle_empty_stage();
+        Ok(())
+    }
+
+    /// Checks dice reveals against what `seat` owes: exactly those slots, in order, each
+    /// opening its commitment.
+    fn check_dice(
+        &mut self,
+        seat: Seat,
+        owed: &[(u32, u32)],
+        given: &[String],
+    ) -> Result<Vec<(SlotKey, VerifiedValue)>, ChanceError> {
+        if given.len() != owed.len() {
+            return Err(bad(
+                seat,
+                format!("{} dice values, {} owed", given.len(), owed.len()),
+            ));
+        }
+        let mut out = Vec::new();
+        for ((e, slot), text) in owed.iter().zip(given) {
+            let ep = &self.epochs[e];
+            let idx = ep
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "not in the dice epoch"))?;
+            let commit = &ep.dice[idx];
+            let reveal = DiceReveal::from_base64(text, commit.depth)
+                .map_err(|err| bad(seat, format!("die: {err}")))?;
+            if reveal.slot != *slot {
+                return Err(bad(
+                    seat,
+                    format!("dice value for slot {}, slot {slot} owed", reveal.slot),
+                ));
+            }
+            let ctx = self
+                .ctx(ep.dice_hand(), idx, seat)
+                .with_step(FairStep::Dice);
+            let v = verify_reveal(&ctx, commit, &reveal)
+                .map_err(|err| bad(seat, format!("die: {err}")))?;
+            self.stats.dice_verified += 1;
+            out.push(((*e, *slot), v));
+        }
+        Ok(out)
+    }
+
+    fn store_values(&mut self, values: Vec<(SlotKey, VerifiedValue)>) {
+        for (k, v) in values {
+            self.values.entry(k).or_default().push(v);
+        }
+    }
+
+    fn accept_reveal(
+        &mut self,
+        seat: Seat,
+        tokens: &[TokenMsg],
+        sealed: &[SealedToken],
+        dice: &[String],
+    ) -> Result<(), ChanceError> {
+        let b = self.batch.as_ref().expect("batch");
+        if b.got.contains(&seat) {
+            return Err(bad(seat, "a second reveal"));
+        }
+        let owed = b
+            .owed
+            .get(&seat)
+            .cloned()
+            .filter(|o| !o.is_empty())
+            .ok_or_else(|| bad(seat, "revealed though it owed nothing"))?;
+        if tokens.len() != owed.tokens.len() || sealed.len() != owed.sealed.len() {
+            return Err(bad(
+                seat,
+                format!(
+                    "{} tokens and {} sealed tokens, {} and {} owed",
+                    tokens.len(),
+                    sealed.len(),
+                    owed.tokens.len(),
+                    owed.sealed.len()
+                ),
+            ));
+        }
+        let mut plain = Vec::new();
+        for (t, (deck, position, recipient)) in tokens.iter().zip(&owed.tokens) {
+            if t.deck != *deck || t.position != *position {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "a token for deck {} position {}, deck {deck} position {position} owed",
+                        t.deck, t.position
+                    ),
+                ));
+            }
+            let d = &self.decks[deck];
+            let idx = d
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
+            let ctx = self
+                .ctx(d.fair_hand, idx, seat)
+                .with_step(FairStep::Reveal {
+                    position: *position,
+                    recipient: *recipient,
+                });
+            let deck_now = d.verified()?;
+            let v = RevealToken::from_base64(&t.token)
+                .and_then(|tok| fair::verify_token(&ctx, &d.shares[idx], deck_now, &tok))
+                .map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
+            plain.push((*deck, *position, v));
+        }
+        let mut mine = Vec::new();
+        for (t, (deck, position, to)) in sealed.iter().zip(&owed.sealed) {
+            if t.deck != *deck || t.position != *position || t.to != *to {
+                return Err(bad(seat, "sealed tokens out of order"));
+            }
+            // Only the recipient can read and check it (see PROTOCOL.md §5.5 on complaints).
+            if self.my_seat() == Some(*to) {
+                let d = &self.decks[deck];
+                let idx = d
+                    .idx(seat)
+                    .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
+                let ridx = d.idx(*to).expect("recipient") as u16;
+                let epoch = self.epoch_of_deck(d)?;
+                let boxk = epoch.my_box.as_ref().expect("own box key");
+                let from = epoch.boxes[epoch.idx(seat).expect("in epoch")];
+                let bytes = nip44::decrypt_to_bytes(boxk, &from, &t.sealed)
+                    .map_err(|e| bad(seat, format!("sealed token: {e}")))?;
+                let ctx = self
+                    .ctx(d.fair_hand, idx, seat)
+                    .with_step(FairStep::Reveal {
+                        position: *position,
+                        recipient: Some(ridx),
+                    });
+                let deck_now = d.verified()?;
+                let v = RevealToken::from_bytes(&bytes)
+                    .and_then(|tok| fair::verify_token(&ctx, &d.shares[idx], deck_now, &tok))
+                    .map_err(|e| bad(seat, format!("sealed token for position {position}: {e}")))?;
+                mine.push((*deck, *position, v));
+            }
+        }
+        let values = self.check_dice(seat, &owed.dice, dice)?;
+        self.stats.tokens_verified += plain.len() as u64 + mine.len() as u64;
+        for (deck, position, v) in plain {
+            let d = self.decks.get_mut(&deck).expect("deck");
+            d.tokens.entry(position).or_default().push(v);
+        }
+        for (deck, position, v) in mine {
+            let d = self.decks.get_mut(&deck).expect("deck");
+            d.sealed_to_me.entry(position).or_default().push(v);
+        }
+        self.store_values(values);
+        let b = self.batch.as_mut().expect("batch");
+        b.got.insert(seat);
+        let done = b
+            .owed
+            .iter()
+            .all(|(s, o)| o.is_empty() || b.got.contains(s));
+        if done {
+            b.stage = Stage::Ready;
+        }
+        Ok(())
+    }
+
+    fn epoch_of_deck(&self, d: &Deck) -> Result<&Epoch, ChanceError> {
+        self.epochs
+            .get(&((d.fair_hand >> 8) as u32))
+            .ok_or_else(|| ChanceError::Protocol("the deck's epoch is gone".into()))
+    }
+
+    // ---- outcomes --------------------------------------------------------------------------
+
+    /// The batch's outcomes once [`Stage::Ready`], as this client may know them; the batch ends.
+    pub fn finish(&mut self) -> Result<Vec<ChanceOutcome>, ChanceError> {
+        let b = self
+            .batch
+            .take()
+            .ok_or_else(|| ChanceError::Protocol("no chance batch to finish".into()))?;
+        if b.stage != Stage::Ready {
+            let stage = b.stage;
+            self.batch = Some(b);
+            return Err(ChanceError::Protocol(format!(
+                "the batch is still at {}",
+                stage_name(stage)
+            )));
+        }
+        let me = self.my_seat();
+        let mut out = Vec::with_capacity(b.requests.len());
+        for (i, r) in b.requests.iter().enumerate() {
+            out.push(match r {
+                ChanceRequest::Shuffle { deck, .. } => ChanceOutcome::Shuffled { deck: *deck },
+                ChanceRequest::Deal { deck, position, to } => {
+                    let d = self.decks.get_mut(deck).expect("deck");
+                    d.holders.insert(*position, to.clone());
+                    let card = match me {
+                        Some(m) if to.contains(&m) => Some(self.open_mine(*deck, *position)?),
+                        _ => None,
+                    };
+                    ChanceOutcome::Dealt {
+                        deck: *deck,
+                        position: *position,
+                        card,
+                    }
+                }
+                ChanceRequest::Reveal { deck, position } => {
+                    let d = &self.decks[deck];
+                    let joint = d.joint.as_ref().expect("keys");
+                    let all = d.tokens.get(position).cloned().unwrap_or_default();
+                    let index = fair::open_card(joint, d.verified()?, *position, &all)
+                        .map_err(|e| ChanceError::Protocol(format!("opening a card: {e}")))?;
+                    ChanceOutcome::Revealed {
+                        deck: *deck,
+                        position: *position,
+                        card: card_of(&d.spec, index)?,
+                    }
+                }
+                ChanceRequest::RollPublic { sides, count, .. } => {
+                    let s = b.slots[i].expect("planned");
+                    let roll = self.roll(s, None, *sides, *count);
+                    let values = self
+                        .values
+                        .get(&(s.epoch, s.slot))
+                        .cloned()
+                        .unwrap_or_default();
+                    ChanceOutcome::Rolled {
+                        values: public_roll(&roll, &values)
+                            .map_err(|e| ChanceError::Protocol(format!("a roll: {e}")))?,
+                    }
+                }
+                ChanceRequest::RollPrivate {
+                    owner,
+                    sides,
+                    count,
+                } => {
+                    let s = b.slots[i].expect("planned");
+                    let n = self.rolls_made.entry(*owner).or_default();
+                    self.private_rolls.insert(
+                        (*owner, *n),
+                        PrivateRoll {
+                            epoch: s.epoch,
+                            slot: s.slot,
+                            sides: *sides,
+                            count: *count,
+                        },
+                    );
+                    *n += 1;
+                    let values = if me == Some(*owner) {
+                        let ep = &self.epochs[&s.epoch];
+                        let roll = self.roll(s, Some(*owner), *sides, *count);
+                        let others = self
+                            .values
+                            .get(&(s.epoch, s.slot))
+                            .cloned()
+                            .unwrap_or_default();
+                        Some(
+                            private_roll(&roll, ep.my_dice.as_ref().expect("own dice"), &others)
+                                .map_err(|e| ChanceError::Protocol(format!("our roll: {e}")))?,
+                        )
+                    } else {
+                        None
+                    };
+                    ChanceOutcome::RolledPrivate {
+                        owner: *owner,
+                        values,
+                    }
+                }
+                ChanceRequest::OpenPrivate { owner, roll } => {
+                    let pr = self.private_rolls[&(*owner, *roll)];
+                    let s = Slot {
+                        epoch: pr.epoch,
+                        slot: pr.slot,
+                    };
+                    let r = self.roll(s, Some(*owner), pr.sides, pr.count);
+                    let values = self
+                        .values
+                        .get(&(s.epoch, s.slot))
+                        .cloned()
+                        .unwrap_or_default();
+                    ChanceOutcome::Opened {
+                        owner: *owner,
+                        roll: *roll,
+                        values: open_private_roll(&r, &values)
+                            .map_err(|e| ChanceError::Protocol(format!("opening dice: {e}")))?,
+                    }
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    fn roll(&self, s: Slot, owner: Option<Seat>, sides: u8, count: u8) -> Roll {
+        let ep = &self.epochs[&s.epoch];
+        Roll {
+            table: self.table,
+            hand: ep.dice_hand(),
+            slot: s.slot,
+            seats: ep.parts.len() as u16,
+            owner: owner.and_then(|o| ep.idx(o)).map(|i| i as u16),
+            sides,
+            count,
+        }
+    }
+
+    /// Opens a card dealt to this client: the published tokens, the ones sealed to it, and its
+    /// own, which it never publishes.
+    fn open_mine(&self, deck: DeckId, position: u16) -> Result<CardId, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let d = &self.decks[&deck];
+        let idx = d.idx(me.seat).expect("participant") as u16;
+        let ctx = self
+            .ctx(d.fair_hand, idx as usize, me.seat)
+            .with_step(FairStep::Reveal {
+                position,
+                recipient: Some(idx),
+            });
+        let joint = d.joint.as_ref().expect("keys");
+        let mut rng = me.rng(
+            &self.table,
+            "own-token",
+            &[d.fair_hand, u64::from(position)],
+        );
+        let own = fair::own_token(
+            &mut rng,
+            d.my_secret.as_ref().expect("own share"),
+            joint,
+            &ctx,
+            d.verified()?,
+        )
+        .map_err(|e| ChanceError::Protocol(format!("our own token: {e}")))?;
+        let mut all: Vec<VerifiedToken> = d.tokens.get(&position).cloned().unwrap_or_default();
+        all.extend(d.sealed_to_me.get(&position).cloned().unwrap_or_default());
+        all.push(own);
+        let index = fair::open_card(joint, d.verified()?, position, &all)
+            .map_err(|e| ChanceError::Protocol(format!("opening our card: {e}")))?;
+        card_of(&d.spec, index)
+    }
+}
+
+/// The proof context hand number of deck `j` of the batch whose setup is step `setup_step`.
+fn deck_hand(setup_step: u32, j: usize) -> u64 {
+    (u64::from(setup_step) << 8) | j as u64
+}
+
+fn card_of(spec: &DeckSpec, index: usize) -> Result<CardId, ChanceError> {
+    spec.card_at(index)
+        .ok_or_else(|| ChanceError::Protocol(format!("card index {index} is outside the deck")))
+}
+
+fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Setup => "the setup",
+        Stage::Shuffle(_) => "a shuffle",
+        Stage::Reveal => "the reveals",
+        Stage::Ready => "nothing",
+    }
+}

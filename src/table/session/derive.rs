@@ -1,0 +1,958 @@
+//! Deriving the game from the held log, step by step: what each step is, which events count,
+//! when a timeout takes effect and when a fork does (`protocol/PROTOCOL.md` §4–§8).
+//!
+//! The rules, in the order they are applied at the open step `s`:
+//! 1. **Forks.** Two different events by one seat for step `s` on the same head: the seat is
+//!    removed at `s` — unless every other participant went on to complete a later step on one
+//!    branch (a barrier), which shows the second event changed nobody's view.
+//! 2. **Votes.** A seat awaited at `s` is voted out when *every other participant* has a valid
+//!    vote naming it: for this step and head, signed no earlier than the step's deadline in the
+//!    log's own time (the opening event's `created_at` plus the step's allowance), by a seat
+//!    that does not itself owe `s`. No smaller coalition can remove anyone.
+//! 3. **The accused's event beats the vote** when it is in the log, unless the timeout has
+//!    become final: the accused itself acknowledged it, or (at three seats or more, or for a
+//!    late event) every other participant has already built on it. Heads-up, an event signed
+//!    before the deadline always wins: the only other seat cannot time it out alone.
+//! 4. **Effects.** A missed move or sealed choice gets the game's timeout move, and the seat
+//!    must then acknowledge it is still there; a missed acknowledgement, opening, setup,
+//!    shuffle or reveal removes the seat (`Game::forfeit`); missed end confirmations change
+//!    nothing.
+
+use super::{seal_commitment, synthetic_head, Held, Session, Verdict, Violation};
+use crate::engine::{ForfeitReason, Game, Seat, ToAct};
+use crate::table::chance::Stage;
+use crate::wire::log::Body;
+use crate::wire::Deadlines;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the open step is.
+#[derive(Clone)]
+pub(crate) enum Kind<G: Game> {
+    /// Not worked out yet.
+    Unset,
+    /// A stage of the chance batch in progress.
+    Chance,
+    /// The seat's move (sequential).
+    Move(Seat),
+    /// These seats commit to a sealed choice (parallel).
+    Seal(Vec<Seat>),
+    /// The sealed choices are opened (parallel).
+    Open(Sealing<G>),
+    /// Timed-out seats confirm they are still here; `then` resumes a sealed decision.
+    Ack {
+        seats: Vec<Seat>,
+        then: Option<Sealing<G>>,
+    },
+    /// The game is over: every seat still at the table confirms the final head.
+    End(Vec<Seat>),
+    /// Nothing more.
+    Over,
+}
+
+/// A sealed decision in progress.
+#[derive(Clone)]
+pub(crate) struct Sealing<G: Game> {
+    /// The step of the commitments (their context).
+    pub seal_step: u32,
+    pub commitments: BTreeMap<Seat, [u8; 32]>,
+    /// Moves of the seats that sealed nothing in time: the game's timeout move.
+    pub defaults: BTreeMap<Seat, G::Action>,
+    pub opened: BTreeMap<Seat, G::Action>,
+}
+
+impl<G: Game> Kind<G> {
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Kind::Unset => "nothing",
+            Kind::Chance => "chance",
+            Kind::Move(_) => "move",
+            Kind::Seal(_) => "seal",
+            Kind::Open(_) => "open",
+            Kind::Ack { .. } => "ack",
+            Kind::End(_) => "end",
+            Kind::Over => "over",
+        }
+    }
+}
+
+/// "seat 1", "seats 1 and 2", "seats 0, 1 and 2".
+pub(crate) fn seat_list(seats: &[Seat]) -> String {
+    match seats {
+        [] => "nobody".into(),
+        [one] => format!("seat {one}"),
+        [init @ .., last] => format!(
+            "seats {} and {last}",
+            init.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The open step's allowance in whole seconds (the log's time has one-second resolution).
+pub(crate) fn kind_secs<G: Game>(kind: &Kind<G>, d: &Deadlines) -> u64 {
+    let ms = match kind {
+        Kind::Move(_) | Kind::Seal(_) => d.move_ms,
+        _ => d.crypto_ms,
+    };
+    ms.div_ceil(1000).max(1)
+}
+
+/// How the open step ended.
+enum Done {
+    /// Completed by its events; the head moves to `head` (or stays), the next step opens at `t`.
+    Normal { head: Option<String>, t: u64 },
+    /// Settled by votes against `seats`.
+    Timeout { seats: Vec<Seat>, t: u64 },
+    /// Already closed (a parallel step whose completion opened the next one).
+    Handled,
+}
+
+impl<G: Game> Session<G> {
+    /// Seats the open step still waits for.
+    pub(crate) fn awaited(&self) -> Vec<Seat> {
+        let got = &self.r.got;
+        let not_in = |v: &[Seat]| v.iter().copied().filter(|s| !got.contains_key(s)).collect();
+        match &self.r.kind {
+            Kind::Chance => self.r.chance.awaited(),
+            Kind::Move(s) => vec![*s],
+            Kind::Seal(v) | Kind::End(v) => not_in(v),
+            Kind::Ack { seats, .. } => not_in(seats),
+            Kind::Open(sealing) => {
+                let v: Vec<Seat> = sealing.commitments.keys().copied().collect();
+                not_in(&v)
+            }
+            Kind::Unset | Kind::Over => Vec::new(),
+        }
+    }
+
+    /// Seats whose votes count at the open step: its participants.
+    pub(crate) fn voters(&self) -> Vec<Seat> {
+        match &self.r.kind {
+            Kind::Chance => self.r.chance.batch_parts(),
+            Kind::End(v) => v.clone(),
+            Kind::Unset | Kind::Over => Vec::new(),
+            _ => {
+                let mut p = self.r.game.participants();
+                if p.is_empty() {
+                    p = self.still_seated();
+                }
+                p.sort_unstable();
+                p
+            }
+        }
+    }
+
+    fn still_seated(&self) -> Vec<Seat> {
+        let mut v: Vec<Seat> = self
+            .r
+            .game
+            .seats()
+            .into_iter()
+            .filter(|s| !self.r.removed.contains(s))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Applies every step the held events complete.
+    pub(crate) fn advance(&mut self) {
+        let mut guard = 0u32;
+        while !self.r.finished {
+            guard += 1;
+            if guard > 1_000_000 {
+                self.broken("the derivation did not settle".into());
+                return;
+            }
+            if matches!(self.r.kind, Kind::Unset) {
+                if !self.open_step() {
+                    continue;
+                }
+                self.snapshot();
+            }
+            if self.settle_forks() {
+                continue;
+            }
+            match self.try_step() {
+                Some(Done::Normal { head, t }) => self.complete(head, t, None),
+                Some(Done::Timeout { seats, t }) => self.time_out(seats, t),
+                Some(Done::Handled) => {}
+                None => return,
+            }
+        }
+    }
+
+    /// Works out what the open step is from the game. Returns `false` when that settled
+    /// something without a step (a chance batch nobody owes anything for): look again.
+    fn open_step(&mut self) -> bool {
+        if self.r.chance.in_batch() {
+            return self.chance_kind();
+        }
+        match self.r.game.to_act() {
+            ToAct::Terminal => {
+                let seats = self.still_seated();
+                if seats.is_empty() {
+                    self.finish(Vec::new());
+                } else {
+                    self.r.kind = Kind::End(seats);
+                }
+                true
+            }
+            ToAct::Seat(s) => {
+                self.r.kind = Kind::Move(s);
+                true
+            }
+            ToAct::Sealed(v) => {
+                self.r.kind = Kind::Seal(v);
+                true
+            }
+            ToAct::Chance(reqs) => {
+                let mut parts = self.r.game.participants();
+                parts.sort_unstable();
+                if let Err(e) = self.r.chance.begin(reqs, parts) {
+                    self.broken(e.to_string());
+                    return true;
+                }
+                self.chance_kind()
+            }
+        }
+    }
+
+    /// The chance batch's current stage as the open step, or its outcomes applied at once.
+    fn chance_kind(&mut self) -> bool {
+        if self.r.chance.stage() != Some(Stage::Ready) {
+            self.r.kind = Kind::Chance;
+            return true;
+        }
+        match self.r.chance.finish() {
+            Ok(outcomes) => {
+                if let Err(e) = self.r.game.apply_chance(&outcomes) {
+                    self.broken(format!("the game refused the chance outcomes: {e}"));
+                    return true;
+                }
+                self.r.kind = Kind::Unset;
+                false
+            }
+            Err(e) => {
+                self.broken(e.to_string());
+                true
+            }
+        }
+    }
+
+    fn broken(&mut self, reason: String) {
+        self.r.verdicts.push(Verdict::Broken {
+            step: self.r.step,
+            reason,
+        });
+        self.r.kind = Kind::Over;
+        self.r.finished = true;
+    }
+
+    fn finish(&mut self, unconfirmed: Vec<Seat>) {
+        self.r.verdicts.push(Verdict::Finished {
+            step: self.r.step,
+            unconfirmed,
+        });
+        self.r.kind = Kind::Over;
+        self.r.finished = true;
+    }
+
+    /// Closes the open step: the head moves (a sequential event, a synthetic head) or stays,
+    /// the next step opens at `t` in the log's time.
+    fn complete(&mut self, head: Option<String>, t: u64, next: Option<Kind<G>>) {
+        if let Some(h) = head {
+            self.r.head = h;
+        }
+        self.r.step += 1;
+        self.r.t_open = t.max(self.r.t_open);
+        self.r.got.clear();
+        self.r.passes += 1;
+        self.r.kind = next.unwrap_or(Kind::Unset);
+        if !matches!(self.r.kind, Kind::Unset) {
+            self.snapshot();
+        }
+    }
+
+    // ---- forks ------------------------------------------------------------------------------
+
+    /// Settles forks at the open step. Returns whether the derivation changed.
+    fn settle_forks(&mut self) -> bool {
+        let s = self.r.step;
+        let head = self.r.head.clone();
+        let mut forkers = Vec::new();
+        let seats: Vec<Seat> = (0..self.cfg.seats.len() as Seat).collect();
+        for seat in seats {
+            let on_head: Vec<Held> = self
+                .log
+                .at(s, seat)
+                .iter()
+                .filter(|h| h.payload.prev == head)
+                .cloned()
+                .collect();
+            if on_head.len() >= 2 {
+                let (a, b) = (on_head[0].id().to_hex(), on_head[1].id().to_hex());
+                let v = Violation::Fork {
+                    seat,
+                    step: s,
+                    a: a.clone(),
+                    b: b.clone(),
+                };
+                if !self.violations.contains(&v) {
+                    self.violations.push(v);
+                    self.evidence(seat, s, &on_head[0], &on_head[1]);
+                }
+                forkers.push(seat);
+            }
+        }
+        let undecided: Vec<Seat> = forkers
+            .into_iter()
+            .filter(|z| {
+                !self.r.verdicts.iter().any(
+                    |v| matches!(v, Verdict::ForkIgnored { step, seat } if *step == s && seat == z),
+                )
+            })
+            .collect();
+        if undecided.is_empty() {
+            return false;
+        }
+        // Try the branch where the forks changed nothing: if every other participant completed
+        // a later step on it, that is the table's branch.
+        let saved = self.r.clone();
+        for z in &undecided {
+            self.r
+                .verdicts
+                .push(Verdict::ForkIgnored { step: s, seat: *z });
+        }
+        let others: Vec<Seat> = self
+            .voters()
+            .into_iter()
+            .filter(|p| !undecided.contains(p))
+            .collect();
+        self.advance();
+        let protected = self.barrier_after(s, &others);
+        if protected {
+            return true;
+        }
+        self.r = saved;
+        self.snapshots.retain(|k, _| *k <= s);
+        self.violations
+            .retain(|v| !matches!(v, Violation::Invalid { step, .. } if *step > s));
+        self.r.provisional.insert(s);
+        self.forfeit(undecided, ForfeitReason::Equivocated, self.r.t_open);
+        true
+    }
+
+    /// Whether a step after `s` on the current branch was completed with an event from every
+    /// seat of `others` (a barrier: they all followed this branch).
+    fn barrier_after(&self, s: u32, others: &[Seat]) -> bool {
+        if others.is_empty() {
+            return false;
+        }
+        let applied: BTreeSet<_> = self.r.applied.iter().collect();
+        let mut by_step: BTreeMap<u32, BTreeSet<Seat>> = BTreeMap::new();
+        for h in self.log.after(s) {
+            if applied.contains(&h.id()) && h.payload.step < self.r.step {
+                by_step.entry(h.payload.step).or_default().insert(h.seat);
+            }
+        }
+        by_step
+            .values()
+            .any(|signers| others.iter().all(|o| signers.contains(o)))
+    }
+
+    /// Publishes the proof of a fork (once, by a seated client).
+    fn evidence(&mut self, seat: Seat, step: u32, a: &Held, b: &Held) {
+        if self.me().is_none() || self.me() == Some(seat) {
+            return;
+        }
+        use nostr_sdk::prelude::JsonUtil;
+        let events = vec![a.event.as_json(), b.event.as_json()];
+        // Two large shuffles may not fit one event: then name them; relays keep both.
+        let events = if events.iter().map(String::len).sum::<usize>()
+            > crate::wire::MAX_EVENT_BYTES - 4096
+        {
+            vec![a.id().to_hex(), b.id().to_hex()]
+        } else {
+            events
+        };
+        let p = self.payload(Body::Evidence {
+            offender: seat,
+            reason: format!("two different events for step {step}"),
+            events,
+        });
+        self.outbox.push(p);
+    }
+
+    // ---- one step ---------------------------------------------------------------------------
+
+    /// The events of `seat` that may count at the open step, best first: those on this head;
+    /// after a fork that a barrier protected, the one a later event of another seat builds on.
+    fn candidates(&self, seat: Seat) -> Vec<Held> {
+        let s = self.r.step;
+        let mut v: Vec<Held> = self
+            .log
+            .at(s, seat)
+            .iter()
+            .filter(|h| h.payload.prev == self.r.head)
+            .cloned()
+            .collect();
+        if v.len() > 1 {
+            let named: BTreeSet<String> = self
+                .log
+                .after(s)
+                .filter(|h| h.seat != seat)
+                .map(|h| h.payload.prev.clone())
+                .collect();
+            v.sort_by_key(|h| (!named.contains(&h.id().to_hex()), h.id()));
+        }
+        v
+    }
+
+    /// Tries to complete the open step from the held events and votes.
+    fn try_step(&mut self) -> Option<Done> {
+        if matches!(self.r.kind, Kind::Over | Kind::Unset) {
+            return None;
+        }
+        let s = self.r.step;
+        // Events by seats not awaited here, on this head: out of turn.
+        let awaited: BTreeSet<Seat> = self.awaited().into_iter().collect();
+        let strays: Vec<Held> = self
+            .log
+            .step(s)
+            .filter(|h| {
+                h.payload.prev == self.r.head
+                    && !awaited.contains(&h.seat)
+                    && !self.r.got.contains_key(&h.seat)
+            })
+            .cloned()
+            .collect();
+        for h in strays {
+            let what = self.r.kind.name();
+            self.reject(
+                &h,
+                format!(
+                    "a {} event, but this {what} step does not wait for it",
+                    h.payload.body.name()
+                ),
+            );
+        }
+        // A vote signed before the deadline the log defines is no vote: an honest client waits
+        // for it on its own clock, so this is someone trying to time others out early.
+        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let early: Vec<Held> = self
+            .log
+            .votes_at(s)
+            .into_iter()
+            .flat_map(|m| m.values().flatten())
+            .filter(|h| h.payload.prev == self.r.head && h.at() < deadline)
+            .cloned()
+            .collect();
+        for h in early {
+            let named = match &h.payload.body {
+                Body::Vote { missing } => missing.clone(),
+                _ => Vec::new(),
+            };
+            self.reject(
+                &h,
+                format!(
+                    "voted {} out {} s before the step's deadline",
+                    seat_list(&named),
+                    deadline - h.at()
+                ),
+            );
+        }
+        let voted_out = self.voted_out(&awaited);
+        // Everyone not voted out: their events count as usual.
+        for x in awaited.iter().filter(|x| !voted_out.contains(x)).copied() {
+            if let Some(done) = self.try_seat(x) {
+                return Some(done);
+            }
+        }
+        // The voted out: their event still counts while the timeout is not final.
+        let mut out: BTreeSet<Seat> = voted_out.clone();
+        loop {
+            let t_head = self.timeout_head(&out);
+            let standing: Vec<Seat> = out
+                .iter()
+                .copied()
+                .filter(|x| self.stands(*x, &out, &t_head))
+                .collect();
+            let mut changed = false;
+            for x in standing {
+                if self.r.got.contains_key(&x) {
+                    continue;
+                }
+                let before = self.r.step;
+                if let Some(done) = self.try_seat(x) {
+                    return Some(done);
+                }
+                if self.r.got.contains_key(&x) || self.r.step != before {
+                    out.remove(&x);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let still: BTreeSet<Seat> = self.awaited().into_iter().collect();
+        if still.is_empty() {
+            return self.parallel_done();
+        }
+        // Every seat still awaited is voted out and its event (if any) does not stand.
+        if !out.is_empty() && still.iter().all(|x| out.contains(x)) {
+            let seats: Vec<Seat> = still.into_iter().collect();
+            let t = self.quorum_time(&seats);
+            return Some(Done::Timeout { seats, t });
+        }
+        None
+    }
+
+    /// Applies `x`'s first valid event for the open step, if any.
+    fn try_seat(&mut self, x: Seat) -> Option<Done> {
+        for h in self.candidates(x) {
+            match self.apply_event(x, &h) {
+                Ok(done) => {
+                    self.r.applied.push(h.id());
+                    return done;
+                }
+                Err(reason) => self.reject(&h, reason),
+            }
+        }
+        None
+    }
+
+    /// The step is parallel and every contribution is in.
+    fn parallel_done(&mut self) -> Option<Done> {
+        let t = self.r.got.values().copied().max().unwrap_or(self.r.t_open);
+        match std::mem::replace(&mut self.r.kind, Kind::Unset) {
+            Kind::Seal(seats) => {
+                self.r.kind = Kind::Seal(seats.clone());
+                let sealing = self.sealing_from_seals(seats, BTreeMap::new());
+                self.complete(None, t, Some(Kind::Open(sealing)));
+            }
+            Kind::Open(sealing) => {
+                self.apply_sealed(sealing);
+                if !self.r.finished {
+                    self.complete(None, t, None);
+                }
+            }
+            Kind::Ack { then, .. } => {
+                self.complete(None, t, then.map(Kind::Open));
+            }
+            Kind::End(_) => {
+                self.r.step += 1;
+                self.finish(Vec::new());
+            }
+            // Chance stages complete inside `apply_event`; nothing else is parallel.
+            other => {
+                self.r.kind = other;
+                return None;
+            }
+        }
+        Some(Done::Handled)
+    }
+
+    /// The commitments gathered at a seal step (from the applied seal events).
+    fn sealing_from_seals(
+        &self,
+        seats: Vec<Seat>,
+        defaults: BTreeMap<Seat, G::Action>,
+    ) -> Sealing<G> {
+        let s = self.r.step;
+        let mut commitments = BTreeMap::new();
+        for seat in seats {
+            if defaults.contains_key(&seat) {
+                continue;
+            }
+            let applied: BTreeSet<_> = self.r.applied.iter().collect();
+            if let Some(h) = self
+                .log
+                .at(s, seat)
+                .iter()
+                .find(|h| applied.contains(&h.id()))
+            {
+                if let Body::Seal { commitment, .. } = &h.payload.body {
+                    if let Some(c) = hex::decode(commitment)
+                        .ok()
+                        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                    {
+                        commitments.insert(seat, c);
+                    }
+                }
+            }
+        }
+        Sealing {
+            seal_step: s,
+            commitments,
+            defaults,
+            opened: BTreeMap::new(),
+        }
+    }
+
+    /// Applies every sealed move, in ascending seat order.
+    fn apply_sealed(&mut self, sealing: Sealing<G>) {
+        let mut moves: BTreeMap<Seat, G::Action> = sealing.defaults;
+        moves.extend(sealing.opened);
+        for (seat, action) in moves {
+            if let Err(e) = self.r.game.apply(seat, &action) {
+                self.broken(format!(
+                    "the game refused a sealed move it had allowed: {e}"
+                ));
+                return;
+            }
+            self.r.moves += 1;
+        }
+    }
+
+    /// Checks and applies one event of `x` at the open step.
+    fn apply_event(&mut self, x: Seat, h: &Held) -> Result<Option<Done>, String> {
+        let t = h.at();
+        match (&self.r.kind, &h.payload.body) {
+            (Kind::Chance, body) => {
+                let stage = self.r.chance.stage();
+                let id = h.id().to_hex();
+                self.r
+                    .chance
+                    .accept(x, &id, body, self.r.step)
+                    .map_err(|e| e.to_string())?;
+                self.r.got.insert(x, t);
+                if self.r.chance.stage() == stage && !matches!(stage, Some(Stage::Shuffle(_))) {
+                    return Ok(None);
+                }
+                // The stage is complete.
+                let head = matches!(stage, Some(Stage::Shuffle(_))).then(|| id.clone());
+                let t_done = self.r.got.values().copied().max().unwrap_or(t);
+                Ok(Some(Done::Normal { head, t: t_done }))
+            }
+            (Kind::Move(actor), Body::Move { action }) => {
+                let actor = *actor;
+                let a: G::Action = serde_json::from_value(action.clone())
+                    .map_err(|e| format!("unreadable move: {e}"))?;
+                self.r.game.apply(actor, &a).map_err(|e| e.to_string())?;
+                self.r.moves += 1;
+                Ok(Some(Done::Normal {
+                    head: Some(h.id().to_hex()),
+                    t,
+                }))
+            }
+            (Kind::Seal(_), Body::Seal { commitment, .. }) => {
+                let ok = hex::decode(commitment).is_ok_and(|b| b.len() == 32);
+                if !ok {
+                    return Err("the commitment is not 32 bytes of hex".into());
+                }
+                self.r.got.insert(x, t);
+                Ok(None)
+            }
+            (Kind::Open(sealing), Body::Open { action, salt }) => {
+                let a: G::Action = serde_json::from_value(action.clone())
+                    .map_err(|e| format!("unreadable move: {e}"))?;
+                let canonical =
+                    serde_json::to_value(&a).map_err(|e| format!("unreadable move: {e}"))?;
+                let salt: [u8; 32] = hex::decode(salt)
+                    .ok()
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or("the salt is not 32 bytes of hex")?;
+                let want = sealing.commitments.get(&x).ok_or("sealed nothing")?;
+                let got = seal_commitment(&self.table_hex, sealing.seal_step, x, &canonical, &salt);
+                if &got != want {
+                    return Err("the opened move does not match its commitment".into());
+                }
+                // Every sealed move is chosen from the same state; the engine guarantees a
+                // seat's choices do not depend on the others'.
+                self.r
+                    .game
+                    .clone()
+                    .apply(x, &a)
+                    .map_err(|e| format!("the sealed move is not allowed: {e}"))?;
+                if let Kind::Open(sealing) = &mut self.r.kind {
+                    sealing.opened.insert(x, a);
+                }
+                self.r.got.insert(x, t);
+                Ok(None)
+            }
+            (Kind::Ack { .. }, Body::Ack {}) | (Kind::End(_), Body::End {}) => {
+                self.r.got.insert(x, t);
+                Ok(None)
+            }
+            (kind, body) => Err(format!(
+                "a {} event where the table waits for a {} step",
+                body.name(),
+                kind.name()
+            )),
+        }
+    }
+
+    // ---- votes and timeouts -----------------------------------------------------------------
+
+    /// The awaited seats every other participant has voted missing, with valid votes.
+    fn voted_out(&self, awaited: &BTreeSet<Seat>) -> BTreeSet<Seat> {
+        let named = self.named();
+        let voters = self.voters();
+        awaited
+            .iter()
+            .copied()
+            .filter(|x| {
+                voters
+                    .iter()
+                    .filter(|p| *p != x)
+                    .all(|p| named.get(p).is_some_and(|m| m.contains(x)))
+                    && voters.len() >= 2
+            })
+            .collect()
+    }
+
+    /// Valid votes at the open step, by voter: the union of the seats each named.
+    fn named(&self) -> BTreeMap<Seat, BTreeSet<Seat>> {
+        let mut out: BTreeMap<Seat, BTreeSet<Seat>> = BTreeMap::new();
+        for (voter, votes) in self.valid_votes() {
+            let set = out.entry(voter).or_default();
+            for h in votes {
+                if let Body::Vote { missing } = &h.payload.body {
+                    set.extend(missing.iter().copied().filter(|m| *m != voter));
+                }
+            }
+        }
+        out
+    }
+
+    /// Each voter's votes that count at the open step, in time order.
+    fn valid_votes(&self) -> BTreeMap<Seat, Vec<&Held>> {
+        let s = self.r.step;
+        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let voters = self.voters();
+        let awaited: BTreeSet<Seat> = self.awaited().into_iter().collect();
+        let mut out = BTreeMap::new();
+        let Some(by_voter) = self.log.votes_at(s) else {
+            return out;
+        };
+        for (voter, votes) in by_voter {
+            // A seat that owes this step itself cannot vote at it (its own event would settle
+            // whether it is there). Whether it owes it is judged by its events in the log, not
+            // by how far this client applied them, so the order of application changes nothing.
+            if !voters.contains(voter)
+                || (awaited.contains(voter) && self.candidates(*voter).is_empty())
+            {
+                continue;
+            }
+            let mut v: Vec<&Held> = votes
+                .iter()
+                .filter(|h| h.payload.prev == self.r.head && h.at() >= deadline)
+                .collect();
+            v.sort_by_key(|h| (h.at(), h.id()));
+            if !v.is_empty() {
+                out.insert(*voter, v);
+            }
+        }
+        out
+    }
+
+    /// When the quorum against `seats` was complete, in the log's time: for each other voter,
+    /// its earliest vote by which it had named them all; the latest of those.
+    fn quorum_time(&self, seats: &[Seat]) -> u64 {
+        let mut t = self.r.t_open;
+        for (voter, votes) in self.valid_votes() {
+            if seats.contains(&voter) {
+                continue;
+            }
+            let mut named = BTreeSet::new();
+            for h in votes {
+                if let Body::Vote { missing } = &h.payload.body {
+                    named.extend(missing.iter().copied());
+                }
+                if seats.iter().all(|x| named.contains(x)) {
+                    t = t.max(h.at());
+                    break;
+                }
+            }
+        }
+        t
+    }
+
+    /// The head the chain takes if `seats` time out at the open step.
+    fn timeout_head(&self, seats: &BTreeSet<Seat>) -> String {
+        let label: &[u8] = match self.r.kind {
+            Kind::Move(_) | Kind::Seal(_) => b"timeout",
+            _ => b"forfeit",
+        };
+        let v: Vec<u8> = seats.iter().copied().collect();
+        synthetic_head(&[
+            label,
+            self.table_hex.as_bytes(),
+            &self.r.step.to_be_bytes(),
+            &v,
+        ])
+    }
+
+    /// Whether voted-out `x`'s event still counts (rule 3 of the module docs).
+    fn stands(&self, x: Seat, out: &BTreeSet<Seat>, t_head: &str) -> bool {
+        let s = self.r.step;
+        let Some(first) = self.candidates(x).into_iter().next() else {
+            return false;
+        };
+        let on_branch = |h: &&Held| h.payload.prev == t_head;
+        let acked = self.log.at(s + 1, x).iter().any(|h| on_branch(&h));
+        if acked {
+            return false;
+        }
+        let voters = self.voters();
+        let others: Vec<Seat> = voters
+            .iter()
+            .copied()
+            .filter(|p| !out.contains(p))
+            .collect();
+        let built = !others.is_empty()
+            && others.iter().all(|p| {
+                self.log.at(s + 1, *p).iter().any(|h| on_branch(&h))
+                    || self
+                        .log
+                        .votes_at(s + 1)
+                        .and_then(|v| v.get(p))
+                        .is_some_and(|v| v.iter().any(|h| on_branch(&h)))
+            });
+        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let on_time = first.at() <= deadline;
+        if on_time && voters.len() == 2 {
+            return true;
+        }
+        !built
+    }
+
+    /// Applies a timeout against `seats` at the open step.
+    fn time_out(&mut self, seats: Vec<Seat>, t: u64) {
+        let set: BTreeSet<Seat> = seats.iter().copied().collect();
+        let head = self.timeout_head(&set);
+        let s = self.r.step;
+        match &self.r.kind {
+            Kind::Move(actor) => {
+                let actor = *actor;
+                let Some(action) = self.r.game.timeout_action(actor) else {
+                    self.forfeit(seats, ForfeitReason::Withheld, t);
+                    return;
+                };
+                if let Err(e) = self.r.game.apply(actor, &action) {
+                    self.broken(format!("the game refused its own timeout move: {e}"));
+                    return;
+                }
+                self.r.moves += 1;
+                self.r.verdicts.push(Verdict::TimedOut {
+                    step: s,
+                    seats: seats.clone(),
+                });
+                self.r.timeouts.insert(s);
+                self.complete(Some(head), t, Some(Kind::Ack { seats, then: None }));
+            }
+            Kind::Seal(all) => {
+                let all = all.clone();
+                let mut defaults = BTreeMap::new();
+                for x in &seats {
+                    match self.r.game.timeout_action(*x) {
+                        Some(a) => {
+                            defaults.insert(*x, a);
+                        }
+                        None => {
+                            self.forfeit(seats, ForfeitReason::Withheld, t);
+                            return;
+                        }
+                    }
+                }
+                let sealing = self.sealing_from_seals(all, defaults);
+                self.r.verdicts.push(Verdict::TimedOut {
+                    step: s,
+                    seats: seats.clone(),
+                });
+                self.r.timeouts.insert(s);
+                let then = if sealing.commitments.is_empty() {
+                    // Nobody sealed anything: the default moves are the decision.
+                    self.apply_sealed(sealing);
+                    if self.r.finished {
+                        return;
+                    }
+                    None
+                } else {
+                    Some(sealing)
+                };
+                self.complete(Some(head), t, Some(Kind::Ack { seats, then }));
+            }
+            Kind::End(_) => {
+                self.r.step += 1;
+                self.finish(seats);
+            }
+            Kind::Ack { .. } => self.forfeit(seats, ForfeitReason::Absent, t),
+            _ => self.forfeit(seats, ForfeitReason::Withheld, t),
+        }
+    }
+
+    /// Removes `seats` from the game at the open step (the state when it opened).
+    pub(crate) fn forfeit(&mut self, seats: Vec<Seat>, reason: ForfeitReason, t: u64) {
+        let s = self.r.step;
+        let set: BTreeSet<Seat> = seats.iter().copied().collect();
+        let head = synthetic_head(&[
+            b"forfeit",
+            self.table_hex.as_bytes(),
+            &s.to_be_bytes(),
+            &seats,
+        ]);
+        self.r.chance.forget(&seats);
+        // Seats already gone from the game (removed earlier, or out) have nothing to forfeit.
+        let in_game: Vec<Seat> = seats
+            .iter()
+            .copied()
+            .filter(|x| self.r.game.seats().contains(x))
+            .collect();
+        if !in_game.is_empty() && !self.r.game.is_terminal() {
+            if let Err(e) = self.r.game.forfeit(&in_game, reason) {
+                self.broken(format!("the game could not remove a seat: {e}"));
+                return;
+            }
+        }
+        self.r.removed.extend(set);
+        self.r.verdicts.push(Verdict::Removed {
+            step: s,
+            seats,
+            reason,
+        });
+        self.r.timeouts.insert(s);
+        self.complete(Some(head), t, None);
+    }
+
+    /// This seat's contribution to the open step, when it can make it without a decision.
+    pub(crate) fn own_contribution(&self, me: Seat) -> Result<Option<Body>, String> {
+        match &self.r.kind {
+            Kind::Chance => self
+                .r
+                .chance
+                .produce(self.r.step)
+                .map_err(|e| e.to_string()),
+            Kind::Open(sealing) => {
+                if !sealing.commitments.contains_key(&me) {
+                    return Ok(None);
+                }
+                let action = match self.my_seals.get(&sealing.seal_step) {
+                    Some(a) => a.clone(),
+                    None => self
+                        .log
+                        .at(sealing.seal_step, me)
+                        .iter()
+                        .find_map(|h| match &h.payload.body {
+                            Body::Seal {
+                                mine: Some(note), ..
+                            } => self.read_seal_note(sealing.seal_step, note),
+                            _ => None,
+                        })
+                        .ok_or("our sealed move is lost")?,
+                };
+                let salt = self.seal_salt(sealing.seal_step);
+                Ok(Some(Body::Open {
+                    action: serde_json::to_value(&action).map_err(|e| e.to_string())?,
+                    salt: hex::encode(*salt),
+                }))
+            }
+            Kind::Ack { seats, .. } if seats.contains(&me) => Ok(Some(Body::Ack {})),
+            Kind::End(seats) if seats.contains(&me) => Ok(Some(Body::End {})),
+            _ => Ok(None),
+        }
+    }
+}

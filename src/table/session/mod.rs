@@ -1,0 +1,845 @@
+//! One client's verified view of a table, for any game: signed log events in, the game's state
+//! and the events this client owes out. Pure: no I/O, no clock, no OS randomness — the runner
+//! carries events to and from relays, tells the session the time when it asks for a vote, and
+//! hands it the seat's master secret, from which every key, seed and nonce is derived.
+//!
+//! Every client (each player, a spectator, `verify`) runs this same code. The state is a
+//! function of the **set** of events held, whatever order they arrived in: the session keeps
+//! every event of a seated key by step and derives the game from them step by step
+//! ([`derive`]); when something arrives that changes an earlier step's verdict (a late vote, a
+//! fork, a late move that beats a timeout), it derives again from that step.
+//!
+//! What a step is follows from the game: a chance batch ([`crate::table::chance`]) takes a
+//! setup, shuffles and reveals; a seat's move is one sequential step; a sealed decision is a
+//! commitment step and an opening step; a seat timed out with a default move confirms it is
+//! still there (an acknowledgement step); a finished game collects end confirmations. Timeouts
+//! take effect only through votes of every other participant, checked against the deadline
+//! the log itself defines (`protocol/PROTOCOL.md` §7).
+
+mod derive;
+#[cfg(test)]
+mod tests;
+
+use super::chance::{Chance, ChanceStats, Secrets, ShuffleCache};
+use crate::engine::{ForfeitReason, Game, Seat};
+use crate::wire::log::{parse_log, Body, Payload, LOG_VERSION};
+use crate::wire::Deadlines;
+use chacha20poly1305::aead::{Aead, KeyInit};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use nostr_sdk::prelude::{Event, EventId, JsonUtil, PublicKey};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use zeroize::Zeroizing;
+
+/// How long after its chain deadline a client votes: honest moves published just before the
+/// deadline have this long to reach it.
+pub const VOTE_GRACE_SECS: u64 = 2;
+
+/// Contributions kept per seat and step (a fork needs two; more are noise).
+const MAX_PER_STEP: usize = 4;
+/// Votes kept per seat and step.
+const MAX_VOTES_PER_STEP: usize = 4;
+/// Bytes of events for steps beyond the next one kept per seat: a seated player cannot make
+/// every other client hold an unbounded backlog.
+const MAX_AHEAD_BYTES: usize = 8 << 20;
+/// Derived states kept for roll-backs; older verdicts are re-derived from the start.
+const SNAPSHOTS_KEPT: usize = 512;
+
+/// What the session needs to know about a table besides its game.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Table id (also the genesis of the chain).
+    pub table: [u8; 32],
+    /// Seat keys by seat number.
+    pub seats: Vec<PublicKey>,
+    pub deadlines: Deadlines,
+    /// When step 0 opens, in the log's own time (unix seconds): the `created_at` of the
+    /// announcement that seated the players.
+    pub start: u64,
+}
+
+/// Something wrong with an event, attributed to its signer where it can be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Violation {
+    /// Unreadable or of another version, by a seated key.
+    #[error("event {id} by {seat_name}: {reason}", seat_name = seat_word(*seat))]
+    Wire {
+        id: String,
+        seat: Seat,
+        reason: String,
+    },
+    /// It does not fit its step: out of turn, bad proof, illegal move, wrong opening.
+    #[error("event {id} by {seat_name} at step {step}: {reason}", seat_name = seat_word(*seat))]
+    Invalid {
+        id: String,
+        seat: Seat,
+        step: u32,
+        reason: String,
+    },
+    /// Two different events by one seat for one step and head.
+    #[error("{seat_name} signed two different events for step {step} ({a} and {b})", seat_name = seat_word(*seat))]
+    Fork {
+        seat: Seat,
+        step: u32,
+        a: String,
+        b: String,
+    },
+}
+
+fn seat_word(seat: Seat) -> String {
+    format!("seat {seat}")
+}
+
+impl Violation {
+    /// The seat to blame.
+    pub fn culprit(&self) -> Seat {
+        match self {
+            Violation::Wire { seat, .. }
+            | Violation::Invalid { seat, .. }
+            | Violation::Fork { seat, .. } => *seat,
+        }
+    }
+}
+
+/// Something the table decided by its rules, the same for every client holding the same log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Verdict {
+    /// Every other participant voted these seats missing at a move or sealed step: the game
+    /// moved for them (its timeout move); they must confirm they are still here.
+    TimedOut { step: u32, seats: Vec<Seat> },
+    /// Removed from the game (withheld a step, gone after a timeout, equivocated).
+    Removed {
+        step: u32,
+        seats: Vec<Seat>,
+        reason: ForfeitReason,
+    },
+    /// A seat forked a step, but every other seat had already built on one branch: the fork
+    /// changed nobody's view and is recorded only.
+    ForkIgnored { step: u32, seat: Seat },
+    /// The game is over and every seat still at the table confirmed it, or was voted out of
+    /// confirming (`unconfirmed`).
+    Finished { step: u32, unconfirmed: Vec<Seat> },
+    /// The game asked for something the protocol cannot do; the table stops here (nobody is
+    /// to blame).
+    Broken { step: u32, reason: String },
+}
+
+/// What the open step waits for, for people and status lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Awaiting {
+    pub step: u32,
+    /// "setup", "shuffle", "reveal", "move", "seal", "open", "ack", "end" or "over".
+    pub what: &'static str,
+    pub seats: Vec<Seat>,
+}
+
+/// It is this seat's turn: what it sees and may do.
+#[derive(Debug, Clone)]
+pub struct Turn<G: Game> {
+    pub step: u32,
+    pub view: G::View,
+    pub legal: Vec<G::Action>,
+    /// A sealed decision: the others decide at the same time and nobody sees anyone's choice
+    /// before all are in.
+    pub sealed: bool,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SessionError {
+    #[error("the table's seats are not usable: {0}")]
+    Setup(String),
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("that move is not allowed: {0}")]
+    Illegal(String),
+    #[error("{0}")]
+    Local(String),
+}
+
+/// Counters for reports and benchmarks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// Events held from seated keys (distinct).
+    pub events: u64,
+    pub bytes: u64,
+    /// Events from keys that hold no seat: never stored, never judged.
+    pub ignored: u64,
+    /// Events dropped by the per-seat storage bounds (a seated key flooding).
+    pub dropped: u64,
+    /// Steps completed on the current branch (each is one relay pass).
+    pub passes: u64,
+    pub moves: u64,
+    /// Derivations started again from an earlier step.
+    pub rederived: u64,
+    #[serde(flatten)]
+    pub chance: ChanceStats,
+}
+
+/// A parsed event of a seated key.
+#[derive(Clone)]
+pub(crate) struct Held {
+    pub event: Event,
+    pub payload: Payload,
+    pub seat: Seat,
+}
+
+impl Held {
+    fn id(&self) -> EventId {
+        self.event.id
+    }
+    fn at(&self) -> u64 {
+        self.event.created_at.as_secs()
+    }
+}
+
+/// The table's events by step, as held.
+#[derive(Default)]
+pub(crate) struct Log {
+    /// Contributions by (step, seat), distinct, in arrival order.
+    contributions: BTreeMap<(u32, Seat), Vec<Held>>,
+    /// Votes by step and voter.
+    votes: BTreeMap<u32, BTreeMap<Seat, Vec<Held>>>,
+    ids: HashSet<EventId>,
+    /// Bytes held by (seat, step), for the bound on what a seat may have waiting ahead.
+    sizes: BTreeMap<(Seat, u32), usize>,
+}
+
+impl Log {
+    pub(crate) fn at(&self, step: u32, seat: Seat) -> &[Held] {
+        self.contributions
+            .get(&(step, seat))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    pub(crate) fn step(&self, step: u32) -> impl Iterator<Item = &Held> {
+        self.contributions
+            .range((step, 0)..=(step, Seat::MAX))
+            .flat_map(|(_, v)| v.iter())
+    }
+
+    pub(crate) fn after(&self, step: u32) -> impl Iterator<Item = &Held> {
+        self.contributions
+            .range((step + 1, 0)..)
+            .flat_map(|(_, v)| v.iter())
+    }
+
+    pub(crate) fn votes_at(&self, step: u32) -> Option<&BTreeMap<Seat, Vec<Held>>> {
+        self.votes.get(&step)
+    }
+}
+
+/// The state derived from the log up to the open step.
+#[derive(Clone)]
+pub(crate) struct Replica<G: Game> {
+    pub game: G,
+    pub chance: Chance,
+    pub step: u32,
+    pub head: String,
+    /// When the open step opened, in the log's time.
+    pub t_open: u64,
+    pub kind: derive::Kind<G>,
+    /// Who has contributed to the open parallel step, with the events' times.
+    pub got: BTreeMap<Seat, u64>,
+    pub removed: BTreeSet<Seat>,
+    pub verdicts: Vec<Verdict>,
+    /// Every applied event, in log order.
+    pub applied: Vec<EventId>,
+    pub finished: bool,
+    pub passes: u64,
+    pub moves: u64,
+    /// Steps settled by a verdict that a later event could still overturn (a fork that a
+    /// barrier may yet protect): derivation restarts from the earliest when something arrives.
+    pub provisional: BTreeSet<u32>,
+    /// Steps settled by votes: an event of the next step may make the timeout final or not.
+    pub timeouts: BTreeSet<u32>,
+}
+
+/// A client's view of a table.
+pub struct Session<G: Game> {
+    cfg: SessionConfig,
+    table_hex: String,
+    initial: G,
+    me: Option<Secrets>,
+    pub(crate) log: Log,
+    pub(crate) r: Replica<G>,
+    snapshots: BTreeMap<u32, Replica<G>>,
+    outbox: Vec<Payload>,
+    /// Own contributions queued or signed, by (step, head): never two for one step and head.
+    own: BTreeSet<(u32, String)>,
+    /// Own votes queued, by (step, head).
+    voted: BTreeSet<(u32, String)>,
+    /// Sealed moves this seat chose, by the step of the seal, until opened.
+    my_seals: BTreeMap<u32, G::Action>,
+    rejected: HashSet<EventId>,
+    pub violations: Vec<Violation>,
+    pub stats: Stats,
+    cache: ShuffleCache,
+}
+
+impl<G: Game> Session<G> {
+    /// A client for the table `cfg` playing `game` from its start. `me` is this client's seat
+    /// and master secret (`None`: a spectator or verifier).
+    pub fn new(
+        cfg: SessionConfig,
+        game: G,
+        me: Option<(Seat, Zeroizing<[u8; 32]>)>,
+    ) -> Result<Session<G>, SessionError> {
+        let seats = game.seats();
+        if seats.len() > cfg.seats.len() || seats.iter().any(|s| *s as usize >= cfg.seats.len()) {
+            return Err(SessionError::Setup(format!(
+                "the game seats {} players but the table has {} keys",
+                seats.len(),
+                cfg.seats.len()
+            )));
+        }
+        let distinct: HashSet<&PublicKey> = cfg.seats.iter().collect();
+        if distinct.len() != cfg.seats.len() {
+            return Err(SessionError::Setup("one key holds two seats".into()));
+        }
+        if let Some((seat, _)) = &me {
+            if !seats.contains(seat) {
+                return Err(SessionError::Setup(format!(
+                    "seat {seat} is not in the game"
+                )));
+            }
+        }
+        let me = me.map(|(s, m)| Secrets::new(s, m));
+        let actors: Vec<[u8; 32]> = cfg.seats.iter().map(|k| k.to_bytes()).collect();
+        let chance = Chance::new(cfg.table, actors, me.clone());
+        let cache = chance.cache();
+        let table_hex = hex::encode(cfg.table);
+        let r = Replica {
+            game: game.clone(),
+            chance,
+            step: 0,
+            head: table_hex.clone(),
+            t_open: cfg.start,
+            kind: derive::Kind::Unset,
+            got: BTreeMap::new(),
+            removed: BTreeSet::new(),
+            verdicts: Vec::new(),
+            applied: Vec::new(),
+            finished: false,
+            passes: 0,
+            moves: 0,
+            provisional: BTreeSet::new(),
+            timeouts: BTreeSet::new(),
+        };
+        let mut s = Session {
+            cfg,
+            table_hex,
+            initial: game,
+            me,
+            log: Log::default(),
+            r,
+            snapshots: BTreeMap::new(),
+            outbox: Vec::new(),
+            own: BTreeSet::new(),
+            voted: BTreeSet::new(),
+            my_seals: BTreeMap::new(),
+            rejected: HashSet::new(),
+            violations: Vec::new(),
+            stats: Stats::default(),
+            cache,
+        };
+        s.advance();
+        Ok(s)
+    }
+
+    pub fn me(&self) -> Option<Seat> {
+        self.me.as_ref().map(Secrets::seat)
+    }
+
+    pub fn table_hex(&self) -> &str {
+        &self.table_hex
+    }
+
+    pub fn config(&self) -> &SessionConfig {
+        &self.cfg
+    }
+
+    pub fn seat_key(&self, seat: Seat) -> Option<&PublicKey> {
+        self.cfg.seats.get(seat as usize)
+    }
+
+    pub fn seat_of(&self, key: &PublicKey) -> Option<Seat> {
+        self.cfg
+            .seats
+            .iter()
+            .position(|k| k == key)
+            .map(|s| s as Seat)
+    }
+
+    /// The game as this client knows it now.
+    pub fn game(&self) -> &G {
+        &self.r.game
+    }
+
+    /// What this client may see of the game.
+    pub fn view(&self) -> G::View {
+        self.r.game.view(self.me())
+    }
+
+    /// The open step and the head it builds on.
+    pub fn position(&self) -> (u32, String) {
+        (self.r.step, self.r.head.clone())
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.r.finished
+    }
+
+    /// Everything the table decided so far, in log order.
+    pub fn verdicts(&self) -> &[Verdict] {
+        &self.r.verdicts
+    }
+
+    /// Seats removed from the game.
+    pub fn removed(&self) -> &BTreeSet<Seat> {
+        &self.r.removed
+    }
+
+    /// Every event applied on the table's chain, in order.
+    pub fn applied(&self) -> Vec<&Event> {
+        let mut by_id = std::collections::HashMap::new();
+        for v in self.log.contributions.values() {
+            for h in v {
+                by_id.insert(h.id(), &h.event);
+            }
+        }
+        self.r
+            .applied
+            .iter()
+            .filter_map(|id| by_id.get(id).copied())
+            .collect()
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        s.passes = self.r.passes;
+        s.moves = self.r.moves;
+        s.chance = self.r.chance.stats.clone();
+        s
+    }
+
+    /// Deadline of the open step in the log's time (unix seconds): when the seats it awaits
+    /// may be voted out.
+    pub fn deadline(&self) -> u64 {
+        self.r.t_open + self.step_secs()
+    }
+
+    /// The open step's time allowance.
+    pub fn step_secs(&self) -> u64 {
+        derive::kind_secs(&self.r.kind, &self.cfg.deadlines)
+    }
+
+    pub fn awaiting(&self) -> Awaiting {
+        Awaiting {
+            step: self.r.step,
+            what: self.r.kind.name(),
+            seats: self.awaited(),
+        }
+    }
+
+    /// Takes in one event from a relay, the journal or this client itself. Returns what was
+    /// wrong with it or with what it completed.
+    pub fn handle(&mut self, ev: &Event) -> Vec<Violation> {
+        let before = self.violations.len();
+        // Strangers first, before any expensive check: their events are never stored.
+        let Some(seat) = self.seat_of(&ev.pubkey) else {
+            self.stats.ignored += 1;
+            return Vec::new();
+        };
+        if self.log.ids.contains(&ev.id) {
+            return Vec::new();
+        }
+        let payload = match parse_log(ev, &self.table_hex) {
+            Ok(p) => p,
+            Err(e) => {
+                // A forgery reusing a known id never got here; a bad one is reported once.
+                if ev.verify().is_ok() && self.rejected.insert(ev.id) {
+                    self.violations.push(Violation::Wire {
+                        id: ev.id.to_hex(),
+                        seat,
+                        reason: e.to_string(),
+                    });
+                }
+                return self.since(before);
+            }
+        };
+        debug_assert_eq!(payload.v, LOG_VERSION);
+        let step = payload.step;
+        let size = ev.as_json().len();
+        let held = Held {
+            event: ev.clone(),
+            payload,
+            seat,
+        };
+        match &held.payload.body {
+            Body::Evidence { events, .. } => {
+                self.log.ids.insert(ev.id);
+                // The carried events prove the fork by themselves: handle them as if relayed.
+                let carried: Vec<Event> = events
+                    .iter()
+                    .filter_map(|j| Event::from_json(j).ok())
+                    .collect();
+                for e in carried {
+                    self.handle(&e);
+                }
+                return self.since(before);
+            }
+            Body::Vote { .. } => {
+                let per = self
+                    .log
+                    .votes
+                    .entry(step)
+                    .or_default()
+                    .entry(seat)
+                    .or_default();
+                if per.len() >= MAX_VOTES_PER_STEP {
+                    self.stats.dropped += 1;
+                    return self.since(before);
+                }
+                per.push(held);
+            }
+            _ => {
+                let list = self.log.contributions.entry((step, seat)).or_default();
+                if list.len() >= MAX_PER_STEP {
+                    self.stats.dropped += 1;
+                    return self.since(before);
+                }
+                if step > self.r.step + 1 {
+                    let ahead: usize = self
+                        .log
+                        .sizes
+                        .range((seat, self.r.step + 2)..=(seat, u32::MAX))
+                        .map(|(_, b)| *b)
+                        .sum();
+                    if ahead + size > MAX_AHEAD_BYTES {
+                        self.stats.dropped += 1;
+                        return self.since(before);
+                    }
+                }
+                *self.log.sizes.entry((seat, step)).or_default() += size;
+                list.push(held);
+            }
+        }
+        self.log.ids.insert(ev.id);
+        self.stats.events += 1;
+        self.stats.bytes += size as u64;
+        self.reconsider(step);
+        self.since(before)
+    }
+
+    fn since(&self, before: usize) -> Vec<Violation> {
+        self.violations
+            .get(before..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// Something arrived for `step`: derive again from the earliest step whose outcome it may
+    /// change, or just carry on when it only concerns the open step.
+    fn reconsider(&mut self, step: u32) {
+        let mut from = step;
+        // A late event may protect a fork settled earlier, or make final (or not) a timeout
+        // one step back.
+        if let Some(&p) = self.r.provisional.iter().next() {
+            from = from.min(p);
+        }
+        if step > 0 && self.r.timeouts.contains(&(step - 1)) {
+            from = from.min(step - 1);
+        }
+        if from < self.r.step {
+            self.rederive(from);
+        } else {
+            self.advance();
+        }
+    }
+
+    /// Derives again from the opening of `step`.
+    fn rederive(&mut self, step: u32) {
+        self.stats.rederived += 1;
+        let snap = self
+            .snapshots
+            .range(..=step)
+            .next_back()
+            .map(|(_, r)| r.clone());
+        match snap {
+            Some(r) => {
+                self.r = r;
+            }
+            None => {
+                let actors: Vec<[u8; 32]> = self.cfg.seats.iter().map(|k| k.to_bytes()).collect();
+                self.r = Replica {
+                    game: self.initial.clone(),
+                    chance: Chance::new(self.cfg.table, actors, self.me.clone())
+                        .with_cache(self.cache.clone()),
+                    step: 0,
+                    head: self.table_hex.clone(),
+                    t_open: self.cfg.start,
+                    kind: derive::Kind::Unset,
+                    got: BTreeMap::new(),
+                    removed: BTreeSet::new(),
+                    verdicts: Vec::new(),
+                    applied: Vec::new(),
+                    finished: false,
+                    passes: 0,
+                    moves: 0,
+                    provisional: BTreeSet::new(),
+                    timeouts: BTreeSet::new(),
+                };
+            }
+        }
+        let keep = self.r.step;
+        self.snapshots.retain(|s, _| *s <= keep);
+        // Whether an event fits its step depends on the branch: judge them again on this one.
+        self.rejected.clear();
+        self.violations
+            .retain(|v| !matches!(v, Violation::Invalid { step, .. } if *step >= keep));
+        self.advance();
+    }
+
+    /// Records the state at the opening of the current step.
+    pub(crate) fn snapshot(&mut self) {
+        if self.snapshots.contains_key(&self.r.step) {
+            return;
+        }
+        self.snapshots.insert(self.r.step, self.r.clone());
+        while self.snapshots.len() > SNAPSHOTS_KEPT {
+            let first = *self.snapshots.keys().next().expect("non-empty");
+            self.snapshots.remove(&first);
+        }
+    }
+
+    pub(crate) fn reject(&mut self, h: &Held, reason: String) {
+        if self.rejected.insert(h.id()) {
+            self.violations.push(Violation::Invalid {
+                id: h.id().to_hex(),
+                seat: h.seat,
+                step: h.payload.step,
+                reason,
+            });
+        }
+    }
+
+    fn payload(&self, body: Body) -> Payload {
+        Payload {
+            v: LOG_VERSION,
+            table: self.table_hex.clone(),
+            step: self.r.step,
+            prev: self.r.head.clone(),
+            body,
+        }
+    }
+
+    /// Whether this seat already has an event for the open step and head (signed before a
+    /// restart, or queued).
+    fn has_own(&self) -> bool {
+        let Some(me) = self.me() else {
+            return true;
+        };
+        let key = (self.r.step, self.r.head.clone());
+        self.own.contains(&key)
+            || self
+                .log
+                .at(self.r.step, me)
+                .iter()
+                .any(|h| h.payload.prev == self.r.head)
+    }
+
+    /// Queues this seat's contribution to the open step, if it owes one.
+    fn produce(&mut self) {
+        let Some(me) = self.me() else { return };
+        if self.r.finished || self.r.removed.contains(&me) || self.has_own() {
+            return;
+        }
+        if !self.awaited().contains(&me) {
+            return;
+        }
+        let body = match self.own_contribution(me) {
+            Ok(Some(b)) => b,
+            Ok(None) => return,
+            Err(e) => {
+                // Our own crypto failing is a local fault: say so rather than stall silently.
+                self.violations.push(Violation::Invalid {
+                    id: "local".into(),
+                    seat: me,
+                    step: self.r.step,
+                    reason: format!("could not produce our own step: {e}"),
+                });
+                return;
+            }
+        };
+        self.own.insert((self.r.step, self.r.head.clone()));
+        let p = self.payload(body);
+        self.outbox.push(p);
+    }
+
+    /// The events this client must sign and publish now.
+    pub fn take_outbox(&mut self) -> Vec<Payload> {
+        self.produce();
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// This seat's view and legal moves when it is to decide and has not yet.
+    pub fn my_turn(&self) -> Option<Turn<G>> {
+        let me = self.me()?;
+        if self.r.finished || self.r.removed.contains(&me) || self.has_own() {
+            return None;
+        }
+        let sealed = match &self.r.kind {
+            derive::Kind::Move(s) if *s == me => false,
+            derive::Kind::Seal(seats) if seats.contains(&me) => true,
+            _ => return None,
+        };
+        let legal = self.r.game.legal_actions(me);
+        if legal.is_empty() {
+            return None;
+        }
+        Some(Turn {
+            step: self.r.step,
+            view: self.r.game.view(Some(me)),
+            legal,
+            sealed,
+        })
+    }
+
+    /// Queues this seat's move (or sealed choice) for the open step, if the game allows it.
+    pub fn submit(&mut self, action: &G::Action) -> Result<(), SessionError> {
+        let me = self.me().ok_or(SessionError::NotYourTurn)?;
+        let turn = self.my_turn().ok_or(SessionError::NotYourTurn)?;
+        self.r
+            .game
+            .clone()
+            .apply(me, action)
+            .map_err(|e| SessionError::Illegal(e.to_string()))?;
+        let json = serde_json::to_value(action).map_err(|e| SessionError::Local(e.to_string()))?;
+        let body = if turn.sealed {
+            let salt = self.seal_salt(self.r.step);
+            let commitment = seal_commitment(&self.table_hex, self.r.step, me, &json, &salt);
+            self.my_seals.insert(self.r.step, action.clone());
+            Body::Seal {
+                commitment: hex::encode(commitment),
+                mine: Some(self.seal_note(self.r.step, &json)?),
+            }
+        } else {
+            Body::Move { action: json }
+        };
+        self.own.insert((self.r.step, self.r.head.clone()));
+        let p = self.payload(body);
+        self.outbox.push(p);
+        Ok(())
+    }
+
+    /// The secret salt of this seat's sealed move at `step`.
+    fn seal_salt(&self, step: u32) -> Zeroizing<[u8; 32]> {
+        let me = self.me.as_ref().expect("seated");
+        me.derive(&self.cfg.table, "seal-salt", &[u64::from(step)])
+    }
+
+    /// The sealed move encrypted to this seat alone, so a restarted client can still open it.
+    fn seal_note(&self, step: u32, json: &serde_json::Value) -> Result<String, SessionError> {
+        let me = self.me.as_ref().expect("seated");
+        let key = me.derive(&self.cfg.table, "seal-note", &[u64::from(step)]);
+        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*key));
+        // One key per step and seat, used once: a fixed nonce is safe.
+        let ct = cipher
+            .encrypt(Nonce::from_slice(&[0u8; 12]), json.to_string().as_bytes())
+            .map_err(|_| SessionError::Local("could not seal our own note".into()))?;
+        Ok(crate::fair::to_base64(&ct))
+    }
+
+    /// Reads back this seat's own sealed move from its seal event.
+    fn read_seal_note(&self, step: u32, note: &str) -> Option<G::Action> {
+        let me = self.me.as_ref()?;
+        let key = me.derive(&self.cfg.table, "seal-note", &[u64::from(step)]);
+        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*key));
+        let ct = crate::fair::from_base64("note", note).ok()?;
+        let pt = cipher
+            .decrypt(Nonce::from_slice(&[0u8; 12]), ct.as_ref())
+            .ok()?;
+        serde_json::from_slice(&pt).ok()
+    }
+
+    /// Queues this seat's timeout vote for the open step if its deadline (plus a grace for
+    /// events in flight) has passed at `now` (unix seconds, this machine's clock); `false` when
+    /// there is nothing to vote (a spectator, awaited itself, nothing missing, voted already).
+    pub fn vote(&mut self, now: u64) -> bool {
+        let Some(me) = self.me() else {
+            return false;
+        };
+        if self.r.finished || self.r.removed.contains(&me) {
+            return false;
+        }
+        if now < self.deadline() + VOTE_GRACE_SECS {
+            return false;
+        }
+        let key = (self.r.step, self.r.head.clone());
+        if self.voted.contains(&key) {
+            return false;
+        }
+        let awaited = self.awaited();
+        if awaited.is_empty() || awaited.contains(&me) || !self.voters().contains(&me) {
+            return false;
+        }
+        self.voted.insert(key);
+        let p = self.payload(Body::Vote { missing: awaited });
+        self.outbox.push(p);
+        true
+    }
+
+    /// When this seat's next vote would be due (unix seconds), if it would cast one.
+    pub fn vote_due(&self) -> Option<u64> {
+        let me = self.me()?;
+        if self.r.finished || self.r.removed.contains(&me) {
+            return None;
+        }
+        let key = (self.r.step, self.r.head.clone());
+        let awaited = self.awaited();
+        if self.voted.contains(&key) || awaited.is_empty() || awaited.contains(&me) {
+            return None;
+        }
+        self.voters()
+            .contains(&me)
+            .then(|| self.deadline() + VOTE_GRACE_SECS)
+    }
+}
+
+/// `sha256` binding a sealed move to its table, step and seat (PROTOCOL.md §3.3).
+pub(crate) fn seal_commitment(
+    table: &str,
+    step: u32,
+    seat: Seat,
+    action: &serde_json::Value,
+    salt: &[u8; 32],
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for part in [
+        b"tolerance/seal/v2".as_slice(),
+        table.as_bytes(),
+        &step.to_be_bytes(),
+        &[seat],
+        action.to_string().as_bytes(),
+        salt,
+    ] {
+        h.update((part.len() as u32).to_be_bytes());
+        h.update(part);
+    }
+    h.finalize().into()
+}
+
+/// A head no event has: `sha256` of the length-prefixed parts (PROTOCOL.md §7). Timeouts and
+/// forfeits move the chain to one, so nothing can build on a voided event.
+pub(crate) fn synthetic_head(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u32).to_be_bytes());
+        h.update(p);
+    }
+    hex::encode(h.finalize())
+}

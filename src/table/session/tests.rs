@@ -1,0 +1,706 @@
+//! The session driven by an in-memory harness: every seat its own key, master secret and
+//! session; a spectator; events signed with the harness's clock and delivered in orders the
+//! test chooses. No relay, no sleeps: time is a number the test moves.
+
+use super::*;
+use crate::bots::{Bot, RandomBot};
+use crate::games::high_card::{self, HighCard};
+use crate::wire::log::log_event;
+use nostr_sdk::prelude::{Keys, SecretKey, Timestamp};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+const START: u64 = 1_700_000_000;
+
+/// What a seat's client does with what it owes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Honest,
+    /// Publishes nothing any more (a dead client).
+    Dead,
+}
+
+struct Harness<G: Game> {
+    keys: Vec<Keys>,
+    host: PublicKey,
+    seats: Vec<Session<G>>,
+    spectator: Session<G>,
+    modes: Vec<Mode>,
+    bots: Vec<Box<dyn Bot<G>>>,
+    /// Every event published, in publication order.
+    log: Vec<Event>,
+    /// Per client (seats, then the spectator): how much of `log` it has received.
+    seen: Vec<usize>,
+    now: u64,
+    cfg: SessionConfig,
+}
+
+fn master(seat: usize, seed: u64) -> Zeroizing<[u8; 32]> {
+    let mut m = [0u8; 32];
+    m[..8].copy_from_slice(&seed.to_be_bytes());
+    m[8] = seat as u8;
+    Zeroizing::new(m)
+}
+
+impl<G: Game + 'static> Harness<G> {
+    fn new(game: G, seed: u64, deadlines: Deadlines) -> Harness<G> {
+        let n = game.seats().len();
+        let keys: Vec<Keys> = (0..n)
+            .map(|i| {
+                let mut b = [0u8; 32];
+                b[0] = 1 + i as u8;
+                b[1..9].copy_from_slice(&seed.to_be_bytes());
+                Keys::new(SecretKey::from_slice(&b).unwrap())
+            })
+            .collect();
+        let cfg = SessionConfig {
+            table: [seed as u8; 32],
+            seats: keys.iter().map(|k| k.public_key()).collect(),
+            deadlines,
+            start: START,
+        };
+        let seats = (0..n)
+            .map(|i| {
+                Session::new(
+                    cfg.clone(),
+                    game.clone(),
+                    Some((i as Seat, master(i, seed))),
+                )
+                .unwrap()
+            })
+            .collect();
+        let spectator = Session::new(cfg.clone(), game.clone(), None).unwrap();
+        Harness {
+            host: keys[0].public_key(),
+            keys,
+            seats,
+            spectator,
+            modes: vec![Mode::Honest; n],
+            bots: (0..n)
+                .map(|i| {
+                    Box::new(RandomBot::new(StdRng::seed_from_u64(seed * 100 + i as u64)))
+                        as Box<dyn Bot<G>>
+                })
+                .collect(),
+            log: Vec::new(),
+            seen: vec![0; n + 1],
+            now: START,
+            cfg,
+        }
+    }
+
+    fn sign(&self, seat: usize, p: &Payload, at: u64) -> Event {
+        log_event(&self.host, p)
+            .custom_created_at(Timestamp::from(at))
+            .sign_with_keys(&self.keys[seat])
+            .unwrap()
+    }
+
+    /// Publishes an event as of now.
+    fn publish(&mut self, ev: Event) {
+        self.log.push(ev);
+    }
+
+    /// Delivers everything published to every client, lets each act, until nothing changes.
+    fn settle(&mut self) {
+        for _ in 0..10_000 {
+            let before = self.log.len();
+            for i in 0..self.seats.len() {
+                self.deliver(i);
+                if self.modes[i] == Mode::Dead {
+                    continue;
+                }
+                if let Some(turn) = self.seats[i].my_turn() {
+                    let a = self.bots[i].choose(&turn.view, &turn.legal);
+                    self.seats[i].submit(&a).unwrap();
+                }
+                for p in self.seats[i].take_outbox() {
+                    let ev = self.sign(i, &p, self.now);
+                    self.seats[i].handle(&ev);
+                    self.publish(ev);
+                }
+            }
+            let n = self.seats.len();
+            self.deliver(n);
+            if self.log.len() == before {
+                return;
+            }
+        }
+        panic!("the table never settled");
+    }
+
+    fn deliver(&mut self, client: usize) {
+        while self.seen[client] < self.log.len() {
+            let ev = self.log[self.seen[client]].clone();
+            self.seen[client] += 1;
+            if client < self.seats.len() {
+                self.seats[client].handle(&ev);
+            } else {
+                self.spectator.handle(&ev);
+            }
+        }
+    }
+
+    /// Moves the clock and lets every live seat vote where its deadline passed.
+    fn tick(&mut self, secs: u64) {
+        self.now += secs;
+        for i in 0..self.seats.len() {
+            if self.modes[i] == Mode::Honest {
+                self.seats[i].vote(self.now);
+            }
+        }
+        self.settle();
+    }
+
+    /// Plays until every live client finished (or `max` ticks of a step's allowance).
+    fn run(&mut self, max: usize) {
+        self.settle();
+        for _ in 0..max {
+            if self.done() {
+                return;
+            }
+            self.tick(self.cfg.deadlines.move_ms.max(self.cfg.deadlines.crypto_ms) / 1000 + 3);
+        }
+        panic!(
+            "the table did not finish: seat 0 waits for {:?}",
+            self.seats[0].awaiting()
+        );
+    }
+
+    fn done(&self) -> bool {
+        self.spectator.is_finished()
+            && self
+                .seats
+                .iter()
+                .zip(&self.modes)
+                .all(|(s, m)| *m == Mode::Dead || s.is_finished())
+    }
+
+    /// Every live seat and the spectator reached the same game and verdicts.
+    fn agree(&self) {
+        let g = serde_json::to_value(self.spectator.game()).unwrap();
+        for (i, s) in self.seats.iter().enumerate() {
+            if self.modes[i] == Mode::Dead {
+                continue;
+            }
+            assert_eq!(s.verdicts(), self.spectator.verdicts(), "seat {i} verdicts");
+            assert_eq!(
+                serde_json::to_value(s.game().view(None)).unwrap(),
+                serde_json::to_value(self.spectator.game().view(None)).unwrap(),
+                "seat {i} public view"
+            );
+            assert_eq!(s.position(), self.spectator.position(), "seat {i} position");
+        }
+        let _ = g;
+    }
+
+    /// A fresh spectator fed the whole log in `order`: it must reach the same end.
+    fn replay_in(&self, order: &[Event]) -> Session<G> {
+        let mut s = Session::new(self.cfg.clone(), self.spectator.initial.clone(), None).unwrap();
+        for ev in order {
+            s.handle(ev);
+        }
+        s
+    }
+}
+
+fn quick() -> Deadlines {
+    Deadlines {
+        move_ms: 10_000,
+        crypto_ms: 10_000,
+    }
+}
+
+fn honest_violations<G: Game>(h: &Harness<G>) -> Vec<Violation> {
+    let mut v: Vec<Violation> = h.spectator.violations.clone();
+    for s in &h.seats {
+        v.extend(s.violations.clone());
+    }
+    v
+}
+
+#[test]
+fn a_high_card_table_plays_to_the_end_and_everyone_agrees() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 1, quick());
+    h.run(5);
+    assert!(h.spectator.is_finished());
+    h.agree();
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    assert!(matches!(
+        h.spectator.verdicts().last(),
+        Some(Verdict::Finished { unconfirmed, .. }) if unconfirmed.is_empty()
+    ));
+    assert_eq!(h.spectator.game().round, 3);
+    // Any delivery order gives the same table.
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut shuffled = h.log.clone();
+    shuffled.shuffle(&mut rng);
+    let late = h.replay_in(&shuffled);
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
+    assert_eq!(late.game(), h.spectator.game());
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+}
+
+#[test]
+fn the_spectator_never_learns_a_folded_or_private_card() {
+    let game = HighCard::new(&high_card::Setup::new(4)).unwrap();
+    let mut h = Harness::new(game, 2, quick());
+    h.run(5);
+    let spectator = h.spectator.game();
+    for s in &h.seats {
+        for (seat, held) in &s.game().hands {
+            if !held.shown {
+                assert_eq!(spectator.hands.get(seat).and_then(|x| x.card), None);
+            }
+        }
+    }
+    // Each seat knows its own last card; the spectator knows only what was shown.
+    let known = spectator
+        .hands
+        .values()
+        .filter(|x| x.card.is_some())
+        .count();
+    let shown = spectator.hands.values().filter(|x| x.shown).count();
+    assert_eq!(known, shown);
+}
+
+#[test]
+fn tolerance_perudo_and_mia_tables_play_to_the_end() {
+    use crate::games::{mia, perudo, tolerance};
+    let t = tolerance::Tolerance::new(tolerance::Variant::default(), 3, Some(2)).unwrap();
+    let mut h = Harness::new(t, 3, quick());
+    h.run(10);
+    h.agree();
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    let table = &h.spectator.game().table;
+    assert_eq!(table.total_chips() + table.chips_out, table.chips_in);
+    // Two hands, unless random bets left one player with every chip after the first.
+    let played = h.spectator.game().history.len();
+    assert!(
+        played == 2 || table.is_over(),
+        "{played} hands: {:?}",
+        h.spectator.verdicts()
+    );
+    assert!(h
+        .spectator
+        .game()
+        .history
+        .iter()
+        .all(|x| x.forfeits.is_empty()));
+
+    let p = perudo::Perudo::new(&perudo::Setup::standard(3)).unwrap();
+    let mut h = Harness::new(p, 4, quick());
+    h.run(10);
+    h.agree();
+    assert!(h.spectator.game().outcome().is_some());
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+
+    let m = mia::Mia::new(&mia::Setup::standard(3, mia::game::Ranking::Traditional)).unwrap();
+    let mut h = Harness::new(m, 5, quick());
+    h.run(10);
+    h.agree();
+    assert!(h.spectator.game().outcome().is_some());
+}
+
+#[test]
+fn a_resumed_seat_signs_nothing_new() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game.clone(), 6, quick());
+    h.settle();
+    // Seat 1 restarts from its master secret and the log: what it owes now, it has signed.
+    let mut again = Session::new(h.cfg.clone(), game, Some((1, master(1, 6)))).unwrap();
+    for ev in &h.log {
+        again.handle(ev);
+    }
+    assert!(
+        again.take_outbox().is_empty(),
+        "a restart must not sign a step twice"
+    );
+    assert_eq!(again.position(), h.seats[1].position());
+}
+
+#[test]
+fn strangers_events_are_ignored_and_never_stored() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game, 7, quick());
+    h.settle();
+    let held_before: usize = h.seats[0].log.contributions.values().map(Vec::len).sum();
+    let stranger = Keys::generate();
+    let p = h.seats[0].payload(Body::End {});
+    for _ in 0..50 {
+        let ev = log_event(&h.host, &p).sign_with_keys(&stranger).unwrap();
+        h.seats[0].handle(&ev);
+    }
+    assert_eq!(h.seats[0].stats().ignored, 50);
+    assert!(h.seats[0].violations.is_empty());
+    let held: usize = h.seats[0].log.contributions.values().map(Vec::len).sum();
+    assert_eq!(held, held_before, "only seated keys' events are stored");
+}
+
+// ---- misbehaving seats (PROTOCOL.md §7) ------------------------------------------------------
+
+impl<G: Game + 'static> Harness<G> {
+    /// Lets every seat act except that no seat decides a move: the table stops at a decision.
+    fn settle_to_decision(&mut self) -> (u32, String) {
+        let modes = self.modes.clone();
+        for _ in 0..10_000 {
+            let before = self.log.len();
+            for (i, mode) in modes.iter().enumerate() {
+                self.deliver(i);
+                if *mode == Mode::Dead {
+                    continue;
+                }
+                for p in self.seats[i].take_outbox() {
+                    let ev = self.sign(i, &p, self.now);
+                    self.seats[i].handle(&ev);
+                    self.publish(ev);
+                }
+            }
+            let n = self.seats.len();
+            self.deliver(n);
+            if self.log.len() == before {
+                return self.spectator.position();
+            }
+        }
+        panic!("never settled");
+    }
+
+    /// Seat `seat`'s decision now, signed at `at` but not published.
+    fn decide(&mut self, seat: usize, at: u64) -> Event {
+        let turn = self.seats[seat].my_turn().expect("the seat's turn");
+        let a = self.bots[seat].choose(&turn.view, &turn.legal);
+        self.seats[seat].submit(&a).unwrap();
+        let p = self.seats[seat].take_outbox().pop().unwrap();
+        self.sign(seat, &p, at)
+    }
+
+    fn vote_event(
+        &self,
+        voter: usize,
+        step: u32,
+        prev: &str,
+        missing: Vec<Seat>,
+        at: u64,
+    ) -> Event {
+        let p = Payload {
+            v: LOG_VERSION,
+            table: hex::encode(self.cfg.table),
+            step,
+            prev: prev.to_string(),
+            body: Body::Vote { missing },
+        };
+        self.sign(voter, &p, at)
+    }
+
+    fn timeout_head(&self, step: u32, seats: &[Seat], label: &[u8]) -> String {
+        synthetic_head(&[
+            label,
+            hex::encode(self.cfg.table).as_bytes(),
+            &step.to_be_bytes(),
+            seats,
+        ])
+    }
+}
+
+fn removals(v: &[Verdict]) -> Vec<Verdict> {
+    v.iter()
+        .filter(|x| matches!(x, Verdict::Removed { .. } | Verdict::TimedOut { .. }))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn one_seat_voting_everyone_out_removes_nobody_and_is_named() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 11, quick());
+    let (step, head) = h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0] as usize;
+    // An honest move; a millisecond later a third seat votes everyone else out, once at once
+    // and once dated at the deadline of the next step.
+    let mv = h.decide(mover, h.now);
+    h.publish(mv);
+    h.settle_to_decision();
+    let (next, next_head) = h.spectator.position();
+    assert!(next > step);
+    let next_mover = h.spectator.awaiting().seats[0] as usize;
+    let attacker = (0..3).find(|s| *s != mover && *s != next_mover).unwrap();
+    let others: Vec<Seat> = (0..3).filter(|s| *s != attacker as Seat).collect();
+    let early = h.vote_event(attacker, next, &next_head, others.clone(), h.now);
+    let dated = h.vote_event(attacker, next, &next_head, others.clone(), h.now + 1_000);
+    let old = h.vote_event(attacker, step, &head, others.clone(), h.now + 1_000);
+    h.publish(early.clone());
+    h.publish(dated);
+    h.publish(old);
+    h.run(6);
+    h.agree();
+    assert!(
+        removals(h.spectator.verdicts()).is_empty(),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    let named = h
+        .spectator
+        .violations
+        .iter()
+        .find(|v| matches!(v, Violation::Invalid { id, .. } if *id == early.id.to_hex()))
+        .expect("the early vote is reported");
+    assert_eq!(named.culprit(), attacker as Seat);
+    assert!(
+        named.to_string().contains("before the step's deadline"),
+        "{named}"
+    );
+}
+
+#[test]
+fn heads_up_a_premature_timeout_does_not_beat_the_move_in_the_log() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game, 12, quick());
+    let (step, head) = h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0] as usize;
+    let attacker = 1 - mover;
+    let secs = h.spectator.step_secs();
+    let t_open = h.spectator.deadline() - secs;
+    // The attacker dates a vote at the deadline and, on the timeout's branch, a second one
+    // voting the mover out of acknowledging it: both reach everyone before the honest move.
+    let t_head = h.timeout_head(step, &[mover as Seat], b"timeout");
+    let v1 = h.vote_event(attacker, step, &head, vec![mover as Seat], t_open + secs);
+    let v2 = h.vote_event(
+        attacker,
+        step + 1,
+        &t_head,
+        vec![mover as Seat],
+        t_open + 4 * secs,
+    );
+    h.publish(v1);
+    h.publish(v2);
+    let mv = h.decide(mover, h.now);
+    h.publish(mv);
+    h.run(8);
+    h.agree();
+    assert!(
+        removals(h.spectator.verdicts()).is_empty(),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    assert!(h.spectator.is_finished());
+}
+
+#[test]
+fn a_vote_after_the_game_ended_changes_nothing() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game, 13, quick());
+    h.run(5);
+    let before = h.spectator.verdicts().to_vec();
+    let end_game = h.spectator.game().clone();
+    // Seat 0 votes seat 1 out at every step of the table, dated long after, and builds on
+    // each timeout head.
+    let steps = h.spectator.position().0;
+    let heads: Vec<(u32, String)> = h
+        .log
+        .iter()
+        .filter_map(|e| parse_log(e, &hex::encode(h.cfg.table)).ok())
+        .map(|p| (p.step, p.prev))
+        .collect();
+    for (s, prev) in heads.into_iter().filter(|(s, _)| *s < steps) {
+        let v = h.vote_event(0, s, &prev, vec![1], h.now + 10_000);
+        h.publish(v);
+        for label in [b"timeout".as_slice(), b"forfeit".as_slice()] {
+            let t = h.timeout_head(s, &[1], label);
+            let v = h.vote_event(0, s + 1, &t, vec![1], h.now + 20_000);
+            h.publish(v);
+        }
+    }
+    h.settle();
+    assert_eq!(h.spectator.verdicts(), before.as_slice());
+    assert_eq!(h.spectator.game(), &end_game);
+    let late = h.replay_in(&h.log.clone());
+    assert_eq!(late.verdicts(), before.as_slice());
+}
+
+#[test]
+fn a_dead_seat_is_removed_by_everyone_else_and_the_game_goes_on() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 14, quick());
+    h.modes[2] = Mode::Dead;
+    h.run(12);
+    h.agree();
+    let v = h.spectator.verdicts();
+    assert!(
+        matches!(&v[0], Verdict::Removed { seats, reason: ForfeitReason::Withheld, .. } if seats == &[2]),
+        "{v:?}"
+    );
+    assert!(h.spectator.is_finished());
+    assert_eq!(h.spectator.game().active, vec![0, 1]);
+}
+
+#[test]
+fn a_seat_that_stops_at_its_move_is_timed_out_then_removed() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 15, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    h.modes[mover as usize] = Mode::Dead;
+    h.run(12);
+    h.agree();
+    let r = removals(h.spectator.verdicts());
+    assert!(
+        matches!(&r[..], [Verdict::TimedOut { seats: a, .. }, Verdict::Removed { seats: b, reason: ForfeitReason::Absent, .. }] if a == &[mover] && b == &[mover]),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_slow_seat_that_acknowledges_keeps_its_seat() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 16, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    // It misses its move but its client is alive: it sees the timeout and confirms.
+    h.modes[mover as usize] = Mode::Dead;
+    h.tick(h.spectator.step_secs() + VOTE_GRACE_SECS + 1);
+    assert!(matches!(
+        h.spectator.verdicts().last(),
+        Some(Verdict::TimedOut { .. })
+    ));
+    h.modes[mover as usize] = Mode::Honest;
+    h.run(12);
+    h.agree();
+    let r = removals(h.spectator.verdicts());
+    assert_eq!(r.len(), 1, "timed out once, never removed: {r:?}");
+}
+
+#[test]
+fn a_late_move_beats_the_votes_until_everyone_else_built_on_the_timeout() {
+    // Crossing: the late move arrives after one of the two votes.
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game.clone(), 17, quick());
+    let (step, head) = h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    let (a, b) = ((mover + 1) % 3, (mover + 2) % 3);
+    let late_at = h.spectator.deadline() + 5;
+    let v = h.vote_event(a as usize, step, &head, vec![mover], late_at);
+    h.publish(v);
+    let mv = h.decide(mover as usize, late_at);
+    h.publish(mv);
+    h.now = late_at;
+    h.run(12);
+    h.agree();
+    assert!(
+        removals(h.spectator.verdicts()).is_empty(),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+
+    // Both others voted and then voted the mover out of acknowledging: the timeout is final and
+    // a late move, arriving after, is void.
+    let mut h = Harness::new(game, 17, quick());
+    let (step, head) = h.settle_to_decision();
+    let t_head = h.timeout_head(step, &[mover], b"timeout");
+    let secs = h.spectator.step_secs();
+    let late_at = h.spectator.deadline() + 5;
+    for voter in [a, b] {
+        let v = h.vote_event(voter as usize, step, &head, vec![mover], late_at);
+        h.publish(v);
+        let v = h.vote_event(
+            voter as usize,
+            step + 1,
+            &t_head,
+            vec![mover],
+            late_at + secs + 5,
+        );
+        h.publish(v);
+    }
+    let mv = h.decide(mover as usize, late_at);
+    h.now = late_at + 2 * secs + 10;
+    h.settle_to_decision();
+    h.publish(mv);
+    h.modes[mover as usize] = Mode::Dead;
+    h.run(12);
+    h.agree();
+    let r = removals(h.spectator.verdicts());
+    assert!(
+        matches!(
+            &r[..2],
+            [
+                Verdict::TimedOut { .. },
+                Verdict::Removed {
+                    reason: ForfeitReason::Absent,
+                    ..
+                }
+            ]
+        ),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_fork_removes_its_signer_unless_everyone_else_had_built_past_it() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    // Both moves reach everyone at once: no barrier, the signer is removed.
+    let mut h = Harness::new(game.clone(), 18, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0] as usize;
+    let turn = h.seats[mover].my_turn().unwrap();
+    let (step, head) = h.spectator.position();
+    let mk = |a: high_card::Action| Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step,
+        prev: head.clone(),
+        body: Body::Move {
+            action: serde_json::to_value(a).unwrap(),
+        },
+    };
+    let (pa, pb) = (mk(turn.legal[0]), mk(turn.legal[1]));
+    let (ea, eb) = (h.sign(mover, &pa, h.now), h.sign(mover, &pb, h.now));
+    h.seats[mover].handle(&ea);
+    h.publish(ea.clone());
+    h.publish(eb.clone());
+    h.run(12);
+    h.agree();
+    assert!(
+        h.spectator.verdicts().iter().any(|v| matches!(v, Verdict::Removed { seats, reason: ForfeitReason::Equivocated, .. } if seats == &[mover as Seat])),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    assert!(h
+        .spectator
+        .violations
+        .iter()
+        .any(|v| matches!(v, Violation::Fork { seat, .. } if *seat == mover as Seat)));
+
+    // The second move arrives only after every other seat completed a later step on the first:
+    // it is recorded, and changes nothing.
+    let mut h = Harness::new(game, 18, quick());
+    h.settle_to_decision();
+    h.seats[mover].handle(&ea);
+    h.publish(ea);
+    h.run(12);
+    let before = h.spectator.game().clone();
+    h.publish(eb);
+    h.settle();
+    h.agree();
+    assert_eq!(h.spectator.game(), &before);
+    assert!(h
+        .spectator
+        .verdicts()
+        .iter()
+        .any(|v| matches!(v, Verdict::ForkIgnored { seat, .. } if *seat == mover as Seat)));
+    assert!(removals(h.spectator.verdicts()).is_empty());
+}

@@ -1,0 +1,288 @@
+//! The table log, version 2: one event kind and one payload schema for every game.
+//!
+//! A table's log is a sequence of numbered **steps**. A step is *sequential* (one seat publishes
+//! and the chain head moves to that event: a shuffle, a move) or *parallel* (several seats
+//! publish contributions that attach to the same head: a setup, reveals, sealed commitments and
+//! their openings, acknowledgements, end confirmations, votes). What each step is follows from
+//! the game's state, which every client derives from the log; the payload only says which step
+//! and head it belongs to and carries its body. Specified in `protocol/PROTOCOL.md` §3–§4.
+
+use super::{check_event, table_coordinate, WireError, KIND_LOG};
+use crate::engine::{DeckId, Seat};
+use nostr_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Version of the log payload (and of the table announcement that goes with it).
+pub const LOG_VERSION: u8 = 2;
+
+/// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeckShuffle {
+    pub deck: DeckId,
+    pub cards: String,
+    pub proof: String,
+}
+
+/// A decryption token (with its proof) for one card, base64. Its context — whom the card goes
+/// to — follows from the request it answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenMsg {
+    pub deck: DeckId,
+    pub position: u16,
+    pub token: String,
+}
+
+/// A token for a card shown to several seats, encrypted (NIP-44) to one of them with the
+/// sender's box key of the epoch: the others of the set must not see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SealedToken {
+    pub deck: DeckId,
+    pub position: u16,
+    pub to: Seat,
+    pub sealed: String,
+}
+
+/// What an event says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Body {
+    /// Parallel, every participant: a key share with its ownership proof per new deck of the
+    /// batch (base64, in the batch's deck order), the dice commitment (hex) and the box key
+    /// (hex x-only public key) of the epoch this step opens.
+    Setup {
+        shares: Vec<String>,
+        dice: String,
+        #[serde(rename = "box")]
+        box_key: String,
+    },
+    /// Sequential, each participant in turn: its shuffle of every new deck of the batch, and the
+    /// dice values it owes for the batch (base64 reveals, by slot).
+    Shuffle {
+        decks: Vec<DeckShuffle>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice: Vec<String>,
+    },
+    /// Parallel, every participant that owes something for the batch: decryption tokens (by deck
+    /// and position), sealed tokens for cards shown to several seats, dice values (by slot).
+    Reveal {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tokens: Vec<TokenMsg>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        sealed: Vec<SealedToken>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice: Vec<String>,
+    },
+    /// Sequential: the game move of the seat to act, as the game writes its actions in JSON.
+    Move { action: serde_json::Value },
+    /// Parallel, each seat of a sealed decision: `sha256` (hex) of its move and a secret salt;
+    /// `mine` is the move encrypted to the seat itself, so it can open it after a restart.
+    Seal {
+        commitment: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mine: Option<String>,
+    },
+    /// Parallel, after every seal is in: the sealed move and its salt (hex).
+    Open {
+        action: serde_json::Value,
+        salt: String,
+    },
+    /// Parallel, a seat that was timed out: it is still here and accepts the timeout.
+    Ack {},
+    /// Parallel, every seat still at the table once the game is over: it saw this final head.
+    End {},
+    /// A timeout vote: the sender's deadline for the step passed without these seats' events.
+    Vote { missing: Vec<Seat> },
+    /// Proof of misconduct: the offending signed events verbatim (or their ids when both would
+    /// not fit in one event; relays keep the originals).
+    Evidence {
+        offender: Seat,
+        reason: String,
+        events: Vec<String>,
+    },
+}
+
+impl Body {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Body::Setup { .. } => "setup",
+            Body::Shuffle { .. } => "shuffle",
+            Body::Reveal { .. } => "reveal",
+            Body::Move { .. } => "move",
+            Body::Seal { .. } => "seal",
+            Body::Open { .. } => "open",
+            Body::Ack {} => "ack",
+            Body::End {} => "end",
+            Body::Vote { .. } => "vote",
+            Body::Evidence { .. } => "evidence",
+        }
+    }
+
+    /// Votes and evidence may be repeated; everything else is one per seat and step, and a
+    /// second one is a fork.
+    pub fn is_contribution(&self) -> bool {
+        !matches!(self, Body::Vote { .. } | Body::Evidence { .. })
+    }
+}
+
+/// The content of a log event. (serde cannot refuse unknown fields next to a flattened enum;
+/// the `v` field versions the schema instead.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Payload {
+    pub v: u8,
+    pub table: String,
+    /// The step this event belongs to, from 0 for the whole table.
+    pub step: u32,
+    /// The chain head it builds on: the table id before the first sequential event, an event id,
+    /// or a synthetic head after a timeout or forfeit.
+    pub prev: String,
+    #[serde(flatten)]
+    pub body: Body,
+}
+
+/// Builds (unsigned) a log event of the table announced by `host`.
+pub fn log_event(host: &PublicKey, payload: &Payload) -> EventBuilder {
+    let mut tags = vec![Tag::coordinate(
+        table_coordinate(host, &payload.table),
+        None,
+    )];
+    if let Ok(prev) = EventId::from_hex(&payload.prev) {
+        tags.push(Tag::event(prev));
+    }
+    EventBuilder::new(
+        Kind::from(KIND_LOG),
+        serde_json::to_string(payload).expect("payloads serialise"),
+    )
+    .tags(tags)
+}
+
+/// Parses and checks a log event of `table`: size, kind, signature, schema version.
+pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
+    check_event(event, KIND_LOG)?;
+    let id = event.id.to_hex();
+    // The version first, so an old client's event is named as such rather than as garbage.
+    #[derive(Deserialize)]
+    struct Versioned {
+        v: u8,
+    }
+    match serde_json::from_str::<Versioned>(&event.content) {
+        Ok(Versioned { v }) if v != LOG_VERSION => {
+            return Err(WireError::Version { id, got: v });
+        }
+        _ => {}
+    }
+    let p: Payload = serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
+        id: id.clone(),
+        reason: e.to_string(),
+    })?;
+    if p.table != table {
+        return Err(WireError::OtherTable {
+            id,
+            got: p.table,
+            want: table.to_string(),
+        });
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_round_trip_and_old_versions_are_named() {
+        let host = Keys::generate();
+        let p = Payload {
+            v: LOG_VERSION,
+            table: hex::encode([7u8; 32]),
+            step: 9,
+            prev: hex::encode([1u8; 32]),
+            body: Body::Move {
+                action: serde_json::json!({"raise": {"to": 40}}),
+            },
+        };
+        let ev = log_event(&host.public_key(), &p)
+            .sign_with_keys(&host)
+            .unwrap();
+        assert_eq!(parse_log(&ev, &p.table).unwrap(), p);
+        assert!(matches!(
+            parse_log(&ev, &hex::encode([8u8; 32])),
+            Err(WireError::OtherTable { .. })
+        ));
+        let old = EventBuilder::new(
+            Kind::from(KIND_LOG),
+            serde_json::json!({"v": 1, "table": p.table, "hand": 0, "step": 0,
+                "prev": p.table, "type": "end"})
+            .to_string(),
+        )
+        .sign_with_keys(&host)
+        .unwrap();
+        let err = parse_log(&old, &p.table).unwrap_err();
+        assert!(matches!(err, WireError::Version { got: 1, .. }), "{err}");
+        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":2}")
+            .sign_with_keys(&host)
+            .unwrap();
+        assert!(matches!(
+            parse_log(&bad, &p.table),
+            Err(WireError::Malformed { .. })
+        ));
+        let mut forged = ev.clone();
+        forged.content = forged.content.replace("40", "41");
+        assert!(matches!(
+            parse_log(&forged, &p.table),
+            Err(WireError::BadSignature { .. })
+        ));
+    }
+
+    #[test]
+    fn every_body_round_trips() {
+        let bodies = vec![
+            Body::Setup {
+                shares: vec!["AAAA".into()],
+                dice: "00".into(),
+                box_key: "11".into(),
+            },
+            Body::Shuffle {
+                decks: vec![DeckShuffle {
+                    deck: 3,
+                    cards: "AA".into(),
+                    proof: "BB".into(),
+                }],
+                dice: vec![],
+            },
+            Body::Reveal {
+                tokens: vec![TokenMsg {
+                    deck: 3,
+                    position: 4,
+                    token: "CC".into(),
+                }],
+                sealed: vec![],
+                dice: vec!["DD".into()],
+            },
+            Body::Seal {
+                commitment: "ab".into(),
+                mine: None,
+            },
+            Body::Open {
+                action: serde_json::json!("stay"),
+                salt: "cd".into(),
+            },
+            Body::Ack {},
+            Body::End {},
+            Body::Vote { missing: vec![1] },
+        ];
+        for body in bodies {
+            let p = Payload {
+                v: LOG_VERSION,
+                table: "t".into(),
+                step: 1,
+                prev: "p".into(),
+                body,
+            };
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<Payload>(&json).unwrap(), p, "{json}");
+        }
+    }
+}
