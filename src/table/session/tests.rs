@@ -704,3 +704,224 @@ fn a_fork_removes_its_signer_unless_everyone_else_had_built_past_it() {
         .any(|v| matches!(v, Verdict::ForkIgnored { seat, .. } if *seat == mover as Seat)));
     assert!(removals(h.spectator.verdicts()).is_empty());
 }
+
+// ---- cards shown to a set of seats, and a deck drawn from another ----------------------------
+
+/// A game of chance only: deck 0 deals position 0 to seats 0 and 1 together and position 1 to
+/// seat 2, then shows position 0 to everyone; deck 1 is four known cards (the shown one and
+/// three more) shuffled again, whose first card goes to seat 2 and is then shown.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct SetDeals {
+    stage: u8,
+    /// (deck, position) → card, as this client knows it.
+    known: std::collections::BTreeMap<String, crate::cards::CardId>,
+    shown: Option<crate::cards::CardId>,
+    /// Positions opened to everyone.
+    public: std::collections::BTreeSet<String>,
+    forfeited: bool,
+}
+
+impl SetDeals {
+    fn know(&mut self, deck: u32, position: u16, card: Option<crate::cards::CardId>) {
+        if let Some(c) = card {
+            self.known.insert(format!("{deck}/{position}"), c);
+        }
+    }
+    fn subset(&self) -> crate::cards::DeckSpec {
+        use crate::cards::{CardId, DeckSpec};
+        let shown = self.shown.expect("shown");
+        let mut cards = vec![shown];
+        cards.extend((0..52).map(CardId).filter(|c| *c != shown).take(3));
+        DeckSpec::Subset {
+            base: Box::new(DeckSpec::standard(1)),
+            cards,
+        }
+    }
+}
+
+impl Game for SetDeals {
+    type Action = u8;
+    type View = SetDeals;
+    const NAME: &'static str = "set-deals";
+
+    fn to_act(&self) -> crate::engine::ToAct {
+        use crate::engine::{ChanceRequest as R, ToAct};
+        let std1 = crate::cards::DeckSpec::standard(1);
+        if self.forfeited {
+            return ToAct::Terminal;
+        }
+        ToAct::Chance(match self.stage {
+            0 => vec![
+                R::Shuffle {
+                    deck: 0,
+                    spec: std1,
+                },
+                R::Deal {
+                    deck: 0,
+                    position: 0,
+                    to: vec![0, 1],
+                },
+                R::deal(0, 1, 2),
+            ],
+            1 => vec![R::Reveal {
+                deck: 0,
+                position: 0,
+            }],
+            2 => vec![
+                R::Shuffle {
+                    deck: 1,
+                    spec: self.subset(),
+                },
+                R::deal(1, 0, 2),
+            ],
+            3 => vec![R::Reveal {
+                deck: 1,
+                position: 0,
+            }],
+            _ => return ToAct::Terminal,
+        })
+    }
+    fn legal_actions(&self, _: Seat) -> Vec<u8> {
+        Vec::new()
+    }
+    fn apply(&mut self, seat: Seat, _: &u8) -> Result<(), crate::engine::RuleError> {
+        Err(crate::engine::RuleError::OutOfTurn {
+            seat,
+            expected: "chance".into(),
+        })
+    }
+    fn apply_chance(
+        &mut self,
+        outcomes: &[crate::engine::ChanceOutcome],
+    ) -> Result<(), crate::engine::RuleError> {
+        use crate::engine::ChanceOutcome as O;
+        for o in outcomes {
+            match o {
+                O::Dealt {
+                    deck,
+                    position,
+                    card,
+                } => self.know(*deck, *position, *card),
+                O::Revealed {
+                    deck,
+                    position,
+                    card,
+                } => {
+                    self.know(*deck, *position, Some(*card));
+                    self.public.insert(format!("{deck}/{position}"));
+                    if *deck == 0 {
+                        self.shown = Some(*card);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.stage += 1;
+        Ok(())
+    }
+    fn view(&self, viewer: Option<Seat>) -> SetDeals {
+        let mut v = self.clone();
+        if viewer.is_none() {
+            v.known.retain(|k, _| self.public.contains(k));
+        }
+        v
+    }
+    fn timeout_action(&self, _: Seat) -> Option<u8> {
+        None
+    }
+    fn outcome(&self) -> Option<crate::engine::Outcome> {
+        self.is_terminal().then(|| crate::engine::Outcome {
+            payoffs: vec![(0, 0), (1, 0), (2, 0)],
+            winners: vec![],
+        })
+    }
+    fn seats(&self) -> Vec<Seat> {
+        vec![0, 1, 2]
+    }
+    fn forfeit(&mut self, _: &[Seat], _: ForfeitReason) -> Result<(), crate::engine::RuleError> {
+        self.forfeited = true;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_card_shown_to_two_seats_stays_hidden_from_the_third_and_a_sub_deck_keeps_its_cards() {
+    let game = SetDeals {
+        stage: 0,
+        known: Default::default(),
+        shown: None,
+        public: Default::default(),
+        forfeited: false,
+    };
+    let mut h = Harness::new(game, 21, quick());
+    // Stop after the first deal: compare what each client knows.
+    h.settle();
+    h.run(4);
+    h.agree();
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    let first = h.spectator.game().shown.expect("position 0 was shown");
+    for s in 0..2 {
+        assert_eq!(
+            h.seats[s].game().known.get("0/0"),
+            Some(&first),
+            "seat {s} saw it dealt"
+        );
+    }
+    // Seat 2 learnt position 0 only when shown, and position 1 of deck 0 is its own.
+    assert!(h.seats[2].game().known.contains_key("0/1"));
+    assert!(!h.seats[0].game().known.contains_key("0/1"));
+    assert!(!h.spectator.game().known.contains_key("0/1"));
+    // The sub-deck's card is one of its four, under its base id.
+    let again = h.spectator.game().known["1/0"];
+    assert!(h.spectator.game().subset().cards().contains(&again));
+}
+
+#[test]
+fn before_the_showing_only_the_two_recipients_know_the_card() {
+    let game = SetDeals {
+        stage: 0,
+        known: Default::default(),
+        shown: None,
+        public: Default::default(),
+        forfeited: false,
+    };
+    let mut h = Harness::new(game.clone(), 22, quick());
+    h.run(4);
+    // Replay the log only up to the step that carried the sealed tokens (the deal).
+    let table = hex::encode(h.cfg.table);
+    let deal_step = h
+        .log
+        .iter()
+        .filter_map(|e| parse_log(e, &table).ok())
+        .find(|p| matches!(&p.body, Body::Reveal { sealed, .. } if !sealed.is_empty()))
+        .expect("sealed tokens were sent")
+        .step;
+    let upto: Vec<Event> = h
+        .log
+        .iter()
+        .filter(|e| parse_log(e, &table).is_ok_and(|p| p.step <= deal_step))
+        .cloned()
+        .collect();
+    let knows = |seat: Option<Seat>| {
+        let me = seat.map(|s| (s, master(s as usize, 22)));
+        let mut c = Session::new(h.cfg.clone(), game.clone(), me).unwrap();
+        for e in &upto {
+            c.handle(e);
+        }
+        assert_eq!(c.game().stage, 1, "the deal is complete");
+        c.game().known.get("0/0").copied()
+    };
+    let card = knows(Some(0));
+    assert!(card.is_some());
+    assert_eq!(knows(Some(1)), card);
+    assert_eq!(
+        knows(Some(2)),
+        None,
+        "seat 2 must not learn a card shown to seats 0 and 1"
+    );
+    assert_eq!(knows(None), None);
+}
