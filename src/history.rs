@@ -1,25 +1,26 @@
-//! Hand history: every hand a person plays is saved on this machine (one JSON line per hand in
-//! `<config dir>/history.jsonl`), listed by `tolerance history`, replayed step by step by
-//! `tolerance history show N`, and exported as JSON by `tolerance history export`.
-//!
-//! Only what the person's own client knew is stored: the public record of the hand, the cards
-//! shown at showdown, and where the person sat.
+//! Tables played on this machine: each finished table saved with what happened, in words, as
+//! this seat saw it (its own cards included), listed, shown step by step, and exported.
 
 use crate::engine::Seat;
-use crate::table::HandSummary;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// One table as this machine's player saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
-    /// The table id (networked) or "local".
+    /// The game's registry name.
+    pub game: String,
     pub table: String,
-    /// The person's seat.
     pub seat: Option<Seat>,
-    /// Seconds since the Unix epoch when the hand was saved.
     pub saved_at: u64,
-    pub hand: HandSummary,
+    /// How it ended, in one line.
+    pub result: String,
+    /// Everything that happened, in words.
+    pub lines: Vec<String>,
+    /// The game's own figures (stacks, winner...).
+    #[serde(default)]
+    pub report: serde_json::Value,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -29,13 +30,13 @@ pub enum HistoryError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} line {line}: not a saved hand ({reason})")]
+    #[error("{path} line {line}: not a saved table ({reason})")]
     Corrupt {
         path: PathBuf,
         line: usize,
         reason: String,
     },
-    #[error("there is no hand {0} in the history (see `tolerance history`)")]
+    #[error("there is no table {0} in the history (see `tolerance history`)")]
     NoSuchHand(usize),
 }
 
@@ -89,71 +90,20 @@ pub fn now() -> u64 {
 
 /// One line per hand for `tolerance history`.
 pub fn list_line(n: usize, r: &Record) -> String {
-    let me = r.seat;
-    let delta = me
-        .and_then(|s| r.hand.final_stacks.iter().find(|(x, _)| *x == s))
-        .map(|(_, end)| *end);
-    let outcome = match &r.hand.result {
-        Some(res) if res.uncontested => "uncontested".to_string(),
-        Some(res) => format!("showdown of {}", res.points.len()),
-        None if !r.hand.forfeits.is_empty() => "forfeit".to_string(),
-        None => "unfinished".to_string(),
-    };
     format!(
-        "{n:>4}  table {}  hand {:>3}  {} players  {outcome}{}",
+        "{n:>4}  {:<11} table {}  {}",
+        r.game,
         &r.table[..r.table.len().min(12)],
-        r.hand.hand + 1,
-        r.hand.players.len(),
-        delta
-            .map(|d| format!("  your stack {d}"))
-            .unwrap_or_default()
+        r.result
     )
 }
 
-/// The hand step by step, in words.
 pub fn show_lines(r: &Record) -> Vec<String> {
-    let name = |s: Seat| {
-        if Some(s) == r.seat {
-            "you".to_string()
-        } else {
-            format!("seat {s}")
-        }
-    };
-    let mut out = vec![format!(
-        "table {} hand {} (Dealer: {})",
-        r.table,
-        r.hand.hand + 1,
-        name(r.hand.dealer)
-    )];
-    for (i, e) in r.hand.log.iter().enumerate() {
-        out.push(format!(
-            "{:>3}. {}",
-            i + 1,
-            crate::ui::line::entry_text(e, &name)
-        ));
+    let mut out = vec![format!("{} table {}", r.game, r.table)];
+    for (i, l) in r.lines.iter().enumerate() {
+        out.push(format!("{:>3}. {l}", i + 1));
     }
-    for (seat, cards) in &r.hand.shown {
-        let c: Vec<String> = cards
-            .iter()
-            .map(|c| crate::cards::PlayingCard::from_id(*c).to_string())
-            .collect();
-        out.push(format!("{} showed {}", name(*seat), c.join(" ")));
-    }
-    if let Some(res) = &r.hand.result {
-        for (seat, pts) in &res.points {
-            out.push(format!("{}: {pts} points", name(*seat)));
-        }
-    }
-    for (seat, why) in &r.hand.forfeits {
-        out.push(format!("{} forfeited: {why}", name(*seat)));
-    }
-    let stacks: Vec<String> = r
-        .hand
-        .final_stacks
-        .iter()
-        .map(|(s, c)| format!("{} {c}", name(*s)))
-        .collect();
-    out.push(format!("stacks after the hand: {}", stacks.join(", ")));
+    out.push(r.result.clone());
     out
 }
 
@@ -167,27 +117,19 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert!(load(&dir).unwrap().is_empty());
         let rec = Record {
+            game: "tolerance".into(),
             table: "local".into(),
             seat: Some(0),
             saved_at: 1,
-            hand: HandSummary {
-                hand: 0,
-                dealer: 1,
-                players: vec![0, 1],
-                result: None,
-                forfeits: vec![(1, "withheld".into())],
-                final_stacks: vec![(0, 1010), (1, 990)],
-                shown: vec![],
-                log: vec![],
-            },
+            result: "seat 1 forfeited".into(),
+            lines: vec!["you post the blind 10".into()],
+            report: serde_json::Value::Null,
         };
         append(&dir, &rec).unwrap();
         append(&dir, &rec).unwrap();
         assert_eq!(load(&dir).unwrap(), vec![rec.clone(), rec.clone()]);
         assert!(list_line(1, &rec).contains("forfeit"));
-        assert!(show_lines(&rec)
-            .iter()
-            .any(|l| l.contains("seat 1 forfeited")));
+        assert!(show_lines(&rec).iter().any(|l| l.contains("you post")));
         std::fs::write(history_path(&dir), "{oops\n").unwrap();
         let e = load(&dir).unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");

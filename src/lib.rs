@@ -42,9 +42,9 @@
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
 
+pub mod app;
 pub mod bots;
 pub mod cards;
-pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod fair;

@@ -1,7 +1,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    match tolerance::cli::run(tolerance::cli::Cli::parse()) {
+    match tolerance::app::run(tolerance::app::Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tolerance: {e}");

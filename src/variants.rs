@@ -169,8 +169,23 @@ pub async fn resolve_variant(arg: &str, relays: &[String]) -> Result<Variant, St
     if arg.trim().starts_with("naddr1") {
         return Ok(fetch(arg, relays).await?.0.variant);
     }
-    crate::cli::load_variant(arg)
+    load_variant(arg)
 }
+
+/// A built-in variant by name, or a variant file.
+pub fn load_variant(arg: &str) -> Result<Variant, String> {
+    if let Some(v) = Variant::builtin(arg) {
+        return Ok(v);
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!(
+            "'{arg}' is neither a built-in variant ({}) nor a readable file: {e}",
+            Variant::BUILTIN.join(", ")
+        )
+    })?;
+    Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
+}
+
 
 /// A published variant as a variant file: its metadata in comments, then the rules.
 pub fn as_file(post: &VariantPost, naddr: &str, author: Option<&PublicKey>) -> String {

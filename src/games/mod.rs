@@ -4,6 +4,7 @@
 pub mod high_card;
 pub mod mia;
 pub mod perudo;
+pub mod registry;
 pub mod tolerance;
 
 use crate::engine::{Outcome, RuleError, Seat};

@@ -1,10 +1,13 @@
-//! A table of bots over real relays: every bot is its own key, its own relay connections and its
-//! own session, running the full protocol. Used by `tolerance demo`, `tolerance play` and the
-//! end-to-end tests.
+//! A table of bots over real relays, for any game: every seat is its own key, its own relay
+//! connections and its own session running the whole protocol; afterwards a fresh spectator
+//! checks the relays' copy of the log. Used by `tolerance demo`, `tolerance play` (seat 0 is a
+//! person) and the end-to-end tests. Every game's summary has the same fields.
 
-use super::runner::{run_client, ClientConfig, ClientReport, Decider, Tamper};
+use super::runner::{
+    run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper,
+};
 use crate::bots::BotLevel;
-use crate::games::tolerance::Variant;
+use crate::games::registry::{SetupOptions, TableGame};
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use crate::wire::{self, Deadlines, TableSpec, VERSION};
@@ -15,77 +18,67 @@ use serde::Serialize;
 use std::time::{Duration, Instant};
 
 pub struct DemoOptions {
-    pub players: u8,
-    /// Hands to play; `None` plays until the variant's style ends the table.
-    pub hands: Option<u64>,
+    pub setup: SetupOptions,
     /// Relays to use; empty starts the embedded relay on loopback.
     pub relays: Vec<String>,
-    pub variant: Variant,
     pub deadlines: Deadlines,
-    pub idle_timeout: Duration,
-    /// Per seat: a tampering hook (tests of misbehaving peers).
-    pub tamper: Vec<Option<Tamper>>,
-    /// Seat 0 is a person, through these channels (used by `tolerance play`).
-    pub human: Option<Decider>,
+    pub idle: Duration,
+    pub bot_level: BotLevel,
     /// The players' keys by seat; empty generates fresh ones.
     pub keys: Vec<Keys>,
-    /// How well the bots play.
-    pub bot_level: BotLevel,
-    /// Live output of seat 0's client (the person's table in `tolerance play`).
-    pub seat0_view: Option<super::runner::OnView>,
-    pub seat0_progress: Option<super::runner::OnProgress>,
+    /// Per seat: a tampering hook (tests of misbehaving peers).
+    pub tamper: Vec<Option<Tamper>>,
+    /// Check the relays' copy of the log with a fresh spectator afterwards.
+    pub verify_after: bool,
 }
 
 impl Default for DemoOptions {
     fn default() -> Self {
         DemoOptions {
-            players: 4,
-            hands: Some(1),
+            setup: SetupOptions {
+                players: 4,
+                hands: Some(1),
+                ..SetupOptions::default()
+            },
             relays: Vec::new(),
-            variant: Variant::default(),
             deadlines: Deadlines::default(),
-            idle_timeout: Duration::from_secs(120),
-            tamper: Vec::new(),
-            human: None,
-            keys: Vec::new(),
+            idle: Duration::from_secs(120),
             bot_level: BotLevel::default(),
-            seat0_view: None,
-            seat0_progress: None,
+            keys: Vec::new(),
+            tamper: Vec::new(),
+            verify_after: true,
         }
     }
 }
 
-/// One finished hand, as `tolerance demo --json` prints it.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct HandLine {
-    pub table: String,
-    #[serde(flatten)]
-    pub hand: super::HandSummary,
-}
-
-/// The summary line of `tolerance demo --json`.
+/// The summary of a demo, the same fields for every game (`tolerance demo --json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct DemoSummary {
+    pub game: String,
     pub players: u8,
-    pub hands: u64,
     pub table: String,
     /// The table as an naddr (with relay hints), for `verify` and `watch`.
     pub naddr: String,
     pub relays: Vec<String>,
-    pub chips_start_total: u64,
-    pub chips_end_total: u64,
-    /// Every client re-checked every signature, proof and rule, found no violation, and all
-    /// clients agree on every hand.
+    /// Every client checked every signature, proof and rule and found no violation, every
+    /// client reached the end, all agree, and a fresh spectator reading the relays agrees too.
     pub verified: bool,
     pub clients_agree: bool,
+    pub finished: bool,
     pub violations: usize,
+    /// What the table decided: timeouts, removals, the end.
+    pub verdicts: Vec<String>,
+    pub result: String,
+    /// Log events and their bytes, as one client received them.
     pub events: u64,
     pub bytes: u64,
-    /// Relay passes in sequence per hand: each protocol step (a parallel batch of key shares,
-    /// tokens or dice values counts once; every shuffle and every move counts once).
-    pub sequential_hops_per_hand: f64,
+    /// Relay passes: steps completed in sequence.
+    pub passes: u64,
     pub wall_ms: u128,
-    pub final_stacks: Vec<Option<u64>>,
+    /// CPU time of this whole process (every client), if the system tells.
+    pub cpu_ms: Option<u64>,
+    /// The game's own figures (hands, stacks, winner...).
+    pub report: serde_json::Value,
 }
 
 pub struct DemoRun {
@@ -95,13 +88,23 @@ pub struct DemoRun {
     pub table: String,
 }
 
-/// Publishes a table announcement for `keys` seated in order, hosted by `host`.
+/// This process's CPU time so far (Linux), in milliseconds.
+pub fn process_cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks * 10)
+}
+
+/// Publishes a table announcement with `seats` seated in order, hosted by `host`. Returns the
+/// table id.
 pub async fn announce(
     host: &Keys,
     relays: &[String],
+    game: &str,
+    setup: serde_json::Value,
     seats: &[PublicKey],
-    variant: Variant,
-    hands: Option<u64>,
     deadlines: Deadlines,
 ) -> Result<String, String> {
     let mut id = [0u8; 32];
@@ -109,14 +112,12 @@ pub async fn announce(
     let table = hex::encode(id);
     let spec = TableSpec {
         v: VERSION,
-        game: "tolerance".into(),
+        game: game.to_string(),
         table: table.clone(),
-        variant,
+        setup,
         seats: seats.iter().map(|k| k.to_hex()).collect(),
-        hands,
         deadlines,
         lobby: None,
-        rules: None,
     };
     let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default())
         .await
@@ -129,19 +130,24 @@ pub async fn announce(
     Ok(table)
 }
 
-/// Runs a whole table of clients and checks that they agree.
-pub async fn run_demo(
+/// Runs a whole table of `G` and checks that every client agrees. Seat 0 may be decided by
+/// `seat0` (a person) and watched through `seat0_update`.
+pub async fn run_demo<G: TableGame>(
     mut opts: DemoOptions,
-    mut on_hand_line: impl FnMut(String) + Send + 'static,
+    seat0: Option<Box<dyn Decider<G>>>,
+    seat0_update: Option<OnUpdate<G>>,
 ) -> Result<DemoRun, String> {
     let started = Instant::now();
-    if !(2..=opts.variant.seats).contains(&opts.players) {
+    let players = opts.setup.players;
+    let setup = G::setup(&opts.setup)?;
+    let (min, max) = G::seats_for(&setup);
+    if !(min..=max).contains(&players) {
         return Err(format!(
-            "a table needs 2 to {} players for this variant, not {}",
-            opts.variant.seats, opts.players
+            "{} seats {min} to {max} players, not {players}",
+            G::TITLE
         ));
     }
-    if !opts.keys.is_empty() && opts.keys.len() != opts.players as usize {
+    if !opts.keys.is_empty() && opts.keys.len() != players as usize {
         return Err("one key per player".into());
     }
     let _embedded;
@@ -157,113 +163,88 @@ pub async fn run_demo(
         opts.relays.clone()
     };
     let keys: Vec<Keys> = if opts.keys.is_empty() {
-        (0..opts.players).map(|_| Keys::generate()).collect()
+        (0..players).map(|_| Keys::generate()).collect()
     } else {
         opts.keys.clone()
     };
     let seats: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
     let host = keys[0].clone();
-    let table = announce(
-        &host,
-        &relays,
-        &seats,
-        opts.variant.clone(),
-        opts.hands,
-        opts.deadlines,
-    )
-    .await?;
-    let start_total = opts.variant.starting_stack * opts.players as u64;
+    let setup_json = serde_json::to_value(&setup).map_err(|e| e.to_string())?;
+    let table = announce(&host, &relays, G::NAME, setup_json, &seats, opts.deadlines).await?;
+    let pool = RelayPool::connect(host.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (spec, start) =
+        super::runner::fetch_table(&pool, &host.public_key(), &table, Duration::from_secs(10))
+            .await?;
+    pool.shutdown().await;
+    let mut seat0 = seat0;
+    let mut seat0_update = seat0_update;
     let mut tasks = Vec::new();
-    let (line_tx, mut line_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     for (i, k) in keys.iter().enumerate() {
-        let decider = if i == 0 && opts.human.is_some() {
-            opts.human.take().expect("checked")
-        } else {
-            Decider::Bot(
-                opts.bot_level
-                    .bot(StdRng::from_rng(OsRng).map_err(|e| e.to_string())?),
-            )
+        let decider: Box<dyn Decider<G>> = match (i, seat0.take()) {
+            (0, Some(d)) => d,
+            _ => Box::new(BotDecider(G::bot(
+                opts.bot_level,
+                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+            ))),
         };
-        let tx = line_tx.clone();
-        let table_id = table.clone();
-        let on_hand: Option<super::runner::OnHand> = if i == 0 {
-            Some(Box::new(move |h: &super::HandSummary| {
-                let line = HandLine {
-                    table: table_id.clone(),
-                    hand: h.clone(),
-                };
-                let _ = tx.send(serde_json::to_string(&line).expect("serialisable"));
-            }))
-        } else {
-            None
-        };
-        let cfg = ClientConfig {
+        let cfg = RunConfig::<G> {
             keys: k.clone(),
             relays: relays.clone(),
             host: host.public_key(),
-            table: table.clone(),
+            spec: spec.clone(),
+            start,
             decider,
-            idle_timeout: opts.idle_timeout,
-            tamper: opts.tamper.get_mut(i).and_then(Option::take),
-            on_hand,
             journal: None,
-            on_view: if i == 0 { opts.seat0_view.take() } else { None },
-            on_progress: if i == 0 {
-                opts.seat0_progress.take()
-            } else {
-                None
-            },
+            on_update: if i == 0 { seat0_update.take() } else { None },
+            idle: opts.idle,
+            tamper: opts.tamper.get_mut(i).and_then(Option::take),
+            names: Vec::new(),
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }
-    drop(line_tx);
-    let printer = tokio::spawn(async move {
-        while let Some(l) = line_rx.recv().await {
-            on_hand_line(l);
-        }
-    });
     let mut reports = Vec::new();
     for t in tasks {
         reports.push(t.await.map_err(|e| e.to_string())?);
     }
-    let _ = printer.await;
     let ok: Vec<&ClientReport> = reports.iter().filter_map(|r| r.as_ref().ok()).collect();
     let clients_agree = ok.len() == reports.len()
         && ok
             .windows(2)
-            .all(|w| w[0].hands == w[1].hands && w[0].final_stacks == w[1].final_stacks);
+            .all(|w| w[0].verdicts == w[1].verdicts && w[0].public == w[1].public);
     let violations: usize = ok.iter().map(|r| r.violations.len()).sum();
+    let finished = ok.len() == reports.len() && ok.iter().all(|r| r.finished);
+    let naddr = wire::table_naddr(&host.public_key(), &table, &relays);
+    let late_agrees = if opts.verify_after && finished {
+        match super::verify::verify_table(&relays, &naddr).await {
+            Ok(v) => v.ok && v.finished && ok.first().is_some_and(|r| r.verdicts == v.verdicts),
+            Err(_) => false,
+        }
+    } else {
+        !opts.verify_after
+    };
     let first = ok.first();
-    // Chips still at the table plus chips that left it with forfeiting players.
-    let chips_end_total = first
-        .map(|r| r.final_stacks.iter().flatten().sum::<u64>() + r.chips_out)
-        .unwrap_or(0);
-    let hands = first.map_or(0, |r| r.hands.len() as u64);
-    let events: u64 = first.map_or(0, |r| r.stats.events);
-    let bytes: u64 = first.map_or(0, |r| r.stats.bytes);
     let summary = DemoSummary {
-        players: opts.players,
-        hands,
+        game: G::NAME.to_string(),
+        players,
         table: table.clone(),
-        naddr: wire::table_naddr(&host.public_key(), &table, &relays),
+        naddr,
         relays,
-        chips_start_total: start_total,
-        chips_end_total,
-        verified: clients_agree
-            && violations == 0
-            && ok.iter().all(|r| r.finished)
-            && chips_end_total == start_total,
+        verified: clients_agree && violations == 0 && finished && late_agrees,
         clients_agree,
+        finished,
         violations,
-        events,
-        bytes,
-        sequential_hops_per_hand: if hands > 0 {
-            (first.map_or(0, |r| r.stats.passes) as f64) / hands as f64
-        } else {
-            0.0
-        },
+        verdicts: first
+            .map(|r| r.verdicts.iter().map(super::verify::verdict_text).collect())
+            .unwrap_or_default(),
+        result: first.map(|r| r.result.clone()).unwrap_or_default(),
+        events: first.map_or(0, |r| r.stats.events),
+        bytes: first.map_or(0, |r| r.stats.bytes),
+        passes: first.map_or(0, |r| r.stats.passes),
         wall_ms: started.elapsed().as_millis(),
-        final_stacks: first.map(|r| r.final_stacks.clone()).unwrap_or_default(),
+        cpu_ms: process_cpu_ms(),
+        report: first.map(|r| r.report.clone()).unwrap_or_default(),
     };
     Ok(DemoRun {
         summary,

@@ -1,20 +1,21 @@
-//! A client's local record of one table, so a crashed client can resume the same hand.
+//! A client's local record of one table, so a crashed client can resume where it stopped.
 //!
 //! Two rules make a restart safe:
-//! - **Secrets before anything that depends on them.** A hand's key-share and dice seeds are
-//!   written (encrypted, fsynced, atomically renamed) before the key-share event that commits
-//!   to them is published. A restarted client reloads them, so it can still open its cards,
-//!   decrypt tokens for others and reveal its dice.
+//! - **The secret before anything that depends on it.** The seat's master secret for the table
+//!   — every key share, dice seed, box key, proof nonce and sealed-move salt of the table is
+//!   derived from it — is written (encrypted, fsynced, atomically renamed) before the first
+//!   event is published. A restarted client reloads it, so it can still open its cards, decrypt
+//!   tokens for others, reveal its dice and open its sealed moves.
 //! - **Never sign twice.** Every event this client signs is appended (fsynced) before it is
-//!   published. When the restarted session produces a step it already signed, the runner
-//!   republishes the recorded event instead of signing a new one, which other clients would
-//!   rightly treat as a fork.
+//!   published. A restarted session, fed the recorded events, sees its own events for the
+//!   steps it already signed and signs nothing for them again; the runner republishes them in
+//!   case the crash came before a relay took them.
 //!
 //! Other players' events are recorded too, so a resumed session replays the table without
-//! waiting for the relays. Secrets are sealed with ChaCha20-Poly1305 under a key derived
-//! (HKDF-SHA256) from the player's Nostr secret key and bound to the table and hand.
+//! waiting for the relays. The secret is sealed with ChaCha20-Poly1305 under a key derived
+//! (HKDF-SHA256) from the player's Nostr secret key and bound to the table.
 
-use crate::wire::{self, Body, Payload};
+use crate::wire::log::{parse_log, Body, Payload};
 use ::hkdf::Hkdf;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload as AeadPayload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
@@ -23,7 +24,7 @@ use rand::rngs::OsRng;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -42,16 +43,24 @@ pub struct TableMeta {
     /// Whether a bot plays this seat (`--auto`).
     pub auto: bool,
     pub finished: bool,
+    /// The game's registry name.
+    #[serde(default = "tolerance_game")]
+    pub game: String,
 }
 
-/// The key under which a step's own event is unique (the same key fork detection uses).
-pub type SignedKey = (u64, u32, &'static str);
+fn tolerance_game() -> String {
+    "tolerance".into()
+}
 
-/// Which own events are unique per step. Votes and evidence may be repeated.
+/// The key under which a step's own event is unique (the same key fork detection uses): step,
+/// head, type.
+pub type SignedKey = (u32, String, &'static str);
+
+/// Which own events are unique per step and head. Votes and evidence may be repeated.
 pub fn signed_key(p: &Payload) -> Option<SignedKey> {
     match p.body {
         Body::Vote { .. } | Body::Evidence { .. } => None,
-        _ => Some((p.hand, p.step, p.body.name())),
+        _ => Some((p.step, p.prev.clone(), p.body.name())),
     }
 }
 
@@ -136,7 +145,7 @@ impl Journal {
                     continue;
                 }
                 if ev.pubkey == me {
-                    if let Ok(p) = wire::parse_log(&ev, table) {
+                    if let Ok(p) = parse_log(&ev, table) {
                         if let Some(k) = signed_key(&p) {
                             signed.insert(k, ev.clone());
                         }
@@ -195,7 +204,7 @@ impl Journal {
         writeln!(self.log, "{}", ev.as_json()).map_err(io_err(&path))?;
         if ev.pubkey == self.me {
             self.log.sync_data().map_err(io_err(&path))?;
-            if let Ok(p) = wire::parse_log(ev, &self.table) {
+            if let Ok(p) = parse_log(ev, &self.table) {
                 if let Some(k) = signed_key(&p) {
                     self.signed.entry(k).or_insert_with(|| ev.clone());
                 }
@@ -205,65 +214,29 @@ impl Journal {
         Ok(())
     }
 
-    fn aad(&self, hand: u64) -> Vec<u8> {
-        let mut aad = b"tolerance/secrets/v1".to_vec();
+    fn aad(&self) -> Vec<u8> {
+        let mut aad = b"tolerance/master/v2".to_vec();
         aad.extend_from_slice(self.table.as_bytes());
-        aad.extend_from_slice(&hand.to_be_bytes());
         aad
     }
 
-    /// Seals and stores one hand's secrets (replacing nothing: a hand's secrets never change).
-    pub fn save_secrets(&self, hand: u64, secrets: &[u8]) -> Result<(), String> {
-        let path = self.dir.join(format!("secrets-{hand}.bin"));
+    /// The seat's master secret for this table: the stored one, or a new one from `fresh`
+    /// sealed and fsynced before it is returned (nothing may depend on a secret that a crash
+    /// could lose).
+    pub fn master(&self, fresh: impl FnOnce() -> [u8; 32]) -> Result<Zeroizing<[u8; 32]>, String> {
+        let path = self.dir.join("master.bin");
+        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
         if path.exists() {
-            return Ok(());
-        }
-        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
-        let mut nonce = [0u8; 12];
-        OsRng.fill_bytes(&mut nonce);
-        let ct = cipher
-            .encrypt(
-                Nonce::from_slice(&nonce),
-                AeadPayload {
-                    msg: secrets,
-                    aad: &self.aad(hand),
-                },
-            )
-            .map_err(|_| "sealing the hand secrets failed".to_string())?;
-        let mut out = nonce.to_vec();
-        out.extend_from_slice(&ct);
-        write_atomic(&path, &out)
-    }
-
-    /// Every stored hand's secrets, opened. A file that does not open under this key is an
-    /// error naming it: playing on without it could forfeit the hand.
-    pub fn load_secrets(&self) -> Result<BTreeMap<u64, Zeroizing<Vec<u8>>>, String> {
-        let mut out = BTreeMap::new();
-        let rd = std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))?;
-        let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
-        for entry in rd.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let Some(hand) = name
-                .strip_prefix("secrets-")
-                .and_then(|r| r.strip_suffix(".bin"))
-                .and_then(|h| h.parse::<u64>().ok())
-            else {
-                continue;
-            };
-            let path = entry.path();
             let bytes = std::fs::read(&path).map_err(io_err(&path))?;
             if bytes.len() < 12 + 16 {
-                return Err(format!(
-                    "{}: too short to hold sealed secrets",
-                    path.display()
-                ));
+                return Err(format!("{}: too short to hold a sealed secret", path.display()));
             }
             let pt = cipher
                 .decrypt(
                     Nonce::from_slice(&bytes[..12]),
                     AeadPayload {
                         msg: &bytes[12..],
-                        aad: &self.aad(hand),
+                        aad: &self.aad(),
                     },
                 )
                 .map_err(|_| {
@@ -272,9 +245,28 @@ impl Journal {
                         path.display()
                     )
                 })?;
-            out.insert(hand, Zeroizing::new(pt));
+            let secret: [u8; 32] = pt
+                .as_slice()
+                .try_into()
+                .map_err(|_| format!("{}: not a 32-byte secret", path.display()))?;
+            return Ok(Zeroizing::new(secret));
         }
-        Ok(out)
+        let secret = Zeroizing::new(fresh());
+        let mut nonce = [0u8; 12];
+        OsRng.fill_bytes(&mut nonce);
+        let ct = cipher
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                AeadPayload {
+                    msg: &*secret,
+                    aad: &self.aad(),
+                },
+            )
+            .map_err(|_| "sealing the table secret failed".to_string())?;
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&ct);
+        write_atomic(&path, &out)?;
+        Ok(secret)
     }
 }
 
@@ -320,7 +312,7 @@ pub fn unfinished(home: &Path) -> Vec<TableMeta> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Payload, VERSION};
+    use crate::wire::log::{log_event, LOG_VERSION};
 
     fn tmp() -> PathBuf {
         let mut b = [0u8; 8];
@@ -331,25 +323,24 @@ mod tests {
     }
 
     #[test]
-    fn secrets_round_trip_only_under_the_same_key_table_and_hand() {
+    fn the_master_secret_opens_only_under_the_same_key_and_table() {
         let home = tmp();
         let keys = Keys::generate();
         let table = hex::encode([5u8; 32]);
         let j = Journal::open(&home, &keys, &table).unwrap();
-        j.save_secrets(0, b"seed material").unwrap();
-        j.save_secrets(3, b"other hand").unwrap();
-        let got = j.load_secrets().unwrap();
-        assert_eq!(got[&0].as_slice(), b"seed material");
-        assert_eq!(got[&3].as_slice(), b"other hand");
-        // On disk the seeds are not in the clear.
-        let raw = std::fs::read(j.dir().join("secrets-0.bin")).unwrap();
-        assert!(!raw.windows(4).any(|w| w == b"seed"));
-        // Another identity cannot open them.
+        let first = j.master(|| [7u8; 32]).unwrap();
+        assert_eq!(*first, [7u8; 32]);
+        // A second call returns the stored secret, not a new one.
+        assert_eq!(*j.master(|| [8u8; 32]).unwrap(), [7u8; 32]);
+        let raw = std::fs::read(j.dir().join("master.bin")).unwrap();
+        assert!(!raw.windows(8).any(|w| w == [7u8; 8]), "not in the clear");
         let other = Journal::open(&home, &Keys::generate(), &table).unwrap();
-        assert!(other.load_secrets().unwrap_err().contains("does not open"));
-        // A file moved to another hand's name fails its binding.
-        std::fs::rename(j.dir().join("secrets-3.bin"), j.dir().join("secrets-4.bin")).unwrap();
-        assert!(j.load_secrets().is_err());
+        assert!(other.master(|| [9u8; 32]).unwrap_err().contains("does not open"));
+        // Moved to another table's directory, it fails its binding.
+        let t2 = hex::encode([6u8; 32]);
+        let j2 = Journal::open(&home, &keys, &t2).unwrap();
+        std::fs::copy(j.dir().join("master.bin"), j2.dir().join("master.bin")).unwrap();
+        assert!(j2.master(|| [9u8; 32]).is_err());
         std::fs::remove_dir_all(home).unwrap();
     }
 
@@ -361,17 +352,16 @@ mod tests {
         let table = hex::encode([6u8; 32]);
         let mut j = Journal::open(&home, &keys, &table).unwrap();
         let p = Payload {
-            v: VERSION,
+            v: LOG_VERSION,
             table: table.clone(),
-            hand: 0,
             step: 0,
             prev: table.clone(),
             body: Body::End {},
         };
-        let own = wire::log_event(&host.public_key(), &p)
+        let own = log_event(&host.public_key(), &p)
             .sign_with_keys(&keys)
             .unwrap();
-        let theirs = wire::log_event(&host.public_key(), &p)
+        let theirs = log_event(&host.public_key(), &p)
             .sign_with_keys(&host)
             .unwrap();
         j.record(&own).unwrap();
@@ -388,7 +378,7 @@ mod tests {
         let j = Journal::open(&home, &keys, &table).unwrap();
         assert_eq!(j.events().len(), 2);
         assert_eq!(j.own_events(), vec![own.clone()]);
-        assert_eq!(j.signed(&(0, 0, "end")), Some(&own));
+        assert_eq!(j.signed(&(0, table.clone(), "end")), Some(&own));
         std::fs::remove_dir_all(home).unwrap();
     }
 }

@@ -4,10 +4,10 @@
 //! every player's committed nonce and each client checks it.
 
 use super::runner::latest;
-use crate::games::tolerance::Variant;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
+    LOBBY_VERSION,
 };
 use crate::wire::{
     self, Deadlines, Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
@@ -52,6 +52,10 @@ pub enum LobbyNews {
     Seated {
         seats: Vec<String>,
     },
+    /// Listed players who never revealed their nonce: their seats open again.
+    Dropped {
+        npubs: Vec<String>,
+    },
     Cancelled {
         reason: String,
     },
@@ -59,13 +63,13 @@ pub enum LobbyNews {
 
 pub struct HostOptions {
     pub keys: Keys,
-    /// One of [`wire::GAMES`].
+    /// The game's registry name.
     pub game: String,
-    /// A dice game's variant (Mia: the ranking).
-    pub rules: Option<String>,
+    /// The game's setup, already checked by the game (`TableGame::setup`).
+    pub setup: serde_json::Value,
+    /// Most players the setup seats.
+    pub seats: u8,
     pub relays: Vec<String>,
-    pub variant: Variant,
-    pub hands: Option<u64>,
     pub deadlines: Deadlines,
     pub title: String,
     pub public: bool,
@@ -76,7 +80,13 @@ pub struct HostOptions {
     pub start_after: Option<Duration>,
     /// Cancel when the table has not started after this long.
     pub wait: Duration,
+    /// Proof of work (NIP-13 difficulty) a join request must carry; `None` asks for none.
+    pub join_pow: Option<u8>,
 }
+
+/// Join requests a key may make at one table: a key whose seat was taken back (it never
+/// revealed its nonce) does not get it again.
+const JOINS_PER_KEY: usize = 1;
 
 /// Publishes successive versions of the host's announcement. Relays keep the newest version
 /// and break ties by the lowest id, so each version gets a strictly later timestamp.
@@ -125,13 +135,31 @@ async fn send_lobby(
     table: &str,
     body: LobbyBody,
 ) -> Result<(), String> {
+    send_lobby_pow(pool, keys, host, table, body, None).await
+}
+
+async fn send_lobby_pow(
+    pool: &RelayPool,
+    keys: &Keys,
+    host: &PublicKey,
+    table: &str,
+    body: LobbyBody,
+    pow: Option<u8>,
+) -> Result<(), String> {
     let msg = LobbyMsg {
-        v: VERSION,
+        v: LOBBY_VERSION,
         table: table.to_string(),
         body,
     };
-    let ev = lobby_event(host, &msg)
-        .sign_with_keys(keys)
+    let mut builder = lobby_event(host, &msg);
+    if let Some(d) = pow {
+        builder = builder.pow(d);
+    }
+    let keys = keys.clone();
+    // Mining is CPU work: keep it off the network task.
+    let ev = tokio::task::spawn_blocking(move || builder.sign_with_keys(&keys))
+        .await
+        .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     pool.publish(&ev)
         .await
@@ -141,12 +169,10 @@ async fn send_lobby(
 
 /// The invitation a host sends (by NIP-17 private message) to an invited key.
 pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
-    let game = match game {
-        "tolerance" => "The Game of Tolerance",
-        "perudo" => "Perudo",
-        "mia" => "Mia",
-        other => other,
-    };
+    let game = crate::games::registry::all()
+        .into_iter()
+        .find(|g| g.name == game)
+        .map_or(game, |g| g.title);
     format!(
         "You are invited to a table of {game}{}. Join with:\n  tolerance join {naddr}",
         if title.is_empty() {
@@ -169,10 +195,10 @@ pub async fn host_lobby(
             opts.min_players, opts.max_players
         ));
     }
-    if opts.max_players > opts.variant.seats {
+    if opts.max_players > opts.seats {
         return Err(format!(
-            "the variant seats at most {} players, not {}",
-            opts.variant.seats, opts.max_players
+            "this game seats at most {} players, not {}",
+            opts.seats, opts.max_players
         ));
     }
     if !opts.public && opts.invite.is_empty() {
@@ -186,13 +212,15 @@ pub async fn host_lobby(
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
     let nonce = new_nonce();
+    // Open tables expire (NIP-40) a little after the host would have cancelled them, so a
+    // host that died does not leave its table listed for ever.
+    let expires = Timestamp::now().as_secs() + opts.wait.as_secs() + 60;
     let mut spec = TableSpec {
         v: VERSION,
         game: opts.game.clone(),
         table: table.clone(),
-        variant: opts.variant.clone(),
+        setup: opts.setup.clone(),
         seats: Vec::new(),
-        hands: opts.hands,
         deadlines: opts.deadlines,
         lobby: Some(Lobby {
             status: LobbyStatus::Open,
@@ -206,8 +234,10 @@ pub async fn host_lobby(
                 commit: seat_commit(&table, &me, &nonce),
             }],
             reason: None,
+            round: 0,
+            join_pow: opts.join_pow,
+            expires: Some(expires),
         }),
-        rules: opts.rules.clone(),
     };
     let mut sub = pool
         .subscribe(vec![lobby_filter(&me, &table)])
@@ -281,31 +311,140 @@ async fn run_host(
     sub: &mut crate::net::pool::Subscription,
     spec: &mut TableSpec,
     announcer: &mut Announcer,
-    nonce: [u8; 32],
+    mut nonce: [u8; 32],
+    opened: Instant,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<(), String> {
+    let me = opts.keys.public_key();
+    let table = spec.table.clone();
+    let mut events: Vec<Event> = Vec::new();
+    let mut joins: std::collections::HashMap<PublicKey, usize> = Default::default();
+    let mut banned: std::collections::HashSet<String> = Default::default();
+    // Who committed in the current round (the host always has).
+    let mut committed: std::collections::HashSet<String> = [me.to_hex()].into();
+    loop {
+        take_joins(
+            opts,
+            sub,
+            spec,
+            &mut events,
+            &mut joins,
+            &banned,
+            &mut committed,
+            opened,
+            news,
+        )
+        .await?;
+        // Closing: the players and their commitments are fixed before anyone reveals.
+        let round = spec.lobby.as_ref().expect("lobby").round;
+        spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Starting;
+        news(LobbyNews::Starting {
+            players: spec.lobby.as_ref().expect("lobby").players.len(),
+        });
+        announcer.publish(pool, spec).await?;
+        send_lobby(
+            pool,
+            &opts.keys,
+            &me,
+            &table,
+            LobbyBody::Reveal {
+                nonce: hex::encode(nonce),
+            },
+        )
+        .await?;
+        let deadline = Instant::now() + Duration::from_millis(spec.deadlines.crypto_ms);
+        let missing = loop {
+            let (reveals, _) = collect_reveals(spec, &events);
+            match seats_from_reveals(spec, &reveals) {
+                Ok(seats) => {
+                    spec.seats = seats.clone();
+                    let l = spec.lobby.as_mut().expect("lobby");
+                    l.status = LobbyStatus::Seated;
+                    l.expires = None;
+                    announcer.publish(pool, spec).await?;
+                    news(LobbyNews::Seated { seats });
+                    return Ok(());
+                }
+                Err(missing) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break missing;
+                    }
+                    if let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await {
+                        if let Ok(LobbyMsg {
+                            body: LobbyBody::Reveal { .. },
+                            ..
+                        }) = parse_lobby(&ev, &table)
+                        {
+                            news(LobbyNews::Revealed {
+                                npub: npub(&ev.pubkey),
+                            });
+                        }
+                        events.push(ev);
+                    }
+                }
+            }
+        };
+        if missing.iter().any(|k| *k == me.to_hex()) {
+            return Err("the host's own nonce did not reach the relays".into());
+        }
+        // Seats of players who never revealed open again; everyone left commits afresh so
+        // nobody chooses a nonce knowing the others' revealed ones.
+        let names: Vec<String> = missing
+            .iter()
+            .filter_map(|h| PublicKey::from_hex(h).ok())
+            .map(|k| npub(&k))
+            .collect();
+        news(LobbyNews::Dropped { npubs: names });
+        banned.extend(missing.iter().cloned());
+        nonce = new_nonce();
+        let l = spec.lobby.as_mut().expect("lobby");
+        l.players.retain(|p| !missing.contains(&p.pubkey));
+        l.players[0].commit = seat_commit(&table, &me, &nonce);
+        l.round = round + 1;
+        l.status = LobbyStatus::Open;
+        committed = [me.to_hex()].into();
+        announcer.publish(pool, spec).await?;
+    }
+}
+
+/// Takes join requests until the seats are full (or it is time to start), every listed
+/// player having committed in the current round.
+#[allow(clippy::too_many_arguments)]
+async fn take_joins(
+    opts: &HostOptions,
+    sub: &mut crate::net::pool::Subscription,
+    spec: &mut TableSpec,
+    events: &mut Vec<Event>,
+    joins: &mut std::collections::HashMap<PublicKey, usize>,
+    banned: &std::collections::HashSet<String>,
+    committed: &mut std::collections::HashSet<String>,
     opened: Instant,
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<(), String> {
     let me = opts.keys.public_key();
     let table = spec.table.clone();
     let max = opts.max_players as usize;
-    let mut events: Vec<Event> = Vec::new();
-    // Joining: first come, first seated, among those allowed.
     loop {
-        let players = spec.lobby.as_ref().expect("lobby").players.len();
-        if players >= max {
-            break;
-        }
+        let l = spec.lobby.as_ref().expect("lobby");
+        let players = l.players.len();
+        let all_committed = l.players.iter().all(|p| committed.contains(&p.pubkey));
         let start_due = opts.start_after.map(|d| opened + d);
-        if start_due.is_some_and(|t| Instant::now() >= t) && players >= opts.min_players as usize {
-            break;
+        if all_committed && players >= max {
+            return Ok(());
+        }
+        if all_committed
+            && start_due.is_some_and(|t| Instant::now() >= t)
+            && players >= opts.min_players as usize
+        {
+            return Ok(());
         }
         let cancel_at = opened + opts.wait;
         if Instant::now() >= cancel_at {
-            let lobby = spec.lobby.as_ref().expect("lobby");
             let missing: Vec<String> = opts
                 .invite
                 .iter()
-                .filter(|k| !lobby.players.iter().any(|p| p.pubkey == k.to_hex()))
+                .filter(|k| !l.players.iter().any(|p| p.pubkey == k.to_hex()))
                 .map(npub)
                 .collect();
             let never = if missing.is_empty() {
@@ -315,13 +454,15 @@ async fn run_host(
             };
             return Err(if players >= opts.min_players as usize {
                 format!(
-                    "{players} of {max} seats filled within {:?} and the host did not start early{never}",
-                    opts.wait
+                    "{players} of {max} seats filled within {} s and the host did not start \
+                     early{never}",
+                    opts.wait.as_secs()
                 )
             } else {
                 format!(
-                    "only {players} of at least {} players joined within {:?}{never}",
-                    opts.min_players, opts.wait
+                    "only {players} of at least {} players joined within {} s{never}",
+                    opts.min_players,
+                    opts.wait.as_secs()
                 )
             });
         }
@@ -332,12 +473,6 @@ async fn run_host(
         let Ok(Some(ev)) = tokio::time::timeout(wait, sub.recv()).await else {
             continue;
         };
-        if debug() {
-            eprintln!(
-                "[host] lobby event {} from {}: {}",
-                ev.id, ev.pubkey, ev.content
-            );
-        }
         events.push(ev.clone());
         let Ok(msg) = parse_lobby(&ev, &table) else {
             continue;
@@ -346,7 +481,39 @@ async fn run_host(
         let lobby = spec.lobby.as_mut().expect("lobby");
         match msg.body {
             LobbyBody::Join { commit } => {
-                if who == me || lobby.players.iter().any(|p| p.pubkey == who.to_hex()) {
+                if who == me {
+                    continue;
+                }
+                if let Some(d) = lobby.join_pow {
+                    if !ev.check_pow(d) {
+                        news(LobbyNews::Refused {
+                            npub: npub(&who),
+                            reason: format!("its join request lacks the proof of work ({d} bits)"),
+                        });
+                        continue;
+                    }
+                }
+                if let Some(p) = lobby.players.iter_mut().find(|p| p.pubkey == who.to_hex()) {
+                    // A listed player's fresh commitment for a new round.
+                    if lobby.round > 0 && !committed.contains(&p.pubkey) {
+                        p.commit = commit;
+                        committed.insert(p.pubkey.clone());
+                    }
+                    continue;
+                }
+                if players >= max {
+                    continue;
+                }
+                if banned.contains(&who.to_hex()) {
+                    news(LobbyNews::Refused {
+                        npub: npub(&who),
+                        reason: "it held a seat before and never revealed its nonce".into(),
+                    });
+                    continue;
+                }
+                let n = joins.entry(who).or_default();
+                *n += 1;
+                if *n > JOINS_PER_KEY {
                     continue;
                 }
                 if !lobby.public && !opts.invite.contains(&who) {
@@ -360,6 +527,7 @@ async fn run_host(
                     pubkey: who.to_hex(),
                     commit,
                 });
+                committed.insert(who.to_hex());
                 news(LobbyNews::Joined {
                     npub: npub(&who),
                     players: lobby.players.len(),
@@ -378,60 +546,6 @@ async fn run_host(
             LobbyBody::Reveal { .. } => {}
         }
     }
-    // Closing: the players and their commitments are fixed before anyone reveals.
-    spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Starting;
-    news(LobbyNews::Starting {
-        players: spec.lobby.as_ref().expect("lobby").players.len(),
-    });
-    announcer.publish(pool, spec).await?;
-    send_lobby(
-        pool,
-        &opts.keys,
-        &me,
-        &table,
-        LobbyBody::Reveal {
-            nonce: hex::encode(nonce),
-        },
-    )
-    .await?;
-    let deadline = Instant::now() + Duration::from_millis(spec.deadlines.crypto_ms);
-    let seats = loop {
-        let (reveals, _) = collect_reveals(spec, &events);
-        match seats_from_reveals(spec, &reveals) {
-            Ok(seats) => break seats,
-            Err(missing) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    let names: Vec<String> = missing
-                        .iter()
-                        .filter_map(|h| PublicKey::from_hex(h).ok())
-                        .map(|k| npub(&k))
-                        .collect();
-                    return Err(format!(
-                        "no seating nonce from {} in time",
-                        names.join(", ")
-                    ));
-                }
-                if let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await {
-                    if let Ok(LobbyMsg {
-                        body: LobbyBody::Reveal { .. },
-                        ..
-                    }) = parse_lobby(&ev, &table)
-                    {
-                        news(LobbyNews::Revealed {
-                            npub: npub(&ev.pubkey),
-                        });
-                    }
-                    events.push(ev);
-                }
-            }
-        }
-    };
-    spec.seats = seats.clone();
-    spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Seated;
-    announcer.publish(pool, spec).await?;
-    news(LobbyNews::Seated { seats });
-    Ok(())
 }
 
 /// Checks that a lobby table's seats are fixed and follow from its players' nonces (fetched from
@@ -646,10 +760,11 @@ async fn join_inner(
         ])
         .await
         .map_err(|e| e.to_string())?;
-    let nonce = new_nonce();
-    let commit = seat_commit(&table, &me, &nonce);
+    let mut nonce = new_nonce();
+    let mut commit = seat_commit(&table, &me, &nonce);
+    let mut round = lobby.round;
     if host != me {
-        send_lobby(
+        send_lobby_pow(
             pool,
             keys,
             &host,
@@ -657,6 +772,7 @@ async fn join_inner(
             LobbyBody::Join {
                 commit: commit.clone(),
             },
+            lobby.join_pow,
         )
         .await?;
         if debug() {
@@ -669,6 +785,24 @@ async fn join_inner(
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
         let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
+        // The host reopened the lobby (someone never revealed): commit to a fresh nonce.
+        if l.round > round && mine.is_some() && l.status == LobbyStatus::Open {
+            round = l.round;
+            nonce = new_nonce();
+            commit = seat_commit(&table, &me, &nonce);
+            revealed = false;
+            send_lobby(
+                pool,
+                keys,
+                &host,
+                &table,
+                LobbyBody::Join {
+                    commit: commit.clone(),
+                },
+            )
+            .await?;
+            continue;
+        }
         match l.status {
             LobbyStatus::Cancelled => {
                 return Err(format!(
@@ -678,6 +812,9 @@ async fn join_inner(
             }
             LobbyStatus::Starting | LobbyStatus::Seated if mine.is_none() => {
                 return Err("the table filled and started without us".into());
+            }
+            LobbyStatus::Starting if l.round > round => {
+                // A round we have not committed to: wait for the host to take our new one.
             }
             LobbyStatus::Starting | LobbyStatus::Seated
                 if mine.map(|p| p.commit.as_str()) != Some(commit.as_str()) =>
@@ -764,7 +901,8 @@ pub struct Listing {
     pub status: String,
     pub players: usize,
     pub max_players: u8,
-    pub variant: String,
+    /// The game's registry name.
+    pub game: String,
     pub public: bool,
     /// Who invited us, when this came from an invitation.
     pub invited_by: Option<String>,
@@ -779,10 +917,7 @@ fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<L
         status: l.status.name().into(),
         players: l.players.len(),
         max_players: l.max_players,
-        variant: match spec.game.as_str() {
-            "tolerance" => spec.variant.name.clone(),
-            g => format!("{g} ({})", spec.rules.as_deref().unwrap_or("standard")),
-        },
+        game: spec.game.clone(),
         public: l.public,
         invited_by,
     })
@@ -813,11 +948,10 @@ pub async fn list_tables(
     }
     for ev in newest.values() {
         let spec = wire::parse_table(ev).expect("parsed above");
-        if spec
-            .lobby
-            .as_ref()
-            .is_some_and(|l| l.status == LobbyStatus::Open && l.public)
-        {
+        let now = Timestamp::now().as_secs();
+        if spec.lobby.as_ref().is_some_and(|l| {
+            l.status == LobbyStatus::Open && l.public && l.expires.is_none_or(|t| t > now)
+        }) {
             public.extend(listing(ev, &spec, None));
         }
     }

@@ -1,29 +1,26 @@
-//! The session driver: from signed relay events to verified game state and back.
+//! The table runtime, the same for every game: from signed relay events to verified game state
+//! and back. It changes a game's state only through the [`crate::engine::Game`] contract and
+//! knows no particular game.
 //!
-//! - [`session`]: one client's verified view of a table (pure apart from drawing its own
-//!   secrets from the OS RNG): wire checks, seat, chain position, fork check, crypto, engine.
-//! - [`runner`]: runs a session over real relays with its own key and connections.
-//! - [`demo`]: a whole table of bots, each its own client, for `tolerance demo` and the tests.
-//! - Dice tables (Perudo, Mia) have the same split: [`dice_session`] is the pure state machine
-//!   (events in, own events and violations out), [`dice_net`] runs it over relays, and
-//!   [`dice_chance`] answers the engine's dice requests from commit-reveal values.
+//! - [`session`]: one client's verified view of a table — pure (events in, outbox out; time and
+//!   the seat's master secret passed in): chain, steps, sealed moves, deadlines and votes,
+//!   forfeits, forks and barriers, end confirmations.
+//! - [`chance`]: the chance providers behind one interface — the mental-poker deck (key shares,
+//!   shuffles, decryption tokens, cards shown to a set of seats) and commit-reveal dice.
+//! - [`runner`]: one client's I/O loop over real relays: journal, deciders (bot, person,
+//!   spectator), votes on time, publishing with retries.
+//! - [`journal`]: the local record that makes a crash resumable.
+//! - [`lobby`]: hosting a table and sitting down with strangers.
+//! - [`verify`]: checking a table from its public events; following one as a spectator.
+//! - [`demo`]: a whole table of bots, each its own client, for `demo`, `play` and the tests.
 
 pub mod chance;
 pub mod demo;
-pub mod dice_chance;
-pub mod dice_demo;
-pub mod dice_net;
-pub mod dice_seat;
-pub mod dice_session;
 pub mod journal;
 pub mod lobby;
-pub mod old_session;
-pub mod play;
 pub mod runner;
-pub mod seat;
 pub mod session;
-pub mod table_ui;
 pub mod verify;
 
-pub use old_session::{Await, HandSummary, Session, Violation};
-pub use runner::{run_client, ClientConfig, ClientReport, Decider};
+pub use runner::{run_client, ClientReport, Decider, RunConfig};
+pub use session::{Session, Verdict, Violation};

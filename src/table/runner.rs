@@ -1,28 +1,125 @@
-//! Drives one client over real relays: its own key, its own relay connections, its own
-//! [`Session`]. Crypto runs on blocking threads, never on the async network task.
+//! Drives one client of a table over real relays: its own key, its own relay connections, its
+//! own [`Session`]. The session is pure; this loop carries events between it and the relays,
+//! keeps the journal, asks the seat's decider for moves, and tells the session the time when a
+//! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
+//! loop never stops listening while a person thinks.
 
 use super::journal::{signed_key, Journal};
-use super::old_session::{Await, HandSummary, Session, Stats, Violation};
+use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation};
 use crate::bots::Bot;
-use crate::engine::Seat;
-use crate::games::tolerance::{Action, Hand, HandView};
+use crate::engine::{Game, Seat};
+use crate::games::registry::TableGame;
 use crate::net::pool::{PoolConfig, RelayPool};
-use crate::wire::{self, Body, Payload, TableSpec};
+use crate::wire::log::{log_event, Payload};
+use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::{mpsc, oneshot};
+use zeroize::Zeroizing;
 
-/// Who makes this seat's decisions.
-pub enum Decider {
-    Bot(Box<dyn Bot<Hand>>),
-    /// A person: the runner sends the view and legal moves, and waits for a move back.
-    Human {
-        ask: mpsc::UnboundedSender<(HandView, Vec<Action>)>,
-        answer: mpsc::UnboundedReceiver<Action>,
-    },
-    /// A spectator or verifier.
-    Watch,
+/// A decision on its way: `None` means the seat leaves.
+pub type DecisionFuture<A> = Pin<Box<dyn Future<Output = Option<A>> + Send>>;
+
+/// Who decides a seat's moves: a bot, a person through a terminal or line interface, or nobody
+/// (a spectator). Asked once per turn; the runner keeps serving the table while it waits.
+pub trait Decider<G: Game>: Send {
+    fn decide(&mut self, turn: &Turn<G>) -> DecisionFuture<G::Action>;
+}
+
+/// A bot decides at once from the seat's view.
+pub struct BotDecider<G: Game>(pub Box<dyn Bot<G>>);
+
+impl<G: Game<Action: Send + 'static>> Decider<G> for BotDecider<G> {
+    fn decide(&mut self, turn: &Turn<G>) -> DecisionFuture<G::Action> {
+        let a = self.0.choose(&turn.view, &turn.legal);
+        Box::pin(std::future::ready(Some(a)))
+    }
+}
+
+/// A turn put to a person, with the slot for the answer.
+pub struct Ask<G: Game> {
+    pub turn: Turn<G>,
+    pub answer: oneshot::Sender<Option<G::Action>>,
+}
+
+/// A person decides through an interface on the other end of a channel.
+pub struct PersonDecider<G: Game> {
+    pub asks: mpsc::UnboundedSender<Ask<G>>,
+}
+
+impl<G: Game<Action: Send + 'static, View: Send + 'static> + Send + 'static> Decider<G>
+    for PersonDecider<G>
+{
+    fn decide(&mut self, turn: &Turn<G>) -> DecisionFuture<G::Action> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.asks.send(Ask {
+            turn: turn.clone(),
+            answer: tx,
+        });
+        Box::pin(async move {
+            if sent.is_err() {
+                return None;
+            }
+            rx.await.ok().flatten()
+        })
+    }
+}
+
+/// Nobody decides: a spectator or a verifier.
+pub struct Watch;
+
+impl<G: Game<Action: Send + 'static>> Decider<G> for Watch {
+    fn decide(&mut self, _: &Turn<G>) -> DecisionFuture<G::Action> {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// What happens to one outgoing event (tests of misbehaving peers; honest clients have none).
+pub enum TamperAction {
+    Send,
+    Drop,
+    /// Publish this extra event too (already signed), e.g. a fork.
+    SendAlso(Box<Event>),
+}
+
+/// Rewrites or drops this client's outgoing payloads.
+pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
+
+/// How the relays are doing, for people and reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RelayHealth {
+    pub connected: usize,
+    pub total: usize,
+    /// Events waiting for a relay to accept them, and the last refusal.
+    pub unsent: usize,
+    pub last_error: Option<String>,
+}
+
+/// Called after each batch of events with the session and the relays' state.
+pub type OnUpdate<G> = Box<dyn FnMut(&Session<G>, &RelayHealth) + Send>;
+
+pub struct RunConfig<G: TableGame> {
+    pub keys: Keys,
+    pub relays: Vec<String>,
+    pub host: PublicKey,
+    pub spec: TableSpec,
+    /// `created_at` of the announcement that seated the players: when step 0 opened.
+    pub start: u64,
+    pub decider: Box<dyn Decider<G>>,
+    /// The local record that makes a crash resumable; with one that already holds events, the
+    /// client resumes where it stopped.
+    pub journal: Option<Journal>,
+    pub on_update: Option<OnUpdate<G>>,
+    /// Give up when the table has not moved for this long.
+    pub idle: Duration,
+    pub tamper: Option<Tamper>,
+    /// How to name seats in the report's words (by seat number; the client's own seat is
+    /// "you"); empty names them "seat N".
+    pub names: Vec<String>,
 }
 
 /// What a client saw and checked by the end.
@@ -30,78 +127,77 @@ pub enum Decider {
 pub struct ClientReport {
     pub seat: Option<Seat>,
     pub pubkey: String,
-    pub hands: Vec<HandSummary>,
-    pub stats: Stats,
-    pub violations: Vec<Violation>,
-    pub final_stacks: Vec<Option<u64>>,
-    /// Chips that left the table with players who forfeited (or cashed out).
-    pub chips_out: u64,
     pub finished: bool,
+    pub verdicts: Vec<Verdict>,
+    pub violations: Vec<Violation>,
+    pub stats: Stats,
     pub published: u64,
+    /// The game-specific report ([`TableGame::report`]).
+    pub report: serde_json::Value,
+    /// The game as a spectator sees it at the end: every client must agree on it.
+    pub public: serde_json::Value,
+    pub result: String,
+    /// Everything that happened, in words, as this client saw it.
+    pub story: Vec<String>,
+    /// The table's chain head at the end.
+    pub head: String,
 }
 
-/// Optional behaviour for tests of misbehaving peers: rewrites or drops this client's outgoing
-/// payloads. Honest clients use `None`.
-pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
-
-pub enum TamperAction {
-    Send,
-    Drop,
-    /// Publish late, after this pause (a slow or stalling player).
-    Delay(Duration),
-    /// Publish this extra event too (already signed), e.g. a fork.
-    SendAlso(Box<Event>),
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
-/// Callback for each finished hand.
-pub type OnHand = Box<dyn FnMut(&HandSummary) + Send>;
-
-pub struct ClientConfig {
-    pub keys: Keys,
-    pub relays: Vec<String>,
-    pub host: PublicKey,
-    pub table: String,
-    pub decider: Decider,
-    /// Give up when nothing happens for this long.
-    pub idle_timeout: Duration,
-    pub tamper: Option<Tamper>,
-    /// Called with each finished hand (for live output).
-    pub on_hand: Option<OnHand>,
-    /// Called with this client's view after each batch of events (spectators' live output).
-    pub on_view: Option<OnView>,
-    /// The local record that makes a crash resumable (secrets, own signed events, the log).
-    /// With one that already holds events, the client resumes where it stopped.
-    pub journal: Option<Journal>,
-    /// Called whenever what the protocol waits for changes (interfaces' status lines).
-    pub on_progress: Option<OnProgress>,
+/// A log event signed now.
+fn sign(keys: &Keys, host: &PublicKey, p: &Payload) -> Result<Event, String> {
+    log_event(host, p)
+        .sign_with_keys(keys)
+        .map_err(|e| format!("signing our event: {e}"))
 }
 
-/// Callback for the current view.
-pub type OnView = Box<dyn FnMut(&HandView) + Send>;
-
-/// What the protocol is waiting for, for a person watching the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
-    pub hand: u64,
-    pub awaiting: Await,
-    /// Seats taking part in this hand's protocol, in protocol order (ascending seats).
-    pub participants: Vec<Seat>,
-    /// How long the awaited step may take before the others vote it out.
-    pub deadline: Duration,
-    pub relays_connected: usize,
-    pub relays_total: usize,
+/// The session config and initial game of a seated table.
+pub fn table_game<G: TableGame>(
+    spec: &TableSpec,
+    start: u64,
+) -> Result<(SessionConfig, G), String> {
+    if spec.game != G::NAME {
+        return Err(format!(
+            "table {} is a {} table, not {}",
+            spec.table,
+            spec.game,
+            G::TITLE
+        ));
+    }
+    let setup: G::Setup = serde_json::from_value(spec.setup.clone())
+        .map_err(|e| format!("the table's {} setup is not readable: {e}", G::TITLE))?;
+    let (min, max) = G::seats_for(&setup);
+    let n = spec.seats.len();
+    if n < min as usize || n > max as usize {
+        return Err(format!(
+            "the table seats {n} players; {} with this setup seats {min} to {max}",
+            G::TITLE
+        ));
+    }
+    let game = G::start(&setup, n as u8).map_err(|e| e.to_string())?;
+    let cfg = SessionConfig {
+        table: spec.id(),
+        seats: spec.seat_keys(),
+        deadlines: spec.deadlines,
+        start,
+    };
+    Ok((cfg, game))
 }
 
-/// Callback for protocol progress.
-pub type OnProgress = Box<dyn FnMut(&Progress) + Send>;
-
-/// Fetches and checks a table announcement from the relays.
+/// Fetches and checks a table announcement: the host's newest version, seated, its seating
+/// re-checked against the players' nonces. Returns it with its `created_at`.
 pub async fn fetch_table(
     pool: &RelayPool,
     host: &PublicKey,
     table: &str,
     timeout: Duration,
-) -> Result<TableSpec, String> {
+) -> Result<(TableSpec, u64), String> {
     let filter = Filter::new()
         .kind(Kind::from(wire::KIND_TABLE))
         .author(*host)
@@ -115,11 +211,12 @@ pub async fn fetch_table(
         if let Some(ev) = latest(&events) {
             let spec = wire::parse_table(ev).map_err(|e| e.to_string())?;
             super::lobby::check_seated(pool, host, &spec).await?;
-            return Ok(spec);
+            return Ok((spec, ev.created_at.as_secs()));
         }
         if Instant::now() > deadline {
             return Err(format!(
-                "table {table} by {host} was not found on the relays"
+                "table {table} by {} was not found on the relays",
+                host.to_bech32().unwrap_or_else(|_| host.to_hex())
             ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -134,297 +231,276 @@ pub fn latest(events: &[Event]) -> Option<&Event> {
         .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
 }
 
-/// Signs (or, for a step this client already signed before a restart, reuses) and publishes
-/// one payload; the event is in the journal before any relay sees it.
-async fn publish(
-    pool: &RelayPool,
-    keys: &Keys,
-    host: &PublicKey,
-    payload: &Payload,
-    journal: Option<&mut Journal>,
-) -> Result<Event, String> {
-    let recorded = journal
-        .as_ref()
-        .and_then(|j| signed_key(payload).and_then(|k| j.signed(&k).cloned()));
-    let event = match recorded {
-        Some(ev) => ev,
-        None => {
-            let ev = wire::log_event(host, payload)
-                .sign_with_keys(keys)
-                .map_err(|e| e.to_string())?;
-            if let Some(j) = journal {
-                j.record(&ev)?;
-            }
-            ev
-        }
+/// How far ahead of this machine's clock an event may be dated before it is held back: a
+/// vote dated in the future must not count before its time.
+const CLOCK_SKEW_SECS: u64 = 5;
+
+/// Runs a client until the table ends (or stalls for `idle`).
+pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, String> {
+    let me_key = cfg.keys.public_key();
+    let seat = cfg
+        .spec
+        .seats
+        .iter()
+        .position(|s| *s == me_key.to_hex())
+        .map(|s| s as Seat);
+    let (scfg, game) = table_game::<G>(&cfg.spec, cfg.start)?;
+    let master = match (seat, cfg.journal.as_ref()) {
+        (None, _) => None,
+        (Some(_), Some(j)) => Some(j.master(fresh_secret)?),
+        (Some(_), None) => Some(Zeroizing::new(fresh_secret())),
     };
-    publish_event(pool, &event, payload.body.name()).await?;
-    Ok(event)
-}
-
-/// Publishes with a few retries: a relay that blinks must not cost the seat its step.
-pub(crate) async fn publish_event(
-    pool: &RelayPool,
-    event: &Event,
-    what: &str,
-) -> Result<(), String> {
-    let mut last = String::new();
-    for attempt in 0..5 {
-        match pool.publish(event).await {
-            Ok(_) => return Ok(()),
-            Err(e) => last = e.to_string(),
-        }
-        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-    }
-    Err(format!("no relay accepted our {what} event: {last}"))
-}
-
-/// Runs a client until the table ends (or nothing happens for `idle_timeout`).
-pub async fn run_client(mut cfg: ClientConfig) -> Result<ClientReport, String> {
+    let me = seat.zip(master);
     let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let spec = fetch_table(&pool, &cfg.host, &cfg.table, Duration::from_secs(10)).await?;
-    if spec.game != "tolerance" {
-        return Err(format!(
-            "table {} is a {} table; this client follows and verifies Tolerance tables only",
-            cfg.table, spec.game
-        ));
-    }
-    let me = spec
-        .seats
-        .iter()
-        .position(|s| *s == cfg.keys.public_key().to_hex())
-        .map(|s| s as Seat);
-    if me.is_none() && !matches!(cfg.decider, Decider::Watch) {
-        return Err(format!(
-            "{} holds no seat at table {}",
-            cfg.keys.public_key().to_bech32().unwrap_or_default(),
-            cfg.table
-        ));
-    }
+    let filter = wire::log_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
     let mut sub = pool
-        .subscribe(vec![wire::log_filter(&cfg.host, &cfg.table)])
+        .subscribe(vec![filter.clone()])
         .await
         .map_err(|e| e.to_string())?;
-    let host = cfg.host;
-    let mut journal = cfg.journal.take();
-    let restored = match &journal {
-        Some(j) => j.load_secrets()?,
-        None => Default::default(),
-    };
-    let replay: Vec<Event> = journal.as_ref().map_or(Vec::new(), |j| j.events().to_vec());
-    let resuming = !replay.is_empty();
-    let mut session = tokio::task::spawn_blocking(move || {
-        let mut s = Session::resume(spec, host, me, restored)?;
-        // Replay what this client had handled before it stopped; what it produces on the way
-        // is matched against its recorded events when the outbox is sent.
-        for ev in &replay {
-            s.handle(ev);
-        }
-        Ok::<_, String>(s)
-    })
-    .await
-    .map_err(|e| e.to_string())??;
+    let mut session = Session::new(scfg, game, me).map_err(|e| e.to_string())?;
+    // What this client recorded before it stopped, then what the relays hold.
+    let recorded: Vec<Event> = cfg.journal.as_ref().map_or(Vec::new(), |j| j.events().to_vec());
+    let resuming = !recorded.is_empty();
+    let history = pool
+        .fetch_all(filter, 500, Duration::from_secs(5))
+        .await
+        .unwrap_or_default();
+    session = feed(session, recorded.into_iter().chain(history).collect()).await?;
+    let mut unsent: VecDeque<Event> = VecDeque::new();
     if resuming {
-        // The crash may have come between recording an event and a relay accepting it.
-        let own = journal.as_ref().map_or(Vec::new(), |j| j.own_events());
-        for ev in &own {
-            publish_event(&pool, ev, "recorded").await?;
-        }
-        if debug() {
-            eprintln!(
-                "[{me:?}] resumed at {:?}, republished {}",
-                session.position(),
-                own.len()
-            );
-        }
+        // The crash may have come between recording an event and a relay taking it.
+        unsent.extend(cfg.journal.as_ref().map_or(Vec::new(), |j| j.own_events()));
     }
     let mut published = 0u64;
-    let mut last_progress = Instant::now();
-    // Deadlines are local: each client times the step from when it saw it open.
-    let mut position = session.position();
-    let mut step_opened = Instant::now();
-    let mut next_vote: Option<Instant> = None;
-    // Hands finished before a restart were reported then.
-    let mut hands_reported = if resuming { session.hands.len() } else { 0 };
-    let mut last_progress_sent: Option<Progress> = None;
-    let mut relays_checked: Option<(Instant, usize)> = None;
+    let mut health = RelayHealth {
+        total: cfg.relays.len(),
+        ..RelayHealth::default()
+    };
+    let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
+    let mut held: Vec<Event> = Vec::new();
+    let mut last_move = Instant::now();
+    let mut last_position = session.position();
+    let mut relays_checked: Option<Instant> = None;
     loop {
-        // Secrets first: the key-share event about to be sent commits to them.
-        if let Some((hand, secrets)) = session.take_fresh_secrets() {
-            if let Some(j) = journal.as_ref() {
-                j.save_secrets(hand, &secrets)?;
-            }
-        }
-        // Send what the session owes.
+        // What the session owes: signed, recorded, applied here, then sent.
         for mut payload in session.take_outbox() {
             let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
                 Some(TamperAction::Drop) => continue,
-                Some(TamperAction::SendAlso(ev)) => Some(ev),
-                Some(TamperAction::Delay(d)) => {
-                    tokio::time::sleep(d).await;
-                    None
-                }
+                Some(TamperAction::SendAlso(ev)) => Some(*ev),
                 _ => None,
             };
-            let ev = match publish(&pool, &cfg.keys, &host, &payload, journal.as_mut()).await {
-                Ok(ev) => ev,
-                // Evidence is best effort; the game goes on without it.
-                Err(e) if matches!(payload.body, Body::Evidence { .. }) => {
-                    eprintln!("warning: could not publish evidence: {e}");
-                    continue;
+            let recorded = cfg
+                .journal
+                .as_ref()
+                .and_then(|j| signed_key(&payload).and_then(|k| j.signed(&k).cloned()));
+            let ev = match recorded {
+                Some(ev) => ev,
+                None => sign(&cfg.keys, &cfg.host, &payload)?,
+            };
+            if let Some(j) = cfg.journal.as_mut() {
+                j.record(&ev)?;
+            }
+            session.handle(&ev);
+            unsent.push_back(ev);
+            if let Some(e) = extra {
+                unsent.push_back(e);
+            }
+        }
+        // Send what is waiting; a refusal keeps the event for the next round.
+        let mut retry = VecDeque::new();
+        while let Some(ev) = unsent.pop_front() {
+            match pool.publish(&ev).await {
+                Ok(_) => published += 1,
+                Err(e) => {
+                    health.last_error = Some(e.to_string());
+                    retry.push_back(ev);
                 }
-                Err(e) => return Err(e),
-            };
-            if debug() {
-                eprintln!(
-                    "[{me:?}] sent {} h{} s{} {}",
-                    payload.body.name(),
-                    payload.hand,
-                    payload.step,
-                    ev.id
-                );
-            }
-            published += 1;
-            if let Some(ev) = extra {
-                pool.publish(&ev).await.map_err(|e| e.to_string())?;
-                published += 1;
             }
         }
-        if let Some(cb) = cfg.on_view.as_mut() {
-            if let Some(view) = session.view() {
-                cb(&view);
-            }
+        unsent = retry;
+        health.unsent = unsent.len();
+        if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+            health.connected = pool.connected().await.len();
+            relays_checked = Some(Instant::now());
         }
-        if let Some(cb) = cfg.on_progress.as_mut() {
-            // Asking the pool takes a lock in nostr-sdk: once a second is enough for a display.
-            let connected = match relays_checked {
-                Some((at, n)) if at.elapsed() < Duration::from_secs(1) => n,
-                _ => {
-                    let n = pool.connected().await.len();
-                    relays_checked = Some((Instant::now(), n));
-                    n
-                }
-            };
-            let progress = Progress {
-                hand: session.position().0,
-                awaiting: session.awaiting(),
-                participants: session.participants(),
-                deadline: session.deadline(),
-                relays_connected: connected,
-                relays_total: cfg.relays.len(),
-            };
-            if last_progress_sent.as_ref() != Some(&progress) {
-                cb(&progress);
-                last_progress_sent = Some(progress);
-            }
+        if let Some(cb) = cfg.on_update.as_mut() {
+            cb(&session, &health);
         }
-        if let Some(cb) = cfg.on_hand.as_mut() {
-            while hands_reported < session.hands.len() {
-                cb(&session.hands[hands_reported]);
-                hands_reported += 1;
-            }
+        if session.position() != last_position {
+            last_position = session.position();
+            last_move = Instant::now();
         }
-        if session.is_finished() {
+        if session.is_finished() && unsent.is_empty() {
             break;
         }
-        if let Some((view, legal)) = session.my_turn() {
-            let action = match &mut cfg.decider {
-                Decider::Bot(bot) => Some(bot.choose(&view, &legal)),
-                Decider::Human { ask, answer } => {
-                    ask.send((view, legal))
-                        .map_err(|_| "the interface closed")?;
-                    Some(answer.recv().await.ok_or("the interface closed")?)
-                }
-                Decider::Watch => None,
-            };
-            if let Some(a) = action {
-                session.submit(a)?;
+        // A turn: ask the decider, once; a turn that closed meanwhile is dropped.
+        match (session.my_turn(), &pending) {
+            (Some(turn), None) => pending = Some((turn.step, cfg.decider.decide(&turn))),
+            (Some(turn), Some((step, _))) if *step != turn.step => {
+                pending = Some((turn.step, cfg.decider.decide(&turn)))
+            }
+            (None, Some(_)) => pending = None,
+            _ => {}
+        }
+        let now = now_unix();
+        if session.vote(now) {
+            continue;
+        }
+        // Held events whose time has come.
+        if !held.is_empty() {
+            let (due, later): (Vec<Event>, Vec<Event>) = held
+                .drain(..)
+                .partition(|e| e.created_at.as_secs() <= now + CLOCK_SKEW_SECS);
+            held = later;
+            if !due.is_empty() {
+                session = record_and_feed(session, due, cfg.journal.as_mut()).await?;
                 continue;
             }
         }
-        if session.position() != position {
-            position = session.position();
-            step_opened = Instant::now();
-            next_vote = None;
+        let mut wake = Duration::from_secs(3600);
+        if let Some(t) = session.vote_due() {
+            wake = wake.min(Duration::from_secs(t.saturating_sub(now).max(1)));
         }
-        let vote_at = next_vote.unwrap_or(step_opened + session.deadline());
-        if Instant::now() >= vote_at {
-            next_vote = Some(Instant::now() + session.deadline());
-            if session.vote() {
-                if debug() {
-                    eprintln!(
-                        "[{me:?}] voting at {:?}: {:?}",
-                        session.position(),
-                        session.awaiting()
-                    );
-                }
-                continue;
-            }
-        }
-        let idle_left = cfg.idle_timeout.saturating_sub(last_progress.elapsed());
-        let wait = idle_left.min(
-            vote_at
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1)),
-        );
-        if idle_left.is_zero() {
-            return Err(format!(
-                "no progress for {:?}; waiting for {:?}",
-                cfg.idle_timeout,
-                session.awaiting()
+        if let Some(t) = held.iter().map(|e| e.created_at.as_secs()).min() {
+            wake = wake.min(Duration::from_secs(
+                t.saturating_sub(now + CLOCK_SKEW_SECS).max(1),
             ));
         }
-        let ev = match tokio::time::timeout(wait, sub.recv()).await {
-            Ok(Some(ev)) => ev,
-            Ok(None) => return Err("the relay subscription ended".into()),
-            Err(_) => continue,
-        };
-        // Crypto verification is CPU-heavy: keep it off the async workers.
-        let mut batch = vec![ev];
-        while let Some(more) = sub.try_recv() {
-            batch.push(more);
+        if !unsent.is_empty() {
+            wake = wake.min(Duration::from_millis(500));
         }
-        if let Some(j) = journal.as_mut() {
-            for ev in &batch {
-                j.record(ev)?;
+        let idle_left = cfg.idle.saturating_sub(last_move.elapsed());
+        if idle_left.is_zero() {
+            let a = session.awaiting();
+            let finished = session.is_finished();
+            pool.shutdown().await;
+            if finished {
+                // Finished, but our last events never reached a relay.
+                return Err(format!(
+                    "the table is over but no relay took our last {} event(s): {}",
+                    unsent.len(),
+                    health.last_error.unwrap_or_default()
+                ));
             }
+            return Err(format!(
+                "the table has not moved for {} s: step {} waits for {} ({}); \
+                 run `tolerance resume` to pick it up again",
+                cfg.idle.as_secs(),
+                a.step,
+                a.what,
+                a.seats
+                    .iter()
+                    .map(|s| format!("seat {s}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
-        session = tokio::task::spawn_blocking(move || {
-            for ev in &batch {
-                let v = session.handle(ev);
-                if debug() {
-                    eprintln!(
-                        "[{me:?}] got {} -> {:?} now {:?} {:?}",
-                        ev.id,
-                        v,
-                        session.position(),
-                        session.awaiting()
-                    );
+        wake = wake.min(idle_left);
+        let decision = async {
+            match pending.as_mut() {
+                Some((_, f)) => f.as_mut().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            ev = sub.recv() => {
+                let Some(ev) = ev else {
+                    return Err("the relay subscription ended".into());
+                };
+                let mut batch = vec![ev];
+                while let Some(more) = sub.try_recv() {
+                    batch.push(more);
+                }
+                let (now_batch, later): (Vec<Event>, Vec<Event>) = batch
+                    .into_iter()
+                    .partition(|e| e.created_at.as_secs() <= now_unix() + CLOCK_SKEW_SECS);
+                held.extend(later);
+                session = record_and_feed(session, now_batch, cfg.journal.as_mut()).await?;
+            }
+            d = decision => {
+                let step = pending.take().map(|(s, _)| s);
+                match d {
+                    Some(action) => {
+                        if session.my_turn().is_some_and(|t| Some(t.step) == step) {
+                            // An illegal move from an interface is refused here and asked again.
+                            let _ = session.submit(&action);
+                        }
+                    }
+                    None => {
+                        pool.shutdown().await;
+                        return Err("you left the table; `tolerance resume` takes the seat again \
+                                    while the table goes on"
+                            .into());
+                    }
                 }
             }
-            session
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-        last_progress = Instant::now();
+            _ = tokio::time::sleep(wake) => {}
+        }
     }
+    let names = |s: Seat| {
+        if Some(s) == seat {
+            "you".to_string()
+        } else {
+            cfg.names
+                .get(s as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {s}"))
+        }
+    };
     let report = ClientReport {
-        seat: me,
-        pubkey: cfg.keys.public_key().to_hex(),
-        hands: session.hands.clone(),
-        stats: session.stats.clone(),
-        violations: session.violations.clone(),
-        final_stacks: session.table.stacks.clone(),
-        chips_out: session.table.chips_out,
+        seat,
+        pubkey: me_key.to_hex(),
         finished: session.is_finished(),
+        verdicts: session.verdicts().to_vec(),
+        violations: session.violations.clone(),
+        stats: session.stats(),
         published,
+        report: session.game().report(),
+        public: serde_json::to_value(session.game().view(None)).unwrap_or_default(),
+        result: session.game().result_line(&names),
+        story: session.game().story(seat, &names),
+        head: session.position().1,
     };
     pool.shutdown().await;
     Ok(report)
 }
 
-fn debug() -> bool {
-    std::env::var_os("TOLERANCE_DEBUG").is_some()
+fn fresh_secret() -> [u8; 32] {
+    use rand::RngCore;
+    let mut s = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut s);
+    s
+}
+
+/// Feeds events to the session on a blocking thread (verifying proofs is CPU work).
+async fn feed<G: TableGame>(mut session: Session<G>, events: Vec<Event>) -> Result<Session<G>, String> {
+    if events.is_empty() {
+        return Ok(session);
+    }
+    tokio::task::spawn_blocking(move || {
+        for ev in &events {
+            session.handle(ev);
+        }
+        session
+    })
+    .await
+    .map_err(|e| e.to_string())
+}
+
+async fn record_and_feed<G: TableGame>(
+    session: Session<G>,
+    events: Vec<Event>,
+    journal: Option<&mut Journal>,
+) -> Result<Session<G>, String> {
+    if let Some(j) = journal {
+        for ev in &events {
+            // Only the table's own seats' events are worth keeping.
+            if session.seat_of(&ev.pubkey).is_some() {
+                j.record(ev)?;
+            }
+        }
+    }
+    feed(session, events).await
 }

@@ -1,241 +1,321 @@
-//! `tolerance verify`: fetch a finished table from relays and re-check everything as a
-//! spectator would — signatures, chain, shuffle proofs, tokens, dice, every rule — reporting the
-//! first violation.
+//! Checking a table from its public events alone (`tolerance verify`), and following one as a
+//! spectator (`tolerance watch`): the same session every player runs, with no seat and no
+//! secret.
 
-use super::old_session::{HandSummary, Session, Violation};
+use super::runner::{fetch_table, latest, run_client, table_game, RunConfig, Watch};
+use super::session::{Session, Verdict, Violation};
+use crate::engine::Seat;
+use crate::games::registry::{self, TableGame, Visit};
 use crate::net::pool::{PoolConfig, RelayPool};
-use crate::wire;
+use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
 use std::time::Duration;
 
+/// What `verify` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyReport {
     pub table: String,
+    pub game: String,
     pub host: String,
+    pub seats: Vec<String>,
+    /// Every event of a seated key checked out and the table reached its end.
     pub ok: bool,
     pub finished: bool,
+    /// The table's decisions (timeouts, removals, ignored forks, the end), in order.
+    pub verdicts: Vec<Verdict>,
+    /// Events of seated keys that break a rule, each naming its signer.
+    pub violations: Vec<Violation>,
+    /// The same, in words.
+    pub problems: Vec<String>,
+    /// Log events checked (from seated keys).
     pub events: u64,
-    pub hands: Vec<HandSummary>,
-    pub first_violation: Option<Violation>,
-    pub final_stacks: Vec<Option<u64>>,
+    /// Events for this table by keys that hold no seat, seen in one capped look: never judged,
+    /// they cannot change the table.
+    pub ignored: usize,
+    /// Other keys announcing a table with this id: ignored, the host named by the naddr (or
+    /// the only seated one) decides.
+    pub other_hosts: Vec<String>,
+    pub result: String,
+    pub report: serde_json::Value,
 }
 
-/// Finds table `table`'s announcement by its id (any host; refuses an ambiguous id).
+fn npub(pk: &PublicKey) -> String {
+    pk.to_bech32().unwrap_or_else(|_| pk.to_hex())
+}
+
+/// The table a person named: by naddr (its host decides), or by id (the one host whose
+/// announcement is seated; other keys claiming the id are noted).
 pub async fn find_table(
     pool: &RelayPool,
-    relays: &[String],
     table: &str,
-    known_host: Option<PublicKey>,
-) -> Result<(PublicKey, wire::TableSpec), String> {
-    let announcements = pool
+) -> Result<(PublicKey, TableSpec, u64, Vec<String>), String> {
+    let (id, host, _) = wire::parse_table_ref(table)?;
+    if let Some(host) = host {
+        let (spec, start) = fetch_table(pool, &host, &id, Duration::from_secs(5)).await?;
+        let others = other_hosts(pool, &id, &host).await;
+        return Ok((host, spec, start, others));
+    }
+    let events = pool
         .fetch(
             vec![Filter::new()
                 .kind(Kind::from(wire::KIND_TABLE))
-                .identifier(table)],
+                .identifier(&id)],
             Duration::from_secs(5),
         )
         .await
         .map_err(|e| e.to_string())?;
-    let mut hosts: Vec<PublicKey> = announcements
-        .iter()
-        .map(|e| e.pubkey)
-        .filter(|h| known_host.is_none_or(|k| k == *h))
-        .collect();
+    let mut hosts: Vec<PublicKey> = events.iter().map(|e| e.pubkey).collect();
     hosts.sort();
     hosts.dedup();
-    let host = match hosts.as_slice() {
-        [h] => *h,
-        [] => return Err(format!("no table {table} on {}", relays.join(", "))),
-        _ => {
-            return Err(format!(
-                "{} different hosts announce table {table}",
-                hosts.len()
-            ))
+    let mut seated = Vec::new();
+    for h in &hosts {
+        let mine: Vec<Event> = events.iter().filter(|e| e.pubkey == *h).cloned().collect();
+        if let Some(ev) = latest(&mine) {
+            if let Ok(spec) = wire::parse_table(ev) {
+                if spec.is_seated() && super::lobby::check_seated(pool, h, &spec).await.is_ok() {
+                    seated.push((*h, spec, ev.created_at.as_secs()));
+                }
+            }
         }
-    };
-    let ann = announcements
-        .iter()
-        .filter(|e| e.pubkey == host)
-        .max_by_key(|e| e.created_at)
-        .expect("non-empty");
-    let spec = wire::parse_table(ann).map_err(|e| e.to_string())?;
-    Ok((host, spec))
+    }
+    match seated.len() {
+        0 if hosts.is_empty() => Err(format!("no table {id} on these relays")),
+        0 => Err(format!("table {id} was announced but never seated")),
+        1 => {
+            let (h, spec, start) = seated.remove(0);
+            let others = hosts.iter().filter(|x| **x != h).map(npub).collect();
+            Ok((h, spec, start, others))
+        }
+        _ => Err(format!(
+            "{} different keys announce a seated table {id}: name it by its naddr to say whose \
+             ({})",
+            seated.len(),
+            seated
+                .iter()
+                .map(|(h, _, _)| npub(h))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
-/// Fetches table `table` (any host; refuses an ambiguous id) and replays it.
+async fn other_hosts(pool: &RelayPool, id: &str, host: &PublicKey) -> Vec<String> {
+    let events = pool
+        .fetch(
+            vec![Filter::new()
+                .kind(Kind::from(wire::KIND_TABLE))
+                .identifier(id)],
+            Duration::from_secs(3),
+        )
+        .await
+        .unwrap_or_default();
+    let mut others: Vec<String> = events
+        .iter()
+        .filter(|e| e.pubkey != *host)
+        .map(|e| npub(&e.pubkey))
+        .collect();
+    others.sort();
+    others.dedup();
+    others
+}
+
+/// Replays a table's events as a spectator and reports.
+struct CheckOut {
+    spec: TableSpec,
+    start: u64,
+    events: Vec<Event>,
+}
+
+struct Checked {
+    finished: bool,
+    verdicts: Vec<Verdict>,
+    violations: Vec<Violation>,
+    events: u64,
+    result: String,
+    report: serde_json::Value,
+}
+
+impl Visit for CheckOut {
+    type Out = Result<Checked, String>;
+    fn visit<G: TableGame>(self) -> Result<Checked, String> {
+        let (cfg, game) = table_game::<G>(&self.spec, self.start)?;
+        let mut s: Session<G> = Session::new(cfg, game, None).map_err(|e| e.to_string())?;
+        for ev in &self.events {
+            s.handle(ev);
+        }
+        let names = |x: Seat| format!("seat {x}");
+        Ok(Checked {
+            finished: s.is_finished(),
+            verdicts: s.verdicts().to_vec(),
+            violations: s.violations.clone(),
+            events: s.stats().events,
+            result: s.game().result_line(&names),
+            report: s.game().report(),
+        })
+    }
+}
+
+/// Fetches a table's announcement and every event of its seated keys, and checks them all.
 pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport, String> {
     let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let (host, spec) = find_table(&pool, relays, table, None).await?;
-    // A lobby table's seat order must follow from the players' nonces, whoever announced it.
-    super::lobby::check_seated(&pool, &host, &spec).await?;
-    if spec.game != "tolerance" {
-        return Err(format!(
-            "table {table} is a {} table; dice tables are replayed by dice_seat::verify",
-            spec.game
-        ));
-    }
+    let (host, spec, start, other_hosts) = find_table(&pool, table).await?;
+    let filter = wire::log_filter(&host, &spec.table, &spec.seat_keys());
     let events = pool
+        .fetch_all(filter, 500, Duration::from_secs(10))
+        .await
+        .map_err(|e| e.to_string())?;
+    // One capped look at what else claims to be this table's log.
+    let strangers = pool
         .fetch(
-            vec![wire::log_filter(&host, table)],
-            Duration::from_secs(10),
+            vec![wire::log_filter(&host, &spec.table, &[]).limit(500)],
+            Duration::from_secs(5),
         )
         .await
-        .map_err(|e| e.to_string())?;
+        .unwrap_or_default();
+    let seat_keys = spec.seat_keys();
+    let ignored = strangers
+        .iter()
+        .filter(|e| !seat_keys.contains(&e.pubkey))
+        .count();
     pool.shutdown().await;
-    let report = tokio::task::spawn_blocking(move || {
-        let mut s = Session::new(spec, host, None)?;
-        for ev in &events {
-            s.handle(ev);
-        }
-        Ok::<_, String>(VerifyReport {
-            table: s.spec.table.clone(),
-            host: host.to_hex(),
-            ok: s.violations.is_empty() && s.is_finished(),
-            finished: s.is_finished(),
-            events: s.stats.events,
-            hands: s.hands.clone(),
-            first_violation: s.violations.first().cloned(),
-            final_stacks: s.table.stacks.clone(),
-        })
+    let checked = registry::with_game(
+        &spec.game,
+        CheckOut {
+            spec: spec.clone(),
+            start,
+            events,
+        },
+    )??;
+    let problems = checked.violations.iter().map(|v| v.to_string()).collect();
+    Ok(VerifyReport {
+        table: spec.table.clone(),
+        game: spec.game.clone(),
+        host: npub(&host),
+        seats: seat_keys.iter().map(npub).collect(),
+        ok: checked.violations.is_empty(),
+        finished: checked.finished,
+        verdicts: checked.verdicts,
+        violations: checked.violations,
+        problems,
+        events: checked.events,
+        ignored,
+        other_hosts,
+        result: checked.result,
+        report: checked.report,
     })
-    .await
-    .map_err(|e| e.to_string())??;
-    Ok(report)
 }
 
-/// The table id and relays from what a person typed: `--table` as hex or naddr, `--relay`
-/// optional when the naddr carries relay hints.
-fn resolve(
-    relays: Vec<String>,
-    table: &str,
-) -> Result<(Vec<String>, String, Option<PublicKey>), String> {
-    let (id, host, hints) = wire::parse_table_ref(table)?;
-    let relays = if relays.is_empty() { hints } else { relays };
-    if relays.is_empty() {
-        return Err("name a relay with --relay URL (or give an naddr with relay hints)".into());
-    }
-    Ok((relays, id, host))
-}
-
-pub async fn verify_cli(relays: Vec<String>, table: String, json: bool) -> Result<(), String> {
-    let (relays, table, known_host) = resolve(relays, &table)?;
-    let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let found = find_table(&pool, &relays, &table, known_host).await;
-    if let Ok((host, spec)) = &found {
-        if spec.game != "tolerance" {
-            let out = super::dice_seat::verify(&pool, host, spec).await;
-            pool.shutdown().await;
-            let line = out?;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"table": table, "game": spec.game, "ok": true, "result": line})
-                );
-            } else {
-                println!("{line}");
-            }
-            return Ok(());
-        }
-    }
-    pool.shutdown().await;
-    found?;
-    let r = verify_table(&relays, &table).await?;
-    if json {
-        println!("{}", serde_json::to_string(&r).expect("serialisable"));
-    } else {
-        println!(
-            "table {}: {} events, {} hands, finished: {}",
-            r.table,
-            r.events,
-            r.hands.len(),
-            r.finished
-        );
-        match &r.first_violation {
-            Some(v) => println!("FIRST VIOLATION: {v}"),
-            None if r.finished => println!("every signature, proof and rule checks out"),
-            None => println!("no violation so far, but the table is not finished"),
-        }
-    }
-    if r.ok {
-        Ok(())
-    } else {
-        Err("verification failed".into())
-    }
-}
-
-/// `tolerance watch`: follows a table live as a spectator (its own throwaway key, no seat),
-/// printing each move as it is verified; a finished table replays to its end. A spectator sees
-/// only public events, so it never learns a card that was not shown, nor a die before its cup
-/// is opened (dice tables: [`super::dice_seat::watch`]).
-pub async fn watch_cli(relays: Vec<String>, table: String) -> Result<(), String> {
-    use super::runner::{run_client, ClientConfig, Decider};
-    let (relays, table, known_host) = resolve(relays, &table)?;
-    let pool = RelayPool::connect(Keys::generate(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let (host, spec) = find_table(&pool, &relays, &table, known_host).await?;
-    if spec.game != "tolerance" {
-        let out = super::dice_seat::watch(&pool, &relays, &host, spec).await;
-        pool.shutdown().await;
-        return out;
-    }
-    pool.shutdown().await;
-    // Lines already printed for (hand, log length): live views print as moves arrive; a hand's
-    // summary prints whatever a batch of events skipped past.
-    let printed = std::sync::Arc::new(std::sync::Mutex::new((u64::MAX, 0usize)));
-    let printed2 = printed.clone();
-    let print_from = |hand: u64,
-                      log: &[crate::games::tolerance::hand::LogEntry],
-                      printed: &std::sync::Mutex<(u64, usize)>| {
-        let mut p = printed.lock().expect("not poisoned");
-        let from = if p.0 == hand { p.1 } else { 0 };
-        for e in log.iter().skip(from) {
-            println!(
-                "  · {}",
-                crate::ui::line::entry_text(e, &|s| format!("seat {s}"))
-            );
-        }
-        *p = (hand, log.len().max(from));
+/// A verdict in words.
+pub fn verdict_text(v: &Verdict) -> String {
+    use crate::table::session::Verdict as V;
+    let seats = |s: &[Seat]| {
+        s.iter()
+            .map(|x| format!("seat {x}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    let report = run_client(ClientConfig {
-        keys: Keys::generate(),
-        relays,
-        host,
-        table,
-        decider: Decider::Watch,
-        idle_timeout: std::time::Duration::from_secs(3600),
-        tamper: None,
-        on_progress: None,
-        on_hand: Some(Box::new(move |h: &HandSummary| {
-            print_from(h.hand, &h.log, &printed);
-            println!("hand {} over: stacks {:?}", h.hand + 1, h.final_stacks);
-            for (seat, cards) in &h.shown {
-                let c: Vec<String> = cards
-                    .iter()
-                    .map(|c| crate::cards::PlayingCard::from_id(*c).to_string())
-                    .collect();
-                println!("  seat {seat} showed {}", c.join(" "));
-            }
-        })),
-        on_view: Some(Box::new(move |v: &crate::games::tolerance::HandView| {
-            print_from(v.hand_no, &v.log, &printed2);
-        })),
-        journal: None,
-    })
-    .await?;
-    println!(
-        "table over: {} hands, {} events checked, {} violations",
-        report.hands.len(),
-        report.stats.events,
-        report.violations.len()
-    );
-    for v in &report.violations {
-        println!("  violation: {v}");
+    match v {
+        V::TimedOut { step, seats: s } => format!(
+            "step {step}: {} timed out; the game moved for them",
+            seats(s)
+        ),
+        V::Removed {
+            step,
+            seats: s,
+            reason,
+        } => format!("step {step}: {} removed: {}", seats(s), reason.describe()),
+        V::ForkIgnored { step, seat } => format!(
+            "step {step}: seat {seat} signed two events, but everyone else had gone on: recorded only"
+        ),
+        V::Finished { step, unconfirmed } if unconfirmed.is_empty() => {
+            format!("step {step}: the game is over, confirmed by every seat")
+        }
+        V::Finished { step, unconfirmed } => format!(
+            "step {step}: the game is over ({} did not confirm)",
+            seats(unconfirmed)
+        ),
+        V::Broken { step, reason } => format!("step {step}: the table stopped: {reason}"),
     }
-    Ok(())
+}
+
+/// Follows a table live (or replays a finished one) as a spectator, printing what happens.
+pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
+    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (id, host, _) = wire::parse_table_ref(table)?;
+    let host = match host {
+        Some(h) => h,
+        None => find_table(&pool, table).await?.0,
+    };
+    // A table still in its lobby: wait for it to be seated.
+    let (spec, start) = loop {
+        match fetch_table(&pool, &host, &id, Duration::from_secs(10)).await {
+            Ok(x) => break x,
+            Err(e) if e.contains("still open") || e.contains("still starting") => {
+                eprintln!("waiting for the table to be seated…");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    pool.shutdown().await;
+    let game = spec.game.clone();
+    registry::with_game(
+        &game,
+        Follow {
+            spec,
+            start,
+            host,
+            relays: relays.to_vec(),
+        },
+    )?
+    .await
+}
+
+struct Follow {
+    spec: TableSpec,
+    start: u64,
+    host: PublicKey,
+    relays: Vec<String>,
+}
+
+impl Visit for Follow {
+    type Out = std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, String>> + Send>>;
+    fn visit<G: TableGame>(self) -> Self::Out {
+        Box::pin(async move {
+            let mut shown = 0usize;
+            let mut verdicts = 0usize;
+            let cfg = RunConfig::<G> {
+                keys: Keys::generate(),
+                relays: self.relays.clone(),
+                host: self.host,
+                spec: self.spec.clone(),
+                start: self.start,
+                decider: Box::new(Watch),
+                journal: None,
+                on_update: Some(Box::new(move |s: &Session<G>, _| {
+                    let names = |x: Seat| format!("seat {x}");
+                    let story = s.game().story(None, &names);
+                    for line in story.iter().skip(shown) {
+                        println!("  · {line}");
+                    }
+                    shown = story.len();
+                    for v in s.verdicts().iter().skip(verdicts) {
+                        println!("  ! {}", verdict_text(v));
+                    }
+                    verdicts = s.verdicts().len();
+                })),
+                idle: Duration::from_millis(self.spec.deadlines.move_ms.max(self.spec.deadlines.crypto_ms) * 3)
+                    + Duration::from_secs(30),
+                tamper: None,
+                names: Vec::new(),
+            };
+            let report = run_client(cfg).await?;
+            Ok(report.result)
+        })
+    }
 }

@@ -1,195 +1,118 @@
-//! The plain line interface: a readable text rendering of a Tolerance view and a parser for typed
-//! moves. Used by `tolerance play` and kept for scripts and screen readers.
+//! The plain line interface for every game: what happens, printed as sentences; a prompt when
+//! it is your turn; moves typed as words. For scripts, screen readers and terminals without
+//! the table screen. The table runner keeps serving the table while the person types.
 
-use crate::cards::PlayingCard;
 use crate::engine::Seat;
-use crate::games::tolerance::hand::LogEntry;
-use crate::games::tolerance::{Action, HandView, Phase};
-use std::fmt::Write;
+use crate::games::registry::TableGame;
+use crate::table::runner::{Ask, OnUpdate, PersonDecider, RelayHealth};
+use crate::table::session::Session;
+use crate::table::verify::verdict_text;
+use std::io::{BufRead, Write};
+use tokio::sync::mpsc;
 
-fn card_text(c: Option<crate::cards::CardId>) -> String {
-    match c {
-        Some(id) => PlayingCard::from_id(id).to_string(),
-        None => "??".into(),
-    }
-}
-
-pub fn phase_text(p: Phase) -> String {
-    match p {
-        Phase::Deal => "dealing".into(),
-        Phase::Bet(r) => format!("betting round {}", r + 1),
-        Phase::Roll(r) => format!("roll round {}", r + 1),
-        Phase::CardAgain(_) => "dealing another card".into(),
-        Phase::Showdown => "showdown".into(),
-        Phase::Done => "hand over".into(),
-    }
-}
-
-/// Renders the table as a few lines of text. `names` gives a label per seat.
-pub fn render(view: &HandView, names: &dyn Fn(Seat) -> String) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "── hand {} · {} · pot {} · blind {} · d{} ──",
-        view.hand_no + 1,
-        phase_text(view.phase),
-        view.pot,
-        view.rules.blind,
-        view.rules.die_sides
-    );
-    for p in &view.players {
-        let mut marks = String::new();
-        if p.seat == view.dealer {
-            marks.push_str(" [D]");
-        }
-        if p.seat == view.starter {
-            marks.push_str(" [S]");
-        }
-        if view.to_act == Some(p.seat) {
-            marks.push_str(" ◀");
-        }
-        let state = if p.folded {
-            " folded".to_string()
-        } else if p.all_in {
-            " ALL-IN".to_string()
+/// Seat names as a person reads them: "you" for the reader's own seat.
+pub fn namer(names: &[String], me: Option<Seat>) -> impl Fn(Seat) -> String + Clone + '_ {
+    move |s: Seat| {
+        if Some(s) == me {
+            "you".to_string()
         } else {
+            names
+                .get(s as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {s}"))
+        }
+    }
+}
+
+/// Prints what happens at the table: new lines of the game's story, the table's decisions,
+/// what the protocol waits for (when it changes) and relay trouble.
+pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G> {
+    let mut shown = 0usize;
+    let mut verdicts = 0usize;
+    let mut last_wait = String::new();
+    let mut last_error: Option<String> = None;
+    Box::new(move |s: &Session<G>, health: &RelayHealth| {
+        let name = namer(&names, me);
+        let story = s.game().story(me, &name);
+        for line in story.iter().skip(shown) {
+            println!("  · {line}");
+        }
+        shown = story.len();
+        for v in s.verdicts().iter().skip(verdicts) {
+            println!("  ! {}", verdict_text(v));
+        }
+        verdicts = s.verdicts().len();
+        let a = s.awaiting();
+        let waiting = if a.seats.is_empty() || s.is_finished() {
             String::new()
-        };
-        let cards: Vec<String> = p.cards.iter().map(|c| card_text(*c)).collect();
-        let rolls: Vec<String> = p
-            .rolls
-            .iter()
-            .map(|r| format!("T{}→{}({:+})", r.target, r.die, r.delta()))
-            .collect();
-        let points = p.points.map(|v| format!(" = {v} pts")).unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  {:<14} stack {:>6}  bet {:>5}  [{}] {}{}{}{}",
-            names(p.seat),
-            p.stack,
-            p.bet,
-            cards.join(" "),
-            rolls.join(" "),
-            points,
-            state,
-            marks
-        );
-    }
-    out
-}
-
-/// One line per log entry since `from`.
-pub fn log_lines(view: &HandView, from: usize, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-    view.log
-        .iter()
-        .skip(from)
-        .map(|e| entry_text(e, names))
-        .collect()
-}
-
-/// A log entry in words.
-pub fn entry_text(e: &LogEntry, names: &dyn Fn(Seat) -> String) -> String {
-    match e {
-        LogEntry::Blind { seat, amount } => {
-            format!("{} posts the blind {amount}", names(*seat))
-        }
-        LogEntry::Act { seat, action } => format!("{} {}", names(*seat), action_text(action)),
-        LogEntry::Rolled { seat, target, die } => format!(
-            "{} rolled {die} against Tolerance {target}: {}",
-            names(*seat),
-            if die >= target {
-                format!("+{target}")
-            } else {
-                format!("-{target}")
-            }
-        ),
-        LogEntry::Won { seat, amount } => format!("{} wins {amount}", names(*seat)),
-    }
-}
-
-pub fn action_text(a: &Action) -> String {
-    match a {
-        Action::Fold => "folds".into(),
-        Action::Check => "checks".into(),
-        Action::Call => "calls".into(),
-        Action::Raise { to } => format!("raises to {to}"),
-        Action::Pass => "passes (no roll)".into(),
-        Action::Roll { target } => format!("rolls with Tolerance {target}"),
-    }
-}
-
-/// The prompt listing what the player may type.
-pub fn prompt(view: &HandView) -> String {
-    let mut opts = Vec::new();
-    let mut raise: Option<(u64, u64)> = None;
-    for a in &view.legal {
-        match a {
-            Action::Fold => opts.push("fold".to_string()),
-            Action::Check => opts.push("check".to_string()),
-            Action::Call => opts.push(format!("call ({})", view.to_call)),
-            Action::Raise { to } => {
-                raise = Some(match raise {
-                    None => (*to, *to),
-                    Some((lo, hi)) => (lo.min(*to), hi.max(*to)),
-                })
-            }
-            Action::Pass => opts.push("pass".to_string()),
-            Action::Roll { .. } => {}
-        }
-    }
-    if let Some((lo, hi)) = raise {
-        opts.push(if lo == hi {
-            format!("raise {lo}")
         } else {
-            format!("raise N ({lo}..={hi})")
-        });
-    }
-    if view.legal.iter().any(|a| matches!(a, Action::Roll { .. })) {
-        opts.push(format!("roll N (1..={})", view.rules.die_sides));
-    }
-    format!("your move: {} > ", opts.join(" | "))
+            format!(
+                "waiting for {} ({})",
+                a.seats.iter().map(|x| name(*x)).collect::<Vec<_>>().join(", "),
+                a.what
+            )
+        };
+        if waiting != last_wait && !waiting.is_empty() && std::env::var_os("TOLERANCE_VERBOSE").is_some() {
+            println!("    {waiting}");
+        }
+        last_wait = waiting;
+        if health.last_error != last_error {
+            if let Some(e) = &health.last_error {
+                println!("  relay trouble: {e} (retrying)");
+            }
+            last_error = health.last_error.clone();
+        }
+    })
 }
 
-/// Parses a typed move ("c" = check or call, "r 40", "raise 40", "all", "roll 3", "p", "f").
-pub fn parse_move(input: &str, view: &HandView) -> Result<Action, String> {
-    let words: Vec<String> = input.split_whitespace().map(str::to_lowercase).collect();
-    let num = |i: usize| -> Result<u64, String> {
-        words
-            .get(i)
-            .ok_or_else(|| "a number is missing".to_string())?
-            .parse::<u64>()
-            .map_err(|_| format!("'{}' is not a number", words[i]))
-    };
-    let a = match words.first().map(String::as_str) {
-        Some("f" | "fold") => Action::Fold,
-        Some("k" | "check") => Action::Check,
-        Some("call") => Action::Call,
-        Some("c") => {
-            if view.legal.contains(&Action::Check) {
-                Action::Check
-            } else {
-                Action::Call
+/// A person deciding by typing: each turn is shown and read on a thread of its own.
+pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut lines = stdin.lock().lines();
+        while let Some(ask) = rx.blocking_recv() {
+            let name = namer(&names, Some(me));
+            print!("{}", G::render(&ask.turn.view, &name));
+            if ask.turn.sealed {
+                println!("  (a sealed choice: nobody sees it until everyone chose)");
+            }
+            let answer = loop {
+                print!("{}", G::prompt(&ask.turn.view, &ask.turn.legal));
+                std::io::stdout().flush().ok();
+                let Some(Ok(input)) = lines.next() else {
+                    println!();
+                    break None;
+                };
+                let input = input.trim();
+                if matches!(input, "q" | "quit" | "leave") {
+                    break None;
+                }
+                match G::parse_move(input, &ask.turn.view, &ask.turn.legal) {
+                    Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => break Some(a),
+                    Ok(_) => println!("  that move is not allowed now"),
+                    Err(e) => println!("  {e}"),
+                }
+            };
+            let leaving = answer.is_none();
+            let _ = ask.answer.send(answer);
+            if leaving {
+                break;
             }
         }
-        Some("r" | "raise" | "bet") => Action::Raise { to: num(1)? },
-        Some("all" | "allin" | "all-in") => {
-            let max = view
-                .legal
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Raise { to } => Some(*to),
-                    _ => None,
-                })
-                .max()
-                .ok_or("raising is not open to you now")?;
-            Action::Raise { to: max }
+    });
+    PersonDecider { asks: tx }
+}
+
+/// Moves with an amount (a no-limit raise) are listed by a few representative amounts; the
+/// session checks any other amount against the rules when it is submitted.
+fn legal_amount<G: TableGame>(ask: &Ask<G>, a: &G::Action) -> bool {
+    let json = serde_json::to_value(a).unwrap_or_default();
+    ask.turn.legal.iter().any(|l| {
+        let lj = serde_json::to_value(l).unwrap_or_default();
+        match (lj.as_object(), json.as_object()) {
+            (Some(x), Some(y)) => x.keys().eq(y.keys()),
+            _ => false,
         }
-        Some("p" | "pass") => Action::Pass,
-        Some("roll") => Action::Roll {
-            target: u8::try_from(num(1)?).map_err(|_| "Tolerance number too large")?,
-        },
-        Some(w) => return Err(format!("'{w}' is not a move")),
-        None => return Err("type a move".into()),
-    };
-    Ok(a)
+    })
 }

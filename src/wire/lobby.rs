@@ -9,7 +9,10 @@
 //! announcement as `seated` with the seats in that order, and every client checks the order
 //! against the reveals before it plays ([`check_seating`]).
 
-use super::{table_coordinate, TableSpec, WireError, KIND_TABLE, VERSION};
+use super::{table_coordinate, TableSpec, WireError, KIND_TABLE};
+
+/// Version of lobby messages (unchanged since version 1 tables).
+pub const LOBBY_VERSION: u8 = 1;
 use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -66,6 +69,22 @@ pub struct Lobby {
     pub players: Vec<LobbyPlayer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Seating round: the host reopens the lobby (one round more) when a listed player did not
+    /// reveal its nonce in time; every player still listed then commits to a fresh nonce, so
+    /// nobody can choose a nonce knowing the others' revealed ones.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub round: u32,
+    /// Proof of work (NIP-13 difficulty) a join request must carry, for public tables that
+    /// strangers could flood with throwaway keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_pow: Option<u8>,
+    /// NIP-40: when an open table that never started is gone (unix seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Content of a [`KIND_LOBBY`] event. (serde cannot refuse unknown fields next to a flattened
@@ -158,7 +177,7 @@ pub fn parse_lobby(event: &Event, table: &str) -> Result<LobbyMsg, WireError> {
         id: id.clone(),
         reason: e.to_string(),
     })?;
-    if msg.v != VERSION {
+    if msg.v != LOBBY_VERSION {
         return Err(WireError::Version { id, got: msg.v });
     }
     if msg.table != table {
@@ -306,7 +325,7 @@ mod tests {
         let table = hex::encode([3u8; 32]);
         let nonce = [9u8; 32];
         let msg = LobbyMsg {
-            v: VERSION,
+            v: LOBBY_VERSION,
             table: table.clone(),
             body: LobbyBody::Join {
                 commit: seat_commit(&table, &joiner.public_key(), &nonce),
@@ -321,7 +340,7 @@ mod tests {
             Err(WireError::OtherTable { .. })
         ));
         let bad = LobbyMsg {
-            v: VERSION,
+            v: LOBBY_VERSION,
             table: table.clone(),
             body: LobbyBody::Reveal {
                 nonce: "abcd".into(),

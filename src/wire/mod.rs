@@ -1,14 +1,13 @@
 //! The table protocol's Nostr events: kinds, tags, versioned JSON payloads and size limits.
-//! No I/O. The format is specified in `protocol/PROTOCOL.md` (§Events).
+//! No I/O. The format is specified in `protocol/PROTOCOL.md` (§2–§3).
 //!
-//! Every game event is a regular (stored) event of kind [`KIND_LOG`] whose content is a
-//! [`Payload`]; it carries an `a` tag naming the table (`37767:<host>:<table id>`) so one filter
-//! fetches a table's whole log, and an `e` tag naming the chain head it builds on. The table
-//! itself is announced by an addressable event of kind [`KIND_TABLE`]. Variant proposals are
-//! addressable events of kind [`variant::KIND_VARIANT`].
+//! Every game's log event is a regular (stored) event of kind [`KIND_LOG`] whose content is a
+//! [`log::Payload`]; it carries an `a` tag naming the table (`37767:<host>:<table id>`) so one
+//! filter fetches a table's whole log, and an `e` tag naming the chain head it builds on. The
+//! table itself is announced by an addressable event of kind [`KIND_TABLE`] naming its game and
+//! that game's setup. Lobby messages are kind [`KIND_LOBBY`]; variant proposals are addressable
+//! events of kind [`variant::KIND_VARIANT`].
 
-use crate::engine::Seat;
-use crate::games::tolerance::{Action, Variant};
 use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -19,10 +18,11 @@ pub use lobby::{Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, KIND_LOBBY
 
 /// Addressable kind of a table announcement (`d` tag = table id).
 pub const KIND_TABLE: u16 = 37767;
-/// Regular kind of every game-log event.
+/// Regular kind of every game-log event, for every game.
 pub const KIND_LOG: u16 = 7767;
-/// Payload schema version.
-pub const VERSION: u8 = 1;
+/// Schema version of table announcements and log payloads. Version 1 tables (one session per
+/// game family) are refused with a message saying so.
+pub const VERSION: u8 = 2;
 /// Largest event we publish or accept (strfry's default limit).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 
@@ -40,7 +40,10 @@ pub enum WireError {
     BadSignature { id: String },
     #[error("event {id}: malformed payload: {reason}")]
     Malformed { id: String, reason: String },
-    #[error("event {id}: schema version {got}, this client speaks {VERSION}")]
+    #[error(
+        "event {id} is of protocol version {got}: it was made by {}; this client plays version {VERSION} tables only",
+        if *got < VERSION { "an older version of tolerance" } else { "a newer version of tolerance" }
+    )]
     Version { id: String, got: u8 },
     #[error("event {id} belongs to table {got}, not {want}")]
     OtherTable {
@@ -73,27 +76,20 @@ impl Default for Deadlines {
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     pub v: u8,
+    /// The game's registry name ("tolerance", "perudo", "high-card", ...).
     pub game: String,
     /// 32-byte table id, hex; also the `d` tag and the genesis of the chain.
     pub table: String,
-    pub variant: Variant,
+    /// The game's setup (its variant, rules, number of hands...) as that game reads it.
+    pub setup: serde_json::Value,
     /// Seated players' x-only public keys (hex), by seat number.
     pub seats: Vec<String>,
-    /// Hands to play (`None`: until the variant's style ends the table).
-    pub hands: Option<u64>,
     pub deadlines: Deadlines,
     /// Present for tables whose players found each other in a lobby (`tolerance host`); absent
     /// when the host seated known keys directly (`tolerance demo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lobby: Option<Lobby>,
-    /// The variant of a dice game (Mia: the ranking); absent for Tolerance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rules: Option<String>,
 }
-
-/// Games a table can announce. Perudo and Mia run the dice session (§12); `variant` is then
-/// unused and `rules` names their variant.
-pub const GAMES: [&str; 3] = ["tolerance", "perudo", "mia"];
 
 impl TableSpec {
     /// Whether the seats are fixed and the game can run.
@@ -102,99 +98,21 @@ impl TableSpec {
             .as_ref()
             .is_none_or(|l| l.status == LobbyStatus::Seated)
     }
-}
 
-/// A token for one deck position: `to` is the seat the card is dealt to, `None` for public.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TokenMsg {
-    pub position: u16,
-    pub to: Option<Seat>,
-    pub token: String,
-}
-
-/// A dice value with its Merkle path, base64.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiceMsg {
-    pub slot: u32,
-    pub reveal: String,
-}
-
-/// What an event says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
-pub enum Body {
-    /// Hand start (parallel): key share with ownership proof and commitments, and the dice
-    /// commitment for this hand.
-    Keys { share: String, dice: String },
-    /// Shuffle step (sequential, seats in order). In hand 0 it also carries the shuffler's
-    /// dice value for slot 0, which picks the first Dealer.
-    Shuffle {
-        deck: String,
-        proof: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        dealer_die: Option<DiceMsg>,
-    },
-    /// Decryption shares for a batch of cards dealt to other seats (parallel).
-    Tokens { batch: u32, tokens: Vec<TokenMsg> },
-    /// A game move (sequential). A roll carries the roller's own dice value.
-    Move {
-        action: Action,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        die: Option<DiceMsg>,
-    },
-    /// A dice value for a roll another seat asked for (parallel).
-    Dice { die: DiceMsg },
-    /// Showdown: public tokens for the sender's own cards (parallel).
-    Show { tokens: Vec<TokenMsg> },
-    /// Table end (parallel): every seated player confirms the final chain head, so the last
-    /// hand is pinned by everyone like every earlier one is by the next hand's key shares.
-    End {},
-    /// A timeout vote: the sender's deadline for the step at `prev` passed without these seats.
-    Vote { missing: Vec<Seat> },
-    /// Proof of misconduct: the offending signed events, verbatim (or their ids when both would
-    /// not fit in one event; relays keep the originals).
-    Evidence {
-        offender: Seat,
-        reason: String,
-        events: Vec<String>,
-    },
-}
-
-/// The content of a [`KIND_LOG`] event. (serde cannot refuse unknown fields next to a
-/// flattened enum; the `v` field versions the schema instead.)
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Payload {
-    pub v: u8,
-    pub table: String,
-    pub hand: u64,
-    /// Number of the protocol step within the hand this event belongs to (0 = key shares).
-    pub step: u32,
-    /// Id of the chain head this event builds on (the table id before the first sequential
-    /// event of the table).
-    pub prev: String,
-    #[serde(flatten)]
-    pub body: Body,
-}
-
-impl Body {
-    /// Sequential events advance the chain head; the others attach to it.
-    pub fn is_sequential(&self) -> bool {
-        matches!(self, Body::Shuffle { .. } | Body::Move { .. })
+    /// The table id as bytes (checked when the announcement was parsed).
+    pub fn id(&self) -> [u8; 32] {
+        hex::decode(&self.table)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .unwrap_or([0; 32])
     }
-    pub fn name(&self) -> &'static str {
-        match self {
-            Body::Keys { .. } => "keys",
-            Body::Shuffle { .. } => "shuffle",
-            Body::Tokens { .. } => "tokens",
-            Body::Move { .. } => "move",
-            Body::Dice { .. } => "dice",
-            Body::Show { .. } => "show",
-            Body::End {} => "end",
-            Body::Vote { .. } => "vote",
-            Body::Evidence { .. } => "evidence",
-        }
+
+    /// The seat keys, by seat number.
+    pub fn seat_keys(&self) -> Vec<PublicKey> {
+        self.seats
+            .iter()
+            .filter_map(|s| PublicKey::from_hex(s).ok())
+            .collect()
     }
 }
 
@@ -221,8 +139,15 @@ pub fn parse_table_ref(text: &str) -> Result<(String, Option<PublicKey>, Vec<Str
     if t.len() == 64 && hex::decode(t).is_ok() {
         return Ok((t.to_ascii_lowercase(), None, Vec::new()));
     }
-    let c = Nip19Coordinate::from_bech32(t)
-        .map_err(|_| format!("'{t}' is not a table: give its 64-hex id or an naddr1…"))?;
+    let c = Nip19Coordinate::from_bech32(t).map_err(|e| {
+        if t.starts_with("naddr1") {
+            format!(
+                "'{t}' is not a valid naddr ({e}): a character may have been mistyped or cut off"
+            )
+        } else {
+            format!("'{t}' is not a table: give its 64-hex id or an naddr1…")
+        }
+    })?;
     if c.kind != Kind::from(KIND_TABLE) {
         return Err(format!(
             "'{t}' names a kind {} event, not a table (kind {KIND_TABLE})",
@@ -242,31 +167,18 @@ pub fn parse_table_ref(text: &str) -> Result<(String, Option<PublicKey>, Vec<Str
     ))
 }
 
-/// Filter for a table's whole log.
-pub fn log_filter(host: &PublicKey, table: &str) -> Filter {
-    Filter::new()
+/// Filter for a table's whole log, from its seated authors only: events of other keys are
+/// never even fetched, so strangers can neither flood a client nor push the table's own events
+/// out of a relay's capped answer.
+pub fn log_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filter {
+    let f = Filter::new()
         .kind(Kind::from(KIND_LOG))
-        .coordinate(&table_coordinate(host, table))
-}
-
-/// Builds (unsigned) a log event.
-pub fn log_event(host: &PublicKey, payload: &Payload) -> EventBuilder {
-    let mut tags = vec![Tag::coordinate(
-        table_coordinate(host, &payload.table),
-        None,
-    )];
-    if let Ok(prev) = EventId::from_hex(&payload.prev) {
-        tags.push(Tag::event(prev));
+        .coordinate(&table_coordinate(host, table));
+    if authors.is_empty() {
+        f
+    } else {
+        f.authors(authors.iter().copied())
     }
-    tags.push(Tag::custom(
-        TagKind::custom("hand"),
-        [payload.hand.to_string()],
-    ));
-    EventBuilder::new(
-        Kind::from(KIND_LOG),
-        serde_json::to_string(payload).expect("payloads serialise"),
-    )
-    .tags(tags)
 }
 
 /// Builds (unsigned) the table announcement.
@@ -297,6 +209,10 @@ fn table_tags(spec: &TableSpec) -> Vec<Tag> {
         if !l.title.is_empty() {
             tags.push(Tag::title(l.title.clone()));
         }
+        // NIP-40: relays may drop a table that never started once its host would have given up.
+        if let Some(t) = l.expires {
+            tags.push(Tag::expiration(Timestamp::from(t)));
+        }
     }
     tags
 }
@@ -321,49 +237,37 @@ pub(crate) fn check_event(event: &Event, kind: u16) -> Result<(), WireError> {
     Ok(())
 }
 
-/// Parses and checks a log event of `table`: size, kind, signature, schema.
-pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
-    check_event(event, KIND_LOG)?;
-    let id = event.id.to_hex();
-    let p: Payload = serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
-        id: id.clone(),
-        reason: e.to_string(),
-    })?;
-    if p.v != VERSION {
-        return Err(WireError::Version { id, got: p.v });
-    }
-    if p.table != table {
-        return Err(WireError::OtherTable {
-            id,
-            got: p.table,
-            want: table.to_string(),
-        });
-    }
-    Ok(p)
-}
-
-/// Parses and checks a table announcement.
+/// Parses and checks a table announcement. The game's own setup is checked by the game
+/// (`crate::games::registry`); here only what every table shares.
 pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     check_event(event, KIND_TABLE)?;
     let id = event.id.to_hex();
+    #[derive(Deserialize)]
+    struct Versioned {
+        v: u8,
+    }
+    if let Ok(Versioned { v }) = serde_json::from_str::<Versioned>(&event.content) {
+        if v != VERSION {
+            return Err(WireError::Version { id, got: v });
+        }
+    }
     let spec: TableSpec =
         serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
             id: id.clone(),
             reason: e.to_string(),
         })?;
-    if spec.v != VERSION {
-        return Err(WireError::Version { id, got: spec.v });
-    }
     let malformed = |reason: String| WireError::Malformed {
         id: id.clone(),
         reason,
     };
-    if !GAMES.contains(&spec.game.as_str()) {
-        return Err(malformed(format!(
-            "game '{}' is not one this client plays ({})",
-            spec.game,
-            GAMES.join(", ")
-        )));
+    if spec.game.is_empty()
+        || spec.game.len() > 32
+        || !spec
+            .game
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err(malformed(format!("'{}' is not a game name", spec.game)));
     }
     if event.tags.identifier() != Some(spec.table.as_str()) {
         return Err(malformed("the d tag differs from the table id".into()));
@@ -371,15 +275,14 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     if hex::decode(&spec.table).map(|b| b.len()) != Ok(32) {
         return Err(malformed("table id is not 32 bytes of hex".into()));
     }
-    spec.variant
-        .validate()
-        .map_err(|e| malformed(e.to_string()))?;
+    if spec.deadlines.move_ms < 1000 || spec.deadlines.crypto_ms < 1000 {
+        return Err(malformed("deadlines shorter than a second".into()));
+    }
     if let Some(l) = &spec.lobby {
-        if l.min_players < 2 || l.min_players > l.max_players || l.max_players > spec.variant.seats
-        {
+        if l.min_players < 2 || l.min_players > l.max_players {
             return Err(malformed(format!(
-                "lobby wants {}..={} players for a {}-seat variant",
-                l.min_players, l.max_players, spec.variant.seats
+                "lobby wants {}..={} players",
+                l.min_players, l.max_players
             )));
         }
         if l.players.len() > l.max_players as usize {
@@ -399,16 +302,16 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         }
         return Ok(spec);
     }
-    if spec.seats.len() < 2 || spec.seats.len() > spec.variant.seats as usize {
-        return Err(malformed(format!(
-            "{} seats for a {}-seat variant",
-            spec.seats.len(),
-            spec.variant.seats
-        )));
+    if spec.seats.len() < 2 || spec.seats.len() > 64 {
+        return Err(malformed(format!("{} seats", spec.seats.len())));
     }
+    let mut seen = std::collections::BTreeSet::new();
     for s in &spec.seats {
         PublicKey::from_hex(s)
             .map_err(|_| malformed(format!("seat key {s} is not a public key")))?;
+        if !seen.insert(s) {
+            return Err(malformed("one key holds two seats".into()));
+        }
     }
     Ok(spec)
 }
@@ -422,57 +325,11 @@ mod tests {
             v: VERSION,
             game: "tolerance".into(),
             table: hex::encode([7u8; 32]),
-            variant: Variant::default(),
+            setup: serde_json::json!({"hands": 1}),
             seats: keys.iter().map(|k| k.public_key().to_hex()).collect(),
-            hands: Some(1),
             deadlines: Deadlines::default(),
             lobby: None,
-            rules: None,
         }
-    }
-
-    #[test]
-    fn payloads_round_trip_and_reject_tampering() {
-        let host = Keys::generate();
-        let p = Payload {
-            v: VERSION,
-            table: hex::encode([7u8; 32]),
-            hand: 3,
-            step: 9,
-            prev: hex::encode([1u8; 32]),
-            body: Body::Move {
-                action: Action::Raise { to: 40 },
-                die: None,
-            },
-        };
-        let ev = log_event(&host.public_key(), &p)
-            .sign_with_keys(&host)
-            .unwrap();
-        assert_eq!(parse_log(&ev, &p.table).unwrap(), p);
-        assert!(matches!(
-            parse_log(&ev, &hex::encode([8u8; 32])),
-            Err(WireError::OtherTable { .. })
-        ));
-        let mut forged = ev.clone();
-        forged.content = forged.content.replace("40", "41");
-        assert!(matches!(
-            parse_log(&forged, &p.table),
-            Err(WireError::BadSignature { .. })
-        ));
-        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":1}")
-            .sign_with_keys(&host)
-            .unwrap();
-        assert!(matches!(
-            parse_log(&bad, &p.table),
-            Err(WireError::Malformed { .. })
-        ));
-        let big = EventBuilder::new(Kind::from(KIND_LOG), "x".repeat(MAX_EVENT_BYTES))
-            .sign_with_keys(&host)
-            .unwrap();
-        assert!(matches!(
-            parse_log(&big, &p.table),
-            Err(WireError::TooLarge { .. })
-        ));
     }
 
     #[test]
@@ -485,10 +342,11 @@ mod tests {
         assert_eq!((got.as_str(), h), (id.as_str(), Some(host)));
         assert_eq!(relays.len(), 1);
         assert_eq!(parse_table_ref(&id).unwrap().0, id);
-        assert!(parse_table_ref("naddr1bogus")
-            .unwrap_err()
-            .contains("not a table"));
-        assert!(parse_table_ref("1234").is_err());
+        assert!(parse_table_ref("1234").unwrap_err().contains("not a table"));
+        let mut typo = naddr.clone();
+        typo.pop();
+        typo.push(if naddr.ends_with('q') { 'p' } else { 'q' });
+        assert!(parse_table_ref(&typo).unwrap_err().contains("mistyped"));
     }
 
     #[test]
@@ -504,5 +362,22 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("not a public key"));
+        let mut twice = s.clone();
+        twice.seats[1] = twice.seats[0].clone();
+        let ev = table_event(&twice).sign_with_keys(&keys[0]).unwrap();
+        assert!(parse_table(&ev).unwrap_err().to_string().contains("two seats"));
+    }
+
+    #[test]
+    fn a_version_1_table_is_refused_with_a_reason() {
+        let keys = Keys::generate();
+        let old = serde_json::json!({"v": 1, "game": "tolerance", "table": hex::encode([1u8; 32]),
+            "variant": {}, "seats": [], "hands": 1, "deadlines": {"move_ms": 1000, "crypto_ms": 1000}});
+        let ev = EventBuilder::new(Kind::from(KIND_TABLE), old.to_string())
+            .tags([Tag::identifier(hex::encode([1u8; 32]))])
+            .sign_with_keys(&keys)
+            .unwrap();
+        let e = parse_table(&ev).unwrap_err().to_string();
+        assert!(e.contains("older version of tolerance"), "{e}");
     }
 }

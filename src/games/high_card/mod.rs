@@ -8,6 +8,7 @@
 //! Rules: `protocol/rules/high-card.md`; how the game was added: `protocol/ADDING_A_GAME.md`.
 
 pub mod bot;
+pub mod entry;
 pub mod game;
 pub mod replay;
 

@@ -6,6 +6,7 @@
 //!
 //! The precise rules, and every decision the seed leaves open, are in `protocol/rules/perudo.md`.
 
+pub mod entry;
 pub mod game;
 pub mod replay;
 

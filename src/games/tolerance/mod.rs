@@ -10,10 +10,12 @@
 //! The precise rules, and every decision the seed leaves open, are in
 //! `protocol/rules/tolerance.md`.
 
+pub mod entry;
 pub mod game;
 pub mod hand;
 pub mod replay;
 pub mod table;
+pub mod text;
 pub mod variant;
 pub mod view;
 

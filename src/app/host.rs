@@ -1,0 +1,206 @@
+//! `tolerance host`: announce a table, invite players by npub, play your seat when it fills.
+
+use super::common::{load_identity, relays_or_embedded, setup_options};
+use super::seat::{play_seat, SeatUi};
+use crate::games::registry::{self, TableGame, Visit};
+use crate::identity;
+use crate::net::profiles::short_npub;
+use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
+use crate::wire::Deadlines;
+use nostr_sdk::prelude::*;
+use std::time::Duration;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HostArgs {
+    /// The game (see `tolerance games`).
+    #[arg(long, default_value = "tolerance")]
+    pub game: String,
+    /// A built-in variant (Tolerance: standard, super-ace, card-again, tournament, cash; Mia:
+    /// traditional or modern), a variant FILE or an naddr1….
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Seats at the table (the most players, you included).
+    #[arg(long, default_value_t = 4)]
+    pub seats: u8,
+    /// Start with fewer players than seats, but at least this many, after --start-after.
+    #[arg(long, default_value_t = 2)]
+    pub min_players: u8,
+    /// Invite this player (npub1…, nprofile1… or hex; repeatable) by a private message.
+    #[arg(long = "invite")]
+    pub invite: Vec<String>,
+    /// Only invited players may sit (the default when anyone is invited).
+    #[arg(long, conflicts_with = "public")]
+    pub invite_only: bool,
+    /// Anyone may sit, invited or not (the default when nobody is invited).
+    #[arg(long)]
+    pub public: bool,
+    #[arg(long, default_value = "")]
+    pub title: String,
+    /// Stop after this many hands or rounds (default: the game's own end).
+    #[arg(long)]
+    pub hands: Option<u64>,
+    /// Start with whoever joined (at least --min-players) after this many seconds.
+    #[arg(long)]
+    pub start_after: Option<u64>,
+    /// Cancel the table if it has not started after this many seconds.
+    #[arg(long, default_value_t = 600)]
+    pub wait: u64,
+    /// Seconds a player has for a decision.
+    #[arg(long, default_value_t = 120)]
+    pub move_secs: u64,
+    /// Seconds a client has for a cryptographic step (also the grace for a crashed client).
+    #[arg(long, default_value_t = 30)]
+    pub crypto_secs: u64,
+    /// Ask joiners for NIP-13 proof of work of this many bits (public tables against floods
+    /// of throwaway keys).
+    #[arg(long)]
+    pub join_pow: Option<u8>,
+    /// Relay URL (repeatable); none starts the embedded relay on loopback (same machine only).
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+    /// Let a bot play your seat.
+    #[arg(long)]
+    pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
+}
+
+pub fn parse_npub(text: &str) -> Result<PublicKey, String> {
+    let t = text.trim();
+    if let Ok(p) = Nip19Profile::from_bech32(t) {
+        return Ok(p.public_key);
+    }
+    identity::parse_public(t).map_err(|e| e.to_string())
+}
+
+pub fn print_news(n: &LobbyNews) {
+    match n {
+        LobbyNews::Announced { naddr } => {
+            println!("table announced; others join with:\n  tolerance join {naddr}")
+        }
+        LobbyNews::Invited { npub, accepted_by } => {
+            println!("invited {npub} ({accepted_by} relays took the invitation)")
+        }
+        LobbyNews::InviteFailed { npub, reason } => {
+            println!("could not invite {npub}: {reason}")
+        }
+        LobbyNews::Joined { npub, players, max } => {
+            if *players > 0 {
+                println!("{npub} joined ({players}/{max})")
+            } else {
+                println!("{npub} asked to join")
+            }
+        }
+        LobbyNews::Refused { npub, reason } => println!("refused {npub}: {reason}"),
+        LobbyNews::Left { npub } => println!("{npub} left"),
+        LobbyNews::Starting { players } => {
+            println!("starting with {players} players: drawing the seating order")
+        }
+        LobbyNews::Revealed { .. } => {}
+        LobbyNews::Dropped { npubs } => println!(
+            "{} never revealed a seating nonce: the seat{} open again",
+            npubs.join(", "),
+            if npubs.len() == 1 { " is" } else { "s are" }
+        ),
+        LobbyNews::Seated { seats } => {
+            let names: Vec<String> = seats
+                .iter()
+                .filter_map(|h| PublicKey::from_hex(h).ok())
+                .map(|k| short_npub(&k))
+                .collect();
+            println!("seated: {}", names.join(", "))
+        }
+        LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
+    }
+}
+
+pub async fn run(args: HostArgs) -> Result<(), String> {
+    let keys = load_identity()?;
+    host_as(&keys, args).await
+}
+
+/// The game's setup as JSON and the most players it seats.
+struct Check {
+    opts: crate::games::registry::SetupOptions,
+}
+
+impl Visit for Check {
+    type Out = Result<(serde_json::Value, u8), String>;
+    fn visit<G: TableGame>(self) -> Self::Out {
+        let setup = G::setup(&self.opts)?;
+        let (_, max) = G::seats_for(&setup);
+        Ok((serde_json::to_value(&setup).map_err(|e| e.to_string())?, max))
+    }
+}
+
+pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
+    let me = keys.public_key();
+    let invite: Vec<PublicKey> = args
+        .invite
+        .iter()
+        .map(|t| parse_npub(t))
+        .collect::<Result<_, _>>()?;
+    if invite.contains(&me) {
+        return Err("you cannot invite yourself: you hold the host's seat already".into());
+    }
+    let opts = setup_options(args.variant.as_deref(), args.hands, args.seats, &args.relays).await?;
+    let (setup, max) = registry::with_game(&args.game, Check { opts })??;
+    let (relays, _embedded) = relays_or_embedded(&args.relays, true).await?;
+    let public = args.public || (!args.invite_only && invite.is_empty());
+    let opts = HostOptions {
+        keys: keys.clone(),
+        game: args.game.clone(),
+        setup,
+        seats: max,
+        relays: relays.clone(),
+        deadlines: Deadlines {
+            move_ms: args.move_secs * 1000,
+            crypto_ms: args.crypto_secs * 1000,
+        },
+        title: args.title.clone(),
+        public,
+        min_players: args.min_players,
+        max_players: args.seats,
+        invite,
+        start_after: args.start_after.map(Duration::from_secs),
+        wait: Duration::from_secs(args.wait),
+        join_pow: args.join_pow,
+    };
+    println!(
+        "hosting {} as {}: {} seats, {}",
+        args.game,
+        short_npub(&me),
+        args.seats,
+        if public { "public" } else { "invite only" }
+    );
+    let spec = lobby::host_lobby(opts, |n| print_news(&n)).await?;
+    let (spec, start) = seated(keys, &relays, &me, &spec.table).await?;
+    let joined = Joined {
+        spec,
+        host: me,
+        relays,
+    };
+    play_seat(keys, joined, start, SeatUi::choose(args.auto, args.plain), None).await
+}
+
+/// The seated announcement as the relays hold it, with its time (when the game's step 0
+/// opened).
+pub async fn seated(
+    keys: &Keys,
+    relays: &[String],
+    host: &PublicKey,
+    table: &str,
+) -> Result<(crate::wire::TableSpec, u64), String> {
+    let pool = crate::net::pool::RelayPool::connect(
+        keys.clone(),
+        relays,
+        crate::net::pool::PoolConfig::default(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let out =
+        crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
+    pool.shutdown().await;
+    out
+}

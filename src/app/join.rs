@@ -1,0 +1,48 @@
+//! `tolerance join`: take a seat at a table and play it.
+
+use super::common::load_identity;
+use super::host::{print_news, seated};
+use super::seat::{play_seat, SeatUi};
+use crate::net::profiles::short_npub;
+use crate::table::lobby;
+use nostr_sdk::prelude::*;
+use std::time::Duration;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct JoinArgs {
+    /// The table: naddr1…, nevent1… of its announcement, or its 64-hex id.
+    pub table: String,
+    /// Relay URL (repeatable); optional when the naddr carries relay hints.
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+    /// Give up if the table has not started after this many seconds.
+    #[arg(long, default_value_t = 600)]
+    pub wait: u64,
+    /// Let a bot play your seat.
+    #[arg(long)]
+    pub auto: bool,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
+}
+
+pub async fn run(args: JoinArgs) -> Result<(), String> {
+    let keys = load_identity()?;
+    join_as(&keys, args).await
+}
+
+pub async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
+    let r = lobby::parse_ref(&args.table)?;
+    println!("joining as {}", short_npub(&keys.public_key()));
+    let joined = lobby::join_lobby(
+        keys,
+        &args.relays,
+        &r,
+        Duration::from_secs(args.wait),
+        |n| print_news(&n),
+    )
+    .await?;
+    let (spec, start) = seated(keys, &joined.relays, &joined.host, &joined.spec.table).await?;
+    let joined = lobby::Joined { spec, ..joined };
+    play_seat(keys, joined, start, SeatUi::choose(args.auto, args.plain), None).await
+}

@@ -1,0 +1,124 @@
+//! `tolerance keys`: the player's Nostr identity on this machine, and its public profile.
+
+use super::common::{load_identity, passphrase, runtime};
+use crate::net::pool::{PoolConfig, RelayPool};
+use nostr_sdk::prelude::*;
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Generate a new key and store it (encrypted with a passphrase unless --plain).
+    New {
+        /// Store the secret unencrypted (owner-only file permissions).
+        #[arg(long)]
+        plain: bool,
+        /// Replace an existing identity.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Import a secret key (nsec1… or hex).
+    Import {
+        secret: String,
+        #[arg(long)]
+        plain: bool,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the stored identity's npub (unlocking it proves the passphrase).
+    Show,
+    /// Publish the name other players see (a kind-0 profile).
+    Profile(ProfileArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProfileArgs {
+    /// The name other players see.
+    #[arg(long)]
+    pub name: String,
+    /// Relay URL (repeatable); also published as your NIP-17 inbox relays.
+    #[arg(long = "relay", required = true)]
+    pub relays: Vec<String>,
+}
+
+pub fn run(command: KeysCommand) -> Result<(), String> {
+    use crate::identity;
+    use nostr_sdk::prelude::ToBech32;
+    let dir = identity::config_dir();
+    let show = |k: &nostr_sdk::Keys| {
+        println!(
+            "{}",
+            k.public_key()
+                .to_bech32()
+                .expect("a public key always encodes")
+        );
+        println!("stored in {}", identity::identity_path(&dir).display());
+    };
+    let secure = |plain: bool| -> Result<Option<String>, String> {
+        if plain {
+            return Ok(None);
+        }
+        match passphrase(true) {
+            Some(p) if !p.is_empty() => Ok(Some(p)),
+            _ => Err(format!(
+                "a passphrase is needed (set {} or type it), or pass --plain",
+                identity::PASSPHRASE_ENV
+            )),
+        }
+    };
+    match command {
+        KeysCommand::New { plain, force } => {
+            let k = nostr_sdk::Keys::generate();
+            let p = secure(plain)?;
+            let k = identity::store(&dir, k.secret_key(), p.as_deref(), force)
+                .map_err(|e| e.to_string())?;
+            show(&k);
+        }
+        KeysCommand::Import {
+            secret,
+            plain,
+            force,
+        } => {
+            let sk = identity::parse_secret(&secret).map_err(|e| e.to_string())?;
+            let p = secure(plain)?;
+            let k = identity::store(&dir, &sk, p.as_deref(), force).map_err(|e| e.to_string())?;
+            show(&k);
+        }
+        KeysCommand::Show => {
+            let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
+            show(&k);
+        }
+        KeysCommand::Profile(args) => {
+            return runtime()?.block_on(profile(args));
+        }
+    }
+    Ok(())
+}
+
+async fn profile(args: ProfileArgs) -> Result<(), String> {
+    let keys = load_identity()?;
+    let pool = RelayPool::connect(keys, &args.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let r = crate::net::profiles::publish_name(&pool, &args.name).await?;
+    println!(
+        "profile name '{}' accepted by {} relay(s)",
+        args.name,
+        r.accepted.len()
+    );
+    // NIP-17: invitations and messages find you through your inbox relay list.
+    let inbox: Vec<RelayUrl> = pool.relays().to_vec();
+    let r = crate::net::dm::publish_inbox_relays(&pool, &inbox)
+        .await
+        .map_err(|e| e.to_string())?;
+    pool.shutdown().await;
+    println!(
+        "inbox relays for private messages ({}) accepted by {} relay(s)",
+        inbox
+            .iter()
+            .map(|u| u.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.accepted.len()
+    );
+    Ok(())
+}

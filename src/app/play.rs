@@ -1,0 +1,223 @@
+//! `tolerance play`: you against bots. Networked by default — every seat its own key, relay
+//! connection and session, the full trustless protocol over the embedded relay (or `--relay`)
+//! — or `--local`, the engine alone with this machine's dice and cards.
+
+use super::common::{practice_names, relays_or_embedded, runtime, setup_options};
+use crate::bots::{Bot, BotLevel};
+use crate::engine::sim::{fulfil_all, Oracle};
+use crate::engine::{Seat, ToAct};
+use crate::games::registry::{self, SetupOptions, TableGame, Visit};
+use crate::table::demo::{run_demo, DemoOptions};
+use crate::table::runner::{BotDecider, Decider};
+use crate::wire::Deadlines;
+use rand::rngs::{OsRng, StdRng};
+use rand::SeedableRng;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlayArgs {
+    /// The game (see `tolerance games`).
+    #[arg(long, default_value = "tolerance")]
+    pub game: String,
+    /// Players at the table, you included.
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// A built-in variant (Tolerance: standard, super-ace, card-again, tournament, cash; Mia:
+    /// traditional or modern), a variant FILE, or an naddr1… of a published variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Stop after this many hands or rounds (default: the game's own end).
+    #[arg(long)]
+    pub hands: Option<u64>,
+    /// Let a bot play your seat too (a headless run of the same loop).
+    #[arg(long)]
+    pub auto: bool,
+    /// Play locally through the engine only (no relay, no cryptography).
+    #[arg(long)]
+    pub local: bool,
+    /// Relay URL (repeatable); none starts the embedded relay on loopback.
+    #[arg(long = "relay")]
+    pub relays: Vec<String>,
+    /// How well the bots play: easy, normal or hard.
+    #[arg(long, default_value_t = BotLevel::Normal)]
+    pub bot_level: BotLevel,
+    /// The line interface even on a terminal (for scripts and screen readers).
+    #[arg(long)]
+    pub plain: bool,
+}
+
+impl Default for PlayArgs {
+    fn default() -> Self {
+        PlayArgs {
+            game: "tolerance".into(),
+            players: 4,
+            variant: None,
+            hands: None,
+            auto: false,
+            local: false,
+            relays: Vec::new(),
+            bot_level: BotLevel::Normal,
+            plain: false,
+        }
+    }
+}
+
+pub fn run(args: PlayArgs) -> Result<(), String> {
+    let rt = runtime()?;
+    let opts = rt.block_on(setup_options(
+        args.variant.as_deref(),
+        args.hands,
+        args.players,
+        &args.relays,
+    ))?;
+    let game = args.game.clone();
+    if args.local {
+        return registry::with_game(&game, Local { args, opts })?;
+    }
+    rt.block_on(registry::with_game(&game, Networked { args, opts })?)
+}
+
+struct Networked {
+    args: PlayArgs,
+    opts: SetupOptions,
+}
+
+type Fut = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send>>;
+
+impl Visit for Networked {
+    type Out = Fut;
+    fn visit<G: TableGame>(self) -> Fut {
+        Box::pin(async move {
+            let args = self.args;
+            let (relays, _embedded) = relays_or_embedded(&args.relays, false).await?;
+            let names = practice_names(args.players);
+            println!(
+                "{}: you and {} bots, every seat its own key, over {}",
+                G::TITLE,
+                args.players.saturating_sub(1),
+                relays.join(", ")
+            );
+            let seat0: Box<dyn Decider<G>> = if args.auto {
+                Box::new(BotDecider(G::bot(
+                    args.bot_level,
+                    StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+                )))
+            } else {
+                Box::new(crate::ui::line::person::<G>(names.clone(), 0))
+            };
+            let opts = DemoOptions {
+                setup: self.opts,
+                relays,
+                // A person may think; bots answer at once.
+                deadlines: Deadlines {
+                    move_ms: 600_000,
+                    crypto_ms: 60_000,
+                },
+                idle: Duration::from_secs(3600),
+                bot_level: args.bot_level,
+                verify_after: false,
+                ..DemoOptions::default()
+            };
+            let run = run_demo::<G>(
+                opts,
+                Some(seat0),
+                Some(crate::ui::line::printer::<G>(names, Some(0))),
+            )
+            .await?;
+            match &run.reports[0] {
+                Ok(r) => {
+                    let line = r.result.clone();
+                    println!("{line}");
+                    Ok(())
+                }
+                Err(e) => Err(e.clone()),
+            }
+        })
+    }
+}
+
+struct Local {
+    args: PlayArgs,
+    opts: SetupOptions,
+}
+
+impl Visit for Local {
+    type Out = Result<(), String>;
+    fn visit<G: TableGame>(self) -> Result<(), String> {
+        let args = self.args;
+        let setup = G::setup(&self.opts)?;
+        let mut game = G::start(&setup, args.players).map_err(|e| e.to_string())?;
+        let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+        let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
+        let mut bots: Vec<Box<dyn Bot<G>>> = (0..args.players)
+            .map(|_| G::bot(args.bot_level, StdRng::from_rng(&mut rng).expect("seeded")))
+            .collect();
+        println!(
+            "LOCAL {} game: you and {} bots on this machine, dealt and rolled by this \
+             machine's RNG (not the trustless table: use `tolerance play` without --local)",
+            G::TITLE,
+            args.players.saturating_sub(1)
+        );
+        let names = practice_names(args.players);
+        let name = |s: Seat| names.get(s as usize).cloned().unwrap_or_default();
+        let stdin = std::io::stdin();
+        let mut lines = stdin.lock().lines();
+        let mut shown = 0;
+        loop {
+            let story = game.story(Some(0), &name);
+            for l in story.iter().skip(shown) {
+                println!("  · {l}");
+            }
+            shown = story.len();
+            let seats: Vec<Seat> = match game.to_act() {
+                ToAct::Terminal => break,
+                ToAct::Chance(reqs) => {
+                    let outs = fulfil_all(&mut oracle, &reqs)?;
+                    game.apply_chance(&outs).map_err(|e| e.to_string())?;
+                    continue;
+                }
+                ToAct::Seat(s) => vec![s],
+                ToAct::Sealed(v) => v,
+            };
+            let mut chosen = Vec::new();
+            for s in seats {
+                let legal = game.legal_actions(s);
+                let view = game.view(Some(s));
+                let a = if s == 0 && !args.auto {
+                    print!("{}", G::render(&view, &name));
+                    loop {
+                        print!("{}", G::prompt(&view, &legal));
+                        std::io::stdout().flush().ok();
+                        let Some(Ok(input)) = lines.next() else {
+                            println!("\nbye");
+                            return Ok(());
+                        };
+                        if matches!(input.trim(), "q" | "quit") {
+                            println!("bye");
+                            return Ok(());
+                        }
+                        match G::parse_move(input.trim(), &view, &legal) {
+                            Ok(a) => match game.clone().apply(0, &a) {
+                                Ok(()) => break a,
+                                Err(e) => println!("  {e}"),
+                            },
+                            Err(e) => println!("  {e}"),
+                        }
+                    }
+                } else {
+                    bots[s as usize].choose(&view, &legal)
+                };
+                chosen.push((s, a));
+            }
+            for (s, a) in chosen {
+                game.apply(s, &a).map_err(|e| e.to_string())?;
+            }
+        }
+        for l in game.story(Some(0), &name).iter().skip(shown) {
+            println!("  · {l}");
+        }
+        println!("{}", game.result_line(&name));
+        Ok(())
+    }
+}

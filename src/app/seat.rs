@@ -1,0 +1,201 @@
+//! Playing this identity's seat at a seated table, for any game: the shared end of `host`,
+//! `join` and `resume`. Journalled, so `resume` can continue after a crash.
+
+use crate::engine::Seat;
+use crate::games::registry::{self, TableGame, Visit};
+use crate::identity;
+use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::profiles::{fetch_names, short_npub};
+use crate::table::journal::{self, Journal, TableMeta};
+use crate::table::lobby::Joined;
+use crate::table::runner::{run_client, BotDecider, Decider, RunConfig};
+use crate::wire::{self, TableSpec};
+use nostr_sdk::prelude::*;
+use rand::rngs::{OsRng, StdRng};
+use rand::SeedableRng;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// Who plays this identity's seat, and through what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatUi {
+    /// `--auto`: a bot.
+    Bot,
+    /// The line interface.
+    Line,
+}
+
+impl SeatUi {
+    pub fn choose(auto: bool, _plain: bool) -> SeatUi {
+        if auto {
+            SeatUi::Bot
+        } else {
+            SeatUi::Line
+        }
+    }
+}
+
+/// How people are named at the table: "you", profile names, else short npubs.
+pub fn seat_names(spec: &TableSpec, me: &PublicKey, names: &HashMap<PublicKey, String>) -> Vec<String> {
+    spec.seats
+        .iter()
+        .map(|h| match PublicKey::from_hex(h) {
+            Ok(k) if k == *me => "you".to_string(),
+            Ok(k) => names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)),
+            Err(_) => h.clone(),
+        })
+        .collect()
+}
+
+/// Plays the seat to the end of the table.
+pub async fn play_seat(
+    keys: &Keys,
+    joined: Joined,
+    start: u64,
+    ui: SeatUi,
+    resumed: Option<TableMeta>,
+) -> Result<(), String> {
+    let Joined { spec, host, relays } = joined;
+    let home = identity::config_dir();
+    let me = keys.public_key();
+    let seat = spec
+        .seats
+        .iter()
+        .position(|s| *s == me.to_hex())
+        .ok_or("this identity holds no seat at the table")? as Seat;
+    let names = match RelayPool::connect(keys.clone(), &relays, PoolConfig::default()).await {
+        Ok(pool) => {
+            let n = fetch_names(&pool, &spec.seat_keys(), Duration::from_secs(2)).await;
+            pool.shutdown().await;
+            n
+        }
+        Err(_) => HashMap::new(),
+    };
+    let names = seat_names(&spec, &me, &names);
+    for (s, n) in names.iter().enumerate() {
+        println!("  seat {s}: {n}");
+    }
+    let journal = Journal::open(&home, keys, &spec.table)?;
+    let meta = resumed.unwrap_or_else(|| TableMeta {
+        table: spec.table.clone(),
+        host: host.to_hex(),
+        relays: relays.clone(),
+        naddr: wire::table_naddr(&host, &spec.table, &relays),
+        me: me.to_hex(),
+        auto: ui == SeatUi::Bot,
+        finished: false,
+        game: spec.game.clone(),
+    });
+    journal::write_meta(&home, &meta)?;
+    let outcome = registry::with_game(
+        &spec.game,
+        PlaySeat {
+            keys: keys.clone(),
+            spec: spec.clone(),
+            start,
+            host,
+            relays: relays.clone(),
+            seat,
+            names,
+            ui,
+            journal,
+            home: home.clone(),
+        },
+    )?
+    .await?;
+    journal::write_meta(
+        &home,
+        &TableMeta {
+            finished: outcome.finished,
+            ..meta
+        },
+    )?;
+    println!("{}", outcome.line);
+    println!(
+        "verify with: tolerance verify {}",
+        wire::table_naddr(&host, &spec.table, &relays)
+    );
+    Ok(())
+}
+
+struct Played {
+    finished: bool,
+    line: String,
+}
+
+struct PlaySeat {
+    keys: Keys,
+    spec: TableSpec,
+    start: u64,
+    host: PublicKey,
+    relays: Vec<String>,
+    seat: Seat,
+    names: Vec<String>,
+    ui: SeatUi,
+    journal: Journal,
+    home: PathBuf,
+}
+
+type Fut<T> = Pin<Box<dyn std::future::Future<Output = Result<T, String>> + Send>>;
+
+impl Visit for PlaySeat {
+    type Out = Fut<Played>;
+    fn visit<G: TableGame>(self) -> Fut<Played> {
+        Box::pin(async move {
+            let decider: Box<dyn Decider<G>> = match self.ui {
+                SeatUi::Bot => Box::new(BotDecider(G::bot(
+                    crate::bots::BotLevel::Normal,
+                    StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+                ))),
+                SeatUi::Line => Box::new(crate::ui::line::person::<G>(
+                    self.names.clone(),
+                    self.seat,
+                )),
+            };
+            let deadline = self.spec.deadlines.move_ms.max(self.spec.deadlines.crypto_ms);
+            let cfg = RunConfig::<G> {
+                keys: self.keys.clone(),
+                relays: self.relays.clone(),
+                host: self.host,
+                spec: self.spec.clone(),
+                start: self.start,
+                decider,
+                journal: Some(self.journal),
+                on_update: Some(crate::ui::line::printer::<G>(
+                    self.names.clone(),
+                    Some(self.seat),
+                )),
+                idle: Duration::from_millis(deadline * 4 + 60_000),
+                tamper: None,
+                names: self.names.clone(),
+            };
+            let report = run_client(cfg).await?;
+            for v in &report.violations {
+                println!("rejected: {v}");
+            }
+            let record = crate::history::Record {
+                game: G::NAME.to_string(),
+                table: self.spec.table.clone(),
+                seat: Some(self.seat),
+                saved_at: crate::history::now(),
+                result: report.result.clone(),
+                lines: report.story.clone(),
+                report: report.report.clone(),
+            };
+            if let Err(e) = crate::history::append(&self.home, &record) {
+                eprintln!("warning: the table was not saved to the history: {e}");
+            }
+            Ok(Played {
+                finished: report.finished,
+                line: format!(
+                    "table over: {} ({} events checked, {} rejected)",
+                    report.result,
+                    report.stats.events,
+                    report.violations.len()
+                ),
+            })
+        })
+    }
+}

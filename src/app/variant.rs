@@ -1,0 +1,164 @@
+//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show.
+
+use super::common::{load_identity, runtime};
+use crate::games::tolerance::Variant;
+use crate::variants::load_variant;
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum VariantCommand {
+    /// Print a variant file (built-in name, default "standard") to standard output.
+    New {
+        #[arg(default_value = "standard")]
+        builtin: String,
+    },
+    /// Check a variant file and print the rules it sets, or the error naming the field.
+    Validate { file: PathBuf },
+    /// Publish a variant file for others to play (a Nostr addressable event, kind 37768) and
+    /// send the author its naddr in a private message.
+    Propose {
+        file: PathBuf,
+        /// Shown in lists; also names the proposal (default: the variant's name). Proposing
+        /// again under the same title replaces it.
+        #[arg(long)]
+        title: Option<String>,
+        /// What the variant changes and why (default: a line of its rules).
+        #[arg(long)]
+        description: Option<String>,
+        /// Recipient npub (default: the game's author, or `author` in config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        /// Relay URL (repeatable); default: `relays` in config.toml, else a few public relays.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
+    /// The variants published on the relays, the author's included, newest first.
+    List {
+        /// Whose proposals to mark as the author's (default: the game's author or config.toml).
+        #[arg(long)]
+        to: Option<String>,
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
+    /// Fetch a published variant and print it as a variant file (its metadata in comments).
+    Show {
+        /// naddr1… of the variant.
+        naddr: String,
+        /// Relay URL (repeatable), in addition to the naddr's relay hints.
+        #[arg(long = "relay")]
+        relays: Vec<String>,
+    },
+}
+
+
+
+pub fn run(command: VariantCommand) -> Result<(), String> {
+    use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
+    use crate::variants;
+    use nostr_sdk::prelude::ToBech32;
+    // Read only by the commands that talk to relays, so a broken config.toml does not stop
+    // `variant new` or `validate`.
+    let settings = || crate::config::Settings::load(&crate::identity::config_dir());
+    match command {
+        VariantCommand::New { builtin } => {
+            let v = Variant::builtin(&builtin)
+                .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
+            print!("{}", crate::games::tolerance::variant::commented_toml(&v));
+            Ok(())
+        }
+        VariantCommand::Validate { file } => {
+            let v = load_variant(&file.to_string_lossy())?;
+            println!("{}: valid\n{}", file.display(), v.to_toml());
+            Ok(())
+        }
+        VariantCommand::Propose {
+            file,
+            title,
+            description,
+            to,
+            relays,
+        } => {
+            let settings = settings()?;
+            let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
+            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
+            let v = load_variant(&file.to_string_lossy())?;
+            let title = title.unwrap_or_else(|| v.name.clone());
+            let keys = load_identity()?;
+            runtime()?.block_on(async {
+                let pool = feedback::connect(keys, &relays).await?;
+                let done =
+                    variants::propose(&pool, &v, &title, description.as_deref().unwrap_or(""), &to)
+                        .await;
+                pool.shutdown().await;
+                let p = done?;
+                println!("{}", p.naddr);
+                println!(
+                    "published \"{}\" (kind 37768, d={})",
+                    p.post.title, p.post.slug
+                );
+                for url in &p.published.accepted {
+                    println!("  accepted by {url}");
+                }
+                for (url, why) in &p.published.rejected {
+                    println!("  NOT accepted by {url}: {why}");
+                }
+                match p.message {
+                    Ok(r) => {
+                        for line in feedback::report_lines(&feedback::Sent::Private(r)) {
+                            println!("{line}");
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(format!(
+                        "the variant is published but {} was not told: {e}",
+                        to.to_bech32().expect("a public key always encodes")
+                    )),
+                }
+            })
+        }
+        VariantCommand::List { to, relays } => {
+            let settings = settings()?;
+            let author = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
+            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
+            runtime()?.block_on(async {
+                let pool = feedback::connect(nostr_sdk::Keys::generate(), &relays).await?;
+                let listing = variants::list(&pool).await;
+                let hints = pool.relays().to_vec();
+                pool.shutdown().await;
+                let listing = listing?;
+                if listing.posts.is_empty() {
+                    println!("no variants on {}", relays.join(", "));
+                }
+                for post in &listing.posts {
+                    for line in variants::list_lines(post, &hints, &author) {
+                        println!("{line}");
+                    }
+                }
+                for (id, by, why) in &listing.invalid {
+                    eprintln!(
+                        "skipped {} by {}: {why}",
+                        id.to_bech32().expect("an event id always encodes"),
+                        by.to_bech32().expect("a public key always encodes")
+                    );
+                }
+                Ok(())
+            })
+        }
+        VariantCommand::Show { naddr, relays } => {
+            let settings = settings()?;
+            let author = settings.recipient(None, AUTHOR_NPUB).ok();
+            let relays = if relays.is_empty() {
+                settings.relays.clone()
+            } else {
+                relays
+            };
+            let (post, _) = runtime()?.block_on(variants::fetch(&naddr, &relays))?;
+            print!(
+                "{}",
+                variants::as_file(&post, naddr.trim(), author.as_ref())
+            );
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The game registry: every game this program plays, and what the table runtime and the
+//! commands need to know about each — its name and seats, how a person names its setup, how
+//! it starts, its bots, and how it reads as words. A game is one folder plus one line in
+//! [`games!`] below; nothing in the table runtime, the wire format or the network layer knows
+//! any particular game.
+
+use super::{high_card, mia, perudo, tolerance};
+use crate::bots::{Bot, BotLevel};
+use crate::engine::{Game, RuleError, Seat};
+use rand::rngs::StdRng;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
+
+/// How a person named a game's setup on the command line or in a form.
+#[derive(Debug, Clone, Default)]
+pub struct SetupOptions {
+    /// A built-in variant's name (`standard`, `super-ace`, `modern`...).
+    pub variant: Option<String>,
+    /// The text of a variant file or a published variant, already read or fetched.
+    pub variant_text: Option<(String, String)>,
+    /// Hands or rounds to play, for games that have them.
+    pub hands: Option<u64>,
+    /// Players at the table.
+    pub players: u8,
+}
+
+/// A game as the table runtime and the commands see it.
+pub trait TableGame:
+    Game<Action: Send + Sync + 'static, View: Send + Sync + 'static> + Send + Sync + 'static
+{
+    /// The game's name for people ("The Game of Tolerance").
+    const TITLE: &'static str;
+    /// One line: what the game is.
+    const SUMMARY: &'static str;
+    /// Players the game seats, at least and at most.
+    const SEATS: (u8, u8);
+    /// Its typed setup, as announced on the wire (`TableSpec::setup`).
+    type Setup: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static;
+
+    /// The setup a person named, checked, with errors in words.
+    fn setup(opts: &SetupOptions) -> Result<Self::Setup, String>;
+
+    /// Players this setup seats (a variant may allow fewer than the game does).
+    fn seats_for(setup: &Self::Setup) -> (u8, u8) {
+        let _ = setup;
+        Self::SEATS
+    }
+
+    /// A fresh game for seats `0..players`.
+    fn start(setup: &Self::Setup, players: u8) -> Result<Self, RuleError>;
+
+    /// A bot of this level, drawing its randomness from `rng`; it sees only a seat's view.
+    fn bot(level: BotLevel, rng: StdRng) -> Box<dyn Bot<Self>>;
+
+    /// Everything that happened so far, in words, as `viewer` saw it (`names` calls the
+    /// viewer's own seat "you").
+    fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String>;
+
+    /// The table as `view` shows it, a few lines of text ending with a newline.
+    fn render(view: &Self::View, names: &dyn Fn(Seat) -> String) -> String;
+
+    /// What a person may type for a move now.
+    fn prompt(view: &Self::View, legal: &[Self::Action]) -> String;
+
+    /// A typed move (line mode), checked against nothing but its form; the session checks it.
+    fn parse_move(input: &str, view: &Self::View, legal: &[Self::Action])
+        -> Result<Self::Action, String>;
+
+    /// One line on how the game ended.
+    fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String;
+
+    /// The game-specific part of a report (`demo --json`, `verify --json`).
+    fn report(&self) -> serde_json::Value;
+}
+
+/// Something to do with a game known only by its name: [`with_game`] calls `visit` with the
+/// game's type.
+pub trait Visit {
+    type Out;
+    fn visit<G: TableGame>(self) -> Self::Out;
+}
+
+/// One line of `tolerance games`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub min_players: u8,
+    pub max_players: u8,
+    pub summary: &'static str,
+}
+
+impl GameInfo {
+    fn of<G: TableGame>() -> GameInfo {
+        GameInfo {
+            name: G::NAME,
+            title: G::TITLE,
+            min_players: G::SEATS.0,
+            max_players: G::SEATS.1,
+            summary: G::SUMMARY,
+        }
+    }
+}
+
+macro_rules! games {
+    ($($ty:ty),* $(,)?) => {
+        /// Runs `v` with the game named `name`.
+        pub fn with_game<V: Visit>(name: &str, v: V) -> Result<V::Out, String> {
+            $(if name == <$ty as Game>::NAME {
+                return Ok(v.visit::<$ty>());
+            })*
+            Err(format!(
+                "'{name}' is not a game this program plays (games: {})",
+                names().join(", ")
+            ))
+        }
+
+        /// Every registered game.
+        pub fn all() -> Vec<GameInfo> {
+            vec![$(GameInfo::of::<$ty>()),*]
+        }
+    };
+}
+
+// The registry: one line per game.
+games! {
+    tolerance::Tolerance,
+    perudo::Perudo,
+    mia::Mia,
+    high_card::HighCard,
+}
+
+/// The registered games' names.
+pub fn names() -> Vec<&'static str> {
+    all().iter().map(|g| g.name).collect()
+}
+
+/// "NAME verbs", or "you verb" when the name is the reader's own seat.
+pub fn says(name: String, verb: &str) -> String {
+    if name != "you" {
+        return format!("{name} {verb}");
+    }
+    let base = match verb {
+        "is" => "are",
+        "has" => "have",
+        "passes" => "pass",
+        "wins" => "win",
+        "loses" => "lose",
+        "rolls" => "roll",
+        v => v.strip_suffix('s').unwrap_or(v),
+    };
+    format!("you {base}")
+}
+
+/// "NAME's", or "your" for the reader's own seat.
+pub fn whose(name: String) -> String {
+    if name == "you" {
+        "your".into()
+    } else {
+        format!("{name}'s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sim::{simulate, SimOptions};
+    use rand::SeedableRng;
+
+    /// Every registered game passes the generic simulation at its smallest and largest table,
+    /// from the setup a person gets by default.
+    struct Simulate;
+    impl Visit for Simulate {
+        type Out = Result<(), String>;
+        fn visit<G: TableGame>(self) -> Result<(), String> {
+            let mut rng = StdRng::seed_from_u64(42);
+            let (min, max) = G::SEATS;
+            for players in [min, max.min(6)] {
+                let setup = G::setup(&SetupOptions {
+                    players,
+                    hands: Some(2),
+                    ..SetupOptions::default()
+                })?;
+                let game = G::start(&setup, players).map_err(|e| e.to_string())?;
+                let opts = SimOptions {
+                    max_steps: 20_000,
+                    ..SimOptions::default()
+                };
+                for _ in 0..3 {
+                    simulate(&game, &mut rng, &opts)
+                        .map_err(|e| format!("{} with {players} players: {e}", G::NAME))?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_registered_game_passes_the_generic_simulation() {
+        for g in all() {
+            with_game(g.name, Simulate).unwrap().unwrap();
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_unknown_games_are_named_in_words() {
+        let mut n = names();
+        n.sort_unstable();
+        n.dedup();
+        assert_eq!(n.len(), all().len());
+        let e = with_game("chess", Simulate).unwrap_err();
+        assert!(e.contains("'chess' is not a game") && e.contains("high-card"), "{e}");
+    }
+}
