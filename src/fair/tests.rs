@@ -7,8 +7,9 @@ use ark_secp256k1::{Affine, Fr};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
+use super::bg::argument::{self, Statement};
+use super::bg::sigma::{self, TokenStatement};
 use super::codec::{decode_exact, encode};
-use super::sizes::ops;
 use super::*;
 
 pub(crate) const TABLE: [u8; 32] = [0x7a; 32];
@@ -218,10 +219,7 @@ fn proofs_fit_in_a_nostr_event() {
 
 /// A joint secret (sum of the seats' key shares), for crafting attacks in tests only.
 fn joint_secret(secrets: &[SecretShare]) -> Fr {
-    secrets
-        .iter()
-        .map(|s| decode_exact::<Fr>("sk", &encode(&s.sk), 32).unwrap())
-        .sum()
+    secrets.iter().map(|s| *s.sk).sum()
 }
 
 fn card_bytes(deck: &Deck, position: usize) -> (Affine, Affine) {
@@ -367,17 +365,15 @@ fn shuffle_proofs_are_bound_to_their_context() {
     .unwrap();
     let step = &steps[1];
     let verify_raw = |c: &Context| {
-        ops(size)
-            .unwrap()
-            .verify(
-                key.apk,
-                Some(&d0.verified),
-                &step.deck.inner,
-                &step.proof.inner,
-                &c.encode(Label::Proof),
-            )
-            .unwrap()
-            .is_some()
+        argument::verify(
+            &Statement {
+                apk: key.apk,
+                prev: d0.deck().view(),
+                next: step.deck.view(),
+                ctx: &c.encode(Label::Proof),
+            },
+            &step.proof.inner,
+        )
     };
     assert!(verify_raw(&step.ctx));
     let others = [
@@ -479,12 +475,15 @@ fn wrong_and_replayed_tokens_are_rejected() {
         Err(FairError::ContextMismatch(_))
     ));
     // The DLEQ proof itself is bound to every context field, whatever our pre-checks catch.
-    let card = ops(size).unwrap().card(&deck.verified, 4).unwrap().unwrap();
+    let c1 = deck.deck().cards[4].0;
     let proof_ok = |c: &Context| {
-        token
-            .proof
-            .verify(share0.key, token.token, card, &c.encode(Label::Proof))
-            .is_some()
+        sigma::verify_token(&TokenStatement {
+            pk: share0.key,
+            c1,
+            share: token.token,
+            proof: &token.proof,
+            ctx: &c.encode(Label::Proof),
+        })
     };
     assert!(proof_ok(&made));
     for other in [
@@ -734,8 +733,16 @@ fn strict_decoding_of_decks_and_proofs() {
     ));
     assert!(matches!(
         Deck::from_bytes(5, deck),
-        Err(FairError::UnsupportedDeckSize(5))
+        Err(FairError::BadLength { .. })
     ));
+    assert_eq!(
+        Deck::from_bytes(1, &deck[..66]).unwrap_err(),
+        FairError::UnsupportedDeckSize(1)
+    );
+    assert_eq!(
+        ShuffleProof::from_bytes(1025, &[]).unwrap_err(),
+        FairError::UnsupportedDeckSize(1025)
+    );
     let mut long = proof.to_bytes().to_vec();
     long.push(0);
     assert!(matches!(
