@@ -75,7 +75,7 @@ impl RevealToken {
 }
 
 /// A token whose proof checked out for its seat, deck and position.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifiedToken {
     seat: u16,
     position: u16,
