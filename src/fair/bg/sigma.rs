@@ -34,7 +34,7 @@ pub(crate) struct KeyProof {
 pub(crate) const KEY_PROOF_LEN: usize = POINT_LEN + SCALAR_LEN;
 
 impl KeyProof {
-    pub(crate) fn to_bytes(&self) -> [u8; KEY_PROOF_LEN] {
+    pub(crate) fn to_bytes(self) -> [u8; KEY_PROOF_LEN] {
         let mut out = [0u8; KEY_PROOF_LEN];
         out[..POINT_LEN].copy_from_slice(&point_bytes(&self.a));
         out[POINT_LEN..].copy_from_slice(&scalar_bytes(&self.z));
@@ -94,7 +94,7 @@ pub(crate) struct TokenProof {
 pub(crate) const TOKEN_PROOF_LEN: usize = 2 * POINT_LEN + SCALAR_LEN;
 
 impl TokenProof {
-    pub(crate) fn to_bytes(&self) -> [u8; TOKEN_PROOF_LEN] {
+    pub(crate) fn to_bytes(self) -> [u8; TOKEN_PROOF_LEN] {
         let mut out = [0u8; TOKEN_PROOF_LEN];
         out[..POINT_LEN].copy_from_slice(&point_bytes(&self.t_g));
         out[POINT_LEN..2 * POINT_LEN].copy_from_slice(&point_bytes(&self.t_c1));
