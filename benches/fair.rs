@@ -266,8 +266,9 @@ fn transcript(n: u16, size: usize) -> Transcript {
 /// One client's CPU for a Tolerance hand: keygen + proof, verify the others' keys, its own
 /// shuffle (kept verified, not re-verified), verify the others' steps, tokens for the 2(n−1)
 /// cards dealt to others, open its 2 cards, and verify the showdown of every other seat's 2
-/// cards (token by token, as the session does today).
-fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
+/// cards; the tokens one by one (as the session does today) or in two batches (`batched`: the
+/// tokens of its own cards, then the whole showdown).
+fn client_hand(t: &Transcript, me: u16, size: usize, batched: bool) -> usize {
     let n = t.n;
     let (secret, _) = keygen(&mut seat_rng(me), &ctx(me)).unwrap();
     let shares: Vec<_> = (0..n)
@@ -305,47 +306,70 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
             mine[usize::from(p)] = Some(local);
         }
     }
-    let others_tokens = |p: u16, skip: &[u16]| -> Vec<VerifiedToken> {
-        let r = owner(p);
-        (0..n)
-            .filter(|s| !skip.contains(s))
-            .map(|s| {
-                let tok =
-                    RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap();
-                verify_token(
-                    &reveal_ctx(s, p, Some(r)),
-                    &shares[usize::from(s)],
-                    &deck,
-                    &tok,
-                )
-                .unwrap()
-            })
-            .collect()
+    // (context, seat, token) → verified, one by one or as one batch.
+    let verify_all = |items: Vec<(Context, RevealToken)>| -> Vec<VerifiedToken> {
+        if batched {
+            let checks: Vec<TokenCheck<'_>> = items
+                .iter()
+                .map(|(ctx, token)| TokenCheck {
+                    ctx: *ctx,
+                    share: &shares[usize::from(ctx.seat)],
+                    token,
+                })
+                .collect();
+            verify_tokens(&deck, &checks).unwrap()
+        } else {
+            items
+                .iter()
+                .map(|(ctx, token)| {
+                    verify_token(ctx, &shares[usize::from(ctx.seat)], &deck, token).unwrap()
+                })
+                .collect()
+        }
+    };
+    let private = |p: u16, s: u16| {
+        (
+            reveal_ctx(s, p, Some(owner(p))),
+            RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap(),
+        )
     };
     let mut opened = 0;
-    for p in [2 * me, 2 * me + 1] {
-        let mut tokens = others_tokens(p, &[me]);
+    // The others' tokens for its own two cards (one token event per seat in the product).
+    let own_positions = [2 * me, 2 * me + 1];
+    let mut items = Vec::new();
+    for p in own_positions {
+        items.extend((0..n).filter(|&s| s != me).map(|s| private(p, s)));
+    }
+    let verified = verify_all(items);
+    for p in own_positions {
+        let mut tokens: Vec<VerifiedToken> = verified
+            .iter()
+            .copied()
+            .filter(|v| v.position() == p)
+            .collect();
         tokens
             .push(own_token(&mut rng, &secret, &key, &reveal_ctx(me, p, Some(me)), &deck).unwrap());
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
-    for p in 0..2 * n {
+    // Showdown: every other seat's two cards, the private-deal tokens of the seats other than
+    // the owner and this client, and the owner's public token.
+    let mut items = Vec::new();
+    for p in (0..2 * n).filter(|&p| owner(p) != me) {
         let r = owner(p);
-        if r == me {
-            continue;
-        }
-        let mut tokens = others_tokens(p, &[me, r]);
+        items.extend((0..n).filter(|&s| s != me && s != r).map(|s| private(p, s)));
+        items.push((
+            reveal_ctx(r, p, None),
+            RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap(),
+        ));
+    }
+    let verified = verify_all(items);
+    for p in (0..2 * n).filter(|&p| owner(p) != me) {
+        let mut tokens: Vec<VerifiedToken> = verified
+            .iter()
+            .copied()
+            .filter(|v| v.position() == p)
+            .collect();
         tokens.push(mine[usize::from(p)].unwrap());
-        let tok = RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap();
-        tokens.push(
-            verify_token(
-                &reveal_ctx(r, p, None),
-                &shares[usize::from(r)],
-                &deck,
-                &tok,
-            )
-            .unwrap(),
-        );
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
     opened
@@ -358,9 +382,15 @@ fn hand_per_client<M: Measurement>(c: &mut Criterion<M>) {
     for n in [2u16, 5, 10] {
         let t = transcript(n, size);
         let me = 1;
-        client_hand(&t, me, size);
-        g.bench_with_input(BenchmarkId::from_parameter(n), &t, |b, t| {
-            b.iter(|| client_hand(t, me, size))
+        assert_eq!(
+            client_hand(&t, me, size, false),
+            client_hand(&t, me, size, true)
+        );
+        g.bench_with_input(BenchmarkId::new("token_by_token", n), &t, |b, t| {
+            b.iter(|| client_hand(t, me, size, false))
+        });
+        g.bench_with_input(BenchmarkId::new("batched_tokens", n), &t, |b, t| {
+            b.iter(|| client_hand(t, me, size, true))
         });
     }
     g.finish();
