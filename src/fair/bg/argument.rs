@@ -13,6 +13,7 @@ use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{One, UniformRand, Zero};
 use rand::seq::SliceRandom;
 use rand::{CryptoRng, RngCore};
+use zeroize::Zeroizing;
 
 use super::group::{
     ciphertexts_bytes, decode_point, decode_scalar, generator, generators, mul_base, mul_generator,
@@ -281,9 +282,10 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     let ck = CommitKey::new(&gens, n);
     let g = generator();
 
-    let mut perm: Vec<usize> = (0..n).collect();
+    // The permutation and every vector that would reveal it are wiped when dropped.
+    let mut perm: Zeroizing<Vec<usize>> = Zeroizing::new((0..n).collect());
     perm.as_mut_slice().shuffle(rng);
-    let rho: Vec<Scalar> = (0..n).map(|_| Scalar::rand(rng)).collect();
+    let rho: Zeroizing<Vec<Scalar>> = Zeroizing::new((0..n).map(|_| Scalar::rand(rng)).collect());
     let rho_g = mul_generator(&rho);
     let rho_pk = mul_base(apk, &rho);
     let remasked: Vec<Point> = (0..n)
@@ -309,12 +311,13 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     };
 
     // The permutation, 1-based so that no entry is zero.
-    let pi: Vec<Scalar> = perm.iter().map(|&p| Scalar::from(p as u64 + 1)).collect();
+    let pi: Zeroizing<Vec<Scalar>> =
+        Zeroizing::new(perm.iter().map(|&p| Scalar::from(p as u64 + 1)).collect());
     let w_pi = Scalar::rand(rng);
     let c_pi = ck.commit(&pi, w_pi);
     let (ts, x) = statement.first_challenge(&c_pi);
     let x_powers = powers(x, n);
-    let xpi: Vec<Scalar> = perm.iter().map(|&p| x_powers[p]).collect();
+    let xpi: Zeroizing<Vec<Scalar>> = Zeroizing::new(perm.iter().map(|&p| x_powers[p]).collect());
     let w_xpi = Scalar::rand(rng);
     let c_xpi = ck.commit(&xpi, w_xpi);
     let ts = ts.append("c_xpi", &point_bytes(&c_xpi));
@@ -322,7 +325,7 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
 
     // Multi-exponentiation argument: next, weighted by x^{π(i)+1}, opens to prev weighted by
     // x^{i+1}, up to a re-encryption of one by the aggregate remasking randomness.
-    let alpha: Vec<Scalar> = (0..n).map(|_| Scalar::rand(rng)).collect();
+    let alpha: Zeroizing<Vec<Scalar>> = Zeroizing::new((0..n).map(|_| Scalar::rand(rng)).collect());
     let beta = Scalar::rand(rng);
     let w_alpha = Scalar::rand(rng);
     let c_alpha = ck.commit(&alpha, w_alpha);
@@ -339,22 +342,30 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
         Point::msm_unchecked(&c1s, &with(&alpha, [tau0, zero])).into_affine(),
         Point::msm_unchecked(&c2s, &with(&alpha, [beta, tau0])).into_affine(),
     );
-    let rho_agg = -rho.iter().zip(&xpi).map(|(r, e)| *r * e).sum::<Scalar>();
+    let rho_agg = -rho
+        .iter()
+        .zip(xpi.iter())
+        .map(|(r, e)| *r * e)
+        .sum::<Scalar>();
     let ct_mxp1 = (
         Point::msm_unchecked(&c1s, &with(&xpi, [rho_agg, zero])).into_affine(),
         Point::msm_unchecked(&c2s, &with(&xpi, [zero, rho_agg])).into_affine(),
     );
     let x_m = multi_exp_challenge(&ts, &c_alpha, &c_beta, &ct_mxp0, &ct_mxp1);
-    let o_alpha: Vec<Scalar> = alpha.iter().zip(&xpi).map(|(a, e)| *a + x_m * e).collect();
+    let o_alpha: Vec<Scalar> = alpha
+        .iter()
+        .zip(xpi.iter())
+        .map(|(a, e)| *a + x_m * e)
+        .collect();
     let o_r = w_alpha + x_m * w_xpi;
     let tau = tau0 + x_m * rho_agg;
 
     // Single-value product argument: Π (y·π(i) + x^{π(i)+1} − z) equals the public product,
     // which holds (except with negligible probability) only if π is a permutation.
-    let d: Vec<Scalar> = (0..n).map(|_| Scalar::rand(rng)).collect();
+    let d: Zeroizing<Vec<Scalar>> = Zeroizing::new((0..n).map(|_| Scalar::rand(rng)).collect());
     let w_d = Scalar::rand(rng);
     let c_d = ck.commit(&d, w_d);
-    let mut sdelta = vec![Scalar::zero(); n];
+    let mut sdelta = Zeroizing::new(vec![Scalar::zero(); n]);
     sdelta[0] = d[0];
     for s in sdelta.iter_mut().take(n - 1).skip(1) {
         *s = Scalar::rand(rng);
@@ -362,10 +373,15 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     let w_sdelta = Scalar::rand(rng);
     let minus_sdelta_d: Vec<Scalar> = (0..n - 1).map(|i| -sdelta[i] * d[i + 1]).collect();
     let c_sdelta = ck.commit(&minus_sdelta_d, w_sdelta);
-    let a: Vec<Scalar> = pi.iter().zip(&xpi).map(|(p, e)| y * p + e - z).collect();
-    let mut b = Vec::with_capacity(n);
+    let a: Zeroizing<Vec<Scalar>> = Zeroizing::new(
+        pi.iter()
+            .zip(xpi.iter())
+            .map(|(p, e)| y * p + e - z)
+            .collect(),
+    );
+    let mut b = Zeroizing::new(Vec::with_capacity(n));
     let mut acc = Scalar::one();
-    for ai in &a {
+    for ai in a.iter() {
         acc *= ai;
         b.push(acc);
     }
@@ -375,10 +391,14 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     let w_cdelta = Scalar::rand(rng);
     let c_cdelta = ck.commit(&cdelta, w_cdelta);
     let x_p = product_challenge(&ts, &c_d, &c_sdelta, &c_cdelta);
-    let a_tilde: Vec<Scalar> = a.iter().zip(&d).map(|(ai, di)| x_p * ai + di).collect();
+    let a_tilde: Vec<Scalar> = a
+        .iter()
+        .zip(d.iter())
+        .map(|(ai, di)| x_p * ai + di)
+        .collect();
     let b_tilde: Vec<Scalar> = b
         .iter()
-        .zip(&sdelta)
+        .zip(sdelta.iter())
         .map(|(bi, si)| x_p * bi + si)
         .collect();
     let r_tilde = x_p * (y * w_pi + w_xpi) + w_d;
