@@ -873,7 +873,7 @@ fn mutated_key_proofs_are_rejected_by_both() {
     key_mutations(KEY_CASES * scale());
 }
 
-/// Ten times every case count above (≈ 10–15 min on the 2-core machine).
+/// Ten times every case count above (about 6 min wall on the loaded 2-core machine).
 #[test]
 #[ignore]
 fn differential_heavy() {

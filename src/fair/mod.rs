@@ -94,5 +94,5 @@ pub use shuffle::{
 };
 pub use sizes::{
     deck_len, is_supported, padded_size, shuffle_proof_len, CardId, DeckKind, MAX_DECK_SIZE,
-    MIN_DECK_SIZE,
+    MIN_DECK_SIZE, SUPPORTED_SIZES,
 };

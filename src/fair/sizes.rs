@@ -14,6 +14,13 @@ pub const MIN_DECK_SIZE: usize = 2;
 /// Most cards a deck can have.
 pub const MAX_DECK_SIZE: usize = 1024;
 
+/// The deck sizes the ziffle-based build compiled in (52 × 1..=4, the double-6/9/12 domino sets,
+/// common card-game decks, small sizes). Every size in `MIN_DECK_SIZE..=MAX_DECK_SIZE` works
+/// now; the list stays for callers that offer common sizes.
+pub const SUPPORTED_SIZES: &[usize] = &[
+    2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 28, 32, 36, 40, 48, 52, 54, 55, 78, 91, 104, 108, 156, 208,
+];
+
 /// Encoded size of a deck of `n` cards: two compressed points per card.
 pub const fn deck_len(n: usize) -> usize {
     66 * n
@@ -155,6 +162,7 @@ mod tests {
     #[test]
     fn every_size_in_range_is_supported() {
         assert!((2..=1024).all(is_supported));
+        assert!(SUPPORTED_SIZES.iter().all(|&n| is_supported(n)));
         assert!(!is_supported(0) && !is_supported(1) && !is_supported(1025));
         assert_eq!(check_size(1), Err(FairError::UnsupportedDeckSize(1)));
         assert_eq!(padded_size(53), Some(53));
