@@ -16,8 +16,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use tolerance::fair::{
     dice, keygen, open_card, own_token, reveal_token, reveal_token_with_own, shuffle,
-    shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token, Context, JointKey,
-    PublicShare, RevealToken, SecretShare, Step, VerifiedDeck, VerifiedToken,
+    shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token, verify_tokens,
+    Context, JointKey, PublicShare, RevealToken, SecretShare, Step, TokenCheck, VerifiedDeck,
+    VerifiedToken,
 };
 
 const TABLE: [u8; 32] = [0x5b; 32];
@@ -80,7 +81,7 @@ fn chain(secrets: &[SecretShare], key: &JointKey, size: usize) -> (Vec<StepBytes
 
 fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
     let (secrets, _, key) = keys(2);
-    for size in [52usize, 104, 156] {
+    for size in [52usize, 104, 136, 156] {
         let c0 = shuffle_ctx(0);
         let (d0, _) = shuffle_verified(&secrets[0], &c0, &key, size, None).unwrap();
         let c1 = shuffle_ctx(1);
@@ -120,6 +121,89 @@ fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
         });
         g.finish();
     }
+}
+
+/// A token event's worth of tokens (one seat's tokens for several positions) and a showdown's
+/// (every seat's token for one position), verified one by one and as one batch.
+fn token_batches<M: Measurement>(c: &mut Criterion<M>) {
+    let size = 52;
+    let n = 10u16;
+    let (secrets, _, key) = keys(n);
+    let (_, deck) = chain(&secrets, &key, size);
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let mut g = c.benchmark_group("fair/token_batch");
+    g.sample_size(10).measurement_time(Duration::from_secs(3));
+    for count in [9u16, 18, 40] {
+        // Seat 0's tokens for `count` positions dealt to seat 1 (an event of a 10-seat deal
+        // carries 18).
+        let made: Vec<(Context, RevealToken)> = (0..count)
+            .map(|p| {
+                let c = reveal_ctx(0, p, Some(1));
+                (c, reveal_token(&mut rng, &secrets[0], &c, &deck).unwrap())
+            })
+            .collect();
+        let share = key.share(0).unwrap();
+        g.bench_with_input(BenchmarkId::new("one_by_one", count), &made, |b, made| {
+            b.iter(|| {
+                for (c, t) in made {
+                    verify_token(c, share, &deck, t).unwrap();
+                }
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("batched", count), &made, |b, made| {
+            let checks: Vec<TokenCheck<'_>> = made
+                .iter()
+                .map(|(ctx, token)| TokenCheck {
+                    ctx: *ctx,
+                    share,
+                    token,
+                })
+                .collect();
+            b.iter(|| verify_tokens(&deck, &checks).unwrap())
+        });
+    }
+    g.finish();
+}
+
+/// The same operations through ziffle 0.1.0 (the reference implementation, a dev-dependency):
+/// its prover (which re-verifies its own proof) and its verifier from bytes, for comparison.
+fn ziffle_side_by_side<M: Measurement>(c: &mut Criterion<M>) {
+    fn sized<const N: usize, M: Measurement>(c: &mut Criterion<M>) {
+        use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+        use ziffle::{AggregatePublicKey, MaskedDeck, Shuffle};
+        let z = Shuffle::<N>::default();
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let ctx = b"ziffle bench";
+        let keys: Vec<_> = (0..2)
+            .map(|_| {
+                let (_, pk, proof) = z.keygen(&mut rng, ctx);
+                proof.verify(pk, ctx).unwrap()
+            })
+            .collect();
+        let apk = AggregatePublicKey::new(&keys);
+        let (d0, p0) = z.shuffle_initial_deck(&mut rng, apk, ctx);
+        let v0 = z.verify_initial_shuffle(apk, d0, p0, ctx).unwrap();
+        let (d1, p1) = z.shuffle_deck(&mut rng, apk, &v0, ctx);
+        let mut deck = Vec::new();
+        d1.serialize_compressed(&mut deck).unwrap();
+        let mut proof = Vec::new();
+        p1.serialize_compressed(&mut proof).unwrap();
+        let mut g = c.benchmark_group(format!("ziffle/{N}"));
+        g.sample_size(10).measurement_time(Duration::from_secs(4));
+        g.bench_function("shuffle_and_prove", |b| {
+            b.iter(|| z.shuffle_deck(&mut rng, apk, &v0, ctx))
+        });
+        g.bench_function("verify_shuffle_from_bytes", |b| {
+            b.iter(|| {
+                let d = MaskedDeck::<N>::deserialize_compressed(&deck[..]).unwrap();
+                let p = ziffle::ShuffleProof::<N>::deserialize_compressed(&proof[..]).unwrap();
+                z.verify_shuffle(apk, &v0, d, p, ctx).unwrap()
+            })
+        });
+        g.finish();
+    }
+    sized::<52, M>(c);
+    sized::<104, M>(c);
 }
 
 /// Everything another client publishes in a hand, as bytes.
@@ -180,10 +264,11 @@ fn transcript(n: u16, size: usize) -> Transcript {
 }
 
 /// One client's CPU for a Tolerance hand: keygen + proof, verify the others' keys, its own
-/// shuffle, verify every step (its own included: ziffle hands out verified decks only from
-/// verification), tokens for the 2(n−1) cards dealt to others, open its 2 cards, and verify the
-/// showdown of every other seat's 2 cards.
-fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
+/// shuffle (kept verified, not re-verified), verify the others' steps, tokens for the 2(n−1)
+/// cards dealt to others, open its 2 cards, and verify the showdown of every other seat's 2
+/// cards; the tokens one by one (as the session does today) or in two batches (`batched`: the
+/// tokens of its own cards, then the whole showdown).
+fn client_hand(t: &Transcript, me: u16, size: usize, batched: bool) -> usize {
     let n = t.n;
     let (secret, _) = keygen(&mut seat_rng(me), &ctx(me)).unwrap();
     let shares: Vec<_> = (0..n)
@@ -201,7 +286,7 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
     for k in 0..n {
         let c = shuffle_ctx(k);
         prev = Some(if k == me {
-            // Published: mine.deck() and the proof; ziffle's prover has checked them already.
+            // Published: mine.deck() and the proof; the prover has checked them already.
             let (mine, _proof) = shuffle_verified(&secret, &c, &key, size, prev.as_ref()).unwrap();
             mine
         } else {
@@ -221,47 +306,70 @@ fn client_hand(t: &Transcript, me: u16, size: usize) -> usize {
             mine[usize::from(p)] = Some(local);
         }
     }
-    let others_tokens = |p: u16, skip: &[u16]| -> Vec<VerifiedToken> {
-        let r = owner(p);
-        (0..n)
-            .filter(|s| !skip.contains(s))
-            .map(|s| {
-                let tok =
-                    RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap();
-                verify_token(
-                    &reveal_ctx(s, p, Some(r)),
-                    &shares[usize::from(s)],
-                    &deck,
-                    &tok,
-                )
-                .unwrap()
-            })
-            .collect()
+    // (context, seat, token) → verified, one by one or as one batch.
+    let verify_all = |items: Vec<(Context, RevealToken)>| -> Vec<VerifiedToken> {
+        if batched {
+            let checks: Vec<TokenCheck<'_>> = items
+                .iter()
+                .map(|(ctx, token)| TokenCheck {
+                    ctx: *ctx,
+                    share: &shares[usize::from(ctx.seat)],
+                    token,
+                })
+                .collect();
+            verify_tokens(&deck, &checks).unwrap()
+        } else {
+            items
+                .iter()
+                .map(|(ctx, token)| {
+                    verify_token(ctx, &shares[usize::from(ctx.seat)], &deck, token).unwrap()
+                })
+                .collect()
+        }
+    };
+    let private = |p: u16, s: u16| {
+        (
+            reveal_ctx(s, p, Some(owner(p))),
+            RevealToken::from_bytes(&t.private[usize::from(p)][usize::from(s)]).unwrap(),
+        )
     };
     let mut opened = 0;
-    for p in [2 * me, 2 * me + 1] {
-        let mut tokens = others_tokens(p, &[me]);
+    // The others' tokens for its own two cards (one token event per seat in the product).
+    let own_positions = [2 * me, 2 * me + 1];
+    let mut items = Vec::new();
+    for p in own_positions {
+        items.extend((0..n).filter(|&s| s != me).map(|s| private(p, s)));
+    }
+    let verified = verify_all(items);
+    for p in own_positions {
+        let mut tokens: Vec<VerifiedToken> = verified
+            .iter()
+            .copied()
+            .filter(|v| v.position() == p)
+            .collect();
         tokens
             .push(own_token(&mut rng, &secret, &key, &reveal_ctx(me, p, Some(me)), &deck).unwrap());
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
-    for p in 0..2 * n {
+    // Showdown: every other seat's two cards, the private-deal tokens of the seats other than
+    // the owner and this client, and the owner's public token.
+    let mut items = Vec::new();
+    for p in (0..2 * n).filter(|&p| owner(p) != me) {
         let r = owner(p);
-        if r == me {
-            continue;
-        }
-        let mut tokens = others_tokens(p, &[me, r]);
+        items.extend((0..n).filter(|&s| s != me && s != r).map(|s| private(p, s)));
+        items.push((
+            reveal_ctx(r, p, None),
+            RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap(),
+        ));
+    }
+    let verified = verify_all(items);
+    for p in (0..2 * n).filter(|&p| owner(p) != me) {
+        let mut tokens: Vec<VerifiedToken> = verified
+            .iter()
+            .copied()
+            .filter(|v| v.position() == p)
+            .collect();
         tokens.push(mine[usize::from(p)].unwrap());
-        let tok = RevealToken::from_bytes(&t.showdown[usize::from(p)]).unwrap();
-        tokens.push(
-            verify_token(
-                &reveal_ctx(r, p, None),
-                &shares[usize::from(r)],
-                &deck,
-                &tok,
-            )
-            .unwrap(),
-        );
         opened += open_card(&key, &deck, p, &tokens).unwrap();
     }
     opened
@@ -274,9 +382,15 @@ fn hand_per_client<M: Measurement>(c: &mut Criterion<M>) {
     for n in [2u16, 5, 10] {
         let t = transcript(n, size);
         let me = 1;
-        client_hand(&t, me, size);
-        g.bench_with_input(BenchmarkId::from_parameter(n), &t, |b, t| {
-            b.iter(|| client_hand(t, me, size))
+        assert_eq!(
+            client_hand(&t, me, size, false),
+            client_hand(&t, me, size, true)
+        );
+        g.bench_with_input(BenchmarkId::new("token_by_token", n), &t, |b, t| {
+            b.iter(|| client_hand(t, me, size, false))
+        });
+        g.bench_with_input(BenchmarkId::new("batched_tokens", n), &t, |b, t| {
+            b.iter(|| client_hand(t, me, size, true))
         });
     }
     g.finish();
@@ -315,11 +429,10 @@ fn dice_costs<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-/// Why issue 3's 10-seat goal sits inside ziffle: its shuffle verifier computes each of its eight
-/// vector products (52 cards: 52–53 terms) as one scalar multiplication per term. This measures
-/// that pattern against arkworks' multi-exponentiation of the same points and scalars — the
-/// change ziffle's verifier (and prover) would need; not a change this crate may make by
-/// copying or re-implementing the proof system (BENCHMARKS.md, "What limits the ten-seat hand").
+/// Why ziffle's verifier is slow: it computes each of its eight vector products (52 cards: 52–53
+/// terms) as one scalar multiplication per term. This measures that pattern against arkworks'
+/// multi-exponentiation of the same points and scalars, which `src/fair/bg` uses throughout
+/// (BENCHMARKS.md, "What limits the ten-seat hand").
 fn vector_product_costs<M: Measurement>(c: &mut Criterion<M>) {
     use ark_ec::{CurveGroup, VariableBaseMSM};
     use ark_secp256k1::{Fr, Projective};
@@ -383,11 +496,14 @@ impl Measurement for ThreadCpu {
 criterion_group! {
     name = cpu;
     config = Criterion::default().with_measurement(ThreadCpu);
-    targets = per_deck_size, hand_per_client, dice_costs, vector_product_costs
+    targets = per_deck_size, token_batches, ziffle_side_by_side, hand_per_client, dice_costs,
+        vector_product_costs
 }
 criterion_group!(
     wall,
     per_deck_size,
+    token_batches,
+    ziffle_side_by_side,
     hand_per_client,
     dice_costs,
     vector_product_costs

@@ -3,8 +3,12 @@
 //! arkworks' `deserialize_compressed` stops reading once it has a value, so trailing bytes would
 //! go unnoticed, and the spare bits of the 33rd byte of a compressed secp256k1 point are not all
 //! checked. We therefore demand the exact length, decode with validation (on-curve, in-range
-//! scalars), and re-encode: the input must equal the canonical encoding byte for byte.
+//! scalars), and re-encode: the input must equal the canonical encoding byte for byte. The
+//! product decodes points and scalars with `bg::group`; the generic [`decode_exact`] here is the
+//! same rule for any arkworks type, used by the tests to decode ziffle's types the way the
+//! project did before it had its own implementation.
 
+#[cfg(test)]
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -12,6 +16,7 @@ use base64::Engine as _;
 use super::FairError;
 
 /// Canonical compressed arkworks encoding.
+#[cfg(test)]
 pub(crate) fn encode<T: CanonicalSerialize>(value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.compressed_size());
     value
@@ -21,6 +26,7 @@ pub(crate) fn encode<T: CanonicalSerialize>(value: &T) -> Vec<u8> {
 }
 
 /// Decode `bytes` as exactly one canonical `T` of `expected` bytes.
+#[cfg(test)]
 pub(crate) fn decode_exact<T: CanonicalDeserialize + CanonicalSerialize>(
     what: &'static str,
     bytes: &[u8],

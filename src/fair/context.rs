@@ -14,7 +14,7 @@
 //!            ‖ lp(actor: 32 bytes)       the seat's x-only Nostr public key
 //! ```
 //!
-//! The same encoding with a different `label` is used for the ziffle proofs (`"proof"`) and for
+//! The same encoding with a different `label` is used for the proofs (`"proof"`) and for
 //! each of our own sha256 uses, so no hash input of one purpose can be read as another.
 
 use sha2::{Digest, Sha256};
@@ -80,7 +80,7 @@ impl Step {
 /// Purposes a context is encoded for. Each gives a distinct `label` string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Label {
-    /// The `ctx` handed to ziffle for ownership, shuffle and DLEQ proofs.
+    /// The `ctx` of the ownership, shuffle and DLEQ proofs (the transcript's first input).
     Proof,
     /// Commitment to the seed a key share is derived from.
     KeyCommit,

@@ -8,8 +8,8 @@ use thiserror::Error;
 /// for that seat. The others are local misuse or input the caller itself produced.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FairError {
-    /// The deck size has no compiled ziffle instantiation (see `SUPPORTED_SIZES`).
-    #[error("unsupported deck size {0}")]
+    /// The deck size is outside `MIN_DECK_SIZE..=MAX_DECK_SIZE`.
+    #[error("deck size {0} is outside 2..=1024 cards")]
     UnsupportedDeckSize(usize),
     /// A deck composition that makes no sense (zero decks, odd domino set, ...).
     #[error("invalid deck composition: {0}")]
@@ -121,6 +121,10 @@ pub enum FairError {
         /// The roll slot.
         slot: u32,
     },
+    /// This seat's own proof failed its own verification: a bug, never the other seats' doing.
+    /// Nothing was published.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
     /// Dice parameters out of range (sides 2..=100, count 1..=64, slots 1..=65536).
     #[error("bad dice parameters: {0}")]
     BadDiceParams(&'static str),

@@ -2,16 +2,16 @@
 //! (aggregate ElGamal) key.
 
 use std::fmt;
-use std::sync::OnceLock;
 
-use ark_ec::AffineRepr;
 use rand::{CryptoRng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
-use ziffle::{AggregatePublicKey, OwnershipProof, PublicKey, SecretKey, Shuffle, Verified};
 
-use super::codec::{self, decode_exact, encode};
+use super::bg::aggregate;
+use super::bg::group::{decode_point, point_bytes, Affine, Scalar};
+use super::bg::sigma::{self, KeyProof};
+use super::codec;
 use super::context::{encode_fields, update_lp, Context, Label, Step};
 use super::FairError;
 
@@ -24,16 +24,11 @@ pub const PUBLIC_SHARE_LEN: usize = PUBLIC_KEY_LEN + KEY_PROOF_LEN + 32 + 32;
 /// `key_seed ‖ shuffle_seed`.
 pub const SEAT_SECRET_LEN: usize = 64;
 
-/// `keygen` does not depend on the deck size; the smallest instantiation is cheapest to build.
-fn key_engine() -> &'static Shuffle<2> {
-    static ENGINE: OnceLock<Shuffle<2>> = OnceLock::new();
-    ENGINE.get_or_init(Shuffle::default)
-}
-
-/// Compressed encoding of the point at infinity (ziffle decodes it as a valid key).
-fn identity_encoding() -> &'static [u8] {
-    static ID: OnceLock<Vec<u8>> = OnceLock::new();
-    ID.get_or_init(|| encode(&ark_secp256k1::Affine::zero()))
+/// The point at infinity decodes as a valid point (and ziffle's proof accepts it as a key): it
+/// is refused by name before anything else.
+fn is_identity(p: &Affine) -> bool {
+    use ark_ec::AffineRepr;
+    p.is_zero()
 }
 
 /// What a seat publishes in the keys pass: its key share, the proof that it knows the secret
@@ -42,7 +37,8 @@ fn identity_encoding() -> &'static [u8] {
 pub struct PublicShare {
     /// Compressed public key share `sk·G`.
     pub pk: [u8; PUBLIC_KEY_LEN],
-    /// ziffle `OwnershipProof` over the `proof` context of the `Keys` step.
+    /// Schnorr proof (ziffle's `OwnershipProof` format) over the `proof` context of the `Keys`
+    /// step.
     pub proof: [u8; KEY_PROOF_LEN],
     /// `ctx.digest(key-commit, [key_seed])`.
     pub key_commitment: [u8; 32],
@@ -113,8 +109,8 @@ pub struct SecretShare {
     ctx: Context,
     key_seed: Zeroizing<[u8; 32]>,
     shuffle_seed: Zeroizing<[u8; 32]>,
-    pub(crate) sk: SecretKey,
-    pub(crate) pk: PublicKey,
+    pub(crate) sk: Zeroizing<Scalar>,
+    pub(crate) pk: Affine,
     public: PublicShare,
 }
 
@@ -133,10 +129,10 @@ impl SecretShare {
     fn derive(ctx: Context, key_seed: [u8; 32], shuffle_seed: [u8; 32]) -> Self {
         let rng_seed = Zeroizing::new(ctx.digest(Label::KeyRng, &[&key_seed]));
         let mut rng = ChaCha20Rng::from_seed(*rng_seed);
-        let (sk, pk, proof) = key_engine().keygen(&mut rng, &ctx.encode(Label::Proof));
+        let (sk, pk, proof) = sigma::keygen(&mut rng, &ctx.encode(Label::Proof));
         let public = PublicShare {
-            pk: encode(&pk).try_into().expect("33-byte point"),
-            proof: encode(&proof).try_into().expect("65-byte proof"),
+            pk: point_bytes(&pk),
+            proof: proof.to_bytes(),
             key_commitment: ctx.digest(Label::KeyCommit, &[&key_seed]),
             shuffle_commitment: ctx.digest(Label::ShuffleCommit, &[&shuffle_seed]),
         };
@@ -219,7 +215,7 @@ pub fn keygen(
 pub struct VerifiedShare {
     ctx: Context,
     public: PublicShare,
-    pub(crate) key: Verified<PublicKey>,
+    pub(crate) key: Affine,
 }
 
 impl VerifiedShare {
@@ -246,20 +242,19 @@ impl VerifiedShare {
 pub fn verify_public_share(ctx: &Context, share: &PublicShare) -> Result<VerifiedShare, FairError> {
     check_keys_step(ctx)?;
     let seat = ctx.seat;
-    let bad = |_| FairError::BadKeyProof { seat };
-    if share.pk.as_slice() == identity_encoding() {
+    let bad = FairError::BadKeyProof { seat };
+    let pk = decode_point(&share.pk).ok_or(bad.clone())?;
+    if is_identity(&pk) {
         return Err(FairError::IdentityKey { seat });
     }
-    let pk: PublicKey = decode_exact("key share", &share.pk, PUBLIC_KEY_LEN).map_err(bad)?;
-    let proof: OwnershipProof =
-        decode_exact("key proof", &share.proof, KEY_PROOF_LEN).map_err(bad)?;
-    let key = proof
-        .verify(pk, &ctx.encode(Label::Proof))
-        .ok_or(FairError::BadKeyProof { seat })?;
+    let proof = KeyProof::from_bytes(&share.proof).ok_or(bad.clone())?;
+    if !sigma::verify_key(&pk, &proof, &ctx.encode(Label::Proof)) {
+        return Err(bad);
+    }
     Ok(VerifiedShare {
         ctx: *ctx,
         public: *share,
-        key,
+        key: pk,
     })
 }
 
@@ -301,7 +296,7 @@ pub struct JointKey {
     table: [u8; 32],
     hand: u64,
     shares: Vec<VerifiedShare>,
-    pub(crate) apk: AggregatePublicKey,
+    pub(crate) apk: Affine,
     digest: [u8; 32],
 }
 
@@ -335,10 +330,9 @@ impl JointKey {
                 }
             }
         }
-        let keys: Vec<Verified<PublicKey>> = shares.iter().map(|s| s.key).collect();
-        let apk = AggregatePublicKey::new(&keys);
-        let apk_bytes = encode(&apk);
-        if apk_bytes.as_slice() == identity_encoding() {
+        let apk = aggregate(shares.iter().map(|s| &s.key));
+        let apk_bytes = point_bytes(&apk);
+        if is_identity(&apk) {
             return Err(FairError::BadKeySet("joint key is the identity".into()));
         }
         let seats = u16::try_from(n).expect("checked above");
@@ -402,7 +396,7 @@ impl JointKey {
 
     /// Compressed joint public key (33 bytes).
     pub fn to_bytes(&self) -> Vec<u8> {
-        encode(&self.apk)
+        point_bytes(&self.apk).to_vec()
     }
 
     /// `ctx` names a seat of this key, with that seat's Nostr key, at this table and hand.
@@ -488,7 +482,7 @@ mod tests {
     fn identity_and_garbage_keys_rejected() {
         let mut rng = rng();
         let (_, mut public) = keygen(&mut rng, &ctx(3)).unwrap();
-        public.pk = identity_encoding().try_into().unwrap();
+        public.pk = point_bytes(&<Affine as ark_ec::AffineRepr>::zero());
         assert_eq!(
             verify_public_share(&ctx(3), &public).unwrap_err(),
             FairError::IdentityKey { seat: 3 }

@@ -1,10 +1,11 @@
 //! Verifiable mental-poker deck and commit-reveal dice. Pure code: randomness is passed in, no
 //! network, no game rules. The protocol is written down in `protocol/FAIR.md`.
 //!
-//! **Warning.** The shuffle argument, reveal tokens and key proofs come from the `ziffle` crate
-//! (Bayer–Groth 2012 shuffle argument, Chaum–Pedersen tokens, Schnorr proofs on secp256k1),
-//! which its author marks as *not independently audited* and *not for playing for non-trivial
-//! amounts of money*. The same holds for this module.
+//! **Warning.** The shuffle argument (Bayer–Groth 2012), reveal tokens (Chaum–Pedersen) and key
+//! proofs (Schnorr) on secp256k1 are this project's own implementation ([`bg`]) of the formats of
+//! the `ziffle` crate 0.1.0, differentially tested against it. Neither has been independently
+//! audited; ziffle's author says *not for playing for non-trivial amounts of money*, and the
+//! same holds for this module.
 //!
 //! # A hand, as the table layer drives it
 //!
@@ -26,8 +27,8 @@
 //!
 //! - Context: [`Context`] (table, hand, [`Step`], seat, actor) → canonical length-prefixed
 //!   bytes ([`Context::encode`]), [`Label`] for each use.
-//! - Decks: [`DeckKind`] / [`CardId`] (52 × 1..=4, dominoes 6/9/12, custom),
-//!   [`SUPPORTED_SIZES`], [`is_supported`], [`padded_size`].
+//! - Decks: [`DeckKind`] / [`CardId`] (52 × 1..=19, double-1 … double-43 dominoes, custom), any
+//!   size in [`MIN_DECK_SIZE`]..=[`MAX_DECK_SIZE`] ([`is_supported`]).
 //! - Keys: [`keygen`] → ([`SecretShare`], [`PublicShare`]); [`verify_public_share`] →
 //!   [`VerifiedShare`]; [`JointKey::from_seats`] (key-set checks), [`JointKey::digest`],
 //!   [`JointKey::check_agreement`]; disputes: [`SeatOpening`], [`verify_opening`].
@@ -35,10 +36,13 @@
 //!   shuffler keeps a [`VerifiedDeck`] without re-verifying); [`verify_shuffle`] /
 //!   [`verify_shuffle_bytes`] → [`VerifiedDeck`] or `BadShuffle { seat }`; [`verify_chain`]
 //!   (sequential), [`verify_chain_parallel`] (one chain's steps on std threads, e.g. a resumed
-//!   client), [`verify_chains_parallel`] (independent chains); [`verify_shuffle_opening`].
+//!   client), [`verify_chains_parallel`] (independent chains); [`verify_shuffle_opening`];
+//!   [`VerifiedDeck::sub_deck`] (some masked cards as a deck of their own, to shuffle again).
 //! - Tokens: [`reveal_token`] → [`RevealToken`] ([`reveal_token_with_own`] also keeps this
 //!   seat's share as a [`VerifiedToken`]); [`verify_token`] → [`VerifiedToken`] or
-//!   `BadToken { seat, position }`; [`own_token`]; [`open_card`] → card index.
+//!   `BadToken { seat, position }`; [`verify_tokens`] / [`verify_tokens_each`] (a batch of
+//!   [`TokenCheck`]s as one multi-scalar multiplication, the culprits named on failure);
+//!   [`own_token`]; [`open_card`] → card index.
 //! - Dice: [`dice::DiceSecret`] (Merkle root over per-slot values),
 //!   [`dice::DiceCommitment`], [`dice::DiceReveal`], [`dice::verify_reveal`],
 //!   [`dice::public_roll`], [`dice::private_roll`], [`dice::open_private_roll`],
@@ -53,11 +57,9 @@
 //! functions take `&mut (impl RngCore + CryptoRng)`; the product passes `rand::rngs::OsRng`.
 //! Shuffle steps take no RNG: they are derived from the committed shuffle seed (see
 //! [`shuffle()`]).
-//!
-//! One `unsafe` block exists (`sizes::assume_verified`): it applies ziffle's `Verified` wrapper
-//! where ziffle's check has in substance been done but its API does not return the wrapper
-//! (the prover's own deck, our own tokens, chain steps verified in parallel). See its comment.
+//! No `unsafe` code.
 
+pub(crate) mod bg;
 mod codec;
 mod context;
 pub mod dice;
@@ -67,6 +69,8 @@ mod reveal;
 mod shuffle;
 mod sizes;
 
+#[cfg(test)]
+mod diff_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -80,8 +84,8 @@ pub use keys::{
     VerifiedShare, KEY_PROOF_LEN, PUBLIC_KEY_LEN, PUBLIC_SHARE_LEN, SEAT_SECRET_LEN,
 };
 pub use reveal::{
-    open_card, own_token, reveal_token, reveal_token_with_own, verify_token, RevealToken,
-    VerifiedToken, REVEAL_TOKEN_LEN,
+    open_card, own_token, reveal_token, reveal_token_with_own, verify_token, verify_tokens,
+    verify_tokens_each, RevealToken, TokenCheck, VerifiedToken, REVEAL_TOKEN_LEN,
 };
 pub use shuffle::{
     shuffle, shuffle_verified, verify_chain, verify_chain_parallel, verify_chains_parallel,
@@ -89,5 +93,6 @@ pub use shuffle::{
     ShuffleProof, ShuffleStep, VerifiedDeck,
 };
 pub use sizes::{
-    deck_len, is_supported, padded_size, shuffle_proof_len, CardId, DeckKind, SUPPORTED_SIZES,
+    deck_len, is_supported, padded_size, shuffle_proof_len, CardId, DeckKind, MAX_DECK_SIZE,
+    MIN_DECK_SIZE, SUPPORTED_SIZES,
 };

@@ -10,23 +10,23 @@
 use std::fmt;
 
 use rand::{CryptoRng, RngCore};
-use ziffle::{AggregateRevealToken, MaskedCard, RevealTokenProof, Verified};
 
-use super::codec::{self, decode_exact, encode};
+use super::bg::group::{decode_point, point_bytes, Affine, Ciphertext, POINT_LEN};
+use super::bg::sigma::{self, TokenProof, TokenStatement, TOKEN_PROOF_LEN};
+use super::bg::{self, aggregate};
 use super::context::{Context, Label, Step};
 use super::keys::{JointKey, SecretShare, VerifiedShare};
 use super::shuffle::VerifiedDeck;
-use super::sizes::{assume_verified, ops};
-use super::FairError;
+use super::{codec, FairError};
 
 /// Token (33-byte point) ‖ DLEQ proof (`t_g` 33, `t_c1` 33, `z` 32).
-pub const REVEAL_TOKEN_LEN: usize = 33 + 98;
+pub const REVEAL_TOKEN_LEN: usize = POINT_LEN + TOKEN_PROOF_LEN;
 
 /// A published decryption share for one deck position, with its proof.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RevealToken {
-    pub(crate) token: ziffle::RevealToken,
-    pub(crate) proof: RevealTokenProof,
+    pub(crate) token: Affine,
+    pub(crate) proof: TokenProof,
 }
 
 impl fmt::Debug for RevealToken {
@@ -39,8 +39,8 @@ impl RevealToken {
     /// `token ‖ proof`, 131 bytes.
     pub fn to_bytes(&self) -> [u8; REVEAL_TOKEN_LEN] {
         let mut out = [0u8; REVEAL_TOKEN_LEN];
-        out[..33].copy_from_slice(&encode(&self.token));
-        out[33..].copy_from_slice(&encode(&self.proof));
+        out[..POINT_LEN].copy_from_slice(&point_bytes(&self.token));
+        out[POINT_LEN..].copy_from_slice(&self.proof.to_bytes());
         out
     }
 
@@ -54,8 +54,12 @@ impl RevealToken {
             });
         }
         Ok(RevealToken {
-            token: decode_exact("reveal token", &bytes[..33], 33)?,
-            proof: decode_exact("reveal token proof", &bytes[33..], 98)?,
+            token: decode_point(&bytes[..POINT_LEN]).ok_or(FairError::Malformed {
+                what: "reveal token",
+            })?,
+            proof: TokenProof::from_bytes(&bytes[POINT_LEN..]).ok_or(FairError::Malformed {
+                what: "reveal token proof",
+            })?,
         })
     }
 
@@ -71,12 +75,12 @@ impl RevealToken {
 }
 
 /// A token whose proof checked out for its seat, deck and position.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifiedToken {
     seat: u16,
     position: u16,
     deck: [u8; 32],
-    token: Verified<ziffle::RevealToken>,
+    token: Affine,
 }
 
 impl VerifiedToken {
@@ -106,14 +110,9 @@ fn reveal_position(ctx: &Context, deck: &VerifiedDeck) -> Result<u16, FairError>
     Ok(position)
 }
 
-/// The masked card at `position` of a verified deck.
-fn masked_card(deck: &VerifiedDeck, position: u16) -> Result<MaskedCard, FairError> {
-    ops(deck.size())?
-        .card(&deck.verified, usize::from(position))?
-        .ok_or(FairError::PositionOutOfRange {
-            position,
-            size: deck.size(),
-        })
+/// The masked card at `position` of a verified deck (in range: see `reveal_position`).
+fn masked_card(deck: &VerifiedDeck, position: u16) -> Ciphertext {
+    deck.deck().cards[usize::from(position)]
 }
 
 /// Make this seat's token for the position and recipient in `ctx` (`Step::Reveal`, own seat),
@@ -143,13 +142,14 @@ pub fn reveal_token_with_own(
         ));
     }
     let position = reveal_position(ctx, deck)?;
-    let card = masked_card(deck, position)?;
-    let (token, proof) = card.reveal_token(rng, &secret.sk, secret.pk, &ctx.encode(Label::Proof));
+    let (c1, _) = masked_card(deck, position);
+    let (token, proof) =
+        sigma::make_token(rng, &secret.sk, &secret.pk, &c1, &ctx.encode(Label::Proof));
     let local = VerifiedToken {
         seat: ctx.seat,
         position,
         deck: deck.id,
-        token: assume_verified(token),
+        token,
     };
     Ok((RevealToken { token, proof }, local))
 }
@@ -162,27 +162,120 @@ pub fn verify_token(
     deck: &VerifiedDeck,
     token: &RevealToken,
 ) -> Result<VerifiedToken, FairError> {
-    if share.context().seat != ctx.seat || share.actor() != &ctx.actor {
-        return Err(FairError::ContextMismatch("share of another seat"));
-    }
-    if !share.context().same_hand(ctx) {
-        return Err(FairError::ContextMismatch("share of another table or hand"));
-    }
-    let position = reveal_position(ctx, deck)?;
-    let card = masked_card(deck, position)?;
-    let verified = token
-        .proof
-        .verify(share.key, token.token, card, &ctx.encode(Label::Proof))
-        .ok_or(FairError::BadToken {
+    let check = TokenCheck {
+        ctx: *ctx,
+        share,
+        token,
+    };
+    let prepared = check.prepare(deck)?;
+    if !sigma::verify_token(&prepared.statement(&check)) {
+        return Err(FairError::BadToken {
             seat: ctx.seat,
+            position: prepared.position,
+        });
+    }
+    Ok(prepared.verified(&check, deck))
+}
+
+/// One token to verify with [`verify_tokens`]: the maker's context, its verified key share and
+/// the published token.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenCheck<'a> {
+    /// The token maker's context (`Step::Reveal { position, recipient }`, its seat and key).
+    pub ctx: Context,
+    /// The token maker's verified key share.
+    pub share: &'a VerifiedShare,
+    /// The token as published.
+    pub token: &'a RevealToken,
+}
+
+/// What the context checks extract before any group arithmetic.
+struct Prepared {
+    position: u16,
+    c1: Affine,
+    proof_ctx: Vec<u8>,
+}
+
+impl TokenCheck<'_> {
+    fn prepare(&self, deck: &VerifiedDeck) -> Result<Prepared, FairError> {
+        let ctx = &self.ctx;
+        if self.share.context().seat != ctx.seat || self.share.actor() != &ctx.actor {
+            return Err(FairError::ContextMismatch("share of another seat"));
+        }
+        if !self.share.context().same_hand(ctx) {
+            return Err(FairError::ContextMismatch("share of another table or hand"));
+        }
+        let position = reveal_position(ctx, deck)?;
+        Ok(Prepared {
             position,
-        })?;
-    Ok(VerifiedToken {
-        seat: ctx.seat,
-        position,
-        deck: deck.id,
-        token: verified,
-    })
+            c1: masked_card(deck, position).0,
+            proof_ctx: ctx.encode(Label::Proof),
+        })
+    }
+}
+
+impl Prepared {
+    fn statement<'a>(&'a self, check: &'a TokenCheck<'_>) -> TokenStatement<'a> {
+        TokenStatement {
+            pk: check.share.key,
+            c1: self.c1,
+            share: check.token.token,
+            proof: &check.token.proof,
+            ctx: &self.proof_ctx,
+        }
+    }
+
+    fn verified(&self, check: &TokenCheck<'_>, deck: &VerifiedDeck) -> VerifiedToken {
+        VerifiedToken {
+            seat: check.ctx.seat,
+            position: self.position,
+            deck: deck.id,
+            token: check.token.token,
+        }
+    }
+}
+
+/// Verify many tokens on one deck (e.g. every token of a token event, or all tokens of a
+/// showdown) as one random linear combination: one multi-scalar multiplication instead of four
+/// scalar multiplications per token (protocol/FAIR.md §9.5). All pass, or the error is the one
+/// [`verify_token`] gives for the first failing check in `checks` order.
+pub fn verify_tokens(
+    deck: &VerifiedDeck,
+    checks: &[TokenCheck<'_>],
+) -> Result<Vec<VerifiedToken>, FairError> {
+    verify_tokens_each(deck, checks).into_iter().collect()
+}
+
+/// [`verify_tokens`] with one result per check: when the batch fails, each token is checked on
+/// its own, so that every bad one is named (seat and position) and the good ones are kept. The
+/// results equal those of [`verify_token`] on each check.
+pub fn verify_tokens_each(
+    deck: &VerifiedDeck,
+    checks: &[TokenCheck<'_>],
+) -> Vec<Result<VerifiedToken, FairError>> {
+    let prepared: Vec<Result<Prepared, FairError>> =
+        checks.iter().map(|c| c.prepare(deck)).collect();
+    let statements: Vec<TokenStatement<'_>> = prepared
+        .iter()
+        .zip(checks)
+        .filter_map(|(p, c)| p.as_ref().ok().map(|p| p.statement(c)))
+        .collect();
+    let all_pass = sigma::verify_tokens(&statements);
+    prepared
+        .into_iter()
+        .zip(checks)
+        .map(|(p, c)| {
+            let p = p?;
+            if all_pass || sigma::verify_token(&p.statement(c)) {
+                Ok(p.verified(c, deck))
+            } else {
+                Err(FairError::BadToken {
+                    seat: c.ctx.seat,
+                    position: p.position,
+                })
+            }
+        })
+        .collect()
 }
 
 /// The recipient's own share of a card dealt to it: computed locally and never published
@@ -209,8 +302,14 @@ pub fn open_card(
     if deck.key_digest() != key.digest() {
         return Err(FairError::ContextMismatch("deck under another joint key"));
     }
+    if usize::from(position) >= deck.size() {
+        return Err(FairError::PositionOutOfRange {
+            position,
+            size: deck.size(),
+        });
+    }
     let n = usize::from(key.seats());
-    let mut by_seat: Vec<Option<Verified<ziffle::RevealToken>>> = vec![None; n];
+    let mut by_seat: Vec<Option<Affine>> = vec![None; n];
     for t in tokens {
         let slot = by_seat
             .get_mut(usize::from(t.seat))
@@ -226,9 +325,12 @@ pub fn open_card(
     if !missing.is_empty() {
         return Err(FairError::Missing { seats: missing });
     }
-    let all: Vec<Verified<ziffle::RevealToken>> = by_seat.into_iter().flatten().collect();
-    let card = masked_card(deck, position)?;
-    ops(deck.size())?
-        .reveal(AggregateRevealToken::new(&all), card)
-        .ok_or(FairError::NotACard { position })
+    let joint = aggregate(by_seat.iter().flatten());
+    let generators = bg::group::generators(deck.universe());
+    bg::open(
+        &masked_card(deck, position),
+        &joint,
+        &generators.cards[..deck.universe()],
+    )
+    .ok_or(FairError::NotACard { position })
 }

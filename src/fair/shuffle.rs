@@ -1,11 +1,16 @@
 //! The shuffle chain: each seat in turn permutes and re-randomises the deck and proves it
-//! (ziffle's Bayer–Groth argument); every client verifies each step before the next.
+//! (the Bayer–Groth argument of [`super::bg`], in ziffle's format); every client verifies each
+//! step before the next.
 //!
 //! The shuffler's randomness (permutation, re-masking scalars, proof nonces) all comes from
 //! `ChaCha20Rng::from_seed(ctx.digest("shuffle-rng", [shuffle_seed]))`, where `shuffle_seed` is
 //! the seed the seat committed to in the keys pass. A step is therefore a deterministic function
 //! of (committed seed, context, joint key, previous deck): in a dispute, the seat opens its seed
 //! and anyone recomputes the step byte for byte ([`verify_shuffle_opening`]).
+//!
+//! Deck sizes are run-time values (2..=1024). A verified deck can also be cut down to a
+//! sub-deck of some of its masked cards ([`VerifiedDeck::sub_deck`], e.g. a discard pile) and
+//! shuffled again; its cards still open to indices of the original composition.
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,10 +21,12 @@ use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
+use super::bg::argument::{self, DeckRef, ShuffleArgument, Statement};
+use super::bg::group::{self, Ciphertext};
 use super::codec;
 use super::context::{Context, Label, Step};
 use super::keys::{JointKey, SecretShare};
-use super::sizes::{deck_len, ops, shuffle_proof_len, Erased};
+use super::sizes::{check_size, deck_len, shuffle_proof_len};
 use super::FairError;
 
 /// An encrypted deck as published (not yet verified): `size` ElGamal ciphertexts.
@@ -28,9 +35,8 @@ use super::FairError;
 /// card. Decoding is strict (exact length, canonical points).
 #[derive(Clone)]
 pub struct Deck {
-    size: usize,
     bytes: Arc<[u8]>,
-    pub(crate) inner: Erased,
+    pub(crate) cards: Arc<[Ciphertext]>,
 }
 
 impl fmt::Debug for Deck {
@@ -39,7 +45,7 @@ impl fmt::Debug for Deck {
         write!(
             f,
             "Deck({} cards, sha256 {})",
-            self.size,
+            self.size(),
             hex::encode(&d[..8])
         )
     }
@@ -47,7 +53,7 @@ impl fmt::Debug for Deck {
 
 impl PartialEq for Deck {
     fn eq(&self, other: &Self) -> bool {
-        self.size == other.size && self.bytes == other.bytes
+        self.bytes == other.bytes
     }
 }
 impl Eq for Deck {}
@@ -55,12 +61,28 @@ impl Eq for Deck {}
 impl Deck {
     /// Decode a published deck of `size` cards.
     pub fn from_bytes(size: usize, bytes: &[u8]) -> Result<Self, FairError> {
-        let inner = ops(size)?.decode_deck(bytes)?;
+        check_size(size)?;
+        let expected = deck_len(size);
+        if bytes.len() != expected {
+            return Err(FairError::BadLength {
+                what: "deck",
+                expected,
+                got: bytes.len(),
+            });
+        }
+        let cards =
+            group::decode_ciphertexts(bytes).ok_or(FairError::Malformed { what: "deck" })?;
         Ok(Deck {
-            size,
             bytes: bytes.into(),
-            inner,
+            cards: cards.into(),
         })
+    }
+
+    fn from_cards(cards: Vec<Ciphertext>, bytes: Vec<u8>) -> Self {
+        Deck {
+            bytes: bytes.into(),
+            cards: cards.into(),
+        }
     }
 
     /// Strict base64 variant of [`Deck::from_bytes`].
@@ -80,7 +102,7 @@ impl Deck {
 
     /// Number of cards.
     pub fn size(&self) -> usize {
-        self.size
+        self.cards.len()
     }
 
     /// Encoded length of a deck of `size` cards (66 per card).
@@ -92,15 +114,21 @@ impl Deck {
     pub fn digest(&self, ctx: &Context) -> [u8; 32] {
         ctx.digest(Label::Deck, &[&self.bytes])
     }
+
+    pub(crate) fn view(&self) -> DeckRef<'_> {
+        DeckRef {
+            cards: &self.cards,
+            bytes: &self.bytes,
+        }
+    }
 }
 
 /// A published shuffle proof. Wire format: ziffle's `ShuffleProof<N>` in arkworks compressed
 /// form, `555 + 96·N` bytes (see protocol/FAIR.md for the field order).
 #[derive(Clone)]
 pub struct ShuffleProof {
-    size: usize,
     bytes: Arc<[u8]>,
-    pub(crate) inner: Erased,
+    pub(crate) inner: Arc<ShuffleArgument>,
 }
 
 impl fmt::Debug for ShuffleProof {
@@ -108,7 +136,7 @@ impl fmt::Debug for ShuffleProof {
         write!(
             f,
             "ShuffleProof({} cards, {} bytes)",
-            self.size,
+            self.size(),
             self.bytes.len()
         )
     }
@@ -116,7 +144,7 @@ impl fmt::Debug for ShuffleProof {
 
 impl PartialEq for ShuffleProof {
     fn eq(&self, other: &Self) -> bool {
-        self.size == other.size && self.bytes == other.bytes
+        self.bytes == other.bytes
     }
 }
 impl Eq for ShuffleProof {}
@@ -124,11 +152,21 @@ impl Eq for ShuffleProof {}
 impl ShuffleProof {
     /// Decode a published proof for a deck of `size` cards.
     pub fn from_bytes(size: usize, bytes: &[u8]) -> Result<Self, FairError> {
-        let inner = ops(size)?.decode_proof(bytes)?;
+        check_size(size)?;
+        let expected = shuffle_proof_len(size);
+        if bytes.len() != expected {
+            return Err(FairError::BadLength {
+                what: "shuffle proof",
+                expected,
+                got: bytes.len(),
+            });
+        }
+        let inner = ShuffleArgument::from_bytes(size, bytes).ok_or(FairError::Malformed {
+            what: "shuffle proof",
+        })?;
         Ok(ShuffleProof {
-            size,
             bytes: bytes.into(),
-            inner,
+            inner: Arc::new(inner),
         })
     }
 
@@ -149,7 +187,7 @@ impl ShuffleProof {
 
     /// Number of cards of the deck it is for.
     pub fn size(&self) -> usize {
-        self.size
+        self.inner.size()
     }
 
     /// Encoded length for a deck of `size` cards (`555 + 96·size`).
@@ -159,16 +197,18 @@ impl ShuffleProof {
 }
 
 /// A deck whose whole shuffle chain so far has been verified under one joint key. Only these
-/// can be shuffled further or have cards revealed. Not serialisable (ziffle's `Verified` type
-/// is not): a resumed client re-verifies the chain from the published steps.
+/// can be shuffled further or have cards revealed. Not serialisable: a resumed client
+/// re-verifies the chain from the published steps.
 #[derive(Clone)]
 pub struct VerifiedDeck {
     deck: Deck,
-    pub(crate) verified: Erased,
     key_digest: [u8; 32],
     pub(crate) table: [u8; 32],
     pub(crate) hand: u64,
     steps: u16,
+    /// Number of card points its cards open to: the size of the deck the chain started from
+    /// (more than `size()` for a sub-deck).
+    universe: usize,
     pub(crate) id: [u8; 32],
 }
 
@@ -176,18 +216,24 @@ impl fmt::Debug for VerifiedDeck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "VerifiedDeck({:?}, after {} steps)",
-            self.deck, self.steps
+            "VerifiedDeck({:?}, after {} steps, cards of a {}-card deck)",
+            self.deck, self.steps, self.universe
         )
     }
 }
 
 impl VerifiedDeck {
-    fn new(deck: Deck, verified: Erased, key: &JointKey, ctx: &Context, index: u16) -> Self {
+    fn new(
+        deck: Deck,
+        key: &JointKey,
+        ctx: &Context,
+        index: u16,
+        prev: Option<&VerifiedDeck>,
+    ) -> Self {
         VerifiedDeck {
             id: Sha256::digest(&deck.bytes).into(),
+            universe: prev.map_or(deck.size(), |p| p.universe),
             deck,
-            verified,
             key_digest: key.digest(),
             table: ctx.table,
             hand: ctx.hand,
@@ -201,15 +247,58 @@ impl VerifiedDeck {
     }
     /// Number of cards.
     pub fn size(&self) -> usize {
-        self.deck.size
+        self.deck.size()
     }
-    /// How many shuffle steps produced it.
+    /// How many shuffle steps produced it; the next shuffle step has this index.
     pub fn steps(&self) -> u16 {
         self.steps
     }
     /// Digest of the joint key it is encrypted under.
     pub fn key_digest(&self) -> [u8; 32] {
         self.key_digest
+    }
+    /// Number of distinct cards its positions can open to: the size of the deck its chain began
+    /// with. Equal to [`VerifiedDeck::size`] except for a sub-deck.
+    pub fn universe(&self) -> usize {
+        self.universe
+    }
+
+    /// The masked cards at `positions`, in that order, as a deck of their own that the seats
+    /// can shuffle again (e.g. a discard pile reshuffled into a new draw pile): pass it as
+    /// `prev` to [`shuffle`] / [`verify_shuffle`] with `size = positions.len()` and step index
+    /// [`VerifiedDeck::steps`] (the chain's numbering goes on, so every seat's new step has a
+    /// context, and so a random stream, of its own). Every client computes the same sub-deck
+    /// from the same positions. Opening its cards still yields indices of the original
+    /// composition ([`VerifiedDeck::universe`]).
+    ///
+    /// Needs at least two positions, all distinct and inside the deck.
+    pub fn sub_deck(&self, positions: &[u16]) -> Result<VerifiedDeck, FairError> {
+        check_size(positions.len())?;
+        let mut seen = vec![false; self.size()];
+        let mut cards = Vec::with_capacity(positions.len());
+        let mut bytes = Vec::with_capacity(deck_len(positions.len()));
+        for &p in positions {
+            let i = usize::from(p);
+            let slot = seen.get_mut(i).ok_or(FairError::PositionOutOfRange {
+                position: p,
+                size: self.size(),
+            })?;
+            if std::mem::replace(slot, true) {
+                return Err(FairError::ContextMismatch("a position twice in a sub-deck"));
+            }
+            cards.push(self.deck.cards[i]);
+            bytes.extend_from_slice(&self.deck.bytes[deck_len(i)..deck_len(i + 1)]);
+        }
+        let deck = Deck::from_cards(cards, bytes);
+        Ok(VerifiedDeck {
+            id: Sha256::digest(&deck.bytes).into(),
+            deck,
+            key_digest: self.key_digest,
+            table: self.table,
+            hand: self.hand,
+            steps: self.steps,
+            universe: self.universe,
+        })
     }
 }
 
@@ -224,6 +313,7 @@ fn chain_index(
         return Err(FairError::ContextMismatch("shuffles use the Shuffle step"));
     };
     key.check_actor(ctx)?;
+    check_size(size)?;
     match prev {
         None if index == 0 => {}
         Some(p) if p.steps == index => {
@@ -247,6 +337,20 @@ fn step_rng(ctx: &Context, seed: &[u8; 32]) -> ChaCha20Rng {
     ChaCha20Rng::from_seed(*key)
 }
 
+/// The deck a step shuffles: the previous verified deck, or the public initial deck.
+fn input_deck(size: usize, prev: Option<&VerifiedDeck>) -> (Vec<Ciphertext>, Vec<u8>) {
+    match prev {
+        Some(p) => (p.deck.cards.to_vec(), p.deck.bytes.to_vec()),
+        None => {
+            let gens = group::generators(size);
+            (
+                gens.initial_deck(size),
+                gens.initial_bytes[..deck_len(size)].to_vec(),
+            )
+        }
+    }
+}
+
 /// Shuffle `prev` (or, for step 0, the initial deck of `size` cards) and prove it: the deck
 /// and proof to publish.
 ///
@@ -265,8 +369,8 @@ pub fn shuffle(
 }
 
 /// [`shuffle`], returning the shuffler's own `VerifiedDeck` (publish `.deck()` and the proof).
-/// ziffle's prover checks the proof it made before returning, so the wrapper is applied without
-/// a second ≈45 ms (52 cards) verification.
+/// The prover runs the verifier on the proof it made before returning (≈ a fifth of its time),
+/// so a seat never publishes a step the others would reject, and keeps the deck as verified.
 pub fn shuffle_verified(
     secret: &SecretShare,
     ctx: &Context,
@@ -281,28 +385,20 @@ pub fn shuffle_verified(
         ));
     }
     let index = chain_index(ctx, key, size, prev)?;
-    let ops = ops(size)?;
     let mut rng = step_rng(ctx, secret.shuffle_seed());
-    let out = ops.shuffle(
-        &mut rng,
-        key.apk,
-        prev.map(|p| &p.verified),
-        &ctx.encode(Label::Proof),
-    )?;
-    let deck = Deck {
-        size,
-        bytes: out.deck_bytes.into(),
-        inner: out.deck,
+    let (cards, bytes) = input_deck(size, prev);
+    let input = DeckRef {
+        cards: &cards,
+        bytes: &bytes,
     };
+    let out = argument::shuffle_and_prove(&mut rng, &key.apk, input, &ctx.encode(Label::Proof))
+        .ok_or(FairError::Internal("own shuffle proof failed verification"))?;
+    let deck = Deck::from_cards(out.cards, out.bytes);
     let proof = ShuffleProof {
-        size,
         bytes: out.proof_bytes.into(),
-        inner: out.proof,
+        inner: Arc::new(out.proof),
     };
-    Ok((
-        VerifiedDeck::new(deck, out.verified, key, ctx, index),
-        proof,
-    ))
+    Ok((VerifiedDeck::new(deck, key, ctx, index, prev), proof))
 }
 
 /// Verify one shuffle step. `ctx` is the shuffler's context (`Step::Shuffle { index }`, seat
@@ -317,25 +413,47 @@ pub fn verify_shuffle(
 ) -> Result<VerifiedDeck, FairError> {
     let index = chain_index(ctx, key, size, prev)?;
     let seat = ctx.seat;
-    if deck.size != size || proof.size != size {
+    if deck.size() != size || proof.size() != size {
         return Err(FairError::BadShuffle {
             seat,
             reason: "wrong deck size",
         });
     }
-    let verified = ops(size)?
-        .verify(
-            key.apk,
-            prev.map(|p| &p.verified),
-            &deck.inner,
+    let proof_ctx = ctx.encode(Label::Proof);
+    let ok = match prev {
+        Some(p) => argument::verify(
+            &Statement {
+                apk: key.apk,
+                prev: p.deck.view(),
+                next: deck.view(),
+                ctx: &proof_ctx,
+            },
             &proof.inner,
-            &ctx.encode(Label::Proof),
-        )?
-        .ok_or(FairError::BadShuffle {
+        ),
+        None => {
+            let gens = group::generators(size);
+            let initial = gens.initial_deck(size);
+            argument::verify(
+                &Statement {
+                    apk: key.apk,
+                    prev: DeckRef {
+                        cards: &initial,
+                        bytes: &gens.initial_bytes[..deck_len(size)],
+                    },
+                    next: deck.view(),
+                    ctx: &proof_ctx,
+                },
+                &proof.inner,
+            )
+        }
+    };
+    if !ok {
+        return Err(FairError::BadShuffle {
             seat,
             reason: "shuffle proof rejected",
-        })?;
-    Ok(VerifiedDeck::new(deck.clone(), verified, key, ctx, index))
+        });
+    }
+    Ok(VerifiedDeck::new(deck.clone(), key, ctx, index, prev))
 }
 
 /// [`verify_shuffle`] straight from the published bytes: a malformed or wrong-length deck or
@@ -419,12 +537,10 @@ pub fn verify_chain(
 
 /// Verify the steps of one chain concurrently on std threads; same result as [`verify_chain`].
 ///
-/// Step k is checked against step k−1's published deck taken as verified (ziffle only accepts
-/// `Verified` previous decks, which only verification produces, so a strictly sequential chain
-/// would be the only option otherwise). That assumption is discharged by step k−1's own check:
-/// nothing is returned unless every step verified, and on failure the earliest bad step's
-/// shuffler is named. A resumed client re-verifies a whole hand this way in about
-/// n/cores of the sequential time.
+/// Step k is checked against step k−1's published deck taken as verified, so all steps can run
+/// at once. That assumption is discharged by step k−1's own check: nothing is returned unless
+/// every step verified, and on failure the earliest bad step's shuffler is named. A resumed
+/// client re-verifies a whole hand this way in about n/cores of the sequential time.
 pub fn verify_chain_parallel(
     key: &JointKey,
     size: usize,
@@ -434,25 +550,19 @@ pub fn verify_chain_parallel(
     if steps.is_empty() {
         return Ok(prev.cloned());
     }
-    let ops = ops(size)?;
     // The input of every step: the caller's deck for the first, the assumed-verified previous
     // published deck for the others.
     let assumed_inputs = || -> Result<Vec<Option<VerifiedDeck>>, FairError> {
-        let mut inputs = Vec::with_capacity(steps.len());
+        let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len());
         inputs.push(prev.cloned());
         for (k, step) in steps.iter().enumerate().take(steps.len() - 1) {
             let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
-            if step.deck.size != size {
+            if step.deck.size() != size {
                 return Err(FairError::ContextMismatch("wrong deck size"));
             }
-            let assumed = ops.assume_verified(&step.deck.inner)?;
-            inputs.push(Some(VerifiedDeck::new(
-                step.deck.clone(),
-                assumed,
-                key,
-                &step.ctx,
-                index,
-            )));
+            let assumed =
+                VerifiedDeck::new(step.deck.clone(), key, &step.ctx, index, inputs[k].as_ref());
+            inputs.push(Some(assumed));
         }
         Ok(inputs)
     };
@@ -515,9 +625,8 @@ pub struct ChainJob<'a> {
 /// Verify several chains at once on std threads (at most `available_parallelism`), e.g. the
 /// next hand's pre-shuffle beside the current hand, or every hand of a resumed table.
 ///
-/// Steps of one chain stay sequential: ziffle only accepts a `Verified` previous deck, and only
-/// verification produces one, so step k+1 cannot start before step k is done. Results are in
-/// job order.
+/// Each chain is verified sequentially on one thread (use [`verify_chain_parallel`] to spread
+/// one chain's steps instead). Results are in job order.
 pub fn verify_chains_parallel(
     jobs: &[ChainJob<'_>],
 ) -> Vec<Result<Option<VerifiedDeck>, FairError>> {
@@ -549,7 +658,7 @@ pub fn verify_chains_parallel(
 
 /// The permutation a shuffle step with this seed and context applies, computed without the
 /// cryptography. It calls the same `SliceRandom::shuffle` on the same freshly seeded RNG as
-/// ziffle's `shuffle_remask_prove` (the permutation is the RNG's first use there); the test
+/// the prover (the permutation is the RNG's first use there, as in ziffle); the test
 /// `cheap_permutation_matches_real_shuffle` checks this against opened real shuffles. Position
 /// `i` of the output deck holds the card at position `perm[i]` of the input deck.
 #[cfg(test)]

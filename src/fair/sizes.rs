@@ -1,220 +1,56 @@
-//! Deck compositions and the dispatch from a run-time deck size to ziffle's const-generic
-//! `Shuffle<N>`.
+//! Deck sizes and compositions.
 //!
-//! # Deck sizes
-//!
-//! Every supported size is one monomorphisation of ziffle's prover and verifier. Measured on
-//! the 2-core build machine, each costs ≈2 s of release compile time (≈3 s CPU), and a dispatch
-//! over all of 2..=208 took 10 min 15 s to compile: too slow for a crate that several people
-//! rebuild all day (and `cargo test` compiles the library a second time). So the sizes are a
-//! curated list ([`SUPPORTED_SIZES`], in `sizes_list.rs`): 52 × 1..=4 (52, 104, 156, 208), the
-//! domino sets (28, 55, 91), the usual card-game decks (24, 32, 36, 40, 48, 54, 78, 108) and
-//! small sizes for custom games and tests (2–20). A custom deck of another size either pads
-//! its composition with named blank cards up to [`padded_size`] (a rule-level choice the game
-//! makes visibly; blank cards are ordinary cards to this module), or adds its size to the list
-//! (one line, ≈2 s of compile time). Void cards silently skipped at deal time were rejected: a
-//! player dealt a void would have to prove it publicly, costing extra relay hops mid-deal.
-//!
-//! ziffle fixes the deck size at compile time. Everything size-dependent goes through one
-//! object-safe trait, [`SizeOps`], implemented once per supported `N` and looked up at run time;
-//! the rest of the module is non-generic. Each `Ops<N>` owns the expensive
-//! `Shuffle::<N>::default()` (Pedersen commitment key and card points, ≈6.6 ms at 52 cards), built
-//! on first use and cached for the life of the process.
+//! The deck size is a run-time value: any `MIN_DECK_SIZE ..= MAX_DECK_SIZE` cards. The shuffle
+//! argument (`bg`) takes its generators from lists every size shares (protocol/FAIR.md §9.2), so
+//! nothing is compiled per size. The upper bound is not cryptographic: a deck and its proof of
+//! 1,024 cards are ≈ 166 KB, already past what one Nostr event carries (≈ 280 cards fit in
+//! 64 KiB of base64); it only turns absurd requests into a clear error.
 
-use std::any::Any;
-use std::sync::{Arc, OnceLock};
-
-use rand_chacha::ChaCha20Rng;
-use ziffle::{
-    AggregatePublicKey, AggregateRevealToken, MaskedCard, MaskedDeck, Shuffle, ShuffleProof,
-    Verified,
-};
-
-use super::codec::{decode_exact, encode};
+use super::bg::argument::proof_len;
 use super::FairError;
 
-/// A size-specific ziffle value (`MaskedDeck<N>`, `ShuffleProof<N>`, `Verified<MaskedDeck<N>>`)
-/// with its `N` erased. Only the `Ops<N>` of the matching size ever downcasts it.
-pub(crate) type Erased = Arc<dyn Any + Send + Sync>;
+/// Fewest cards a deck can have (a shuffle of one card proves nothing and is refused).
+pub const MIN_DECK_SIZE: usize = 2;
+/// Most cards a deck can have.
+pub const MAX_DECK_SIZE: usize = 1024;
+
+/// The deck sizes the ziffle-based build compiled in (52 × 1..=4, the double-6/9/12 domino sets,
+/// common card-game decks, small sizes). Every size in `MIN_DECK_SIZE..=MAX_DECK_SIZE` works
+/// now; the list stays for callers that offer common sizes.
+pub const SUPPORTED_SIZES: &[usize] = &[
+    2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 28, 32, 36, 40, 48, 52, 54, 55, 78, 91, 104, 108, 156, 208,
+];
 
 /// Encoded size of a deck of `n` cards: two compressed points per card.
 pub const fn deck_len(n: usize) -> usize {
     66 * n
 }
 
-/// Encoded size of a shuffle proof for `n` cards (ziffle's Bayer–Groth argument with m = 1).
+/// Encoded size of a shuffle proof for `n` cards (Bayer–Groth with m = 1, ziffle's format).
 pub const fn shuffle_proof_len(n: usize) -> usize {
-    555 + 96 * n
+    proof_len(n)
 }
 
-/// Everything that depends on the deck size, behind a vtable.
-pub(crate) trait SizeOps: Send + Sync {
-    fn decode_deck(&self, bytes: &[u8]) -> Result<Erased, FairError>;
-    fn decode_proof(&self, bytes: &[u8]) -> Result<Erased, FairError>;
-    /// Shuffle `prev` (or the initial deck) and prove it.
-    fn shuffle(
-        &self,
-        rng: &mut ChaCha20Rng,
-        apk: AggregatePublicKey,
-        prev: Option<&Erased>,
-        ctx: &[u8],
-    ) -> Result<Shuffled, FairError>;
-    /// `Verified` wrapper around a decoded `MaskedDeck<N>` whose proof is checked elsewhere
-    /// (see [`assume_verified`]).
-    fn assume_verified(&self, deck: &Erased) -> Result<Erased, FairError>;
-    /// Verify one step; `Ok(None)` means the proof was rejected.
-    fn verify(
-        &self,
-        apk: AggregatePublicKey,
-        prev: Option<&Erased>,
-        next: &Erased,
-        proof: &Erased,
-        ctx: &[u8],
-    ) -> Result<Option<Erased>, FairError>;
-    /// The masked card at `position` of a verified deck.
-    fn card(&self, verified: &Erased, position: usize) -> Result<Option<MaskedCard>, FairError>;
-    /// Card index 0..N behind a fully unmasked point, if it is one of ours.
-    fn reveal(&self, art: AggregateRevealToken, card: MaskedCard) -> Option<usize>;
-}
-
-struct Ops<const N: usize> {
-    shuffle: Shuffle<N>,
-}
-
-/// The output of a shuffle step: the published deck and proof, and the shuffler's own verified
-/// view of the deck.
-pub(crate) struct Shuffled {
-    pub(crate) deck: Erased,
-    pub(crate) deck_bytes: Vec<u8>,
-    pub(crate) proof: Erased,
-    pub(crate) proof_bytes: Vec<u8>,
-    pub(crate) verified: Erased,
-}
-
-/// Wrap a value in ziffle's `Verified` without running ziffle's check. Used only where the
-/// check has in substance happened: a deck ziffle's own prover just verified, a reveal token this
-/// seat computed with its own key, and the previous decks of a chain whose every step
-/// [`super::verify_chain_parallel`] verifies before releasing any result.
-///
-/// Soundness: `ziffle::Verified<T>` is `pub struct Verified<T>(T)`, one field. The inline const
-/// assertion checks (per monomorphisation, at compile time) that it is exactly as large as `T`;
-/// a one-field struct whose size equals its field's leaves no room for padding or an offset,
-/// so both types have the same bytes and validity, and `transmute_copy` is a plain copy.
-pub(crate) fn assume_verified<T: Copy + 'static>(value: T) -> Verified<T> {
-    const {
-        assert!(std::mem::size_of::<T>() == std::mem::size_of::<Verified<T>>());
-    }
-    // SAFETY: see above; `T: Copy`, so duplicating its bytes is sound.
-    unsafe { std::mem::transmute_copy::<T, Verified<T>>(&value) }
-}
-
-/// A downcast that cannot fail unless this module mixes sizes up; reported, not panicked.
-fn cast<T: 'static>(value: &Erased) -> Result<&T, FairError> {
-    value
-        .downcast_ref::<T>()
-        .ok_or(FairError::ContextMismatch("deck size mix-up"))
-}
-
-impl<const N: usize> SizeOps for Ops<N> {
-    fn decode_deck(&self, bytes: &[u8]) -> Result<Erased, FairError> {
-        let deck: MaskedDeck<N> = decode_exact("deck", bytes, deck_len(N))?;
-        Ok(Arc::new(deck))
-    }
-
-    fn decode_proof(&self, bytes: &[u8]) -> Result<Erased, FairError> {
-        let proof: ShuffleProof<N> = decode_exact("shuffle proof", bytes, shuffle_proof_len(N))?;
-        Ok(Arc::new(proof))
-    }
-
-    fn shuffle(
-        &self,
-        rng: &mut ChaCha20Rng,
-        apk: AggregatePublicKey,
-        prev: Option<&Erased>,
-        ctx: &[u8],
-    ) -> Result<Shuffled, FairError> {
-        let (deck, proof) = match prev {
-            None => self.shuffle.shuffle_initial_deck(rng, apk, ctx),
-            Some(prev) => {
-                let prev = cast::<Verified<MaskedDeck<N>>>(prev)?;
-                self.shuffle.shuffle_deck(rng, apk, prev, ctx)
-            }
-        };
-        // ziffle's `shuffle_remask_prove` verifies the proof it just made (and panics if it
-        // does not hold) before returning the deck, so the deck *is* verified; it just does not
-        // hand out the `Verified` wrapper. Re-verifying would cost the shuffler ≈45 ms at 52
-        // cards for nothing.
-        Ok(Shuffled {
-            deck_bytes: encode(&deck),
-            proof_bytes: encode(&proof),
-            verified: Arc::new(assume_verified(deck)),
-            deck: Arc::new(deck),
-            proof: Arc::new(proof),
-        })
-    }
-
-    fn assume_verified(&self, deck: &Erased) -> Result<Erased, FairError> {
-        Ok(Arc::new(assume_verified(*cast::<MaskedDeck<N>>(deck)?)))
-    }
-
-    fn verify(
-        &self,
-        apk: AggregatePublicKey,
-        prev: Option<&Erased>,
-        next: &Erased,
-        proof: &Erased,
-        ctx: &[u8],
-    ) -> Result<Option<Erased>, FairError> {
-        let next = *cast::<MaskedDeck<N>>(next)?;
-        let proof = *cast::<ShuffleProof<N>>(proof)?;
-        let verified = match prev {
-            None => self.shuffle.verify_initial_shuffle(apk, next, proof, ctx),
-            Some(prev) => {
-                let prev = cast::<Verified<MaskedDeck<N>>>(prev)?;
-                self.shuffle.verify_shuffle(apk, prev, next, proof, ctx)
-            }
-        };
-        Ok(verified.map(|v| Arc::new(v) as Erased))
-    }
-
-    fn card(&self, verified: &Erased, position: usize) -> Result<Option<MaskedCard>, FairError> {
-        Ok(cast::<Verified<MaskedDeck<N>>>(verified)?.get(position))
-    }
-
-    fn reveal(&self, art: AggregateRevealToken, card: MaskedCard) -> Option<usize> {
-        self.shuffle.reveal_card(art, card)
-    }
-}
-
-/// Expands to `SUPPORTED_SIZES` and to `ops(size)`, a `match` with one cached `Ops<N>` per size.
-macro_rules! supported_sizes {
-    ($($n:literal)*) => {
-        /// Deck sizes with a compiled ziffle instantiation, ascending.
-        pub const SUPPORTED_SIZES: &[usize] = &[$($n),*];
-
-        /// The size-specific operations for `size`, built (≈0.13 ms per card) on first use.
-        pub(crate) fn ops(size: usize) -> Result<&'static dyn SizeOps, FairError> {
-            match size {
-                $($n => {
-                    static CELL: OnceLock<Box<Ops<$n>>> = OnceLock::new();
-                    Ok(&**CELL.get_or_init(|| Box::new(Ops::<$n> { shuffle: Shuffle::default() })))
-                })*
-                _ => Err(FairError::UnsupportedDeckSize(size)),
-            }
-        }
-    };
-}
-
-include!("sizes_list.rs");
-
-/// True if `size` has a compiled instantiation.
+/// True if decks of `size` cards can be shuffled and opened.
 pub fn is_supported(size: usize) -> bool {
-    SUPPORTED_SIZES.binary_search(&size).is_ok()
+    (MIN_DECK_SIZE..=MAX_DECK_SIZE).contains(&size)
 }
 
-/// The smallest supported size that can hold `cards` cards (for padding a custom deck).
+/// `Ok` for a supported size, otherwise the error that names the allowed range.
+pub(crate) fn check_size(size: usize) -> Result<(), FairError> {
+    if is_supported(size) {
+        Ok(())
+    } else {
+        Err(FairError::UnsupportedDeckSize(size))
+    }
+}
+
+/// The size a custom deck of `cards` cards is played with: itself (at least two), or `None` past
+/// [`MAX_DECK_SIZE`]. Kept for callers written when only a list of sizes was compiled in and a
+/// custom deck had to be padded with blank cards; no padding is needed any more.
 pub fn padded_size(cards: usize) -> Option<usize> {
-    SUPPORTED_SIZES.iter().copied().find(|&n| n >= cards)
+    let n = cards.max(MIN_DECK_SIZE);
+    is_supported(n).then_some(n)
 }
 
 /// A deck composition: how many cards, and what card index `i` (0..size) stands for.
@@ -223,13 +59,15 @@ pub fn padded_size(cards: usize) -> Option<usize> {
 /// (unshuffled) deck. The order within a composition is fixed here so every client agrees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeckKind {
-    /// `decks` × 52 French-suited cards (1..=4). Index `i` is card `i % 52` of copy `i / 52`.
+    /// `decks` × 52 French-suited cards (1..=19, so at most [`MAX_DECK_SIZE`]). Index `i` is
+    /// card `i % 52` of copy `i / 52`.
     Standard {
         /// Number of 52-card packs shuffled together.
         decks: u8,
     },
-    /// A double-`max_pips` domino set (6, 9 or 12: 28, 55 or 91 tiles), ordered by
-    /// (low, high) with low ≤ high.
+    /// A double-`max_pips` domino set, `(m+1)(m+2)/2` tiles for `m` = `max_pips` in 1..=43
+    /// (double-6: 28, double-9: 55, double-12: 91, double-15: 136), ordered by (low, high) with
+    /// low ≤ high.
     Dominoes {
         /// Highest pip count on a tile end.
         max_pips: u8,
@@ -263,19 +101,20 @@ pub enum CardId {
 }
 
 impl DeckKind {
-    /// Number of cards; an error if the composition is invalid or its size is not compiled in.
+    /// Number of cards; an error if the composition is invalid or outside
+    /// [`MIN_DECK_SIZE`]..=[`MAX_DECK_SIZE`].
     pub fn size(&self) -> Result<usize, FairError> {
         let n = match *self {
-            DeckKind::Standard { decks } if (1..=4).contains(&decks) => 52 * usize::from(decks),
+            DeckKind::Standard { decks } if (1..=19).contains(&decks) => 52 * usize::from(decks),
             DeckKind::Standard { .. } => {
-                return Err(FairError::BadComposition("1..=4 standard decks"))
+                return Err(FairError::BadComposition("1..=19 standard decks"))
             }
-            DeckKind::Dominoes { max_pips } if matches!(max_pips, 6 | 9 | 12) => {
+            DeckKind::Dominoes { max_pips } if (1..=43).contains(&max_pips) => {
                 let m = usize::from(max_pips);
                 (m + 1) * (m + 2) / 2
             }
             DeckKind::Dominoes { .. } => {
-                return Err(FairError::BadComposition("double-6, -9 or -12 dominoes"))
+                return Err(FairError::BadComposition("double-1 to double-43 dominoes"))
             }
             DeckKind::Custom { cards } => usize::from(cards),
         };
@@ -321,15 +160,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn required_sizes_are_compiled_in() {
-        for n in [2, 3, 4, 8, 10, 28, 52, 55, 91, 104, 156, 208] {
-            assert!(is_supported(n), "{n}");
-        }
-        assert!(SUPPORTED_SIZES.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(SUPPORTED_SIZES[0], 2, "ziffle panics for N < 2");
-        assert!(ops(1).is_err() && ops(0).is_err() && ops(209).is_err());
-        assert_eq!(padded_size(53), Some(54));
-        assert_eq!(padded_size(209), None);
+    fn every_size_in_range_is_supported() {
+        assert!((2..=1024).all(is_supported));
+        assert!(SUPPORTED_SIZES.iter().all(|&n| is_supported(n)));
+        assert!(!is_supported(0) && !is_supported(1) && !is_supported(1025));
+        assert_eq!(check_size(1), Err(FairError::UnsupportedDeckSize(1)));
+        assert_eq!(padded_size(53), Some(53));
+        assert_eq!(padded_size(1), Some(2));
+        assert_eq!(padded_size(1025), None);
+        assert_eq!(shuffle_proof_len(52), 5547);
+        assert_eq!(
+            FairError::UnsupportedDeckSize(5000).to_string(),
+            "deck size 5000 is outside 2..=1024 cards"
+        );
     }
 
     #[test]
@@ -342,7 +185,12 @@ mod tests {
             (DeckKind::Dominoes { max_pips: 6 }, 28),
             (DeckKind::Dominoes { max_pips: 9 }, 55),
             (DeckKind::Dominoes { max_pips: 12 }, 91),
+            (DeckKind::Dominoes { max_pips: 15 }, 136),
+            (DeckKind::Dominoes { max_pips: 43 }, 990),
+            (DeckKind::Standard { decks: 19 }, 988),
             (DeckKind::Custom { cards: 36 }, 36),
+            (DeckKind::Custom { cards: 37 }, 37),
+            (DeckKind::Custom { cards: 1024 }, 1024),
         ] {
             assert_eq!(kind.size().unwrap(), n);
             let cards: Vec<CardId> = (0..n).map(|i| kind.card(i).unwrap()).collect();
@@ -365,11 +213,16 @@ mod tests {
             Some(CardId::Standard { copy: 1, card: 1 })
         );
         assert!(DeckKind::Standard { decks: 0 }.size().is_err());
-        assert!(DeckKind::Standard { decks: 5 }.size().is_err());
-        assert!(DeckKind::Dominoes { max_pips: 7 }.size().is_err());
+        assert!(DeckKind::Standard { decks: 20 }.size().is_err());
+        assert!(DeckKind::Dominoes { max_pips: 0 }.size().is_err());
+        assert!(DeckKind::Dominoes { max_pips: 44 }.size().is_err());
         assert_eq!(
-            DeckKind::Custom { cards: 37 }.size(),
-            Err(FairError::UnsupportedDeckSize(37))
+            DeckKind::Custom { cards: 1 }.size(),
+            Err(FairError::UnsupportedDeckSize(1))
+        );
+        assert_eq!(
+            DeckKind::Custom { cards: 1025 }.size(),
+            Err(FairError::UnsupportedDeckSize(1025))
         );
     }
 }

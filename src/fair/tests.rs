@@ -7,8 +7,9 @@ use ark_secp256k1::{Affine, Fr};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
+use super::bg::argument::{self, Statement};
+use super::bg::sigma::{self, TokenStatement};
 use super::codec::{decode_exact, encode};
-use super::sizes::ops;
 use super::*;
 
 pub(crate) const TABLE: [u8; 32] = [0x7a; 32];
@@ -207,6 +208,224 @@ fn honest_deal_dominoes_and_small_custom() {
 }
 
 #[test]
+fn honest_deals_at_sizes_no_list_had() {
+    // Double-15 dominoes, a 37-card custom deck, and the smallest deck that fits the deal.
+    honest_hand(3, DeckKind::Dominoes { max_pips: 15 }.size().unwrap(), 30);
+    honest_hand(2, DeckKind::Custom { cards: 37 }.size().unwrap(), 31);
+    honest_hand(2, 5, 32);
+}
+
+#[test]
+fn the_largest_deck_round_trips() {
+    let size = MAX_DECK_SIZE;
+    let mut rng = ChaCha20Rng::seed_from_u64(33);
+    let (secrets, key) = keys(&mut rng, 2, 33);
+    let (_, deck) = chain(&secrets, &key, size);
+    let position = 1000;
+    let tokens: Vec<VerifiedToken> = (0..2u16)
+        .map(|s| {
+            let c = reveal_ctx(s, 33, position, None);
+            let t = reveal_token(&mut rng, &secrets[usize::from(s)], &c, &deck).unwrap();
+            verify_token(&c, key.share(s).unwrap(), &deck, &t).unwrap()
+        })
+        .collect();
+    assert!(open_card(&key, &deck, position, &tokens).unwrap() < size);
+    let too_big = Context {
+        step: Step::Shuffle { index: 0 },
+        ..*secrets[0].context()
+    };
+    assert_eq!(
+        shuffle(&secrets[0], &too_big, &key, size + 1, None).unwrap_err(),
+        FairError::UnsupportedDeckSize(size + 1)
+    );
+}
+
+/// Every seat's public token for `position`, verified.
+fn open_publicly(
+    rng: &mut ChaCha20Rng,
+    secrets: &[SecretShare],
+    key: &JointKey,
+    deck: &VerifiedDeck,
+    hand: u64,
+    position: u16,
+) -> usize {
+    let tokens: Vec<VerifiedToken> = secrets
+        .iter()
+        .enumerate()
+        .map(|(s, secret)| {
+            let s = u16::try_from(s).unwrap();
+            let c = reveal_ctx(s, hand, position, None);
+            let t = reveal_token(rng, secret, &c, deck).unwrap();
+            verify_token(&c, key.share(s).unwrap(), deck, &t).unwrap()
+        })
+        .collect();
+    open_card(key, deck, position, &tokens).unwrap()
+}
+
+#[test]
+fn a_discard_pile_is_reshuffled_into_a_new_draw_pile() {
+    let (n, size, hand) = (3u16, 52usize, 40u64);
+    let mut rng = ChaCha20Rng::seed_from_u64(40);
+    let (secrets, key) = keys(&mut rng, n, hand);
+    let (_, deck) = chain(&secrets, &key, size);
+    // Positions 10..23 were played face up: everyone knows those cards.
+    let discards: Vec<u16> = (10..23).collect();
+    let mut seen: Vec<usize> = discards
+        .iter()
+        .map(|&p| open_publicly(&mut rng, &secrets, &key, &deck, hand, p))
+        .collect();
+    let pile = deck.sub_deck(&discards).unwrap();
+    assert_eq!((pile.size(), pile.universe(), pile.steps()), (13, 52, n));
+    // Every client derives the same pile from the same positions.
+    assert_eq!(deck.sub_deck(&discards).unwrap().deck(), pile.deck());
+    // A second chain over the pile: seat k does step n + k, so its context (and random stream)
+    // differs from its first step.
+    let mut prev = pile.clone();
+    for (k, secret) in secrets.iter().enumerate() {
+        let index = n + u16::try_from(k).unwrap();
+        let c = secret.context().with_step(Step::Shuffle { index });
+        let (mine, proof) = shuffle_verified(secret, &c, &key, 13, Some(&prev)).unwrap();
+        let theirs = verify_shuffle_bytes(
+            &c,
+            &key,
+            13,
+            Some(&prev),
+            mine.deck().to_bytes(),
+            proof.to_bytes(),
+        )
+        .unwrap();
+        assert_eq!(theirs.deck(), mine.deck());
+        prev = theirs;
+    }
+    let redrawn = prev;
+    assert_eq!(redrawn.steps(), 2 * n);
+    let mut again: Vec<usize> = (0..13u16)
+        .map(|p| open_publicly(&mut rng, &secrets, &key, &redrawn, hand, p))
+        .collect();
+    seen.sort_unstable();
+    again.sort_unstable();
+    assert_eq!(
+        seen, again,
+        "the new pile holds exactly the discarded cards"
+    );
+    // A token for the old deck's position does not open the new pile's card at that position.
+    let c = reveal_ctx(0, hand, 0, None);
+    let old = reveal_token(&mut rng, &secrets[0], &c, &deck).unwrap();
+    assert_eq!(
+        verify_token(&c, key.share(0).unwrap(), &redrawn, &old).unwrap_err(),
+        FairError::BadToken {
+            seat: 0,
+            position: 0
+        }
+    );
+    // Bad sub-decks.
+    assert!(matches!(
+        deck.sub_deck(&[1, 2, 1]),
+        Err(FairError::ContextMismatch(_))
+    ));
+    assert_eq!(
+        deck.sub_deck(&[1, 52]).unwrap_err(),
+        FairError::PositionOutOfRange {
+            position: 52,
+            size: 52
+        }
+    );
+    assert_eq!(
+        deck.sub_deck(&[7]).unwrap_err(),
+        FairError::UnsupportedDeckSize(1)
+    );
+    // The step index must go on from the original chain.
+    let c = secrets[0].context().with_step(Step::Shuffle { index: 0 });
+    assert!(matches!(
+        shuffle(&secrets[0], &c, &key, 13, Some(&pile)),
+        Err(FairError::ContextMismatch(_))
+    ));
+}
+
+#[test]
+fn batched_tokens_name_the_same_culprits_as_single_checks() {
+    use rand::Rng;
+    let (n, size, hand) = (4u16, 20usize, 41u64);
+    let mut rng = ChaCha20Rng::seed_from_u64(41);
+    let (secrets, key) = keys(&mut rng, n, hand);
+    let (_, deck) = chain(&secrets, &key, size);
+    // Every seat's tokens for positions dealt to the next seat, as published.
+    let mut pool: Vec<(Context, RevealToken)> = Vec::new();
+    for s in 0..n {
+        for p in 0..u16::try_from(size).unwrap() {
+            let c = reveal_ctx(s, hand, p, Some((s + 1) % n));
+            pool.push((
+                c,
+                reveal_token(&mut rng, &secrets[usize::from(s)], &c, &deck).unwrap(),
+            ));
+        }
+    }
+    let other_token = pool[1].1;
+    for round in 0..60 {
+        let k = rng.gen_range(1..=40);
+        let bad_rate = [0.0, 0.05, 0.3][round % 3];
+        let mut items: Vec<(Context, RevealToken, u16)> = Vec::new();
+        for _ in 0..k {
+            let (mut c, mut t) = pool[rng.gen_range(0..pool.len())];
+            let mut share_of = c.seat;
+            if rng.gen_bool(bad_rate) {
+                match rng.gen_range(0..5) {
+                    // Claimed for another position or recipient: the proof does not hold.
+                    0 => {
+                        if let Step::Reveal {
+                            position,
+                            recipient,
+                        } = c.step
+                        {
+                            c.step = Step::Reveal {
+                                position: (position + 1) % 20,
+                                recipient,
+                            };
+                        }
+                    }
+                    1 => {
+                        c.step = Step::Reveal {
+                            position: match c.step {
+                                Step::Reveal { position, .. } => position,
+                                _ => unreachable!(),
+                            },
+                            recipient: None,
+                        }
+                    }
+                    // Another token's share or proof.
+                    2 => t.token = other_token.token,
+                    3 => t.proof = other_token.proof,
+                    // Checked against another seat's key share: refused before any arithmetic.
+                    _ => share_of = (c.seat + 1) % n,
+                }
+            }
+            items.push((c, t, share_of));
+        }
+        let checks: Vec<TokenCheck<'_>> = items
+            .iter()
+            .map(|(ctx, token, share_of)| TokenCheck {
+                ctx: *ctx,
+                share: key.share(*share_of).unwrap(),
+                token,
+            })
+            .collect();
+        let singles: Vec<Result<VerifiedToken, FairError>> = checks
+            .iter()
+            .map(|c| verify_token(&c.ctx, c.share, &deck, c.token))
+            .collect();
+        assert_eq!(verify_tokens_each(&deck, &checks), singles, "round {round}");
+        let first_error = singles.iter().find_map(|r| r.clone().err());
+        match verify_tokens(&deck, &checks) {
+            Ok(all) => {
+                assert!(first_error.is_none());
+                assert_eq!(all.len(), k);
+            }
+            Err(e) => assert_eq!(Some(e), first_error),
+        }
+    }
+}
+
+#[test]
 fn proofs_fit_in_a_nostr_event() {
     // Deck + proof, base64, must leave room for the JSON and event envelope under 64 KiB.
     for n in [52, 104, 156, 208] {
@@ -218,10 +437,7 @@ fn proofs_fit_in_a_nostr_event() {
 
 /// A joint secret (sum of the seats' key shares), for crafting attacks in tests only.
 fn joint_secret(secrets: &[SecretShare]) -> Fr {
-    secrets
-        .iter()
-        .map(|s| decode_exact::<Fr>("sk", &encode(&s.sk), 32).unwrap())
-        .sum()
+    secrets.iter().map(|s| *s.sk).sum()
 }
 
 fn card_bytes(deck: &Deck, position: usize) -> (Affine, Affine) {
@@ -367,17 +583,15 @@ fn shuffle_proofs_are_bound_to_their_context() {
     .unwrap();
     let step = &steps[1];
     let verify_raw = |c: &Context| {
-        ops(size)
-            .unwrap()
-            .verify(
-                key.apk,
-                Some(&d0.verified),
-                &step.deck.inner,
-                &step.proof.inner,
-                &c.encode(Label::Proof),
-            )
-            .unwrap()
-            .is_some()
+        argument::verify(
+            &Statement {
+                apk: key.apk,
+                prev: d0.deck().view(),
+                next: step.deck.view(),
+                ctx: &c.encode(Label::Proof),
+            },
+            &step.proof.inner,
+        )
     };
     assert!(verify_raw(&step.ctx));
     let others = [
@@ -479,12 +693,15 @@ fn wrong_and_replayed_tokens_are_rejected() {
         Err(FairError::ContextMismatch(_))
     ));
     // The DLEQ proof itself is bound to every context field, whatever our pre-checks catch.
-    let card = ops(size).unwrap().card(&deck.verified, 4).unwrap().unwrap();
+    let c1 = deck.deck().cards[4].0;
     let proof_ok = |c: &Context| {
-        token
-            .proof
-            .verify(share0.key, token.token, card, &c.encode(Label::Proof))
-            .is_some()
+        sigma::verify_token(&TokenStatement {
+            pk: share0.key,
+            c1,
+            share: token.token,
+            proof: &token.proof,
+            ctx: &c.encode(Label::Proof),
+        })
     };
     assert!(proof_ok(&made));
     for other in [
@@ -734,8 +951,16 @@ fn strict_decoding_of_decks_and_proofs() {
     ));
     assert!(matches!(
         Deck::from_bytes(5, deck),
-        Err(FairError::UnsupportedDeckSize(5))
+        Err(FairError::BadLength { .. })
     ));
+    assert_eq!(
+        Deck::from_bytes(1, &deck[..66]).unwrap_err(),
+        FairError::UnsupportedDeckSize(1)
+    );
+    assert_eq!(
+        ShuffleProof::from_bytes(1025, &[]).unwrap_err(),
+        FairError::UnsupportedDeckSize(1025)
+    );
     let mut long = proof.to_bytes().to_vec();
     long.push(0);
     assert!(matches!(

@@ -3,9 +3,10 @@
 //! `FAIR_WRITE_VECTORS=1 cargo test --release --lib fair::vectors` rewrites them.
 //!
 //! What another implementation can do with them: recompute every context encoding, commitment,
-//! Merkle path and die exactly; verify (not necessarily reproduce) every key proof, shuffle
-//! proof and token, and check the opened cards. Reproducing ziffle's proofs byte for byte also
-//! needs its exact use of the ChaCha20 stream (whose seeds are listed).
+//! Merkle path, die and public generator exactly; verify (not necessarily reproduce) every key
+//! proof, shuffle proof and token, and check the opened cards. Reproducing the proofs byte for
+//! byte also needs the prover's exact use of the ChaCha20 stream (whose seeds are listed; the
+//! order is ziffle's, protocol/FAIR.md §9.3).
 
 use std::path::PathBuf;
 
@@ -253,6 +254,23 @@ fn dice_vectors() -> Value {
     })
 }
 
+fn generator_vectors() -> Value {
+    use super::bg::group::{generators, point_bytes};
+    let g = generators(1024);
+    let pick = [0usize, 1, 2, 3, 51, 103, 135, 1023];
+    let list = |points: &[super::bg::group::Affine]| -> Vec<Value> {
+        pick.iter()
+            .map(|&i| json!({ "index": i, "point": hex::encode(point_bytes(&points[i])) }))
+            .collect()
+    };
+    json!({
+        "description": "Public generators (protocol/FAIR.md §9.2): h, g_i and card points M_i, compressed. Each list is one ChaCha12 stream seeded with sha256 of a label; entry i is the i-th draw, so every deck size uses a prefix of the same lists",
+        "h": hex::encode(point_bytes(&g.h)),
+        "g": list(&g.g),
+        "cards": list(&g.cards),
+    })
+}
+
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol/vectors")
 }
@@ -268,6 +286,7 @@ fn generate() -> Vec<(&'static str, Value)> {
         ("fair_shuffle.json", shuffles),
         ("fair_tokens.json", tokens),
         ("fair_dice.json", dice_vectors()),
+        ("fair_generators.json", generator_vectors()),
     ]
 }
 
@@ -374,4 +393,16 @@ fn vectors_verify_from_the_files() {
         assert_eq!(card as u64, o["card"].as_u64().unwrap());
     }
     assert_eq!(actor(0), ctx(0, HAND).actor);
+
+    // The generators: the listed entries of each stream, recomputed here.
+    let gens = read("fair_generators.json");
+    let ours = super::bg::group::generators(1024);
+    let enc = |p: &super::bg::group::Affine| hex::encode(super::bg::group::point_bytes(p));
+    assert_eq!(gens["h"].as_str().unwrap(), enc(&ours.h));
+    for (list, points) in [("g", &ours.g), ("cards", &ours.cards)] {
+        for e in gens[list].as_array().unwrap() {
+            let i = usize::try_from(e["index"].as_u64().unwrap()).unwrap();
+            assert_eq!(e["point"].as_str().unwrap(), enc(&points[i]));
+        }
+    }
 }

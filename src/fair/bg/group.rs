@@ -1,0 +1,273 @@
+//! The group (secp256k1 from `ark-secp256k1`), its canonical encodings, and the public
+//! generators every seat must agree on: the Pedersen key `h, g_0, g_1, …` and the card points
+//! `M_0, M_1, …`.
+//!
+//! ziffle derives each list from one ChaCha12 stream (rand 0.8's `StdRng`) seeded with a sha256
+//! of a fixed label, drawing one element per entry, so the generators for N cards are the first
+//! N of an endless list. We draw from the same streams, as far as the largest deck asked for so
+//! far, and cache the result: every size shares one list and any size is possible.
+
+use std::sync::{Arc, OnceLock, RwLock};
+
+use ark_ec::scalar_mul::{BatchMulPreprocessing, ScalarMul};
+use ark_ec::{AffineRepr, CurveGroup};
+use ark_ff::UniformRand;
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate};
+use rand::SeedableRng;
+use rand_chacha::ChaCha12Rng;
+use sha2::{Digest, Sha256};
+
+/// A point in affine form (what is encoded and fed to multi-scalar multiplications).
+pub(crate) type Affine = ark_secp256k1::Affine;
+/// A point in projective form (what arithmetic produces).
+pub(crate) type Point = ark_secp256k1::Projective;
+/// An element of the scalar field.
+pub(crate) type Scalar = ark_secp256k1::Fr;
+/// An ElGamal ciphertext `(c1, c2) = (r·G, M + r·PK)`.
+pub(crate) type Ciphertext = (Affine, Affine);
+
+/// Compressed point: `x` little-endian and a flag byte.
+pub(crate) const POINT_LEN: usize = 33;
+/// Scalar, little-endian.
+pub(crate) const SCALAR_LEN: usize = 32;
+/// Two points.
+pub(crate) const CIPHERTEXT_LEN: usize = 2 * POINT_LEN;
+
+/// The labels ziffle hashes into the ChaCha12 seeds. They are part of the wire protocol: a
+/// different label is a different, incompatible set of generators.
+const CARDS_SEED: &[u8] = b"CARDS-V1";
+const PEDERSEN_H_SEED: &[u8] = b"PEDERSON-H-V1";
+const PEDERSEN_G_SEED: &[u8] = b"PEDERSON-VECTOR-G-V1";
+
+/// The curve's standard generator `G`.
+pub(crate) fn generator() -> Affine {
+    Affine::generator()
+}
+
+/// Canonical compressed encoding of a point.
+pub(crate) fn point_bytes(p: &Affine) -> [u8; POINT_LEN] {
+    let mut out = [0u8; POINT_LEN];
+    p.serialize_compressed(&mut out[..])
+        .expect("a compressed point is 33 bytes");
+    out
+}
+
+/// Canonical encoding of a scalar.
+pub(crate) fn scalar_bytes(s: &Scalar) -> [u8; SCALAR_LEN] {
+    let mut out = [0u8; SCALAR_LEN];
+    s.serialize_compressed(&mut out[..])
+        .expect("a scalar is 32 bytes");
+    out
+}
+
+/// Strict point decoding: exactly 33 bytes, on the curve, and byte-identical to the canonical
+/// re-encoding (arkworks alone ignores some spare flag bits).
+pub(crate) fn decode_point(bytes: &[u8]) -> Option<Affine> {
+    if bytes.len() != POINT_LEN {
+        return None;
+    }
+    let p = Affine::deserialize_with_mode(bytes, Compress::Yes, Validate::Yes).ok()?;
+    (point_bytes(&p) == bytes).then_some(p)
+}
+
+/// Strict scalar decoding: exactly 32 bytes encoding a value below the group order.
+pub(crate) fn decode_scalar(bytes: &[u8]) -> Option<Scalar> {
+    if bytes.len() != SCALAR_LEN {
+        return None;
+    }
+    let s = Scalar::deserialize_with_mode(bytes, Compress::Yes, Validate::Yes).ok()?;
+    (scalar_bytes(&s) == bytes).then_some(s)
+}
+
+/// Strict decoding of `66·n` bytes into `n` ciphertexts.
+pub(crate) fn decode_ciphertexts(bytes: &[u8]) -> Option<Vec<Ciphertext>> {
+    if bytes.len() % CIPHERTEXT_LEN != 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(CIPHERTEXT_LEN)
+        .map(|c| {
+            Some((
+                decode_point(&c[..POINT_LEN])?,
+                decode_point(&c[POINT_LEN..])?,
+            ))
+        })
+        .collect()
+}
+
+/// Encoding of ciphertexts, 66 bytes each.
+pub(crate) fn ciphertexts_bytes(cards: &[Ciphertext]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(cards.len() * CIPHERTEXT_LEN);
+    for (c1, c2) in cards {
+        out.extend_from_slice(&point_bytes(c1));
+        out.extend_from_slice(&point_bytes(c2));
+    }
+    out
+}
+
+/// The public generators for decks of up to `len()` cards.
+pub(crate) struct Generators {
+    /// Pedersen blinding generator.
+    pub(crate) h: Affine,
+    /// Pedersen vector generators `g_0, g_1, …`.
+    pub(crate) g: Vec<Affine>,
+    /// Card points: card `i` of the initial deck is `M_i`.
+    pub(crate) cards: Vec<Affine>,
+    /// Encoding of the initial deck `(∞, M_i)`, card after card.
+    pub(crate) initial_bytes: Vec<u8>,
+}
+
+impl Generators {
+    /// How many cards these generators cover.
+    pub(crate) fn len(&self) -> usize {
+        self.g.len()
+    }
+
+    /// The unmasked initial deck of `n` cards: `(∞, M_i)`.
+    pub(crate) fn initial_deck(&self, n: usize) -> Vec<Ciphertext> {
+        self.cards[..n]
+            .iter()
+            .map(|&m| (Affine::zero(), m))
+            .collect()
+    }
+
+    fn derive(len: usize) -> Self {
+        let stream = |label: &[u8]| ChaCha12Rng::from_seed(Sha256::digest(label).into());
+        let h = Point::rand(&mut stream(PEDERSEN_H_SEED)).into_affine();
+        let mut g_rng = stream(PEDERSEN_G_SEED);
+        let g: Vec<Point> = (0..len).map(|_| Point::rand(&mut g_rng)).collect();
+        let mut card_rng = stream(CARDS_SEED);
+        let exponents: Vec<Scalar> = (0..len).map(|_| Scalar::rand(&mut card_rng)).collect();
+        let cards = mul_generator(&exponents);
+        let initial_bytes = ciphertexts_bytes(
+            &cards
+                .iter()
+                .map(|&m| (Affine::zero(), m))
+                .collect::<Vec<_>>(),
+        );
+        Generators {
+            h,
+            g: Point::normalize_batch(&g),
+            cards,
+            initial_bytes,
+        }
+    }
+}
+
+/// The generators for decks of at least `n` cards, derived on first use and cached for the
+/// process. A larger request re-derives the (common) prefix once, rounding up so that a table
+/// growing one size at a time does not pay for every step.
+pub(crate) fn generators(n: usize) -> Arc<Generators> {
+    static CACHE: RwLock<Option<Arc<Generators>>> = RwLock::new(None);
+    if let Some(g) = CACHE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .filter(|g| g.len() >= n)
+    {
+        return g.clone();
+    }
+    let mut slot = CACHE.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(g) = slot.as_ref().filter(|g| g.len() >= n) {
+        return g.clone();
+    }
+    let len = n.max(64).next_power_of_two();
+    let fresh = Arc::new(Generators::derive(len));
+    *slot = Some(fresh.clone());
+    fresh
+}
+
+/// `s·G` for many `s`, through a precomputed window table of `G`: several times cheaper than a
+/// generic scalar multiplication, and `G` is the base of every key, remasking and nonce.
+pub(crate) fn mul_generator(scalars: &[Scalar]) -> Vec<Affine> {
+    static TABLE: OnceLock<BatchMulPreprocessing<Point>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| BatchMulPreprocessing::new(generator().into_group(), 256))
+        .batch_mul(scalars)
+}
+
+/// `s·G` for one `s`.
+pub(crate) fn mul_generator_one(s: &Scalar) -> Affine {
+    mul_generator(std::slice::from_ref(s))[0]
+}
+
+/// `s·P` for many `s` and one base `P`, through a window table built for this call (worth it
+/// from a few dozen scalars on).
+pub(crate) fn mul_base(base: &Affine, scalars: &[Scalar]) -> Vec<Affine> {
+    base.into_group().batch_mul(scalars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngCore;
+
+    #[test]
+    fn chacha12_is_rand_08_std_rng() {
+        // ziffle draws its generators from rand 0.8's StdRng; we name its algorithm explicitly.
+        let seed: [u8; 32] = Sha256::digest(PEDERSEN_G_SEED).into();
+        let mut ours = ChaCha12Rng::from_seed(seed);
+        let mut std = rand::rngs::StdRng::from_seed(seed);
+        for _ in 0..1000 {
+            assert_eq!(ours.next_u64(), std.next_u64());
+        }
+    }
+
+    #[test]
+    fn generators_are_prefixes_of_one_list() {
+        let small = Generators::derive(3);
+        let big = generators(200);
+        assert!(big.len() >= 200);
+        assert_eq!(small.h, big.h);
+        assert_eq!(small.g[..], big.g[..3]);
+        assert_eq!(small.cards[..], big.cards[..3]);
+        assert_eq!(
+            small.initial_bytes[..],
+            big.initial_bytes[..3 * CIPHERTEXT_LEN]
+        );
+        // Distinct, so no two cards open alike and no two generators coincide.
+        let mut xs: Vec<[u8; 33]> = big.g.iter().chain(&big.cards).map(point_bytes).collect();
+        xs.push(point_bytes(&big.h));
+        xs.sort_unstable();
+        xs.dedup();
+        assert_eq!(xs.len(), 2 * big.len() + 1);
+    }
+
+    #[test]
+    fn strict_point_and_scalar_decoding() {
+        let g = generator();
+        let b = point_bytes(&g);
+        assert_eq!(decode_point(&b), Some(g));
+        for bit in 0..6 {
+            let mut odd = b;
+            odd[32] ^= 1 << bit;
+            assert_eq!(decode_point(&odd), None, "flag bit {bit}");
+        }
+        assert_eq!(decode_point(&b[..32]), None);
+        let inf = point_bytes(&Affine::zero());
+        assert_eq!(decode_point(&inf), Some(Affine::zero()));
+        let mut inf_x = inf;
+        inf_x[0] = 1;
+        assert_eq!(decode_point(&inf_x), None, "infinity with a stray x");
+        let order_minus_one = -Scalar::from(1u64);
+        let mut s = scalar_bytes(&order_minus_one);
+        assert_eq!(decode_scalar(&s), Some(order_minus_one));
+        s[0] = s[0].wrapping_add(1); // the group order itself
+        assert_eq!(decode_scalar(&s), None);
+        assert_eq!(decode_scalar(&[0xff; 32]), None);
+    }
+
+    #[test]
+    fn generator_table_matches_plain_multiplication() {
+        let mut rng = ChaCha12Rng::seed_from_u64(3);
+        let s: Vec<Scalar> = (0..40).map(|_| Scalar::rand(&mut rng)).collect();
+        let fast = mul_generator(&s);
+        for (p, s) in fast.iter().zip(&s) {
+            assert_eq!(*p, (generator() * s).into_affine());
+        }
+        let base = (generator() * s[0]).into_affine();
+        for (p, k) in mul_base(&base, &s).iter().zip(&s) {
+            assert_eq!(*p, (base * k).into_affine());
+        }
+    }
+}
