@@ -29,8 +29,8 @@ use crate::fair::dice::{
     DiceSecret, Roll, VerifiedValue,
 };
 use crate::fair::{
-    self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, VerifiedDeck,
-    VerifiedShare, VerifiedToken,
+    self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, TokenCheck,
+    VerifiedDeck, VerifiedShare, VerifiedToken,
 };
 use crate::wire::log::{Body, DeckShuffle, SealedToken, TokenMsg};
 use ::hkdf::Hkdf;
@@ -1093,7 +1093,10 @@ impl Chance {
                 ),
             ));
         }
-        let mut plain = Vec::new();
+        // A token event may carry dozens of tokens (a showdown, a board); they are checked per
+        // deck as one random linear combination (FAIR.md §9.5), and only a failing batch is
+        // re-checked token by token to name the bad one.
+        let mut parsed: BTreeMap<DeckId, Vec<(u16, Option<u16>, RevealToken)>> = BTreeMap::new();
         for (t, (deck, position, recipient)) in tokens.iter().zip(&owed.tokens) {
             if t.deck != *deck || t.position != *position {
                 return Err(bad(
@@ -1104,21 +1107,40 @@ impl Chance {
                     ),
                 ));
             }
+            let tok = RevealToken::from_base64(&t.token)
+                .map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
+            parsed
+                .entry(*deck)
+                .or_default()
+                .push((*position, *recipient, tok));
+        }
+        let mut plain = Vec::new();
+        for (deck, toks) in &parsed {
             let d = &self.decks[deck];
             let idx = d
                 .idx(seat)
                 .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
-            let ctx = self
-                .ctx(d.fair_hand, idx, seat)
-                .with_step(FairStep::Reveal {
-                    position: *position,
-                    recipient: *recipient,
-                });
             let deck_now = d.verified()?;
-            let v = RevealToken::from_base64(&t.token)
-                .and_then(|tok| fair::verify_token(&ctx, &d.shares[idx], deck_now, &tok))
-                .map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
-            plain.push((*deck, *position, v));
+            let checks: Vec<TokenCheck<'_>> = toks
+                .iter()
+                .map(|(position, recipient, tok)| TokenCheck {
+                    ctx: self
+                        .ctx(d.fair_hand, idx, seat)
+                        .with_step(FairStep::Reveal {
+                            position: *position,
+                            recipient: *recipient,
+                        }),
+                    share: &d.shares[idx],
+                    token: tok,
+                })
+                .collect();
+            for (r, (position, _, _)) in fair::verify_tokens_each(deck_now, &checks)
+                .into_iter()
+                .zip(toks)
+            {
+                let v = r.map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
+                plain.push((*deck, *position, v));
+            }
         }
         let mut mine = Vec::new();
         for (t, (deck, position, to)) in sealed.iter().zip(&owed.sealed) {
