@@ -186,7 +186,6 @@ pub fn load_variant(arg: &str) -> Result<Variant, String> {
     Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
 }
 
-
 /// A published variant as a variant file: its metadata in comments, then the rules.
 pub fn as_file(post: &VariantPost, naddr: &str, author: Option<&PublicKey>) -> String {
     let npub = |k: &PublicKey| k.to_bech32().expect("a public key always encodes");

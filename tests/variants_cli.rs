@@ -211,14 +211,10 @@ async fn a_proposal_reaches_the_author_round_trips_lists_and_plays_from_its_nadd
     )
     .await;
     let stdout = ok(&out);
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let summary = lines.last().unwrap();
+    let summary: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(summary["verified"], true, "{stdout}");
-    assert_eq!(summary["chips_start_total"], 1400, "{stdout}");
-    let hand = &lines[0];
+    assert_eq!(summary["report"]["chips_start_total"], 1400, "{stdout}");
+    let hand = &summary["report"]["history"][0];
     let blinds: Vec<u64> = hand["log"]
         .as_array()
         .unwrap()

@@ -40,7 +40,14 @@ pub async fn run(args: DemoArgs) -> Result<(), String> {
         &args.relays,
     )
     .await?;
-    let summary = registry::with_game(&args.game, Demo { args: args.clone(), opts })?.await?;
+    let summary = registry::with_game(
+        &args.game,
+        Demo {
+            args: args.clone(),
+            opts,
+        },
+    )?
+    .await?;
     if args.json {
         println!(
             "{}",

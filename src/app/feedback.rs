@@ -18,7 +18,12 @@ pub struct FeedbackArgs {
 }
 
 pub fn run(args: FeedbackArgs) -> Result<(), String> {
-    let FeedbackArgs { message, to, relays, public } = args;
+    let FeedbackArgs {
+        message,
+        to,
+        relays,
+        public,
+    } = args;
 
     use crate::feedback;
     use std::io::IsTerminal;

@@ -130,7 +130,10 @@ impl Visit for Check {
     fn visit<G: TableGame>(self) -> Self::Out {
         let setup = G::setup(&self.opts)?;
         let (_, max) = G::seats_for(&setup);
-        Ok((serde_json::to_value(&setup).map_err(|e| e.to_string())?, max))
+        Ok((
+            serde_json::to_value(&setup).map_err(|e| e.to_string())?,
+            max,
+        ))
     }
 }
 
@@ -144,7 +147,13 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     if invite.contains(&me) {
         return Err("you cannot invite yourself: you hold the host's seat already".into());
     }
-    let opts = setup_options(args.variant.as_deref(), args.hands, args.seats, &args.relays).await?;
+    let opts = setup_options(
+        args.variant.as_deref(),
+        args.hands,
+        args.seats,
+        &args.relays,
+    )
+    .await?;
     let (setup, max) = registry::with_game(&args.game, Check { opts })??;
     let (relays, _embedded) = relays_or_embedded(&args.relays, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
@@ -181,7 +190,14 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
         host: me,
         relays,
     };
-    play_seat(keys, joined, start, SeatUi::choose(args.auto, args.plain), None).await
+    play_seat(
+        keys,
+        joined,
+        start,
+        SeatUi::choose(args.auto, args.plain),
+        None,
+    )
+    .await
 }
 
 /// The seated announcement as the relays hold it, with its time (when the game's step 0
@@ -199,8 +215,7 @@ pub async fn seated(
     )
     .await
     .map_err(|e| e.to_string())?;
-    let out =
-        crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
+    let out = crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
     pool.shutdown().await;
     out
 }

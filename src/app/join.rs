@@ -44,5 +44,12 @@ pub async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
     .await?;
     let (spec, start) = seated(keys, &joined.relays, &joined.host, &joined.spec.table).await?;
     let joined = lobby::Joined { spec, ..joined };
-    play_seat(keys, joined, start, SeatUi::choose(args.auto, args.plain), None).await
+    play_seat(
+        keys,
+        joined,
+        start,
+        SeatUi::choose(args.auto, args.plain),
+        None,
+    )
+    .await
 }

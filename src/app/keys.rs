@@ -2,8 +2,8 @@
 
 use super::common::{load_identity, passphrase, runtime};
 use crate::net::pool::{PoolConfig, RelayPool};
-use nostr_sdk::prelude::*;
 use clap::Subcommand;
+use nostr_sdk::prelude::*;
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {

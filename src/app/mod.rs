@@ -88,7 +88,9 @@ pub enum Command {
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), String> {
-    let command = cli.command.unwrap_or(Command::Play(play::PlayArgs::default()));
+    let command = cli
+        .command
+        .unwrap_or(Command::Play(play::PlayArgs::default()));
     match command {
         Command::Play(a) => play::run(a),
         Command::Host(a) => runtime()?.block_on(host::run(a)),

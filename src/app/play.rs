@@ -117,6 +117,7 @@ impl Visit for Networked {
                 idle: Duration::from_secs(3600),
                 bot_level: args.bot_level,
                 verify_after: false,
+                names: names.clone(),
                 ..DemoOptions::default()
             };
             let run = run_demo::<G>(
@@ -127,8 +128,16 @@ impl Visit for Networked {
             .await?;
             match &run.reports[0] {
                 Ok(r) => {
-                    let line = r.result.clone();
-                    println!("{line}");
+                    for v in &r.violations {
+                        println!("rejected: {v}");
+                    }
+                    println!(
+                        "table over: {} ({} events checked, {} rejected)",
+                        r.result,
+                        r.stats.events,
+                        r.violations.len()
+                    );
+                    println!("verify with: tolerance verify {}", run.summary.naddr);
                     Ok(())
                 }
                 Err(e) => Err(e.clone()),

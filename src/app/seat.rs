@@ -38,7 +38,11 @@ impl SeatUi {
 }
 
 /// How people are named at the table: "you", profile names, else short npubs.
-pub fn seat_names(spec: &TableSpec, me: &PublicKey, names: &HashMap<PublicKey, String>) -> Vec<String> {
+pub fn seat_names(
+    spec: &TableSpec,
+    me: &PublicKey,
+    names: &HashMap<PublicKey, String>,
+) -> Vec<String> {
     spec.seats
         .iter()
         .map(|h| match PublicKey::from_hex(h) {
@@ -149,12 +153,15 @@ impl Visit for PlaySeat {
                     crate::bots::BotLevel::Normal,
                     StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
                 ))),
-                SeatUi::Line => Box::new(crate::ui::line::person::<G>(
-                    self.names.clone(),
-                    self.seat,
-                )),
+                SeatUi::Line => {
+                    Box::new(crate::ui::line::person::<G>(self.names.clone(), self.seat))
+                }
             };
-            let deadline = self.spec.deadlines.move_ms.max(self.spec.deadlines.crypto_ms);
+            let deadline = self
+                .spec
+                .deadlines
+                .move_ms
+                .max(self.spec.deadlines.crypto_ms);
             let cfg = RunConfig::<G> {
                 keys: self.keys.clone(),
                 relays: self.relays.clone(),

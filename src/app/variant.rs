@@ -51,8 +51,6 @@ pub enum VariantCommand {
     },
 }
 
-
-
 pub fn run(command: VariantCommand) -> Result<(), String> {
     use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
     use crate::variants;

@@ -30,7 +30,9 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
         }
     }
     if relays.is_empty() {
-        return Err("no relay to read the table from: pass --relay URL or an naddr with relay hints".into());
+        return Err(
+            "no relay to read the table from: pass --relay URL or an naddr with relay hints".into(),
+        );
     }
     let r = verify_table(&relays, &table).await?;
     if args.json {

@@ -64,8 +64,11 @@ pub trait TableGame:
     fn prompt(view: &Self::View, legal: &[Self::Action]) -> String;
 
     /// A typed move (line mode), checked against nothing but its form; the session checks it.
-    fn parse_move(input: &str, view: &Self::View, legal: &[Self::Action])
-        -> Result<Self::Action, String>;
+    fn parse_move(
+        input: &str,
+        view: &Self::View,
+        legal: &[Self::Action],
+    ) -> Result<Self::Action, String>;
 
     /// One line on how the game ended.
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String;
@@ -134,6 +137,12 @@ games! {
 /// The registered games' names.
 pub fn names() -> Vec<&'static str> {
     all().iter().map(|g| g.name).collect()
+}
+
+/// "1 hand", "3 hands".
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// "NAME verbs", or "you verb" when the name is the reader's own seat.
@@ -210,6 +219,9 @@ mod tests {
         n.dedup();
         assert_eq!(n.len(), all().len());
         let e = with_game("chess", Simulate).unwrap_err();
-        assert!(e.contains("'chess' is not a game") && e.contains("high-card"), "{e}");
+        assert!(
+            e.contains("'chess' is not a game") && e.contains("high-card"),
+            "{e}"
+        );
     }
 }

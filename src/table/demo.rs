@@ -3,9 +3,7 @@
 //! checks the relays' copy of the log. Used by `tolerance demo`, `tolerance play` (seat 0 is a
 //! person) and the end-to-end tests. Every game's summary has the same fields.
 
-use super::runner::{
-    run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper,
-};
+use super::runner::{run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper};
 use crate::bots::BotLevel;
 use crate::games::registry::{SetupOptions, TableGame};
 use crate::net::pool::{PoolConfig, RelayPool};
@@ -30,6 +28,8 @@ pub struct DemoOptions {
     pub tamper: Vec<Option<Tamper>>,
     /// Check the relays' copy of the log with a fresh spectator afterwards.
     pub verify_after: bool,
+    /// How seat 0's client names the seats ("you", "bot 1"...); empty: "seat N".
+    pub names: Vec<String>,
 }
 
 impl Default for DemoOptions {
@@ -47,6 +47,7 @@ impl Default for DemoOptions {
             keys: Vec::new(),
             tamper: Vec::new(),
             verify_after: true,
+            names: Vec::new(),
         }
     }
 }
@@ -200,7 +201,11 @@ pub async fn run_demo<G: TableGame>(
             on_update: if i == 0 { seat0_update.take() } else { None },
             idle: opts.idle,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
-            names: Vec::new(),
+            names: if i == 0 {
+                opts.names.clone()
+            } else {
+                Vec::new()
+            },
         };
         tasks.push(tokio::spawn(run_client(cfg)));
     }

@@ -229,7 +229,10 @@ impl Journal {
         if path.exists() {
             let bytes = std::fs::read(&path).map_err(io_err(&path))?;
             if bytes.len() < 12 + 16 {
-                return Err(format!("{}: too short to hold a sealed secret", path.display()));
+                return Err(format!(
+                    "{}: too short to hold a sealed secret",
+                    path.display()
+                ));
             }
             let pt = cipher
                 .decrypt(
@@ -335,7 +338,10 @@ mod tests {
         let raw = std::fs::read(j.dir().join("master.bin")).unwrap();
         assert!(!raw.windows(8).any(|w| w == [7u8; 8]), "not in the clear");
         let other = Journal::open(&home, &Keys::generate(), &table).unwrap();
-        assert!(other.master(|| [9u8; 32]).unwrap_err().contains("does not open"));
+        assert!(other
+            .master(|| [9u8; 32])
+            .unwrap_err()
+            .contains("does not open"));
         // Moved to another table's directory, it fails its binding.
         let t2 = hex::encode([6u8; 32]);
         let j2 = Journal::open(&home, &keys, &t2).unwrap();

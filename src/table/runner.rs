@@ -261,7 +261,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         .map_err(|e| e.to_string())?;
     let mut session = Session::new(scfg, game, me).map_err(|e| e.to_string())?;
     // What this client recorded before it stopped, then what the relays hold.
-    let recorded: Vec<Event> = cfg.journal.as_ref().map_or(Vec::new(), |j| j.events().to_vec());
+    let recorded: Vec<Event> = cfg
+        .journal
+        .as_ref()
+        .map_or(Vec::new(), |j| j.events().to_vec());
     let resuming = !recorded.is_empty();
     let history = pool
         .fetch_all(filter, 500, Duration::from_secs(5))
@@ -439,15 +442,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             _ = tokio::time::sleep(wake) => {}
         }
     }
+    // The caller names the seats (its own as "you" if it wants); a bot table without names
+    // reads as a spectator's would.
     let names = |s: Seat| {
-        if Some(s) == seat {
-            "you".to_string()
-        } else {
-            cfg.names
-                .get(s as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        }
+        cfg.names
+            .get(s as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("seat {s}"))
     };
     let report = ClientReport {
         seat,
@@ -475,7 +476,10 @@ fn fresh_secret() -> [u8; 32] {
 }
 
 /// Feeds events to the session on a blocking thread (verifying proofs is CPU work).
-async fn feed<G: TableGame>(mut session: Session<G>, events: Vec<Event>) -> Result<Session<G>, String> {
+async fn feed<G: TableGame>(
+    mut session: Session<G>,
+    events: Vec<Event>,
+) -> Result<Session<G>, String> {
     if events.is_empty() {
         return Ok(session);
     }

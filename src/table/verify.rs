@@ -309,8 +309,13 @@ impl Visit for Follow {
                     }
                     verdicts = s.verdicts().len();
                 })),
-                idle: Duration::from_millis(self.spec.deadlines.move_ms.max(self.spec.deadlines.crypto_ms) * 3)
-                    + Duration::from_secs(30),
+                idle: Duration::from_millis(
+                    self.spec
+                        .deadlines
+                        .move_ms
+                        .max(self.spec.deadlines.crypto_ms)
+                        * 3,
+                ) + Duration::from_secs(30),
                 tamper: None,
                 names: Vec::new(),
             };

@@ -48,11 +48,18 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
         } else {
             format!(
                 "waiting for {} ({})",
-                a.seats.iter().map(|x| name(*x)).collect::<Vec<_>>().join(", "),
+                a.seats
+                    .iter()
+                    .map(|x| name(*x))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 a.what
             )
         };
-        if waiting != last_wait && !waiting.is_empty() && std::env::var_os("TOLERANCE_VERBOSE").is_some() {
+        if waiting != last_wait
+            && !waiting.is_empty()
+            && std::env::var_os("TOLERANCE_VERBOSE").is_some()
+        {
             println!("    {waiting}");
         }
         last_wait = waiting;
@@ -89,7 +96,9 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
                     break None;
                 }
                 match G::parse_move(input, &ask.turn.view, &ask.turn.legal) {
-                    Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => break Some(a),
+                    Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => {
+                        break Some(a)
+                    }
                     Ok(_) => println!("  that move is not allowed now"),
                     Err(e) => println!("  {e}"),
                 }

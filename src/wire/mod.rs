@@ -365,7 +365,10 @@ mod tests {
         let mut twice = s.clone();
         twice.seats[1] = twice.seats[0].clone();
         let ev = table_event(&twice).sign_with_keys(&keys[0]).unwrap();
-        assert!(parse_table(&ev).unwrap_err().to_string().contains("two seats"));
+        assert!(parse_table(&ev)
+            .unwrap_err()
+            .to_string()
+            .contains("two seats"));
     }
 
     #[test]

@@ -25,7 +25,11 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             if n(*seat) == "you" { "draw" } else { "draws" }
         ),
         Entry::Decided { seat, action } => {
-            let verb = if *action == Action::Stay { "stays" } else { "folds" };
+            let verb = if *action == Action::Stay {
+                "stays"
+            } else {
+                "folds"
+            };
             says(n(*seat), verb)
         }
         Entry::Shown { seat, card: c } => format!("{} {}", says(n(*seat), "shows"), card(*c)),
@@ -44,8 +48,7 @@ impl TableGame for HighCard {
     type Setup = Setup;
 
     fn setup(opts: &SetupOptions) -> Result<Setup, String> {
-        if opts.variant_text.is_some() || opts.variant.as_deref().is_some_and(|v| v != "standard")
-        {
+        if opts.variant_text.is_some() || opts.variant.as_deref().is_some_and(|v| v != "standard") {
             return Err("High Card has one variant, 'standard'".into());
         }
         let mut s = Setup::new(opts.players.max(2));
@@ -74,11 +77,19 @@ impl TableGame for HighCard {
     }
 
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer).log.iter().map(|e| line(e, names)).collect()
+        self.view(viewer)
+            .log
+            .iter()
+            .map(|e| line(e, names))
+            .collect()
     }
 
     fn render(v: &HighCardView, n: &dyn Fn(Seat) -> String) -> String {
-        let mut s = format!("── round {} of {} ──\n", (v.round + 1).min(v.rounds), v.rounds);
+        let mut s = format!(
+            "── round {} of {} ──\n",
+            (v.round + 1).min(v.rounds),
+            v.rounds
+        );
         for (seat, points) in &v.points {
             let held = v
                 .hands

@@ -1,6 +1,6 @@
 //! Mia's entry in the game registry: its setup, bots and words.
 
-use super::game::{Action, LogEntry, Setup, Mia, MiaView};
+use super::game::{Action, LogEntry, Mia, MiaView, Setup};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
 use crate::games::registry::{says, whose, SetupOptions, TableGame};
@@ -15,52 +15,53 @@ fn dice_text(d: &[u8]) -> String {
 
 /// A log entry in words.
 pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
-        use LogEntry as E;
-        match e {
-            E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
-            E::Round { round, opener } => format!("round {round}: {}", says(n(*opener), "opens")),
-            E::Rolled { seat } => format!(
-                "{} the cup and {}",
-                says(n(*seat), "rolls"),
-                if n(*seat) == "you" { "look" } else { "looks" }
-            ),
-            E::Claimed { seat, claim } => format!("{} {claim}", says(n(*seat), "claims")),
-            E::Passed { seat, claim } => format!("{} {claim} on unseen", says(n(*seat), "passes")),
-            E::Raised { seat, claim } => {
-                format!("{} the claim to {claim}", says(n(*seat), "raises"))
-            }
-            E::Rerolled { seat } => says(n(*seat), "rerolls"),
-            E::Challenged { seat, owner } => {
-                format!("{} {}", says(n(*seat), "challenges"), n(*owner))
-            }
-            E::Opened {
-                roller,
-                dice,
-                value,
-                claim,
-            } => format!(
-                "{} cup shows {} = {value} (claimed {claim})",
-                whose(n(*roller)),
-                dice_text(dice)
-            ),
-            E::LostLives { seat, lives } => format!(
-                "{} {lives} {}",
-                says(n(*seat), "loses"),
-                if *lives == 1 { "life" } else { "lives" }
-            ),
-            E::Out { seat } => format!("{} out", says(n(*seat), "is")),
-            E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
+    use LogEntry as E;
+    match e {
+        E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
+        E::Round { round, opener } => format!("round {round}: {}", says(n(*opener), "opens")),
+        E::Rolled { seat } => format!(
+            "{} the cup and {}",
+            says(n(*seat), "rolls"),
+            if n(*seat) == "you" { "look" } else { "looks" }
+        ),
+        E::Claimed { seat, claim } => format!("{} {claim}", says(n(*seat), "claims")),
+        E::Passed { seat, claim } => format!("{} {claim} on unseen", says(n(*seat), "passes")),
+        E::Raised { seat, claim } => {
+            format!("{} the claim to {claim}", says(n(*seat), "raises"))
         }
+        E::Rerolled { seat } => says(n(*seat), "rerolls"),
+        E::Challenged { seat, owner } => {
+            format!("{} {}", says(n(*seat), "challenges"), n(*owner))
+        }
+        E::Opened {
+            roller,
+            dice,
+            value,
+            claim,
+        } => format!(
+            "{} cup shows {} = {value} (claimed {claim})",
+            whose(n(*roller)),
+            dice_text(dice)
+        ),
+        E::LostLives { seat, lives } => format!(
+            "{} {lives} {}",
+            says(n(*seat), "loses"),
+            if *lives == 1 { "life" } else { "lives" }
+        ),
+        E::Out { seat } => format!("{} out", says(n(*seat), "is")),
+        E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
     }
+}
 
 /// What a person may type.
 pub fn help() -> &'static str {
-        "'claim NN', 'challenge', 'pass', 'reroll' or 'raise NN' (values like 43, 21 = Mia)"
-    }
+    "'claim NN', 'challenge', 'pass', 'reroll' or 'raise NN' (values like 43, 21 = Mia)"
+}
 
 impl TableGame for Mia {
     const TITLE: &'static str = "Mia";
-    const SUMMARY: &'static str = "roll two dice under the cup, claim a value, pass it on or call the bluff";
+    const SUMMARY: &'static str =
+        "roll two dice under the cup, claim a value, pass it on or call the bluff";
     const SEATS: (u8, u8) = (2, 10);
     type Setup = Setup;
 
@@ -96,7 +97,11 @@ impl TableGame for Mia {
     }
 
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer).log.iter().map(|e| line(e, names)).collect()
+        self.view(viewer)
+            .log
+            .iter()
+            .map(|e| line(e, names))
+            .collect()
     }
 
     fn render(v: &MiaView, n: &dyn Fn(Seat) -> String) -> String {

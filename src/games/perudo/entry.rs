@@ -1,6 +1,6 @@
 //! Perudo's entry in the game registry: its setup, bots and words.
 
-use super::game::{Action, LogEntry, Setup, Perudo, PerudoView};
+use super::game::{Action, LogEntry, Perudo, PerudoView, Setup};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
 use crate::games::registry::{says, SetupOptions, TableGame};
@@ -15,44 +15,45 @@ fn dice_text(d: &[u8]) -> String {
 
 /// A log entry in words.
 pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
-        use LogEntry as E;
-        match e {
-            E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
-            E::Round {
-                round,
-                opener,
-                putana,
-            } => format!(
-                "round {round}{}: {} opens",
-                if *putana {
-                    " (PUTANA: ones not wild, face fixed)"
-                } else {
-                    ""
-                },
-                n(*opener)
-            ),
-            E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
-            E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
-            E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), dice_text(dice)),
-            E::Counted { bid, count, loser } => {
-                format!(
-                    "{count} counted for {bid}: {} a die",
-                    says(n(*loser), "loses")
-                )
-            }
-            E::Out { seat } => format!("{} out", says(n(*seat), "is")),
-            E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
+    use LogEntry as E;
+    match e {
+        E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
+        E::Round {
+            round,
+            opener,
+            putana,
+        } => format!(
+            "round {round}{}: {} opens",
+            if *putana {
+                " (PUTANA: ones not wild, face fixed)"
+            } else {
+                ""
+            },
+            n(*opener)
+        ),
+        E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
+        E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
+        E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), dice_text(dice)),
+        E::Counted { bid, count, loser } => {
+            format!(
+                "{count} counted for {bid}: {} a die",
+                says(n(*loser), "loses")
+            )
         }
+        E::Out { seat } => format!("{} out", says(n(*seat), "is")),
+        E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
     }
+}
 
 /// What a person may type.
 pub fn help() -> &'static str {
-        "'bid QUANTITY FACE' (e.g. 'bid 4 3') or 'dudo'"
-    }
+    "'bid QUANTITY FACE' (e.g. 'bid 4 3') or 'dudo'"
+}
 
 impl TableGame for Perudo {
     const TITLE: &'static str = "Perudo";
-    const SUMMARY: &'static str = "liar's dice: bid on every cup's dice, ones wild, dudo opens the cups";
+    const SUMMARY: &'static str =
+        "liar's dice: bid on every cup's dice, ones wild, dudo opens the cups";
     const SEATS: (u8, u8) = (2, 10);
     type Setup = Setup;
 
@@ -67,7 +68,10 @@ impl TableGame for Perudo {
             return Err("Perudo has no variant files".into());
         }
         if opts.players != 0 && !(2..=10).contains(&opts.players) {
-            return Err(format!("Perudo seats 2 to 10 players, not {}", opts.players));
+            return Err(format!(
+                "Perudo seats 2 to 10 players, not {}",
+                opts.players
+            ));
         }
         Ok(Setup::standard(opts.players.max(2)))
     }
@@ -90,7 +94,11 @@ impl TableGame for Perudo {
     }
 
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer).log.iter().map(|e| line(e, names)).collect()
+        self.view(viewer)
+            .log
+            .iter()
+            .map(|e| line(e, names))
+            .collect()
     }
 
     fn render(v: &PerudoView, n: &dyn Fn(Seat) -> String) -> String {

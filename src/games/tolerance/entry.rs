@@ -133,14 +133,14 @@ impl TableGame for Tolerance {
             .collect();
         match self.table.winner() {
             Some(w) => format!(
-                "{} the table after {} hands ({})",
+                "{} the table after {} ({})",
                 crate::games::registry::says(names(w), "wins"),
-                self.table.hands_played,
+                crate::games::registry::count(self.table.hands_played, "hand", "hands"),
                 stacks.join(", ")
             ),
             None => format!(
-                "{} hands played; stacks: {}",
-                self.table.hands_played,
+                "{} played; stacks: {}",
+                crate::games::registry::count(self.table.hands_played, "hand", "hands"),
                 stacks.join(", ")
             ),
         }
@@ -154,6 +154,8 @@ impl TableGame for Tolerance {
             "chips_end_total": finals.iter().map(|(_, c)| c).sum::<u64>(),
             "final_stacks": finals,
             "forfeits": self.history.iter().flat_map(|h| h.forfeits.iter().map(|f| f.0)).collect::<Vec<_>>(),
+            // Every hand's public record (blinds, moves, rolls, cards shown), for scripts.
+            "history": self.history,
         })
     }
 }
