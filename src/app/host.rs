@@ -97,6 +97,10 @@ pub fn print_news(n: &LobbyNews) {
         LobbyNews::Starting { players } => {
             println!("starting with {players} players: drawing the seating order")
         }
+        LobbyNews::Full { players } => println!(
+            "all {players} seats are taken; waiting in case one opens again (a listed player \
+             who does not confirm loses the seat)"
+        ),
         LobbyNews::Revealed { .. } => {}
         LobbyNews::Dropped { npubs } => println!(
             "{} never revealed a seating nonce: the seat{} open again",

@@ -46,6 +46,10 @@ pub enum LobbyNews {
     Starting {
         players: usize,
     },
+    /// Every seat is taken; we wait in case a listed player never reveals and a seat reopens.
+    Full {
+        players: usize,
+    },
     Revealed {
         npub: String,
     },
@@ -729,7 +733,9 @@ async fn join_inner(
         .clone()
         .ok_or("this table seated its players directly; there is no lobby to join")?;
     match lobby.status {
-        LobbyStatus::Open => {}
+        // Starting: the seats are listed, but a listed player who never reveals loses the seat
+        // and it reopens; wait for that instead of giving up on a table sybils filled.
+        LobbyStatus::Open | LobbyStatus::Starting => {}
         LobbyStatus::Cancelled => {
             return Err(format!(
                 "the table was cancelled: {}",
@@ -763,28 +769,36 @@ async fn join_inner(
     let mut nonce = new_nonce();
     let mut commit = seat_commit(&table, &me, &nonce);
     let mut round = lobby.round;
-    if host != me {
-        send_lobby_pow(
-            pool,
-            keys,
-            &host,
-            &table,
-            LobbyBody::Join {
-                commit: commit.clone(),
-            },
-            lobby.join_pow,
-        )
-        .await?;
-        if debug() {
-            eprintln!("[join] asked for a seat at {table}");
-        }
-    }
+    // The lobby round we last asked for a seat in: a request the host could not take (the
+    // table was full) is asked again when a seat reopens.
+    let mut asked: Option<u32> = None;
     let deadline = Instant::now() + wait;
     let mut newest = ev;
     let mut revealed = false;
+    let mut waiting_told = false;
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
         let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
+        if host != me && mine.is_none() && l.status == LobbyStatus::Open && asked != Some(l.round) {
+            round = l.round;
+            nonce = new_nonce();
+            commit = seat_commit(&table, &me, &nonce);
+            send_lobby_pow(
+                pool,
+                keys,
+                &host,
+                &table,
+                LobbyBody::Join {
+                    commit: commit.clone(),
+                },
+                l.join_pow,
+            )
+            .await?;
+            asked = Some(l.round);
+            if debug() {
+                eprintln!("[join] asked for a seat at {table}");
+            }
+        }
         // The host reopened the lobby (someone never revealed): commit to a fresh nonce.
         if l.round > round && mine.is_some() && l.status == LobbyStatus::Open {
             round = l.round;
@@ -810,8 +824,16 @@ async fn join_inner(
                     l.reason.clone().unwrap_or_default()
                 ))
             }
-            LobbyStatus::Starting | LobbyStatus::Seated if mine.is_none() => {
+            LobbyStatus::Seated if mine.is_none() => {
                 return Err("the table filled and started without us".into());
+            }
+            LobbyStatus::Starting if mine.is_none() => {
+                if !waiting_told {
+                    news(LobbyNews::Full {
+                        players: l.players.len(),
+                    });
+                    waiting_told = true;
+                }
             }
             LobbyStatus::Starting if l.round > round => {
                 // A round we have not committed to: wait for the host to take our new one.
