@@ -2,12 +2,16 @@
 //! misconduct, the table must resolve it the same way on every client, and no chip may be lost.
 
 use nostr_sdk::prelude::*;
+use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tolerance::games::registry::SetupOptions;
+use tolerance::games::tolerance::{Action, Tolerance};
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
 use tolerance::table::runner::{Tamper, TamperAction};
 use tolerance::table::Violation;
-use tolerance::wire::{self, Body, Deadlines, Payload};
+use tolerance::wire::log::{log_event, Body, Payload};
+use tolerance::wire::{self, Deadlines};
 
 /// One table at a time: these tests use short deadlines, and several tables' proofs competing
 /// for two cores could make an honest player miss one.
@@ -15,15 +19,26 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn opts(players: u8, hands: u64) -> DemoOptions {
     DemoOptions {
-        players,
-        hands: Some(hands),
+        setup: SetupOptions {
+            players,
+            hands: Some(hands),
+            ..SetupOptions::default()
+        },
         deadlines: Deadlines {
             move_ms: 2_000,
             crypto_ms: 2_000,
         },
-        idle_timeout: Duration::from_secs(60),
+        idle: Duration::from_secs(60),
         ..DemoOptions::default()
     }
+}
+
+async fn play(o: DemoOptions) -> DemoRun {
+    run_demo::<Tolerance>(o, None, None).await.unwrap()
+}
+
+fn action(a: Action) -> Value {
+    serde_json::to_value(a).unwrap()
 }
 
 /// Tampers with the first payload `pick` selects, once.
@@ -44,14 +59,15 @@ fn once(mut pick: impl FnMut(&mut Payload) -> Option<TamperAction> + Send + 'sta
 }
 
 fn with_tamper(mut o: DemoOptions, seat: usize, t: Tamper) -> DemoOptions {
-    o.tamper = (0..o.players).map(|_| None).collect();
+    o.tamper = (0..o.setup.players).map(|_| None).collect();
     o.tamper[seat] = Some(t);
     o
 }
 
 fn chips_conserved(run: &DemoRun) {
+    let r = &run.summary.report;
     assert_eq!(
-        run.summary.chips_end_total, run.summary.chips_start_total,
+        r["chips_end_total"], r["chips_start_total"],
         "chips must be conserved: {:?}",
         run.summary
     );
@@ -76,14 +92,29 @@ fn blamed_and_forfeited(run: &DemoRun, seat: u8) {
     assert!(run.summary.clients_agree, "{:?}", run.summary);
     chips_conserved(run);
     for v in honest_violations(run, seat as usize) {
-        assert!(v.iter().any(|v| v.culprit() == Some(seat)), "{v:?}");
+        assert!(v.iter().any(|v| v.culprit() == seat), "{v:?}");
     }
     assert_eq!(forfeits(run)[0].0, seat);
 }
 
+/// Seats that forfeited, hand by hand, with the reason in words.
 fn forfeits(run: &DemoRun) -> Vec<(u8, String)> {
-    let r = run.reports[0].as_ref().unwrap();
-    r.hands.iter().flat_map(|h| h.forfeits.clone()).collect()
+    run.summary.report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|h| h["forfeits"].as_array().unwrap().clone())
+        .map(|f| {
+            (
+                f[0].as_u64().unwrap() as u8,
+                f[1].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn hands(run: &DemoRun) -> u64 {
+    run.summary.report["hands"].as_u64().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -92,32 +123,50 @@ async fn withheld_deal_tokens_end_in_the_documented_forfeit() {
     let o = with_tamper(
         opts(3, 2),
         2,
-        once(|p| matches!(p.body, Body::Tokens { .. }).then_some(TamperAction::Drop)),
+        once(|p| matches!(p.body, Body::Reveal { .. }).then_some(TamperAction::Drop)),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree, "{:?}", run.summary);
     chips_conserved(&run);
     let f = forfeits(&run);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].0, 2, "the withholding seat forfeits");
-    // The offender left the table; the others played on.
-    let r = run.reports[0].as_ref().unwrap();
-    assert_eq!(r.final_stacks[2], None);
-    assert_eq!(r.hands.len(), 2);
+    // The offender left the table (with the chips it had not staked); the others played on.
+    let history = run.summary.report["history"].as_array().unwrap();
+    let last = history.last().expect("hands were played");
+    assert!(
+        !last["players"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(2)),
+        "{last}"
+    );
+    assert_eq!(hands(&run), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn withheld_showdown_reveal_forfeits_the_pot_share() {
+async fn a_reveal_withheld_after_betting_began_forfeits() {
     let _serial = SERIAL.lock().await;
-    // Seat 1 never shows its cards at showdown.
+    // Seat 1 bets, then never publishes its next reveal (a board card or its showdown cards).
+    let mut moved = false;
     let o = with_tamper(
         opts(2, 3),
         1,
-        once(|p| matches!(p.body, Body::Show { .. }).then_some(TamperAction::Drop)),
+        once(move |p| {
+            match p.body {
+                Body::Move { .. } => moved = true,
+                Body::Reveal { .. } if moved => return Some(TamperAction::Drop),
+                _ => {}
+            }
+            None
+        }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree);
     chips_conserved(&run);
+    let f = forfeits(&run);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, 1, "{f:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -130,14 +179,14 @@ async fn a_stalling_player_is_checked_or_folded_by_timeout() {
         1,
         once(|p| matches!(p.body, Body::Move { .. }).then_some(TamperAction::Drop)),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree, "{:?}", run.summary);
     chips_conserved(&run);
     assert!(
         forfeits(&run).is_empty(),
         "a missed move is a timeout, not a forfeit"
     );
-    assert_eq!(run.summary.hands, 1);
+    assert_eq!(hands(&run), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -153,7 +202,7 @@ async fn late_move_and_last_vote_race_resolves_identically() {
                     .then_some(TamperAction::Delay(Duration::from_millis(delay_ms)))
             }),
         );
-        let run = run_demo(o, |_| {}).await.unwrap();
+        let run = play(o).await;
         assert!(
             run.summary.clients_agree,
             "delay {delay_ms} ms: clients disagree: {:?}",
@@ -170,20 +219,20 @@ async fn an_illegal_bet_is_rejected_and_attributed() {
         opts(3, 1),
         1,
         once(|p| match &mut p.body {
-            Body::Move { action, .. } => {
-                *action = tolerance::games::tolerance::Action::Raise { to: 1_000_000 };
+            Body::Move { action } => {
+                *action = self::action(Action::Raise { to: 1_000_000 });
                 Some(TamperAction::Send)
             }
             _ => None,
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree);
     chips_conserved(&run);
     for v in honest_violations(&run, 1) {
         assert!(
             v.iter()
-                .any(|v| v.culprit() == Some(1) && v.to_string().contains("raise")),
+                .any(|v| v.culprit() == 1 && v.to_string().contains("raise")),
             "{v:?}"
         );
     }
@@ -196,8 +245,9 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
         opts(3, 1),
         1,
         once(|p| match &mut p.body {
-            Body::Shuffle { deck, .. } => {
+            Body::Shuffle { decks, .. } => {
                 // Replace the deck by a re-encoding of a different (swapped) deck: flip bytes.
+                let deck = &mut decks[0].cards;
                 let mut bytes = tolerance::fair::from_base64("deck", deck).unwrap();
                 let n = bytes.len();
                 bytes.swap(10, n - 10);
@@ -207,7 +257,7 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
             _ => None,
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     blamed_and_forfeited(&run, 1);
 }
 
@@ -218,7 +268,7 @@ async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
         opts(3, 1),
         0,
         once(|p| match &mut p.body {
-            Body::Tokens { tokens, .. } if tokens.len() >= 2 => {
+            Body::Reveal { tokens, .. } if tokens.len() >= 2 => {
                 // A valid token, but for another position.
                 let t = tokens[0].token.clone();
                 tokens[1].token = t;
@@ -227,7 +277,7 @@ async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
             _ => None,
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     blamed_and_forfeited(&run, 0);
 }
 
@@ -243,23 +293,24 @@ async fn a_fork_is_proven_and_the_equivocator_forfeits() {
         o,
         1,
         once(move |p| match &p.body {
-            Body::Move { action, die: None } => {
+            Body::Move { action } => {
                 // Sign a second, different move for the same step and send both.
                 let mut other = p.clone();
-                use tolerance::games::tolerance::Action::*;
+                let fold = self::action(Action::Fold);
                 other.body = Body::Move {
-                    action: if *action == Fold { Call } else { Fold },
-                    die: None,
+                    action: if *action == fold {
+                        self::action(Action::Call)
+                    } else {
+                        fold
+                    },
                 };
-                let ev = wire::log_event(&host, &other)
-                    .sign_with_keys(&cheat)
-                    .unwrap();
+                let ev = log_event(&host, &other).sign_with_keys(&cheat).unwrap();
                 Some(TamperAction::SendAlso(Box::new(ev)))
             }
             _ => None,
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree, "{:?}", run.reports);
     chips_conserved(&run);
     for v in honest_violations(&run, 1) {
@@ -300,7 +351,7 @@ async fn malformed_and_foreign_events_on_the_relay_are_rejected_without_effect()
             Some(TamperAction::SendAlso(Box::new(junk)))
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree);
     chips_conserved(&run);
     for v in honest_violations(&run, 1) {
@@ -312,7 +363,7 @@ async fn malformed_and_foreign_events_on_the_relay_are_rejected_without_effect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_out_of_turn_move_is_rejected_and_attributed() {
+async fn a_move_signed_at_a_reveal_step_is_rejected_and_its_signer_forfeits() {
     let _serial = SERIAL.lock().await;
     let keys: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
     let cheat = keys[2].clone();
@@ -323,32 +374,31 @@ async fn an_out_of_turn_move_is_rejected_and_attributed() {
         o,
         2,
         once(move |p| match &p.body {
-            // While the deal tokens are due, seat 2 also tries to bet.
-            Body::Tokens { .. } => {
+            // While the deal tokens are due, seat 2 also signs a bet for the same step and
+            // head: a second event for one step is equivocation, whatever it says.
+            Body::Reveal { .. } => {
                 let mut mv = p.clone();
                 mv.body = Body::Move {
-                    action: tolerance::games::tolerance::Action::Raise { to: 50 },
-                    die: None,
+                    action: self::action(Action::Raise { to: 50 }),
                 };
-                let ev = wire::log_event(&host, &mv).sign_with_keys(&cheat).unwrap();
+                let ev = log_event(&host, &mv).sign_with_keys(&cheat).unwrap();
                 Some(TamperAction::SendAlso(Box::new(ev)))
             }
             _ => None,
         }),
     );
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree);
     chips_conserved(&run);
-    assert!(forfeits(&run).is_empty(), "the stray move changes nothing");
     for v in honest_violations(&run, 2) {
+        // Settled as the fork it is before either event is judged on its own.
         assert!(
-            v.iter().any(|v| matches!(
-                v,
-                Violation::OutOfTurn { seat: 2, .. } | Violation::Stale { seat: 2, .. }
-            )),
+            v.iter()
+                .any(|v| matches!(v, Violation::Fork { seat: 2, .. })),
             "{v:?}"
         );
     }
+    assert_eq!(forfeits(&run)[0].0, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -362,17 +412,17 @@ async fn verify_reports_the_first_violation_of_a_table() {
         opts(3, 1),
         1,
         once(|p| match &mut p.body {
-            Body::Move { action, .. } => {
-                *action = tolerance::games::tolerance::Action::Raise { to: 1_000_000 };
+            Body::Move { action } => {
+                *action = self::action(Action::Raise { to: 1_000_000 });
                 Some(TamperAction::Send)
             }
             _ => None,
         }),
     );
     o.relays = vec![url.clone()];
-    let run = run_demo(o, |_| {}).await.unwrap();
+    let run = play(o).await;
     assert!(run.summary.clients_agree);
-    let report = tolerance::table::verify::verify_table(&[url], &run.table)
+    let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
         .await
         .unwrap();
     assert!(
@@ -380,7 +430,10 @@ async fn verify_reports_the_first_violation_of_a_table() {
         "a table with an illegal bet must not verify clean"
     );
     assert!(report.finished, "the table still played to its end");
-    let first = report.first_violation.expect("the illegal bet is reported");
-    assert_eq!(first.culprit(), Some(1), "{first}");
+    let first = report
+        .violations
+        .first()
+        .expect("the illegal bet is reported");
+    assert_eq!(first.culprit(), 1, "{first}");
     assert!(first.to_string().contains("raise"), "{first}");
 }

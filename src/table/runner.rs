@@ -84,6 +84,8 @@ pub enum TamperAction {
     Drop,
     /// Publish this extra event too (already signed), e.g. a fork.
     SendAlso(Box<Event>),
+    /// Sign and apply it now but publish it only after this long (a move that arrives late).
+    Delay(Duration),
 }
 
 /// Rewrites or drops this client's outgoing payloads.
@@ -283,15 +285,21 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     };
     let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
     let mut held: Vec<Event> = Vec::new();
+    let mut delayed: Vec<(Instant, Event)> = Vec::new();
     let mut last_move = Instant::now();
     let mut last_position = session.position();
     let mut relays_checked: Option<Instant> = None;
     loop {
         // What the session owes: signed, recorded, applied here, then sent.
         for mut payload in session.take_outbox() {
+            let mut delay = None;
             let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
                 Some(TamperAction::Drop) => continue,
                 Some(TamperAction::SendAlso(ev)) => Some(*ev),
+                Some(TamperAction::Delay(d)) => {
+                    delay = Some(Instant::now() + d);
+                    None
+                }
                 _ => None,
             };
             let recorded = cfg
@@ -306,11 +314,18 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 j.record(&ev)?;
             }
             session.handle(&ev);
-            unsent.push_back(ev);
+            match delay {
+                Some(at) => delayed.push((at, ev)),
+                None => unsent.push_back(ev),
+            }
             if let Some(e) = extra {
                 unsent.push_back(e);
             }
         }
+        let (due, later): (Vec<_>, Vec<_>) =
+            delayed.drain(..).partition(|(at, _)| *at <= Instant::now());
+        delayed = later;
+        unsent.extend(due.into_iter().map(|(_, ev)| ev));
         // Send what is waiting; a refusal keeps the event for the next round.
         let mut retry = VecDeque::new();
         while let Some(ev) = unsent.pop_front() {
@@ -335,7 +350,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             last_position = session.position();
             last_move = Instant::now();
         }
-        if session.is_finished() && unsent.is_empty() {
+        if session.is_finished() && unsent.is_empty() && delayed.is_empty() {
             break;
         }
         // A turn: ask the decider, once; a turn that closed meanwhile is dropped.
@@ -373,6 +388,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         }
         if !unsent.is_empty() {
             wake = wake.min(Duration::from_millis(500));
+        }
+        if let Some(at) = delayed.iter().map(|(at, _)| *at).min() {
+            wake = wake.min(at.saturating_duration_since(Instant::now()));
         }
         let idle_left = cfg.idle.saturating_sub(last_move.elapsed());
         if idle_left.is_zero() {

@@ -597,10 +597,10 @@ impl<G: Game> Session<G> {
         }
         let keep = self.r.step;
         self.snapshots.retain(|s, _| *s <= keep);
-        // Whether an event fits its step depends on the branch: judge them again on this one.
-        self.rejected.clear();
-        self.violations
-            .retain(|v| !matches!(v, Violation::Invalid { step, .. } if *step >= keep));
+        // Rejections stand across branches: an event is judged only in the state its own `prev`
+        // names, and the chain up to a head fixes that state, so a roll-back cannot make an
+        // event judged invalid valid (or the reverse). Keeping them matters: on the new branch a
+        // final timeout may settle the step before its accused's bad event is looked at again.
         self.advance();
     }
 
