@@ -7,38 +7,41 @@
 //!
 //! # Layout
 //!
-//! One data path, one module per stage; nothing skips a stage and nothing flows backwards:
+//! One data path, one module per stage, the same for every game; `tests/layering.rs` checks on
+//! the sources that nothing reaches up a layer:
 //!
 //! ```text
-//! relay events ──> wire (parse, size limits, schema version)
-//!              ──> table (signature, table id, chain position, fork check, deadline)
-//!              ──> fair (verify proofs; open cards/dice that this seat may see)
-//!              ──> engine.apply(action)  ── pure, deterministic, identical on every client
-//!              ──> view(seat) ──> ui / bot ──> chosen action ──> wire ──> relays
+//! relay events ──> net (pool, subscriptions by seated authors, paging)
+//!              ──> wire (parse, size limits, schema version)
+//!              ──> table::session (signature, seat, step and head, votes, forks, forfeits)
+//!              ──> table::chance (verify shuffles, tokens and dice; open what this seat may see)
+//!              ──> Game::apply  ── pure, deterministic, identical on every client
+//!              ──> view(seat) ──> ui / bot ──> chosen action ──> session outbox ──> relays
 //! ```
 //!
-//! - [`engine`]: the [`engine::Game`] contract (who acts, chance requests, legal moves, views,
-//!   outcomes) and the generic simulation harness every game passes. Pure: no I/O, no clock, no
-//!   OS randomness.
-//! - [`games`]: one folder per game; [`games::tolerance`] is the flagship.
-//! - [`cards`]: deck compositions as data and the card ids every layer shares.
+//! - [`engine`]: the [`engine::Game`] contract (who acts, chance requests, legal moves, sealed
+//!   moves, views, forfeits, outcomes) and the generic simulation harness every game passes.
+//!   Pure: no I/O, no clock, no OS randomness.
+//! - [`games`]: one folder per game and the [`games::registry`] that names them; a game is its
+//!   folder plus one line there. [`games::tolerance`] is the flagship.
+//! - [`cards`]: deck compositions as data (cards, sub-decks, domino sets) and their ids.
 //! - [`bots`]: strategies that see only a seat's view.
-//! - [`fair`]: mental-poker deck (Bayer–Groth shuffle proofs, Chaum–Pedersen reveal tokens, key
-//!   ownership proofs, via `ziffle`) and commit-reveal dice; knows no game rules and no network.
+//! - [`fair`]: mental-poker deck (our Bayer–Groth shuffle prover and verifier on arkworks,
+//!   batched Chaum–Pedersen reveal tokens, key ownership proofs; differentially tested against
+//!   `ziffle`) and commit-reveal dice; knows no game rules and no network.
 //! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O.
 //! - [`net`]: relay pool over nostr-sdk and the embedded relay; never interprets a game payload.
-//! - [`table`]: the session driver — log → signature, seat, chain position, fork check → proofs
-//!   → `engine.apply` — with deadlines, timeout votes and forfeits; the relay runner; demo,
-//!   play and verify. A client's own events take the same path after they come back from the
-//!   relay.
-//! - [`history`]: hands saved on this machine, listed, replayed and exported.
+//! - [`table`]: the one runtime. [`table::session`] is pure (events in, outbox out, time and the
+//!   seat's secret passed in) and generic over the game; [`table::chance`] answers the game's
+//!   chance requests with decks and dice; the runner, lobby, journal, verify and demo put it
+//!   on relays. A client's own events take the same path as everyone else's.
+//! - [`history`]: tables saved on this machine, listed and shown.
 //! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice);
 //!   [`config`]: optional settings in the same directory.
 //! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
 //!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
-//! - [`ui`]: the line interfaces and the terminal tables (ratatui) of Tolerance, Perudo and Mia
-//!   and the lobby, each drawn as a pure function of its state. [`cli`]: command-line commands
-//!   (`main.rs` only parses).
+//! - [`ui`]: the line interface (and the terminal table), drawn from the runner's updates.
+//! - [`app`]: the commands, one file each; `main.rs` only calls [`app::run`].
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
 

@@ -2,7 +2,7 @@
 //! network, no game rules. The protocol is written down in `protocol/FAIR.md`.
 //!
 //! **Warning.** The shuffle argument (Bayer–Groth 2012), reveal tokens (Chaum–Pedersen) and key
-//! proofs (Schnorr) on secp256k1 are this project's own implementation ([`bg`]) of the formats of
+//! proofs (Schnorr) on secp256k1 are this project's own implementation (`fair::bg`) of the formats of
 //! the `ziffle` crate 0.1.0, differentially tested against it. Neither has been independently
 //! audited; ziffle's author says *not for playing for non-trivial amounts of money*, and the
 //! same holds for this module.

@@ -1,7 +1,7 @@
 //! The game registry: every game this program plays, and what the table runtime and the
 //! commands need to know about each — its name and seats, how a person names its setup, how
 //! it starts, its bots, and how it reads as words. A game is one folder plus one line in
-//! [`games!`] below; nothing in the table runtime, the wire format or the network layer knows
+//! `games!` below; nothing in the table runtime, the wire format or the network layer knows
 //! any particular game.
 
 use super::{high_card, mia, perudo, tolerance};

@@ -26,7 +26,7 @@ pub struct HandScript {
     /// Die results in rolling order.
     #[serde(default)]
     pub dice: Vec<u8>,
-    /// "SEAT MOVE [N]": "0 check", "1 raise 40", "2 roll 5", "3 pass", "1 fold", "0 call".
+    /// "SEAT MOVE \[N\]": "0 check", "1 raise 40", "2 roll 5", "3 pass", "1 fold", "0 call".
     pub actions: Vec<String>,
     /// Optional expected output (golden tests compare it; `replay` ignores it).
     #[serde(default)]
