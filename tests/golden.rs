@@ -82,7 +82,7 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
         (r#"{"seats": 5}"#, "hand script"),
         (
             r#"{"game": "chess", "seats": [0, 1], "actions": []}"#,
-            "unknown game 'chess'",
+            "'chess' is not a game this program plays",
         ),
         (
             r#"{"game": "perudo", "seats": [0, 1], "first": 0, "dice": [2,2,2,2,2,3,3,3,3,3], "actions": ["0 raise 3"]}"#,

@@ -214,33 +214,15 @@ pub fn replay_script(text: &str) -> Result<Replayed, String> {
         },
         None => return Err("game script: expected a JSON object".into()),
     };
-    let text = value.to_string();
-    match game.as_str() {
-        "tolerance" => {
-            let out = tolerance::replay::HandScript::parse(&text)?.run()?;
-            Ok(Replayed {
-                ok: out.ok,
-                error: out.error.clone(),
-                at_action: out.at_action,
-                json: serde_json::to_value(&out).expect("outputs serialise"),
-            })
+    struct Replay(String);
+    impl registry::Visit for Replay {
+        type Out = Result<Replayed, String>;
+        fn visit<G: registry::TableGame>(self) -> Self::Out {
+            G::replay(&self.0)
         }
-        "perudo" => {
-            let out = perudo::replay::Script::parse(&text)?.run()?;
-            Ok(out.end.replayed(&out))
-        }
-        "mia" => {
-            let out = mia::replay::Script::parse(&text)?.run()?;
-            Ok(out.end.replayed(&out))
-        }
-        "high-card" => {
-            let out = high_card::replay::Script::parse(&text)?.run()?;
-            Ok(out.end.replayed(&out))
-        }
-        other => Err(format!(
-            "game script: unknown game '{other}' (known: tolerance, perudo, mia, high-card)"
-        )),
     }
+    registry::with_game(&game, Replay(value.to_string()))
+        .map_err(|e| format!("game script: {e}"))?
 }
 
 /// Splits "SEAT WORD ARGS..." and names the seat, for the games' script move parsers.

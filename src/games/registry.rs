@@ -75,6 +75,13 @@ pub trait TableGame:
 
     /// The game-specific part of a report (`demo --json`, `verify --json`).
     fn report(&self) -> serde_json::Value;
+
+    /// Plays a game script (`tolerance replay FILE`: fixed cards and dice, then moves) and
+    /// reports its outcome.
+    fn replay(script: &str) -> Result<super::Replayed, String> {
+        let _ = script;
+        Err(format!("{} has no script format yet", Self::TITLE))
+    }
 }
 
 /// Something to do with a game known only by its name: [`with_game`] calls `visit` with the

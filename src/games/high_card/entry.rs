@@ -143,4 +143,9 @@ impl TableGame for HighCard {
             "winners": self.outcome().map(|o| o.winners),
         })
     }
+
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
 }

@@ -161,4 +161,9 @@ impl TableGame for Mia {
             "rounds": self.round,
         })
     }
+
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
 }

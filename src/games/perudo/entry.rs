@@ -157,4 +157,9 @@ impl TableGame for Perudo {
             "rounds": self.round,
         })
     }
+
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
 }

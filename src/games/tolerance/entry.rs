@@ -158,4 +158,14 @@ impl TableGame for Tolerance {
             "history": self.history,
         })
     }
+
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::HandScript::parse(script)?.run()?;
+        Ok(crate::games::Replayed {
+            ok: out.ok,
+            error: out.error.clone(),
+            at_action: out.at_action,
+            json: serde_json::to_value(&out).expect("outputs serialise"),
+        })
+    }
 }
