@@ -379,9 +379,6 @@ impl Hand {
             (Phase::Bet(_), Action::Fold | Action::Check | Action::Call | Action::Raise { .. }) => {
                 let (to_call, window) = self.bet_options(i);
                 match *action {
-                    Action::Fold if to_call == 0 => {
-                        Err(illegal(seat, "nothing to call: check instead of folding"))
-                    }
                     Action::Check if to_call > 0 => Err(illegal(
                         seat,
                         format!("{to_call} to call: call, raise or fold"),
@@ -575,9 +572,8 @@ impl Hand {
                 .filter(|&j| !self.players[j].folded && self.players[j].committed >= level)
                 .collect();
             if eligible.is_empty() {
-                // Only folded money at this level. Legal betting never produces it (a live
-                // player always matches the top bet), but if it happened the chips go to the
-                // pot below rather than vanish.
+                // Only folded money at this level: a player who bet (or posted the blind) and
+                // then folded although checking was free. It goes to the pot below.
                 carry = amount;
                 continue;
             }
@@ -591,8 +587,16 @@ impl Hand {
             }
             tiers.push((amount, eligible));
         }
-        if let Some(last) = tiers.last_mut() {
-            last.0 += carry;
+        // Folded money above every live player's contribution joins the top pot; when no live
+        // player put anything in (the blind folded where it could have checked), it is a pot of
+        // its own for the players still in the hand.
+        match tiers.last_mut() {
+            Some(last) => last.0 += carry,
+            None if carry > 0 => {
+                let live: Vec<usize> = (0..n).filter(|&j| !self.players[j].folded).collect();
+                tiers.push((carry, live));
+            }
+            None => {}
         }
         for (amount, eligible) in tiers {
             let winners: Vec<usize> = if uncontested {
@@ -757,6 +761,9 @@ impl Game for Hand {
                     v.push(Action::Fold);
                     v.push(Action::Call);
                 } else {
+                    // As in Texas Hold'em, which the seed names: folding is allowed even when
+                    // checking is free (it only gives up the hand).
+                    v.push(Action::Fold);
                     v.push(Action::Check);
                 }
                 if let Some((min_to, max_to)) = window {

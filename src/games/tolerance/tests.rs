@@ -331,7 +331,9 @@ fn incomplete_all_in_raise_does_not_reopen_betting() {
 fn minimum_raise_is_the_last_full_raise() {
     let mut h = three_handed([1000, 1000, 1000], Betting::NoLimit);
     // Starter may check its blind or raise to at least two blinds.
-    assert_eq!(h.legal_actions(0)[0], Action::Check);
+    assert!(h
+        .legal_actions(0)
+        .starts_with(&[Action::Fold, Action::Check]));
     assert!(h.apply(0, &Action::Raise { to: 19 }).is_err());
     h.apply(0, &Action::Raise { to: 50 }).unwrap(); // raise of 40
     assert!(h.apply(1, &Action::Raise { to: 89 }).is_err());
@@ -364,7 +366,7 @@ fn fixed_limit_has_fixed_sizes_and_a_cap() {
     let mut h = three_handed([1000, 1000, 1000], Betting::FixedLimit { cap: 3 });
     assert_eq!(
         h.legal_actions(0),
-        vec![Action::Check, Action::Raise { to: 20 }]
+        vec![Action::Fold, Action::Check, Action::Raise { to: 20 }]
     );
     h.apply(0, &Action::Raise { to: 20 }).unwrap(); // bet 2 of 3
     h.apply(1, &Action::Raise { to: 30 }).unwrap(); // bet 3 of 3: capped now
@@ -379,8 +381,11 @@ fn refused_moves_change_nothing_and_name_the_problem() {
         h.apply(1, &Action::Check),
         Err(RuleError::OutOfTurn { seat: 1, .. })
     ));
-    let e = h.apply(0, &Action::Fold).unwrap_err().to_string();
-    assert!(e.contains("check instead"), "{e}");
+    let e = h.apply(0, &Action::Call).unwrap_err().to_string();
+    assert!(e.contains("nothing to call"), "{e}");
+    // Folding when checking is free is allowed, as in Texas Hold'em.
+    assert!(h.legal_actions(0).contains(&Action::Fold));
+    assert!(h.clone().apply(0, &Action::Fold).is_ok());
     assert!(h.apply(0, &Action::Roll { target: 3 }).is_err());
     assert!(h.apply(0, &Action::Raise { to: u64::MAX }).is_err());
     assert_eq!(h, before);
