@@ -91,6 +91,16 @@ impl TableGame for Tolerance {
             for (seat, why) in &h.forfeits {
                 out.push(format!("{} forfeited the hand: {why}", names(*seat)));
             }
+            // Last, so that the story only ever grows while a hand turns into history.
+            if let Some(v) = viewer {
+                if let Some(cards) = self.known_cards(h.hand, v) {
+                    out.push(format!(
+                        "{} held {} (not shown)",
+                        names(v),
+                        text::cards_text(cards)
+                    ));
+                }
+            }
         }
         if let Some(hand) = &self.hand {
             out.push(format!("— hand {} —", hand.hand_no + 1));

@@ -80,6 +80,10 @@ pub struct Tolerance {
     seated: Vec<Seat>,
     /// What each seat that left the table by forfeit took with it.
     departed: Vec<(Seat, u64)>,
+    /// Cards of finished hands that this client knew and nobody showed (its own seat's, as a
+    /// player): by hand, seat. Never in a view or report others see.
+    #[serde(default)]
+    known: Vec<(u64, Seat, Vec<CardId>)>,
     /// The table's own chance request before a hand: the deck (and the first Dealer's die).
     pending: Vec<ChanceRequest>,
 }
@@ -120,6 +124,7 @@ impl Tolerance {
             history: Vec::new(),
             seated: (0..players).collect(),
             departed: Vec::new(),
+            known: Vec::new(),
             pending: Vec::new(),
         };
         t.prepare_next();
@@ -211,6 +216,12 @@ impl Tolerance {
             .record(&hand)
             .map_err(|e| RuleError::Setup(e.to_string()))?;
         self.history.push(HandSummary::of(&hand));
+        for p in &hand.players {
+            let cards: Vec<CardId> = p.cards.iter().filter_map(|c| c.card).collect();
+            if !cards.is_empty() && p.cards.iter().all(|c| !c.revealed) {
+                self.known.push((hand.hand_no, p.seat, cards));
+            }
+        }
         self.prepare_next();
         Ok(())
     }
@@ -523,5 +534,16 @@ mod tests {
             ToAct::Chance(r) if r.len() == 1 && matches!(r[0], ChanceRequest::Shuffle { deck: 1, .. })
         ));
         assert_eq!(g.table.next_hand().unwrap().dealer, 1);
+    }
+}
+
+impl Tolerance {
+    /// Cards `seat` held in finished hand `hand_no`, when this client knew them and nobody
+    /// showed them.
+    pub fn known_cards(&self, hand_no: u64, seat: Seat) -> Option<&[CardId]> {
+        self.known
+            .iter()
+            .find(|(h, s, _)| *h == hand_no && *s == seat)
+            .map(|(_, _, c)| c.as_slice())
     }
 }

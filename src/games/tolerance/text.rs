@@ -15,6 +15,15 @@ fn card_text(c: Option<crate::cards::CardId>) -> String {
     }
 }
 
+/// "A♠ K♦".
+pub fn cards_text(cards: &[crate::cards::CardId]) -> String {
+    cards
+        .iter()
+        .map(|c| card_text(Some(*c)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub fn phase_text(p: Phase) -> String {
     match p {
         Phase::Deal => "dealing".into(),
