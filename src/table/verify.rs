@@ -210,25 +210,30 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
 
 /// A verdict in words.
 pub fn verdict_text(v: &Verdict) -> String {
+    verdict_text_named(v, &|s| format!("seat {s}"))
+}
+
+/// [`verdict_text`] with the seats named as the reader knows them ("you", "Ana").
+pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String {
     use crate::table::session::Verdict as V;
-    let seats = |s: &[Seat]| {
-        s.iter()
-            .map(|x| format!("seat {x}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let seats = |s: &[Seat]| s.iter().map(|x| names(*x)).collect::<Vec<_>>().join(", ");
     match v {
         V::TimedOut { step, seats: s } => format!(
-            "step {step}: {} timed out; the game moved for them",
+            "step {step}: {}: timed out, the default move was played",
             seats(s)
         ),
         V::Removed {
             step,
             seats: s,
             reason,
-        } => format!("step {step}: {} removed: {}", seats(s), reason.describe()),
+        } => format!(
+            "step {step}: {}: removed from the game ({})",
+            seats(s),
+            reason.describe()
+        ),
         V::ForkIgnored { step, seat } => format!(
-            "step {step}: seat {seat} signed two events, but everyone else had gone on: recorded only"
+            "step {step}: {}: signed two events, but everyone else had gone on: recorded only",
+            names(*seat)
         ),
         V::Finished { step, unconfirmed } if unconfirmed.is_empty() => {
             format!("step {step}: the game is over, confirmed by every seat")

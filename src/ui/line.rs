@@ -6,7 +6,7 @@ use crate::engine::Seat;
 use crate::games::registry::TableGame;
 use crate::table::runner::{Ask, OnUpdate, PersonDecider, RelayHealth};
 use crate::table::session::Session;
-use crate::table::verify::verdict_text;
+use crate::table::verify::verdict_text_named;
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
@@ -39,7 +39,7 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
         }
         shown = story.len();
         for v in s.verdicts().iter().skip(verdicts) {
-            println!("  ! {}", verdict_text(v));
+            println!("  ! {}", verdict_text_named(v, &name));
         }
         verdicts = s.verdicts().len();
         let a = s.awaiting();
