@@ -1,27 +1,31 @@
-//! End-to-end games of Tolerance over real relays on loopback. Every seat is a separate client
-//! (its own key, its own `RelayPool` connection, its own `Session`) driven by
-//! `tolerance::table::demo::run_demo`; nothing is shared between clients but the relay.
+//! End-to-end tables of Tolerance over a real relay on loopback. Every seat is a separate client
+//! (its own key, its own `RelayPool` connection, its own `Session`) driven by `run_demo`; nothing
+//! is shared between clients but the relay.
 //!
-//! Each game must end with every client finished, no violation anywhere, all clients agreeing,
+//! Each table must end with every client finished, no violation anywhere, all clients agreeing
 //! and the chips conserved. A finished table is then re-checked by `verify_table`, by the real
-//! `tolerance verify` binary, and by spectators (sessions without a seat) who must never learn a
-//! card that was not shown.
+//! `tolerance verify` binary, and by spectators (sessions without a seat, fed the relay's copy
+//! of the log in play order and backwards) who must never learn a card that was not shown —
+//! checked both on what their engine holds and on the public tokens themselves.
 //!
-//! nostr-rs-relay is required on CI (`CI` set) and optional elsewhere, as in `tests/net_relay.rs`.
+//! (Tolerance on nostr-rs-relay is played by tests/every_game.rs.)
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use nostr_sdk::prelude::{Event, Keys, PublicKey};
-use tolerance::engine::Seat;
-use tolerance::games::tolerance::{Action, Variant};
-use tolerance::net::testing::{nostr_rs_relay_binary, NostrRsRelay};
-use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool};
+use nostr_sdk::prelude::{Event, Keys};
+use tolerance::engine::{DeckId, Seat};
+use tolerance::games::registry::SetupOptions;
+use tolerance::games::tolerance::hand::LogEntry;
+use tolerance::games::tolerance::{Action, HandSummary, Tolerance, Variant};
+use tolerance::net::pool::{PoolConfig, RelayPool};
+use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
-use tolerance::table::runner::fetch_table;
-use tolerance::table::verify::verify_table;
-use tolerance::table::{Decider, HandSummary, Session};
-use tolerance::wire::{self, Body, Payload, TokenMsg};
+use tolerance::table::runner::{fetch_table, table_game, Decider, DecisionFuture};
+use tolerance::table::session::Turn;
+use tolerance::table::Session;
+use tolerance::wire;
+use tolerance::wire::log::{parse_log, Body, Payload, TokenMsg};
 
 async fn embedded() -> EmbeddedRelay {
     EmbeddedRelay::start(EmbeddedRelayConfig::default())
@@ -31,29 +35,36 @@ async fn embedded() -> EmbeddedRelay {
 
 fn options(players: u8, hands: u64, relays: Vec<String>) -> DemoOptions {
     DemoOptions {
-        players,
-        hands: Some(hands),
+        setup: SetupOptions {
+            players,
+            hands: Some(hands),
+            ..SetupOptions::default()
+        },
         relays,
         // A stuck client fails the test in a minute instead of hanging for two.
-        idle_timeout: Duration::from_secs(60),
+        idle: Duration::from_secs(60),
         ..DemoOptions::default()
     }
 }
 
-/// Plays a table of bots and prints how long it took (the runtimes go into the report).
-async fn play(name: &str, opts: DemoOptions) -> DemoRun {
-    let started = Instant::now();
-    let run = run_demo(opts, |_| {}).await.expect("the demo runs");
+async fn play(
+    name: &str,
+    opts: DemoOptions,
+    seat0: Option<Box<dyn Decider<Tolerance>>>,
+) -> DemoRun {
+    let run = run_demo::<Tolerance>(opts, seat0, None)
+        .await
+        .expect("the demo runs");
+    let s = &run.summary;
     eprintln!(
-        "{name}: {} seats, {} hands, {} events, {} bytes, {:.1} hops/hand in {:.1} s",
-        run.summary.players,
-        run.summary.hands,
-        run.summary.events,
-        run.summary.bytes,
-        run.summary.sequential_hops_per_hand,
-        started.elapsed().as_secs_f64()
+        "{name}: {} seats, {} events, {} bytes, {} passes in {} ms",
+        s.players, s.events, s.bytes, s.passes, s.wall_ms
     );
     run
+}
+
+fn history(report: &serde_json::Value) -> Vec<HandSummary> {
+    serde_json::from_value(report["history"].clone()).expect("the report carries every hand")
 }
 
 /// Everything an honest table must satisfy at the end, from every client's report.
@@ -61,6 +72,7 @@ fn assert_sound(run: &DemoRun, seats: u8, hands: u64) {
     let s = &run.summary;
     assert_eq!(s.players, seats);
     assert_eq!(run.reports.len(), seats as usize, "one report per seat");
+    let first = run.reports[0].as_ref().expect("client 0 ran");
     for (i, r) in run.reports.iter().enumerate() {
         let r = r
             .as_ref()
@@ -68,84 +80,61 @@ fn assert_sound(run: &DemoRun, seats: u8, hands: u64) {
         assert_eq!(r.seat, Some(i as Seat), "client {i} sat in its own seat");
         assert!(r.violations.is_empty(), "client {i} saw {:?}", r.violations);
         assert!(r.finished, "client {i} did not finish");
-        assert_eq!(
-            r.hands.len() as u64,
-            s.hands,
-            "client {i} played every hand"
-        );
         assert!(r.published > 0, "client {i} published its own events");
-        assert!(
-            r.hands.iter().all(|h| h.forfeits.is_empty()),
+        assert_eq!(
+            r.report["forfeits"],
+            serde_json::json!([]),
             "no honest seat forfeits"
         );
+        // Agreement checked here too, not only through the demo's own flag.
+        assert_eq!(r.report, first.report, "client {i}'s record of the table");
+        assert_eq!(r.public, first.public, "client {i}'s public view");
+        assert_eq!(r.head, first.head, "client {i}'s chain head");
+        assert_eq!(r.stats.events, first.stats.events, "client {i}'s events");
     }
-    assert!(s.clients_agree, "clients disagree");
+    assert!(s.clients_agree && s.verified, "{s:?}");
     assert_eq!(s.violations, 0);
+    let report = &first.report;
+    let start = seats as u64 * Variant::default().starting_stack;
+    assert_eq!(report["chips_start_total"], start);
+    assert_eq!(report["chips_end_total"], start, "chips are conserved");
+    let played = report["hands"].as_u64().expect("a hand count");
+    let finals: Vec<(Seat, u64)> =
+        serde_json::from_value(report["final_stacks"].clone()).expect("final stacks");
+    let alive = finals.iter().filter(|(_, c)| *c > 0).count();
     // A tournament table also ends when one player holds every chip (two seats can get there in
     // one hand); otherwise it plays exactly the hands it announced.
-    let alive = s.final_stacks.iter().flatten().filter(|c| **c > 0).count();
-    if s.hands < hands {
-        assert!(s.hands >= 1, "at least one hand was played");
-        assert_eq!(
-            alive, 1,
-            "{} of {hands} hands, yet {alive} players have chips",
-            s.hands
+    if played < hands {
+        assert!(
+            played >= 1 && alive == 1,
+            "{played} of {hands} hands, {alive} alive"
         );
     } else {
-        assert_eq!(s.hands, hands);
+        assert_eq!(played, hands);
     }
+    let hist = history(report);
+    assert_eq!(hist.len() as u64, played);
     assert_eq!(
-        s.chips_start_total,
-        seats as u64 * Variant::default().starting_stack
-    );
-    assert_eq!(
-        s.chips_end_total, s.chips_start_total,
-        "chips are conserved"
-    );
-    assert!(s.verified);
-    let first = run.reports[0].as_ref().expect("checked");
-    assert_eq!(
-        first.hands[0].players.len(),
+        hist[0].players.len(),
         seats as usize,
         "everyone plays hand 0"
     );
-    for h in &first.hands {
+    for h in &hist {
         let total: u64 = h.final_stacks.iter().map(|(_, c)| c).sum();
-        let result = h.result.as_ref().expect("an honest hand has a result");
-        // Seats out of the hand have no chips left (tournament): the hand holds them all.
-        assert_eq!(
-            total, s.chips_start_total,
-            "hand {} conserves chips",
-            h.hand
-        );
-        assert_eq!(result.final_stacks, h.final_stacks, "hand {}", h.hand);
+        assert_eq!(total, start, "hand {} conserves chips", h.hand);
+        assert!(h.result.is_some(), "an honest hand has a result");
     }
-    assert_eq!(s.final_stacks, first.final_stacks);
-    // Agreement checked here too, not only through the demo's own flag.
-    for (i, r) in run.reports.iter().enumerate().skip(1) {
-        let r = r.as_ref().expect("checked");
-        assert_eq!(
-            r.hands, first.hands,
-            "client {i} saw other hands than client 0"
-        );
-        assert_eq!(r.final_stacks, first.final_stacks, "client {i}'s stacks");
-        assert_eq!(
-            r.stats.events, first.stats.events,
-            "client {i}'s event count"
-        );
-    }
-    assert!(s.events > 0 && s.bytes > 0 && s.sequential_hops_per_hand > 0.0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_seats_play_two_hands() {
-    let run = play("2 seats", options(2, 2, Vec::new())).await;
+    let run = play("2 seats", options(2, 2, Vec::new()), None).await;
     assert_sound(&run, 2, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_seats_play_two_hands() {
-    let run = play("4 seats", options(4, 2, Vec::new())).await;
+    let run = play("4 seats", options(4, 2, Vec::new()), None).await;
     assert_sound(&run, 4, 2);
 }
 
@@ -157,7 +146,12 @@ async fn six_seats_play_with_two_decks() {
     // Our own relay, so that a spectator can replay the table and read the deck count the hand
     // was actually played with.
     let relay = embedded().await;
-    let run = play("6 seats", options(6, 1, vec![relay.url().to_string()])).await;
+    let run = play(
+        "6 seats",
+        options(6, 1, vec![relay.url().to_string()]),
+        None,
+    )
+    .await;
     assert_sound(&run, 6, 1);
     let seen = spectate(relay.url().as_str(), &run, Order::Play).await;
     assert_eq!(
@@ -165,42 +159,25 @@ async fn six_seats_play_with_two_decks() {
         Some(&2),
         "hand 0 was dealt from two decks"
     );
+    // Two decks of 52: 104 positions shuffled by each of six seats.
+    let shuffled: usize = seen
+        .log
+        .iter()
+        .filter_map(|(_, p)| match &p.body {
+            Body::Shuffle { decks, .. } => Some(decks.len()),
+            _ => None,
+        })
+        .sum();
+    assert!(
+        shuffled >= 6,
+        "every seat shuffled the table's deck: {shuffled}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_seats_play_one_hand() {
-    let run = play("10 seats", options(10, 1, Vec::new())).await;
+    let run = play("10 seats", options(10, 1, Vec::new()), None).await;
     assert_sound(&run, 10, 1);
-}
-
-/// nostr-rs-relay is required on CI (`CI` set) and optional elsewhere.
-fn external_relay_available() -> bool {
-    if nostr_rs_relay_binary().is_some() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "CI is set but nostr-rs-relay is not installed: run .ci/install-nostr-rs-relay.sh \
-             or set TOLERANCE_NOSTR_RS_RELAY"
-        );
-    }
-    eprintln!("SKIPPED: nostr-rs-relay not installed (.ci/install-nostr-rs-relay.sh)");
-    false
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn four_seats_play_on_nostr_rs_relay() {
-    if !external_relay_available() {
-        return;
-    }
-    let relay = NostrRsRelay::spawn().await.expect("nostr-rs-relay starts");
-    let run = play(
-        "4 seats on nostr-rs-relay",
-        options(4, 1, vec![relay.url().to_string()]),
-    )
-    .await;
-    assert_sound(&run, 4, 1);
-    assert_eq!(run.summary.relays, vec![relay.url().to_string()]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,24 +185,26 @@ async fn finished_table_verifies_in_library_and_binary() {
     // Our own relay, which stays up after the players leave.
     let relay = embedded().await;
     let url = relay.url().to_string();
-    let run = play("verify", options(4, 2, vec![url.clone()])).await;
+    let run = play("verify", options(4, 2, vec![url.clone()]), None).await;
     assert_sound(&run, 4, 2);
     let players = run.reports[0].as_ref().expect("checked");
 
-    let report = verify_table(std::slice::from_ref(&url), &run.table)
+    let report = tolerance::table::verify::verify_table(std::slice::from_ref(&url), &run.table)
         .await
         .expect("the table is found");
-    assert!(report.ok, "verify_table: {:?}", report.first_violation);
+    assert!(report.ok, "verify_table: {:?}", report.problems);
     assert!(report.finished);
-    assert_eq!(report.first_violation, None);
+    assert!(report.violations.is_empty());
     assert_eq!(report.table, run.table);
-    assert_eq!(report.host, run.host.to_hex());
-    assert_eq!(report.final_stacks, players.final_stacks);
-    assert_eq!(report.final_stacks, run.summary.final_stacks);
-    assert_eq!(report.hands, players.hands);
+    assert_eq!(report.game, "tolerance");
+    assert_eq!(
+        report.report, players.report,
+        "verify agrees with the players"
+    );
     assert_eq!(report.events, players.stats.events);
+    assert_eq!(report.ignored, 0);
 
-    let out = binary(&["verify", "--relay", &url, "--table", &run.table, "--json"]).await;
+    let out = binary(&["verify", "--table", &run.summary.naddr, "--json"]).await;
     assert!(
         out.status.success(),
         "tolerance verify failed: {}",
@@ -236,25 +215,24 @@ async fn finished_table_verifies_in_library_and_binary() {
     assert_eq!(json["finished"], true);
     assert_eq!(json["table"], run.table.as_str());
     assert_eq!(json["events"], players.stats.events);
-    assert_eq!(
-        json["final_stacks"],
-        serde_json::to_value(&players.final_stacks).expect("serialisable")
-    );
-    assert_eq!(
-        json["hands"],
-        serde_json::to_value(&players.hands).expect("serialisable")
-    );
+    assert_eq!(json["report"], players.report);
+    // Only the seats that played, by npub.
+    assert_eq!(json["seats"].as_array().map(Vec::len), Some(4));
 
     // And it can say no: an unknown table is an error, from the library and from the binary.
     let unknown = "00".repeat(32);
-    assert!(verify_table(std::slice::from_ref(&url), &unknown)
-        .await
-        .is_err());
+    assert!(
+        tolerance::table::verify::verify_table(std::slice::from_ref(&url), &unknown)
+            .await
+            .is_err()
+    );
     let out = binary(&["verify", "--relay", &url, "--table", &unknown, "--json"]).await;
     assert!(
         !out.status.success(),
         "verify of an unknown table must fail"
     );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Some(") && !err.trim().is_empty(), "{err}");
 }
 
 async fn binary(args: &[&str]) -> std::process::Output {
@@ -262,6 +240,10 @@ async fn binary(args: &[&str]) -> std::process::Output {
         Duration::from_secs(60),
         tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
             .args(args)
+            .env(
+                "TOLERANCE_HOME",
+                std::env::temp_dir().join("tolerance-e2e-verify"),
+            )
             .kill_on_drop(true)
             .output(),
     )
@@ -275,41 +257,39 @@ async fn binary(args: &[&str]) -> std::process::Output {
 /// The order in which a spectator receives the table's events.
 #[derive(Clone, Copy, Debug)]
 enum Order {
-    /// By (hand, step), as a live spectator receives them.
+    /// By step, as a live spectator receives them.
     Play,
-    /// Exactly backwards: everything waits in the session's buffer until the first event.
+    /// Exactly backwards: everything waits in the session until what it builds on arrives.
     Reversed,
 }
 
 /// What a spectator could see.
 #[derive(Clone)]
 struct Spectated {
-    summaries: Vec<HandSummary>,
+    history: Vec<HandSummary>,
     events: u64,
     /// Deck count of each hand, from the spectator's views.
     decks: BTreeMap<u64, u8>,
-    /// The public log, parsed: (author seat, payload).
+    /// The public log in step order: (author seat, payload).
     log: Vec<(Seat, Payload)>,
 }
 
 /// Fetches every event of the finished table from the relay and replays it in a session that
-/// holds no seat, checking each view it passes through: a folded player's cards are never
-/// visible, and nothing is visible that was not shown.
+/// holds no seat. After every event, the spectator's own engine state (not only its view) must
+/// hold no card that has not been shown to everyone: a folded or unshown card is not merely
+/// hidden on screen, the spectator cannot compute it.
 async fn spectate(url: &str, run: &DemoRun, order: Order) -> Spectated {
     let pool = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
         .await
         .expect("spectator connects");
-    let spec = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(10))
+    let (spec, start) = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(10))
         .await
         .expect("the announcement is on the relay");
-    let seats: Vec<PublicKey> = spec
-        .seats
-        .iter()
-        .map(|s| PublicKey::from_hex(s).expect("seat key"))
-        .collect();
+    let seats = spec.seat_keys();
     let events = pool
-        .fetch(
-            vec![wire::log_filter(&run.host, &run.table)],
+        .fetch_all(
+            wire::log_filter(&run.host, &run.table, &seats),
+            500,
             Duration::from_secs(10),
         )
         .await
@@ -319,7 +299,7 @@ async fn spectate(url: &str, run: &DemoRun, order: Order) -> Spectated {
     let mut log: Vec<(Seat, Payload, Event)> = events
         .into_iter()
         .map(|ev| {
-            let p = wire::parse_log(&ev, &run.table).expect("every logged event parses");
+            let p = parse_log(&ev, &run.table).expect("every logged event parses");
             let seat = seats
                 .iter()
                 .position(|k| *k == ev.pubkey)
@@ -327,51 +307,51 @@ async fn spectate(url: &str, run: &DemoRun, order: Order) -> Spectated {
             (seat, p, ev)
         })
         .collect();
-    log.sort_by_key(|(_, p, ev)| (p.hand, p.step, ev.id));
+    log.sort_by_key(|(_, p, ev)| (p.step, ev.created_at, ev.id));
+    let mut feed: Vec<Event> = log.iter().map(|(_, _, e)| e.clone()).collect();
     if matches!(order, Order::Reversed) {
-        log.reverse();
+        feed.reverse();
     }
-    let host = run.host;
     tokio::task::spawn_blocking(move || {
-        let mut s = Session::new(spec, host, None).expect("a spectator session");
+        let (cfg, game) = table_game::<Tolerance>(&spec, start).expect("a Tolerance table");
+        let mut s = Session::new(cfg, game, None).expect("a spectator session");
         assert_eq!(s.me(), None);
         let mut decks = BTreeMap::new();
-        for (seat, p, ev) in &log {
+        for ev in &feed {
             let v = s.handle(ev);
             assert!(
                 v.is_empty(),
-                "spectator ({order:?}) rejects {seat}'s {:?}: {v:?}",
-                p.body
+                "spectator ({order:?}) rejects {}: {v:?}",
+                ev.id
             );
-            let Some(view) = s.view() else { continue };
-            assert_eq!(view.viewer, None);
-            assert!(view.legal.is_empty(), "a spectator has no moves");
-            decks.insert(view.hand_no, view.rules.decks);
-            for pv in &view.players {
-                if pv.folded {
+            let game = s.game();
+            let Some(hand) = &game.hand else { continue };
+            decks.insert(hand.hand_no, hand.rules.decks);
+            for p in &hand.players {
+                for held in &p.cards {
                     assert!(
-                        pv.cards.iter().all(Option::is_none) && pv.points.is_none(),
-                        "hand {}: the spectator sees folded seat {}'s cards {:?}",
-                        view.hand_no,
-                        pv.seat,
-                        pv.cards
+                        held.revealed || held.card.is_none(),
+                        "hand {}: the spectator ({order:?}) knows seat {}'s unshown card",
+                        hand.hand_no,
+                        p.seat
+                    );
+                    assert!(
+                        !(p.folded && held.card.is_some()),
+                        "hand {}: the spectator knows folded seat {}'s card",
+                        hand.hand_no,
+                        p.seat
                     );
                 }
-                // The spectator never learns a card before the showdown reveals it.
-                assert!(
-                    pv.cards.iter().all(Option::is_none),
-                    "hand {} phase {:?}: the spectator sees seat {}'s cards {:?}",
-                    view.hand_no,
-                    view.phase,
-                    pv.seat,
-                    pv.cards
-                );
+            }
+            let view = s.view();
+            if let Some(h) = &view.hand {
+                assert!(h.legal.is_empty(), "a spectator has no moves");
             }
         }
         assert!(s.violations.is_empty(), "{:?}", s.violations);
         assert!(s.is_finished(), "the spectator ({order:?}) reaches the end");
         Spectated {
-            summaries: s.hands.clone(),
+            history: s.game().history.clone(),
             events: s.stats.events,
             decks,
             log: log.into_iter().map(|(seat, p, _)| (seat, p)).collect(),
@@ -391,248 +371,217 @@ macro_rules! ensure {
     };
 }
 
-/// Checks, on the public log, that no card which was not shown can be opened by anyone but its
-/// owner: opening a card takes a token from every player, and the owner's token for its own
-/// card is published only in a showdown `Show`. Returns (hands with a fold, uncontested hands).
-fn check_unshown_cards_stay_private(
-    seen: &Spectated,
-    players: usize,
-) -> Result<(usize, usize), String> {
+/// Checks, on the public log alone, that only the cards shown at a showdown can be opened by
+/// anyone but their owner. Opening a card takes a decryption token from every seat that
+/// shuffled its deck; a dealt card gets every token but its owner's, and the owner's own token
+/// is published only when the card is shown. So the positions with a complete set of public
+/// tokens must be exactly the cards the showdowns show, completed by the seats that showed them
+/// — never by a folded seat. Returns (hands with a fold, uncontested hands).
+fn check_unshown_cards_stay_private(seen: &Spectated) -> Result<(usize, usize), String> {
+    // Who shuffled each deck: its key holders, whose tokens open its cards.
+    let mut holders: BTreeMap<DeckId, BTreeSet<Seat>> = BTreeMap::new();
+    // Public tokens per card, in log order.
+    let mut tokens: BTreeMap<(DeckId, u16), Vec<Seat>> = BTreeMap::new();
+    for (seat, p) in &seen.log {
+        match &p.body {
+            Body::Shuffle { decks, .. } => {
+                for d in decks {
+                    holders.entry(d.deck).or_default().insert(*seat);
+                }
+            }
+            Body::Reveal { tokens: t, .. } => {
+                for TokenMsg { deck, position, .. } in t {
+                    let by = tokens.entry((*deck, *position)).or_default();
+                    ensure!(
+                        !by.contains(seat),
+                        "seat {seat} published two tokens for deck {deck} position {position}"
+                    );
+                    by.push(*seat);
+                }
+            }
+            _ => {}
+        }
+    }
+    ensure!(!holders.is_empty(), "no deck was shuffled");
+    // Seat -> cards it made public by adding the last token.
+    let mut completed: BTreeMap<Seat, usize> = BTreeMap::new();
+    for ((deck, position), by) in &tokens {
+        let keys = holders
+            .get(deck)
+            .ok_or(format!("tokens for deck {deck}, which nobody shuffled"))?;
+        let set: BTreeSet<Seat> = by.iter().copied().collect();
+        ensure!(
+            set.is_subset(keys),
+            "deck {deck} position {position}: tokens from {set:?}, keys held by {keys:?}"
+        );
+        ensure!(
+            set.len() + 1 >= keys.len(),
+            "deck {deck} position {position}: only {} of {} tokens (dealt to nobody?)",
+            set.len(),
+            keys.len()
+        );
+        if set.len() == keys.len() {
+            *completed.entry(*by.last().expect("tokens")).or_default() += 1;
+        }
+    }
+    let mut shown: BTreeMap<Seat, usize> = BTreeMap::new();
     let mut with_fold = 0;
     let mut uncontested = 0;
-    for summary in &seen.summaries {
-        let hand = summary.hand;
-        let n = summary.players.len();
-        // Later hands may have fewer players: busted seats sit out.
-        ensure!(
-            n == players || (hand > 0 && (2..players).contains(&n)),
-            "hand {hand} has {n} players at {players} seats"
-        );
-        let result = summary
+    for h in &seen.history {
+        let result = h
             .result
             .as_ref()
-            .ok_or(format!("hand {hand} has no result"))?;
-        let in_hand = || seen.log.iter().filter(move |(_, p)| p.hand == hand);
-        // Who folded, from their signed moves.
-        let folded: BTreeSet<Seat> = in_hand()
-            .filter(|(_, p)| {
-                matches!(
-                    p.body,
-                    Body::Move {
-                        action: Action::Fold,
-                        ..
-                    }
-                )
+            .ok_or(format!("hand {} has no result", h.hand))?;
+        let folded: BTreeSet<Seat> = h
+            .log
+            .iter()
+            .filter_map(|e| match e {
+                LogEntry::Act {
+                    seat,
+                    action: Action::Fold,
+                } => Some(*seat),
+                _ => None,
             })
-            .map(|(seat, _)| *seat)
             .collect();
-        // Owner of each dealt position, and who published a private token for it.
-        let mut owner: BTreeMap<u16, Seat> = BTreeMap::new();
-        let mut private_tokens: BTreeMap<u16, BTreeSet<Seat>> = BTreeMap::new();
-        // Positions each seat opened to everyone.
-        let mut shown: BTreeMap<Seat, BTreeSet<u16>> = BTreeMap::new();
-        for (seat, p) in in_hand() {
-            match &p.body {
-                Body::Tokens { tokens, .. } => {
-                    for t in tokens {
-                        let to =
-                            t.to.ok_or(format!("hand {hand}: a deal token without recipient"))?;
-                        ensure!(
-                            to != *seat,
-                            "hand {hand}: seat {seat} published its own card"
-                        );
-                        let prev = *owner.entry(t.position).or_insert(to);
-                        ensure!(
-                            prev == to,
-                            "hand {hand}: position {} dealt twice",
-                            t.position
-                        );
-                        ensure!(
-                            private_tokens.entry(t.position).or_default().insert(*seat),
-                            "hand {hand}: two tokens by seat {seat} for position {}",
-                            t.position
-                        );
-                    }
-                }
-                Body::Show { tokens } => {
-                    for t in tokens {
-                        ensure!(
-                            t.to.is_none(),
-                            "hand {hand}: a showdown token with a recipient"
-                        );
-                        shown.entry(*seat).or_default().insert(t.position);
-                    }
-                }
-                _ => {}
-            }
-        }
-        ensure!(!owner.is_empty(), "hand {hand} dealt no cards");
-        for (pos, to) in &owner {
-            let senders = &private_tokens[pos];
-            // Everyone but the owner: one token short of opening the card.
-            ensure!(
-                senders.len() == n - 1 && !senders.contains(to),
-                "hand {hand} position {pos} of seat {to}: tokens from {senders:?}"
-            );
-            let opened = shown.get(to).is_some_and(|s| s.contains(pos));
-            ensure!(
-                !(opened && folded.contains(to)),
-                "hand {hand}: folded seat {to} showed a card"
-            );
-        }
-        for (seat, positions) in &shown {
-            for pos in positions {
-                ensure!(
-                    owner.get(pos) == Some(seat),
-                    "hand {hand}: seat {seat} showed position {pos}, not dealt to it"
-                );
-            }
-        }
-        let showdown: BTreeSet<Seat> = result.points.iter().map(|(s, _)| *s).collect();
-        let showed: BTreeSet<Seat> = shown.keys().copied().collect();
+        let showed: BTreeSet<Seat> = h.shown.iter().map(|(s, _)| *s).collect();
+        ensure!(
+            folded.is_disjoint(&showed),
+            "hand {}: folded {folded:?} showed cards",
+            h.hand
+        );
         if result.uncontested {
             uncontested += 1;
             ensure!(
                 showed.is_empty(),
-                "hand {hand} was uncontested yet {showed:?} showed"
-            );
-            ensure!(
-                showdown.is_empty(),
-                "hand {hand}: an uncontested hand scored {showdown:?}"
-            );
-        } else {
-            ensure!(
-                showed == showdown,
-                "hand {hand}: {showed:?} showed but {showdown:?} reached the showdown"
+                "uncontested hand {} showed {showed:?}",
+                h.hand
             );
         }
-        ensure!(
-            folded.is_disjoint(&showdown),
-            "hand {hand}: folded {folded:?} scored {showdown:?}"
-        );
         if !folded.is_empty() {
             with_fold += 1;
         }
+        for (s, cards) in &h.shown {
+            *shown.entry(*s).or_default() += cards.len();
+        }
     }
+    ensure!(
+        completed == shown,
+        "cards any spectator can open, by the seat that completed them: {completed:?}; \
+         cards shown at showdowns: {shown:?}"
+    );
     Ok((with_fold, uncontested))
 }
 
-/// The log check is not vacuous: a doctored log where a folded seat shows a card, or where a
-/// seat publishes the token for its own card, must fail it.
-fn assert_privacy_check_can_fail(seen: &Spectated, players: usize) {
-    let fails = |doctored: &Spectated| check_unshown_cards_stay_private(doctored, players).is_err();
-    // A seat adds its own token to a deal batch.
-    let mut own = seen.clone();
-    let (i, seat, position) = own
-        .log
-        .iter()
-        .enumerate()
-        .find_map(|(i, (seat, p))| match &p.body {
-            Body::Tokens { tokens, .. } => tokens.first().map(|t| (i, *seat, t.position)),
-            _ => None,
-        })
-        .expect("a deal batch");
-    if let Body::Tokens { tokens, .. } = &mut own.log[i].1.body {
-        tokens.push(TokenMsg {
-            position,
-            to: Some(seat),
-            token: String::new(),
-        });
-    }
-    assert!(fails(&own), "a seat's own deal token must be caught");
-    // A folded seat shows one of its cards.
+/// The log check is not vacuous: a doctored log where a seat publishes the token for its own
+/// dealt card (the one token that keeps it private) must fail it, and so must a log whose
+/// showdown record is missing a card that was opened.
+fn assert_privacy_check_can_fail(seen: &Spectated) {
+    // The first dealt card: a reveal batch's token; its owner is the key holder who did not
+    // send one.
     let mut leak = seen.clone();
-    let (hand, folder, template) = seen
+    let mut holders: BTreeMap<DeckId, BTreeSet<Seat>> = BTreeMap::new();
+    for (seat, p) in &seen.log {
+        if let Body::Shuffle { decks, .. } = &p.body {
+            for d in decks {
+                holders.entry(d.deck).or_default().insert(*seat);
+            }
+        }
+    }
+    let mut senders: BTreeMap<(DeckId, u16), BTreeSet<Seat>> = BTreeMap::new();
+    for (seat, p) in &seen.log {
+        if let Body::Reveal { tokens, .. } = &p.body {
+            for t in tokens {
+                senders
+                    .entry((t.deck, t.position))
+                    .or_default()
+                    .insert(*seat);
+            }
+        }
+    }
+    let ((deck, position), owner) = senders
+        .iter()
+        .find_map(|(k, by)| {
+            let missing: Vec<Seat> = holders[&k.0].difference(by).copied().collect();
+            (missing.len() == 1).then(|| (*k, missing[0]))
+        })
+        .expect("a card that was dealt and never shown");
+    let template = seen
         .log
         .iter()
-        .find(|(_, p)| {
-            matches!(
-                p.body,
-                Body::Move {
-                    action: Action::Fold,
-                    ..
-                }
-            )
-        })
-        .map(|(seat, p)| (p.hand, *seat, p.clone()))
-        .expect("someone folded");
-    let position = seen
-        .log
-        .iter()
-        .filter(|(_, p)| p.hand == hand)
-        .find_map(|(_, p)| match &p.body {
-            Body::Tokens { tokens, .. } => tokens
-                .iter()
-                .find(|t| t.to == Some(folder))
-                .map(|t| t.position),
-            _ => None,
-        })
-        .expect("the folder was dealt cards");
+        .find(|(s, p)| *s == owner && matches!(p.body, Body::Reveal { .. }))
+        .map(|(_, p)| p.clone())
+        .expect("the owner revealed something");
     leak.log.push((
-        folder,
+        owner,
         Payload {
-            body: Body::Show {
+            body: Body::Reveal {
                 tokens: vec![TokenMsg {
+                    deck,
                     position,
-                    to: None,
                     token: String::new(),
                 }],
+                sealed: Vec::new(),
+                dice: Vec::new(),
             },
             ..template
         },
     ));
-    assert!(fails(&leak), "a folded seat's shown card must be caught");
+    assert!(
+        check_unshown_cards_stay_private(&leak).is_err(),
+        "a seat opening its own unshown card must be caught"
+    );
+    if let Some(h) = seen.history.iter().position(|h| !h.shown.is_empty()) {
+        let mut hidden = seen.clone();
+        hidden.history[h].shown[0].1.pop();
+        assert!(
+            check_unshown_cards_stay_private(&hidden).is_err(),
+            "an opened card missing from the showdown record must be caught"
+        );
+    }
 }
 
-/// Seat 0 checks when it can and folds when it must call: it folds in every hand where it faces
-/// a bet, so the spectator tests see folded players (and uncontested hands at two seats) for
-/// certain, not by chance.
-fn check_folder() -> Decider {
-    let (ask, mut asked) = tokio::sync::mpsc::unbounded_channel::<(
-        tolerance::games::tolerance::HandView,
-        Vec<Action>,
-    )>();
-    let (answer_tx, answer) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        while let Some((_, legal)) = asked.recv().await {
-            let pick = [Action::Fold, Action::Check, Action::Pass]
-                .into_iter()
-                .find(|a| legal.contains(a))
-                .unwrap_or_else(|| legal[0]);
-            if answer_tx.send(pick).is_err() {
-                return;
-            }
-        }
-    });
-    Decider::Human { ask, answer }
+/// Seat 0 checks when checking is free, folds when it must call, and passes every roll: it
+/// folds in every hand where it faces a bet, so the spectator tests see folded players (and
+/// uncontested hands at two seats) for certain, not by chance.
+struct CheckOrFold;
+
+impl Decider<Tolerance> for CheckOrFold {
+    fn decide(&mut self, turn: &Turn<Tolerance>) -> DecisionFuture<Action> {
+        let pick = [Action::Check, Action::Fold, Action::Pass]
+            .into_iter()
+            .find(|a| turn.legal.contains(a))
+            .unwrap_or(turn.legal[0]);
+        Box::pin(std::future::ready(Some(pick)))
+    }
 }
 
 async fn spectator_case(seats: u8, hands: u64) -> (usize, usize) {
     let relay = embedded().await;
-    let mut opts = options(seats, hands, vec![relay.url().to_string()]);
-    opts.human = Some(check_folder());
-    let run = play(&format!("spectator, {seats} seats"), opts).await;
+    let opts = options(seats, hands, vec![relay.url().to_string()]);
+    let run = play(
+        &format!("spectator, {seats} seats"),
+        opts,
+        Some(Box::new(CheckOrFold)),
+    )
+    .await;
     assert_sound(&run, seats, hands);
     let players = run.reports[0].as_ref().expect("checked");
 
     let live = spectate(relay.url().as_str(), &run, Order::Play).await;
     assert_eq!(
-        live.summaries, players.hands,
+        live.history,
+        history(&players.report),
         "the spectator agrees with the players"
     );
     assert_eq!(
         live.events, players.stats.events,
         "the spectator saw every event"
     );
-    let counts =
-        check_unshown_cards_stay_private(&live, seats as usize).unwrap_or_else(|e| panic!("{e}"));
-    assert_privacy_check_can_fail(&live, seats as usize);
+    let counts = check_unshown_cards_stay_private(&live).unwrap_or_else(|e| panic!("{e}"));
+    assert_privacy_check_can_fail(&live);
 
     let late = spectate(relay.url().as_str(), &run, Order::Reversed).await;
-    assert_eq!(
-        late.summaries, players.hands,
-        "arrival order does not matter"
-    );
+    assert_eq!(late.history, live.history, "arrival order does not matter");
     counts
 }
 

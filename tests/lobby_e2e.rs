@@ -404,18 +404,18 @@ fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
                 .await
                 .unwrap();
         let mut sub = pool
-            .subscribe(vec![tolerance::wire::log_filter(&host, &table)])
+            .subscribe(vec![tolerance::wire::log_filter(&host, &table, &[])])
             .await
             .unwrap();
         while let Some(ev) = sub.recv().await {
-            if let Ok(p) = tolerance::wire::parse_log(&ev, &table) {
+            if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table) {
                 let action = match &p.body {
-                    tolerance::wire::Body::Move { action, .. } => format!("{action:?}"),
+                    tolerance::wire::log::Body::Move { action } => action.to_string(),
                     _ => String::new(),
                 };
                 s.lock()
                     .unwrap()
-                    .push((p.hand, p.body.name().to_string(), action));
+                    .push((p.step as u64, p.body.name().to_string(), action));
             }
         }
     });
@@ -503,7 +503,7 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
 fn resume_after_sigkill_mid_shuffle() {
     kill_and_resume(
         "shuffle",
-        |log| log.iter().any(|(h, kind, _)| *h == 0 && kind == "shuffle"),
+        |log| log.iter().any(|(_, kind, _)| kind == "shuffle"),
         2,
     );
 }
@@ -514,8 +514,8 @@ fn resume_after_sigkill_while_holding_cards() {
     kill_and_resume(
         "cards",
         |log| {
-            log.iter().any(|(h, kind, _)| *h == 0 && kind == "tokens")
-                && log.iter().any(|(h, kind, _)| *h == 0 && kind == "move")
+            log.iter().any(|(_, kind, _)| kind == "reveal")
+                && log.iter().any(|(_, kind, _)| kind == "move")
         },
         2,
     );
@@ -526,7 +526,7 @@ fn resume_after_sigkill_mid_roll() {
     // Killed right after a roll was asked for, while the dice values are being revealed.
     kill_and_resume(
         "roll",
-        |log| log.iter().any(|(_, _, a)| a.starts_with("Roll")),
+        |log| log.iter().any(|(_, _, a)| a.contains("roll")),
         6,
     );
 }
@@ -699,11 +699,12 @@ impl PerudoTable {
         args.extend_from_slice(deadlines);
         let host = spawn(&ha, &args);
         let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-        let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-        let table: [u8; 32] = hex::decode(&table).unwrap().try_into().unwrap();
+        let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+        let host_key = host_key.unwrap();
+        let table: [u8; 32] = hex::decode(&table_hex).unwrap().try_into().unwrap();
         let log = Arc::new(Mutex::new(Vec::<String>::new()));
         {
-            let (log, url) = (log.clone(), r.url.clone());
+            let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
             r._rt.spawn(async move {
                 let pool = tolerance::net::pool::RelayPool::connect(
                     Keys::generate(),
@@ -713,18 +714,16 @@ impl PerudoTable {
                 .await
                 .unwrap();
                 let mut sub = pool
-                    .subscribe(vec![tolerance::table::dice_net::filter(&table)])
+                    .subscribe(vec![tolerance::wire::log_filter(
+                        &host_key,
+                        &table_hex,
+                        &[],
+                    )])
                     .await
                     .unwrap();
                 while let Some(ev) = sub.recv().await {
-                    if let Ok(e) =
-                        serde_json::from_str::<tolerance::table::dice_net::DiceEvent>(&ev.content)
-                    {
-                        let kind = serde_json::to_value(&e.body).unwrap()["type"]
-                            .as_str()
-                            .unwrap()
-                            .to_string();
-                        log.lock().unwrap().push(kind);
+                    if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
+                        log.lock().unwrap().push(p.body.name().to_string());
                     }
                 }
             });

@@ -5,24 +5,40 @@
 
 use nostr_sdk::prelude::*;
 use std::time::Duration;
+use tolerance::games::registry::{SetupOptions, TableGame};
+use tolerance::games::tolerance::Tolerance;
 use tolerance::net::pool::{PoolConfig, RelayPool};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use tolerance::table::demo::{run_demo, DemoOptions};
-use tolerance::table::runner::fetch_table;
-use tolerance::table::{Session, Violation};
-use tolerance::wire::{self, Payload};
+use tolerance::table::runner::{fetch_table, table_game};
+use tolerance::table::{Session, Verdict, Violation};
+use tolerance::wire::log::{log_event, parse_log, Body, Payload};
+use tolerance::wire::{self, TableSpec};
 
-async fn finished_table(relay: &str, players: u8) -> (PublicKey, String, Vec<Event>, Vec<Keys>) {
+struct Finished {
+    host: PublicKey,
+    table: String,
+    spec: TableSpec,
+    start: u64,
+    events: Vec<Event>,
+    keys: Vec<Keys>,
+}
+
+async fn finished_table(relay: &str, players: u8) -> Finished {
     let keys: Vec<Keys> = (0..players).map(|_| Keys::generate()).collect();
-    let run = run_demo(
+    let run = run_demo::<Tolerance>(
         DemoOptions {
-            players,
-            hands: Some(2),
+            setup: SetupOptions {
+                players,
+                hands: Some(2),
+                ..SetupOptions::default()
+            },
             relays: vec![relay.to_string()],
             keys: keys.clone(),
             ..DemoOptions::default()
         },
-        |_| {},
+        None,
+        None,
     )
     .await
     .unwrap();
@@ -30,14 +46,31 @@ async fn finished_table(relay: &str, players: u8) -> (PublicKey, String, Vec<Eve
     let pool = RelayPool::connect(Keys::generate(), [relay], PoolConfig::default())
         .await
         .unwrap();
+    let (spec, start) = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(5))
+        .await
+        .unwrap();
     let events = pool
-        .fetch(
-            vec![wire::log_filter(&run.host, &run.table)],
+        .fetch_all(
+            wire::log_filter(&run.host, &run.table, &spec.seat_keys()),
+            500,
             Duration::from_secs(5),
         )
         .await
         .unwrap();
-    (run.host, run.table, events, keys)
+    pool.shutdown().await;
+    Finished {
+        host: run.host,
+        table: run.table,
+        spec,
+        start,
+        events,
+        keys,
+    }
+}
+
+fn spectator(t: &Finished) -> Session<Tolerance> {
+    let (cfg, game) = table_game::<Tolerance>(&t.spec, t.start).unwrap();
+    Session::new(cfg, game, None).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,18 +79,12 @@ async fn forged_replayed_and_oversized_events_are_rejected() {
         .await
         .unwrap();
     let url = relay.url().to_string();
-    let (host, table, events, keys) = finished_table(&url, 2).await;
-    let (_, other_table, other_events, _) = finished_table(&url, 2).await;
-    let pool = RelayPool::connect(Keys::generate(), [&url], PoolConfig::default())
-        .await
-        .unwrap();
-    let spec = fetch_table(&pool, &host, &table, Duration::from_secs(5))
-        .await
-        .unwrap();
+    let t = finished_table(&url, 2).await;
+    let other = finished_table(&url, 2).await;
 
     // Honest replay first: the spectator reaches the end with no violation.
-    let mut clean = Session::new(spec.clone(), host, None).unwrap();
-    for e in &events {
+    let mut clean = spectator(&t);
+    for e in &t.events {
         clean.handle(e);
     }
     assert!(
@@ -66,76 +93,101 @@ async fn forged_replayed_and_oversized_events_are_rejected() {
         clean.violations
     );
 
-    let mut s = Session::new(spec, host, None).unwrap();
-    let mut bad = Vec::new();
+    let mut s = spectator(&t);
+    for e in &t.events {
+        s.handle(e);
+    }
+    let seat1 = &t.keys[1];
     // 1. Forged: content changed after signing.
-    let mut forged = events[3].clone();
-    forged.content = forged.content.replacen("\"v\":1", "\"v\": 1", 1);
-    assert_ne!(forged.content, events[3].content);
-    bad.push(forged);
-    // 2. An event of another table by a player of that table.
-    bad.push(other_events[0].clone());
-    // 3. A seated player re-signs its hand-0 key share for this table after hand 0 is over.
-    let first_keys = events
+    let victim = t
+        .events
         .iter()
-        .find(|e| e.pubkey == keys[1].public_key() && e.content.contains("\"keys\""))
+        .find(|e| e.pubkey == seat1.public_key())
         .unwrap();
-    let payload: Payload = serde_json::from_str(&first_keys.content).unwrap();
-    let replay = wire::log_event(&host, &payload)
-        .custom_created_at(Timestamp::from(first_keys.created_at.as_secs() + 1))
-        .sign_with_keys(&keys[1])
+    let mut forged = victim.clone();
+    forged.content = forged.content.replacen("\"v\":", "\"v\": ", 1);
+    assert_ne!(forged.content, victim.content);
+    // 2. A seated player's event written for another table, sent here.
+    let first_setup = t
+        .events
+        .iter()
+        .find(|e| e.pubkey == seat1.public_key() && e.content.contains("\"setup\""))
+        .unwrap();
+    let payload: Payload = parse_log(first_setup, &t.table).unwrap();
+    let mut elsewhere = payload.clone();
+    elsewhere.table = other.table.clone();
+    let foreign = log_event(&t.host, &elsewhere)
+        .sign_with_keys(seat1)
+        .unwrap();
+    // 3. Seat 1 re-signs its step-0 set-up after the table is over: a second event for a step
+    // everyone already built on.
+    let replay = log_event(&t.host, &payload)
+        .custom_created_at(Timestamp::from(first_setup.created_at.as_secs() + 1))
+        .sign_with_keys(seat1)
         .unwrap();
     // 4. Oversized.
     let mut big_payload = payload.clone();
-    big_payload.body = wire::Body::Evidence {
+    big_payload.body = Body::Evidence {
         offender: 0,
         reason: "x".repeat(70_000),
         events: vec![],
     };
-    let big = wire::log_event(&host, &big_payload)
-        .sign_with_keys(&keys[0])
+    let big = log_event(&t.host, &big_payload)
+        .sign_with_keys(&t.keys[0])
         .unwrap();
-    // 5. A stranger's event.
-    let stranger = wire::log_event(&host, &payload)
+    // 5. A stranger's event, and one of another table's players.
+    let stranger = log_event(&t.host, &payload)
         .sign_with_keys(&Keys::generate())
         .unwrap();
 
-    for e in &events {
-        s.handle(e);
-    }
-    let v_forged = s.handle(&bad[0]);
-    let v_other = s.handle(&bad[1]);
+    let v_forged = s.handle(&forged);
+    let v_foreign = s.handle(&foreign);
     let v_replay = s.handle(&replay);
     let v_big = s.handle(&big);
+    let ignored = s.stats.ignored;
     let v_stranger = s.handle(&stranger);
+    let v_other = s.handle(&other.events[0]);
     assert!(
-        matches!(&v_forged[..], [Violation::Wire { reason, .. }] if reason.contains("signature")),
+        matches!(&v_forged[..], [] | [Violation::Wire { .. }]),
         "{v_forged:?}"
     );
     assert!(
-        matches!(&v_other[..], [Violation::Wire { reason, .. }] if reason.contains("belongs to table")),
-        "{v_other:?}"
+        matches!(&v_foreign[..], [Violation::Wire { reason, seat: 1, .. }] if reason.contains("belongs to table")),
+        "{v_foreign:?}"
     );
     assert!(
         v_replay
             .iter()
-            .any(|v| matches!(v, Violation::Fork { seat: 1, .. } | Violation::Stale { .. })),
+            .all(|v| matches!(v, Violation::Fork { seat: 1, .. })),
         "{v_replay:?}"
     );
     assert!(
-        matches!(&v_big[..], [Violation::Wire { reason, .. }] if reason.contains("limit")),
+        matches!(&v_big[..], [Violation::Wire { reason, seat: 0, .. }] if reason.contains("limit")),
         "{v_big:?}"
     );
+    // Strangers are never judged or stored: they cannot make a table fail.
+    assert!(v_stranger.is_empty() && v_other.is_empty());
+    assert_eq!(s.stats.ignored, ignored + 2);
+    // A forged event never counts as its claimed signer's: no violation names seat 1 for it.
     assert!(
-        matches!(
-            &v_stranger[..],
-            [Violation::NotSeated { .. }] | [Violation::Wire { .. }]
-        ),
-        "{v_stranger:?}"
+        s.violations
+            .iter()
+            .all(|v| !v.to_string().contains(&forged.id.to_hex())),
+        "{:?}",
+        s.violations
     );
     // Nothing changed the result.
     assert!(s.is_finished());
-    assert_eq!(s.table.stacks, clean.table.stacks);
-    assert_eq!(s.hands, clean.hands);
-    let _ = other_table;
+    assert_eq!(s.game().report(), clean.game().report());
+    let removed = |x: &Session<Tolerance>| {
+        x.verdicts()
+            .iter()
+            .filter(|v| matches!(v, Verdict::Removed { .. }))
+            .count()
+    };
+    assert_eq!(
+        removed(&s),
+        removed(&clean),
+        "nobody is removed after the end"
+    );
 }
