@@ -88,7 +88,15 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// One line per hand for `tolerance history`.
+/// Saves a finished (or abandoned) table to `dir`'s history; a failure is told, never fatal:
+/// the game itself is on the relays.
+pub fn save(dir: &Path, record: Record) {
+    if let Err(e) = append(dir, &record) {
+        eprintln!("warning: the table was not saved to the history: {e}");
+    }
+}
+
+/// One line per table for `tolerance history`.
 pub fn list_line(n: usize, r: &Record) -> String {
     format!(
         "{n:>4}  {:<11} table {}  {}",

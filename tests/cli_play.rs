@@ -32,11 +32,18 @@ fn play_runs_a_networked_hand_with_typed_moves() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("Networked Tolerance"), "{stdout}");
+    assert!(
+        stdout.contains("The Game of Tolerance: you and 2 bots"),
+        "{stdout}"
+    );
     assert!(stdout.contains("'dance' is not a move"), "{stdout}");
     assert!(stdout.contains("your move"), "{stdout}");
     assert!(
-        stdout.contains("every client verified every proof: true"),
+        stdout.contains("table over: 1 hand played") && stdout.contains(", 0 rejected)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verify with: tolerance verify naddr1"),
         "{stdout}"
     );
     // The hand was saved to this person's history.
@@ -46,7 +53,10 @@ fn play_runs_a_networked_hand_with_typed_moves() {
         .output()
         .unwrap();
     let list = String::from_utf8_lossy(&out.stdout);
-    assert!(list.contains("hand   1  3 players"), "{list}");
+    assert!(
+        list.contains("tolerance") && list.contains("1 hand played"),
+        "{list}"
+    );
 }
 
 #[test]
@@ -63,21 +73,21 @@ fn local_play_says_it_is_local_and_keeps_a_history() {
     };
     let out = run(&["play", "--local", "--auto", "--hands", "2"]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("LOCAL game"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("LOCAL table of The Game of Tolerance"));
     let list = String::from_utf8_lossy(&run(&["history"]).stdout).to_string();
-    assert_eq!(list.lines().count(), 2, "{list}");
-    let show = run(&["history", "show", "2"]);
+    assert_eq!(list.lines().count(), 1, "one table: {list}");
+    let show = run(&["history", "show", "1"]);
     let shown = String::from_utf8_lossy(&show.stdout);
     assert!(
-        shown.contains("posts the blind") && shown.contains("stacks after"),
+        shown.contains("posts the blind") && shown.contains("2 hands played"),
         "{shown}"
     );
     let export: serde_json::Value =
         serde_json::from_slice(&run(&["history", "export"]).stdout).unwrap();
-    assert_eq!(export.as_array().unwrap().len(), 2);
+    assert_eq!(export.as_array().unwrap().len(), 1);
     let missing = run(&["history", "show", "9"]);
     assert!(!missing.status.success());
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no hand 9"));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no table 9"));
 }
 
 #[test]
@@ -101,20 +111,26 @@ fn a_dead_relay_gives_a_clear_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_replays_a_finished_table_as_a_spectator() {
+    use tolerance::games::registry::SetupOptions;
+    use tolerance::games::tolerance::Tolerance;
     use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
     use tolerance::table::demo::{run_demo, DemoOptions};
     let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
         .await
         .unwrap();
     let url = relay.url().to_string();
-    let run = run_demo(
+    let run = run_demo::<Tolerance>(
         DemoOptions {
-            players: 3,
-            hands: Some(2),
+            setup: SetupOptions {
+                players: 3,
+                hands: Some(2),
+                ..SetupOptions::default()
+            },
             relays: vec![url.clone()],
             ..DemoOptions::default()
         },
-        |_| {},
+        None,
+        None,
     )
     .await
     .unwrap();
@@ -133,7 +149,12 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
     );
     assert!(stdout.contains("posts the blind"), "{stdout}");
     assert!(
-        stdout.contains("table over: 2 hands") && stdout.contains("0 violations"),
+        stdout.contains("table over: 2 hands played") && stdout.contains(", 0 rejected)"),
+        "{stdout}"
+    );
+    // Seats are named as people know them (short npubs here), never by number.
+    assert!(
+        !stdout.contains("seat 0") && stdout.contains("npub1"),
         "{stdout}"
     );
     let _ = url;
@@ -144,5 +165,18 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
         .await
         .unwrap();
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a table"));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("is not a valid naddr"), "{err}");
+    // One character changed in a real naddr: a bad checksum, said in words.
+    let mut typo = run.summary.naddr.clone();
+    let last = typo.pop().unwrap();
+    typo.push(if last == 'q' { 'p' } else { 'q' });
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["watch", &typo])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mistyped"), "{err}");
 }

@@ -128,6 +128,18 @@ impl Visit for Networked {
             .await?;
             match &run.reports[0] {
                 Ok(r) => {
+                    crate::history::save(
+                        &crate::identity::config_dir(),
+                        crate::history::Record {
+                            game: G::NAME.to_string(),
+                            table: run.table.clone(),
+                            seat: Some(0),
+                            saved_at: crate::history::now(),
+                            result: r.result.clone(),
+                            lines: r.story.clone(),
+                            report: r.report.clone(),
+                        },
+                    );
                     for v in &r.violations {
                         println!("rejected: {v}");
                     }
@@ -163,7 +175,7 @@ impl Visit for Local {
             .map(|_| G::bot(args.bot_level, StdRng::from_rng(&mut rng).expect("seeded")))
             .collect();
         println!(
-            "LOCAL {} game: you and {} bots on this machine, dealt and rolled by this \
+            "LOCAL table of {}: you and {} bots on this machine, dealt and rolled by this \
              machine's RNG (not the trustless table: use `tolerance play` without --local)",
             G::TITLE,
             args.players.saturating_sub(1)
@@ -226,7 +238,20 @@ impl Visit for Local {
         for l in game.story(Some(0), &name).iter().skip(shown) {
             println!("  · {l}");
         }
-        println!("{}", game.result_line(&name));
+        let result = game.result_line(&name);
+        println!("{result}");
+        crate::history::save(
+            &crate::identity::config_dir(),
+            crate::history::Record {
+                game: G::NAME.to_string(),
+                table: "local".to_string(),
+                seat: Some(0),
+                saved_at: crate::history::now(),
+                result,
+                lines: game.story(Some(0), &name),
+                report: game.report(),
+            },
+        );
         Ok(())
     }
 }

@@ -191,9 +191,7 @@ impl Visit for PlaySeat {
                 lines: report.story.clone(),
                 report: report.report.clone(),
             };
-            if let Err(e) = crate::history::append(&self.home, &record) {
-                eprintln!("warning: the table was not saved to the history: {e}");
-            }
+            crate::history::save(&self.home, record);
             Ok(Played {
                 finished: report.finished,
                 line: format!(

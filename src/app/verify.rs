@@ -1,6 +1,6 @@
 //! `tolerance verify`: a table checked from its public events alone.
 
-use crate::table::verify::{verdict_text, verify_table};
+use crate::table::verify::{verdict_text_named, verify_table};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct VerifyArgs {
@@ -22,7 +22,9 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
         .or(args.table_flag)
         .ok_or("name the table: tolerance verify naddr1…")?;
     let mut relays = args.relays.clone();
-    if let Ok((_, _, hints)) = crate::wire::parse_table_ref(&table) {
+    // A mistyped reference is told as such before anything else (not as a missing relay).
+    let (_, _, hints) = crate::wire::parse_table_ref(&table)?;
+    {
         for h in hints {
             if !relays.contains(&h) {
                 relays.push(h);
@@ -39,8 +41,14 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
         println!("{}", serde_json::to_string(&r).expect("serialisable"));
     } else {
         println!("{} table {} hosted by {}", r.game, r.table, r.host);
+        let name = |x: crate::engine::Seat| {
+            r.names
+                .get(x as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {x}"))
+        };
         for v in &r.verdicts {
-            println!("  {}", verdict_text(v));
+            println!("  {}", verdict_text_named(v, &name));
         }
         for p in &r.problems {
             println!("  REJECTED: {p}");

@@ -17,7 +17,9 @@ pub async fn run(args: WatchArgs) -> Result<(), String> {
         .or(args.table_flag)
         .ok_or("name the table: tolerance watch naddr1…")?;
     let mut relays = args.relays.clone();
-    if let Ok((_, _, hints)) = crate::wire::parse_table_ref(&table) {
+    // A mistyped reference is told as such before anything else (not as a missing relay).
+    let (_, _, hints) = crate::wire::parse_table_ref(&table)?;
+    {
         for h in hints {
             if !relays.contains(&h) {
                 relays.push(h);

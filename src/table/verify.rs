@@ -19,6 +19,8 @@ pub struct VerifyReport {
     pub game: String,
     pub host: String,
     pub seats: Vec<String>,
+    /// How the seats are called for people (profile names, else short npubs), by seat.
+    pub names: Vec<String>,
     /// Every event of a seated key checked out and the table reached its end.
     pub ok: bool,
     pub finished: bool,
@@ -100,6 +102,28 @@ pub async fn find_table(
     }
 }
 
+/// How the seats are called for people: profile names where the relays have them, else short
+/// npubs (never "seat 0").
+pub async fn seat_names(pool: &RelayPool, spec: &TableSpec) -> Vec<String> {
+    let keys = spec.seat_keys();
+    let names = crate::net::profiles::fetch_names(pool, &keys, Duration::from_secs(2)).await;
+    keys.iter()
+        .map(|k| {
+            names
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
+        })
+        .collect()
+}
+
+fn name_of(names: &[String], x: Seat) -> String {
+    names
+        .get(x as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("seat {x}"))
+}
+
 async fn other_hosts(pool: &RelayPool, id: &str, host: &PublicKey) -> Vec<String> {
     let events = pool
         .fetch(
@@ -125,6 +149,7 @@ struct CheckOut {
     spec: TableSpec,
     start: u64,
     events: Vec<Event>,
+    names: Vec<String>,
 }
 
 struct Checked {
@@ -144,7 +169,7 @@ impl Visit for CheckOut {
         for ev in &self.events {
             s.handle(ev);
         }
-        let names = |x: Seat| format!("seat {x}");
+        let names = |x: Seat| name_of(&self.names, x);
         Ok(Checked {
             finished: s.is_finished(),
             verdicts: s.verdicts().to_vec(),
@@ -175,6 +200,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         )
         .await
         .unwrap_or_default();
+    let names = seat_names(&pool, &spec).await;
     let seat_keys = spec.seat_keys();
     let ignored = strangers
         .iter()
@@ -187,14 +213,20 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
             spec: spec.clone(),
             start,
             events,
+            names: names.clone(),
         },
     )??;
-    let problems = checked.violations.iter().map(|v| v.to_string()).collect();
+    let problems = checked
+        .violations
+        .iter()
+        .map(|v| v.text_named(&|x| name_of(&names, x)))
+        .collect();
     Ok(VerifyReport {
         table: spec.table.clone(),
         game: spec.game.clone(),
         host: npub(&host),
         seats: seat_keys.iter().map(npub).collect(),
+        names: names.clone(),
         ok: checked.violations.is_empty(),
         finished: checked.finished,
         verdicts: checked.verdicts,
@@ -267,6 +299,7 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
             Err(e) => return Err(e),
         }
     };
+    let names = seat_names(&pool, &spec).await;
     pool.shutdown().await;
     let game = spec.game.clone();
     registry::with_game(
@@ -276,6 +309,7 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
             start,
             host,
             relays: relays.to_vec(),
+            names,
         },
     )?
     .await
@@ -286,6 +320,7 @@ struct Follow {
     start: u64,
     host: PublicKey,
     relays: Vec<String>,
+    names: Vec<String>,
 }
 
 impl Visit for Follow {
@@ -294,6 +329,7 @@ impl Visit for Follow {
         Box::pin(async move {
             let mut shown = 0usize;
             let mut verdicts = 0usize;
+            let seat_names = self.names.clone();
             let cfg = RunConfig::<G> {
                 keys: Keys::generate(),
                 relays: self.relays.clone(),
@@ -303,14 +339,14 @@ impl Visit for Follow {
                 decider: Box::new(Watch),
                 journal: None,
                 on_update: Some(Box::new(move |s: &Session<G>, _| {
-                    let names = |x: Seat| format!("seat {x}");
+                    let names = |x: Seat| name_of(&seat_names, x);
                     let story = s.game().story(None, &names);
                     for line in story.iter().skip(shown) {
                         println!("  · {line}");
                     }
                     shown = story.len();
                     for v in s.verdicts().iter().skip(verdicts) {
-                        println!("  ! {}", verdict_text(v));
+                        println!("  ! {}", verdict_text_named(v, &names));
                     }
                     verdicts = s.verdicts().len();
                 })),
@@ -322,10 +358,18 @@ impl Visit for Follow {
                         * 3,
                 ) + Duration::from_secs(30),
                 tamper: None,
-                names: Vec::new(),
+                names: self.names.clone(),
             };
             let report = run_client(cfg).await?;
-            Ok(report.result)
+            for v in &report.violations {
+                println!("  rejected: {}", v.text_named(&|x| name_of(&self.names, x)));
+            }
+            Ok(format!(
+                "table over: {} ({} events checked, {} rejected)",
+                report.result,
+                report.stats.events,
+                report.violations.len()
+            ))
         })
     }
 }

@@ -93,6 +93,25 @@ fn seat_word(seat: Seat) -> String {
 }
 
 impl Violation {
+    /// The violation in words, its seat named as the reader knows it ("Ana", "you").
+    pub fn text_named(&self, names: &dyn Fn(Seat) -> String) -> String {
+        match self {
+            Violation::Wire { id, seat, reason } => {
+                format!("event {id} by {}: {reason}", names(*seat))
+            }
+            Violation::Invalid {
+                id,
+                seat,
+                step,
+                reason,
+            } => format!("event {id} by {} at step {step}: {reason}", names(*seat)),
+            Violation::Fork { seat, step, a, b } => format!(
+                "{} signed two different events for step {step} ({a} and {b})",
+                names(*seat)
+            ),
+        }
+    }
+
     /// The seat to blame.
     pub fn culprit(&self) -> Seat {
         match self {
