@@ -794,7 +794,18 @@ impl MiaView {
                 roller: c.roller,
                 owner: c.owner,
                 claim: c.claim,
-                dice: if viewer == Some(c.roller) || g.phase == Phase::Done {
+                // At the end, only a cup the last challenge opened is public: a table ended
+                // by a forfeit must not show what the roller's own client alone knows.
+                dice: if viewer == Some(c.roller)
+                    || (g.phase == Phase::Done
+                        && g.log
+                            .iter()
+                            .rev()
+                            .take_while(|l| {
+                                !matches!(l, LogEntry::Rolled { .. } | LogEntry::Rerolled { .. })
+                            })
+                            .any(|l| matches!(l, LogEntry::Opened { .. })))
+                {
                     c.dice
                 } else {
                     None

@@ -764,8 +764,20 @@ pub struct PerudoView {
 
 impl PerudoView {
     pub fn of(g: &Perudo, viewer: Option<Seat>) -> PerudoView {
-        // Cups opened by a challenge stay in the log; the state keeps them only at the end.
-        let opened = g.phase == Phase::Done;
+        // Cups opened by a challenge stay in the log; the state keeps them only at the end, and
+        // then only those the last round's challenge opened: a table ended by a forfeit while
+        // the cups opened must not show what this client alone knows (its own cup) as public.
+        let since_round = g
+            .log
+            .iter()
+            .rposition(|l| matches!(l, LogEntry::Round { .. }))
+            .map_or(0, |i| i + 1);
+        let opened = |seat: Seat| {
+            g.phase == Phase::Done
+                && g.log[since_round..]
+                    .iter()
+                    .any(|l| matches!(l, LogEntry::Shown { seat: s, .. } if *s == seat))
+        };
         PerudoView {
             viewer,
             phase: g.phase,
@@ -778,7 +790,7 @@ impl PerudoView {
                 .map(|p| PlayerView {
                     seat: p.seat,
                     dice_left: p.dice_left,
-                    dice: if viewer == Some(p.seat) || opened {
+                    dice: if viewer == Some(p.seat) || opened(p.seat) {
                         p.dice.clone()
                     } else {
                         None
