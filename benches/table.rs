@@ -9,7 +9,7 @@
 //! - wall time per hand: the time between consecutive hand completions seen by seat 0 (setup —
 //!   relay start, announcement, connections, first fetch — is only in the first hand, reported
 //!   apart);
-//! - events, bytes and sequential relay hops (protocol steps) per hand, from seat 0's session;
+//! - events, bytes and sequential relay passes (protocol steps) per hand, from seat 0's session;
 //! - the relay round trip (publish → `OK` + delivery to another subscriber + own echo, as in
 //!   `benches/relay.rs`), idle before the game and sampled every 20 ms during it;
 //! - hops × round trip, the part of the wall time the network alone would explain;
@@ -26,9 +26,13 @@ use std::time::{Duration, Instant};
 
 use nostr_sdk::prelude::{EventBuilder, Filter, Keys, Kind};
 use tokio::sync::watch;
+use tolerance::games::registry::SetupOptions;
+use tolerance::games::tolerance::{HandSummary, Tolerance};
 use tolerance::net::testing::NostrRsRelay;
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool, Subscription};
 use tolerance::table::demo::{run_demo, DemoOptions};
+use tolerance::table::runner::RelayHealth;
+use tolerance::table::Session;
 
 /// A kind no table subscribes to, so probes never reach the players' sessions.
 const PROBE_KIND: u16 = 4_244;
@@ -186,14 +190,26 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     let cpu_before = process_cpu_seconds();
     let machine_before = machine_cpu_seconds();
     let started = Instant::now();
-    let run = run_demo(
+    let mut seen_hands = 0usize;
+    let run = run_demo::<Tolerance>(
         DemoOptions {
-            players: seats,
-            hands: Some(hands),
+            setup: SetupOptions {
+                players: seats,
+                hands: Some(hands),
+                ..SetupOptions::default()
+            },
             relays: vec![url.to_string()],
             ..DemoOptions::default()
         },
-        move |_| marks.lock().expect("not poisoned").push(Instant::now()),
+        None,
+        // Seat 0 marks the moment each hand's record appears in its game.
+        Some(Box::new(move |s: &Session<Tolerance>, _: &RelayHealth| {
+            let n = s.game().history.len();
+            if n > seen_hands {
+                seen_hands = n;
+                marks.lock().expect("not poisoned").push(Instant::now());
+            }
+        })),
     )
     .await
     .expect("the demo runs");
@@ -212,10 +228,11 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
 
     let s = &run.summary;
     assert!(s.verified, "an honest table verifies: {s:?}");
+    let played = s.report["hands"].as_u64().expect("a hand count");
     // A tournament table ends early when one player holds every chip.
-    assert!((1..=hands).contains(&s.hands), "{} hands", s.hands);
+    assert!((1..=hands).contains(&played), "{played} hands");
     let marks = done.lock().expect("not poisoned").clone();
-    assert_eq!(marks.len() as u64, s.hands, "seat 0 reported every hand");
+    assert_eq!(marks.len() as u64, played, "seat 0 saw every hand end");
     row.first_hands
         .push(marks[0].duration_since(started).as_secs_f64());
     row.hand_walls.extend(
@@ -225,22 +242,20 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     );
     row.total_wall += wall;
     row.cpu += cpu;
-    row.hands += s.hands;
+    row.hands += played;
     row.tables += 1;
     row.events += s.events;
     row.bytes += s.bytes;
-    row.hops += s.sequential_hops_per_hand * hands as f64;
+    row.hops += s.passes as f64;
     for r in &run.reports {
         let r = r.as_ref().expect("every client finished");
-        row.shuffles_verified += r.stats.shuffles_verified;
-        row.tokens_verified += r.stats.tokens_verified;
+        row.shuffles_verified += r.stats.chance.shuffles_verified;
+        row.tokens_verified += r.stats.chance.tokens_verified;
     }
-    let first = run.reports[0].as_ref().expect("checked");
-    row.shuffles_made += first
-        .hands
-        .iter()
-        .map(|h| h.players.len() as u64)
-        .sum::<u64>();
+    let history: Vec<HandSummary> =
+        serde_json::from_value(s.report["history"].clone()).expect("the hands' records");
+    // One shuffle per player of each hand (every deck of the hand is in its one shuffle step).
+    row.shuffles_made += history.iter().map(|h| h.players.len() as u64).sum::<u64>();
 }
 
 fn print_row(row: &mut Row) {

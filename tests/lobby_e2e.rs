@@ -158,37 +158,48 @@ fn naddr_of(line: &str) -> String {
 /// The "table over" line of a finished seat: every client checked every event, nothing was
 /// rejected, and the chips at the table add up to what was bought in. Returns the hands played:
 /// `hands` at most (a tournament also ends when one player holds every chip).
+/// The line reads "table over: 2 hands played; stacks: you 1010, Bob 990 (37 events checked,
+/// 0 rejected)" or "table over: Ana wins the table after 3 hands (Ana 3000, you 0) (…)".
 fn assert_table_over(out: &str, err: &str, hands: u64, total: u64) -> u64 {
     let line = out
         .lines()
         .find(|l| l.starts_with("table over:"))
         .unwrap_or_else(|| panic!("no end line; stdout:\n{out}\nstderr:\n{err}"));
-    let played: u64 = line
-        .strip_prefix("table over: ")
-        .and_then(|r| r.split(' ').next())
+    assert!(line.ends_with(", 0 rejected)"), "{line}\n{out}");
+    let result = &line["table over: ".len()..line.rfind(" (").expect("a count")];
+    let (played, stacks) = match result.split_once(" the table after ") {
+        Some((_, rest)) => {
+            let (n, stacks) = rest.split_once(" (").expect("stacks");
+            (n, stacks.trim_end_matches(')'))
+        }
+        None => {
+            let (n, stacks) = result.split_once("; stacks: ").expect("stacks");
+            (n, stacks)
+        }
+    };
+    let played: u64 = played
+        .split(' ')
+        .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no hand count in {line}"));
     assert!((1..=hands).contains(&played), "{line}");
+    let chips: Vec<u64> = stacks
+        .split(", ")
+        .map(|e| {
+            e.rsplit(' ')
+                .next()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or_else(|| panic!("no chips in '{e}' of {line}"))
+        })
+        .collect();
+    assert_eq!(chips.iter().sum::<u64>(), total, "chips in play: {line}");
     if played < hands {
-        let stacks: Vec<&str> = line
-            .split("stacks: ")
-            .nth(1)
-            .and_then(|r| r.split("; ").next())
-            .unwrap_or_default()
-            .split(", ")
-            .collect();
-        let out_count = stacks.iter().filter(|s| s.ends_with(" out")).count();
         assert_eq!(
-            out_count + 1,
-            stacks.len(),
+            chips.iter().filter(|c| **c > 0).count(),
+            1,
             "fewer hands only when all but one player are out: {line}"
         );
     }
-    assert!(line.contains(" 0 violations"), "{line}\n{out}");
-    assert!(
-        line.contains(&format!("chips in play {total} of {total}")),
-        "{line}"
-    );
     played
 }
 
@@ -380,7 +391,10 @@ fn bad_input_gets_clear_errors() {
     let out = c.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success());
-    assert!(err.contains("'naddr1qqqqbogus' is not a table"), "{err}");
+    assert!(
+        err.contains("'naddr1qqqqbogus' is not a valid naddr"),
+        "{err}"
+    );
     // Unreachable relay: named, with the reason.
     let id = "ab".repeat(32);
     let mut c = cmd(&h, &["join", &id, "--relay", "ws://127.0.0.1:9"]);
@@ -574,7 +588,7 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
         // Listed with its game and rules for strangers.
         let out = run(&homes[1], &["tables", "--relay", &r.url]);
         let text = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(text.contains(&format!("{game} ({variant})")), "{text}");
+        assert!(text.contains(&format!("1/{seats} — {game}")), "{text}");
         let joiners: Vec<Proc> = homes[1..]
             .iter()
             .map(|h| spawn(h, &["join", &naddr, "--auto"]))
@@ -585,10 +599,11 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
             assert!(ok, "{game}: {out}\n{err}");
             let line = out
                 .lines()
-                .find(|l| l.starts_with("game over:"))
+                .find(|l| l.starts_with("table over:"))
                 .unwrap_or_else(|| panic!("{game}: no end line\n{out}\n{err}"))
                 .to_string();
-            winners.push(line.contains("you won"));
+            assert!(line.ends_with(", 0 rejected)"), "{line}");
+            winners.push(line.contains("you win the game"));
         }
         // Every client reached the same end: exactly one of them is told it won.
         assert_eq!(
@@ -646,7 +661,7 @@ fn watch_follows_and_replays_dice_tables() {
         assert!(told.iter().any(|l| l == seen), "{seen} / {told:?}");
         assert!(
             out.lines()
-                .any(|l| l.starts_with("game over:") && l.contains("every reveal and move checked")),
+                .any(|l| l.starts_with("table over:") && l.ends_with(", 0 rejected)")),
             "{out}"
         );
         // Only public information: a die appears only once a challenge has opened its cup.
@@ -766,11 +781,12 @@ fn perudo_resume_after_sigkill_mid_game() {
     t.kill_after_moves(4);
     let (hb, naddr) = (t.hb.clone(), t.naddr.clone());
     // The sealed dice secret and the fsynced events are what the restart has to go on.
+    // The seat's master secret (every dice and deck secret derives from it), sealed.
     let dir = hb.join("tables").join(hex::encode(t.table));
-    let sealed = std::fs::read(dir.join("secrets-1.bin")).expect("the dice secret is journalled");
-    assert_eq!(sealed.len(), 12 + 33 + 16, "nonce, seed and depth, tag");
+    let sealed = std::fs::read(dir.join("master.bin")).expect("the master secret is journalled");
+    assert_eq!(sealed.len(), 12 + 32 + 16, "nonce, secret, tag");
     let journalled = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
-    assert!(journalled.contains(r#"\"type\":\"commit"#), "{journalled}");
+    assert!(journalled.contains(r#"\"type\":\"setup"#), "{journalled}");
     let before = t.log.lock().unwrap().len();
     assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
@@ -780,14 +796,14 @@ fn perudo_resume_after_sigkill_mid_game() {
         assert!(ok, "{out}\n{err}");
         let line = out
             .lines()
-            .find(|l| l.starts_with("game over:"))
+            .find(|l| l.starts_with("table over:"))
             .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"))
             .to_string();
         assert!(
-            !out.contains("forfeit") && !out.contains("rejected"),
+            !out.contains("forfeit") && line.ends_with(", 0 rejected)"),
             "{out}"
         );
-        winners.push(line.contains("you won"));
+        winners.push(line.contains("you win the game"));
     }
     assert_eq!(winners.iter().filter(|w| **w).count(), 1, "{winners:?}");
     assert!(
@@ -798,7 +814,7 @@ fn perudo_resume_after_sigkill_mid_game() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("game over") && !text.contains("rejected"),
+        text.contains("wins the game") && !text.contains("REJECTED"),
         "{text}"
     );
 }
@@ -822,17 +838,17 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     for p in [t.host, t.other] {
         let (ok, out, err) = p.finish(Duration::from_secs(120));
         assert!(ok, "{out}\n{err}");
+        // "table over: the game ended without a winner: NAME forfeited (…)"
         let line = out
             .lines()
-            .find(|l| l.starts_with("table over at step"))
-            .unwrap_or_else(|| panic!("no forfeit line\n{out}\n{err}"))
+            .find(|l| l.starts_with("table over:"))
+            .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"))
             .to_string();
-        // "table over at step S by forfeit of NAME (reason), after …"
         let culprit = line
-            .split("by forfeit of ")
+            .split("without a winner: ")
             .nth(1)
-            .and_then(|rest| rest.split(" (").next())
-            .unwrap()
+            .and_then(|rest| rest.split(" forfeited").next())
+            .unwrap_or_else(|| panic!("no forfeit in {line}"))
             .to_string();
         assert_ne!(culprit, "you", "{line}");
         let seat = out
@@ -842,7 +858,17 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
                 (name == culprit).then(|| seat.to_string())
             })
             .unwrap_or_else(|| panic!("{culprit} is not among the seats\n{out}"));
-        ends.push(line.split(" by forfeit").next().unwrap().to_string());
+        // "  ! step S: NAME: removed from the game (…)"
+        let step = out
+            .lines()
+            .find_map(|l| {
+                let rest = l.trim().strip_prefix("! step ")?;
+                let (step, what) = rest.split_once(": ")?;
+                what.starts_with(&format!("{culprit}: removed"))
+                    .then(|| step.to_string())
+            })
+            .unwrap_or_else(|| panic!("no removal of {culprit}\n{out}"));
+        ends.push(step);
         seats.push(seat);
     }
     assert_eq!(ends[0], ends[1], "both stopped at the same step");
@@ -853,7 +879,7 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(&format!("{} by forfeit of seat {}", ends[0], seats[0])),
+        text.contains(&format!("step {}: ", ends[0])) && text.contains("removed from the game"),
         "{text}"
     );
 }

@@ -302,6 +302,19 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
     let names = seat_names(&pool, &spec).await;
     pool.shutdown().await;
     let game = spec.game.clone();
+    let host_name = spec
+        .seat_keys()
+        .iter()
+        .position(|k| *k == host)
+        .map(|s| names[s].clone())
+        .unwrap_or_else(|| crate::net::profiles::short_npub(&host));
+    println!(
+        "watching {game} table {} hosted by {host_name}",
+        &spec.table[..16]
+    );
+    for (s, n) in names.iter().enumerate() {
+        println!("  seat {s}: {n}");
+    }
     registry::with_game(
         &game,
         Follow {
