@@ -827,14 +827,13 @@ async fn join_inner(
             LobbyStatus::Seated if mine.is_none() => {
                 return Err("the table filled and started without us".into());
             }
-            LobbyStatus::Starting if mine.is_none() => {
-                if !waiting_told {
-                    news(LobbyNews::Full {
-                        players: l.players.len(),
-                    });
-                    waiting_told = true;
-                }
+            LobbyStatus::Starting if mine.is_none() && !waiting_told => {
+                news(LobbyNews::Full {
+                    players: l.players.len(),
+                });
+                waiting_told = true;
             }
+            LobbyStatus::Starting if mine.is_none() => {}
             LobbyStatus::Starting if l.round > round => {
                 // A round we have not committed to: wait for the host to take our new one.
             }

@@ -473,6 +473,17 @@ impl Game for Tolerance {
     }
 }
 
+impl Tolerance {
+    /// Cards `seat` held in finished hand `hand_no`, when this client knew them and nobody
+    /// showed them.
+    pub fn known_cards(&self, hand_no: u64, seat: Seat) -> Option<&[CardId]> {
+        self.known
+            .iter()
+            .find(|(h, s, _)| *h == hand_no && *s == seat)
+            .map(|(_, _, c)| c.as_slice())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,16 +545,5 @@ mod tests {
             ToAct::Chance(r) if r.len() == 1 && matches!(r[0], ChanceRequest::Shuffle { deck: 1, .. })
         ));
         assert_eq!(g.table.next_hand().unwrap().dealer, 1);
-    }
-}
-
-impl Tolerance {
-    /// Cards `seat` held in finished hand `hand_no`, when this client knew them and nobody
-    /// showed them.
-    pub fn known_cards(&self, hand_no: u64, seat: Seat) -> Option<&[CardId]> {
-        self.known
-            .iter()
-            .find(|(h, s, _)| *h == hand_no && *s == seat)
-            .map(|(_, _, c)| c.as_slice())
     }
 }
