@@ -10,6 +10,7 @@
 //! [`TableGame::prompt`]: super::registry::TableGame::prompt
 //! [`TableGame::move_text`]: super::registry::TableGame::move_text
 
+pub mod dice;
 pub mod generic;
 pub mod theme;
 

@@ -377,3 +377,59 @@ fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
     assert_eq!(f.key(key(KeyCode::Enter)), Key::None);
     assert!(!screen(&f).contains("Leave the table?"));
 }
+
+#[test]
+fn the_perudo_panel_shows_your_cup_and_the_bid_editor() {
+    use crate::games::perudo::{Action as P, Perudo};
+    // Seat 1 opens; seat 0 then faces a bid.
+    let g = game_until::<Perudo>(
+        3,
+        11,
+        |_, _, l| *l.iter().find(|a| matches!(a, P::Bid(_))).unwrap_or(&l[0]),
+        |g| g.view(Some(0)).bid.is_some(),
+    );
+    let mut f = asked(&g, 3);
+    let s = screen(&f);
+    for w in [
+        "Perudo",
+        "dice on the table",
+        "your cup",
+        "bid ",
+        "you bid",
+        "Story",
+        "(60s)",
+    ] {
+        assert!(s.contains(w), "{w} missing:\n{s}");
+    }
+    // Only this seat's cup is open.
+    let cup = g.view(Some(0)).me().unwrap().dice.clone().unwrap();
+    assert_eq!(cup.len(), 5);
+    assert!(!s.contains("Some(") && !s.contains("Bid {"), "{s}");
+    assert_eq!(f.key(ch('d')), Key::Play(P::Dudo));
+    // Enter bids what the editor holds, one more of the standing face to begin with.
+    let mut f = asked(&g, 3);
+    let standing = g.view(Some(0)).bid.unwrap();
+    match f.key(key(KeyCode::Enter)) {
+        Key::Play(P::Bid(b)) => assert!(b.quantity > standing.quantity || b.face != standing.face),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_mia_panel_offers_a_claim_after_a_roll() {
+    use crate::games::mia::{Action as M, Mia};
+    let g = game_until::<Mia>(
+        2,
+        12,
+        |_, _, l| l[0],
+        |g| g.legal_actions(0).iter().any(|a| matches!(a, M::Claim(_))),
+    );
+    let mut f = asked(&g, 2);
+    let s = screen(&f);
+    assert!(s.contains("Mia") && s.contains("Your move"), "{s}");
+    assert!(s.contains("Enter claim"), "{s}");
+    match f.key(key(KeyCode::Enter)) {
+        Key::Play(M::Claim(_)) => {}
+        other => panic!("{other:?}"),
+    }
+}
