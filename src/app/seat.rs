@@ -211,7 +211,7 @@ impl Visit for PlaySeat {
                         self.names.clone(),
                         self.seat,
                         |person, on_update| run_client(cfg(Box::new(person), on_update)),
-                        |r| table_over(r),
+                        table_over,
                     )
                     .await?;
                     let Some(report) = played else {
