@@ -127,7 +127,16 @@ fn update<G: TableGame>(g: &G, what: &'static str, seats: Vec<Seat>) -> Update<G
 
 /// A frame for seat 0 that was shown `g` and asked for its move.
 fn asked<G: TableGame>(g: &G, players: u8) -> Frame<G> {
+    asked_with(g, players, G::panel())
+}
+
+fn asked_with<G: TableGame>(
+    g: &G,
+    players: u8,
+    panel: Box<dyn crate::games::panel::Panel<G>>,
+) -> Frame<G> {
     let mut f = Frame::<G>::new(names(players), Some(0), false);
+    f.panel = panel;
     f.now = 1_000_000;
     f.update(update(g, "move", vec![0]));
     f.ask(&g.view(Some(0)), &g.legal_actions(0), false);
@@ -347,12 +356,43 @@ fn no_colour_means_no_colour() {
         .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset));
 }
 
+/// The panel a game without one of its own gets, here for High Card.
+fn generic() -> Box<dyn crate::games::panel::Panel<HighCard>> {
+    Box::<crate::games::panel::generic::GenericPanel<HighCard>>::default()
+}
+
+#[test]
+fn the_high_card_panel_shows_points_your_card_and_one_key_per_move() {
+    let g = game_until::<HighCard>(2, 13, |_, _, l| l[0], |_| true);
+    let legal = g.legal_actions(0);
+    let mut f = asked(&g, 2);
+    let s = screen(&f);
+    for w in ["High Card", "Round 1 of", "points", "Your move", "Story"] {
+        assert!(
+            s.contains(w),
+            "{w} missing:
+{s}"
+        );
+    }
+    assert!(
+        s.contains("??"),
+        "the other card is hidden:
+{s}"
+    );
+    let (k, a) = if legal.contains(&crate::games::high_card::game::Action::Keep) {
+        ('k', crate::games::high_card::game::Action::Keep)
+    } else {
+        ('y', crate::games::high_card::game::Action::Stay)
+    };
+    assert_eq!(f.key(ch(k)), Key::Play(a));
+}
+
 #[test]
 fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
     let g = game_until::<HighCard>(2, 10, |_, _, l| l[0], |_| true);
     let legal = g.legal_actions(0);
     assert!(legal.len() >= 2);
-    let mut f = asked(&g, 2);
+    let mut f = asked_with(&g, 2, generic());
     let s = screen(&f);
     assert!(s.contains("Your move") && s.contains("Table"), "{s}");
     for a in &legal {
@@ -362,7 +402,7 @@ fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
     f.key(key(KeyCode::Down));
     assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(legal[1]));
     // Typed: the game's own words, checked against the moves open now.
-    let mut f = asked(&g, 2);
+    let mut f = asked_with(&g, 2, generic());
     let word = HighCard::move_text(&legal[0]);
     for c in word.chars() {
         f.key(ch(c));
@@ -370,7 +410,7 @@ fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
     assert!(screen(&f).contains(&format!("type: {word}_")));
     assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(legal[0]));
     // While typing, q is a letter.
-    let mut f = asked(&g, 2);
+    let mut f = asked_with(&g, 2, generic());
     f.key(ch('x'));
     f.key(ch('q'));
     assert!(screen(&f).contains("type: xq_"));
