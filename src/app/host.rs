@@ -62,7 +62,7 @@ pub struct HostArgs {
     #[arg(long)]
     pub auto: bool,
     /// The line interface even on a terminal (for scripts and screen readers).
-    #[arg(long)]
+    #[arg(long, alias = "line")]
     pub plain: bool,
 }
 

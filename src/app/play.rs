@@ -3,6 +3,7 @@
 //! — or `--local`, the engine alone with this machine's dice and cards.
 
 use super::common::{practice_names, relays_or_embedded, runtime, setup_options};
+use super::seat::{print_record, table_over, SeatUi, LEFT};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Seat, ToAct};
@@ -43,7 +44,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = BotLevel::Normal)]
     pub bot_level: BotLevel,
     /// The line interface even on a terminal (for scripts and screen readers).
-    #[arg(long)]
+    #[arg(long, alias = "line")]
     pub plain: bool,
 }
 
@@ -98,14 +99,6 @@ impl Visit for Networked {
                 args.players.saturating_sub(1),
                 relays.join(", ")
             );
-            let seat0: Box<dyn Decider<G>> = if args.auto {
-                Box::new(BotDecider(G::bot(
-                    args.bot_level,
-                    StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-                )))
-            } else {
-                Box::new(crate::ui::line::person::<G>(names.clone(), 0))
-            };
             let opts = DemoOptions {
                 setup: self.opts,
                 relays,
@@ -120,12 +113,41 @@ impl Visit for Networked {
                 names: names.clone(),
                 ..DemoOptions::default()
             };
-            let run = run_demo::<G>(
-                opts,
-                Some(seat0),
-                Some(crate::ui::line::printer::<G>(names, Some(0))),
-            )
-            .await?;
+            let printer = || Some(crate::ui::line::printer::<G>(names.clone(), Some(0)));
+            let run = match SeatUi::choose(args.auto, args.plain) {
+                SeatUi::Bot => {
+                    let bot: Box<dyn Decider<G>> = Box::new(BotDecider(G::bot(
+                        args.bot_level,
+                        StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+                    )));
+                    run_demo::<G>(opts, Some(bot), printer()).await?
+                }
+                SeatUi::Line => {
+                    let person = Box::new(crate::ui::line::person::<G>(names.clone(), 0));
+                    run_demo::<G>(opts, Some(person), printer()).await?
+                }
+                SeatUi::Tui => {
+                    let played = crate::ui::tui::play::<G, _, _>(
+                        names.clone(),
+                        0,
+                        |person, on_update| {
+                            run_demo::<G>(opts, Some(Box::new(person)), Some(on_update))
+                        },
+                        |run| match &run.reports[0] {
+                            Ok(r) => table_over(r),
+                            Err(e) => format!("the table stopped: {e}"),
+                        },
+                    )
+                    .await?;
+                    let Some(run) = played else {
+                        return Err(LEFT.into());
+                    };
+                    if let Ok(r) = &run.reports[0] {
+                        print_record(&r.story);
+                    }
+                    run
+                }
+            };
             match &run.reports[0] {
                 Ok(r) => {
                     crate::history::save(
@@ -143,12 +165,7 @@ impl Visit for Networked {
                     for v in &r.violations {
                         println!("rejected: {v}");
                     }
-                    println!(
-                        "table over: {} ({} events checked, {} rejected)",
-                        r.result,
-                        r.stats.events,
-                        r.violations.len()
-                    );
+                    println!("{}", table_over(r));
                     println!("verify with: tolerance verify {}", run.summary.naddr);
                     Ok(())
                 }

@@ -17,7 +17,7 @@ pub struct ResumeArgs {
     #[arg(long = "relay")]
     pub relays: Vec<String>,
     /// The line interface even on a terminal (for scripts and screen readers).
-    #[arg(long)]
+    #[arg(long, alias = "line")]
     pub plain: bool,
 }
 

@@ -25,15 +25,28 @@ pub enum SeatUi {
     Bot,
     /// The line interface.
     Line,
+    /// The terminal table.
+    Tui,
 }
 
 impl SeatUi {
-    pub fn choose(auto: bool, _plain: bool) -> SeatUi {
+    /// A bot for `--auto`; else the terminal table when both ends are a terminal and `--plain`
+    /// was not asked for; else the line interface.
+    pub fn choose(auto: bool, plain: bool) -> SeatUi {
         if auto {
             SeatUi::Bot
+        } else if !plain && crate::ui::tui::available() {
+            SeatUi::Tui
         } else {
             SeatUi::Line
         }
+    }
+}
+
+/// The plain record left in the shell after the terminal table: the story, then how it ended.
+pub fn print_record(story: &[String]) {
+    for line in story {
+        println!("  · {line}");
     }
 }
 
@@ -124,6 +137,20 @@ pub async fn play_seat(
     Ok(())
 }
 
+/// What leaving the terminal table mid-game says.
+pub const LEFT: &str =
+    "you left the table; `tolerance resume` takes the seat again while the table goes on";
+
+/// The line every interface ends a table with.
+pub fn table_over(r: &crate::table::runner::ClientReport) -> String {
+    format!(
+        "table over: {} ({} events checked, {} rejected)",
+        r.result,
+        r.stats.events,
+        r.violations.len()
+    )
+}
+
 struct Played {
     finished: bool,
     line: String,
@@ -148,21 +175,12 @@ impl Visit for PlaySeat {
     type Out = Fut<Played>;
     fn visit<G: TableGame>(self) -> Fut<Played> {
         Box::pin(async move {
-            let decider: Box<dyn Decider<G>> = match self.ui {
-                SeatUi::Bot => Box::new(BotDecider(G::bot(
-                    crate::bots::BotLevel::Normal,
-                    StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
-                ))),
-                SeatUi::Line => {
-                    Box::new(crate::ui::line::person::<G>(self.names.clone(), self.seat))
-                }
-            };
             let deadline = self
                 .spec
                 .deadlines
                 .move_ms
                 .max(self.spec.deadlines.crypto_ms);
-            let cfg = RunConfig::<G> {
+            let cfg = |decider: Box<dyn Decider<G>>, on_update| RunConfig::<G> {
                 keys: self.keys.clone(),
                 relays: self.relays.clone(),
                 host: self.host,
@@ -170,15 +188,39 @@ impl Visit for PlaySeat {
                 start: self.start,
                 decider,
                 journal: Some(self.journal),
-                on_update: Some(crate::ui::line::printer::<G>(
-                    self.names.clone(),
-                    Some(self.seat),
-                )),
+                on_update: Some(on_update),
                 idle: Duration::from_millis(deadline * 4 + 60_000),
                 tamper: None,
                 names: self.names.clone(),
             };
-            let report = run_client(cfg).await?;
+            let printer = || crate::ui::line::printer::<G>(self.names.clone(), Some(self.seat));
+            let report = match self.ui {
+                SeatUi::Bot => {
+                    let bot = BotDecider(G::bot(
+                        crate::bots::BotLevel::Normal,
+                        StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+                    ));
+                    run_client(cfg(Box::new(bot), printer())).await?
+                }
+                SeatUi::Line => {
+                    let person = crate::ui::line::person::<G>(self.names.clone(), self.seat);
+                    run_client(cfg(Box::new(person), printer())).await?
+                }
+                SeatUi::Tui => {
+                    let played = crate::ui::tui::play::<G, _, _>(
+                        self.names.clone(),
+                        self.seat,
+                        |person, on_update| run_client(cfg(Box::new(person), on_update)),
+                        table_over,
+                    )
+                    .await?;
+                    let Some(report) = played else {
+                        return Err(LEFT.into());
+                    };
+                    print_record(&report.story);
+                    report
+                }
+            };
             for v in &report.violations {
                 println!("rejected: {v}");
             }
@@ -194,12 +236,7 @@ impl Visit for PlaySeat {
             crate::history::save(&self.home, record);
             Ok(Played {
                 finished: report.finished,
-                line: format!(
-                    "table over: {} ({} events checked, {} rejected)",
-                    report.result,
-                    report.stats.events,
-                    report.violations.len()
-                ),
+                line: table_over(&report),
             })
         })
     }

@@ -3,6 +3,7 @@
 
 pub mod high_card;
 pub mod mia;
+pub mod panel;
 pub mod perudo;
 pub mod registry;
 pub mod tolerance;

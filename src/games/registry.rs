@@ -70,6 +70,17 @@ pub trait TableGame:
         legal: &[Self::Action],
     ) -> Result<Self::Action, String>;
 
+    /// A move in words, for lists a person picks from ("raise to 40", "bid 3 fours").
+    fn move_text(action: &Self::Action) -> String {
+        super::panel::generic::json_words(&serde_json::to_value(action).unwrap_or_default())
+    }
+
+    /// The game's part of the terminal table; games without one of their own are drawn from
+    /// their words.
+    fn panel() -> Box<dyn super::panel::Panel<Self>> {
+        Box::<super::panel::generic::GenericPanel<Self>>::default()
+    }
+
     /// One line on how the game ended.
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String;
 

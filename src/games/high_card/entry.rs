@@ -118,6 +118,10 @@ impl TableGame for HighCard {
         super::replay::parse_action(&format!("0 {input}")).map(|(_, a)| a)
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<HighCard>> {
+        Box::<super::panel::HighCardPanel>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         match self.outcome() {
             Some(o) => {

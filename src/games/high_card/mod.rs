@@ -10,6 +10,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
+pub mod panel;
 pub mod replay;
 
 pub use bot::ThresholdBot;

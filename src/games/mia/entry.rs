@@ -136,6 +136,10 @@ impl TableGame for Mia {
             .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<Mia>> {
+        Box::<crate::games::panel::dice::DicePanel<Mia>>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         match self.outcome() {
             Some(o) if !o.winners.is_empty() => {

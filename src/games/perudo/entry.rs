@@ -132,6 +132,10 @@ impl TableGame for Perudo {
             .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<Perudo>> {
+        Box::<crate::games::panel::dice::DicePanel<Perudo>>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         match self.outcome() {
             Some(o) if !o.winners.is_empty() => {

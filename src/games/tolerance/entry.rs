@@ -135,6 +135,14 @@ impl TableGame for Tolerance {
         text::parse_move(input, hand)
     }
 
+    fn move_text(a: &Action) -> String {
+        text::action_text(a)
+    }
+
+    fn panel() -> Box<dyn crate::games::panel::Panel<Tolerance>> {
+        Box::<super::panel::TolerancePanel>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         let finals = self.final_stacks();
         let stacks: Vec<String> = finals

@@ -13,6 +13,7 @@
 pub mod entry;
 pub mod game;
 pub mod hand;
+pub mod panel;
 pub mod replay;
 pub mod table;
 pub mod text;

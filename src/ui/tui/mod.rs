@@ -1,32 +1,34 @@
-//! The terminal table (ratatui over crossterm), the default interface of `tolerance play` on a
-//! terminal.
+//! The terminal table (ratatui over crossterm), the default interface on a terminal for every
+//! game: the shared [`frame`] around the game's own panel (`games::panel`), fed by the table
+//! runner's updates and turns.
 //!
-//! - [`state`]: [`UiState`], what is shown, and how events and keys change it (pure);
-//! - [`render`]: drawing a [`UiState`] (pure, tested on ratatui's `TestBackend`);
-//! - this module: the terminal itself — raw mode and the alternate screen, restored on every
-//!   exit path including a panic — and the loop that feeds events and keys to the state.
+//! The terminal is put back as the shell expects it on every way out: leaving, the end of the
+//! table, an error, Ctrl-C (a key in raw mode, a signal otherwise) and a panic.
 
-pub mod dice;
-pub mod lobby;
-#[cfg(test)]
-mod lobby_tests;
-pub mod render;
-pub mod state;
+pub mod frame;
 #[cfg(test)]
 mod tests;
-pub mod theme;
 
-pub use state::{Input, Outcome, Screen, UiEvent, UiState};
-
-use crate::games::tolerance::Action;
+use crate::engine::Seat;
+use crate::games::registry::TableGame;
+use crate::table::runner::{Ask, OnUpdate, PersonDecider, RelayHealth};
+use crate::table::session::Session;
 use crossterm::event::{self, Event, KeyEvent, KeyEventKind};
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use frame::{Frame, Key, Update};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
-use std::io::Stdout;
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::future::Future;
+use std::io::{IsTerminal, Stdout};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Once;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::{mpsc, oneshot};
+
+/// Whether the terminal table can be drawn here: both ends are a terminal.
+pub fn available() -> bool {
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
 
 /// Colours unless the NO_COLOR convention (any non-empty value) asks for none.
 pub fn colour_wanted() -> bool {
@@ -58,7 +60,7 @@ fn install_panic_hook() {
 
 /// The terminal in raw mode on the alternate screen; dropping it restores the terminal.
 pub struct TuiTerminal {
-    pub(super) terminal: Terminal<CrosstermBackend<Stdout>>,
+    terminal: Terminal<CrosstermBackend<Stdout>>,
 }
 
 impl TuiTerminal {
@@ -76,13 +78,11 @@ impl TuiTerminal {
         })?;
         Ok(TuiTerminal { terminal })
     }
-}
 
-impl TuiTerminal {
-    /// The next key pressed within a tenth of a second, if any. Other terminal events are
-    /// handled here: a resize clears the screen so the next draw leaves no stale cells.
-    pub(super) fn next_key(&mut self) -> Result<Option<KeyEvent>, String> {
-        if !event::poll(Duration::from_millis(100)).map_err(|e| e.to_string())? {
+    /// The next key pressed within `wait`, if any. A resize clears the screen so the next draw
+    /// leaves no stale cells.
+    fn next_key(&mut self, wait: Duration) -> Result<Option<KeyEvent>, String> {
+        if !event::poll(wait).map_err(|e| e.to_string())? {
             return Ok(None);
         }
         match event::read().map_err(|e| e.to_string())? {
@@ -102,127 +102,145 @@ impl Drop for TuiTerminal {
     }
 }
 
-/// How the interface ended.
+/// What the runtime tells the screen.
+enum Msg<G: TableGame> {
+    Update(Box<Update<G>>),
+    /// The runtime is done, with its last words; the screen stays until a key.
+    Closed(String),
+    /// Leave now (a signal).
+    Stop,
+}
+
+/// How the screen ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
-    /// The person chose to leave (mid-table, or after the end screen).
-    Quit,
-    /// The event source closed while the person was still looking.
-    Closed,
+    /// The person left while the table was still running.
+    Left,
+    /// The table was over (or stopped) and the person closed the screen.
+    Done,
 }
 
-/// A table screen the event loop can run: events and keys change it, and it draws itself.
-pub trait TableScreen {
-    type Event;
-    type Move;
-    fn apply(&mut self, event: Self::Event);
-    fn key(&mut self, key: KeyEvent) -> Outcome<Self::Move>;
-    fn draw(&self, frame: &mut ratatui::Frame);
-    /// The step now awaited, as something that changes when a new step opens, and its
-    /// deadline (zero: none).
-    fn step(&self) -> Option<(String, Duration)>;
-    fn set_time_left(&mut self, left: Option<Duration>);
-    /// Whether the screen stays up once its event source has closed (an end screen).
-    fn ended(&self) -> bool;
-    /// Says, in words, that a chosen move could not be handed on.
-    fn not_listening(&mut self);
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
-/// Runs a table screen until the person leaves: draws it, applies `events`, and hands each
-/// chosen move to `send` (false: nobody takes moves any more). Blocking; run it on its own
-/// thread.
-pub fn run_screen<S: TableScreen>(
-    mut state: S,
-    events: Receiver<S::Event>,
-    mut send: impl FnMut(S::Move) -> bool,
+/// The screen's loop: draws the frame, feeds it the runtime's updates and turns, and hands
+/// each chosen move back. Blocking; runs on its own thread.
+fn screen<G: TableGame>(
+    mut tui: TuiTerminal,
+    mut frame: Frame<G>,
+    msgs: Receiver<Msg<G>>,
+    mut asks: mpsc::UnboundedReceiver<Ask<G>>,
+    left: oneshot::Sender<()>,
 ) -> Result<Ended, String> {
-    let mut tui = TuiTerminal::enter()?;
-    // When the awaited step opened (locally), for the countdown.
-    let mut step_opened = Instant::now();
-    let mut closed = false;
+    let mut ask: Option<Ask<G>> = None;
+    let leave = |ask: Option<Ask<G>>, left: oneshot::Sender<()>| {
+        if let Some(a) = ask {
+            let _ = a.answer.send(None);
+        }
+        let _ = left.send(());
+        Ok(Ended::Left)
+    };
     loop {
         loop {
-            match events.try_recv() {
-                Ok(e) => {
-                    let before = state.step().map(|s| s.0);
-                    state.apply(e);
-                    if state.step().map(|s| s.0) != before {
-                        step_opened = Instant::now();
-                    }
+            match msgs.try_recv() {
+                Ok(Msg::Update(u)) => frame.update(*u),
+                Ok(Msg::Closed(words)) => {
+                    ask = None;
+                    frame.close(words);
                 }
+                Ok(Msg::Stop) => return leave(ask, left),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
-                    closed = true;
+                    if !frame.is_closed() {
+                        frame.close("the table stopped".into());
+                    }
                     break;
                 }
             }
         }
-        let left = state
-            .step()
-            .filter(|(_, d)| !d.is_zero())
-            .map(|(_, d)| d.saturating_sub(step_opened.elapsed()));
-        state.set_time_left(left);
+        while let Ok(a) = asks.try_recv() {
+            frame.ask(&a.turn.view, &a.turn.legal, a.turn.sealed);
+            ask = Some(a);
+        }
+        // The runner drops a turn it no longer wants (a timeout, a newer step).
+        if ask.as_ref().is_some_and(|a| a.answer.is_closed()) {
+            ask = None;
+            frame.withdraw();
+        }
+        frame.now = now_unix();
         tui.terminal
-            .draw(|f| state.draw(f))
+            .draw(|f| frame.draw(f))
             .map_err(|e| format!("cannot draw: {e}"))?;
-        match tui.next_key()? {
-            Some(k) => match state.key(k) {
-                Outcome::Play(a) => {
-                    if !send(a) {
-                        state.not_listening();
-                    }
+        let Some(k) = tui.next_key(Duration::from_millis(200))? else {
+            continue;
+        };
+        match frame.key(k) {
+            Key::Play(a) => match ask.take() {
+                Some(x) => {
+                    let _ = x.answer.send(Some(a));
                 }
-                Outcome::Quit => return Ok(Ended::Quit),
-                Outcome::None => {}
+                None => frame.notice = Some("that turn is over: the table moved on".into()),
             },
-            None if closed && !state.ended() => return Ok(Ended::Closed),
-            None => {}
+            Key::Leave if frame.is_closed() => return Ok(Ended::Done),
+            Key::Leave => return leave(ask, left),
+            Key::None => {}
         }
     }
 }
 
-impl TableScreen for UiState {
-    type Event = UiEvent;
-    type Move = Action;
-    fn apply(&mut self, event: UiEvent) {
-        UiState::apply(self, event)
+/// The terminal table for seat `me`, while `run` plays the table with the decider and the
+/// update callback it is given. `summary` says how the run ended in one line for the end
+/// screen. Returns the run's result, or `None` when the person left first.
+pub async fn play<G, T, F>(
+    names: Vec<String>,
+    me: Seat,
+    run: impl FnOnce(PersonDecider<G>, OnUpdate<G>) -> F,
+    summary: impl FnOnce(&T) -> String,
+) -> Result<Option<T>, String>
+where
+    G: TableGame,
+    F: Future<Output = Result<T, String>>,
+{
+    let tui = TuiTerminal::enter()?;
+    let (msg_tx, msg_rx) = std::sync::mpsc::channel::<Msg<G>>();
+    let (ask_tx, ask_rx) = mpsc::unbounded_channel::<Ask<G>>();
+    let (left_tx, left_rx) = oneshot::channel();
+    let frame = Frame::<G>::new(names.clone(), Some(me), colour_wanted());
+    let thread = std::thread::spawn(move || screen(tui, frame, msg_rx, ask_rx, left_tx));
+    let on_update = updates(msg_tx.clone(), names, Some(me));
+    let fut = run(PersonDecider { asks: ask_tx }, on_update);
+    let outcome = tokio::select! {
+        r = fut => Some(r),
+        _ = left_rx => None,
+        _ = tokio::signal::ctrl_c() => {
+            let _ = msg_tx.send(Msg::Stop);
+            None
+        }
+    };
+    if let Some(r) = &outcome {
+        let words = match r {
+            Ok(t) => summary(t),
+            Err(e) => format!("the table stopped: {e}"),
+        };
+        let _ = msg_tx.send(Msg::Closed(words));
     }
-    fn key(&mut self, key: KeyEvent) -> Outcome {
-        UiState::key(self, key)
-    }
-    fn draw(&self, frame: &mut ratatui::Frame) {
-        render::draw(frame, self)
-    }
-    fn step(&self) -> Option<(String, Duration)> {
-        self.progress
-            .as_ref()
-            .map(|p| (format!("{} {:?}", p.hand, p.awaiting), p.deadline))
-    }
-    fn set_time_left(&mut self, left: Option<Duration>) {
-        self.time_left = left;
-    }
-    fn ended(&self) -> bool {
-        self.screen == Screen::Over || self.finished.is_some()
-    }
-    fn not_listening(&mut self) {
-        self.error = Some("the table is no longer listening".into());
-    }
+    drop(msg_tx);
+    let ended = tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|_| "the terminal table failed".to_string())?;
+    restore_terminal();
+    ended?;
+    outcome.transpose()
 }
 
-/// Runs the Tolerance table until the person leaves: draws `state`, applies `events`, turns
-/// keys into moves sent on `moves`. Blocking; run it on its own thread.
-pub fn run(
-    state: UiState,
-    events: Receiver<UiEvent>,
-    moves: tokio::sync::mpsc::UnboundedSender<Action>,
-) -> Result<Ended, String> {
-    run_screen(state, events, |a| moves.send(a).is_ok())
-}
-
-/// A short label for a public key: the npub's start and end.
-pub fn short_npub(npub: &str) -> String {
-    if npub.len() <= 16 {
-        return npub.to_string();
-    }
-    format!("{}…{}", &npub[..9], &npub[npub.len() - 4..])
+/// The runner's update callback, sending this seat's reading of each batch to the screen.
+fn updates<G: TableGame>(tx: Sender<Msg<G>>, names: Vec<String>, me: Option<Seat>) -> OnUpdate<G> {
+    Box::new(move |s: &Session<G>, h: &RelayHealth| {
+        let _ = tx.send(Msg::Update(Box::new(Update::of(s, h, &names, me))));
+    })
 }

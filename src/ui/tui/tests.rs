@@ -1,589 +1,475 @@
-//! The table drawn into ratatui's `TestBackend`, phase by phase, from real engine hands.
+//! The terminal table drawn into ratatui's `TestBackend` at 80×24, the size README promises:
+//! each game's panel, the raise editor, the roll picker, the generic panel and the notices.
 
-use super::render::draw;
-use super::state::{Input, Outcome, Progress, Screen, UiEvent, UiState};
-use crate::cards::{CardId, PlayingCard};
-use crate::engine::sim::{fulfil_all, Script};
+use super::frame::{Frame, Key, Update};
+use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Game, Seat, ToAct};
-use crate::games::tolerance::{Action, Hand, Table, Variant};
-use crate::table::{Await, HandSummary};
+use crate::games::high_card::HighCard;
+use crate::games::registry::{SetupOptions, TableGame};
+use crate::games::tolerance::{Action, Phase, Tolerance};
+use crate::table::runner::RelayHealth;
+use crate::table::session::Awaiting;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::style::Color;
 use ratatui::Terminal;
-use std::time::Duration;
 
-const DECK: [&str; 12] = [
-    "5H", "7D", "9C", "2S", "KH", "QS", "AC", "10D", "3H", "4S", "8C", "JD",
-];
-
-/// A three-seat hand with fixed cards and dice; seat 0 (this viewer) is the Starter.
-fn new_hand(variant: Variant) -> Hand {
-    let seats: Vec<(Seat, Option<u64>)> = (0..3).map(|s| (s, None)).collect();
-    // Dealer 2 makes seat 0 the Starter, first to act.
-    let setup = Table::new(variant, &seats, 2).unwrap().next_hand().unwrap();
-    Hand::new(&setup).unwrap()
-}
-
-fn script() -> Script {
-    let mut deck: Vec<CardId> = DECK
-        .iter()
-        .map(|n| PlayingCard::parse(n).unwrap().id())
-        .collect();
-    // The rest of the deck, for Card Again deals.
-    for i in 0..52u16 {
-        if !deck.contains(&CardId(i)) {
-            deck.push(CardId(i));
-        }
-    }
-    Script::new(deck, vec![6, 2, 9, 4, 7, 3, 8, 5, 1, 10, 6, 6])
-}
-
-/// Answers chance, then plays `moves` in order (each by whoever is to act).
-pub(super) fn advance<G: Game>(game: &mut G, chance: &mut Script, moves: &[G::Action]) {
-    let mut moves = moves.iter();
-    loop {
-        match game.to_act() {
-            ToAct::Chance(reqs) => {
-                let outs = fulfil_all(chance, &reqs).unwrap();
-                game.apply_chance(&outs).unwrap();
-            }
-            ToAct::Seat(s) => match moves.next() {
-                Some(a) => game.apply(s, a).unwrap(),
-                None => return,
-            },
-            _ => return,
-        }
-    }
-}
-
-fn names() -> Vec<String> {
-    vec!["you".into(), "npub1ana…wxyz".into(), "npub1bob…qrst".into()]
-}
-
-fn state_for(hand: &Hand) -> UiState {
-    let mut s = UiState::new(Some(0), names(), true);
-    let view = hand.view(Some(0));
-    if let ToAct::Seat(0) = hand.to_act() {
-        s.apply(UiEvent::Ask(view.clone(), hand.legal_actions(0)));
-    } else {
-        s.apply(UiEvent::View(view));
-    }
-    s.apply(UiEvent::Progress(Progress {
-        hand: hand.hand_no,
-        awaiting: match hand.to_act() {
-            ToAct::Seat(x) => Await::Move(x),
-            _ => Await::Tokens(vec![1, 2]),
-        },
-        participants: vec![0, 1, 2],
-        deadline: Duration::from_secs(30),
-        relays_connected: 1,
-        relays_total: 1,
-    }));
-    s.time_left = Some(Duration::from_secs(27));
-    s
-}
-
-fn render(state: &UiState, w: u16, h: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| draw(f, state)).unwrap();
-    t.backend().buffer().clone()
-}
-
-pub(super) fn text(buf: &Buffer) -> String {
-    let area = buf.area;
-    let mut out = String::new();
-    for y in 0..area.height {
-        for x in 0..area.width {
-            out.push_str(buf[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
-}
-
-pub(super) fn row(buf: &Buffer, y: u16) -> String {
-    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
-}
-
-/// The table row of a seat (inside the table's borders, not its title).
-fn seat_row(buf: &Buffer, name: &str) -> String {
-    (1..buf.area.height)
-        .map(|y| row(buf, y))
-        .find(|r| r.starts_with('│') && r.contains(name))
-        .unwrap_or_else(|| panic!("no row for {name}:\n{}", text(buf)))
-}
-
-pub(super) fn key(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
-}
-
-pub(super) fn code(c: KeyCode) -> KeyEvent {
-    KeyEvent::new(c, KeyModifiers::NONE)
-}
-
-fn card_names(hand: &Hand, seat: Seat) -> Vec<String> {
-    hand.view(Some(seat))
-        .me()
-        .unwrap()
-        .cards
-        .iter()
-        .map(|c| PlayingCard::from_id(c.unwrap()).to_string())
-        .collect()
-}
-
-#[test]
-fn dealing_shows_protocol_status_and_no_moves() {
-    let hand = new_hand(Variant::default());
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::Progress(Progress {
-        hand: 0,
-        awaiting: Await::Shuffle(2),
-        participants: vec![0, 1, 2],
-        deadline: Duration::from_secs(30),
-        relays_connected: 1,
-        relays_total: 2,
-    }));
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("hand 1 · dealing"), "{t}");
-    assert!(t.contains("shuffling 3/3 (npub1bob…qrst)"), "{t}");
-    assert!(t.contains("relays 1/2 connected"), "{t}");
-    assert!(!t.contains("Your move"), "{t}");
-}
-
-#[test]
-fn first_betting_round_on_my_turn() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[]);
-    let s = state_for(&hand);
-    let buf = render(&s, 80, 24);
-    let t = text(&buf);
-    assert!(t.contains("betting round 1"), "{t}");
-    assert!(t.contains("pot 10"), "{t}");
-    // My cards face up, the others' face down, seats with names and markers.
-    for c in card_names(&hand, 0) {
-        assert!(t.contains(&c), "{c} missing:\n{t}");
-    }
-    assert!(t.contains("?? ??"), "{t}");
-    assert!(t.contains("npub1ana…wxyz"), "{t}");
-    let me_row = seat_row(&buf, " you ");
-    assert!(me_row.contains('▶') && me_row.contains('S'), "{me_row}");
-    let dealer_row = seat_row(&buf, "npub1bob");
-    assert!(dealer_row.contains(" D "), "{dealer_row}");
-    assert!(t.contains("Your move"), "{t}");
-    assert!(t.contains("[c] check"), "{t}");
-    assert!(t.contains("[r] raise"), "{t}");
-    assert!(t.contains("your move (27s)"), "{t}");
-    assert!(t.contains("you posts the blind 10"), "{t}");
-}
-
-#[test]
-fn raise_editor_keys_and_limits() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[]);
-    let mut s = state_for(&hand);
-    assert_eq!(s.key(key('r')), Outcome::None);
-    // The window opens at the minimum raise: the blind of 10 plus one more blind.
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 20,
-            typed: false
-        }
-    );
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("raise to  20"), "{t}");
-    assert!(t.contains("min 20"), "{t}");
-    assert!(t.contains("max 1000"), "{t}");
-    s.key(code(KeyCode::Right));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 30,
-            typed: false
-        }
-    );
-    s.key(code(KeyCode::Up));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 130,
-            typed: false
-        }
-    );
-    s.key(key('x'));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 1000,
-            typed: false
-        }
-    );
-    s.key(key('m'));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 20,
-            typed: false
-        }
-    );
-    s.key(code(KeyCode::Left));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: 20,
-            typed: false
-        },
-        "never below min"
-    );
-    let pot = s.pot_raise().unwrap();
-    s.key(key('p'));
-    assert_eq!(
-        s.input,
-        Input::Raise {
-            to: pot,
-            typed: false
-        }
-    );
-    // Typing replaces the amount; an amount outside the window is refused in words.
-    s.key(key('5'));
-    assert_eq!(s.input, Input::Raise { to: 5, typed: true });
-    assert_eq!(s.key(code(KeyCode::Enter)), Outcome::None);
-    assert!(s.notice.as_deref().unwrap().contains("20..=1000"));
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("a raise must be to 20..=1000"), "{t}");
-    s.key(key('5'));
-    assert_eq!(
-        s.key(code(KeyCode::Enter)),
-        Outcome::Play(Action::Raise { to: 55 })
-    );
-    assert!(!s.my_turn());
-    // The chosen raise is legal for the engine.
-    hand.apply(0, &Action::Raise { to: 55 }).unwrap();
-}
-
-#[test]
-fn facing_a_bet_offers_call_and_fold() {
-    let mut hand = new_hand(Variant::default());
-    let mut sc = script();
-    // I check, seat 1 raises to 40, seat 2 calls: my turn facing 30 more.
-    advance(
-        &mut hand,
-        &mut sc,
-        &[Action::Check, Action::Raise { to: 40 }, Action::Call],
-    );
-    let mut s = state_for(&hand);
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("[c] call 30"), "{t}");
-    assert!(t.contains("[f] fold"), "{t}");
-    assert!(t.contains("npub1ana…wxyz raises to 40"), "{t}");
-    assert_eq!(s.key(key('c')), Outcome::Play(Action::Call));
-}
-
-#[test]
-fn roll_picker_shows_chance_and_expected_points() {
-    let mut hand = new_hand(Variant::default());
-    let mut sc = script();
-    advance(
-        &mut hand,
-        &mut sc,
-        &[Action::Check, Action::Call, Action::Call],
-    );
-    assert!(matches!(
-        hand.phase,
-        crate::games::tolerance::Phase::Roll(0)
-    ));
-    let mut s = state_for(&hand);
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("roll round 1"), "{t}");
-    assert!(t.contains("[r] roll") && t.contains("[p] pass"), "{t}");
-    s.key(key('r'));
-    // The picker opens on the best expected-points number of a d10.
-    assert_eq!(s.input, Input::Roll { target: 3 });
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("Tolerance 3: 80% to gain 3, else lose 3"), "{t}");
-    assert!(t.contains("expected +1.8 points"), "{t}");
-    assert!(t.contains(" 80 "), "{t}");
-    s.key(key('0'));
-    assert_eq!(s.input, Input::Roll { target: 10 });
-    let t = text(&render(&s, 80, 24));
-    assert!(
-        t.contains("Tolerance 10: 10% to gain 10, else lose 10"),
-        "{t}"
-    );
-    assert!(t.contains("expected -8.0 points"), "{t}");
-    s.key(code(KeyCode::Left));
-    s.key(code(KeyCode::Left));
-    assert_eq!(s.input, Input::Roll { target: 8 });
-    assert_eq!(
-        s.key(code(KeyCode::Enter)),
-        Outcome::Play(Action::Roll { target: 8 })
-    );
-}
-
-#[test]
-fn super_ace_bonus_is_priced_in() {
-    let v = Variant::builtin("super-ace").unwrap();
-    let mut hand = new_hand(v);
-    let mut sc = script();
-    advance(
-        &mut hand,
-        &mut sc,
-        &[Action::Check, Action::Call, Action::Call],
-    );
-    let holds_ace = card_names(&hand, 0).iter().any(|c| c.starts_with('A'));
-    let mut s = state_for(&hand);
-    s.key(key('0'));
-    let (_, ev) = s.roll_odds(10);
-    if holds_ace {
-        assert!((ev - (0.1 * 23.0 - 0.9 * 10.0)).abs() < 1e-9);
-        assert!(text(&render(&s, 80, 24)).contains("+13 Super Ace"));
-    } else {
-        assert!((ev - (0.1 * 10.0 - 0.9 * 10.0)).abs() < 1e-9);
-    }
-}
-
-#[test]
-fn waiting_for_another_player_shows_whose_turn_with_countdown() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[Action::Check]);
-    let s = state_for(&hand);
-    let buf = render(&s, 80, 24);
-    let t = text(&buf);
-    assert!(t.contains("waiting for npub1ana…wxyz's move (27s)"), "{t}");
-    assert!(t.contains("npub1ana…wxyz to act · 27s"), "{t}");
-    let row1 = seat_row(&buf, "npub1ana");
-    assert!(row1.contains('▶'), "{row1}");
-    // Keys do nothing but explain while it is not my move.
-    let mut s = s;
-    assert_eq!(s.key(key('c')), Outcome::None);
-}
-
-#[test]
-fn folded_and_all_in_players_are_marked() {
-    let mut hand = new_hand(Variant::default());
-    advance(
-        &mut hand,
-        &mut script(),
-        &[Action::Raise { to: 1000 }, Action::Fold],
-    );
-    let s = state_for(&hand);
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("ALL-IN"), "{t}");
-    assert!(t.contains("folded"), "{t}");
-}
-
-fn finished_hand() -> Hand {
-    let mut hand = new_hand(Variant::default());
-    let mut sc = script();
-    advance(
-        &mut hand,
-        &mut sc,
-        &[
-            Action::Check,
-            Action::Call,
-            Action::Fold,
-            Action::Roll { target: 3 },
-            Action::Pass,
-            Action::Check,
-            Action::Check,
-            Action::Pass,
-            Action::Roll { target: 5 },
-            Action::Check,
-            Action::Check,
-        ],
-    );
-    assert_eq!(hand.phase, crate::games::tolerance::Phase::Done);
-    hand
-}
-
-#[test]
-fn showdown_screen_shows_cards_rolls_points_and_winner() {
-    let hand = finished_hand();
-    let summary = HandSummary::of(&hand);
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::HandDone(summary.clone()));
-    assert_eq!(s.screen, Screen::Showdown);
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("Showdown · hand 1"), "{t}");
-    let r = summary.result.as_ref().unwrap();
-    for (seat, pts) in &r.points {
-        let line = t
-            .lines()
-            .find(|l| l.contains(&s.name(*seat)) && !l.contains("wins"))
-            .unwrap();
-        assert!(line.contains(&pts.to_string()), "{line}");
-    }
-    for c in card_names(&hand, 0)
-        .iter()
-        .chain(card_names(&hand, 1).iter())
-    {
-        assert!(t.contains(c), "{c} missing:\n{t}");
-    }
-    assert!(t.contains("T3:"), "{t}");
-    assert!(t.contains("T5:"), "{t}");
-    assert!(t.contains("fold"), "{t}");
-    let (winner, amount) = r.pots[0].shares[0];
-    assert!(
-        t.contains(&format!("pot: {} wins {amount}", s.name(winner))),
-        "{t}"
-    );
-    // Any key goes back to the table; a move asked for goes back by itself.
-    s.key(key(' '));
-    assert_eq!(s.screen, Screen::Table);
-    s.key(key('s'));
-    assert_eq!(s.screen, Screen::Showdown);
-}
-
-#[test]
-fn split_pots_are_named() {
-    let hand = finished_hand();
-    let mut summary = HandSummary::of(&hand);
-    let r = summary.result.as_mut().unwrap();
-    let amount = r.pots[0].amount;
-    r.pots[0].shares = vec![(0, amount / 2), (1, amount - amount / 2)];
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::HandDone(summary));
-    let t = text(&render(&s, 80, 24));
-    assert!(
-        t.contains(&format!(
-            "pot {amount} split: you {}, npub1ana…wxyz {}",
-            amount / 2,
-            amount - amount / 2
-        )),
-        "{t}"
-    );
-}
-
-#[test]
-fn table_over_screen_and_quit_confirmation() {
-    let hand = finished_hand();
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::HandDone(HandSummary::of(&hand)));
-    s.key(key(' '));
-    // Quitting mid-table asks first.
-    assert_eq!(s.key(key('q')), Outcome::None);
-    assert_eq!(s.input, Input::ConfirmQuit);
-    assert!(text(&render(&s, 80, 24)).contains("Leave the table?"));
-    assert_eq!(s.key(key('n')), Outcome::None);
-    assert_eq!(s.input, Input::Idle);
-    s.apply(UiEvent::Finished("table over after 1 hands".into()));
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("Table over"), "{t}");
-    assert!(t.contains("table over after 1 hands"), "{t}");
-    assert!(t.contains("stacks:"), "{t}");
-    assert_eq!(s.key(key('x')), Outcome::Quit);
-}
-
-#[test]
-fn errors_are_shown_in_words() {
-    let hand = new_hand(Variant::default());
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::Error("no relay accepted our move event".into()));
-    let t = text(&render(&s, 80, 24));
-    assert!(t.contains("error: no relay accepted our move event"), "{t}");
-}
-
-/// "you" and nine short npubs: a full table's names.
-pub(super) fn ten_names() -> Vec<String> {
-    (0..10)
-        .map(|i| {
-            if i == 0 {
+fn names(n: u8) -> Vec<String> {
+    (0..n)
+        .map(|s| {
+            if s == 0 {
                 "you".into()
             } else {
-                format!("npub1pl{i}…abcd")
+                format!("bot {s}")
             }
         })
         .collect()
 }
 
-/// At 80×24 with ten seats, every seat, the move panel, the status and the key help fit.
-#[test]
-fn ten_seats_fit_80_by_24() {
-    let seats: Vec<(Seat, Option<u64>)> = (0..10).map(|s| (s, None)).collect();
-    let setup = Table::new(Variant::default(), &seats, 9)
-        .unwrap()
-        .next_hand()
-        .unwrap();
-    let mut hand = Hand::new(&setup).unwrap();
-    let mut deck: Vec<CardId> = (0..52).map(CardId).collect();
-    deck.reverse();
-    advance(&mut hand, &mut Script::new(deck, vec![]), &[]);
-    let names = ten_names();
-    let mut s = UiState::new(Some(0), names.clone(), true);
-    s.apply(UiEvent::Ask(hand.view(Some(0)), hand.legal_actions(0)));
-    let buf = render(&s, 80, 24);
-    let t = text(&buf);
-    for n in &names {
-        assert!(t.contains(n.as_str()), "{n} missing:\n{t}");
+fn key(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn ch(c: char) -> KeyEvent {
+    key(KeyCode::Char(c))
+}
+
+/// A game of `G` with `players` seats played (chance by a seeded oracle, seats by `choose`)
+/// until `stop` holds with seat 0 to move.
+fn game_until<G: TableGame>(
+    players: u8,
+    seed: u64,
+    mut choose: impl FnMut(&G, Seat, &[G::Action]) -> G::Action,
+    stop: impl Fn(&G) -> bool,
+) -> G {
+    let setup = G::setup(&SetupOptions {
+        players,
+        ..SetupOptions::default()
+    })
+    .unwrap();
+    let mut g = G::start(&setup, players).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
+    for _ in 0..10_000 {
+        match g.to_act() {
+            ToAct::Terminal => panic!("the game ended before the wanted moment"),
+            ToAct::Chance(reqs) => {
+                let outs = fulfil_all(&mut oracle, &reqs).unwrap();
+                g.apply_chance(&outs).unwrap();
+            }
+            ToAct::Seat(s) => {
+                if s == 0 && stop(&g) {
+                    return g;
+                }
+                let legal = g.legal_actions(s);
+                let a = choose(&g, s, &legal);
+                g.apply(s, &a).unwrap();
+            }
+            ToAct::Sealed(seats) => {
+                if seats.contains(&0) && stop(&g) {
+                    return g;
+                }
+                for s in seats {
+                    let legal = g.legal_actions(s);
+                    let a = choose(&g, s, &legal);
+                    g.apply(s, &a).unwrap();
+                }
+            }
+        }
     }
-    assert!(row(&buf, 22).contains("your move"), "{t}");
-    assert!(row(&buf, 23).contains("c: check"), "{t}");
-    assert!(t.contains("[c] check"), "{t}");
-    // Nothing drawn past the 80 columns: each row is exactly the width.
-    assert!(t.lines().all(|l| l.chars().count() == 80));
+    panic!("the wanted moment never came")
 }
 
-#[test]
-fn resizing_redraws_at_the_new_size() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[]);
-    let s = state_for(&hand);
-    let buf = resized_to_80_by_24(|f| draw(f, &s));
-    assert!(row(&buf, 23).contains("c: check"), "{}", text(&buf));
+/// Others call or check, and everyone passes the rolls.
+fn calm(_: &Tolerance, _: Seat, legal: &[Action]) -> Action {
+    calm_move(legal)
 }
 
-#[test]
-fn monochrome_uses_no_colours() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[]);
-    let mut s = state_for(&hand);
-    let coloured = render(&s, 80, 24);
-    s.color = false;
-    assert_same_words_without_colour(&coloured, &render(&s, 80, 24));
+fn calm_move(legal: &[Action]) -> Action {
+    for a in [Action::Check, Action::Call, Action::Pass] {
+        if legal.contains(&a) {
+            return a;
+        }
+    }
+    legal[0]
 }
 
-/// What `draw` leaves on a terminal drawn at 120×40 and then resized to 80×24.
-pub(super) fn resized_to_80_by_24(draw: impl Fn(&mut ratatui::Frame)) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    t.draw(|f| draw(f)).unwrap();
-    t.backend_mut().resize(80, 24);
-    t.draw(|f| draw(f)).unwrap();
+fn phase(g: &Tolerance) -> Option<Phase> {
+    g.view(Some(0)).hand.map(|h| h.phase)
+}
+
+fn update<G: TableGame>(g: &G, what: &'static str, seats: Vec<Seat>) -> Update<G> {
+    Update {
+        view: g.view(Some(0)),
+        story: g.story(Some(0), &|s| {
+            if s == 0 {
+                "you".into()
+            } else {
+                format!("bot {s}")
+            }
+        }),
+        verdicts: Vec::new(),
+        my_timeouts: 0,
+        awaiting: Awaiting {
+            step: 7,
+            what,
+            seats,
+        },
+        deadline: 1_000_060,
+        health: RelayHealth {
+            connected: 1,
+            total: 1,
+            ..RelayHealth::default()
+        },
+        finished: None,
+    }
+}
+
+/// A frame for seat 0 that was shown `g` and asked for its move.
+fn asked<G: TableGame>(g: &G, players: u8) -> Frame<G> {
+    asked_with(g, players, G::panel())
+}
+
+fn asked_with<G: TableGame>(
+    g: &G,
+    players: u8,
+    panel: Box<dyn crate::games::panel::Panel<G>>,
+) -> Frame<G> {
+    let mut f = Frame::<G>::new(names(players), Some(0), false);
+    f.panel = panel;
+    f.now = 1_000_000;
+    f.update(update(g, "move", vec![0]));
+    f.ask(&g.view(Some(0)), &g.legal_actions(0), false);
+    f
+}
+
+fn screen<G: TableGame>(f: &Frame<G>) -> String {
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|fr| f.draw(fr)).unwrap();
     let buf = t.backend().buffer().clone();
-    assert_eq!((buf.area.width, buf.area.height), (80, 24));
-    buf
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    if std::env::var_os("TUI_SHOW").is_some() {
+        println!("{out}");
+    }
+    out
 }
 
-/// `coloured` has colours, `mono` none, and both say the same.
-pub(super) fn assert_same_words_without_colour(coloured: &Buffer, mono: &Buffer) {
-    assert!(coloured.content().iter().any(|c| c.fg != Color::Reset));
-    assert!(mono
+fn betting(g: &Tolerance) -> bool {
+    matches!(phase(g), Some(Phase::Bet(_)))
+}
+
+#[test]
+fn the_tolerance_table_shows_seats_stacks_pot_your_cards_only_and_the_turn() {
+    let g = game_until::<Tolerance>(3, 1, calm, betting);
+    let f = asked(&g, 3);
+    let s = screen(&f);
+    for w in [
+        "The Game of Tolerance",
+        "hand 1",
+        "pot ",
+        "you",
+        "bot 1",
+        "bot 2",
+        "stack",
+        "Your move",
+        "[c]",
+        "Story",
+        "relays 1/1",
+        "your move",
+        "(60s)",
+        "q: quit",
+    ] {
+        assert!(s.contains(w), "{w} missing:\n{s}");
+    }
+    // Two cards each; only this seat's are face up.
+    assert_eq!(s.matches("??").count(), 4, "{s}");
+    assert!(s.contains('▶'), "no turn arrow:\n{s}");
+    assert!(!s.contains("Some(") && !s.contains("Seat("), "{s}");
+}
+
+#[test]
+fn facing_a_bet_offers_the_call_with_its_amount() {
+    // Seat 1 raises once; seat 0 is then to call.
+    let mut raised = false;
+    let g = game_until::<Tolerance>(
+        2,
+        2,
+        |_, s, legal| {
+            if s != 0 && !raised {
+                if let Some(a) = legal.iter().find(|a| matches!(a, Action::Raise { .. })) {
+                    raised = true;
+                    return *a;
+                }
+            }
+            calm_move(legal)
+        },
+        |g| g.legal_actions(0).contains(&Action::Call),
+    );
+    let to_call = g.view(Some(0)).hand.unwrap().to_call;
+    let s = screen(&asked(&g, 2));
+    assert!(s.contains(&format!("call {to_call}")), "{s}");
+    assert!(s.contains(&format!("to call {to_call}")), "{s}");
+    assert!(s.contains("c: call"), "{s}");
+}
+
+#[test]
+fn the_raise_editor_moves_by_blinds_and_takes_typed_amounts() {
+    let g = game_until::<Tolerance>(2, 3, calm, |g| {
+        g.legal_actions(0)
+            .iter()
+            .any(|a| matches!(a, Action::Raise { .. }))
+    });
+    let blind = g.view(Some(0)).hand.unwrap().rules.blind;
+    let (lo, hi) = crate::games::tolerance::panel::raise_window(&g.legal_actions(0)).unwrap();
+    let mut f = asked(&g, 2);
+    assert_eq!(f.key(ch('r')), Key::None);
+    let s = screen(&f);
+    assert!(s.contains(&format!("raise to  {lo} ")), "{s}");
+    assert!(s.contains(&format!("max {hi}")), "{s}");
+    f.key(key(KeyCode::Right));
+    assert!(screen(&f).contains(&format!(" {} ", lo + blind)));
+    f.key(key(KeyCode::Up));
+    assert!(screen(&f).contains(&format!(" {} ", (lo + 11 * blind).min(hi))));
+    f.key(key(KeyCode::Down));
+    f.key(key(KeyCode::Left));
+    assert!(screen(&f).contains(&format!("raise to  {lo} ")));
+    f.key(ch('x'));
+    assert!(screen(&f).contains(&format!("raise to  {hi} ")));
+    // Typing replaces the amount; an amount outside the window is refused in words.
+    f.key(ch('1'));
+    assert!(screen(&f).contains("raise to  1 "));
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::None);
+    assert!(screen(&f).contains(&format!("a raise must be to {lo} up to {hi}")));
+    f.key(ch('m'));
+    assert_eq!(
+        f.key(key(KeyCode::Enter)),
+        Key::Play(Action::Raise { to: lo })
+    );
+    assert!(!screen(&f).contains("Your move"));
+}
+
+#[test]
+fn the_roll_picker_shows_the_odds_and_rolls_the_chosen_number() {
+    let g = game_until::<Tolerance>(2, 4, calm, |g| matches!(phase(g), Some(Phase::Roll(_))));
+    let mut f = asked(&g, 2);
+    let s = screen(&f);
+    assert!(s.contains("[r]") && s.contains("pass"), "{s}");
+    f.key(ch('3'));
+    let s = screen(&f);
+    for w in [
+        "T ",
+        "% ",
+        "Tolerance 3",
+        "to gain 3, else lose 3",
+        "expected",
+    ] {
+        assert!(s.contains(w), "{w} missing:\n{s}");
+    }
+    f.key(key(KeyCode::Right));
+    assert!(screen(&f).contains("Tolerance 4"));
+    assert_eq!(
+        f.key(key(KeyCode::Enter)),
+        Key::Play(Action::Roll { target: 4 })
+    );
+}
+
+#[test]
+fn folding_when_checking_is_free_asks_first() {
+    let g = game_until::<Tolerance>(2, 5, calm, |g| {
+        let l = g.legal_actions(0);
+        l.contains(&Action::Check) && l.contains(&Action::Fold)
+    });
+    let mut f = asked(&g, 2);
+    assert_eq!(f.key(ch('f')), Key::None);
+    assert!(screen(&f).contains("Fold anyway?"));
+    assert_eq!(f.key(ch('n')), Key::None);
+    assert!(!screen(&f).contains("Fold anyway?"));
+    f.key(ch('f'));
+    assert_eq!(f.key(ch('y')), Key::Play(Action::Fold));
+}
+
+#[test]
+fn a_timed_out_turn_is_withdrawn_and_said_so() {
+    let g = game_until::<Tolerance>(2, 6, calm, betting);
+    let mut f = asked(&g, 2);
+    let mut u = update(&g, "move", vec![1]);
+    u.my_timeouts = 1;
+    u.verdicts = vec!["step 7: you: timed out, the default move was played".into()];
+    f.update(u);
+    let s = screen(&f);
+    assert!(
+        s.contains("you timed out: the default move was played"),
+        "{s}"
+    );
+    assert!(!s.contains("Your move") && !s.contains("[c]"), "{s}");
+    assert_eq!(f.key(ch('c')), Key::None);
+}
+
+#[test]
+fn leaving_asks_first_and_ctrl_c_leaves_at_once() {
+    let g = game_until::<Tolerance>(2, 7, calm, betting);
+    let mut f = asked(&g, 2);
+    assert_eq!(f.key(ch('q')), Key::None);
+    assert!(screen(&f).contains("Leave the table? y: yes"));
+    assert_eq!(f.key(ch('n')), Key::None);
+    assert!(screen(&f).contains("Your move"));
+    f.key(ch('q'));
+    assert_eq!(f.key(ch('y')), Key::Leave);
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(asked(&g, 2).key(ctrl_c), Key::Leave);
+}
+
+#[test]
+fn waiting_says_for_whom_and_for_what_with_the_chain_countdown() {
+    let g = game_until::<Tolerance>(3, 8, calm, betting);
+    let mut f = Frame::<Tolerance>::new(names(3), Some(0), false);
+    f.now = 1_000_050;
+    f.update(update(&g, "shuffle", vec![2]));
+    let s = screen(&f);
+    assert!(s.contains("shuffling: waiting for bot 2 (10s)"), "{s}");
+    f.close("table over: you win the table".into());
+    let s = screen(&f);
+    assert!(
+        s.contains("Table over") && s.contains("you win the table"),
+        "{s}"
+    );
+    assert!(s.contains("any key: leave"), "{s}");
+    assert_eq!(f.key(ch('x')), Key::Leave);
+}
+
+#[test]
+fn no_colour_means_no_colour() {
+    let g = game_until::<Tolerance>(2, 9, calm, betting);
+    let f = asked(&g, 2);
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|fr| f.draw(fr)).unwrap();
+    let buf = t.backend().buffer();
+    assert!(buf
         .content()
         .iter()
-        .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
-    assert_eq!(text(coloured), text(mono));
+        .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset));
+}
+
+/// The panel a game without one of its own gets, here for High Card.
+fn generic() -> Box<dyn crate::games::panel::Panel<HighCard>> {
+    Box::<crate::games::panel::generic::GenericPanel<HighCard>>::default()
 }
 
 #[test]
-fn local_games_say_so_and_show_no_countdown() {
-    let mut hand = new_hand(Variant::default());
-    advance(&mut hand, &mut script(), &[Action::Check]);
-    let mut s = state_for(&hand);
-    s.apply(UiEvent::Progress(Progress {
-        hand: 0,
-        awaiting: Await::Move(1),
-        participants: vec![0, 1, 2],
-        deadline: Duration::ZERO,
-        relays_connected: 0,
-        relays_total: 0,
-    }));
-    s.time_left = None;
-    let t = text(&render(&s, 80, 24));
+fn the_high_card_panel_shows_points_your_card_and_one_key_per_move() {
+    let g = game_until::<HighCard>(2, 13, |_, _, l| l[0], |_| true);
+    let legal = g.legal_actions(0);
+    let mut f = asked(&g, 2);
+    let s = screen(&f);
+    for w in ["High Card", "Round 1 of", "points", "Your move", "Story"] {
+        assert!(
+            s.contains(w),
+            "{w} missing:
+{s}"
+        );
+    }
     assert!(
-        t.contains("local game: no relays, dealt by this machine"),
-        "{t}"
+        s.contains("??"),
+        "the other card is hidden:
+{s}"
     );
-    assert!(t.contains("waiting for npub1ana…wxyz's move ·"), "{t}");
-    assert!(!t.contains("s)"), "{t}");
+    let (k, a) = if legal.contains(&crate::games::high_card::game::Action::Keep) {
+        ('k', crate::games::high_card::game::Action::Keep)
+    } else {
+        ('y', crate::games::high_card::game::Action::Stay)
+    };
+    assert_eq!(f.key(ch(k)), Key::Play(a));
+}
+
+#[test]
+fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
+    let g = game_until::<HighCard>(2, 10, |_, _, l| l[0], |_| true);
+    let legal = g.legal_actions(0);
+    assert!(legal.len() >= 2);
+    let mut f = asked_with(&g, 2, generic());
+    let s = screen(&f);
+    assert!(s.contains("Your move") && s.contains("Table"), "{s}");
+    for a in &legal {
+        let t = HighCard::move_text(a);
+        assert!(s.contains(&t), "{t} missing:\n{s}");
+    }
+    f.key(key(KeyCode::Down));
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(legal[1]));
+    // Typed: the game's own words, checked against the moves open now.
+    let mut f = asked_with(&g, 2, generic());
+    let word = HighCard::move_text(&legal[0]);
+    for c in word.chars() {
+        f.key(ch(c));
+    }
+    assert!(screen(&f).contains(&format!("type: {word}_")));
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(legal[0]));
+    // While typing, q is a letter.
+    let mut f = asked_with(&g, 2, generic());
+    f.key(ch('x'));
+    f.key(ch('q'));
+    assert!(screen(&f).contains("type: xq_"));
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::None);
+    assert!(!screen(&f).contains("Leave the table?"));
+}
+
+#[test]
+fn the_perudo_panel_shows_your_cup_and_the_bid_editor() {
+    use crate::games::perudo::{Action as P, Perudo};
+    // Seat 1 opens; seat 0 then faces a bid.
+    let g = game_until::<Perudo>(
+        3,
+        11,
+        |_, _, l| *l.iter().find(|a| matches!(a, P::Bid(_))).unwrap_or(&l[0]),
+        |g| g.view(Some(0)).bid.is_some(),
+    );
+    let mut f = asked(&g, 3);
+    let s = screen(&f);
+    for w in [
+        "Perudo",
+        "dice on the table",
+        "your cup",
+        "bid ",
+        "you bid",
+        "Story",
+        "(60s)",
+    ] {
+        assert!(s.contains(w), "{w} missing:\n{s}");
+    }
+    // Only this seat's cup is open.
+    let cup = g.view(Some(0)).me().unwrap().dice.clone().unwrap();
+    assert_eq!(cup.len(), 5);
+    assert!(!s.contains("Some(") && !s.contains("Bid {"), "{s}");
+    assert_eq!(f.key(ch('d')), Key::Play(P::Dudo));
+    // Enter bids what the editor holds, one more of the standing face to begin with.
+    let mut f = asked(&g, 3);
+    let standing = g.view(Some(0)).bid.unwrap();
+    match f.key(key(KeyCode::Enter)) {
+        Key::Play(P::Bid(b)) => assert!(b.quantity > standing.quantity || b.face != standing.face),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_mia_panel_offers_a_claim_after_a_roll() {
+    use crate::games::mia::{Action as M, Mia};
+    let g = game_until::<Mia>(
+        2,
+        12,
+        |_, _, l| l[0],
+        |g| g.legal_actions(0).iter().any(|a| matches!(a, M::Claim(_))),
+    );
+    let mut f = asked(&g, 2);
+    let s = screen(&f);
+    assert!(s.contains("Mia") && s.contains("Your move"), "{s}");
+    assert!(s.contains("Enter claim"), "{s}");
+    match f.key(key(KeyCode::Enter)) {
+        Key::Play(M::Claim(_)) => {}
+        other => panic!("{other:?}"),
+    }
 }

@@ -1,16 +1,14 @@
-//! Everything the dice table (Perudo, Mia) shows, and how keys change it. Pure like the
-//! Tolerance table's state: the event loop feeds [`DiceUiEvent`]s and keys in, and draws
-//! [`DiceState`] with [`super::render::draw`].
+//! Everything the dice panel (Perudo, Mia) shows, and how keys change it: pure; the panel in
+//! the parent module feeds views, turns and keys in, and draws [`DiceState`] with
+//! [`super::render::draw_body`].
 
 use crate::bots::dice::{mia_reach_chance, perudo_bid_chance};
 use crate::engine::Seat;
 use crate::games::mia::{self, MiaView, Throw};
+use crate::games::panel::Outcome;
 use crate::games::perudo::{self, check_bid, Bid, PerudoView};
-use crate::ui::tui::Outcome;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use std::time::Duration;
-
-pub use crate::table::dice_net::DiceStep;
 
 /// A seat's view of either dice game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,32 +23,11 @@ pub enum DiceAction {
     Mia(mia::Action),
 }
 
-/// The protocol step the table waits for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Waiting {
-    pub step: DiceStep,
-    pub seats: Vec<Seat>,
-    /// Zero when there is no deadline (a local game).
-    pub deadline: Duration,
-}
-
-#[derive(Debug, Clone)]
-pub enum DiceUiEvent {
-    View(DiceView),
-    /// It is this seat's move: choose one of these.
-    Ask(DiceView, Vec<DiceAction>),
-    Waiting(Waiting),
-    /// The game ended, with a line saying how.
-    Finished(String),
-    Error(String),
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiceScreen {
     Table,
     /// The last challenge's opened cups, until a key is pressed.
     Result,
-    Over,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +56,6 @@ pub enum DiceInput {
         /// The first digit of a value being typed.
         typed: Option<u8>,
     },
-    ConfirmQuit,
 }
 
 /// A challenge as everyone saw it once the cups were opened.
@@ -206,24 +182,16 @@ pub struct DiceState {
     pub view: Option<DiceView>,
     pub legal: Vec<DiceAction>,
     pub input: DiceInput,
-    before_quit: Option<DiceInput>,
-    pub waiting: Option<Waiting>,
-    /// Time left for the awaited step, kept current by the event loop.
+    /// Time left for the awaited step, by the chain's deadline (set for each draw).
     pub time_left: Option<Duration>,
-    /// How the table is connected, in words ("over 1 relay", "local game…").
-    pub relays: String,
     pub notice: Option<String>,
-    pub error: Option<String>,
-    pub finished: Option<String>,
     pub color: bool,
     /// Challenges already shown, so each new one comes up once by itself.
     results_seen: usize,
-    /// Steps awaited so far: a new one restarts the countdown.
-    steps: u64,
 }
 
 impl DiceState {
-    pub fn new(me: Option<Seat>, names: Vec<String>, relays: String, color: bool) -> DiceState {
+    pub fn new(me: Option<Seat>, names: Vec<String>, color: bool) -> DiceState {
         DiceState {
             screen: DiceScreen::Table,
             me,
@@ -231,21 +199,18 @@ impl DiceState {
             view: None,
             legal: Vec::new(),
             input: DiceInput::Idle,
-            before_quit: None,
-            waiting: None,
             time_left: None,
-            relays,
             notice: None,
-            error: None,
-            finished: None,
             color,
             results_seen: 0,
-            steps: 0,
         }
     }
 
     pub fn name(&self, seat: Seat) -> String {
-        crate::ui::seat_name(&self.names, seat)
+        self.names
+            .get(seat as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("seat {seat}"))
     }
 
     fn see(&mut self, view: DiceView) {
@@ -259,43 +224,25 @@ impl DiceState {
         self.view = Some(view);
     }
 
-    pub fn apply(&mut self, event: DiceUiEvent) {
-        match event {
-            DiceUiEvent::View(v) => {
-                // While asked, the ask's view is the one the move is chosen from.
-                if self.legal.is_empty() {
-                    self.see(v);
-                }
-            }
-            DiceUiEvent::Ask(v, legal) => {
-                // The seat's own move is a new step with the table's one deadline: the
-                // countdown starts again from here.
-                self.steps += 1;
-                if let (Some(me), Some(w)) = (self.me, self.waiting.as_mut()) {
-                    w.step = DiceStep::Move;
-                    w.seats = vec![me];
-                }
-                self.see(v);
-                self.legal = legal;
-                self.notice = None;
-                self.input = self.opening_input();
-            }
-            DiceUiEvent::Waiting(w) => {
-                self.steps += 1;
-                self.waiting = Some(w);
-            }
-            DiceUiEvent::Finished(line) => {
-                self.finished = Some(line);
-                self.legal.clear();
-                self.input = DiceInput::Idle;
-                self.screen = DiceScreen::Over;
-            }
-            DiceUiEvent::Error(e) => self.error = Some(e),
+    /// The table as this seat sees it (while asked, the ask's view stays).
+    pub fn show(&mut self, view: DiceView) {
+        if self.legal.is_empty() {
+            self.see(view);
         }
     }
 
-    pub fn steps(&self) -> u64 {
-        self.steps
+    /// This seat must choose one of `legal`.
+    pub fn ask(&mut self, view: DiceView, legal: Vec<DiceAction>) {
+        self.see(view);
+        self.legal = legal;
+        self.notice = None;
+        self.input = self.opening_input();
+    }
+
+    /// The turn closed without this seat's move.
+    pub fn withdraw(&mut self) {
+        self.legal.clear();
+        self.input = DiceInput::Idle;
     }
 
     pub fn my_turn(&self) -> bool {
@@ -458,32 +405,8 @@ impl DiceState {
     /// Handles one key. Quitting is always possible; other keys only do something on this
     /// seat's move (or leave the result and end screens).
     pub fn key(&mut self, key: KeyEvent) -> Outcome<DiceAction> {
-        if key.modifiers.contains(KeyModifiers::CONTROL)
-            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
-        {
-            return Outcome::Quit;
-        }
-        if self.input == DiceInput::ConfirmQuit {
-            if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
-                return Outcome::Quit;
-            }
-            self.input = self.before_quit.take().unwrap_or(DiceInput::Idle);
-            self.notice = None;
-            return Outcome::None;
-        }
-        match self.screen {
-            DiceScreen::Over => return Outcome::Quit,
-            DiceScreen::Result => {
-                self.screen = DiceScreen::Table;
-                return Outcome::None;
-            }
-            DiceScreen::Table => {}
-        }
-        if key.code == KeyCode::Char('q')
-            || (key.code == KeyCode::Esc && self.input == DiceInput::Idle)
-        {
-            self.before_quit = Some(self.input.clone());
-            self.input = DiceInput::ConfirmQuit;
+        if self.screen == DiceScreen::Result {
+            self.screen = DiceScreen::Table;
             return Outcome::None;
         }
         // No move uses 'v': it brings the last challenge back at any time.
@@ -492,7 +415,7 @@ impl DiceState {
             return Outcome::None;
         }
         match self.input.clone() {
-            DiceInput::Idle | DiceInput::ConfirmQuit => Outcome::None,
+            DiceInput::Idle => Outcome::None,
             DiceInput::Bid {
                 quantity,
                 face,
@@ -763,49 +686,6 @@ impl DiceState {
     }
 
     // ---- words ----
-
-    /// What the table is waiting for, in words.
-    pub fn status_text(&self) -> String {
-        if let Some(f) = &self.finished {
-            return f.clone();
-        }
-        if self.my_turn() {
-            return "your move".into();
-        }
-        let Some(w) = &self.waiting else {
-            return "connecting to the table…".into();
-        };
-        // This seat's own part goes out at once; name the others.
-        let others: Vec<Seat> = w
-            .seats
-            .iter()
-            .copied()
-            .filter(|s| Some(*s) != self.me)
-            .collect();
-        let list = if others.is_empty() {
-            "you".to_string()
-        } else {
-            others
-                .iter()
-                .map(|s| self.name(*s))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match (w.step, others.len()) {
-            (DiceStep::Commit, _) => format!("committing to the dice: waiting for {list}"),
-            (DiceStep::Reveals { opening: false }, _) => {
-                format!("rolling: waiting for dice reveals from {list}")
-            }
-            (DiceStep::Reveals { opening: true }, 1) => {
-                format!("opening the cups: waiting for {list}'s reveal")
-            }
-            (DiceStep::Reveals { opening: true }, _) => {
-                format!("opening the cups: waiting for reveals from {list}")
-            }
-            (DiceStep::Move, 0) => "your move".into(),
-            (DiceStep::Move, _) => format!("waiting for {list}'s move"),
-        }
-    }
 
     /// The seat to act, if a move is awaited.
     pub fn turn_seat(&self) -> Option<Seat> {

@@ -3,81 +3,49 @@
 use super::state::{BidField, ChallengeResult, DiceInput, DiceScreen, DiceState, DiceView};
 use crate::engine::Seat;
 use crate::games::mia::{self, Throw};
+use crate::games::panel::{Ctx, Theme};
 use crate::games::perudo::{self, count_for, Bid};
-use crate::ui::dice::TextGame;
-use crate::ui::tui::theme::{screen_areas, Theme};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-pub fn draw(frame: &mut Frame, state: &DiceState) {
+/// The panel's part of the screen: the table, or the last challenge's opened cups.
+pub fn draw_body(frame: &mut Frame, area: Rect, state: &DiceState, ctx: &Ctx) {
     let theme = Theme { color: state.color };
-    let [title, body, status, help] = screen_areas(frame.area());
-    frame.render_widget(Paragraph::new(title_line(state, &theme)), title);
     match (state.screen, state.last_result()) {
-        (DiceScreen::Result, Some(r)) => draw_result(frame, body, state, &r, &theme),
-        (DiceScreen::Over, _) => draw_over(frame, body, state, &theme),
-        _ => draw_table(frame, body, state, &theme),
+        (DiceScreen::Result, Some(r)) => draw_result(frame, area, state, &r, &theme),
+        _ => draw_table(frame, area, state, ctx, &theme),
     }
-    frame.render_widget(
-        Paragraph::new(theme.status_line(
-            state.status_text(),
-            state.my_turn(),
-            state.time_left.filter(|_| state.finished.is_none()),
-            state.relays.clone(),
-        )),
-        status,
-    );
-    let keys = help_text(state);
-    frame.render_widget(
-        Paragraph::new(theme.help_or_error(&keys, state.error.as_deref())),
-        help,
-    );
 }
 
-fn title_line(state: &DiceState, theme: &Theme) -> Line<'static> {
+/// The game's part of the title line.
+pub fn title_text(state: &DiceState) -> String {
     match &state.view {
         Some(DiceView::Perudo(v)) => {
-            let mut spans = vec![
-                theme.badge("Perudo"),
-                Span::raw(format!(
-                    " round {} · {} dice on the table",
-                    v.round, v.total_dice
-                )),
-            ];
+            let mut s = format!("round {} · {} dice on the table", v.round, v.total_dice);
             if v.putana {
-                spans.push(Span::styled(
-                    " · PUTANA: ones not wild",
-                    theme.bad().add_modifier(Modifier::BOLD),
-                ));
+                s.push_str(" · PUTANA: ones not wild");
             }
-            Line::from(spans)
+            s
         }
-        Some(DiceView::Mia(v)) => Line::from(vec![
-            theme.badge("Mia"),
-            Span::raw(format!(
-                " round {} · {} ranking · Mia (21) costs two lives",
-                v.round,
-                match v.ranking {
-                    mia::Ranking::Traditional => "traditional",
-                    mia::Ranking::Modern => "modern",
-                }
-            )),
-        ]),
-        None => Line::from(vec![theme.badge("Dice")]),
+        Some(DiceView::Mia(v)) => format!(
+            "round {} · {} ranking · Mia (21) costs two lives",
+            v.round,
+            match v.ranking {
+                mia::Ranking::Traditional => "traditional",
+                mia::Ranking::Modern => "modern",
+            }
+        ),
+        None => String::new(),
     }
 }
 
-fn help_text(state: &DiceState) -> String {
+pub fn help_text(state: &DiceState) -> String {
     let v = state.last_result().map_or("", |_| " · v: last challenge");
     match (state.screen, &state.input) {
-        (DiceScreen::Over, _) => "any key: leave".into(),
         (DiceScreen::Result, _) => "any key: back to the table".into(),
-        (_, DiceInput::ConfirmQuit) => {
-            "y: leave the table (your seat forfeits) · any other key: stay".into()
-        }
         (_, DiceInput::Bid { .. }) => {
             "↑/↓ quantity ←/→ face 0-9 type Tab field o ones · Enter bid · d dudo · q quit".into()
         }
@@ -137,15 +105,15 @@ fn pct(p: f64) -> String {
     format!("{:.0}%", p * 100.0)
 }
 
-fn draw_table(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
+fn draw_table(frame: &mut Frame, area: Rect, state: &DiceState, ctx: &Ctx, theme: &Theme) {
     let seats = match &state.view {
         Some(DiceView::Perudo(v)) => v.players.len(),
         Some(DiceView::Mia(v)) => v.lives.len(),
         None => 0,
     } as u16;
-    let [table, log, you] = crate::ui::tui::theme::table_areas(area, seats);
+    let [table, log, you] = crate::games::panel::theme::table_areas(area, seats);
     draw_seats(frame, table, state, theme);
-    draw_log(frame, log, state, theme);
+    ctx.draw_story(frame, log, " Story ");
     draw_you(frame, you, state, theme);
 }
 
@@ -156,7 +124,7 @@ fn seat_row(
     cells: Vec<Cell<'static>>,
     theme: &Theme,
 ) -> Row<'static> {
-    let pointer = if state.turn_seat() == Some(seat) && state.finished.is_none() {
+    let pointer = if state.turn_seat() == Some(seat) {
         Span::styled("▶", theme.accent())
     } else {
         Span::raw(" ")
@@ -175,10 +143,10 @@ fn seat_row(
 
 fn draw_seats(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
     let title = match (state.turn_seat(), state.time_left) {
-        (Some(s), Some(t)) if state.finished.is_none() => {
+        (Some(s), Some(t)) => {
             format!(" Table · {} to act · {}s ", state.name(s), t.as_secs())
         }
-        (Some(s), _) if state.finished.is_none() => format!(" Table · {} to act ", state.name(s)),
+        (Some(s), _) => format!(" Table · {} to act ", state.name(s)),
         _ => " Table ".to_string(),
     };
     let block = Block::default().borders(Borders::ALL).title(title);
@@ -287,73 +255,6 @@ fn draw_seats(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
     );
 }
 
-fn log_lines(state: &DiceState, theme: &Theme) -> Vec<Line<'static>> {
-    let names = |s: Seat| state.name(s);
-    match &state.view {
-        Some(DiceView::Perudo(v)) => v
-            .log
-            .iter()
-            .map(|e| {
-                use perudo::LogEntry as E;
-                let style = match e {
-                    E::Won { .. } => theme.good().add_modifier(Modifier::BOLD),
-                    E::Counted { .. } | E::Out { .. } => theme.bad(),
-                    E::Dudo { .. } | E::Round { .. } => theme.accent(),
-                    _ => Style::default(),
-                };
-                Line::styled(perudo::Perudo::line(e, &names), style)
-            })
-            .collect(),
-        Some(DiceView::Mia(v)) => v
-            .log
-            .iter()
-            .filter(|e| !matches!(e, mia::LogEntry::Rolled { .. }))
-            .map(|e| {
-                use mia::LogEntry as E;
-                let style = match e {
-                    E::Won { .. } => theme.good().add_modifier(Modifier::BOLD),
-                    E::LostLives { .. } | E::Out { .. } => theme.bad(),
-                    E::Challenged { .. } | E::Round { .. } => theme.accent(),
-                    _ => Style::default(),
-                };
-                Line::styled(mia::Mia::line(e, &names), style)
-            })
-            .collect(),
-        None => vec![Line::styled("nothing yet", theme.dim())],
-    }
-}
-
-fn draw_log(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
-    let round = match &state.view {
-        Some(DiceView::Perudo(v)) => v.round,
-        Some(DiceView::Mia(v)) => v.round,
-        None => 0,
-    };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(format!(" Round {round} "));
-    let lines = log_lines(state, theme);
-    // The newest lines, each wrapped to the panel's width, fill it from the bottom.
-    let width = area.width.saturating_sub(2).max(1) as usize;
-    let room = area.height.saturating_sub(2) as usize;
-    let mut used = 0;
-    let mut skip = lines.len();
-    while skip > 0 {
-        let h = lines[skip - 1].width().div_ceil(width).max(1);
-        if used + h > room {
-            break;
-        }
-        used += h;
-        skip -= 1;
-    }
-    frame.render_widget(
-        Paragraph::new(lines[skip..].to_vec())
-            .block(block)
-            .wrap(Wrap { trim: true }),
-        area,
-    );
-}
-
 fn draw_you(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
     let title = if state.my_turn() {
         " Your move "
@@ -363,14 +264,11 @@ fn draw_you(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
         " You "
     };
     let block = theme.panel(title, state.my_turn());
-    let mut lines = match &state.view {
+    let lines = match &state.view {
         Some(DiceView::Perudo(v)) => perudo_lines(state, v, theme),
         Some(DiceView::Mia(v)) => mia_lines(state, v, theme),
         None => Vec::new(),
     };
-    if state.input == DiceInput::ConfirmQuit {
-        lines.push(theme.leave_question());
-    }
     theme.draw_seat_panel(frame, area, block, lines, state.notice.as_deref());
 }
 
@@ -675,70 +573,6 @@ fn draw_result(
         Paragraph::new(lines)
             .block(block)
             .wrap(Wrap { trim: false }),
-        area,
-    );
-}
-
-fn draw_over(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
-    let block = Block::default().borders(Borders::ALL).title(" Game over ");
-    let mut lines = Vec::new();
-    if let Some(w) = state.winner() {
-        let who = state.name(w);
-        lines.push(Line::styled(
-            if Some(w) == state.me {
-                "You win the game!".to_string()
-            } else {
-                format!("{who} wins the game")
-            },
-            theme.good().add_modifier(Modifier::BOLD),
-        ));
-    }
-    lines.push(Line::styled(
-        state.finished.clone().unwrap_or_default(),
-        theme.accent(),
-    ));
-    lines.push(Line::raw(""));
-    let standing: Vec<String> = match &state.view {
-        Some(DiceView::Perudo(v)) => v
-            .players
-            .iter()
-            .map(|p| format!("{} {} dice", state.name(p.seat), p.dice_left))
-            .collect(),
-        Some(DiceView::Mia(v)) => v
-            .lives
-            .iter()
-            .map(|(s, l)| format!("{} {l} lives", state.name(*s)))
-            .collect(),
-        None => Vec::new(),
-    };
-    if !standing.is_empty() {
-        lines.push(Line::raw(format!("at the end: {}", standing.join(", "))));
-    }
-    if let Some(r) = state.last_result() {
-        let text = match r {
-            ChallengeResult::Perudo {
-                bid, count, loser, ..
-            } => format!(
-                "last challenge: {count} counted for {bid}, {} lost a die",
-                state.name(loser)
-            ),
-            ChallengeResult::Mia {
-                dice,
-                value,
-                claim,
-                loser,
-                lives,
-                ..
-            } => format!(
-                "last challenge: the cup showed {} = {value} against {claim}, {} lost {lives}",
-                dice_text(&dice),
-                state.name(loser)
-            ),
-        };
-        lines.push(Line::raw(text));
-    }
-    frame.render_widget(
-        Paragraph::new(lines).block(block).wrap(Wrap { trim: true }),
         area,
     );
 }

@@ -1,0 +1,231 @@
+//! The panel every game gets for free: the table in the game's own words, the moves open now
+//! as a list to pick from, and a line to type a move the way line mode reads it.
+
+use super::{Ctx, Outcome, Panel};
+use crate::engine::Seat;
+use crate::games::registry::TableGame;
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+pub struct GenericPanel<G: TableGame> {
+    view: Option<G::View>,
+    legal: Vec<G::Action>,
+    at: usize,
+    /// A move being typed, once a letter or digit was pressed.
+    typed: Option<String>,
+    notice: Option<String>,
+}
+
+impl<G: TableGame> Default for GenericPanel<G> {
+    fn default() -> Self {
+        GenericPanel {
+            view: None,
+            legal: Vec::new(),
+            at: 0,
+            typed: None,
+            notice: None,
+        }
+    }
+}
+
+/// Whether `a` is one of `legal`, or an amount where the game lists a range of amounts by a
+/// few of them (the session checks the amount itself).
+pub fn fits_legal<A: serde::Serialize + PartialEq>(legal: &[A], a: &A) -> bool {
+    if legal.contains(a) {
+        return true;
+    }
+    let json = serde_json::to_value(a).unwrap_or_default();
+    legal.iter().any(|l| {
+        let lj = serde_json::to_value(l).unwrap_or_default();
+        match (lj.as_object(), json.as_object()) {
+            (Some(x), Some(y)) => x.keys().eq(y.keys()),
+            _ => false,
+        }
+    })
+}
+
+/// A move's serialised form read as words: `{"bid":{"quantity":3,"face":4}}` becomes
+/// "bid quantity 3 face 4". The fallback for games that do not name their moves.
+pub fn json_words(v: &serde_json::Value) -> String {
+    use serde_json::Value as V;
+    match v {
+        V::Null => String::new(),
+        V::String(s) => s.replace('_', " "),
+        V::Array(xs) => xs.iter().map(json_words).collect::<Vec<_>>().join(" "),
+        V::Object(m) => m
+            .iter()
+            .map(|(k, x)| {
+                let rest = json_words(x);
+                let k = k.replace('_', " ");
+                if rest.is_empty() {
+                    k
+                } else {
+                    format!("{k} {rest}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}
+
+impl<G: TableGame> GenericPanel<G> {
+    fn play(&mut self, a: G::Action) -> Outcome<G::Action> {
+        self.legal.clear();
+        self.typed = None;
+        self.notice = None;
+        Outcome::Play(a)
+    }
+}
+
+impl<G: TableGame> Panel<G> for GenericPanel<G> {
+    fn see(&mut self, view: &G::View) {
+        if self.legal.is_empty() {
+            self.view = Some(view.clone());
+        }
+    }
+
+    fn ask(&mut self, view: &G::View, legal: &[G::Action]) {
+        self.view = Some(view.clone());
+        self.legal = legal.to_vec();
+        self.at = 0;
+        self.typed = None;
+        self.notice = None;
+    }
+
+    fn withdraw(&mut self) {
+        self.legal.clear();
+        self.typed = None;
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Outcome<G::Action> {
+        if self.legal.is_empty() {
+            return Outcome::None;
+        }
+        if let Some(text) = self.typed.as_mut() {
+            match key.code {
+                KeyCode::Char(c) => text.push(c),
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Esc => self.typed = None,
+                KeyCode::Enter => {
+                    let text = text.trim().to_string();
+                    let Some(view) = self.view.as_ref() else {
+                        return Outcome::None;
+                    };
+                    match G::parse_move(&text, view, &self.legal) {
+                        Ok(a) if fits_legal(&self.legal, &a) => return self.play(a),
+                        Ok(_) => self.notice = Some("that move is not allowed now".into()),
+                        Err(e) => self.notice = Some(e),
+                    }
+                }
+                _ => {}
+            }
+            return Outcome::None;
+        }
+        let last = self.legal.len() - 1;
+        match key.code {
+            KeyCode::Up | KeyCode::Left => self.at = self.at.saturating_sub(1),
+            KeyCode::Down | KeyCode::Right => self.at = (self.at + 1).min(last),
+            KeyCode::Home => self.at = 0,
+            KeyCode::End => self.at = last,
+            KeyCode::Enter => {
+                let a = self.legal[self.at.min(last)].clone();
+                return self.play(a);
+            }
+            KeyCode::Char(c) if c.is_alphanumeric() => {
+                self.typed = Some(c.to_string());
+                self.notice = None;
+            }
+            _ => {
+                self.notice = Some("↑/↓ choose · Enter play · or type a move".into());
+            }
+        }
+        Outcome::None
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
+        let theme = ctx.theme;
+        let name = |s: Seat| ctx.name(s);
+        let table: Vec<Line> = match &self.view {
+            Some(v) => G::render(v, &name)
+                .lines()
+                .map(|l| Line::raw(l.to_string()))
+                .collect(),
+            None => vec![Line::styled("waiting for the table…", theme.dim())],
+        };
+        let want = (table.len() as u16 + 2).clamp(4, area.height / 2);
+        let [top, lower] =
+            Layout::vertical([Constraint::Length(want), Constraint::Min(4)]).areas(area);
+        frame.render_widget(
+            Paragraph::new(table)
+                .block(Block::default().borders(Borders::ALL).title(" Table "))
+                .wrap(Wrap { trim: false }),
+            top,
+        );
+        let [story, you] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(lower);
+        ctx.draw_story(frame, story, " Story ");
+        let mut lines = Vec::new();
+        if !self.legal.is_empty() {
+            let room = you.height.saturating_sub(4) as usize;
+            let first = self.at.saturating_sub(room.saturating_sub(1));
+            for (i, a) in self.legal.iter().enumerate().skip(first).take(room.max(1)) {
+                let text = G::move_text(a);
+                lines.push(if i == self.at {
+                    Line::from(vec![
+                        Span::styled("▶ ", theme.accent()),
+                        Span::styled(text, theme.accent().add_modifier(Modifier::REVERSED)),
+                    ])
+                } else {
+                    Line::raw(format!("  {text}"))
+                });
+            }
+            match &self.typed {
+                Some(t) => lines.push(Line::from(vec![
+                    Span::raw("type: "),
+                    Span::styled(format!("{t}_"), theme.accent()),
+                ])),
+                None => {
+                    if let Some(v) = &self.view {
+                        let p = G::prompt(v, &self.legal);
+                        let p = p.trim().trim_end_matches(['>', ':']).trim();
+                        if !p.is_empty() {
+                            lines.push(Line::styled(p.to_string(), theme.dim()));
+                        }
+                    }
+                }
+            }
+        }
+        super::seat_box(
+            frame,
+            you,
+            theme,
+            !self.legal.is_empty(),
+            lines,
+            self.notice.as_deref(),
+        );
+    }
+
+    fn help(&self) -> String {
+        match (&self.typed, self.legal.is_empty()) {
+            (Some(_), _) => "type a move · Enter play · Esc back to the list".into(),
+            (None, false) => "↑/↓ choose · Enter play · letters: type a move · q quit".into(),
+            (None, true) => "q quit".into(),
+        }
+    }
+
+    fn typing(&self) -> bool {
+        self.typed.is_some()
+    }
+
+    fn editing(&self) -> bool {
+        self.typed.is_some()
+    }
+}

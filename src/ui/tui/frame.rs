@@ -1,0 +1,357 @@
+//! The shared terminal frame around a game's panel, as a pure state: what the runtime said
+//! (view, story, what the protocol waits for, its deadline, the relays), the turn put to this
+//! seat, leaving, and the end screen. No terminal and no clock here: the loop in the parent
+//! module passes keys and the time in, and draws with [`Frame::draw`].
+
+use crate::engine::Seat;
+use crate::games::panel::{Ctx, Outcome, Panel, Theme};
+use crate::games::registry::TableGame;
+use crate::table::runner::RelayHealth;
+use crate::table::session::{Awaiting, Session, Verdict};
+use crate::table::verify::verdict_text_named;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+/// What the runtime reports after each batch of events, already read as this seat sees it.
+pub struct Update<G: TableGame> {
+    pub view: G::View,
+    pub story: Vec<String>,
+    /// The table's own decisions (timeouts, removals, the end), in words, in order.
+    pub verdicts: Vec<String>,
+    /// How many times this seat was timed out so far.
+    pub my_timeouts: usize,
+    pub awaiting: Awaiting,
+    /// When the awaited seats may be voted out, in the chain's time (unix seconds).
+    pub deadline: u64,
+    pub health: RelayHealth,
+    /// How the game ended, once it has.
+    pub finished: Option<String>,
+}
+
+impl<G: TableGame> Update<G> {
+    /// The update a session gives seat `me` whose seats are called `names`.
+    pub fn of(s: &Session<G>, health: &RelayHealth, names: &[String], me: Option<Seat>) -> Self {
+        let name = |x: Seat| seat_label(names, me, x);
+        let my_timeouts = s
+            .verdicts()
+            .iter()
+            .filter(|v| matches!(v, Verdict::TimedOut { seats, .. } if me.is_some_and(|m| seats.contains(&m))))
+            .count();
+        Update {
+            view: s.view(),
+            story: s.game().story(me, &name),
+            verdicts: s
+                .verdicts()
+                .iter()
+                .filter(|v| !matches!(v, Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty()))
+                .map(|v| verdict_text_named(v, &name))
+                .collect(),
+            my_timeouts,
+            awaiting: s.awaiting(),
+            deadline: s.deadline(),
+            health: health.clone(),
+            finished: s.is_finished().then(|| s.game().result_line(&name)),
+        }
+    }
+}
+
+fn seat_label(names: &[String], me: Option<Seat>, s: Seat) -> String {
+    if Some(s) == me {
+        return "you".into();
+    }
+    crate::ui::seat_name(names, s)
+}
+
+/// What a key asks of the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key<A> {
+    None,
+    Play(A),
+    /// Leave the table (or, once it is over, the screen).
+    Leave,
+}
+
+pub struct Frame<G: TableGame> {
+    pub names: Vec<String>,
+    pub me: Option<Seat>,
+    pub panel: Box<dyn Panel<G>>,
+    pub theme: Theme,
+    /// The story and the table's decisions, in the order they came.
+    story: Vec<String>,
+    story_seen: usize,
+    verdicts_seen: usize,
+    my_timeouts: usize,
+    awaiting: Option<Awaiting>,
+    deadline: u64,
+    health: Option<RelayHealth>,
+    asked: bool,
+    sealed: bool,
+    confirm_quit: bool,
+    /// Something the person must know, in words (a timeout, a move nobody took).
+    pub notice: Option<String>,
+    finished: Option<String>,
+    /// The runtime is done: the last words to show before leaving.
+    closed: Option<String>,
+    /// Unix seconds now, set by the loop before each draw.
+    pub now: u64,
+}
+
+impl<G: TableGame> Frame<G> {
+    pub fn new(names: Vec<String>, me: Option<Seat>, color: bool) -> Frame<G> {
+        Frame {
+            names,
+            me,
+            panel: G::panel(),
+            theme: Theme { color },
+            story: Vec::new(),
+            story_seen: 0,
+            verdicts_seen: 0,
+            my_timeouts: 0,
+            awaiting: None,
+            deadline: 0,
+            health: None,
+            asked: false,
+            sealed: false,
+            confirm_quit: false,
+            notice: None,
+            finished: None,
+            closed: None,
+            now: 0,
+        }
+    }
+
+    pub fn update(&mut self, u: Update<G>) {
+        if u.story.len() < self.story_seen {
+            self.story_seen = 0;
+        }
+        self.story
+            .extend(u.story.iter().skip(self.story_seen).cloned());
+        self.story_seen = u.story.len();
+        self.story.extend(
+            u.verdicts
+                .iter()
+                .skip(self.verdicts_seen)
+                .map(|v| format!("! {v}")),
+        );
+        self.verdicts_seen = u.verdicts.len();
+        if u.my_timeouts > self.my_timeouts {
+            self.notice = Some("you timed out: the default move was played".into());
+            if self.asked {
+                self.withdraw();
+            }
+        }
+        self.my_timeouts = u.my_timeouts;
+        self.panel.see(&u.view);
+        self.awaiting = Some(u.awaiting);
+        self.deadline = u.deadline;
+        self.health = Some(u.health);
+        if u.finished.is_some() {
+            self.finished = u.finished;
+        }
+    }
+
+    /// This seat is asked for a move.
+    pub fn ask(&mut self, view: &G::View, legal: &[G::Action], sealed: bool) {
+        self.panel.ask(view, legal);
+        self.asked = true;
+        self.sealed = sealed;
+        self.notice = None;
+    }
+
+    /// The turn closed without this seat's move.
+    pub fn withdraw(&mut self) {
+        if self.asked {
+            self.panel.withdraw();
+            self.asked = false;
+        }
+    }
+
+    pub fn asked(&self) -> bool {
+        self.asked
+    }
+
+    /// The runtime stopped, with its last words.
+    pub fn close(&mut self, words: String) {
+        self.withdraw();
+        self.confirm_quit = false;
+        self.closed = Some(words);
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_some()
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> Key<G::Action> {
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+        {
+            return Key::Leave;
+        }
+        if self.closed.is_some() {
+            return Key::Leave;
+        }
+        if self.confirm_quit {
+            self.confirm_quit = false;
+            return match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => Key::Leave,
+                _ => Key::None,
+            };
+        }
+        let quit = (key.code == KeyCode::Char('q') && !self.panel.typing())
+            || (key.code == KeyCode::Esc && !self.panel.editing());
+        if quit {
+            self.confirm_quit = true;
+            return Key::None;
+        }
+        match self.panel.key(key) {
+            Outcome::Play(a) => {
+                self.asked = false;
+                Key::Play(a)
+            }
+            Outcome::None => Key::None,
+        }
+    }
+
+    /// Seconds left on the open step, by the chain's deadline.
+    pub fn secs_left(&self) -> Option<u64> {
+        let a = self.awaiting.as_ref()?;
+        if a.seats.is_empty() || self.finished.is_some() || self.deadline == 0 {
+            return None;
+        }
+        Some(self.deadline.saturating_sub(self.now))
+    }
+
+    fn name(&self, s: Seat) -> String {
+        seat_label(&self.names, self.me, s)
+    }
+
+    /// What the table waits for, in words.
+    pub fn status_text(&self) -> String {
+        if let Some(f) = &self.finished {
+            return format!("table over: {f}");
+        }
+        if self.asked {
+            return if self.sealed {
+                "your move (sealed: nobody sees it until everyone chose)".into()
+            } else {
+                "your move".into()
+            };
+        }
+        let Some(a) = &self.awaiting else {
+            return "connecting to the table…".into();
+        };
+        let others: Vec<String> = a
+            .seats
+            .iter()
+            .filter(|s| Some(**s) != self.me)
+            .map(|s| self.name(*s))
+            .collect();
+        let who = if others.is_empty() {
+            "you".to_string()
+        } else {
+            others.join(", ")
+        };
+        match a.what {
+            "move" => format!("waiting for {who} to move"),
+            "seal" => format!("waiting for {who} to choose (sealed)"),
+            "setup" => format!("setting up: waiting for {who}"),
+            "shuffle" => format!("shuffling: waiting for {who}"),
+            "reveal" => format!("dealing: waiting for card tokens from {who}"),
+            "open" => format!("opening: waiting for {who}"),
+            "ack" => format!("waiting for {who} to say they are still here"),
+            "end" => format!("closing the table: waiting for {who}"),
+            "over" => "table over".into(),
+            other => format!("waiting for {who} ({other})"),
+        }
+    }
+
+    pub fn relay_text(&self) -> String {
+        match &self.health {
+            None => "relays: connecting".into(),
+            Some(h) => {
+                let mut s = format!("relays {}/{}", h.connected, h.total);
+                if h.unsent > 0 {
+                    s.push_str(&format!(" · {} unsent", h.unsent));
+                }
+                if h.last_error.is_some() && h.unsent > 0 {
+                    s.push_str(" (retrying)");
+                }
+                s
+            }
+        }
+    }
+
+    pub fn draw(&self, frame: &mut ratatui::Frame) {
+        let theme = &self.theme;
+        let area = frame.area();
+        let [title, body, status, help] = crate::games::panel::theme::screen_areas(area);
+        let mut spans = vec![theme.badge(G::TITLE)];
+        let t = self.panel.title();
+        if !t.is_empty() {
+            spans.push(Span::raw(format!(" {t}")));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), title);
+        let awaited: Vec<Seat> = self
+            .awaiting
+            .as_ref()
+            .map(|a| a.seats.clone())
+            .unwrap_or_default();
+        let what = self.awaiting.as_ref().map_or("", |a| a.what);
+        let ctx = Ctx {
+            theme,
+            names: &self.names,
+            me: self.me,
+            awaited: &awaited,
+            what,
+            secs_left: self.secs_left(),
+            story: &self.story,
+            asked: self.asked,
+        };
+        match &self.closed {
+            Some(words) => self.draw_end(frame, body, words, &ctx),
+            None => self.panel.draw(frame, body, &ctx),
+        }
+        frame.render_widget(
+            Paragraph::new(theme.status_line(
+                self.status_text(),
+                self.asked,
+                self.secs_left().map(std::time::Duration::from_secs),
+                self.relay_text(),
+            )),
+            status,
+        );
+        let bottom = if self.confirm_quit {
+            theme.leave_question()
+        } else if let Some(n) = &self.notice {
+            Line::styled(format!(" {n}"), theme.bad().add_modifier(Modifier::BOLD))
+        } else if self.closed.is_some() {
+            Line::styled(" any key: leave", theme.dim())
+        } else {
+            Line::styled(format!(" {}", self.panel.help()), theme.dim())
+        };
+        frame.render_widget(Paragraph::new(bottom), help);
+    }
+
+    fn draw_end(&self, frame: &mut ratatui::Frame, area: Rect, words: &str, ctx: &Ctx) {
+        let [top, story] = ratatui::layout::Layout::vertical([
+            ratatui::layout::Constraint::Length(4),
+            ratatui::layout::Constraint::Min(3),
+        ])
+        .areas(area);
+        frame.render_widget(
+            Paragraph::new(Line::styled(words.to_string(), self.theme.accent()))
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(" Table over ")
+                        .border_style(self.theme.accent()),
+                )
+                .wrap(Wrap { trim: true }),
+            top,
+        );
+        ctx.draw_story(frame, story, " Story ");
+    }
+}
