@@ -259,7 +259,11 @@ async fn vote_everyone_out<G: TableGame>(game: &str, seats: u8, extra: &[&str]) 
     for p in procs {
         outs.push(p.finish(LONG).await);
     }
-    let culprit = format!("by seat {} at step", at.seat);
+    // Named as the honest players know the attacker: its short npub (it has no profile).
+    let culprit = format!(
+        "by {} at step",
+        tolerance::net::profiles::short_npub(&attacker.public_key())
+    );
     for (ok, out, err) in &outs {
         assert!(ok, "an honest seat failed: {err}\n{out}");
         let (over, rejected) = table_over(out);

@@ -11,7 +11,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, clap::Args)]
 pub struct DemoArgs {
     /// The game (see `tolerance games`).
-    #[arg(long, default_value = "tolerance")]
+    #[arg(long, default_value = crate::games::registry::DEFAULT_GAME)]
     pub game: String,
     #[arg(long, default_value_t = 4)]
     pub players: u8,

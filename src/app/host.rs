@@ -13,7 +13,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, clap::Args)]
 pub struct HostArgs {
     /// The game (see `tolerance games`).
-    #[arg(long, default_value = "tolerance")]
+    #[arg(long, default_value = crate::games::registry::DEFAULT_GAME)]
     pub game: String,
     /// A built-in variant (Tolerance: standard, super-ace, card-again, tournament, cash; Mia:
     /// traditional or modern), a variant FILE or an naddr1….

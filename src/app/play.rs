@@ -19,7 +19,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlayArgs {
     /// The game (see `tolerance games`).
-    #[arg(long, default_value = "tolerance")]
+    #[arg(long, default_value = crate::games::registry::DEFAULT_GAME)]
     pub game: String,
     /// Players at the table, you included.
     #[arg(long, default_value_t = 4)]
@@ -51,7 +51,7 @@ pub struct PlayArgs {
 impl Default for PlayArgs {
     fn default() -> Self {
         PlayArgs {
-            game: "tolerance".into(),
+            game: crate::games::registry::DEFAULT_GAME.into(),
             players: 4,
             variant: None,
             hands: None,
@@ -163,7 +163,10 @@ impl Visit for Networked {
                         },
                     );
                     for v in &r.violations {
-                        println!("rejected: {v}");
+                        println!(
+                            "rejected: {}",
+                            v.text_named(&|x| crate::ui::seat_name(&names, x))
+                        );
                     }
                     println!("{}", table_over(r));
                     println!("verify with: tolerance verify {}", run.summary.naddr);

@@ -222,7 +222,10 @@ impl Visit for PlaySeat {
                 }
             };
             for v in &report.violations {
-                println!("rejected: {v}");
+                println!(
+                    "rejected: {}",
+                    v.text_named(&|x| crate::ui::seat_name(&self.names, x))
+                );
             }
             let record = crate::history::Record {
                 game: G::NAME.to_string(),

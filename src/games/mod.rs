@@ -209,7 +209,7 @@ pub fn replay_script(text: &str) -> Result<Replayed, String> {
         serde_json::from_str(text).map_err(|e| format!("game script: {e}"))?;
     let game = match value.as_object_mut() {
         Some(obj) => match obj.remove("game") {
-            None => "tolerance".to_string(),
+            None => registry::DEFAULT_GAME.to_string(),
             Some(serde_json::Value::String(s)) => s,
             Some(other) => return Err(format!("game script: `game` must be a name, not {other}")),
         },

@@ -144,6 +144,10 @@ macro_rules! games {
     };
 }
 
+/// The game commands play when none is named, and old records that name none were: the
+/// project's flagship.
+pub const DEFAULT_GAME: &str = <tolerance::Tolerance as Game>::NAME;
+
 // The registry: one line per game.
 games! {
     tolerance::Tolerance,

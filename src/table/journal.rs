@@ -49,7 +49,8 @@ pub struct TableMeta {
 }
 
 fn tolerance_game() -> String {
-    "tolerance".into()
+    // Journals written before the registry existed were all Tolerance tables.
+    crate::games::registry::DEFAULT_GAME.into()
 }
 
 /// The key under which a step's own event is unique (the same key fork detection uses): step,
