@@ -221,5 +221,5 @@ pub async fn seated(
     .map_err(|e| e.to_string())?;
     let out = crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
     pool.shutdown().await;
-    out
+    Ok(out?)
 }

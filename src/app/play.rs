@@ -127,7 +127,7 @@ impl Visit for Networked {
                     run_demo::<G>(opts, Some(person), printer()).await?
                 }
                 SeatUi::Tui => {
-                    let played = crate::ui::tui::play::<G, _, _>(
+                    let played = crate::ui::tui::play::<G, _, _, _>(
                         names.clone(),
                         0,
                         |person, on_update| {
@@ -172,7 +172,7 @@ impl Visit for Networked {
                     println!("verify with: tolerance verify {}", run.summary.naddr);
                     Ok(())
                 }
-                Err(e) => Err(e.clone()),
+                Err(e) => Err(e.to_string()),
             }
         })
     }

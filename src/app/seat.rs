@@ -207,7 +207,7 @@ impl Visit for PlaySeat {
                     run_client(cfg(Box::new(person), printer())).await?
                 }
                 SeatUi::Tui => {
-                    let played = crate::ui::tui::play::<G, _, _>(
+                    let played = crate::ui::tui::play::<G, _, _, _>(
                         self.names.clone(),
                         self.seat,
                         |person, on_update| run_client(cfg(Box::new(person), on_update)),

@@ -3,6 +3,7 @@
 //! checks the relays' copy of the log. Used by `tolerance demo`, `tolerance play` (seat 0 is a
 //! person) and the end-to-end tests. Every game's summary has the same fields.
 
+use super::error::TableError;
 use super::runner::{run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper};
 use crate::bots::BotLevel;
 use crate::games::registry::{SetupOptions, TableGame};
@@ -84,7 +85,7 @@ pub struct DemoSummary {
 
 pub struct DemoRun {
     pub summary: DemoSummary,
-    pub reports: Vec<Result<ClientReport, String>>,
+    pub reports: Vec<Result<ClientReport, TableError>>,
     pub host: PublicKey,
     pub table: String,
 }
@@ -107,7 +108,7 @@ pub async fn announce(
     setup: serde_json::Value,
     seats: &[PublicKey],
     deadlines: Deadlines,
-) -> Result<String, String> {
+) -> Result<String, TableError> {
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
@@ -120,13 +121,11 @@ pub async fn announce(
         deadlines,
         lobby: None,
     };
-    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default()).await?;
     let ev = wire::table_event(&spec)
         .sign_with_keys(host)
-        .map_err(|e| e.to_string())?;
-    pool.publish(&ev).await.map_err(|e| e.to_string())?;
+        .map_err(|e| TableError::Signing(e.to_string()))?;
+    pool.publish(&ev).await?;
     pool.shutdown().await;
     Ok(table)
 }
@@ -137,25 +136,23 @@ pub async fn run_demo<G: TableGame>(
     mut opts: DemoOptions,
     seat0: Option<Box<dyn Decider<G>>>,
     seat0_update: Option<OnUpdate<G>>,
-) -> Result<DemoRun, String> {
+) -> Result<DemoRun, TableError> {
     let started = Instant::now();
     let players = opts.setup.players;
-    let setup = G::setup(&opts.setup)?;
+    let setup = G::setup(&opts.setup).map_err(TableError::Setup)?;
     let (min, max) = G::seats_for(&setup);
     if !(min..=max).contains(&players) {
-        return Err(format!(
+        return Err(TableError::Setup(format!(
             "{} seats {min} to {max} players, not {players}",
             G::TITLE
-        ));
+        )));
     }
     if !opts.keys.is_empty() && opts.keys.len() != players as usize {
-        return Err("one key per player".into());
+        return Err(TableError::Setup("one key per player".into()));
     }
     let _embedded;
     let relays = if opts.relays.is_empty() {
-        let r = EmbeddedRelay::start(EmbeddedRelayConfig::default())
-            .await
-            .map_err(|e| e.to_string())?;
+        let r = EmbeddedRelay::start(EmbeddedRelayConfig::default()).await?;
         let url = r.url().to_string();
         _embedded = Some(r);
         vec![url]
@@ -170,11 +167,9 @@ pub async fn run_demo<G: TableGame>(
     };
     let seats: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
     let host = keys[0].clone();
-    let setup_json = serde_json::to_value(&setup).map_err(|e| e.to_string())?;
+    let setup_json = serde_json::to_value(&setup).map_err(|e| TableError::Setup(e.to_string()))?;
     let table = announce(&host, &relays, G::NAME, setup_json, &seats, opts.deadlines).await?;
-    let pool = RelayPool::connect(host.clone(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(host.clone(), &relays, PoolConfig::default()).await?;
     let (spec, start) =
         super::runner::fetch_table(&pool, &host.public_key(), &table, Duration::from_secs(10))
             .await?;
@@ -187,7 +182,7 @@ pub async fn run_demo<G: TableGame>(
             (0, Some(d)) => d,
             _ => Box::new(BotDecider(G::bot(
                 opts.bot_level,
-                StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+                StdRng::from_rng(OsRng).map_err(|e| TableError::Setup(e.to_string()))?,
             ))),
         };
         let cfg = RunConfig::<G> {
@@ -211,7 +206,12 @@ pub async fn run_demo<G: TableGame>(
     }
     let mut reports = Vec::new();
     for t in tasks {
-        reports.push(t.await.map_err(|e| e.to_string())?);
+        // A client task that panicked is a bug of ours; its seat's report says so.
+        reports.push(t.await.unwrap_or_else(|e| {
+            Err(TableError::Setup(format!(
+                "the client stopped unexpectedly: {e}"
+            )))
+        }));
     }
     let ok: Vec<&ClientReport> = reports.iter().filter_map(|r| r.as_ref().ok()).collect();
     let clients_agree = ok.len() == reports.len()

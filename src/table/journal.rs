@@ -15,6 +15,7 @@
 //! waiting for the relays. The secret is sealed with ChaCha20-Poly1305 under a key derived
 //! (HKDF-SHA256) from the player's Nostr secret key and bound to the table.
 
+use super::error::TableError;
 use crate::wire::log::{parse_log, Body, Payload};
 use ::hkdf::Hkdf;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload as AeadPayload};
@@ -77,8 +78,8 @@ pub struct Journal {
     me: PublicKey,
 }
 
-fn io_err(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
-    move |e| format!("{}: {e}", path.display())
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
+    move |e| TableError::Journal(format!("{}: {e}", path.display()))
 }
 
 /// Directory holding every table journal.
@@ -86,7 +87,7 @@ pub fn tables_dir(home: &Path) -> PathBuf {
     home.join("tables")
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TableError> {
     let tmp = path.with_extension("tmp");
     {
         let mut opts = OpenOptions::new();
@@ -112,9 +113,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 impl Journal {
     /// Opens (creating if needed) the journal of `table` for `keys`, loading what it holds.
-    pub fn open(home: &Path, keys: &Keys, table: &str) -> Result<Journal, String> {
+    pub fn open(home: &Path, keys: &Keys, table: &str) -> Result<Journal, TableError> {
         if table.len() != 64 || hex::decode(table).is_err() {
-            return Err(format!("'{table}' is not a table id"));
+            return Err(TableError::NotFound(format!("'{table}' is not a table id")));
         }
         let dir = tables_dir(home).join(table);
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
@@ -197,7 +198,7 @@ impl Journal {
 
     /// Appends an event. Own events are fsynced: they must be on disk before they are
     /// published.
-    pub fn record(&mut self, ev: &Event) -> Result<(), String> {
+    pub fn record(&mut self, ev: &Event) -> Result<(), TableError> {
         if !self.seen.insert(ev.id) {
             return Ok(());
         }
@@ -224,16 +225,19 @@ impl Journal {
     /// The seat's master secret for this table: the stored one, or a new one from `fresh`
     /// sealed and fsynced before it is returned (nothing may depend on a secret that a crash
     /// could lose).
-    pub fn master(&self, fresh: impl FnOnce() -> [u8; 32]) -> Result<Zeroizing<[u8; 32]>, String> {
+    pub fn master(
+        &self,
+        fresh: impl FnOnce() -> [u8; 32],
+    ) -> Result<Zeroizing<[u8; 32]>, TableError> {
         let path = self.dir.join("master.bin");
         let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
         if path.exists() {
             let bytes = std::fs::read(&path).map_err(io_err(&path))?;
             if bytes.len() < 12 + 16 {
-                return Err(format!(
+                return Err(TableError::Journal(format!(
                     "{}: too short to hold a sealed secret",
                     path.display()
-                ));
+                )));
             }
             let pt = cipher
                 .decrypt(
@@ -244,15 +248,14 @@ impl Journal {
                     },
                 )
                 .map_err(|_| {
-                    format!(
+                    TableError::Journal(format!(
                         "{} does not open with this identity's key (another key, or damaged)",
                         path.display()
-                    )
+                    ))
                 })?;
-            let secret: [u8; 32] = pt
-                .as_slice()
-                .try_into()
-                .map_err(|_| format!("{}: not a 32-byte secret", path.display()))?;
+            let secret: [u8; 32] = pt.as_slice().try_into().map_err(|_| {
+                TableError::Journal(format!("{}: not a 32-byte secret", path.display()))
+            })?;
             return Ok(Zeroizing::new(secret));
         }
         let secret = Zeroizing::new(fresh());
@@ -266,7 +269,7 @@ impl Journal {
                     aad: &self.aad(),
                 },
             )
-            .map_err(|_| "sealing the table secret failed".to_string())?;
+            .map_err(|_| TableError::Journal("sealing the table secret failed".into()))?;
         let mut out = nonce.to_vec();
         out.extend_from_slice(&ct);
         write_atomic(&path, &out)?;
@@ -275,7 +278,7 @@ impl Journal {
 }
 
 /// Stores a table's metadata beside its journal (the journal's directory must exist).
-pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), String> {
+pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), TableError> {
     let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
     write_atomic(
         &tables_dir(home).join(&meta.table).join("meta.json"),
@@ -284,19 +287,19 @@ pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), String> {
 }
 
 /// The stored metadata of a table, if this machine played it.
-pub fn read_meta(home: &Path, table: &str) -> Result<TableMeta, String> {
+pub fn read_meta(home: &Path, table: &str) -> Result<TableMeta, TableError> {
     let path = tables_dir(home).join(table).join("meta.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
+            TableError::NotFound(format!(
                 "no local record of table {table} (looked in {})",
                 path.display()
-            )
+            ))
         } else {
-            format!("{}: {e}", path.display())
+            TableError::Journal(format!("{}: {e}", path.display()))
         }
     })?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    serde_json::from_str(&text).map_err(|e| TableError::Journal(format!("{}: {e}", path.display())))
 }
 
 /// Tables this machine joined and did not see finish.
@@ -339,10 +342,11 @@ mod tests {
         let raw = std::fs::read(j.dir().join("master.bin")).unwrap();
         assert!(!raw.windows(8).any(|w| w == [7u8; 8]), "not in the clear");
         let other = Journal::open(&home, &Keys::generate(), &table).unwrap();
-        assert!(other
-            .master(|| [9u8; 32])
-            .unwrap_err()
-            .contains("does not open"));
+        let e = other.master(|| [9u8; 32]).unwrap_err();
+        assert!(
+            matches!(&e, TableError::Journal(w) if w.contains("does not open")),
+            "{e}"
+        );
         // Moved to another table's directory, it fails its binding.
         let t2 = hex::encode([6u8; 32]);
         let j2 = Journal::open(&home, &keys, &t2).unwrap();

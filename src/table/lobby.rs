@@ -3,8 +3,9 @@
 //! relay pool. Nothing here trusts the host for more than liveness: the seat order follows from
 //! every player's committed nonce and each client checks it.
 
-use super::runner::latest;
+use super::error::TableError;
 use crate::net::pool::{PoolConfig, RelayPool};
+use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
     LOBBY_VERSION,
@@ -192,25 +193,25 @@ pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
 pub async fn host_lobby(
     opts: HostOptions,
     mut news: impl FnMut(LobbyNews) + Send,
-) -> Result<TableSpec, String> {
+) -> Result<TableSpec, TableError> {
     if opts.min_players < 2 || opts.min_players > opts.max_players {
-        return Err(format!(
+        return Err(TableError::Setup(format!(
             "a table needs at least 2 players and no more than its seats ({}..={} asked)",
             opts.min_players, opts.max_players
-        ));
+        )));
     }
     if opts.max_players > opts.seats {
-        return Err(format!(
+        return Err(TableError::Setup(format!(
             "this game seats at most {} players, not {}",
             opts.seats, opts.max_players
-        ));
+        )));
     }
     if !opts.public && opts.invite.is_empty() {
-        return Err("an invite-only table needs at least one --invite NPUB".into());
+        return Err(TableError::Setup(
+            "an invite-only table needs at least one --invite NPUB".into(),
+        ));
     }
-    let pool = RelayPool::connect(opts.keys.clone(), &opts.relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(opts.keys.clone(), &opts.relays, PoolConfig::default()).await?;
     let me = opts.keys.public_key();
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
@@ -243,15 +244,15 @@ pub async fn host_lobby(
             expires: Some(expires),
         }),
     };
-    let mut sub = pool
-        .subscribe(vec![lobby_filter(&me, &table)])
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
     let mut announcer = Announcer {
         keys: opts.keys.clone(),
         last: None,
     };
-    announcer.publish(&pool, &spec).await?;
+    announcer
+        .publish(&pool, &spec)
+        .await
+        .map_err(TableError::Lobby)?;
     let naddr = wire::table_naddr(&me, &table, &opts.relays);
     news(LobbyNews::Announced {
         naddr: naddr.clone(),
@@ -305,7 +306,7 @@ pub async fn host_lobby(
         });
     }
     pool.shutdown().await;
-    result.map(|()| spec)
+    result.map(|()| spec).map_err(TableError::Lobby)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -558,32 +559,31 @@ pub async fn check_seated(
     pool: &RelayPool,
     host: &PublicKey,
     spec: &TableSpec,
-) -> Result<(), String> {
+) -> Result<(), TableError> {
     let Some(l) = &spec.lobby else {
         return Ok(());
     };
     match l.status {
         LobbyStatus::Seated => {}
         LobbyStatus::Cancelled => {
-            return Err(format!(
+            return Err(TableError::Seating(format!(
                 "table {} is cancelled: {}",
                 spec.table,
                 l.reason.as_deref().unwrap_or("no reason given")
-            ))
+            )))
         }
         other => {
-            return Err(format!(
+            return Err(TableError::NotSeated(format!(
                 "table {} is still {} (its seats are not fixed yet)",
                 spec.table,
                 other.name()
-            ))
+            )))
         }
     }
     let events = pool
         .fetch_all(lobby_filter(host, &spec.table), 500, Duration::from_secs(5))
-        .await
-        .map_err(|e| e.to_string())?;
-    wire::lobby::check_seating(spec, &events)
+        .await?;
+    wire::lobby::check_seating(spec, &events).map_err(TableError::Seating)
 }
 
 /// Where a table named by a person lives.
@@ -597,18 +597,18 @@ pub struct TableRef {
 }
 
 /// Parses `naddr1…`, `nevent1…` (of a table announcement) or a 64-hex table id.
-pub fn parse_ref(text: &str) -> Result<TableRef, String> {
+pub fn parse_ref(text: &str) -> Result<TableRef, TableError> {
     let t = text.trim();
     if t.starts_with("nevent1") {
-        let e =
-            Nip19Event::from_bech32(t).map_err(|e| format!("'{t}' is not a valid nevent: {e}"))?;
+        let e = Nip19Event::from_bech32(t)
+            .map_err(|e| TableError::NotFound(format!("'{t}' is not a valid nevent: {e}")))?;
         if let Some(k) = e.kind {
             if k != Kind::from(wire::KIND_TABLE) {
-                return Err(format!(
+                return Err(TableError::NotFound(format!(
                     "'{t}' names a kind {} event, not a table announcement (kind {})",
                     k.as_u16(),
                     wire::KIND_TABLE
-                ));
+                )));
             }
         }
         return Ok(TableRef {
@@ -618,7 +618,7 @@ pub fn parse_ref(text: &str) -> Result<TableRef, String> {
             event: Some(e.event_id),
         });
     }
-    let (table, host, relays) = wire::parse_table_ref(t)?;
+    let (table, host, relays) = wire::parse_table_ref(t).map_err(TableError::NotFound)?;
     Ok(TableRef {
         table,
         host,
@@ -632,7 +632,7 @@ pub async fn find_announcement(
     pool: &RelayPool,
     r: &TableRef,
     timeout: Duration,
-) -> Result<(Event, TableSpec), String> {
+) -> Result<(Event, TableSpec), TableError> {
     let filter = if let Some(id) = r.event {
         Filter::new().id(id)
     } else {
@@ -644,10 +644,7 @@ pub async fn find_announcement(
         }
         f
     };
-    let events = pool
-        .fetch(vec![filter], timeout)
-        .await
-        .map_err(|e| e.to_string())?;
+    let events = pool.fetch(vec![filter], timeout).await?;
     let mut events: Vec<Event> = events
         .into_iter()
         .filter(|e| e.kind == Kind::from(wire::KIND_TABLE))
@@ -655,7 +652,7 @@ pub async fn find_announcement(
     if r.event.is_some() {
         // An nevent pins one version; the table may have moved on since.
         if let Some(ev) = events.first().cloned() {
-            let spec = wire::parse_table(&ev).map_err(|e| e.to_string())?;
+            let spec = wire::parse_table(&ev).map_err(|e| TableError::Setup(e.to_string()))?;
             let newer = pool
                 .fetch(
                     vec![Filter::new()
@@ -664,19 +661,18 @@ pub async fn find_announcement(
                         .identifier(spec.table.clone())],
                     timeout,
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             events.extend(newer);
         }
     }
     let ev = latest(&events).cloned().ok_or_else(|| {
-        if r.event.is_some() {
+        TableError::NotFound(if r.event.is_some() {
             "the table announcement was not found on the relays".to_string()
         } else {
             format!("table {} was not found on the relays", r.table)
-        }
+        })
     })?;
-    let spec = wire::parse_table(&ev).map_err(|e| e.to_string())?;
+    let spec = wire::parse_table(&ev).map_err(|e| TableError::Setup(e.to_string()))?;
     Ok((ev, spec))
 }
 
@@ -695,7 +691,7 @@ pub async fn join_lobby(
     r: &TableRef,
     wait: Duration,
     mut news: impl FnMut(LobbyNews) + Send,
-) -> Result<Joined, String> {
+) -> Result<Joined, TableError> {
     let mut relays: Vec<String> = relays.to_vec();
     for h in &r.relays {
         if !relays.contains(h) {
@@ -703,17 +699,15 @@ pub async fn join_lobby(
         }
     }
     if relays.is_empty() {
-        return Err(
+        return Err(TableError::NotFound(
             "no relay to look for the table on: pass --relay URL or an naddr with relay hints"
                 .into(),
-        );
+        ));
     }
-    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default()).await?;
     let out = join_inner(keys, &pool, &relays, r, wait, &mut news).await;
     pool.shutdown().await;
-    out
+    out.map_err(TableError::Lobby)
 }
 
 async fn join_inner(
@@ -1031,12 +1025,14 @@ mod tests {
             .kind(Kind::TextNote)
             .to_bech32()
             .unwrap();
-        assert!(parse_ref(&note)
-            .unwrap_err()
-            .contains("not a table announcement"));
+        assert!(matches!(
+            parse_ref(&note),
+            Err(TableError::NotFound(w)) if w.contains("not a table announcement")
+        ));
         assert_eq!(parse_ref(&id).unwrap().table, id);
-        assert!(parse_ref("nevent1garbage")
-            .unwrap_err()
-            .contains("not a valid nevent"));
+        assert!(matches!(
+            parse_ref("nevent1garbage"),
+            Err(TableError::NotFound(w)) if w.contains("not a valid nevent")
+        ));
     }
 }

@@ -16,11 +16,13 @@
 
 pub mod chance;
 pub mod demo;
+pub mod error;
 pub mod journal;
 pub mod lobby;
 pub mod runner;
 pub mod session;
 pub mod verify;
 
+pub use error::TableError;
 pub use runner::{run_client, ClientReport, Decider, RunConfig};
 pub use session::{Session, Verdict, Violation};

@@ -4,6 +4,7 @@
 //! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
 //! loop never stops listening while a person thinks.
 
+use super::error::TableError;
 use super::journal::{signed_key, Journal};
 use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation};
 use crate::bots::Bot;
@@ -153,36 +154,40 @@ fn now_unix() -> u64 {
 }
 
 /// A log event signed now.
-fn sign(keys: &Keys, host: &PublicKey, p: &Payload) -> Result<Event, String> {
+fn sign(keys: &Keys, host: &PublicKey, p: &Payload) -> Result<Event, TableError> {
     log_event(host, p)
         .sign_with_keys(keys)
-        .map_err(|e| format!("signing our event: {e}"))
+        .map_err(|e| TableError::Signing(e.to_string()))
 }
 
 /// The session config and initial game of a seated table.
 pub fn table_game<G: TableGame>(
     spec: &TableSpec,
     start: u64,
-) -> Result<(SessionConfig, G), String> {
+) -> Result<(SessionConfig, G), TableError> {
     if spec.game != G::NAME {
-        return Err(format!(
+        return Err(TableError::Setup(format!(
             "table {} is a {} table, not {}",
             spec.table,
             spec.game,
             G::TITLE
-        ));
+        )));
     }
-    let setup: G::Setup = serde_json::from_value(spec.setup.clone())
-        .map_err(|e| format!("the table's {} setup is not readable: {e}", G::TITLE))?;
+    let setup: G::Setup = serde_json::from_value(spec.setup.clone()).map_err(|e| {
+        TableError::Setup(format!(
+            "the table's {} setup is not readable: {e}",
+            G::TITLE
+        ))
+    })?;
     let (min, max) = G::seats_for(&setup);
     let n = spec.seats.len();
     if n < min as usize || n > max as usize {
-        return Err(format!(
+        return Err(TableError::Setup(format!(
             "the table seats {n} players; {} with this setup seats {min} to {max}",
             G::TITLE
-        ));
+        )));
     }
-    let game = G::start(&setup, n as u8).map_err(|e| e.to_string())?;
+    let game = G::start(&setup, n as u8).map_err(|e| TableError::Setup(e.to_string()))?;
     let cfg = SessionConfig {
         table: spec.id(),
         seats: spec.seat_keys(),
@@ -199,7 +204,7 @@ pub async fn fetch_table(
     host: &PublicKey,
     table: &str,
     timeout: Duration,
-) -> Result<(TableSpec, u64), String> {
+) -> Result<(TableSpec, u64), TableError> {
     let filter = Filter::new()
         .kind(Kind::from(wire::KIND_TABLE))
         .author(*host)
@@ -208,29 +213,20 @@ pub async fn fetch_table(
     loop {
         let events = pool
             .fetch(vec![filter.clone()], Duration::from_secs(2))
-            .await
-            .map_err(|e| e.to_string())?;
-        if let Some(ev) = latest(&events) {
-            let spec = wire::parse_table(ev).map_err(|e| e.to_string())?;
+            .await?;
+        if let Some(ev) = wire::latest(&events) {
+            let spec = wire::parse_table(ev).map_err(|e| TableError::Setup(e.to_string()))?;
             super::lobby::check_seated(pool, host, &spec).await?;
             return Ok((spec, ev.created_at.as_secs()));
         }
         if Instant::now() > deadline {
-            return Err(format!(
+            return Err(TableError::NotFound(format!(
                 "table {table} by {} was not found on the relays",
                 host.to_bech32().unwrap_or_else(|_| host.to_hex())
-            ));
+            )));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// The current version of an addressable event: the newest, ties broken by the lowest id as
-/// relays do.
-pub fn latest(events: &[Event]) -> Option<&Event> {
-    events
-        .iter()
-        .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
 }
 
 /// How far ahead of this machine's clock an event may be dated before it is held back: a
@@ -238,7 +234,7 @@ pub fn latest(events: &[Event]) -> Option<&Event> {
 const CLOCK_SKEW_SECS: u64 = 5;
 
 /// Runs a client until the table ends (or stalls for `idle`).
-pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, String> {
+pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
     let me_key = cfg.keys.public_key();
     let seat = cfg
         .spec
@@ -253,15 +249,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         (Some(_), None) => Some(Zeroizing::new(fresh_secret())),
     };
     let me = seat.zip(master);
-    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default()).await?;
     let filter = wire::log_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
-    let mut sub = pool
-        .subscribe(vec![filter.clone()])
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut session = Session::new(scfg, game, me).map_err(|e| e.to_string())?;
+    let mut sub = pool.subscribe(vec![filter.clone()]).await?;
+    let mut session = Session::new(scfg, game, me).map_err(|e| TableError::Setup(e.to_string()))?;
     // What this client recorded before it stopped, then what the relays hold.
     let recorded: Vec<Event> = cfg
         .journal
@@ -399,13 +390,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             pool.shutdown().await;
             if finished {
                 // Finished, but our last events never reached a relay.
-                return Err(format!(
+                return Err(TableError::Stalled(format!(
                     "the table is over but no relay took our last {} event(s): {}",
                     unsent.len(),
                     health.last_error.unwrap_or_default()
-                ));
+                )));
             }
-            return Err(format!(
+            return Err(TableError::Stalled(format!(
                 "the table has not moved for {} s: step {} waits for {} ({}); \
                  run `tolerance resume` to pick it up again",
                 cfg.idle.as_secs(),
@@ -413,10 +404,14 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 a.what,
                 a.seats
                     .iter()
-                    .map(|s| format!("seat {s}"))
+                    .map(|s| cfg
+                        .names
+                        .get(*s as usize)
+                        .cloned()
+                        .unwrap_or_else(|| format!("seat {s}")))
                     .collect::<Vec<_>>()
                     .join(", ")
-            ));
+            )));
         }
         wake = wake.min(idle_left);
         let decision = async {
@@ -428,7 +423,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         tokio::select! {
             ev = sub.recv() => {
                 let Some(ev) = ev else {
-                    return Err("the relay subscription ended".into());
+                    return Err(TableError::Relay(crate::net::NetError::Io {
+                        context: "following the table".into(),
+                        source: std::io::Error::other("the relay subscription ended"),
+                    }));
                 };
                 let mut batch = vec![ev];
                 while let Some(more) = sub.try_recv() {
@@ -451,9 +449,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     }
                     None => {
                         pool.shutdown().await;
-                        return Err("you left the table; `tolerance resume` takes the seat again \
-                                    while the table goes on"
-                            .into());
+                        return Err(TableError::Left(
+                            "you left the table; `tolerance resume` takes the seat again while \
+                             the table goes on"
+                                .into(),
+                        ));
                     }
                 }
             }
@@ -497,7 +497,7 @@ fn fresh_secret() -> [u8; 32] {
 async fn feed<G: TableGame>(
     mut session: Session<G>,
     events: Vec<Event>,
-) -> Result<Session<G>, String> {
+) -> Result<Session<G>, TableError> {
     if events.is_empty() {
         return Ok(session);
     }
@@ -508,14 +508,15 @@ async fn feed<G: TableGame>(
         session
     })
     .await
-    .map_err(|e| e.to_string())
+    // A panic while checking events is a bug of ours, reported as such.
+    .map_err(|e| TableError::Setup(format!("checking the table's events failed: {e}")))
 }
 
 async fn record_and_feed<G: TableGame>(
     session: Session<G>,
     events: Vec<Event>,
     journal: Option<&mut Journal>,
-) -> Result<Session<G>, String> {
+) -> Result<Session<G>, TableError> {
     if let Some(j) = journal {
         for ev in &events {
             // Only the table's own seats' events are worth keeping.

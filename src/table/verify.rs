@@ -2,11 +2,13 @@
 //! spectator (`tolerance watch`): the same session every player runs, with no seat and no
 //! secret.
 
-use super::runner::{fetch_table, latest, run_client, table_game, RunConfig, Watch};
+use super::error::TableError;
+use super::runner::{fetch_table, run_client, table_game, RunConfig, Watch};
 use super::session::{Session, Verdict, Violation};
 use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
 use crate::net::pool::{PoolConfig, RelayPool};
+use crate::wire::latest;
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
@@ -51,8 +53,8 @@ fn npub(pk: &PublicKey) -> String {
 pub async fn find_table(
     pool: &RelayPool,
     table: &str,
-) -> Result<(PublicKey, TableSpec, u64, Vec<String>), String> {
-    let (id, host, _) = wire::parse_table_ref(table)?;
+) -> Result<(PublicKey, TableSpec, u64, Vec<String>), TableError> {
+    let (id, host, _) = wire::parse_table_ref(table).map_err(TableError::NotFound)?;
     if let Some(host) = host {
         let (spec, start) = fetch_table(pool, &host, &id, Duration::from_secs(5)).await?;
         let others = other_hosts(pool, &id, &host).await;
@@ -65,8 +67,7 @@ pub async fn find_table(
                 .identifier(&id)],
             Duration::from_secs(5),
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     let mut hosts: Vec<PublicKey> = events.iter().map(|e| e.pubkey).collect();
     hosts.sort();
     hosts.dedup();
@@ -82,14 +83,18 @@ pub async fn find_table(
         }
     }
     match seated.len() {
-        0 if hosts.is_empty() => Err(format!("no table {id} on these relays")),
-        0 => Err(format!("table {id} was announced but never seated")),
+        0 if hosts.is_empty() => Err(TableError::NotFound(format!(
+            "no table {id} on these relays"
+        ))),
+        0 => Err(TableError::NotSeated(format!(
+            "table {id} was announced but never seated"
+        ))),
         1 => {
             let (h, spec, start) = seated.remove(0);
             let others = hosts.iter().filter(|x| **x != h).map(npub).collect();
             Ok((h, spec, start, others))
         }
-        _ => Err(format!(
+        _ => Err(TableError::NotFound(format!(
             "{} different keys announce a seated table {id}: name it by its naddr to say whose \
              ({})",
             seated.len(),
@@ -98,7 +103,7 @@ pub async fn find_table(
                 .map(|(h, _, _)| npub(h))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
+        ))),
     }
 }
 
@@ -162,10 +167,11 @@ struct Checked {
 }
 
 impl Visit for CheckOut {
-    type Out = Result<Checked, String>;
-    fn visit<G: TableGame>(self) -> Result<Checked, String> {
+    type Out = Result<Checked, TableError>;
+    fn visit<G: TableGame>(self) -> Result<Checked, TableError> {
         let (cfg, game) = table_game::<G>(&self.spec, self.start)?;
-        let mut s: Session<G> = Session::new(cfg, game, None).map_err(|e| e.to_string())?;
+        let mut s: Session<G> =
+            Session::new(cfg, game, None).map_err(|e| TableError::Setup(e.to_string()))?;
         for ev in &self.events {
             s.handle(ev);
         }
@@ -182,16 +188,11 @@ impl Visit for CheckOut {
 }
 
 /// Fetches a table's announcement and every event of its seated keys, and checks them all.
-pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport, String> {
-    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport, TableError> {
+    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default()).await?;
     let (host, spec, start, other_hosts) = find_table(&pool, table).await?;
     let filter = wire::log_filter(&host, &spec.table, &spec.seat_keys());
-    let events = pool
-        .fetch_all(filter, 500, Duration::from_secs(10))
-        .await
-        .map_err(|e| e.to_string())?;
+    let events = pool.fetch_all(filter, 500, Duration::from_secs(10)).await?;
     // One capped look at what else claims to be this table's log.
     let strangers = pool
         .fetch(
@@ -215,7 +216,8 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
             events,
             names: names.clone(),
         },
-    )??;
+    )
+    .map_err(TableError::Setup)??;
     let problems = checked
         .violations
         .iter()
@@ -279,11 +281,9 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
 }
 
 /// Follows a table live (or replays a finished one) as a spectator, printing what happens.
-pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
-    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let (id, host, _) = wire::parse_table_ref(table)?;
+pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError> {
+    let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default()).await?;
+    let (id, host, _) = wire::parse_table_ref(table).map_err(TableError::NotFound)?;
     let host = match host {
         Some(h) => h,
         None => find_table(&pool, table).await?.0,
@@ -292,7 +292,7 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
     let (spec, start) = loop {
         match fetch_table(&pool, &host, &id, Duration::from_secs(10)).await {
             Ok(x) => break x,
-            Err(e) if e.contains("still open") || e.contains("still starting") => {
+            Err(TableError::NotSeated(_)) => {
                 eprintln!("waiting for the table to be seated…");
                 tokio::time::sleep(Duration::from_secs(2)).await;
             }
@@ -324,7 +324,8 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, String> {
             relays: relays.to_vec(),
             names,
         },
-    )?
+    )
+    .map_err(TableError::Setup)?
     .await
 }
 
@@ -337,7 +338,8 @@ struct Follow {
 }
 
 impl Visit for Follow {
-    type Out = std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, String>> + Send>>;
+    type Out =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, TableError>> + Send>>;
     fn visit<G: TableGame>(self) -> Self::Out {
         Box::pin(async move {
             let mut shown = 0usize;

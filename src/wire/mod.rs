@@ -169,6 +169,14 @@ pub fn parse_table_ref(text: &str) -> Result<(String, Option<PublicKey>, Vec<Str
 
 /// Filter for a table's whole log, from its seated authors only: events of other keys are
 /// never even fetched, so strangers can neither flood a client nor push the table's own events
+/// The current version of an addressable event: the newest, ties broken by the lowest id as
+/// relays do.
+pub fn latest(events: &[Event]) -> Option<&Event> {
+    events
+        .iter()
+        .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
+}
+
 /// out of a relay's capped answer.
 pub fn log_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filter {
     let f = Filter::new()

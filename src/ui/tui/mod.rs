@@ -195,7 +195,7 @@ fn screen<G: TableGame>(
 /// The terminal table for seat `me`, while `run` plays the table with the decider and the
 /// update callback it is given. `summary` says how the run ended in one line for the end
 /// screen. Returns the run's result, or `None` when the person left first.
-pub async fn play<G, T, F>(
+pub async fn play<G, T, E, F>(
     names: Vec<String>,
     me: Seat,
     run: impl FnOnce(PersonDecider<G>, OnUpdate<G>) -> F,
@@ -203,7 +203,8 @@ pub async fn play<G, T, F>(
 ) -> Result<Option<T>, String>
 where
     G: TableGame,
-    F: Future<Output = Result<T, String>>,
+    E: std::fmt::Display,
+    F: Future<Output = Result<T, E>>,
 {
     let tui = TuiTerminal::enter()?;
     let (msg_tx, msg_rx) = std::sync::mpsc::channel::<Msg<G>>();
@@ -235,7 +236,7 @@ where
         .map_err(|_| "the terminal table failed".to_string())?;
     restore_terminal();
     ended?;
-    outcome.transpose()
+    outcome.transpose().map_err(|e| e.to_string())
 }
 
 /// The runner's update callback, sending this seat's reading of each batch to the screen.
