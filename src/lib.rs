@@ -34,7 +34,9 @@
 //! - [`table`]: the one runtime. [`table::session`] is pure (events in, outbox out, time and the
 //!   seat's secret passed in) and generic over the game; [`table::chance`] answers the game's
 //!   chance requests with decks and dice; the runner, lobby, journal, verify and demo put it
-//!   on relays. A client's own events take the same path as everyone else's.
+//!   on relays, and fail with a [`table::TableError`] that says what kind of trouble it is
+//!   (relay, table not found or not seated, setup, journal, stall...). A client's own events
+//!   take the same path as everyone else's.
 //! - [`history`]: tables saved on this machine, listed and shown.
 //! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice);
 //!   [`config`]: optional settings in the same directory.
