@@ -8,6 +8,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use expectrl::Session;
 use std::io::ErrorKind;
 use std::process::Command;
@@ -305,4 +307,101 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
         .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
     assert!(over.contains("0 rejected"), "{over}");
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `tables` on a terminal: the lobby screen lists a public table another process hosts, Enter
+/// joins it as `tolerance join` would, and the seat is played on the terminal table to the end.
+#[test]
+fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let host_home = common::home("tui-lobby", "host");
+    let home = common::home("tui-lobby", "guest");
+    common::player(&host_home);
+    common::player(&home);
+    let host = common::spawn(
+        &host_home,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--hands",
+            "2",
+            "--title",
+            "stranger",
+            "--auto",
+        ],
+    );
+    rt.block_on(host.line("table announced", Duration::from_secs(30)));
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut seen = Vec::<&str>::new();
+    let mut joined = false;
+    let status = pty.run(|s| {
+        for w in [
+            "Invitations (0)",
+            "Open public tables (1)",
+            "High Card",
+            "Your move",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if !joined {
+            if s.contains("▶ stranger hosted by") && s.contains("High Card") {
+                joined = true;
+                return Some("\r");
+            }
+            // Listed before the relay had the table: list again.
+            return s.contains("Open public tables (0)").then_some("r");
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in [
+        "Invitations (0)",
+        "Open public tables (1)",
+        "High Card",
+        "Your move",
+    ] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("joining as"), "{raw}");
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
+    assert!(ok, "the host failed:\n{out}\n{err}");
+    assert!(out.contains("table over: "), "{out}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&host_home);
 }

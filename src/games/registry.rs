@@ -35,6 +35,10 @@ pub trait TableGame:
     const SUMMARY: &'static str;
     /// Players the game seats, at least and at most.
     const SEATS: (u8, u8);
+    /// Its built-in variants by name, the one a table gets when none is named first; forms
+    /// offer them to pick from (variant files and published variants come on top, for the
+    /// games that read them).
+    const VARIANTS: &'static [&'static str] = &["standard"];
     /// Its typed setup, as announced on the wire (`TableSpec::setup`).
     type Setup: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static;
 
@@ -110,6 +114,9 @@ pub struct GameInfo {
     pub min_players: u8,
     pub max_players: u8,
     pub summary: &'static str,
+    /// `TableGame::VARIANTS`; left out of `games --json`, whose shape scripts rely on.
+    #[serde(skip)]
+    pub variants: &'static [&'static str],
 }
 
 impl GameInfo {
@@ -120,6 +127,7 @@ impl GameInfo {
             min_players: G::SEATS.0,
             max_players: G::SEATS.1,
             summary: G::SUMMARY,
+            variants: G::VARIANTS,
         }
     }
 }

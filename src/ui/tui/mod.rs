@@ -6,6 +6,9 @@
 //! table, an error, Ctrl-C (a key in raw mode, a signal otherwise) and a panic.
 
 pub mod frame;
+pub mod lobby;
+#[cfg(test)]
+mod lobby_tests;
 #[cfg(test)]
 mod tests;
 
