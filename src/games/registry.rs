@@ -39,6 +39,9 @@ pub trait TableGame:
     /// offer them to pick from (variant files and published variants come on top, for the
     /// games that read them).
     const VARIANTS: &'static [&'static str] = &["standard"];
+    /// Whether a variant file (or a published variant's naddr) can name a setup, beyond the
+    /// built-ins.
+    const VARIANT_FILES: bool = false;
     /// Its typed setup, as announced on the wire (`TableSpec::setup`).
     type Setup: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static;
 
@@ -117,6 +120,9 @@ pub struct GameInfo {
     /// `TableGame::VARIANTS`; left out of `games --json`, whose shape scripts rely on.
     #[serde(skip)]
     pub variants: &'static [&'static str],
+    /// `TableGame::VARIANT_FILES`, left out the same way.
+    #[serde(skip)]
+    pub variant_files: bool,
 }
 
 impl GameInfo {
@@ -128,6 +134,7 @@ impl GameInfo {
             max_players: G::SEATS.1,
             summary: G::SUMMARY,
             variants: G::VARIANTS,
+            variant_files: G::VARIANT_FILES,
         }
     }
 }

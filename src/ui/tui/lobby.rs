@@ -404,7 +404,7 @@ impl LobbyState {
                 }
                 Err(e) => self.error = Some(e),
             },
-            _ => self.notice = Some(form_help(form.field).into()),
+            _ => self.notice = Some(form_help(form.field, game.variant_files).into()),
         }
         self.mode = LobbyMode::NewTable(form);
         outcome
@@ -456,12 +456,13 @@ impl LobbyState {
 }
 
 /// The keys of the new-table form's field, in words.
-fn form_help(field: Field) -> &'static str {
+fn form_help(field: Field, files: bool) -> &'static str {
     match field {
         Field::Game => "←/→ game · Tab variant · Enter host it · Esc back",
-        Field::Variant => {
+        Field::Variant if files => {
             "←/→ built-ins or type a path/naddr · Tab seats · Enter host it · Esc back"
         }
+        Field::Variant => "←/→ variant · Tab seats · Enter host it · Esc back",
         Field::Seats => "digits or ←/→ seats · Tab game · Enter host it · Esc back",
     }
 }
@@ -471,10 +472,12 @@ fn form_help(field: Field) -> &'static str {
 fn check_form(form: &NewTableForm, game: &GameInfo) -> Result<NewTable, String> {
     let variant = form.variant.trim();
     if variant.is_empty() {
-        return Err(format!(
-            "name a variant: a built-in ({}), a file path or an naddr1…",
-            game.variants.join(", ")
-        ));
+        let builtins = game.variants.join(", ");
+        return Err(if game.variant_files {
+            format!("name a variant: a built-in ({builtins}), a file path or an naddr1…")
+        } else {
+            format!("name a variant: {builtins}")
+        });
     }
     let (min, max) = (game.min_players, game.max_players);
     let seats: u8 = form
@@ -553,7 +556,10 @@ fn lobby_help(state: &LobbyState) -> &'static str {
         LobbyMode::List => {
             "↑/↓ choose · Enter join · n new table · f feedback · r refresh · q quit"
         }
-        LobbyMode::NewTable(f) => form_help(f.field),
+        LobbyMode::NewTable(f) => form_help(
+            f.field,
+            state.games.get(f.game).is_some_and(|g| g.variant_files),
+        ),
         LobbyMode::Feedback(f) if matches!(f.status, FeedbackStatus::Sent(_)) => {
             "any key: back to the lobby"
         }
@@ -661,34 +667,42 @@ fn draw_new_table(
     } else {
         format!("{}▏", form.variant)
     };
-    let lines = vec![
-        field(
-            "game",
-            format!("◀ {} ▶", game.title),
-            form.field == Field::Game,
-        ),
-        Line::styled(format!("           {}", game.summary), dim),
-        Line::raw(""),
-        field("variant", variant, form.field == Field::Variant),
-        Line::styled(
-            format!(
-                "           built-ins: {} · or a variant file path · or an naddr1…",
-                game.variants.join(", ")
-            ),
-            dim,
-        ),
-        Line::raw(""),
-        field("seats", form.seats.clone(), form.field == Field::Seats),
-        Line::styled(
-            format!(
-                "           the most players, you included ({}–{})",
-                game.min_players, game.max_players
-            ),
-            dim,
-        ),
-        Line::raw(""),
-        Line::raw("A public table on these relays: anyone may sit. It starts when it fills."),
-    ];
+    // Hints sit under their field's value, wrapped to stay there.
+    let hint_width = area.width.saturating_sub(2 + HINT_INDENT as u16) as usize;
+    let hint = |text: &str| -> Vec<Line<'static>> {
+        wrap_words(text, hint_width)
+            .into_iter()
+            .map(|l| Line::styled(format!("{}{l}", " ".repeat(HINT_INDENT)), dim))
+            .collect()
+    };
+    let builtins = format!("built-ins: {}", game.variants.join(", "));
+    let mut lines = vec![field(
+        "game",
+        format!("◀ {} ▶", game.title),
+        form.field == Field::Game,
+    )];
+    lines.extend(hint(game.summary));
+    lines.push(Line::raw(""));
+    lines.push(field("variant", variant, form.field == Field::Variant));
+    lines.extend(hint(&if game.variant_files {
+        format!("{builtins} · or a variant file path · or an naddr1…")
+    } else {
+        builtins
+    }));
+    lines.push(Line::raw(""));
+    lines.push(field(
+        "seats",
+        form.seats.clone(),
+        form.field == Field::Seats,
+    ));
+    lines.extend(hint(&format!(
+        "the most players, you included ({}–{})",
+        game.min_players, game.max_players
+    )));
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(
+        "A public table on these relays: anyone may sit. It starts when it fills.",
+    ));
     frame.render_widget(
         Paragraph::new(lines)
             .block(
@@ -699,6 +713,30 @@ fn draw_new_table(
             .wrap(Wrap { trim: false }),
         area,
     );
+}
+
+/// Where a form's hints start: under the values, past the labels.
+const HINT_INDENT: usize = 11;
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than a
+/// line gets a line of its own).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if !line.is_empty() && needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 fn draw_feedback(frame: &mut Frame, area: Rect, form: &FeedbackForm, accent: Style) {

@@ -277,6 +277,16 @@ fn the_form_hosts_any_registered_game_with_its_own_variants_and_seats() {
     let t = text(&render(&s, 80, 24));
     assert!(t.contains("variant: ◀ traditional ▶"), "{t}");
     assert!(t.contains("built-ins: traditional, modern"), "{t}");
+    // Mia reads no variant files: the form does not offer them.
+    assert!(!t.contains("file path"), "{t}");
+    // A long summary wraps under its field, not into the labels' column.
+    assert!(
+        t.lines()
+            .skip(3)
+            .take(4)
+            .all(|l| !l.starts_with("│") || l[3..].starts_with("  ")),
+        "{t}"
+    );
     assert!(t.contains("(2–10)"), "{t}");
     s.key(code(KeyCode::Tab));
     s.key(code(KeyCode::Right));
