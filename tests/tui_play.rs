@@ -405,3 +405,75 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&host_home);
 }
+
+/// `n` on the lobby screen hosts a public table of the chosen game as `tolerance host` would;
+/// a stranger joins it by the printed naddr and the host's seat is played to the end.
+#[test]
+fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-lobby-host", "host");
+    let guest_home = common::home("tui-lobby-host", "guest");
+    common::player(&home);
+    common::player(&guest_home);
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut guest: Option<common::Proc> = None;
+    let mut asked = false;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            if let Some(at) = s.find("tolerance join naddr1") {
+                let naddr = common::naddr_of(&s[at..]);
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+                return None;
+            }
+        }
+        if s.contains("Open public tables (0)") && !asked {
+            asked = true;
+            return Some("n");
+        }
+        if s.contains("new table") && !s.contains("checking") {
+            if !s.contains("◀ High Card ▶") {
+                return Some("\x1b[C");
+            }
+            // To the seats: two, then host it.
+            return Some("\t\t\x7f2\r");
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("hosting high-card"), "{raw}");
+    assert!(raw.contains("2 seats, public"), "{raw}");
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    let guest = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
+}
