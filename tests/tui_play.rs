@@ -477,3 +477,42 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&guest_home);
 }
+
+/// `f` on the lobby screen sends feedback as `tolerance feedback --relay URL` does and shows
+/// which relays took it; `q` then leaves with the terminal given back.
+#[test]
+fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-lobby-feedback", "me");
+    common::player(&home);
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut sent = false;
+    let mut report = String::new();
+    let status = pty.run(|s| {
+        if s.contains("accepted by") {
+            sent = true;
+            report = s.to_string();
+            return Some(" ");
+        }
+        if s.contains("Open public tables (0)") {
+            return Some(if sent { "q" } else { "f" });
+        }
+        (s.contains("feedback to the author") && !s.contains("more dice"))
+            .then_some("more dice, please\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(sent, "no relay took the feedback:\n{}", pty.text());
+    let at = url.trim_start_matches("ws://").trim_end_matches('/');
+    assert!(report.contains("sent privately"), "{report}");
+    assert!(
+        report.contains(&format!("accepted by ws://{at}")),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
