@@ -43,7 +43,8 @@
 //! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
 //!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
 //! - [`ui`]: the line interface and the terminal table ([`ui::tui`]: one frame for every game,
-//!   fed by the runner's updates and turns), drawn from a seat's view. A game's own part of the
+//!   fed by the runner's updates and turns), drawn from a seat's view; [`ui::tui::lobby`] is
+//!   the lobby screen of `tables` (pure state and drawing; the command answers its requests). A game's own part of the
 //!   terminal table, its panel, lives in its folder behind `TableGame::panel`
 //!   ([`games::panel`]: the trait, the shared dice panel, and the generic panel any game gets).
 //! - [`app`]: the commands, one file each; `main.rs` only calls [`app::run`].

@@ -8,6 +8,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use expectrl::Session;
 use std::io::ErrorKind;
 use std::process::Command;
@@ -304,5 +306,213 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
         .find(|l| l.starts_with("table over: "))
         .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
     assert!(over.contains("0 rejected"), "{over}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `tables` on a terminal: the lobby screen lists a public table another process hosts, Enter
+/// joins it as `tolerance join` would, and the seat is played on the terminal table to the end.
+#[test]
+fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let host_home = common::home("tui-lobby", "host");
+    let home = common::home("tui-lobby", "guest");
+    common::player(&host_home);
+    common::player(&home);
+    let host = common::spawn(
+        &host_home,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--hands",
+            "2",
+            "--title",
+            "stranger",
+            "--auto",
+        ],
+    );
+    rt.block_on(host.line("table announced", Duration::from_secs(30)));
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut seen = Vec::<&str>::new();
+    let mut joined = false;
+    let status = pty.run(|s| {
+        for w in [
+            "Invitations (0)",
+            "Open public tables (1)",
+            "High Card",
+            "Your move",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if !joined {
+            if s.contains("▶ stranger hosted by") && s.contains("High Card") {
+                joined = true;
+                return Some("\r");
+            }
+            // Listed before the relay had the table: list again.
+            return s.contains("Open public tables (0)").then_some("r");
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in [
+        "Invitations (0)",
+        "Open public tables (1)",
+        "High Card",
+        "Your move",
+    ] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("joining as"), "{raw}");
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
+    assert!(ok, "the host failed:\n{out}\n{err}");
+    assert!(out.contains("table over: "), "{out}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&host_home);
+}
+
+/// `n` on the lobby screen hosts a public table of the chosen game as `tolerance host` would;
+/// a stranger joins it by the printed naddr and the host's seat is played to the end.
+#[test]
+fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-lobby-host", "host");
+    let guest_home = common::home("tui-lobby-host", "guest");
+    common::player(&home);
+    common::player(&guest_home);
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut guest: Option<common::Proc> = None;
+    let mut asked = false;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            if let Some(at) = s.find("tolerance join naddr1") {
+                let naddr = common::naddr_of(&s[at..]);
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+                return None;
+            }
+        }
+        if s.contains("Open public tables (0)") && !asked {
+            asked = true;
+            return Some("n");
+        }
+        if s.contains("new table") && !s.contains("checking") {
+            if !s.contains("◀ High Card ▶") {
+                return Some("\x1b[C");
+            }
+            // To the seats: two, then host it.
+            return Some("\t\t\x7f2\r");
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("hosting high-card"), "{raw}");
+    assert!(raw.contains("2 seats, public"), "{raw}");
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    let guest = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
+}
+
+/// `f` on the lobby screen sends feedback as `tolerance feedback --relay URL` does and shows
+/// which relays took it; `q` then leaves with the terminal given back.
+#[test]
+fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-lobby-feedback", "me");
+    common::player(&home);
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut sent = false;
+    let mut report = String::new();
+    let status = pty.run(|s| {
+        if s.contains("accepted by") {
+            sent = true;
+            report = s.to_string();
+            return Some(" ");
+        }
+        if s.contains("Open public tables (0)") {
+            return Some(if sent { "q" } else { "f" });
+        }
+        (s.contains("feedback to the author") && !s.contains("more dice"))
+            .then_some("more dice, please\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(sent, "no relay took the feedback:\n{}", pty.text());
+    let at = url.trim_start_matches("ws://").trim_end_matches('/');
+    assert!(report.contains("sent privately"), "{report}");
+    assert!(
+        report.contains(&format!("accepted by ws://{at}")),
+        "{report}"
+    );
     let _ = std::fs::remove_dir_all(&home);
 }

@@ -1,6 +1,8 @@
 //! `tolerance feedback`: a message to the game's author over Nostr.
 
 use super::common::{load_identity, runtime};
+use crate::feedback;
+use nostr_sdk::prelude::*;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FeedbackArgs {
@@ -25,11 +27,8 @@ pub fn run(args: FeedbackArgs) -> Result<(), String> {
         public,
     } = args;
 
-    use crate::feedback;
     use std::io::IsTerminal;
-    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
-    let to = settings.recipient(to.as_deref(), feedback::AUTHOR_NPUB)?;
-    let relays = settings.relays(&relays, &feedback::DEFAULT_RELAYS);
+    let (to, relays) = destination(to.as_deref(), &relays)?;
     let text = if !message.is_empty() {
         message.join(" ")
     } else if !std::io::stdin().is_terminal() {
@@ -48,4 +47,19 @@ pub fn run(args: FeedbackArgs) -> Result<(), String> {
         println!("{line}");
     }
     Ok(())
+}
+
+/// Who gets feedback and over which relays: `--to`, else `author` in config.toml, else the
+/// game's author; the relays given, else `relays` in config.toml, else a few public relays.
+fn destination(to: Option<&str>, relays: &[String]) -> Result<(PublicKey, Vec<String>), String> {
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let to = settings.recipient(to, feedback::AUTHOR_NPUB)?;
+    Ok((to, settings.relays(relays, &feedback::DEFAULT_RELAYS)))
+}
+
+/// Sends `text` as `tolerance feedback --relay …` does (privately, to the same recipient, over
+/// the same relays), for the lobby screen's feedback box; the outcome in its words.
+pub async fn send(keys: Keys, relays: &[String], text: &str) -> Result<Vec<String>, String> {
+    let (to, relays) = destination(None, relays)?;
+    feedback::send_feedback(keys, &to, &relays, text, false).await
 }

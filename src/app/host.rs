@@ -141,6 +141,24 @@ impl Visit for Check {
     }
 }
 
+/// Whether `game` takes `variant` (a built-in, a file or an naddr) for `seats` players, as
+/// `tolerance host` would check it before announcing; the reason in words when not.
+pub async fn check_setup(
+    game: &str,
+    variant: &str,
+    seats: u8,
+    relays: &[String],
+) -> Result<(), String> {
+    let opts = setup_options(Some(variant), None, seats, relays).await?;
+    let (_, max) = registry::with_game(game, Check { opts })??;
+    if seats > max {
+        return Err(format!(
+            "this setup seats at most {max} players, not {seats}"
+        ));
+    }
+    Ok(())
+}
+
 pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     let me = keys.public_key();
     let invite: Vec<PublicKey> = args

@@ -1,9 +1,14 @@
-//! `tolerance tables`: open public tables and the invitations addressed to you.
+//! `tolerance tables`: open public tables and the invitations addressed to you — on a terminal
+//! the lobby screen (join, host, feedback), else a printed list.
 
 use super::common::load_identity;
+use super::host::HostArgs;
+use super::join::JoinArgs;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::{fetch_names, short_npub};
-use crate::table::lobby;
+use crate::table::lobby::{self, Listing};
+use crate::ui::tui::lobby::{run_lobby, Entry, LobbyChoice, LobbyEvent, LobbyRequest, LobbyState};
+use crate::wire::LobbyStatus;
 use nostr_sdk::prelude::*;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,10 +18,11 @@ pub struct TablesArgs {
     /// Relay URL (repeatable).
     #[arg(long = "relay", required = true)]
     pub relays: Vec<String>,
+    /// Print the list as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Print the list (the default; kept for scripts written for the lobby screen).
-    #[arg(long)]
+    /// Print the list even on a terminal, instead of opening the lobby screen.
+    #[arg(long, alias = "line")]
     pub plain: bool,
 }
 
@@ -28,26 +34,142 @@ fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
         .unwrap_or_else(|| host.to_string())
 }
 
-pub async fn run(args: TablesArgs) -> Result<(), String> {
-    let keys = load_identity()?;
-    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let listed = lobby::list_tables(&pool, &keys, Duration::from_secs(5)).await;
-    let (public, invites) = match listed {
-        Ok(l) => l,
-        Err(e) => {
-            pool.shutdown().await;
-            return Err(e);
-        }
-    };
+/// Open public tables, the invitations to `keys`, and the hosts' profile names.
+async fn list(
+    pool: &RelayPool,
+    keys: &Keys,
+) -> Result<(Vec<Listing>, Vec<Listing>, HashMap<PublicKey, String>), String> {
+    let (public, invites) = lobby::list_tables(pool, keys, Duration::from_secs(5)).await?;
     let hosts: Vec<PublicKey> = public
         .iter()
         .chain(&invites)
         .filter_map(|l| PublicKey::parse(&l.host).ok())
         .collect();
-    let names = fetch_names(&pool, &hosts, Duration::from_secs(3)).await;
+    let names = fetch_names(pool, &hosts, Duration::from_secs(3)).await;
+    Ok((public, invites, names))
+}
+
+pub async fn run(args: TablesArgs) -> Result<(), String> {
+    let keys = load_identity()?;
+    if args.json || args.plain || !crate::ui::tui::available() {
+        return print_list(&keys, &args).await;
+    }
+    // The screen is gone (the terminal given back) before joining or hosting prints a line.
+    match lobby_screen(&keys, &args).await? {
+        LobbyChoice::Quit => Ok(()),
+        LobbyChoice::Join(naddr) => {
+            let join: JoinArgs = command_args("join", &[&naddr])?;
+            super::join::join_as(&keys, join).await
+        }
+        LobbyChoice::Host(t) => {
+            let seats = t.seats.to_string();
+            let mut argv = vec![
+                "--game",
+                t.game.as_str(),
+                "--variant",
+                t.variant.as_str(),
+                "--seats",
+                seats.as_str(),
+            ];
+            for r in &args.relays {
+                argv.extend(["--relay", r.as_str()]);
+            }
+            let host: HostArgs = command_args("host", &argv)?;
+            super::host::host_as(&keys, host).await
+        }
+    }
+}
+
+/// A command's arguments as if typed after its name, so a choice made on the lobby screen
+/// gets every default that command has on the command line.
+fn command_args<A: clap::Args + clap::FromArgMatches>(
+    name: &'static str,
+    argv: &[&str],
+) -> Result<A, String> {
+    let matches = A::augment_args(clap::Command::new(name))
+        .try_get_matches_from(std::iter::once(name).chain(argv.iter().copied()))
+        .map_err(|e| e.to_string())?;
+    A::from_arg_matches(&matches).map_err(|e| e.to_string())
+}
+
+/// Runs the lobby screen on its own thread and answers what it asks until the person chooses.
+async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<LobbyChoice, String> {
+    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = LobbyState::new(
+        short_npub(&keys.public_key()),
+        args.relays.clone(),
+        crate::ui::tui::colour_wanted(),
+    );
+    let (events, events_rx) = std::sync::mpsc::channel();
+    let (requests_tx, mut requests) = tokio::sync::mpsc::unbounded_channel();
+    let (done_tx, mut done) = tokio::sync::oneshot::channel();
+    let screen = requests_tx.clone();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(run_lobby(state, events_rx, screen));
+    });
+    // The first listing, as if the person had pressed `r`.
+    let _ = requests_tx.send(LobbyRequest::Refresh);
+    drop(requests_tx);
+    let chosen = loop {
+        tokio::select! {
+            chosen = &mut done => {
+                break chosen.map_err(|_| "the lobby screen failed".to_string())?;
+            }
+            Some(request) = requests.recv() => {
+                // Each answer on its own task: the screen stays live while relays are slow.
+                let (pool, keys, relays, events) =
+                    (pool.clone(), keys.clone(), args.relays.clone(), events.clone());
+                tokio::spawn(async move {
+                    let _ = events.send(answer(request, &pool, keys, &relays).await);
+                });
+            }
+        }
+    };
     pool.shutdown().await;
+    chosen
+}
+
+async fn answer(
+    request: LobbyRequest,
+    pool: &RelayPool,
+    keys: Keys,
+    relays: &[String],
+) -> LobbyEvent {
+    match request {
+        LobbyRequest::Refresh => {
+            LobbyEvent::Listed(list(pool, &keys).await.map(|(public, invites, names)| {
+                let entry = |listing: Listing, invited: bool| Entry {
+                    host: host_label(&names, &listing.host),
+                    listing,
+                    invited,
+                };
+                invites
+                    .into_iter()
+                    .map(|l| entry(l, true))
+                    .chain(public.into_iter().map(|l| entry(l, false)))
+                    .collect()
+            }))
+        }
+        LobbyRequest::Check(table) => LobbyEvent::Checked(
+            super::host::check_setup(&table.game, &table.variant, table.seats, relays)
+                .await
+                .map(|()| table),
+        ),
+        LobbyRequest::Feedback(text) => {
+            LobbyEvent::FeedbackSent(super::feedback::send(keys, relays, &text).await)
+        }
+    }
+}
+
+async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
+    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let listed = list(&pool, keys).await;
+    pool.shutdown().await;
+    let (public, invites, names) = listed?;
     if args.json {
         println!(
             "{}",
@@ -55,7 +177,7 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    let title = |l: &lobby::Listing| {
+    let title = |l: &Listing| {
         if l.title.is_empty() {
             "table".to_string()
         } else {
@@ -64,7 +186,8 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
     };
     println!("Invitations for {}:", short_npub(&keys.public_key()));
     // Only tables still waiting for players: a finished or cancelled invitation is history.
-    let waiting: Vec<&lobby::Listing> = invites.iter().filter(|l| l.status == "open").collect();
+    let open = LobbyStatus::Open.name();
+    let waiting: Vec<&Listing> = invites.iter().filter(|l| l.status == open).collect();
     if waiting.is_empty() {
         println!("  (none)");
     }

@@ -35,6 +35,13 @@ pub trait TableGame:
     const SUMMARY: &'static str;
     /// Players the game seats, at least and at most.
     const SEATS: (u8, u8);
+    /// Its built-in variants by name, the one a table gets when none is named first; forms
+    /// offer them to pick from (variant files and published variants come on top, for the
+    /// games that read them).
+    const VARIANTS: &'static [&'static str] = &["standard"];
+    /// Whether a variant file (or a published variant's naddr) can name a setup, beyond the
+    /// built-ins.
+    const VARIANT_FILES: bool = false;
     /// Its typed setup, as announced on the wire (`TableSpec::setup`).
     type Setup: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static;
 
@@ -110,6 +117,12 @@ pub struct GameInfo {
     pub min_players: u8,
     pub max_players: u8,
     pub summary: &'static str,
+    /// `TableGame::VARIANTS`; left out of `games --json`, whose shape scripts rely on.
+    #[serde(skip)]
+    pub variants: &'static [&'static str],
+    /// `TableGame::VARIANT_FILES`, left out the same way.
+    #[serde(skip)]
+    pub variant_files: bool,
 }
 
 impl GameInfo {
@@ -120,6 +133,8 @@ impl GameInfo {
             min_players: G::SEATS.0,
             max_players: G::SEATS.1,
             summary: G::SUMMARY,
+            variants: G::VARIANTS,
+            variant_files: G::VARIANT_FILES,
         }
     }
 }

@@ -63,6 +63,7 @@ impl TableGame for Mia {
     const SUMMARY: &'static str =
         "roll two dice under the cup, claim a value, pass it on or call the bluff";
     const SEATS: (u8, u8) = (2, 10);
+    const VARIANTS: &'static [&'static str] = &super::Ranking::NAMES;
     type Setup = Setup;
 
     fn setup(opts: &SetupOptions) -> Result<Setup, String> {

@@ -42,6 +42,8 @@ impl TableGame for Tolerance {
     const SUMMARY: &'static str =
         "two cards, a die and Hold'em betting: roll against your Tolerance number for points";
     const SEATS: (u8, u8) = (2, super::variant::MAX_SEATS);
+    const VARIANTS: &'static [&'static str] = &Variant::BUILTIN;
+    const VARIANT_FILES: bool = true;
     type Setup = Setup;
 
     fn setup(opts: &SetupOptions) -> Result<Setup, String> {

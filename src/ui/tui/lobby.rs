@@ -5,9 +5,9 @@
 //! gets the answers back as [`LobbyEvent`]s.
 
 use super::TuiTerminal;
-use crate::games::tolerance::variant::{MAX_SEATS, MIN_SEATS};
-use crate::games::tolerance::Variant;
+use crate::games::registry::{self, GameInfo};
 use crate::table::lobby::Listing;
+use crate::wire::LobbyStatus;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -15,6 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
 
 /// A table the person could join, with its host named for people.
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct Entry {
 /// A table to host, as the form describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewTable {
+    /// The game's registry name.
+    pub game: String,
     /// A built-in name, a variant file path or an `naddr1…`.
     pub variant: String,
     pub seats: u8,
@@ -36,12 +39,29 @@ pub struct NewTable {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
+    Game,
     Variant,
     Seats,
 }
 
+impl Field {
+    fn next(self) -> Field {
+        match self {
+            Field::Game => Field::Variant,
+            Field::Variant => Field::Seats,
+            Field::Seats => Field::Game,
+        }
+    }
+
+    fn previous(self) -> Field {
+        self.next().next()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewTableForm {
+    /// Index into [`LobbyState::games`].
+    pub game: usize,
     pub variant: String,
     pub seats: String,
     pub field: Field,
@@ -75,7 +95,7 @@ pub enum LobbyMode {
 pub enum LobbyChoice {
     /// Join the table with this naddr.
     Join(String),
-    /// Host this table (its variant already checked).
+    /// Host this table (its setup already checked).
     Host(NewTable),
     Quit,
 }
@@ -85,7 +105,7 @@ pub enum LobbyChoice {
 pub enum LobbyRequest {
     /// List invitations and open tables again.
     Refresh,
-    /// Check that the variant resolves to valid rules for this many seats.
+    /// Check that the game takes this variant for this many seats.
     Check(NewTable),
     /// Send this feedback to the author.
     Feedback(String),
@@ -108,14 +128,21 @@ pub enum LobbyOutcome {
     Done(LobbyChoice),
 }
 
+/// Seats the form offers first: enough for a lively table, clamped to what the game seats.
+const DEFAULT_SEATS: u8 = 4;
+
 #[derive(Debug, Clone)]
 pub struct LobbyState {
     /// This person, as a short npub.
     pub me: String,
     pub relays: Vec<String>,
-    /// `None` until the first listing arrives.
+    /// The games a table may be hosted for (the registry, in its order).
+    pub games: Vec<GameInfo>,
+    /// Only tables that still take players; `None` until the first listing arrives.
     pub entries: Option<Vec<Entry>>,
     pub selected: usize,
+    /// The table chosen when the list was asked for again, to choose it again in the answer.
+    pub chosen: Option<String>,
     pub mode: LobbyMode,
     /// A hint for the last key, in words.
     pub notice: Option<String>,
@@ -128,8 +155,10 @@ impl LobbyState {
         LobbyState {
             me,
             relays,
+            games: registry::all(),
             entries: None,
             selected: 0,
+            chosen: None,
             mode: LobbyMode::List,
             notice: None,
             error: None,
@@ -137,13 +166,43 @@ impl LobbyState {
         }
     }
 
-    /// Applies an answer; a checked variant closes the screen with the table to host.
+    /// The chosen table's naddr, if the list has one.
+    fn chosen_naddr(&self) -> Option<String> {
+        self.entries
+            .as_ref()
+            .and_then(|e| e.get(self.selected))
+            .map(|e| e.listing.naddr.clone())
+    }
+
+    /// The game's name for people, from its registry name.
+    fn game_title<'a>(&'a self, name: &'a str) -> &'a str {
+        self.games
+            .iter()
+            .find(|g| g.name == name)
+            .map_or(name, |g| g.title)
+    }
+
+    /// Applies an answer; a checked setup closes the screen with the table to host.
     pub fn apply(&mut self, event: LobbyEvent) -> Option<LobbyChoice> {
         match event {
-            LobbyEvent::Listed(Ok(mut entries)) => {
+            LobbyEvent::Listed(Ok(entries)) => {
+                // A filled, finished or cancelled table takes nobody: listing it (let alone
+                // choosing it first) would only send the person to a join that fails.
+                let open = LobbyStatus::Open.name();
+                let mut entries: Vec<Entry> = entries
+                    .into_iter()
+                    .filter(|e| e.listing.status == open)
+                    .collect();
                 // The list draws invitations first; selection follows the drawn order.
                 entries.sort_by_key(|e| !e.invited);
-                self.selected = self.selected.min(entries.len().saturating_sub(1));
+                // A public table we are also invited to is listed once, as the invitation.
+                let mut seen = std::collections::HashSet::new();
+                entries.retain(|e| seen.insert(e.listing.naddr.clone()));
+                // A refresh keeps the table the person had chosen, wherever it moved.
+                let chosen = self.chosen.take().or_else(|| self.chosen_naddr());
+                self.selected = chosen
+                    .and_then(|n| entries.iter().position(|e| e.listing.naddr == n))
+                    .unwrap_or(0);
                 self.entries = Some(entries);
                 self.error = None;
             }
@@ -205,15 +264,6 @@ impl LobbyState {
                 LobbyOutcome::None
             }
             KeyCode::Enter => match self.entries.as_ref().and_then(|e| e.get(self.selected)) {
-                // Invitations stay listed after their table fills or is called off; joining one
-                // would only fail after leaving this screen.
-                Some(e) if e.listing.status != crate::wire::LobbyStatus::Open.name() => {
-                    self.error = Some(format!(
-                        "that table is {}: it takes no more players",
-                        e.listing.status
-                    ));
-                    LobbyOutcome::None
-                }
                 Some(e) => LobbyOutcome::Done(LobbyChoice::Join(e.listing.naddr.clone())),
                 None => {
                     self.notice = Some("no table to join: n hosts a new one".into());
@@ -222,12 +272,20 @@ impl LobbyState {
             },
             KeyCode::Char('n') => {
                 self.error = None;
-                self.mode = LobbyMode::NewTable(NewTableForm {
-                    variant: Variant::BUILTIN[0].into(),
-                    seats: "4".into(),
-                    field: Field::Variant,
+                let game = self
+                    .games
+                    .iter()
+                    .position(|g| g.name == registry::DEFAULT_GAME)
+                    .unwrap_or(0);
+                let mut form = NewTableForm {
+                    game,
+                    variant: String::new(),
+                    seats: String::new(),
+                    field: Field::Game,
                     checking: false,
-                });
+                };
+                self.fit_to_game(&mut form);
+                self.mode = LobbyMode::NewTable(form);
                 LobbyOutcome::None
             }
             KeyCode::Char('f') => {
@@ -239,6 +297,7 @@ impl LobbyState {
                 LobbyOutcome::None
             }
             KeyCode::Char('r') => {
+                self.chosen = self.chosen_naddr();
                 self.entries = None;
                 LobbyOutcome::Ask(LobbyRequest::Refresh)
             }
@@ -252,6 +311,17 @@ impl LobbyState {
         }
     }
 
+    /// The form's game was just chosen: its first built-in variant, and the seats within what
+    /// it seats.
+    fn fit_to_game(&self, form: &mut NewTableForm) {
+        let Some(g) = self.games.get(form.game) else {
+            return;
+        };
+        form.variant = g.variants.first().copied().unwrap_or_default().into();
+        let seats: u8 = form.seats.parse().unwrap_or(DEFAULT_SEATS);
+        form.seats = seats.clamp(g.min_players, g.max_players).to_string();
+    }
+
     fn key_new_table(&mut self, key: KeyEvent, mut form: NewTableForm) -> LobbyOutcome {
         if form.checking {
             if key.code == KeyCode::Esc {
@@ -261,6 +331,11 @@ impl LobbyState {
             }
             return LobbyOutcome::None;
         }
+        let Some(game) = self.games.get(form.game).cloned() else {
+            self.mode = LobbyMode::List;
+            return LobbyOutcome::None;
+        };
+        let builtin = game.variants.contains(&form.variant.as_str());
         let mut outcome = LobbyOutcome::None;
         match (key.code, form.field) {
             (KeyCode::Esc, _) => {
@@ -268,34 +343,40 @@ impl LobbyState {
                 self.error = None;
                 return LobbyOutcome::None;
             }
-            (KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down, _) => {
-                form.field = match form.field {
-                    Field::Variant => Field::Seats,
-                    Field::Seats => Field::Variant,
+            (KeyCode::Tab | KeyCode::Down, _) => form.field = form.field.next(),
+            (KeyCode::BackTab | KeyCode::Up, _) => form.field = form.field.previous(),
+            (KeyCode::Left | KeyCode::Right, Field::Game) => {
+                let n = self.games.len();
+                form.game = if key.code == KeyCode::Right {
+                    (form.game + 1) % n
+                } else {
+                    (form.game + n - 1) % n
                 };
+                self.fit_to_game(&mut form);
             }
             (KeyCode::Left | KeyCode::Right, Field::Variant) => {
-                let n = Variant::BUILTIN.len();
-                let at = Variant::BUILTIN.iter().position(|b| *b == form.variant);
+                let all = game.variants;
+                let n = all.len().max(1);
+                let at = all.iter().position(|b| *b == form.variant);
                 let next = match (at, key.code) {
                     (Some(i), KeyCode::Right) => (i + 1) % n,
                     (Some(i), _) => (i + n - 1) % n,
                     (None, _) => 0,
                 };
-                form.variant = Variant::BUILTIN[next].into();
+                form.variant = all.get(next).copied().unwrap_or_default().into();
             }
             (KeyCode::Left | KeyCode::Right, Field::Seats) => {
-                let now: u8 = form.seats.parse().unwrap_or(4);
+                let now: u8 = form.seats.parse().unwrap_or(DEFAULT_SEATS);
                 let next = if key.code == KeyCode::Right {
                     now.saturating_add(1)
                 } else {
                     now.saturating_sub(1)
                 };
-                form.seats = next.clamp(MIN_SEATS, MAX_SEATS).to_string();
+                form.seats = next.clamp(game.min_players, game.max_players).to_string();
             }
             (KeyCode::Backspace, Field::Variant) => {
                 // A built-in name is replaced whole: it was chosen, not typed.
-                if Variant::BUILTIN.contains(&form.variant.as_str()) {
+                if builtin {
                     form.variant.clear();
                 } else {
                     form.variant.pop();
@@ -305,7 +386,7 @@ impl LobbyState {
                 form.seats.pop();
             }
             (KeyCode::Char(c), Field::Variant) => {
-                if Variant::BUILTIN.contains(&form.variant.as_str()) {
+                if builtin {
                     form.variant.clear();
                 }
                 form.variant.push(c);
@@ -315,7 +396,7 @@ impl LobbyState {
                     form.seats.push(c);
                 }
             }
-            (KeyCode::Enter, _) => match check_form(&form) {
+            (KeyCode::Enter, _) => match check_form(&form, &game) {
                 Ok(table) => {
                     self.error = None;
                     form.checking = true;
@@ -323,15 +404,7 @@ impl LobbyState {
                 }
                 Err(e) => self.error = Some(e),
             },
-            _ => {
-                self.notice = Some(match form.field {
-                    Field::Variant => {
-                        "←/→ built-ins · type a file path or naddr1… · Tab seats · Enter host"
-                            .into()
-                    }
-                    Field::Seats => "digits or ←/→: seats · Tab variant · Enter host".into(),
-                });
-            }
+            _ => self.notice = Some(form_help(form.field, game.variant_files).into()),
         }
         self.mode = LobbyMode::NewTable(form);
         outcome
@@ -382,25 +455,43 @@ impl LobbyState {
     }
 }
 
-/// The form's own checks, before the variant is resolved by the caller.
-fn check_form(form: &NewTableForm) -> Result<NewTable, String> {
+/// The keys of the new-table form's field, in words.
+fn form_help(field: Field, files: bool) -> &'static str {
+    match field {
+        Field::Game => "←/→ game · Tab variant · Enter host it · Esc back",
+        Field::Variant if files => {
+            "←/→ built-ins or type a path/naddr · Tab seats · Enter host it · Esc back"
+        }
+        Field::Variant => "←/→ variant · Tab seats · Enter host it · Esc back",
+        Field::Seats => "digits or ←/→ seats · Tab game · Enter host it · Esc back",
+    }
+}
+
+/// The form's own checks, before the game checks the variant (the caller resolves files and
+/// naddrs).
+fn check_form(form: &NewTableForm, game: &GameInfo) -> Result<NewTable, String> {
     let variant = form.variant.trim();
     if variant.is_empty() {
-        return Err(format!(
-            "name a variant: a built-in ({}), a file path or an naddr1…",
-            Variant::BUILTIN.join(", ")
-        ));
+        let builtins = game.variants.join(", ");
+        return Err(if game.variant_files {
+            format!("name a variant: a built-in ({builtins}), a file path or an naddr1…")
+        } else {
+            format!("name a variant: {builtins}")
+        });
     }
+    let (min, max) = (game.min_players, game.max_players);
     let seats: u8 = form
         .seats
         .parse()
-        .map_err(|_| format!("seats must be a number from {MIN_SEATS} to {MAX_SEATS}"))?;
-    if !(MIN_SEATS..=MAX_SEATS).contains(&seats) {
+        .map_err(|_| format!("seats must be a number from {min} to {max}"))?;
+    if !(min..=max).contains(&seats) {
         return Err(format!(
-            "seats must be from {MIN_SEATS} to {MAX_SEATS}, not {seats}"
+            "{} seats {min} to {max} players, not {seats}",
+            game.title
         ));
     }
     Ok(NewTable {
+        game: game.name.to_string(),
         variant: variant.to_string(),
         seats,
     })
@@ -438,14 +529,14 @@ pub fn draw_lobby(frame: &mut Frame, state: &LobbyState) {
     );
     match &state.mode {
         LobbyMode::List => draw_list(frame, body, state, accent),
-        LobbyMode::NewTable(form) => draw_new_table(frame, body, form, accent, dim),
+        LobbyMode::NewTable(form) => draw_new_table(frame, body, state, form, accent, dim),
         LobbyMode::Feedback(form) => draw_feedback(frame, body, form, accent),
     }
     let status_text = match (&state.notice, &state.mode) {
         (Some(n), _) => n.clone(),
         (None, LobbyMode::NewTable(f)) if f.checking => "checking the variant…".into(),
         (None, LobbyMode::Feedback(f)) if f.status == FeedbackStatus::Sending => {
-            "sending to the author's inbox relays…".into()
+            "sending to the relays…".into()
         }
         _ => format!("relays: {}", state.relays.join(", ")),
     };
@@ -465,10 +556,10 @@ fn lobby_help(state: &LobbyState) -> &'static str {
         LobbyMode::List => {
             "↑/↓ choose · Enter join · n new table · f feedback · r refresh · q quit"
         }
-        LobbyMode::NewTable(f) if f.field == Field::Variant => {
-            "←/→ built-ins or type a path/naddr · Tab seats · Enter host it · Esc back"
-        }
-        LobbyMode::NewTable(_) => "digits or ←/→ seats · Tab variant · Enter host it · Esc back",
+        LobbyMode::NewTable(f) => form_help(
+            f.field,
+            state.games.get(f.game).is_some_and(|g| g.variant_files),
+        ),
         LobbyMode::Feedback(f) if matches!(f.status, FeedbackStatus::Sent(_)) => {
             "any key: back to the lobby"
         }
@@ -476,7 +567,7 @@ fn lobby_help(state: &LobbyState) -> &'static str {
     }
 }
 
-fn entry_line(e: &Entry, selected: bool, accent: Style) -> Line<'static> {
+fn entry_line(state: &LobbyState, e: &Entry, selected: bool, accent: Style) -> Line<'static> {
     let l = &e.listing;
     let title = if l.title.is_empty() {
         "table"
@@ -489,12 +580,11 @@ fn entry_line(e: &Entry, selected: bool, accent: Style) -> Line<'static> {
         format!("hosted by {}", e.host)
     };
     let text = format!(
-        "{} {title} {who} — {} {}/{} — {}",
+        "{} {title} {who} — {}/{} players — {}",
         if selected { "▶" } else { " " },
-        l.status,
         l.players,
         l.max_players,
-        l.variant
+        state.game_title(&l.game)
     );
     if selected {
         Line::styled(text, accent.add_modifier(Modifier::REVERSED))
@@ -520,7 +610,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &LobbyState, accent: Style) {
         if i == state.selected {
             sel_line = lines.len();
         }
-        lines.push(entry_line(e, i == state.selected, accent));
+        lines.push(entry_line(state, e, i == state.selected, accent));
     }
     if invites == 0 {
         lines.push(Line::raw("  (none)"));
@@ -534,7 +624,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &LobbyState, accent: Style) {
         if i == state.selected {
             sel_line = lines.len();
         }
-        lines.push(entry_line(e, i == state.selected, accent));
+        lines.push(entry_line(state, e, i == state.selected, accent));
     }
     if invites == entries.len() {
         lines.push(Line::raw("  (none: n hosts a new one)"));
@@ -550,7 +640,14 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &LobbyState, accent: Style) {
     );
 }
 
-fn draw_new_table(frame: &mut Frame, area: Rect, form: &NewTableForm, accent: Style, dim: Style) {
+fn draw_new_table(
+    frame: &mut Frame,
+    area: Rect,
+    state: &LobbyState,
+    form: &NewTableForm,
+    accent: Style,
+    dim: Style,
+) {
     let field = |label: &str, value: String, on: bool| {
         let style = if on {
             accent.add_modifier(Modifier::REVERSED)
@@ -562,30 +659,50 @@ fn draw_new_table(frame: &mut Frame, area: Rect, form: &NewTableForm, accent: St
             Span::styled(value, style),
         ])
     };
-    let builtin = Variant::BUILTIN.contains(&form.variant.as_str());
-    let variant = if builtin {
+    let Some(game) = state.games.get(form.game) else {
+        return;
+    };
+    let variant = if game.variants.contains(&form.variant.as_str()) {
         format!("◀ {} ▶", form.variant)
     } else {
         format!("{}▏", form.variant)
     };
-    let lines = vec![
-        field("variant", variant, form.field == Field::Variant),
-        Line::styled(
-            format!(
-                "           built-ins: {} · or a variant file path · or an naddr1…",
-                Variant::BUILTIN.join(", ")
-            ),
-            dim,
-        ),
-        Line::raw(""),
-        field("seats", form.seats.clone(), form.field == Field::Seats),
-        Line::styled(
-            format!("           the most players, you included ({MIN_SEATS}–{MAX_SEATS})"),
-            dim,
-        ),
-        Line::raw(""),
-        Line::raw("A public table on these relays: anyone may sit. It starts when it fills."),
-    ];
+    // Hints sit under their field's value, wrapped to stay there.
+    let hint_width = area.width.saturating_sub(2 + HINT_INDENT as u16) as usize;
+    let hint = |text: &str| -> Vec<Line<'static>> {
+        wrap_words(text, hint_width)
+            .into_iter()
+            .map(|l| Line::styled(format!("{}{l}", " ".repeat(HINT_INDENT)), dim))
+            .collect()
+    };
+    let builtins = format!("built-ins: {}", game.variants.join(", "));
+    let mut lines = vec![field(
+        "game",
+        format!("◀ {} ▶", game.title),
+        form.field == Field::Game,
+    )];
+    lines.extend(hint(game.summary));
+    lines.push(Line::raw(""));
+    lines.push(field("variant", variant, form.field == Field::Variant));
+    lines.extend(hint(&if game.variant_files {
+        format!("{builtins} · or a variant file path · or an naddr1…")
+    } else {
+        builtins
+    }));
+    lines.push(Line::raw(""));
+    lines.push(field(
+        "seats",
+        form.seats.clone(),
+        form.field == Field::Seats,
+    ));
+    lines.extend(hint(&format!(
+        "the most players, you included ({}–{})",
+        game.min_players, game.max_players
+    )));
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(
+        "A public table on these relays: anyone may sit. It starts when it fills.",
+    ));
     frame.render_widget(
         Paragraph::new(lines)
             .block(
@@ -596,6 +713,30 @@ fn draw_new_table(frame: &mut Frame, area: Rect, form: &NewTableForm, accent: St
             .wrap(Wrap { trim: false }),
         area,
     );
+}
+
+/// Where a form's hints start: under the values, past the labels.
+const HINT_INDENT: usize = 11;
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than a
+/// line gets a line of its own).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if !line.is_empty() && needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 fn draw_feedback(frame: &mut Frame, area: Rect, form: &FeedbackForm, accent: Style) {
@@ -624,13 +765,16 @@ fn draw_feedback(frame: &mut Frame, area: Rect, form: &FeedbackForm, accent: Sty
     );
 }
 
-/// Runs the lobby screens until the person chooses. Blocking; run it on its own thread.
+/// Runs the lobby screens until the person chooses. Blocking; run it on its own thread. The
+/// terminal is given back before it returns, so whatever comes next (a join's or a host's
+/// lines, then the table) starts on a clean screen.
 pub fn run_lobby(
     mut state: LobbyState,
     events: Receiver<LobbyEvent>,
     requests: tokio::sync::mpsc::UnboundedSender<LobbyRequest>,
 ) -> Result<LobbyChoice, String> {
     let mut tui = TuiTerminal::enter()?;
+    let stopped = || Err("the lobby stopped answering".to_string());
     loop {
         loop {
             match events.try_recv() {
@@ -640,19 +784,21 @@ pub fn run_lobby(
                     }
                 }
                 Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => {
-                    return Err("the lobby stopped answering".into());
-                }
+                Err(TryRecvError::Disconnected) => return stopped(),
             }
         }
         tui.terminal
             .draw(|f| draw_lobby(f, &state))
             .map_err(|e| format!("cannot draw: {e}"))?;
-        match tui.next_key()?.map(|k| state.key(k)) {
+        // A short wait, so the relays' answers are drawn without a key.
+        match tui
+            .next_key(Duration::from_millis(150))?
+            .map(|k| state.key(k))
+        {
             Some(LobbyOutcome::Done(choice)) => return Ok(choice),
             Some(LobbyOutcome::Ask(r)) => {
                 if requests.send(r).is_err() {
-                    return Err("the lobby stopped answering".into());
+                    return stopped();
                 }
             }
             Some(LobbyOutcome::None) | None => {}

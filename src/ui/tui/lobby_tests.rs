@@ -5,12 +5,43 @@ use super::lobby::{
     draw_lobby, Entry, FeedbackStatus, Field, LobbyChoice, LobbyEvent, LobbyMode, LobbyOutcome,
     LobbyRequest, LobbyState, NewTable,
 };
-use super::tests::{assert_same_words_without_colour, code, key, row, text};
 use crate::table::lobby::Listing;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
+use ratatui::style::Color;
 use ratatui::Terminal;
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn key(c: char) -> KeyEvent {
+    code(KeyCode::Char(c))
+}
+
+fn row(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+/// The screen as text, one line per row (`TUI_SHOW=1` prints it).
+fn text(buf: &Buffer) -> String {
+    let out: String = (0..buf.area.height).map(|y| row(buf, y) + "\n").collect();
+    if std::env::var_os("TUI_SHOW").is_some() {
+        println!("{out}");
+    }
+    out
+}
+
+/// The same words in the same cells, and no colour at all in the second.
+fn assert_same_words_without_colour(coloured: &Buffer, plain: &Buffer) {
+    assert_eq!(text(coloured), text(plain));
+    assert!(coloured.content().iter().any(|c| c.fg != Color::Reset));
+    assert!(plain
+        .content()
+        .iter()
+        .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+}
 
 fn render(state: &LobbyState, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -27,7 +58,7 @@ fn entry(title: &str, host: &str, invited: bool, naddr: &str) -> Entry {
             status: "open".into(),
             players: 1,
             max_players: 4,
-            variant: "standard".into(),
+            game: "tolerance".into(),
             public: !invited,
             invited_by: invited.then(|| "npub1hostkey".into()),
         },
@@ -72,9 +103,12 @@ fn the_list_waits_for_the_relays_then_shows_invitations_and_open_tables() {
     let t = text(&buf);
     assert!(t.contains("lobby · you: npub1me…abcd"), "{t}");
     assert!(t.contains("Invitations (1)"), "{t}");
-    assert!(t.contains("▶ friday from Ana — open 1/4 — standard"), "{t}");
+    assert!(
+        t.contains("▶ friday from Ana — 1/4 players — The Game of Tolerance"),
+        "{t}"
+    );
     assert!(t.contains("Open public tables (2)"), "{t}");
-    assert!(t.contains("  table hosted by Bob — open 1/4"), "{t}");
+    assert!(t.contains("  table hosted by Bob — 1/4 players"), "{t}");
     assert!(t.contains("late game hosted by npub1cat…wxyz"), "{t}");
     assert!(row(&buf, 22).contains("relays: ws://127.0.0.1:7447"), "{t}");
     assert!(row(&buf, 23).contains("Enter join"), "{t}");
@@ -156,8 +190,11 @@ fn the_new_table_form_picks_a_builtin_or_a_typed_variant_and_checks_seats() {
     s.key(key('n'));
     let t = text(&render(&s, 80, 24));
     assert!(t.contains("new table"), "{t}");
+    assert!(t.contains("game: ◀ The Game of Tolerance ▶"), "{t}");
     assert!(t.contains("variant: ◀ standard ▶"), "{t}");
     assert!(t.contains("seats: 4"), "{t}");
+    assert!(row(&render(&s, 80, 24), 23).contains("←/→ game"), "{t}");
+    s.key(code(KeyCode::Tab));
     s.key(code(KeyCode::Right));
     assert!(text(&render(&s, 80, 24)).contains("◀ super-ace ▶"));
     s.key(code(KeyCode::Left));
@@ -169,7 +206,7 @@ fn the_new_table_form_picks_a_builtin_or_a_typed_variant_and_checks_seats() {
     assert!(t.contains("variant: my.toml▏"), "{t}");
     s.key(code(KeyCode::Tab));
     let LobbyMode::NewTable(form) = &s.mode else {
-        panic!("not the form: {:?}", s.mode)
+        panic!("not the form")
     };
     assert_eq!(form.field, Field::Seats);
     s.key(code(KeyCode::Backspace));
@@ -177,13 +214,14 @@ fn the_new_table_form_picks_a_builtin_or_a_typed_variant_and_checks_seats() {
     assert_eq!(s.key(code(KeyCode::Enter)), LobbyOutcome::None);
     let t = text(&render(&s, 80, 24));
     assert!(
-        t.contains("error: seats must be from 2 to 20, not 25"),
+        t.contains("error: The Game of Tolerance seats 2 to 20 players, not 25"),
         "{t}"
     );
     s.key(code(KeyCode::Backspace));
     s.key(code(KeyCode::Backspace));
     type_text(&mut s, "3");
     let asked = NewTable {
+        game: "tolerance".into(),
         variant: "my.toml".into(),
         seats: 3,
     };
@@ -209,9 +247,71 @@ fn the_new_table_form_picks_a_builtin_or_a_typed_variant_and_checks_seats() {
 }
 
 #[test]
+fn the_form_hosts_any_registered_game_with_its_own_variants_and_seats() {
+    let mut s = listed();
+    s.key(key('n'));
+    // Every game of the registry comes round under ←/→, each with its built-ins.
+    let mut titles = Vec::new();
+    for _ in 0..s.games.len() {
+        let t = text(&render(&s, 80, 24));
+        let line = t
+            .lines()
+            .find(|l| l.contains("game: ◀"))
+            .unwrap()
+            .to_string();
+        titles.push(line);
+        s.key(code(KeyCode::Right));
+    }
+    for g in crate::games::registry::all() {
+        assert!(
+            titles.iter().any(|l| l.contains(g.title)),
+            "{} never offered: {titles:?}",
+            g.title
+        );
+    }
+    // Back on Tolerance; one step left is the last game of the registry.
+    assert!(text(&render(&s, 80, 24)).contains("◀ The Game of Tolerance ▶"));
+    while !text(&render(&s, 80, 24)).contains("◀ Mia ▶") {
+        s.key(code(KeyCode::Right));
+    }
+    let t = text(&render(&s, 80, 24));
+    assert!(t.contains("variant: ◀ traditional ▶"), "{t}");
+    assert!(t.contains("built-ins: traditional, modern"), "{t}");
+    // Mia reads no variant files: the form does not offer them.
+    assert!(!t.contains("file path"), "{t}");
+    // A long summary wraps under its field, not into the labels' column.
+    assert!(
+        t.lines()
+            .skip(3)
+            .take(4)
+            .all(|l| !l.starts_with("│") || l[3..].starts_with("  ")),
+        "{t}"
+    );
+    assert!(t.contains("(2–10)"), "{t}");
+    s.key(code(KeyCode::Tab));
+    s.key(code(KeyCode::Right));
+    assert!(text(&render(&s, 80, 24)).contains("◀ modern ▶"));
+    s.key(code(KeyCode::Tab));
+    for _ in 0..3 {
+        s.key(code(KeyCode::Left));
+    }
+    // The seats stop at the game's least.
+    assert!(text(&render(&s, 80, 24)).contains("seats: 2"));
+    assert_eq!(
+        s.key(code(KeyCode::Enter)),
+        LobbyOutcome::Ask(LobbyRequest::Check(NewTable {
+            game: "mia".into(),
+            variant: "modern".into(),
+            seats: 2,
+        }))
+    );
+}
+
+#[test]
 fn an_empty_variant_is_refused_and_esc_goes_back() {
     let mut s = listed();
     s.key(key('n'));
+    s.key(code(KeyCode::Tab));
     s.key(code(KeyCode::Backspace));
     assert_eq!(s.key(code(KeyCode::Enter)), LobbyOutcome::None);
     let t = text(&render(&s, 100, 24));
@@ -241,7 +341,7 @@ fn the_feedback_box_sends_and_shows_which_relays_took_it() {
         LobbyOutcome::Ask(LobbyRequest::Feedback("more dice".into()))
     );
     let t = text(&render(&s, 80, 24));
-    assert!(t.contains("sending to the author's inbox relays…"), "{t}");
+    assert!(t.contains("sending to the relays…"), "{t}");
     assert!(!t.contains("error:"), "{t}");
     // Keys while sending change nothing.
     s.key(key('x'));
@@ -295,16 +395,50 @@ fn the_lobby_in_monochrome_has_the_same_words() {
 }
 
 #[test]
-fn an_invitation_to_a_table_that_started_cannot_be_joined() {
+fn only_tables_still_taking_players_are_listed_and_chosen_first() {
     let mut s = LobbyState::new("me".into(), vec!["ws://r".into()], true);
     let mut seated = entry("friday", "Ana", true, "naddr1seated");
     seated.listing.status = "seated".into();
-    s.apply(LobbyEvent::Listed(Ok(vec![seated])));
-    assert!(text(&render(&s, 80, 24)).contains("friday from Ana — seated 1/4"));
-    assert_eq!(s.key(code(KeyCode::Enter)), LobbyOutcome::None);
+    let mut done = entry("last week", "Ana", true, "naddr1finished");
+    done.listing.status = "finished".into();
+    let mut off = entry("called off", "Ana", true, "naddr1cancelled");
+    off.listing.status = "cancelled".into();
+    let open = entry("tonight", "Ana", true, "naddr1tonight");
+    // The same table, public and an invitation too: listed once, as the invitation.
+    let public_too = entry("tonight", "Ana", false, "naddr1tonight");
+    s.apply(LobbyEvent::Listed(Ok(vec![
+        seated,
+        done,
+        off,
+        entry("", "Bob", false, "naddr1open1"),
+        public_too,
+        open,
+    ])));
     let t = text(&render(&s, 80, 24));
-    assert!(
-        t.contains("error: that table is seated: it takes no more players"),
-        "{t}"
+    assert!(t.contains("Invitations (1)"), "{t}");
+    assert!(t.contains("▶ tonight from Ana"), "{t}");
+    assert!(t.contains("Open public tables (1)"), "{t}");
+    for gone in ["friday", "last week", "called off"] {
+        assert!(!t.contains(gone), "{gone} is listed:\n{t}");
+    }
+    assert_eq!(
+        s.key(code(KeyCode::Enter)),
+        LobbyOutcome::Done(LobbyChoice::Join("naddr1tonight".into()))
+    );
+}
+
+#[test]
+fn a_refresh_keeps_the_chosen_table() {
+    let mut s = listed();
+    s.key(code(KeyCode::Down));
+    s.key(code(KeyCode::Down));
+    assert_eq!(s.key(key('r')), LobbyOutcome::Ask(LobbyRequest::Refresh));
+    s.apply(LobbyEvent::Listed(Ok(vec![
+        entry("new one", "Dan", true, "naddr1new"),
+        entry("late game", "npub1cat…wxyz", false, "naddr1open2"),
+    ])));
+    assert_eq!(
+        s.key(code(KeyCode::Enter)),
+        LobbyOutcome::Done(LobbyChoice::Join("naddr1open2".into()))
     );
 }

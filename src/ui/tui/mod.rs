@@ -1,11 +1,15 @@
 //! The terminal table (ratatui over crossterm), the default interface on a terminal for every
 //! game: the shared [`frame`] around the game's own panel (`games::panel`), fed by the table
-//! runner's updates and turns.
+//! runner's updates and turns; and the [`lobby`] screen of `tables`, where a table is chosen
+//! to join or host before that.
 //!
 //! The terminal is put back as the shell expects it on every way out: leaving, the end of the
 //! table, an error, Ctrl-C (a key in raw mode, a signal otherwise) and a panic.
 
 pub mod frame;
+pub mod lobby;
+#[cfg(test)]
+mod lobby_tests;
 #[cfg(test)]
 mod tests;
 
