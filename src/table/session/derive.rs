@@ -771,10 +771,14 @@ impl<G: Game> Session<G> {
         t
     }
 
-    /// The head the chain takes if `seats` time out at the open step.
+    /// The head the chain takes if `seats` time out at the open step. A move or sealed step
+    /// whose game has no timeout move for one of them removes them instead (see `time_out`), and
+    /// the chain then goes on from the removal head: "final" must be judged on that one.
     fn timeout_head(&self, seats: &BTreeSet<Seat>) -> String {
-        let label: &[u8] = match self.r.kind {
-            Kind::Move(_) | Kind::Seal(_) => b"timeout",
+        let has_default = |x: &Seat| self.r.game.timeout_action(*x).is_some();
+        let label: &[u8] = match &self.r.kind {
+            Kind::Move(actor) if has_default(actor) => b"timeout",
+            Kind::Seal(_) if seats.iter().all(has_default) => b"timeout",
             _ => b"forfeit",
         };
         let v: Vec<u8> = seats.iter().copied().collect();

@@ -925,3 +925,80 @@ fn before_the_showing_only_the_two_recipients_know_the_card() {
     );
     assert_eq!(knows(None), None);
 }
+
+/// High Card whose moves have no default: a seat that misses its move is removed at once
+/// instead of being timed out (PROTOCOL.md §7.5).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct NoDefault(HighCard);
+
+impl Game for NoDefault {
+    type Action = high_card::Action;
+    type View = high_card::HighCardView;
+    const NAME: &'static str = "no-default";
+
+    fn to_act(&self) -> crate::engine::ToAct {
+        self.0.to_act()
+    }
+    fn legal_actions(&self, seat: Seat) -> Vec<Self::Action> {
+        self.0.legal_actions(seat)
+    }
+    fn apply(&mut self, seat: Seat, a: &Self::Action) -> Result<(), crate::engine::RuleError> {
+        self.0.apply(seat, a)
+    }
+    fn apply_chance(
+        &mut self,
+        outcomes: &[crate::engine::ChanceOutcome],
+    ) -> Result<(), crate::engine::RuleError> {
+        self.0.apply_chance(outcomes)
+    }
+    fn view(&self, viewer: Option<Seat>) -> Self::View {
+        self.0.view(viewer)
+    }
+    fn timeout_action(&self, _: Seat) -> Option<Self::Action> {
+        None
+    }
+    fn outcome(&self) -> Option<crate::engine::Outcome> {
+        self.0.outcome()
+    }
+    fn seats(&self) -> Vec<Seat> {
+        self.0.seats()
+    }
+    fn participants(&self) -> Vec<Seat> {
+        self.0.participants()
+    }
+    fn forfeit(
+        &mut self,
+        offenders: &[Seat],
+        reason: ForfeitReason,
+    ) -> Result<(), crate::engine::RuleError> {
+        self.0.forfeit(offenders, reason)
+    }
+}
+
+#[test]
+fn a_removal_for_a_missed_move_is_final_once_everyone_else_built_on_it() {
+    // The chain goes on from the removal head when the game has no timeout move; a late move
+    // must be judged against that head, or the removed seat could come back at any time.
+    let game = NoDefault(HighCard::new(&high_card::Setup::new(3)).unwrap());
+    let mut h = Harness::new(game, 19, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    let late = h.decide(mover as usize, h.spectator.deadline() + 1);
+    h.modes[mover as usize] = Mode::Dead;
+    h.run(12);
+    h.agree();
+    let before = h.spectator.verdicts().to_vec();
+    assert!(
+        matches!(&removals(&before)[..], [Verdict::Removed { seats, reason: ForfeitReason::Withheld, .. }, ..] if seats == &[mover]),
+        "{before:?}"
+    );
+    // The removed seat's move, dated after the deadline, arrives once the others moved on.
+    h.publish(late);
+    h.run(12);
+    h.agree();
+    assert_eq!(
+        h.spectator.verdicts(),
+        before.as_slice(),
+        "the removal stands"
+    );
+}
