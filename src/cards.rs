@@ -48,7 +48,7 @@ pub enum CardError {
     #[error("'{0}' is not a card name (use rank then suit, e.g. AS, 10H, TD, QC)")]
     BadName(String),
     #[error(
-        "a deck drawn from another needs 1 to {MAX_DECK_SIZE} of its cards, each once, not {0}"
+        "a deck drawn from another needs 2 to {MAX_DECK_SIZE} of its cards, each once, not {0}"
     )]
     BadSubset(String),
 }
@@ -167,7 +167,9 @@ impl DeckSpec {
         match self {
             DeckSpec::Subset { base, cards } => {
                 base.validate()?;
-                if cards.is_empty() || cards.len() > MAX_DECK_SIZE {
+                // One card cannot be shuffled (the shuffle argument needs two): a game with one
+                // card left deals it from where it is instead of drawing a new deck of it.
+                if cards.len() < 2 || cards.len() > MAX_DECK_SIZE {
                     return Err(CardError::BadSubset(format!("{} cards", cards.len())));
                 }
                 let mut seen = std::collections::BTreeSet::new();
@@ -380,6 +382,12 @@ mod tests {
             cards: vec![rest[0], rest[0]],
         };
         assert!(twice.validate().unwrap_err().to_string().contains("twice"));
+        // One card cannot be shuffled: refused here, not by an honest shuffler at the table.
+        let one = DeckSpec::Subset {
+            base: Box::new(DeckSpec::standard(1)),
+            cards: vec![rest[0]],
+        };
+        assert!(one.validate().unwrap_err().to_string().contains("2 to"));
     }
 
     #[test]
