@@ -233,6 +233,9 @@ pub async fn fetch_table(
 /// vote dated in the future must not count before its time.
 const CLOCK_SKEW_SECS: u64 = 5;
 
+/// Events dated in the future kept until their time, at most.
+const MAX_HELD: usize = 2_048;
+
 /// Runs a client until the table ends (or stalls for `idle`).
 pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
     let me_key = cfg.keys.public_key();
@@ -435,7 +438,15 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 let (now_batch, later): (Vec<Event>, Vec<Event>) = batch
                     .into_iter()
                     .partition(|e| e.created_at.as_secs() <= now_unix() + CLOCK_SKEW_SECS);
+                // Events dated ahead wait for their time, within a bound: a seated key dating
+                // events far in the future must not grow this client's memory. Past the bound
+                // the furthest-dated are dropped (an honest client's clock is never that far
+                // off; a relay can give them again later).
                 held.extend(later);
+                if held.len() > MAX_HELD {
+                    held.sort_by_key(|e| e.created_at);
+                    held.truncate(MAX_HELD);
+                }
                 session = record_and_feed(session, now_batch, cfg.journal.as_mut()).await?;
             }
             d = decision => {

@@ -511,6 +511,10 @@ impl<G: Game> Session<G> {
                 }
                 return self.since(before);
             }
+            _ if step > self.r.step + 1 && self.over_ahead_budget(seat, size) => {
+                self.stats.dropped += 1;
+                return self.since(before);
+            }
             Body::Vote { .. } => {
                 let per = self
                     .log
@@ -523,6 +527,7 @@ impl<G: Game> Session<G> {
                     self.stats.dropped += 1;
                     return self.since(before);
                 }
+                *self.log.sizes.entry((seat, step)).or_default() += size;
                 per.push(held);
             }
             _ => {
@@ -530,18 +535,6 @@ impl<G: Game> Session<G> {
                 if list.len() >= MAX_PER_STEP {
                     self.stats.dropped += 1;
                     return self.since(before);
-                }
-                if step > self.r.step + 1 {
-                    let ahead: usize = self
-                        .log
-                        .sizes
-                        .range((seat, self.r.step + 2)..=(seat, u32::MAX))
-                        .map(|(_, b)| *b)
-                        .sum();
-                    if ahead + size > MAX_AHEAD_BYTES {
-                        self.stats.dropped += 1;
-                        return self.since(before);
-                    }
                 }
                 *self.log.sizes.entry((seat, step)).or_default() += size;
                 list.push(held);
@@ -552,6 +545,19 @@ impl<G: Game> Session<G> {
         self.stats.bytes += size as u64;
         self.reconsider(step);
         self.since(before)
+    }
+
+    /// Whether `size` more bytes from `seat` for steps beyond the next would pass the budget
+    /// every seat has there, votes and contributions together: a seated key cannot grow a
+    /// client's memory by writing far ahead of the table (each step alone is capped too).
+    fn over_ahead_budget(&self, seat: Seat, size: usize) -> bool {
+        let ahead: usize = self
+            .log
+            .sizes
+            .range((seat, self.r.step + 2)..=(seat, u32::MAX))
+            .map(|(_, b)| *b)
+            .sum();
+        ahead + size > MAX_AHEAD_BYTES
     }
 
     fn since(&self, before: usize) -> Vec<Violation> {
