@@ -589,7 +589,7 @@ impl AllFives {
     }
 
     /// Every held tile is shown so that everyone can count the hand (§7).
-    fn end_hand(&mut self, how: HandEnd) {
+    pub(super) fn end_hand(&mut self, how: HandEnd) {
         self.log.push(Entry::Ended { how });
         self.ended = Some(how);
         self.phase = Phase::Show;
