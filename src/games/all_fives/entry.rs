@@ -320,6 +320,10 @@ impl TableGame for AllFives {
         }
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<AllFives>> {
+        Box::<super::panel::AllFivesPanel>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         let Some(o) = self.outcome() else {
             return "the game is not over".into();

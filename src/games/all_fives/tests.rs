@@ -155,8 +155,7 @@ fn deck(first: &[(u8, u8)]) -> Vec<CardId> {
 /// The seed's example of nine moves. Its diagrams are not in the text, so the tiles are a
 /// reconstruction that matches every stated score and remark: [1|1] is the first double and
 /// the spinner, [4|4] counts both halves while on an end and never branches.
-#[test]
-fn the_nine_move_example_of_the_rules() {
+fn nine_moves() -> (AllFives, Vec<i64>) {
     let seat0 = [
         (1, 4),
         (4, 4),
@@ -202,6 +201,12 @@ fn the_nine_move_example_of_the_rules() {
         }
         scores.push(play(&mut g, &mut script, seat, t, end));
     }
+    (g, scores)
+}
+
+#[test]
+fn the_nine_move_example_of_the_rules() {
+    let (g, scores) = nine_moves();
     assert_eq!(scores, vec![5, 0, 10, 5, 5, 10, 15, 5, 0]);
     assert_eq!(g.scores, vec![35, 20]);
     assert_eq!(g.layout.count(), 11);
@@ -362,4 +367,68 @@ fn the_greedy_bot_outscores_random() {
         random += o.payoffs[1 - (k % 2) as usize].1;
     }
     assert!(greedy > random, "greedy {greedy} vs random {random}");
+}
+
+#[test]
+fn the_panel_shows_the_line_the_ends_your_tiles_and_the_boneyard_at_80_by_24() {
+    use crate::games::panel::{Ctx, Outcome, Panel, Theme};
+    use crossterm::event::{KeyCode, KeyEvent};
+    use ratatui::{backend::TestBackend, Terminal};
+    let (g, _) = nine_moves();
+    let view = g.view(Some(1));
+    let legal = g.legal_actions(1);
+    let mut p = panel::AllFivesPanel::default();
+    p.ask(&view, &legal);
+    let names = vec!["Ann".to_string(), "Bob".to_string()];
+    let story = g.story(Some(1), &|s| {
+        if s == 1 {
+            "you".into()
+        } else {
+            "Ann".into()
+        }
+    });
+    let theme = Theme { color: false };
+    let ctx = Ctx {
+        theme: &theme,
+        names: &names,
+        me: Some(1),
+        awaited: &[1],
+        what: "move",
+        secs_left: None,
+        story: &story,
+        asked: true,
+    };
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
+    let screen: String = term
+        .backend()
+        .buffer()
+        .content
+        .chunks(80)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+        .collect();
+    for want in [
+        "line  [2|1]<1|1>[1|4][4|4][4|3]",
+        "north [1|5][5|5][5|0]",
+        "south [1|6]",
+        "open  west 2  east 3  north 0  south 6  count 11",
+        "score Ann 35 · you 20 · to 250",
+        "held  Ann 4, ▶you 5 · boneyard 10",
+        "[2|2] [2|3] [2|4] [2|5] [2|6]",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    // The first tile that fits is picked; w sets it west.
+    let position = view.tiles[0].0;
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Char('w'))),
+        Outcome::Play(Action::Play {
+            position,
+            end: End::West
+        })
+    );
+    assert_eq!(
+        panel::fit(&["[1|2]".into(), "[2|3]".into(), "[3|4]".into()], 12),
+        "[1|2]…[3|4]"
+    );
 }
