@@ -340,6 +340,11 @@ impl TableGame for AllFives {
         )
     }
 
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
+
     fn report(&self) -> serde_json::Value {
         serde_json::json!({
             "hands": self.hand + 1,

@@ -11,6 +11,7 @@ pub mod bot;
 pub mod entry;
 pub mod game;
 pub mod panel;
+pub mod replay;
 
 pub use bot::GreedyBot;
 pub use game::{Action, AllFives, AllFivesView, End, Entry, HandEnd, Layout, Phase, Setup};
