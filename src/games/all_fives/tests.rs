@@ -432,3 +432,96 @@ fn the_panel_shows_the_line_the_ends_your_tiles_and_the_boneyard_at_80_by_24() {
         "[1|2]…[3|4]"
     );
 }
+
+#[test]
+fn a_player_draws_until_a_tile_fits_and_nobody_else_sees_it() {
+    let seat0 = [
+        (6, 6),
+        (5, 5),
+        (5, 6),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+    ];
+    let seat1 = [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (0, 5),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+    ];
+    let mut first = seat0.to_vec();
+    first.extend(seat1);
+    first.extend([(1, 4), (2, 6)]);
+    let mut script = Script::new(deck(&first), vec![1]);
+    let mut g = AllFives::new(&Setup::new(2)).unwrap();
+    resolve(&mut g, &mut script);
+    assert_eq!(play(&mut g, &mut script, 0, (6, 6), End::Lead), 0);
+    for _ in 0..2 {
+        assert_eq!(g.legal_actions(1), vec![Action::Draw]);
+        g.apply(1, &Action::Draw).unwrap();
+        resolve(&mut g, &mut script);
+    }
+    // The second draw fits: only it may be set, on either side of the lone spinner.
+    let drawn = 19;
+    assert_eq!(
+        g.legal_actions(1),
+        vec![
+            Action::Play {
+                position: drawn,
+                end: End::West
+            },
+            Action::Play {
+                position: drawn,
+                end: End::East
+            }
+        ]
+    );
+    let theirs = g.view(Some(0));
+    assert_eq!(theirs.held, vec![(0, 8), (1, 11)]);
+    assert_eq!(theirs.boneyard, 8);
+    assert!(
+        theirs.tiles.iter().all(|(p, _)| *p < 9),
+        "only seat 0's own tiles"
+    );
+    assert!(g.view(None).tiles.is_empty());
+    let words = g.story(Some(0), &|s| format!("seat {s}"));
+    assert!(words.contains(&"seat 1 draws a tile from the boneyard".to_string()));
+    assert!(!words
+        .iter()
+        .any(|w| w.contains("[2|6]") || w.contains("[1|4]")));
+    // The greedy bot takes the play that scores: [2|6] east makes 12 + 2, west 2 + 12 — both
+    // 14, so it keeps the lower move.
+    let mine = g.view(Some(1));
+    let legal = g.legal_actions(1);
+    assert_eq!(GreedyBot.choose(&mine, &legal), legal[0]);
+}
+
+#[test]
+fn the_greedy_bot_takes_the_biggest_score() {
+    let (g, _) = nine_moves();
+    // Seat 1 to move on ends 2 (west), 3 (east), 0 (north), 6 (south): count 11.
+    let v = g.view(Some(1));
+    let legal = g.legal_actions(1);
+    let best = GreedyBot.choose(&v, &legal);
+    let score = |a: &Action| bot::value(&v, a).map(|x| x.0);
+    assert!(legal.iter().all(|a| score(a) <= score(&best)), "{best:?}");
+    // [2|6] on the west end: 6 + 3 + 0 + 6 = 15 beats [2|3] east (2 + 2 + 0 + 6 = 10).
+    assert_eq!(score(&best), Some(15));
+    assert_eq!(
+        v.tiles
+            .iter()
+            .find(
+                |(p, _)| matches!(best, Action::Play { position, end: End::West } if position == *p)
+            )
+            .map(|(_, t)| halves(*t)),
+        Some((2, 6))
+    );
+}
