@@ -85,8 +85,8 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             tiles.iter().map(|t| tile(*t)).collect::<Vec<_>>().join(" "),
             tiles.iter().map(|t| pips(*t)).sum::<u32>()
         ),
-        Entry::HandScored { seats, points } if seats.is_empty() => {
-            format!("a tie for the fewest pips: nobody scores for the hand ({points} points)")
+        Entry::HandScored { seats, .. } if seats.is_empty() => {
+            "a tie for the fewest pips: nobody scores for the hand".into()
         }
         Entry::HandScored { seats, points } => format!(
             "{} {points} points for the hand",
