@@ -1,0 +1,126 @@
+//! All Fives scripts: a game with its tiles and lot fixed, replayed through the engine.
+//! Format: `protocol/rules/all-fives.md` (§12).
+
+use super::game::{spec, Action, AllFives, End, Entry, Setup, TILES};
+use crate::cards::CardId;
+use crate::engine::Seat;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    pub setup: Setup,
+    /// Every hand's deck from position 0 ("1-4" or "[1|4]"); the tiles not named follow in set
+    /// order, so a script names only the hands it deals and the draws it makes.
+    pub deck: Vec<String>,
+    /// The lots for the leader (1 = seat 0).
+    pub dice: Vec<u8>,
+    /// "SEAT a-b END" (END: lead, west, east, north, south), "SEAT draw", "SEAT pass".
+    pub actions: Vec<String>,
+    /// Expected output (golden tests compare it; `replay` ignores it).
+    #[serde(default)]
+    pub expect: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    #[serde(flatten)]
+    pub end: crate::games::ScriptEnd,
+    pub hand: u32,
+    pub scores: Vec<i64>,
+    /// The points each tile set scored, in order.
+    pub scored: Vec<i64>,
+    pub count: u32,
+    pub log: Vec<Entry>,
+}
+
+/// A tile by its halves in either order: "1-4", "[4|1]", "14".
+pub fn parse_tile(s: &str) -> Result<CardId, String> {
+    let d: Vec<u8> = s
+        .chars()
+        .filter_map(|c| c.to_digit(10).map(|d| d as u8))
+        .collect();
+    let [a, b] = d[..] else {
+        return Err(format!("'{s}' is not a tile: write its halves, as 1-4"));
+    };
+    spec()
+        .parse(&format!("[{}|{}]", a.min(b), a.max(b)))
+        .map_err(|_| format!("'{s}' is not a double-six tile"))
+}
+
+/// The engine's form of a move: "SEAT play POSITION END", "SEAT draw", "SEAT pass".
+pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
+    let bad =
+        || format!("'{s}' is not an All Fives move: 'SEAT 1-4 east', 'SEAT draw', 'SEAT pass'");
+    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let action = match words.as_slice() {
+        ["draw"] => Action::Draw,
+        ["pass"] => Action::Pass,
+        ["play", p, end] => Action::Play {
+            position: p.parse().map_err(|_| bad())?,
+            end: match *end {
+                "lead" => End::Lead,
+                "west" => End::West,
+                "east" => End::East,
+                "north" => End::North,
+                "south" => End::South,
+                _ => return Err(bad()),
+            },
+        },
+        _ => return Err(bad()),
+    };
+    Ok((seat, action))
+}
+
+impl Script {
+    pub fn parse(text: &str) -> Result<Script, String> {
+        serde_json::from_str(text).map_err(|e| format!("All Fives script: {e}"))
+    }
+
+    pub fn run(&self) -> Result<Output, String> {
+        let game = AllFives::new(&self.setup).map_err(|e| e.to_string())?;
+        let mut deck: Vec<CardId> = self
+            .deck
+            .iter()
+            .map(|t| parse_tile(t))
+            .collect::<Result<_, _>>()?;
+        let rest: Vec<CardId> = (0..TILES)
+            .map(CardId)
+            .filter(|t| !deck.contains(t))
+            .collect();
+        deck.extend(rest);
+        if deck.len() != usize::from(TILES) {
+            return Err("the script's deck names a tile twice".into());
+        }
+        // Scripts name tiles; the engine's moves name deck positions.
+        let actions: Vec<String> = self
+            .actions
+            .iter()
+            .map(|a| match crate::games::script_words(a) {
+                Some((seat, w)) if w.len() == 2 && !matches!(w[0], "draw" | "pass") => {
+                    let t = parse_tile(w[0])?;
+                    let p = deck.iter().position(|x| *x == t).unwrap_or_default();
+                    Ok(format!("{seat} play {p} {}", w[1]))
+                }
+                _ => Ok(a.clone()),
+            })
+            .collect::<Result<_, String>>()?;
+        let (game, end) =
+            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
+        Ok(Output {
+            end,
+            hand: game.hand + 1,
+            scores: game.scores.clone(),
+            scored: game
+                .log
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Played { scored, .. } => Some(*scored),
+                    _ => None,
+                })
+                .collect(),
+            count: game.layout.count(),
+            log: game.log.clone(),
+        })
+    }
+}
