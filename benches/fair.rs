@@ -81,7 +81,8 @@ fn chain(secrets: &[SecretShare], key: &JointKey, size: usize) -> (Vec<StepBytes
 
 fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
     let (secrets, _, key) = keys(2);
-    for size in [52usize, 104, 136, 156] {
+    // Card decks (52, 104, 156) and domino sets (double-6, -9, -12, -15: 28, 55, 91, 136 tiles).
+    for size in [28usize, 52, 55, 91, 104, 136, 156] {
         let c0 = shuffle_ctx(0);
         let (d0, _) = shuffle_verified(&secrets[0], &c0, &key, size, None).unwrap();
         let c1 = shuffle_ctx(1);
