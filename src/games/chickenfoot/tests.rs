@@ -277,7 +277,7 @@ fn a_player_draws_one_tile_then_plays_it_or_passes() {
     assert_eq!(g.to_act(), ToAct::Seat(0));
     let words = g.story(None, &|s| format!("seat {s}"));
     assert!(words.contains(&"seat 0 draws a tile from the chicken yard".to_string()));
-    assert!(words.contains(&"seat 1 sets [9|7] on the centerpiece".to_string()));
+    assert!(words.contains(&"seat 1 sets [7|9] on the centerpiece".to_string()));
 }
 
 #[test]
