@@ -2,6 +2,7 @@
 //! view, its rules spec in `protocol/rules/`, and passes the generic simulation test.
 
 pub mod all_fives;
+pub mod chickenfoot;
 pub mod high_card;
 pub mod mia;
 pub mod panel;

@@ -1,0 +1,968 @@
+//! Chickenfoot: branching dominoes from a centerpiece double, lowest pips wins.
+//! Rules: `protocol/rules/chickenfoot.md` (§ numbers below refer to it).
+
+use crate::cards::{CardId, DeckSpec};
+use crate::engine::{
+    ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Toes a double needs before play goes on elsewhere (§5).
+pub const TOES: u8 = 3;
+/// Arms the centerpiece needs before play goes on elsewhere (§4).
+pub const ARMS: usize = 4;
+
+/// The whole set, whatever its size: tile ids are named in it.
+pub fn set(max_pip: u8) -> DeckSpec {
+    DeckSpec::Dominoes { max_pip }
+}
+
+/// The halves of a tile of this set.
+pub fn halves_in(max_pip: u8, id: CardId) -> (u8, u8) {
+    set(max_pip).domino(id).unwrap_or((0, 0))
+}
+
+/// What a tile left in hand costs (§8): its pips, but the double blank costs 50.
+pub fn cost(t: (u8, u8)) -> u32 {
+    if t == (0, 0) {
+        50
+    } else {
+        u32::from(t.0) + u32::from(t.1)
+    }
+}
+
+/// The id of the double `d` in this set.
+pub fn double_id(max_pip: u8, d: u8) -> CardId {
+    let spec = set(max_pip);
+    (0..spec.len() as u16)
+        .map(CardId)
+        .find(|c| spec.domino(*c) == Some((d, d)))
+        .unwrap_or(CardId(0))
+}
+
+/// A round's deck: the set without the centerpiece double, which is placed face up (§3).
+pub fn round_spec(max_pip: u8, center: u8) -> DeckSpec {
+    let base = set(max_pip);
+    let skip = double_id(max_pip, center);
+    DeckSpec::Subset {
+        cards: base.cards().into_iter().filter(|c| *c != skip).collect(),
+        base: Box::new(base),
+    }
+}
+
+/// Where a tile goes (§4, §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spot {
+    /// A new arm off the centerpiece.
+    Center,
+    /// A new toe off the double that ends this line.
+    Toe(u16),
+    /// The open end of this line.
+    End(u16),
+}
+
+/// A move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Take one tile from the chicken yard (no tile fits).
+    Draw,
+    /// After a draw that did not fit; or, with the yard empty, "no draw": the round ends.
+    Pass,
+    /// Set the tile at this deck position there.
+    Play { position: u16, spot: Spot },
+}
+
+/// The table's settings (§1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    pub players: u8,
+    /// The set's highest double: 9, 12 or 15; `None`: by the number of players (§2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<u8>,
+    /// Stop after this many rounds; `None`: every double down to the double blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+}
+
+/// The source's draw table (§2): tiles each, by set and players 2..=12.
+const DRAW: [(u8, [u16; 11]); 3] = [
+    (9, [14, 10, 7, 6, 5, 0, 0, 0, 0, 0, 0]),
+    (12, [0, 0, 12, 10, 8, 7, 6, 5, 0, 0, 0]),
+    (15, [0, 0, 0, 0, 12, 10, 9, 8, 7, 7, 6]),
+];
+
+impl Setup {
+    pub fn new(players: u8) -> Setup {
+        Setup {
+            players,
+            set: None,
+            rounds: None,
+        }
+    }
+
+    pub fn max_pip(&self) -> u8 {
+        self.set.unwrap_or(match self.players {
+            0..=3 => 9,
+            4..=9 => 12,
+            _ => 15,
+        })
+    }
+
+    /// Tiles dealt to each player, if the set seats this many.
+    pub fn hand_size(&self) -> Option<u16> {
+        let m = self.max_pip();
+        let i = usize::from(self.players.checked_sub(2)?);
+        DRAW.iter()
+            .find(|(s, _)| *s == m)
+            .and_then(|(_, row)| row.get(i).copied())
+            .filter(|k| *k > 0)
+    }
+
+    /// Rounds to play: the set's doubles from the highest, at most `rounds`.
+    pub fn rounds(&self) -> u32 {
+        let all = u32::from(self.max_pip()) + 1;
+        self.rounds.map_or(all, |r| r.min(all))
+    }
+
+    pub fn validate(&self) -> Result<(), RuleError> {
+        let e = |m: String| Err(RuleError::Setup(m));
+        if !(2..=12).contains(&self.players) {
+            return e(format!(
+                "Chickenfoot seats 2 to 12 players, not {}",
+                self.players
+            ));
+        }
+        if ![9, 12, 15].contains(&self.max_pip()) {
+            return e(format!(
+                "the set is double-9, double-12 or double-15, not double-{}",
+                self.max_pip()
+            ));
+        }
+        if self.hand_size().is_none() {
+            return e(format!(
+                "a double-{} set does not seat {} players",
+                self.max_pip(),
+                self.players
+            ));
+        }
+        if self.rounds.is_some_and(|r| !(1..=1000).contains(&r)) {
+            return e("rounds must be from 1 to 1000".into());
+        }
+        Ok(())
+    }
+}
+
+/// A line of tiles from the centerpiece or a double, outwards, each stored as `(inner, outer)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    /// `None`: an arm of the centerpiece; `Some(i)`: a toe of the double ending line `i`.
+    pub from: Option<u16>,
+    pub tiles: Vec<(u8, u8)>,
+}
+
+/// The tiles on the table (§4, §5).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Layout {
+    /// The centerpiece double's number.
+    pub center: u8,
+    pub lines: Vec<Line>,
+    /// The double being chickenfooted: the line it ends and the toes it still needs.
+    pub foot: Option<(u16, u8)>,
+}
+
+impl Layout {
+    pub fn new(center: u8) -> Layout {
+        Layout {
+            center,
+            lines: Vec::new(),
+            foot: None,
+        }
+    }
+
+    pub fn arms(&self) -> usize {
+        self.lines.iter().filter(|l| l.from.is_none()).count()
+    }
+
+    /// Tiles set, the centerpiece not counted.
+    pub fn tiles(&self) -> usize {
+        self.lines.iter().map(|l| l.tiles.len()).sum()
+    }
+
+    /// Where a tile may go now and the number it must match (§4, §5): the centerpiece until it
+    /// has four arms, then the pending chickenfoot, then every open end. A line ending in a
+    /// double continues only through its toes.
+    pub fn spots(&self) -> Vec<(Spot, u8)> {
+        if self.arms() < ARMS {
+            return vec![(Spot::Center, self.center)];
+        }
+        if let Some((l, _)) = self.foot {
+            let p = self.lines[usize::from(l)].tiles.last().map_or(0, |t| t.1);
+            return vec![(Spot::Toe(l), p)];
+        }
+        self.lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let t = l.tiles.last()?;
+                (t.0 != t.1).then_some((Spot::End(i as u16), t.1))
+            })
+            .collect()
+    }
+
+    pub fn fits(&self, tile: (u8, u8), spot: Spot) -> bool {
+        self.spots()
+            .iter()
+            .any(|(s, p)| *s == spot && (tile.0 == *p || tile.1 == *p))
+    }
+
+    pub fn spots_for(&self, tile: (u8, u8)) -> Vec<Spot> {
+        self.spots()
+            .into_iter()
+            .filter(|(_, p)| tile.0 == *p || tile.1 == *p)
+            .map(|(s, _)| s)
+            .collect()
+    }
+
+    /// Sets a tile that fits (checked by the caller).
+    pub fn place(&mut self, tile: (u8, u8), spot: Spot) {
+        let Some(&(_, p)) = self.spots().iter().find(|(s, _)| *s == spot) else {
+            return;
+        };
+        let t = (p, if tile.0 == p { tile.1 } else { tile.0 });
+        match spot {
+            Spot::Center => self.lines.push(Line {
+                from: None,
+                tiles: vec![t],
+            }),
+            Spot::Toe(l) => {
+                self.lines.push(Line {
+                    from: Some(l),
+                    tiles: vec![t],
+                });
+                self.foot = match self.foot {
+                    Some((l, k)) if k > 1 => Some((l, k - 1)),
+                    _ => None,
+                };
+            }
+            Spot::End(l) => {
+                self.lines[usize::from(l)].tiles.push(t);
+                if t.0 == t.1 {
+                    self.foot = Some((l, TOES));
+                }
+            }
+        }
+    }
+}
+
+/// A tile in a hand: its deck position, and the tile where this client knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    pub position: u16,
+    pub tile: Option<CardId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Shuffle, deal (and the first round's lot) pending.
+    Deal,
+    Play,
+    /// The round is over; the held tiles are being shown.
+    Show,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundEnd {
+    /// This player set their last tile.
+    Out(Seat),
+    /// This player could not play with the chicken yard empty.
+    NoDraw(Seat),
+}
+
+/// The record, all of it public.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Entry {
+    Round {
+        number: u32,
+        center: u8,
+        first: Seat,
+        by_lot: bool,
+    },
+    Played {
+        seat: Seat,
+        tile: CardId,
+        halves: (u8, u8),
+        spot: Spot,
+    },
+    /// One tile left in that hand ("bok bok"), announced by the table itself.
+    LastTile {
+        seat: Seat,
+    },
+    Drew {
+        seat: Seat,
+    },
+    Passed {
+        seat: Seat,
+    },
+    Ended {
+        how: RoundEnd,
+    },
+    Showed {
+        seat: Seat,
+        tiles: Vec<(u8, u8)>,
+        points: u32,
+    },
+    Misplayed {
+        seat: Seat,
+        tile: CardId,
+        spot: Spot,
+    },
+    Forfeited {
+        seat: Seat,
+        reason: ForfeitReason,
+    },
+    Over {
+        winners: Vec<Seat>,
+    },
+}
+
+/// A whole game of Chickenfoot, as one client knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chickenfoot {
+    pub setup: Setup,
+    /// Points per seat, lower is better.
+    pub scores: Vec<i64>,
+    /// Rounds started, from 0; the current round's deck id.
+    pub round: u32,
+    pub phase: Phase,
+    pub hands: BTreeMap<Seat, Vec<Held>>,
+    pub layout: Layout,
+    pub turn: Seat,
+    /// The player to move has drawn this turn (§6).
+    pub drew: bool,
+    /// Who set off the first round (by lot); later rounds move one seat clockwise.
+    pub first: Option<Seat>,
+    pub ended: Option<RoundEnd>,
+    pub removed: Vec<Seat>,
+    /// A play waiting for its tile to be shown.
+    played: Option<(Seat, u16, Spot)>,
+    pub(super) next_position: u16,
+    pending: Vec<ChanceRequest>,
+    pub log: Vec<Entry>,
+}
+
+fn illegal(seat: Seat, reason: &str) -> RuleError {
+    RuleError::Illegal {
+        seat,
+        reason: reason.into(),
+    }
+}
+
+impl Chickenfoot {
+    pub fn new(setup: &Setup) -> Result<Chickenfoot, RuleError> {
+        setup.validate()?;
+        let mut g = Chickenfoot {
+            setup: setup.clone(),
+            scores: vec![0; usize::from(setup.players)],
+            round: 0,
+            phase: Phase::Deal,
+            hands: BTreeMap::new(),
+            layout: Layout::default(),
+            turn: 0,
+            drew: false,
+            first: None,
+            ended: None,
+            removed: Vec::new(),
+            played: None,
+            next_position: 0,
+            pending: Vec::new(),
+            log: Vec::new(),
+        };
+        g.deal();
+        Ok(g)
+    }
+
+    fn deck(&self) -> DeckId {
+        self.round
+    }
+
+    /// This round's centerpiece: the highest double first, one lower each round (§3).
+    pub fn center(&self) -> u8 {
+        self.setup
+            .max_pip()
+            .saturating_sub(u8::try_from(self.round).unwrap_or(u8::MAX))
+    }
+
+    pub fn spec(&self) -> DeckSpec {
+        round_spec(self.setup.max_pip(), self.center())
+    }
+
+    /// Tiles in this round's deck (the set less the centerpiece).
+    pub fn deck_len(&self) -> u16 {
+        set(self.setup.max_pip()).len() as u16 - 1
+    }
+
+    pub fn halves(&self, id: CardId) -> (u8, u8) {
+        halves_in(self.setup.max_pip(), id)
+    }
+
+    pub fn yard(&self) -> usize {
+        usize::from(self.deck_len().saturating_sub(self.next_position))
+    }
+
+    fn players(&self) -> Vec<Seat> {
+        (0..self.setup.players).collect()
+    }
+
+    /// A new round: the centerpiece set out, a new deck of the rest, every hand dealt (§3).
+    fn deal(&mut self) {
+        let deck = self.deck();
+        let k = self.setup.hand_size().unwrap_or(1);
+        self.phase = Phase::Deal;
+        self.hands.clear();
+        self.layout = Layout::new(self.center());
+        self.drew = false;
+        self.ended = None;
+        self.played = None;
+        self.pending = vec![ChanceRequest::Shuffle {
+            deck,
+            spec: self.spec(),
+        }];
+        for s in self.players() {
+            for i in 0..k {
+                self.pending
+                    .push(ChanceRequest::deal(deck, u16::from(s) * k + i, s));
+            }
+        }
+        self.next_position = u16::from(self.setup.players) * k;
+        if self.first.is_none() {
+            self.pending.push(ChanceRequest::RollPublic {
+                sides: self.setup.players,
+                count: 1,
+                by: None,
+            });
+        }
+    }
+
+    fn held(&self, seat: Seat, position: u16) -> Option<&Held> {
+        self.hands
+            .get(&seat)
+            .and_then(|h| h.iter().find(|x| x.position == position))
+    }
+
+    fn known_tile(&self, position: u16) -> Option<CardId> {
+        self.hands
+            .values()
+            .flatten()
+            .find(|h| h.position == position)
+            .and_then(|h| h.tile)
+    }
+
+    fn next_seat(&self, s: Seat) -> Seat {
+        (s + 1) % self.setup.players
+    }
+
+    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
+        let spec = self.spec();
+        match (req, out) {
+            (ChanceRequest::Shuffle { deck, .. }, ChanceOutcome::Shuffled { deck: d })
+                if d == deck =>
+            {
+                Ok(())
+            }
+            (
+                ChanceRequest::Deal { deck, position, .. },
+                ChanceOutcome::Dealt {
+                    deck: d,
+                    position: p,
+                    card,
+                },
+            ) if d == deck && p == position => {
+                card.map_or(Ok(()), |c| spec.check(c).map_err(|e| e.to_string()))
+            }
+            (
+                ChanceRequest::Reveal { deck, position },
+                ChanceOutcome::Revealed {
+                    deck: d,
+                    position: p,
+                    card,
+                },
+            ) if d == deck && p == position => {
+                spec.check(*card).map_err(|e| e.to_string())?;
+                match self.known_tile(*p) {
+                    Some(k) if k != *card => Err(format!(
+                        "position {p} was {}, not {}",
+                        spec.name(k),
+                        spec.name(*card)
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            (ChanceRequest::RollPublic { .. }, ChanceOutcome::Rolled { values })
+                if values.len() == 1 && (1..=self.setup.players).contains(&values[0]) =>
+            {
+                Ok(())
+            }
+            _ => Err("outcome does not answer the request".into()),
+        }
+    }
+
+    fn finish(&mut self) {
+        self.phase = Phase::Done;
+        self.pending.clear();
+        self.played = None;
+        let winners = self.winners();
+        self.log.push(Entry::Over { winners });
+    }
+
+    /// The seats with the fewest points among those not removed (§9, §10).
+    pub fn winners(&self) -> Vec<Seat> {
+        let eligible: Vec<Seat> = self
+            .players()
+            .into_iter()
+            .filter(|s| !self.removed.contains(s))
+            .collect();
+        let Some(best) = eligible.iter().map(|s| self.scores[usize::from(*s)]).min() else {
+            return Vec::new();
+        };
+        eligible
+            .into_iter()
+            .filter(|s| self.scores[usize::from(*s)] == best)
+            .collect()
+    }
+
+    fn after_play(&mut self, seat: Seat, position: u16, tile: CardId, spot: Spot) {
+        if let Some(h) = self.hands.get_mut(&seat) {
+            h.retain(|x| x.position != position);
+        }
+        let halves = self.halves(tile);
+        self.layout.place(halves, spot);
+        self.log.push(Entry::Played {
+            seat,
+            tile,
+            halves,
+            spot,
+        });
+        self.drew = false;
+        match self.hands.get(&seat).map_or(0, Vec::len) {
+            0 => self.end_round(RoundEnd::Out(seat)),
+            1 => {
+                self.log.push(Entry::LastTile { seat });
+                self.turn = self.next_seat(seat);
+            }
+            _ => self.turn = self.next_seat(seat),
+        }
+    }
+
+    /// Every held tile is shown: each player's score is their own pips, which every client
+    /// must be able to add up from public data (§7).
+    pub(super) fn end_round(&mut self, how: RoundEnd) {
+        self.log.push(Entry::Ended { how });
+        self.ended = Some(how);
+        self.phase = Phase::Show;
+        let deck = self.deck();
+        self.pending = self
+            .hands
+            .values()
+            .flatten()
+            .map(|h| ChanceRequest::Reveal {
+                deck,
+                position: h.position,
+            })
+            .collect();
+        if self.pending.is_empty() {
+            self.score_round();
+        }
+    }
+
+    fn score_round(&mut self) {
+        for s in self.players() {
+            let tiles: Vec<(u8, u8)> = self
+                .hands
+                .get(&s)
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.tile.map(|t| self.halves(t)))
+                .collect();
+            let points: u32 = tiles.iter().map(|t| cost(*t)).sum();
+            self.scores[usize::from(s)] += i64::from(points);
+            self.log.push(Entry::Showed {
+                seat: s,
+                tiles,
+                points,
+            });
+        }
+        if self.round + 1 >= self.setup.rounds() {
+            self.finish();
+            return;
+        }
+        self.round += 1;
+        self.deal();
+    }
+
+    /// Ends the game with these seats removed (§9).
+    fn remove(&mut self, offenders: &[Seat]) {
+        for o in offenders {
+            if !self.removed.contains(o) {
+                self.removed.push(*o);
+            }
+        }
+        self.removed.sort_unstable();
+        self.finish();
+    }
+
+    /// The seat to move, if a seat is to move.
+    fn mover(&self) -> Option<Seat> {
+        (self.phase == Phase::Play && self.pending.is_empty()).then_some(self.turn)
+    }
+
+    /// The plays this seat's known tiles allow, ascending.
+    fn plays(&self, seat: Seat) -> Vec<Action> {
+        let mut plays: Vec<Action> = self
+            .hands
+            .get(&seat)
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.tile.map(|t| (h.position, t)))
+            .flat_map(|(position, t)| {
+                self.layout
+                    .spots_for(self.halves(t))
+                    .into_iter()
+                    .map(move |spot| Action::Play { position, spot })
+            })
+            .collect();
+        plays.sort_unstable();
+        plays
+    }
+}
+
+/// What one seat (or a spectator) sees (§11).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChickenfootView {
+    pub viewer: Option<Seat>,
+    pub players: u8,
+    pub max_pip: u8,
+    pub scores: Vec<i64>,
+    /// The round being played, from 1, and how many there are.
+    pub round: u32,
+    pub rounds: u32,
+    pub phase: Phase,
+    pub to_act: Vec<Seat>,
+    pub layout: Layout,
+    /// Where a tile may go now, and the number it must match.
+    pub spots: Vec<(Spot, u8)>,
+    /// The viewer's tiles: deck position and halves.
+    pub tiles: Vec<(u16, (u8, u8))>,
+    pub held: Vec<(Seat, usize)>,
+    pub yard: usize,
+    pub drew: bool,
+    pub legal: Vec<Action>,
+    pub log: Vec<Entry>,
+}
+
+impl Game for Chickenfoot {
+    type Action = Action;
+    type View = ChickenfootView;
+    const NAME: &'static str = "chickenfoot";
+
+    fn to_act(&self) -> ToAct {
+        if !self.pending.is_empty() {
+            return ToAct::Chance(self.pending.clone());
+        }
+        match self.phase {
+            Phase::Done => ToAct::Terminal,
+            _ => ToAct::Seat(self.turn),
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.mover() != Some(seat) {
+            return Vec::new();
+        }
+        let plays = self.plays(seat);
+        if !plays.is_empty() {
+            plays
+        } else if !self.drew && self.yard() > 0 {
+            vec![Action::Draw]
+        } else {
+            vec![Action::Pass]
+        }
+    }
+
+    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        if self.mover() != Some(seat) {
+            return Err(RuleError::OutOfTurn {
+                seat,
+                expected: match self.mover() {
+                    Some(s) => format!("seat {s} to play"),
+                    None => "the tiles".into(),
+                },
+            });
+        }
+        // Whether a draw or a pass was forced is not checked: the others cannot see the hand,
+        // and every client must accept the same moves from public data (§6).
+        match *action {
+            Action::Draw => {
+                if self.drew {
+                    return Err(illegal(seat, "one draw a turn"));
+                }
+                if self.yard() == 0 {
+                    return Err(illegal(seat, "the chicken yard is empty"));
+                }
+                self.pending = vec![ChanceRequest::deal(self.deck(), self.next_position, seat)];
+                self.next_position += 1;
+                self.drew = true;
+            }
+            Action::Pass => {
+                if self.drew {
+                    self.log.push(Entry::Passed { seat });
+                    self.drew = false;
+                    self.turn = self.next_seat(seat);
+                } else if self.yard() == 0 {
+                    self.end_round(RoundEnd::NoDraw(seat));
+                } else {
+                    return Err(illegal(seat, "draw before passing"));
+                }
+            }
+            Action::Play { position, spot } => {
+                let Some(h) = self.held(seat, position) else {
+                    return Err(illegal(seat, "that tile is not in the hand"));
+                };
+                if !self.layout.spots().iter().any(|(s, _)| *s == spot) {
+                    return Err(illegal(seat, "no tile may go there now"));
+                }
+                if let Some(t) = h.tile {
+                    if !self.layout.fits(self.halves(t), spot) {
+                        return Err(illegal(seat, "that tile does not match there"));
+                    }
+                }
+                self.played = Some((seat, position, spot));
+                self.pending = vec![ChanceRequest::Reveal {
+                    deck: self.deck(),
+                    position,
+                }];
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
+        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
+            self.check_outcome(r, o)
+        })?;
+        let pending = std::mem::take(&mut self.pending);
+        match self.phase {
+            Phase::Deal => {
+                let mut by_lot = false;
+                for (req, out) in pending.iter().zip(outcomes) {
+                    match (req, out) {
+                        (ChanceRequest::RollPublic { .. }, ChanceOutcome::Rolled { values }) => {
+                            self.first = Some((values[0] - 1) % self.setup.players);
+                            by_lot = true;
+                        }
+                        (
+                            ChanceRequest::Deal { to, .. },
+                            ChanceOutcome::Dealt { position, card, .. },
+                        ) => self.hands.entry(to[0]).or_default().push(Held {
+                            position: *position,
+                            tile: *card,
+                        }),
+                        _ => {}
+                    }
+                }
+                let n = u32::from(self.setup.players);
+                let first = ((u32::from(self.first.unwrap_or(0)) + self.round) % n) as Seat;
+                self.turn = first;
+                self.phase = Phase::Play;
+                self.log.push(Entry::Round {
+                    number: self.round + 1,
+                    center: self.center(),
+                    first,
+                    by_lot,
+                });
+            }
+            Phase::Play => match (&pending[0], &outcomes[0]) {
+                (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card, .. }) => {
+                    self.hands.entry(to[0]).or_default().push(Held {
+                        position: *position,
+                        tile: *card,
+                    });
+                    self.log.push(Entry::Drew { seat: to[0] });
+                }
+                (_, ChanceOutcome::Revealed { position, card, .. }) => {
+                    let Some((seat, _, spot)) = self.played.take() else {
+                        return Err(RuleError::BadChance("no tile was played".into()));
+                    };
+                    if let Some(h) = self
+                        .hands
+                        .get_mut(&seat)
+                        .and_then(|h| h.iter_mut().find(|x| x.position == *position))
+                    {
+                        h.tile = Some(*card);
+                    }
+                    if self.layout.fits(self.halves(*card), spot) {
+                        self.after_play(seat, *position, *card, spot);
+                    } else {
+                        self.log.push(Entry::Misplayed {
+                            seat,
+                            tile: *card,
+                            spot,
+                        });
+                        self.remove(&[seat]);
+                    }
+                }
+                _ => {}
+            },
+            Phase::Show => {
+                for out in outcomes {
+                    if let ChanceOutcome::Revealed { position, card, .. } = out {
+                        if let Some(h) = self
+                            .hands
+                            .values_mut()
+                            .flatten()
+                            .find(|h| h.position == *position)
+                        {
+                            h.tile = Some(*card);
+                        }
+                    }
+                }
+                self.score_round();
+            }
+            Phase::Done => {}
+        }
+        Ok(())
+    }
+
+    fn view(&self, viewer: Option<Seat>) -> ChickenfootView {
+        ChickenfootView {
+            viewer,
+            players: self.setup.players,
+            max_pip: self.setup.max_pip(),
+            scores: self.scores.clone(),
+            round: self.round + 1,
+            rounds: self.setup.rounds(),
+            phase: self.phase,
+            to_act: self.mover().into_iter().collect(),
+            layout: self.layout.clone(),
+            spots: self.layout.spots(),
+            tiles: viewer
+                .and_then(|v| self.hands.get(&v))
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.tile.map(|t| (h.position, self.halves(t))))
+                .collect(),
+            held: self.hands.iter().map(|(s, h)| (*s, h.len())).collect(),
+            yard: self.yard(),
+            drew: self.drew,
+            legal: viewer.map(|v| self.legal_actions(v)).unwrap_or_default(),
+            log: self.log.clone(),
+        }
+    }
+
+    fn timeout_action(&self, seat: Seat) -> Option<Action> {
+        self.mover().filter(|m| *m == seat)?;
+        Some(if !self.drew && self.yard() > 0 {
+            Action::Draw
+        } else {
+            Action::Pass
+        })
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.phase != Phase::Done {
+            return None;
+        }
+        Some(Outcome {
+            // Points are a cost: the payoff is their negative, so more is better as elsewhere.
+            payoffs: self
+                .players()
+                .into_iter()
+                .map(|s| (s, -self.scores[usize::from(s)]))
+                .collect(),
+            winners: self.winners(),
+        })
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        let mut positions: Vec<u16> = self.hands.values().flatten().map(|h| h.position).collect();
+        let n = positions.len();
+        positions.sort_unstable();
+        positions.dedup();
+        if positions.len() != n {
+            return Err("one tile held twice".into());
+        }
+        if positions.iter().any(|p| *p >= self.next_position) {
+            return Err("a held tile from the chicken yard".into());
+        }
+        if self.phase == Phase::Play
+            && self.pending.is_empty()
+            && self.layout.tiles() + n + self.yard() != usize::from(self.deck_len())
+        {
+            return Err(format!(
+                "tiles not conserved: {} set, {n} held, {} in the yard",
+                self.layout.tiles(),
+                self.yard()
+            ));
+        }
+        if self.layout.arms() > ARMS {
+            return Err("more than four arms on the centerpiece".into());
+        }
+        if self.layout.arms() < ARMS && self.layout.lines.iter().any(|l| l.from.is_some()) {
+            return Err("play left the centerpiece before its four arms".into());
+        }
+        if self.scores.iter().any(|s| *s < 0) {
+            return Err(format!("negative points: {:?}", self.scores));
+        }
+        Ok(())
+    }
+
+    fn probe_actions(&self, seat: Seat) -> Vec<Action> {
+        let mut v = self.legal_actions(seat);
+        v.extend([Action::Draw, Action::Pass]);
+        for p in [0, 5, 27, 60] {
+            for spot in [Spot::Center, Spot::Toe(0), Spot::End(0), Spot::End(9)] {
+                v.push(Action::Play { position: p, spot });
+            }
+        }
+        v
+    }
+
+    fn seats(&self) -> Vec<Seat> {
+        self.players()
+            .into_iter()
+            .filter(|s| !self.removed.contains(s))
+            .collect()
+    }
+
+    fn participants(&self) -> Vec<Seat> {
+        if self.phase == Phase::Done {
+            Vec::new()
+        } else {
+            self.seats()
+        }
+    }
+
+    fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
+        if self.phase == Phase::Done {
+            return Err(RuleError::Finished);
+        }
+        if let Some(o) = offenders.iter().find(|o| !self.seats().contains(o)) {
+            return Err(RuleError::Setup(format!("seat {o} is not playing")));
+        }
+        for o in offenders {
+            self.log.push(Entry::Forfeited { seat: *o, reason });
+        }
+        self.remove(offenders);
+        Ok(())
+    }
+}
