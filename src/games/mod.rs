@@ -2,6 +2,7 @@
 //! view, its rules spec in `protocol/rules/`, and passes the generic simulation test.
 
 pub mod high_card;
+pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;
 pub mod perudo;

@@ -4,7 +4,7 @@
 //! `games!` below; nothing in the table runtime, the wire format or the network layer knows
 //! any particular game.
 
-use super::{high_card, mia, perudo, tolerance};
+use super::{high_card, lamarckian_poker, mia, perudo, tolerance};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
 use rand::rngs::StdRng;
@@ -169,6 +169,7 @@ games! {
     perudo::Perudo,
     mia::Mia,
     high_card::HighCard,
+    lamarckian_poker::LamarckianPoker,
 }
 
 /// The registered games' names.
