@@ -125,7 +125,7 @@ pub fn best(cards: &[CardId]) -> Ranking {
             None => groups.push((value(*c), vec![*c])),
         }
     }
-    groups.sort_by(|a, b| (b.1.len(), b.0).cmp(&(a.1.len(), a.0)));
+    groups.sort_by_key(|g| std::cmp::Reverse((g.1.len(), g.0)));
 
     let mut flushes: Vec<Vec<CardId>> = Suit::ALL
         .iter()
