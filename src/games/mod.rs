@@ -4,6 +4,7 @@
 pub mod all_fives;
 pub mod chickenfoot;
 pub mod high_card;
+pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;
 pub mod perudo;
