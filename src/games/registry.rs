@@ -77,8 +77,10 @@ pub trait TableGame:
         legal: &[Self::Action],
     ) -> Result<Self::Action, String>;
 
-    /// A move in words, for lists a person picks from ("raise to 40", "bid 3 fours").
-    fn move_text(action: &Self::Action) -> String {
+    /// A move in words as `view`'s seat knows it, for lists a person picks from ("raise to
+    /// 40", "bid 3 fours", "mark Q♠").
+    fn move_text(view: &Self::View, action: &Self::Action) -> String {
+        let _ = view;
         super::panel::generic::json_words(&serde_json::to_value(action).unwrap_or_default())
     }
 

@@ -308,7 +308,7 @@ impl TableGame for AllFives {
         Ok(Action::Play { position, end })
     }
 
-    fn move_text(action: &Action) -> String {
+    fn move_text(_: &Self::View, action: &Action) -> String {
         match action {
             Action::Draw => "draw".into(),
             Action::Pass => "pass".into(),

@@ -296,7 +296,7 @@ impl TableGame for Chickenfoot {
         Ok(Action::Play { position, spot })
     }
 
-    fn move_text(action: &Action) -> String {
+    fn move_text(_: &Self::View, action: &Action) -> String {
         match action {
             Action::Draw => "draw".into(),
             Action::Pass => "pass".into(),

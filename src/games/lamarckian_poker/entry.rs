@@ -168,9 +168,18 @@ impl TableGame for LamarckianPoker {
             .ok_or_else(|| format!("{} is not in your hand", card_name(want)))
     }
 
-    fn move_text(action: &Action) -> String {
+    fn move_text(view: &LamarckianView, action: &Action) -> String {
         let Action::Mark { position } = action;
-        format!("mark the card dealt at position {position}")
+        // A person picks a card, not a deck position: name the card where this seat knows it.
+        match view
+            .mine
+            .iter()
+            .find(|h| h.position == *position)
+            .and_then(|h| h.card)
+        {
+            Some(c) => format!("mark {}", card_name(c)),
+            None => format!("mark the card dealt at position {position}"),
+        }
     }
 
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {

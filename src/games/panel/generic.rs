@@ -177,7 +177,11 @@ impl<G: TableGame> Panel<G> for GenericPanel<G> {
             let room = you.height.saturating_sub(4) as usize;
             let first = self.at.saturating_sub(room.saturating_sub(1));
             for (i, a) in self.legal.iter().enumerate().skip(first).take(room.max(1)) {
-                let text = G::move_text(a);
+                let text = self
+                    .view
+                    .as_ref()
+                    .map(|v| G::move_text(v, a))
+                    .unwrap_or_default();
                 lines.push(if i == self.at {
                     Line::from(vec![
                         Span::styled("▶ ", theme.accent()),

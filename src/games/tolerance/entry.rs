@@ -137,7 +137,7 @@ impl TableGame for Tolerance {
         text::parse_move(input, hand)
     }
 
-    fn move_text(a: &Action) -> String {
+    fn move_text(_: &Self::View, a: &Action) -> String {
         text::action_text(a)
     }
 

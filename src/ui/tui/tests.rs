@@ -391,19 +391,20 @@ fn the_high_card_panel_shows_points_your_card_and_one_key_per_move() {
 fn the_generic_panel_lists_the_moves_and_reads_typed_ones() {
     let g = game_until::<HighCard>(2, 10, |_, _, l| l[0], |_| true);
     let legal = g.legal_actions(0);
+    let view = g.view(Some(0));
     assert!(legal.len() >= 2);
     let mut f = asked_with(&g, 2, generic());
     let s = screen(&f);
     assert!(s.contains("Your move") && s.contains("Table"), "{s}");
     for a in &legal {
-        let t = HighCard::move_text(a);
+        let t = HighCard::move_text(&view, a);
         assert!(s.contains(&t), "{t} missing:\n{s}");
     }
     f.key(key(KeyCode::Down));
     assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(legal[1]));
     // Typed: the game's own words, checked against the moves open now.
     let mut f = asked_with(&g, 2, generic());
-    let word = HighCard::move_text(&legal[0]);
+    let word = HighCard::move_text(&view, &legal[0]);
     for c in word.chars() {
         f.key(ch(c));
     }
