@@ -6,9 +6,11 @@ pub fn run(json: bool) -> Result<(), String> {
         println!("{}", serde_json::to_string(&games).expect("serialisable"));
         return Ok(());
     }
+    // The names in one column, as wide as the longest registered name.
+    let width = games.iter().map(|g| g.name.len()).max().unwrap_or(0);
     for g in games {
         println!(
-            "{:<11} {}, {} to {} players: {}",
+            "{:<width$}  {}, {} to {} players: {}",
             g.name, g.title, g.min_players, g.max_players, g.summary
         );
     }
