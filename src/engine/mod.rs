@@ -94,6 +94,17 @@ pub enum ChanceRequest {
 }
 
 impl ChanceRequest {
+    fn kind_name(&self) -> &'static str {
+        match self {
+            ChanceRequest::Shuffle { .. } => "shuffle",
+            ChanceRequest::Deal { .. } => "deal",
+            ChanceRequest::Reveal { .. } => "reveal",
+            ChanceRequest::RollPublic { .. } => "public roll",
+            ChanceRequest::RollPrivate { .. } => "private roll",
+            ChanceRequest::OpenPrivate { .. } => "opening of a private roll",
+        }
+    }
+
     /// A card dealt face down to one seat.
     pub fn deal(deck: DeckId, position: u16, to: Seat) -> ChanceRequest {
         ChanceRequest::Deal {
@@ -137,7 +148,102 @@ pub enum ChanceOutcome {
     },
 }
 
+/// "3 rolls of a d6" is what a person reads when dice are wrong.
+fn dice_words(values: &[u8], count: u8, sides: u8) -> Result<(), String> {
+    if values.len() != count as usize || values.iter().any(|v| !(1..=sides).contains(v)) {
+        let got: Vec<String> = values.iter().map(u8::to_string).collect();
+        return Err(format!(
+            "dice [{}] are not {count} roll(s) of a d{sides}",
+            got.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 impl ChanceOutcome {
+    /// Whether this outcome answers `req` in form: the kind of answer the request asks for, the
+    /// same deck and position, owner and roll, and as many dice as asked, each within its sides.
+    /// Every game's batch is checked so ([`check_chance_batch`]); what only the game knows (the
+    /// composition of its decks, a card or dice it already holds) the game checks on top.
+    pub fn answers(&self, req: &ChanceRequest) -> Result<(), String> {
+        use ChanceOutcome as O;
+        use ChanceRequest as R;
+        let same = |what: &str, got: String, want: String| {
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("{what} {got} answers a request for {what} {want}"))
+            }
+        };
+        match (req, self) {
+            (R::Shuffle { deck, .. }, O::Shuffled { deck: d }) => {
+                same("deck", d.to_string(), deck.to_string())
+            }
+            (
+                R::Deal { deck, position, .. },
+                O::Dealt {
+                    deck: d,
+                    position: p,
+                    ..
+                },
+            )
+            | (
+                R::Reveal { deck, position },
+                O::Revealed {
+                    deck: d,
+                    position: p,
+                    ..
+                },
+            ) => same(
+                "deck position",
+                format!("{d}/{p}"),
+                format!("{deck}/{position}"),
+            ),
+            (R::RollPublic { sides, count, .. }, O::Rolled { values }) => {
+                dice_words(values, *count, *sides)
+            }
+            (
+                R::RollPrivate {
+                    owner,
+                    sides,
+                    count,
+                },
+                O::RolledPrivate { owner: o, values },
+            ) => {
+                same("a roll of seat", o.to_string(), owner.to_string())?;
+                values
+                    .as_ref()
+                    .map_or(Ok(()), |v| dice_words(v, *count, *sides))
+            }
+            (
+                R::OpenPrivate { owner, roll },
+                O::Opened {
+                    owner: o, roll: r, ..
+                },
+            ) => same(
+                "the opening of seat",
+                format!("{o}'s roll {r}"),
+                format!("{owner}'s roll {roll}"),
+            ),
+            (r, o) => Err(format!(
+                "a {} does not answer a {}",
+                o.kind_name(),
+                r.kind_name()
+            )),
+        }
+    }
+
+    fn kind_name(&self) -> &'static str {
+        match self {
+            ChanceOutcome::Shuffled { .. } => "shuffle",
+            ChanceOutcome::Dealt { .. } => "deal",
+            ChanceOutcome::Revealed { .. } => "reveal",
+            ChanceOutcome::Rolled { .. } => "public roll",
+            ChanceOutcome::RolledPrivate { .. } => "private roll",
+            ChanceOutcome::Opened { .. } => "opening of a private roll",
+        }
+    }
+
     /// What a client seated at `viewer` (or a spectator, `None`) learns of this outcome, given the
     /// request it answers.
     pub fn mask_for(&self, request: &ChanceRequest, viewer: Option<Seat>) -> ChanceOutcome {
@@ -186,8 +292,9 @@ pub enum RuleError {
     Setup(String),
 }
 
-/// Checks that `outcomes` answer the `pending` batch one for one, each by `check`; the common
-/// start of every [`Game::apply_chance`]. Nothing is changed, so a refusal leaves the state as is.
+/// Checks that `outcomes` answer the `pending` batch one for one: each in form
+/// ([`ChanceOutcome::answers`]), then by the game's own `check`; the common start of every
+/// [`Game::apply_chance`]. Nothing is changed, so a refusal leaves the state as is.
 pub fn check_chance_batch<F>(
     pending: &[ChanceRequest],
     outcomes: &[ChanceOutcome],
@@ -207,9 +314,35 @@ where
         )));
     }
     for (req, out) in pending.iter().zip(outcomes) {
+        out.answers(req).map_err(RuleError::BadChance)?;
         check(req, out).map_err(RuleError::BadChance)?;
     }
     Ok(())
+}
+
+/// The cards of `out` beyond its form: each of the deck's composition `spec`, and a revealed
+/// card the one this client was dealt at that position (`known`), when it was dealt one. What
+/// every card and tile game checks on top of [`ChanceOutcome::answers`].
+pub fn check_cards(
+    out: &ChanceOutcome,
+    spec: &DeckSpec,
+    known: impl Fn(u16) -> Option<CardId>,
+) -> Result<(), String> {
+    match out {
+        ChanceOutcome::Dealt { card: Some(c), .. } => spec.check(*c).map_err(|e| e.to_string()),
+        ChanceOutcome::Revealed { position, card, .. } => {
+            spec.check(*card).map_err(|e| e.to_string())?;
+            match known(*position) {
+                Some(k) if k != *card => Err(format!(
+                    "position {position} was dealt as {} but opened as {}",
+                    spec.name(k),
+                    spec.name(*card)
+                )),
+                _ => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Why a seat is removed from the game (the table layer decides it from the log; the game
@@ -309,5 +442,69 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
 
     fn is_terminal(&self) -> bool {
         matches!(self.to_act(), ToAct::Terminal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outcome_must_answer_its_request_in_form_and_says_why_not_in_words() {
+        let deal = ChanceRequest::deal(3, 7, 1);
+        let dealt = |deck, position| ChanceOutcome::Dealt {
+            deck,
+            position,
+            card: None,
+        };
+        assert_eq!(dealt(3, 7).answers(&deal), Ok(()));
+        let wrong = dealt(3, 8).answers(&deal).unwrap_err();
+        assert_eq!(
+            wrong,
+            "deck position 3/8 answers a request for deck position 3/7"
+        );
+        let kind = ChanceOutcome::Shuffled { deck: 3 }
+            .answers(&deal)
+            .unwrap_err();
+        assert_eq!(kind, "a shuffle does not answer a deal");
+        let roll = ChanceRequest::RollPublic {
+            sides: 6,
+            count: 2,
+            by: None,
+        };
+        assert_eq!(
+            ChanceOutcome::Rolled { values: vec![1, 6] }.answers(&roll),
+            Ok(())
+        );
+        for bad in [vec![1], vec![0, 3], vec![2, 7]] {
+            let e = ChanceOutcome::Rolled { values: bad }
+                .answers(&roll)
+                .unwrap_err();
+            assert!(
+                e.contains("are not 2 roll(s) of a d6") && !e.contains("Some("),
+                "{e}"
+            );
+        }
+        // A batch is refused on form before the game's own check is asked.
+        let r = check_chance_batch(&[deal], &[dealt(4, 7)], |_, _| Ok(()));
+        assert!(matches!(r, Err(RuleError::BadChance(_))), "{r:?}");
+    }
+
+    #[test]
+    fn a_card_must_be_of_the_deck_and_what_was_dealt() {
+        let spec = DeckSpec::standard(1);
+        let revealed = |card| ChanceOutcome::Revealed {
+            deck: 0,
+            position: 2,
+            card: CardId(card),
+        };
+        assert_eq!(
+            check_cards(&revealed(5), &spec, |_| Some(CardId(5))),
+            Ok(())
+        );
+        assert!(check_cards(&revealed(5), &spec, |_| Some(CardId(6)))
+            .unwrap_err()
+            .contains("was dealt as"));
+        assert!(check_cards(&revealed(60), &spec, |_| None).is_err());
     }
 }

@@ -483,51 +483,6 @@ impl AllFives {
         (s + 1) % self.setup.players
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        let spec = spec();
-        match (req, out) {
-            (ChanceRequest::Shuffle { deck, .. }, ChanceOutcome::Shuffled { deck: d })
-                if d == deck =>
-            {
-                Ok(())
-            }
-            (
-                ChanceRequest::Deal { deck, position, .. },
-                ChanceOutcome::Dealt {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                card.map_or(Ok(()), |c| spec.check(c).map_err(|e| e.to_string()))
-            }
-            (
-                ChanceRequest::Reveal { deck, position },
-                ChanceOutcome::Revealed {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                spec.check(*card).map_err(|e| e.to_string())?;
-                match self.known_tile(*p) {
-                    Some(known) if known != *card => Err(format!(
-                        "a tile dealt as {} was shown as {}",
-                        spec.name(known),
-                        spec.name(*card)
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (ChanceRequest::RollPublic { sides, .. }, ChanceOutcome::Rolled { values })
-                if values.len() == 1 && (1..=*sides).contains(&values[0]) =>
-            {
-                Ok(())
-            }
-            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
-        }
-    }
-
     /// Points to a side; the game ends at once when it reaches the target (§8).
     fn award(&mut self, team: usize, points: i64) {
         self.scores[team] += points;
@@ -830,8 +785,8 @@ impl Game for AllFives {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
+            crate::engine::check_cards(o, &spec(), |p| self.known_tile(p))
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {

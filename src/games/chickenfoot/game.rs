@@ -469,51 +469,6 @@ impl Chickenfoot {
         (s + 1) % self.setup.players
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        let spec = self.spec();
-        match (req, out) {
-            (ChanceRequest::Shuffle { deck, .. }, ChanceOutcome::Shuffled { deck: d })
-                if d == deck =>
-            {
-                Ok(())
-            }
-            (
-                ChanceRequest::Deal { deck, position, .. },
-                ChanceOutcome::Dealt {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                card.map_or(Ok(()), |c| spec.check(c).map_err(|e| e.to_string()))
-            }
-            (
-                ChanceRequest::Reveal { deck, position },
-                ChanceOutcome::Revealed {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                spec.check(*card).map_err(|e| e.to_string())?;
-                match self.known_tile(*p) {
-                    Some(k) if k != *card => Err(format!(
-                        "position {p} was {}, not {}",
-                        spec.name(k),
-                        spec.name(*card)
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (ChanceRequest::RollPublic { .. }, ChanceOutcome::Rolled { values })
-                if values.len() == 1 && (1..=self.setup.players).contains(&values[0]) =>
-            {
-                Ok(())
-            }
-            _ => Err("outcome does not answer the request".into()),
-        }
-    }
-
     fn finish(&mut self) {
         self.phase = Phase::Done;
         self.pending.clear();
@@ -757,8 +712,8 @@ impl Game for Chickenfoot {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
+            crate::engine::check_cards(o, &self.spec(), |p| self.known_tile(p))
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {

@@ -294,53 +294,6 @@ impl HighCard {
         self.deal();
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        let spec = DeckSpec::standard(1);
-        match (req, out) {
-            (ChanceRequest::Shuffle { deck, .. }, ChanceOutcome::Shuffled { deck: d })
-                if d == deck =>
-            {
-                Ok(())
-            }
-            (
-                ChanceRequest::Deal { deck, position, .. },
-                ChanceOutcome::Dealt {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                card.map_or(Ok(()), |c| spec.check(c).map_err(|e| e.to_string()))
-            }
-            (
-                ChanceRequest::Reveal { deck, position },
-                ChanceOutcome::Revealed {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                spec.check(*card).map_err(|e| e.to_string())?;
-                match self.hands.values().find(|h| h.position == *p) {
-                    Some(Held {
-                        card: Some(known), ..
-                    }) if known != card => Err(format!(
-                        "a card dealt as {} was opened as {}",
-                        spec.name(*known),
-                        spec.name(*card)
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (ChanceRequest::RollPublic { sides, .. }, ChanceOutcome::Rolled { values })
-                if values.len() == 1 && (1..=*sides).contains(&values[0]) =>
-            {
-                Ok(())
-            }
-            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
-        }
-    }
-
     /// The card a seat holds, if this client knows it.
     pub fn card_of(&self, seat: Seat) -> Option<CardId> {
         self.hands.get(&seat).and_then(|h| h.card)
@@ -453,8 +406,13 @@ impl Game for HighCard {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
+            crate::engine::check_cards(o, &DeckSpec::standard(1), |p| {
+                self.hands
+                    .values()
+                    .find(|h| h.position == p)
+                    .and_then(|h| h.card)
+            })
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {

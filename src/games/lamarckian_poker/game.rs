@@ -228,52 +228,6 @@ impl LamarckianPoker {
             .and_then(|h| h.iter().find(|c| c.position == position))
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        let spec = DeckSpec::standard(1);
-        match (req, out) {
-            (ChanceRequest::Shuffle { deck, .. }, ChanceOutcome::Shuffled { deck: d })
-                if d == deck =>
-            {
-                Ok(())
-            }
-            (
-                ChanceRequest::Deal { deck, position, .. },
-                ChanceOutcome::Dealt {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                card.map_or(Ok(()), |c| spec.check(c).map_err(|e| e.to_string()))
-            }
-            (
-                ChanceRequest::Reveal { deck, position },
-                ChanceOutcome::Revealed {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) if d == deck && p == position => {
-                spec.check(*card).map_err(|e| e.to_string())?;
-                let known = self
-                    .hands
-                    .values()
-                    .flatten()
-                    .find(|h| h.position == *p)
-                    .and_then(|h| h.card);
-                match known {
-                    Some(k) if k != *card => Err(format!(
-                        "a card dealt as {} was opened as {}",
-                        spec.name(k),
-                        spec.name(*card)
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
-        }
-    }
-
     /// Every mark is in: open those still face down, or resolve at once (§ A turn, 3).
     fn all_marked(&mut self) {
         self.phase = Phase::Open;
@@ -504,8 +458,14 @@ impl Game for LamarckianPoker {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
+            crate::engine::check_cards(o, &DeckSpec::standard(1), |p| {
+                self.hands
+                    .values()
+                    .flatten()
+                    .find(|h| h.position == p)
+                    .and_then(|h| h.card)
+            })
         })?;
         let pending = std::mem::take(&mut self.pending);
         let mut opened = Vec::new();

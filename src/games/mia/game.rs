@@ -422,52 +422,20 @@ impl Mia {
         }
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        match (req, out) {
-            (ChanceRequest::RollPublic { sides, .. }, ChanceOutcome::Rolled { values }) => {
-                match values.as_slice() {
-                    [v] if (1..=*sides).contains(v) => Ok(()),
-                    _ => Err(format!("{values:?} is not one roll of a d{sides}")),
-                }
-            }
-            (
-                ChanceRequest::RollPrivate { owner, .. },
-                ChanceOutcome::RolledPrivate { owner: o, values },
-            ) => {
-                if owner != o {
-                    return Err(format!("roll for seat {o} answers seat {owner}'s request"));
-                }
-                match values {
-                    Some(v) if v.len() != 2 || v.iter().any(|d| !(1..=6).contains(d)) => {
-                        Err(format!("{v:?} is not two d6"))
-                    }
-                    _ => Ok(()),
-                }
-            }
-            (
-                ChanceRequest::OpenPrivate { owner, roll },
-                ChanceOutcome::Opened {
-                    owner: o,
-                    roll: r,
-                    values,
-                },
-            ) => {
-                if owner != o || roll != r {
-                    return Err(format!(
-                        "opened roll {r} of seat {o}, expected roll {roll} of seat {owner}"
-                    ));
-                }
-                if values.len() != 2 || values.iter().any(|d| !(1..=6).contains(d)) {
-                    return Err(format!("seat {owner} opened {values:?}, not two d6"));
-                }
-                match self.cup().dice {
-                    Some(known) if known[..] != values[..] => Err(format!(
-                        "seat {owner} rolled {known:?} but opened {values:?}"
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
+    /// Beyond the form every batch is checked for ([`ChanceOutcome::answers`]): an opened cup
+    /// holds two dice of faces 1 to 6, the ones its roller rolled.
+    fn check_outcome(&self, out: &ChanceOutcome) -> Result<(), String> {
+        let ChanceOutcome::Opened { owner, values, .. } = out else {
+            return Ok(());
+        };
+        if values.len() != 2 || values.iter().any(|d| !(1..=6).contains(d)) {
+            return Err(format!("seat {owner} opened {values:?}, not two d6"));
+        }
+        match self.cup().dice {
+            Some(known) if known[..] != values[..] => Err(format!(
+                "seat {owner} rolled {known:?} but opened {values:?}"
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -609,9 +577,7 @@ impl Game for Mia {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
-        })?;
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| self.check_outcome(o))?;
         self.pending.clear();
         match &outcomes[0] {
             ChanceOutcome::Rolled { values } => {

@@ -664,73 +664,24 @@ impl Hand {
             .collect()
     }
 
-    fn check_outcome(&self, req: &ChanceRequest, out: &ChanceOutcome) -> Result<(), String> {
-        let deck = DeckSpec::standard(self.rules.decks);
-        let ours = |d: &DeckId| {
-            if *d == self.deck() {
-                Ok(())
-            } else {
-                Err(format!("deck {d} is not this hand's deck {}", self.deck()))
-            }
+    /// Beyond the form every batch is checked for ([`ChanceOutcome::answers`]; every request
+    /// names this hand's deck): cards of the hand's decks, opened only where a card was dealt,
+    /// and as this client was dealt it.
+    fn check_outcome(&self, out: &ChanceOutcome) -> Result<(), String> {
+        let held = |p: u16| {
+            self.players
+                .iter()
+                .flat_map(|pl| &pl.cards)
+                .find(|h| h.position == p)
         };
-        match (req, out) {
-            (ChanceRequest::Shuffle { .. }, ChanceOutcome::Shuffled { deck: d }) => ours(d),
-            (
-                ChanceRequest::Deal { position, .. },
-                ChanceOutcome::Dealt {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) => {
-                ours(d)?;
-                if position != p {
-                    return Err(format!("dealt position {p}, expected {position}"));
-                }
-                if let Some(c) = card {
-                    deck.check(*c).map_err(|e| e.to_string())?;
-                }
-                Ok(())
+        if let ChanceOutcome::Revealed { position, .. } = out {
+            if held(*position).is_none() {
+                return Err(format!("no card was dealt at position {position}"));
             }
-            (
-                ChanceRequest::Reveal { position, .. },
-                ChanceOutcome::Revealed {
-                    deck: d,
-                    position: p,
-                    card,
-                },
-            ) => {
-                ours(d)?;
-                if position != p {
-                    return Err(format!("revealed position {p}, expected {position}"));
-                }
-                deck.check(*card).map_err(|e| e.to_string())?;
-                let held = self
-                    .players
-                    .iter()
-                    .flat_map(|pl| &pl.cards)
-                    .find(|h| h.position == *p)
-                    .ok_or_else(|| format!("no card was dealt at position {p}"))?;
-                match held.card {
-                    Some(known) if known != *card => Err(format!(
-                        "position {p} was dealt as {} but revealed as {}",
-                        deck.name(known),
-                        deck.name(*card)
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            (ChanceRequest::RollPublic { sides, count, .. }, ChanceOutcome::Rolled { values }) => {
-                if values.len() != *count as usize
-                    || values.iter().any(|v| !(1..=*sides).contains(v))
-                {
-                    Err(format!("{values:?} is not {count} roll(s) of a d{sides}"))
-                } else {
-                    Ok(())
-                }
-            }
-            (r, o) => Err(format!("{o:?} does not answer {r:?}")),
         }
+        crate::engine::check_cards(out, &DeckSpec::standard(self.rules.decks), |p| {
+            held(p).and_then(|h| h.card)
+        })
     }
 }
 
@@ -863,9 +814,7 @@ impl Game for Hand {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |r, o| {
-            self.check_outcome(r, o)
-        })?;
+        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| self.check_outcome(o))?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {
             Phase::Deal | Phase::CardAgain(_) => {
