@@ -57,6 +57,8 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     let count = |prefix: &str| names.iter().filter(|n| n.starts_with(prefix)).count();
     assert!(count("perudo-") >= 15, "{names:?}");
     assert!(count("mia-") >= 5, "{names:?}");
+    // The rule book's three-player round, an extinct player, a short last pool, a stolen mark.
+    assert!(count("lamarckian-poker-") >= 4, "{names:?}");
     for ranking in ["traditional", "modern"] {
         assert!(names.contains(&format!("mia-{ranking}-order-climbs.json")));
     }

@@ -199,6 +199,11 @@ impl TableGame for LamarckianPoker {
         }
     }
 
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
+
     fn report(&self) -> serde_json::Value {
         let best: Vec<(Seat, String)> = self
             .log

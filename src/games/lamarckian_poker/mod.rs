@@ -11,6 +11,7 @@ pub mod bot;
 pub mod entry;
 pub mod game;
 pub mod hand;
+pub mod replay;
 
 pub use bot::CaptureBot;
 pub use game::{Action, Entry, LamarckianPoker, LamarckianView, Phase, Setup};
