@@ -5,7 +5,7 @@ use super::common::setup_options;
 use crate::bots::BotLevel;
 use crate::games::registry::{self, SetupOptions, TableGame, Visit};
 use crate::table::demo::{run_demo, DemoOptions, DemoSummary};
-use crate::wire::Deadlines;
+use crate::wire::Pace;
 use std::time::Duration;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -88,10 +88,8 @@ impl Visit for Demo {
             let opts = DemoOptions {
                 setup: self.opts,
                 relays: self.args.relays,
-                deadlines: Deadlines {
-                    move_ms: 30_000,
-                    crypto_ms: 30_000,
-                },
+                // Bots answer at once: a bot table runs at the card room's pace.
+                deadlines: Pace::Fast.deadlines(),
                 idle: Duration::from_secs(300),
                 bot_level: self.args.bot_level,
                 ..DemoOptions::default()

@@ -6,7 +6,7 @@ use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
 use crate::net::profiles::short_npub;
 use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
-use crate::wire::Deadlines;
+use crate::wire::Pace;
 use nostr_sdk::prelude::*;
 use std::time::Duration;
 
@@ -45,12 +45,20 @@ pub struct HostArgs {
     /// Cancel the table if it has not started after this many seconds.
     #[arg(long, default_value_t = 600)]
     pub wait: u64,
-    /// Seconds a player has for a decision.
-    #[arg(long, default_value_t = 120)]
-    pub move_secs: u64,
-    /// Seconds a client has for a cryptographic step (also the grace for a crashed client).
-    #[arg(long, default_value_t = 30)]
-    pub crypto_secs: u64,
+    /// The table's timing: fast (15 s a move, 30 s time bank, like an online card room),
+    /// normal (a minute a move, two minutes of bank) or correspondence (12 hours a step).
+    #[arg(long, default_value = "normal")]
+    pub pace: String,
+    /// Seconds a player has for a decision (instead of the pace's).
+    #[arg(long)]
+    pub move_secs: Option<u64>,
+    /// Seconds a client has for a cryptographic step, also the grace for a crashed client
+    /// (instead of the pace's).
+    #[arg(long)]
+    pub crypto_secs: Option<u64>,
+    /// Each player's time bank for the whole table, in seconds (instead of the pace's).
+    #[arg(long)]
+    pub bank_secs: Option<u64>,
     /// Ask joiners for NIP-13 proof of work of this many bits (public tables against floods
     /// of throwaway keys).
     #[arg(long)]
@@ -169,6 +177,19 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     if invite.contains(&me) {
         return Err("you cannot invite yourself: you hold the host's seat already".into());
     }
+    let mut deadlines = Pace::parse(&args.pace)?.deadlines();
+    for (field, secs) in [
+        (&mut deadlines.move_ms, args.move_secs),
+        (&mut deadlines.crypto_ms, args.crypto_secs),
+        (&mut deadlines.bank_ms, args.bank_secs),
+    ] {
+        if let Some(s) = secs {
+            *field = s.saturating_mul(1000);
+        }
+    }
+    if deadlines.move_ms < 1000 || deadlines.crypto_ms < 1000 {
+        return Err("a move and a cryptographic step need at least a second each".into());
+    }
     let opts = setup_options(
         args.variant.as_deref(),
         args.hands,
@@ -185,10 +206,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
         setup,
         seats: max,
         relays: relays.clone(),
-        deadlines: Deadlines {
-            move_ms: args.move_secs * 1000,
-            crypto_ms: args.crypto_secs * 1000,
-        },
+        deadlines,
         title: args.title.clone(),
         public,
         min_players: args.min_players,

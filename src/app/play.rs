@@ -10,7 +10,7 @@ use crate::engine::{Seat, ToAct};
 use crate::games::registry::{self, SetupOptions, TableGame, Visit};
 use crate::table::demo::{run_demo, DemoOptions};
 use crate::table::runner::{BotDecider, Decider};
-use crate::wire::Deadlines;
+use crate::wire::Pace;
 use rand::rngs::{OsRng, StdRng};
 use rand::SeedableRng;
 use std::io::{BufRead, Write};
@@ -46,6 +46,10 @@ pub struct PlayArgs {
     /// The line interface even on a terminal (for scripts and screen readers).
     #[arg(long, alias = "line")]
     pub plain: bool,
+    /// The table's timing against the bots: fast (15 s a move and a 30 s time bank, as in an
+    /// online card room), normal or correspondence.
+    #[arg(long, default_value = "fast")]
+    pub pace: String,
 }
 
 impl Default for PlayArgs {
@@ -60,6 +64,7 @@ impl Default for PlayArgs {
             relays: Vec::new(),
             bot_level: BotLevel::Normal,
             plain: false,
+            pace: "fast".into(),
         }
     }
 }
@@ -102,11 +107,7 @@ impl Visit for Networked {
             let opts = DemoOptions {
                 setup: self.opts,
                 relays,
-                // A person may think; bots answer at once.
-                deadlines: Deadlines {
-                    move_ms: 600_000,
-                    crypto_ms: 60_000,
-                },
+                deadlines: Pace::parse(&args.pace)?.deadlines(),
                 idle: Duration::from_secs(3600),
                 bot_level: args.bot_level,
                 verify_after: false,

@@ -70,6 +70,8 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
                 t.variant.as_str(),
                 "--seats",
                 seats.as_str(),
+                "--pace",
+                t.pace,
             ];
             for r in &args.relays {
                 argv.extend(["--relay", r.as_str()]);
@@ -193,13 +195,14 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
     }
     for l in waiting {
         println!(
-            "  {} from {} — {} {}/{} — {}\n    tolerance join {}",
+            "  {} from {} — {} {}/{} — {} — {}\n    tolerance join {}",
             title(l),
             host_label(&names, &l.host),
             l.status,
             l.players,
             l.max_players,
             l.game,
+            l.pace,
             l.naddr
         );
     }
@@ -209,12 +212,13 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
     }
     for l in &public {
         println!(
-            "  {} hosted by {} — {}/{} — {}\n    tolerance join {}",
+            "  {} hosted by {} — {}/{} — {} — {}\n    tolerance join {}",
             title(l),
             host_label(&names, &l.host),
             l.players,
             l.max_players,
             l.game,
+            l.pace,
             l.naddr
         );
     }

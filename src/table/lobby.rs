@@ -921,6 +921,8 @@ pub struct Listing {
     pub public: bool,
     /// Who invited us, when this came from an invitation.
     pub invited_by: Option<String>,
+    /// The table's timing in words ("fast (15 s a move, 30 s time bank)").
+    pub pace: String,
 }
 
 fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<Listing> {
@@ -935,6 +937,7 @@ fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<L
         game: spec.game.clone(),
         public: l.public,
         invited_by,
+        pace: spec.deadlines.words(),
     })
 }
 

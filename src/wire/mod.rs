@@ -53,20 +53,99 @@ pub enum WireError {
     },
 }
 
-/// Deadlines every client applies (milliseconds after it saw the step open).
+/// Deadlines every client applies (milliseconds after the step opened, in the log's time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Deadlines {
     /// A betting or roll decision.
     pub move_ms: u64,
     /// A crypto step (keys, shuffle, tokens, dice values, showdown reveals).
     pub crypto_ms: u64,
+    /// Each seat's time bank for the whole table: a move may run this much past `move_ms` in
+    /// all; what a seat uses is gone for the rest of the table (`protocol/PROTOCOL.md` §7.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bank_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Default for Deadlines {
     fn default() -> Self {
+        Pace::Normal.deadlines()
+    }
+}
+
+/// A table's timing profile, chosen by the host and shown in the lobby.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// Like an online card room: 15 s a move, a 30 s time bank.
+    Fast,
+    /// A minute a move and two minutes of bank.
+    Normal,
+    /// Hours a step: players come back to the table when they can.
+    Correspondence,
+}
+
+impl Pace {
+    pub const ALL: [Pace; 3] = [Pace::Fast, Pace::Normal, Pace::Correspondence];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pace::Fast => "fast",
+            Pace::Normal => "normal",
+            Pace::Correspondence => "correspondence",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Pace, String> {
+        Pace::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                format!("'{s}' is not a pace: choose fast, normal or correspondence")
+            })
+    }
+
+    pub fn deadlines(self) -> Deadlines {
+        let (move_ms, crypto_ms, bank_ms) = match self {
+            Pace::Fast => (15_000, 20_000, 30_000),
+            Pace::Normal => (60_000, 30_000, 120_000),
+            Pace::Correspondence => (12 * 3_600_000, 12 * 3_600_000, 0),
+        };
         Deadlines {
-            move_ms: 60_000,
-            crypto_ms: 30_000,
+            move_ms,
+            crypto_ms,
+            bank_ms,
+        }
+    }
+}
+
+impl Deadlines {
+    /// The profile these deadlines are, if they are one.
+    pub fn pace(&self) -> Option<Pace> {
+        Pace::ALL.into_iter().find(|p| p.deadlines() == *self)
+    }
+
+    /// For a person: "fast (15 s a move, 30 s time bank)".
+    pub fn words(&self) -> String {
+        let secs = |ms: u64| {
+            let s = ms.div_ceil(1000);
+            if s >= 3600 && s % 3600 == 0 {
+                format!("{} h", s / 3600)
+            } else if s >= 60 && s % 60 == 0 {
+                format!("{} min", s / 60)
+            } else {
+                format!("{s} s")
+            }
+        };
+        let mut what = format!("{} a move", secs(self.move_ms));
+        if self.bank_ms > 0 {
+            what.push_str(&format!(", {} time bank", secs(self.bank_ms)));
+        }
+        match self.pace() {
+            Some(p) => format!("{} ({what})", p.name()),
+            None => what,
         }
     }
 }
@@ -285,6 +364,15 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     }
     if spec.deadlines.move_ms < 1000 || spec.deadlines.crypto_ms < 1000 {
         return Err(malformed("deadlines shorter than a second".into()));
+    }
+    // A week per step is past any correspondence game; beyond it a host could park a table's
+    // clients for ever.
+    let week = 7 * 24 * 3_600_000;
+    if [spec.deadlines.move_ms, spec.deadlines.crypto_ms, spec.deadlines.bank_ms]
+        .iter()
+        .any(|ms| *ms > week)
+    {
+        return Err(malformed("a deadline or time bank longer than a week".into()));
     }
     if let Some(l) = &spec.lobby {
         if l.min_players < 2 || l.min_players > l.max_players {

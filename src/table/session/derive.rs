@@ -90,13 +90,19 @@ pub(crate) fn seat_list(seats: &[Seat]) -> String {
     }
 }
 
-/// The open step's allowance in whole seconds (the log's time has one-second resolution).
+/// The open step's base allowance in whole seconds (the log's time has one-second
+/// resolution); a move adds what is left of its seat's time bank ([`Session::step_secs`]).
 pub(crate) fn kind_secs<G: Game>(kind: &Kind<G>, d: &Deadlines) -> u64 {
     let ms = match kind {
         Kind::Move(_) | Kind::Seal(_) => d.move_ms,
         _ => d.crypto_ms,
     };
     ms.div_ceil(1000).max(1)
+}
+
+/// A seat's whole time bank in seconds.
+pub(crate) fn bank_secs(d: &Deadlines) -> u64 {
+    d.bank_ms / 1000
 }
 
 /// How the open step ended.
@@ -262,6 +268,16 @@ impl<G: Game> Session<G> {
     /// Closes the open step: the head moves (a sequential event, a synthetic head) or stays,
     /// the next step opens at `t` in the log's time.
     fn complete(&mut self, head: Option<String>, t: u64, next: Option<Kind<G>>) {
+        // A move past its base allowance spends its seat's time bank (a timed-out move spends
+        // all of it: the quorum is never earlier than the deadline).
+        if let Kind::Move(actor) = self.r.kind {
+            let base = kind_secs(&self.r.kind, &self.cfg.deadlines);
+            let over = t.saturating_sub(self.r.t_open).saturating_sub(base);
+            if over > 0 {
+                let used = self.r.bank_used.entry(actor).or_default();
+                *used = (*used + over).min(bank_secs(&self.cfg.deadlines));
+            }
+        }
         if let Some(h) = head {
             self.r.head = h;
         }
@@ -440,7 +456,7 @@ impl<G: Game> Session<G> {
         }
         // A vote signed before the deadline the log defines is no vote: an honest client waits
         // for it on its own clock, so this is someone trying to time others out early.
-        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let deadline = self.deadline();
         let early: Vec<Held> = self
             .log
             .votes_at(s)
@@ -721,7 +737,7 @@ impl<G: Game> Session<G> {
     /// Each voter's votes that count at the open step, in time order.
     fn valid_votes(&self) -> BTreeMap<Seat, Vec<&Held>> {
         let s = self.r.step;
-        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let deadline = self.deadline();
         let voters = self.voters();
         let awaited: BTreeSet<Seat> = self.awaited().into_iter().collect();
         let mut out = BTreeMap::new();
@@ -816,7 +832,7 @@ impl<G: Game> Session<G> {
                         .and_then(|v| v.get(p))
                         .is_some_and(|v| v.iter().any(|h| on_branch(&h)))
             });
-        let deadline = self.r.t_open + kind_secs(&self.r.kind, &self.cfg.deadlines);
+        let deadline = self.deadline();
         let on_time = first.at() <= deadline;
         if on_time && voters.len() == 2 {
             return true;

@@ -275,6 +275,8 @@ pub(crate) struct Replica<G: Game> {
     pub provisional: BTreeSet<u32>,
     /// Steps settled by votes: an event of the next step may make the timeout final or not.
     pub timeouts: BTreeSet<u32>,
+    /// Seconds of its time bank each seat has used, by the log's own times.
+    pub bank_used: BTreeMap<Seat, u64>,
 }
 
 /// A client's view of a table.
@@ -347,6 +349,7 @@ impl<G: Game> Session<G> {
             moves: 0,
             provisional: BTreeSet::new(),
             timeouts: BTreeSet::new(),
+            bank_used: BTreeMap::new(),
         };
         let mut s = Session {
             cfg,
@@ -451,9 +454,19 @@ impl<G: Game> Session<G> {
         self.r.t_open + self.step_secs()
     }
 
-    /// The open step's time allowance.
+    /// The open step's time allowance: a move's includes what is left of the mover's bank.
     pub fn step_secs(&self) -> u64 {
-        derive::kind_secs(&self.r.kind, &self.cfg.deadlines)
+        let base = derive::kind_secs(&self.r.kind, &self.cfg.deadlines);
+        match self.r.kind {
+            derive::Kind::Move(actor) => base + self.bank_left(actor),
+            _ => base,
+        }
+    }
+
+    /// Seconds left of `seat`'s time bank.
+    pub fn bank_left(&self, seat: Seat) -> u64 {
+        derive::bank_secs(&self.cfg.deadlines)
+            .saturating_sub(self.r.bank_used.get(&seat).copied().unwrap_or(0))
     }
 
     pub fn awaiting(&self) -> Awaiting {
@@ -617,6 +630,7 @@ impl<G: Game> Session<G> {
                     moves: 0,
                     provisional: BTreeSet::new(),
                     timeouts: BTreeSet::new(),
+                    bank_used: BTreeMap::new(),
                 };
             }
         }

@@ -209,6 +209,7 @@ fn quick() -> Deadlines {
     Deadlines {
         move_ms: 10_000,
         crypto_ms: 10_000,
+        bank_ms: 0,
     }
 }
 
@@ -1001,4 +1002,78 @@ fn a_removal_for_a_missed_move_is_final_once_everyone_else_built_on_it() {
         before.as_slice(),
         "the removal stands"
     );
+}
+
+#[test]
+fn a_move_may_run_into_its_seat_s_time_bank_and_what_it_uses_is_gone() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let banked = Deadlines {
+        bank_ms: 30_000,
+        ..quick()
+    };
+    let mut h = Harness::new(game, 31, banked);
+    let (step, head) = h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    let others: Vec<usize> = (0..3).filter(|s| *s != mover as usize).collect();
+    assert_eq!(h.spectator.step_secs(), 10 + 30, "a move's allowance and the whole bank");
+    let base = h.spectator.deadline() - 30;
+    // Past the base allowance but inside the bank, votes are early: refused and named.
+    for v in &others {
+        let ev = h.vote_event(*v, step, &head, vec![mover], base + 5);
+        h.publish(ev);
+    }
+    h.settle_to_decision();
+    assert_eq!(h.spectator.position().0, step, "no timeout inside the bank");
+    assert!(removals(h.spectator.verdicts()).is_empty());
+    assert_eq!(
+        h.spectator
+            .violations
+            .iter()
+            .filter(|v| v.to_string().contains("before the step's deadline"))
+            .count(),
+        2,
+        "{:?}",
+        h.spectator.violations
+    );
+    // The move 20 s past the base allowance stands, and spends 20 s of the bank.
+    let mv = h.decide(mover as usize, base + 20);
+    h.publish(mv);
+    h.now = base + 20;
+    h.settle_to_decision();
+    assert!(h.spectator.position().0 > step);
+    for s in h.seats.iter().chain(std::iter::once(&h.spectator)) {
+        assert_eq!(s.bank_left(mover), 10);
+        for o in &others {
+            assert_eq!(s.bank_left(*o as Seat), 30);
+        }
+    }
+    // Whatever the order the log arrives in, the bank left is the same.
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    assert_eq!(h.replay_in(&backwards).bank_left(mover), 10);
+    h.run(20);
+    h.agree();
+    assert!(removals(h.spectator.verdicts()).is_empty());
+}
+
+#[test]
+fn a_timed_out_move_spends_the_whole_bank() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let banked = Deadlines {
+        bank_ms: 30_000,
+        ..quick()
+    };
+    let mut h = Harness::new(game, 32, banked);
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    h.modes[mover as usize] = Mode::Dead;
+    h.tick(h.spectator.step_secs() + VOTE_GRACE_SECS + 1);
+    assert!(matches!(
+        h.spectator.verdicts().last(),
+        Some(Verdict::TimedOut { .. })
+    ));
+    assert_eq!(h.spectator.bank_left(mover), 0);
+    h.modes[mover as usize] = Mode::Honest;
+    h.run(20);
+    h.agree();
 }

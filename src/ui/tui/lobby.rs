@@ -7,7 +7,7 @@
 use super::TuiTerminal;
 use crate::games::registry::{self, GameInfo};
 use crate::table::lobby::Listing;
-use crate::wire::LobbyStatus;
+use crate::wire::{LobbyStatus, Pace};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -35,6 +35,8 @@ pub struct NewTable {
     /// A built-in name, a variant file path or an `naddr1…`.
     pub variant: String,
     pub seats: u8,
+    /// The timing profile's name (`Pace::name`).
+    pub pace: &'static str,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +44,7 @@ pub enum Field {
     Game,
     Variant,
     Seats,
+    Pace,
 }
 
 impl Field {
@@ -49,12 +52,13 @@ impl Field {
         match self {
             Field::Game => Field::Variant,
             Field::Variant => Field::Seats,
-            Field::Seats => Field::Game,
+            Field::Seats => Field::Pace,
+            Field::Pace => Field::Game,
         }
     }
 
     fn previous(self) -> Field {
-        self.next().next()
+        self.next().next().next()
     }
 }
 
@@ -64,6 +68,8 @@ pub struct NewTableForm {
     pub game: usize,
     pub variant: String,
     pub seats: String,
+    /// Index into [`Pace::ALL`].
+    pub pace: usize,
     pub field: Field,
     /// Waiting for the variant to be checked (a file read, an naddr fetched).
     pub checking: bool,
@@ -281,6 +287,10 @@ impl LobbyState {
                     game,
                     variant: String::new(),
                     seats: String::new(),
+                    pace: Pace::ALL
+                        .iter()
+                        .position(|p| *p == Pace::Normal)
+                        .unwrap_or(0),
                     field: Field::Game,
                     checking: false,
                 };
@@ -374,6 +384,14 @@ impl LobbyState {
                 };
                 form.seats = next.clamp(game.min_players, game.max_players).to_string();
             }
+            (KeyCode::Left | KeyCode::Right, Field::Pace) => {
+                let n = Pace::ALL.len();
+                form.pace = if key.code == KeyCode::Right {
+                    (form.pace + 1) % n
+                } else {
+                    (form.pace + n - 1) % n
+                };
+            }
             (KeyCode::Backspace, Field::Variant) => {
                 // A built-in name is replaced whole: it was chosen, not typed.
                 if builtin {
@@ -463,7 +481,8 @@ fn form_help(field: Field, files: bool) -> &'static str {
             "←/→ built-ins or type a path/naddr · Tab seats · Enter host it · Esc back"
         }
         Field::Variant => "←/→ variant · Tab seats · Enter host it · Esc back",
-        Field::Seats => "digits or ←/→ seats · Tab game · Enter host it · Esc back",
+        Field::Seats => "digits or ←/→ seats · Tab pace · Enter host it · Esc back",
+        Field::Pace => "←/→ pace · Tab game · Enter host it · Esc back",
     }
 }
 
@@ -494,6 +513,7 @@ fn check_form(form: &NewTableForm, game: &GameInfo) -> Result<NewTable, String> 
         game: game.name.to_string(),
         variant: variant.to_string(),
         seats,
+        pace: Pace::ALL.get(form.pace).copied().unwrap_or(Pace::Normal).name(),
     })
 }
 
@@ -579,8 +599,10 @@ fn entry_line(state: &LobbyState, e: &Entry, selected: bool, accent: Style) -> L
     } else {
         format!("hosted by {}", e.host)
     };
+    // The pace's name is enough on a line; the detail is for `tables`.
+    let pace = l.pace.split(" (").next().unwrap_or_default();
     let text = format!(
-        "{} {title} {who} — {}/{} players — {}",
+        "{} {title} {who} — {}/{} players — {} — {pace}",
         if selected { "▶" } else { " " },
         l.players,
         l.max_players,
@@ -699,6 +721,14 @@ fn draw_new_table(
         "the most players, you included ({}–{})",
         game.min_players, game.max_players
     )));
+    let pace = Pace::ALL.get(form.pace).copied().unwrap_or(Pace::Normal);
+    lines.push(Line::raw(""));
+    lines.push(field(
+        "pace",
+        format!("◀ {} ▶", pace.name()),
+        form.field == Field::Pace,
+    ));
+    lines.extend(hint(&pace.deadlines().words()));
     lines.push(Line::raw(""));
     lines.push(Line::raw(
         "A public table on these relays: anyone may sit. It starts when it fills.",

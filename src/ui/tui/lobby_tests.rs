@@ -61,6 +61,7 @@ fn entry(title: &str, host: &str, invited: bool, naddr: &str) -> Entry {
             game: "tolerance".into(),
             public: !invited,
             invited_by: invited.then(|| "npub1hostkey".into()),
+            pace: "fast (15 s a move, 30 s time bank)".into(),
         },
         host: host.into(),
         invited,
@@ -121,6 +122,13 @@ fn arrows_choose_and_enter_joins_the_chosen_table() {
     let t = text(&render(&s, 80, 24));
     assert!(t.contains("▶ table hosted by Bob"), "{t}");
     assert!(!t.contains("▶ friday"), "{t}");
+    // Each line says the table's pace.
+    assert!(
+        t.lines()
+            .filter(|l| l.contains("hosted by"))
+            .all(|l| l.contains("— The Game of Tolerance — fast")),
+        "{t}"
+    );
     s.key(code(KeyCode::Down));
     // The last table stays chosen past the end of the list.
     s.key(code(KeyCode::Down));
@@ -224,6 +232,7 @@ fn the_new_table_form_picks_a_builtin_or_a_typed_variant_and_checks_seats() {
         game: "tolerance".into(),
         variant: "my.toml".into(),
         seats: 3,
+        pace: "normal",
     };
     assert_eq!(
         s.key(code(KeyCode::Enter)),
@@ -297,12 +306,22 @@ fn the_form_hosts_any_registered_game_with_its_own_variants_and_seats() {
     }
     // The seats stop at the game's least.
     assert!(text(&render(&s, 80, 24)).contains("seats: 2"));
+    // The pace comes last, normal unless chosen, its allowances in words beneath.
+    s.key(code(KeyCode::Tab));
+    let t = text(&render(&s, 80, 24));
+    assert!(t.contains("pace: ◀ normal ▶"), "{t}");
+    assert!(t.contains("normal (1 min a move, 2 min time bank)"), "{t}");
+    s.key(code(KeyCode::Left));
+    let t = text(&render(&s, 80, 24));
+    assert!(t.contains("fast (15 s a move, 30 s time bank)"), "{t}");
+    assert!(t.contains("Tab game"), "{t}");
     assert_eq!(
         s.key(code(KeyCode::Enter)),
         LobbyOutcome::Ask(LobbyRequest::Check(NewTable {
             game: "mia".into(),
             variant: "modern".into(),
             seats: 2,
+            pace: "fast",
         }))
     );
 }
