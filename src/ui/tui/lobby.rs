@@ -602,7 +602,7 @@ fn entry_line(state: &LobbyState, e: &Entry, selected: bool, accent: Style) -> L
     // The pace's name is enough on a line; the detail is for `tables`.
     let pace = l.pace.split(" (").next().unwrap_or_default();
     let text = format!(
-        "{} {title} {who} — {}/{} players — {} — {pace}",
+        "{} {title} {who} — {}/{} players · {pace} · {}",
         if selected { "▶" } else { " " },
         l.players,
         l.max_players,

@@ -105,7 +105,7 @@ fn the_list_waits_for_the_relays_then_shows_invitations_and_open_tables() {
     assert!(t.contains("lobby · you: npub1me…abcd"), "{t}");
     assert!(t.contains("Invitations (1)"), "{t}");
     assert!(
-        t.contains("▶ friday from Ana — 1/4 players — The Game of Tolerance"),
+        t.contains("▶ friday from Ana — 1/4 players · fast · The Game of Tolerance"),
         "{t}"
     );
     assert!(t.contains("Open public tables (2)"), "{t}");
@@ -126,7 +126,7 @@ fn arrows_choose_and_enter_joins_the_chosen_table() {
     assert!(
         t.lines()
             .filter(|l| l.contains("hosted by"))
-            .all(|l| l.contains("— The Game of Tolerance — fast")),
+            .all(|l| l.contains(" players · fast · The Game of")),
         "{t}"
     );
     s.key(code(KeyCode::Down));
