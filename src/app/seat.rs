@@ -139,7 +139,8 @@ pub async fn play_seat(
 
 /// What leaving the terminal table mid-game says.
 pub const LEFT: &str =
-    "you left the table; `tolerance resume` takes the seat again while the table goes on";
+    "you left the table for good: your seat forfeits wherever the table waits for it, and the \
+     others go on (`tolerance watch` follows it to the end)";
 
 /// The line every interface ends a table with.
 pub fn table_over(r: &crate::table::runner::ClientReport) -> String {

@@ -357,6 +357,8 @@ pub enum ForfeitReason {
     Absent,
     /// Signed two different events for one step.
     Equivocated,
+    /// Signed that it leaves the table.
+    Left,
 }
 
 impl ForfeitReason {
@@ -366,6 +368,7 @@ impl ForfeitReason {
             ForfeitReason::Withheld => "withheld a protocol step past its deadline",
             ForfeitReason::Absent => "stopped answering",
             ForfeitReason::Equivocated => "signed two different events for one step",
+            ForfeitReason::Left => "left the table",
         }
     }
 }

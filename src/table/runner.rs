@@ -29,6 +29,12 @@ pub type DecisionFuture<A> = Pin<Box<dyn Future<Output = Option<A>> + Send>>;
 /// (a spectator). Asked once per turn; the runner keeps serving the table while it waits.
 pub trait Decider<G: Game>: Send {
     fn decide(&mut self, turn: &Turn<G>) -> DecisionFuture<G::Action>;
+
+    /// Resolves when the person chooses to leave between turns (a screen's q); never for
+    /// bots. Taken once, before the loop.
+    fn quit(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(std::future::pending())
+    }
 }
 
 /// A bot decides at once from the seat's view.
@@ -50,6 +56,8 @@ pub struct Ask<G: Game> {
 /// A person decides through an interface on the other end of a channel.
 pub struct PersonDecider<G: Game> {
     pub asks: mpsc::UnboundedSender<Ask<G>>,
+    /// Fired when the person leaves while no turn is asked.
+    pub quit: Option<oneshot::Receiver<()>>,
 }
 
 impl<G: Game<Action: Send + 'static, View: Send + 'static> + Send + 'static> Decider<G>
@@ -67,6 +75,18 @@ impl<G: Game<Action: Send + 'static, View: Send + 'static> + Send + 'static> Dec
             }
             rx.await.ok().flatten()
         })
+    }
+
+    fn quit(&mut self) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        match self.quit.take() {
+            // A dropped sender is no decision to leave.
+            Some(rx) => Box::pin(async move {
+                if rx.await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }),
+            None => Box::pin(std::future::pending()),
+        }
     }
 }
 
@@ -236,6 +256,9 @@ const CLOCK_SKEW_SECS: u64 = 5;
 /// Events dated in the future kept until their time, at most.
 const MAX_HELD: usize = 2_048;
 
+/// How long a leaving seat keeps offering its signed leave to the relays before it goes.
+const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
+
 /// Runs a client until the table ends (or stalls for `idle`).
 pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
     let me_key = cfg.keys.public_key();
@@ -283,6 +306,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let mut last_move = Instant::now();
     let mut last_position = session.position();
     let mut relays_checked: Option<Instant> = None;
+    let mut quit = cfg.decider.quit();
+    // Since when this seat's signed leave has been on its way to the relays.
+    let mut leaving: Option<Instant> = None;
     loop {
         // What the session owes: signed, recorded, applied here, then sent.
         for mut payload in session.take_outbox() {
@@ -333,6 +359,21 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         }
         unsent = retry;
         health.unsent = unsent.len();
+        if let Some(since) = leaving {
+            if unsent.is_empty() || since.elapsed() > LEAVE_PUBLISH {
+                let told = unsent.is_empty();
+                pool.shutdown().await;
+                return Err(TableError::Left(if told {
+                    "you left the table: the others were told and go on without you".into()
+                } else {
+                    format!(
+                        "you left the table, but no relay took the news ({}): the others \
+                         will go on once your time runs out",
+                        health.last_error.unwrap_or_default()
+                    )
+                }));
+            }
+        }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
             health.connected = pool.connected().await.len();
             relays_checked = Some(Instant::now());
@@ -459,13 +500,21 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                         }
                     }
                     None => {
-                        pool.shutdown().await;
-                        return Err(TableError::Left(
-                            "you left the table; `tolerance resume` takes the seat again while \
-                             the table goes on"
-                                .into(),
-                        ));
+                        if session.leave() {
+                            leaving = Some(Instant::now());
+                        } else {
+                            pool.shutdown().await;
+                            return Err(TableError::Left("you left the table".into()));
+                        }
                     }
+                }
+            }
+            _ = &mut quit, if leaving.is_none() => {
+                if session.leave() {
+                    leaving = Some(Instant::now());
+                } else {
+                    pool.shutdown().await;
+                    return Err(TableError::Left("you left the table".into()));
                 }
             }
             _ = tokio::time::sleep(wake) => {}

@@ -110,7 +110,10 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
             }
         }
     });
-    PersonDecider { asks: tx }
+    PersonDecider {
+        asks: tx,
+        quit: None,
+    }
 }
 
 /// Moves with an amount (a no-limit raise) are listed by a few representative amounts; the

@@ -95,6 +95,9 @@ pub enum Body {
     End {},
     /// A timeout vote: the sender's deadline for the step passed without these seats' events.
     Vote { missing: Vec<Seat> },
+    /// The sender leaves the table for good: from this step on it is removed wherever the
+    /// table waits for it, at once and without votes, and it votes no more.
+    Leave {},
     /// Proof of misconduct: the offending signed events verbatim (or their ids when both would
     /// not fit in one event; relays keep the originals).
     Evidence {
@@ -116,14 +119,18 @@ impl Body {
             Body::Ack {} => "ack",
             Body::End {} => "end",
             Body::Vote { .. } => "vote",
+            Body::Leave {} => "leave",
             Body::Evidence { .. } => "evidence",
         }
     }
 
-    /// Votes and evidence may be repeated; everything else is one per seat and step, and a
-    /// second one is a fork.
+    /// Votes, leaves and evidence are not a step's contribution (and may be repeated);
+    /// everything else is one per seat and step, and a second one is a fork.
     pub fn is_contribution(&self) -> bool {
-        !matches!(self, Body::Vote { .. } | Body::Evidence { .. })
+        !matches!(
+            self,
+            Body::Vote { .. } | Body::Leave {} | Body::Evidence { .. }
+        )
     }
 }
 
@@ -272,6 +279,7 @@ mod tests {
             Body::Ack {},
             Body::End {},
             Body::Vote { missing: vec![1] },
+            Body::Leave {},
         ];
         for body in bodies {
             let p = Payload {

@@ -134,7 +134,7 @@ impl Theme {
     /// The question asked before leaving a table.
     pub fn leave_question(&self) -> ratatui::text::Line<'static> {
         ratatui::text::Line::styled(
-            "Leave the table? y: yes, any key: no",
+            "Leave the table? Your seat forfeits. y: yes, any key: no",
             self.bad().add_modifier(Modifier::BOLD),
         )
     }

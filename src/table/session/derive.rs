@@ -133,8 +133,34 @@ impl<G: Game> Session<G> {
         }
     }
 
-    /// Seats whose votes count at the open step: its participants.
+    /// Seats whose votes count at the open step: its participants, less those that signed
+    /// they leave.
     pub(crate) fn voters(&self) -> Vec<Seat> {
+        let mut v = self.participants();
+        v.retain(|s| self.log.left_by(*s, self.r.step).is_none());
+        v
+    }
+
+    /// Awaited seats that signed they leave: out without votes (§7.8).
+    fn left_here(&self, awaited: &BTreeSet<Seat>) -> BTreeSet<Seat> {
+        awaited
+            .iter()
+            .copied()
+            .filter(|x| self.log.left_by(*x, self.r.step).is_some())
+            .collect()
+    }
+
+    /// The reason a removal of `seats` gives: they left, if every one of them signed so.
+    fn reason(&self, seats: &[Seat], otherwise: ForfeitReason) -> ForfeitReason {
+        let s = self.r.step;
+        if !seats.is_empty() && seats.iter().all(|x| self.log.left_by(*x, s).is_some()) {
+            ForfeitReason::Left
+        } else {
+            otherwise
+        }
+    }
+
+    fn participants(&self) -> Vec<Seat> {
         match &self.r.kind {
             Kind::Chance => self.r.chance.batch_parts(),
             Kind::End(v) => v.clone(),
@@ -703,11 +729,12 @@ impl<G: Game> Session<G> {
 
     // ---- votes and timeouts -----------------------------------------------------------------
 
-    /// The awaited seats every other participant has voted missing, with valid votes.
+    /// The awaited seats every other participant has voted missing, with valid votes, and
+    /// those that signed they leave.
     fn voted_out(&self, awaited: &BTreeSet<Seat>) -> BTreeSet<Seat> {
         let named = self.named();
         let voters = self.voters();
-        awaited
+        let mut out: BTreeSet<Seat> = awaited
             .iter()
             .copied()
             .filter(|x| {
@@ -717,7 +744,9 @@ impl<G: Game> Session<G> {
                     .all(|p| named.get(p).is_some_and(|m| m.contains(x)))
                     && voters.len() >= 2
             })
-            .collect()
+            .collect();
+        out.extend(self.left_here(awaited));
+        out
     }
 
     /// Valid votes at the open step, by voter: the union of the seats each named.
@@ -767,8 +796,20 @@ impl<G: Game> Session<G> {
 
     /// When the quorum against `seats` was complete, in the log's time: for each other voter,
     /// its earliest vote by which it had named them all; the latest of those.
+    /// A seat that left counts from its leave's time instead (never before the step opened).
     fn quorum_time(&self, seats: &[Seat]) -> u64 {
         let mut t = self.r.t_open;
+        let (left, voted): (Vec<Seat>, Vec<Seat>) = seats
+            .iter()
+            .partition(|x| self.log.left_by(**x, self.r.step).is_some());
+        for x in &left {
+            if let Some(h) = self.log.left_by(*x, self.r.step) {
+                t = t.max(h.at());
+            }
+        }
+        if voted.is_empty() {
+            return t;
+        }
         for (voter, votes) in self.valid_votes() {
             if seats.contains(&voter) {
                 continue;
@@ -778,7 +819,7 @@ impl<G: Game> Session<G> {
                 if let Body::Vote { missing } = &h.payload.body {
                     named.extend(missing.iter().copied());
                 }
-                if seats.iter().all(|x| named.contains(x)) {
+                if voted.iter().all(|x| named.contains(x)) {
                     t = t.max(h.at());
                     break;
                 }
@@ -849,7 +890,8 @@ impl<G: Game> Session<G> {
             Kind::Move(actor) => {
                 let actor = *actor;
                 let Some(action) = self.r.game.timeout_action(actor) else {
-                    self.forfeit(seats, ForfeitReason::Withheld, t);
+                    let reason = self.reason(&seats, ForfeitReason::Withheld);
+                    self.forfeit(seats, reason, t);
                     return;
                 };
                 if let Err(e) = self.r.game.apply(actor, &action) {
@@ -873,7 +915,8 @@ impl<G: Game> Session<G> {
                             defaults.insert(*x, a);
                         }
                         None => {
-                            self.forfeit(seats, ForfeitReason::Withheld, t);
+                            let reason = self.reason(&seats, ForfeitReason::Withheld);
+                            self.forfeit(seats, reason, t);
                             return;
                         }
                     }
@@ -900,8 +943,14 @@ impl<G: Game> Session<G> {
                 self.r.step += 1;
                 self.finish(seats);
             }
-            Kind::Ack { .. } => self.forfeit(seats, ForfeitReason::Absent, t),
-            _ => self.forfeit(seats, ForfeitReason::Withheld, t),
+            Kind::Ack { .. } => {
+                let reason = self.reason(&seats, ForfeitReason::Absent);
+                self.forfeit(seats, reason, t)
+            }
+            _ => {
+                let reason = self.reason(&seats, ForfeitReason::Withheld);
+                self.forfeit(seats, reason, t)
+            }
         }
     }
 

@@ -221,6 +221,8 @@ pub(crate) struct Log {
     contributions: BTreeMap<(u32, Seat), Vec<Held>>,
     /// Votes by step and voter.
     votes: BTreeMap<u32, BTreeMap<Seat, Vec<Held>>>,
+    /// Each seat's signed leave with the earliest step (a later one says nothing more).
+    leaves: BTreeMap<Seat, Held>,
     ids: HashSet<EventId>,
     /// Bytes held by (seat, step), for the bound on what a seat may have waiting ahead.
     sizes: BTreeMap<(Seat, u32), usize>,
@@ -248,6 +250,11 @@ impl Log {
 
     pub(crate) fn votes_at(&self, step: u32) -> Option<&BTreeMap<Seat, Vec<Held>>> {
         self.votes.get(&step)
+    }
+
+    /// `seat`'s leave, if it signed one for `step` or earlier.
+    pub(crate) fn left_by(&self, seat: Seat, step: u32) -> Option<&Held> {
+        self.leaves.get(&seat).filter(|h| h.payload.step <= step)
     }
 }
 
@@ -528,6 +535,20 @@ impl<G: Game> Session<G> {
                 self.stats.dropped += 1;
                 return self.since(before);
             }
+            Body::Leave {} => {
+                // One per seat: the earliest step counts, whatever order they arrive in.
+                let earlier = self
+                    .log
+                    .leaves
+                    .get(&seat)
+                    .is_some_and(|h| (h.payload.step, h.id()) <= (step, ev.id));
+                if earlier {
+                    self.stats.dropped += 1;
+                    return self.since(before);
+                }
+                *self.log.sizes.entry((seat, step)).or_default() += size;
+                self.log.leaves.insert(seat, held);
+            }
             Body::Vote { .. } => {
                 let per = self
                     .log
@@ -697,7 +718,8 @@ impl<G: Game> Session<G> {
         if self.r.finished || self.r.removed.contains(&me) || self.has_own() {
             return;
         }
-        if !self.awaited().contains(&me) {
+        // A seat that signed its leave contributes nothing more, even after a `resume`.
+        if !self.awaited().contains(&me) || self.has_left(me) {
             return;
         }
         let body = match self.own_contribution(me) {
@@ -728,7 +750,8 @@ impl<G: Game> Session<G> {
     /// This seat's view and legal moves when it is to decide and has not yet.
     pub fn my_turn(&self) -> Option<Turn<G>> {
         let me = self.me()?;
-        if self.r.finished || self.r.removed.contains(&me) || self.has_own() {
+        if self.r.finished || self.r.removed.contains(&me) || self.has_own() || self.has_left(me)
+        {
             return None;
         }
         let sealed = match &self.r.kind {
@@ -830,6 +853,31 @@ impl<G: Game> Session<G> {
         let p = self.payload(Body::Vote { missing: awaited });
         self.outbox.push(p);
         true
+    }
+
+    /// Queues this seat's signed leave: from the open step on, the table removes it wherever
+    /// it waits for it, without waiting for its deadline. `false` when there is nothing to
+    /// leave (a spectator, the table over, removed already, left already).
+    pub fn leave(&mut self) -> bool {
+        let Some(me) = self.me() else {
+            return false;
+        };
+        let queued = self.outbox.iter().any(|p| matches!(p.body, Body::Leave {}));
+        if self.r.finished
+            || self.r.removed.contains(&me)
+            || self.log.leaves.contains_key(&me)
+            || queued
+        {
+            return false;
+        }
+        let p = self.payload(Body::Leave {});
+        self.outbox.push(p);
+        true
+    }
+
+    /// Whether `seat` signed that it leaves (by the open step).
+    pub fn has_left(&self, seat: Seat) -> bool {
+        self.log.left_by(seat, self.r.step).is_some()
     }
 
     /// When this seat's next vote would be due (unix seconds), if it would cast one.

@@ -1077,3 +1077,134 @@ fn a_timed_out_move_spends_the_whole_bank() {
     h.run(20);
     h.agree();
 }
+
+// ---- leaving (PROTOCOL.md §7.8) -------------------------------------------------------------
+
+impl<G: Game + 'static> Harness<G> {
+    /// Seat `seat` signs its leave now and its client stops.
+    fn leave(&mut self, seat: usize) {
+        assert!(self.seats[seat].leave());
+        assert!(!self.seats[seat].leave(), "one leave per seat");
+        for p in self.seats[seat].take_outbox() {
+            let ev = self.sign(seat, &p, self.now);
+            self.seats[seat].handle(&ev);
+            self.publish(ev);
+        }
+        self.modes[seat] = Mode::Dead;
+    }
+}
+
+fn left(v: &[Verdict]) -> Vec<Seat> {
+    v.iter()
+        .filter_map(|v| match v {
+            Verdict::Removed {
+                seats,
+                reason: ForfeitReason::Left,
+                ..
+            } => Some(seats.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn a_seat_that_leaves_at_its_move_is_removed_at_once_and_the_table_goes_on() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 41, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    h.leave(mover as usize);
+    // No clock moves: nobody waits for a deadline or votes.
+    h.settle();
+    assert_eq!(h.now, START);
+    assert!(h.log.iter().all(|e| !e.content.contains("\"vote\"")));
+    assert_eq!(left(h.spectator.verdicts()), vec![mover]);
+    assert!(h.spectator.is_finished(), "{:?}", h.spectator.awaiting());
+    h.agree();
+    assert!(!h.spectator.game().active.contains(&mover));
+    // The same table whatever order the log arrives in.
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    let late = h.replay_in(&backwards);
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
+    assert_eq!(late.game(), h.spectator.game());
+}
+
+#[test]
+fn a_seat_that_leaves_between_its_turns_is_removed_when_the_table_reaches_it() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 42, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    let leaver = (mover + 1) % 3;
+    h.leave(leaver as usize);
+    h.settle();
+    assert_eq!(h.now, START);
+    assert_eq!(left(h.spectator.verdicts()), vec![leaver]);
+    assert!(h.spectator.is_finished());
+    h.agree();
+    // The leaver's client offers it nothing more.
+    assert!(h.seats[leaver as usize].my_turn().is_none());
+}
+
+#[test]
+fn heads_up_a_leave_ends_the_table_at_once() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game, 43, quick());
+    h.settle_to_decision();
+    h.leave(1);
+    h.settle();
+    assert_eq!(h.now, START);
+    assert_eq!(left(h.spectator.verdicts()), vec![1]);
+    assert!(h.spectator.is_finished());
+    assert_eq!(h.spectator.game().outcome().unwrap().winners, vec![0]);
+    h.agree();
+}
+
+#[test]
+fn a_leave_dated_back_to_an_early_step_rewrites_nothing() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 44, quick());
+    h.run(5);
+    let before = (h.spectator.verdicts().to_vec(), h.spectator.game().clone());
+    assert!(removals(&before.0).is_empty());
+    // After the end, a seat signs a leave naming step 1: its own events at every step it
+    // owed stand, so the table it played is the table.
+    let p = Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step: 1,
+        prev: hex::encode(h.cfg.table),
+        body: Body::Leave {},
+    };
+    let ev = h.sign(2, &p, h.now);
+    h.publish(ev);
+    h.settle();
+    assert_eq!(h.spectator.verdicts(), &before.0[..]);
+    assert_eq!(h.spectator.game(), &before.1);
+    let late = h.replay_in(&h.log.clone());
+    assert_eq!(late.verdicts(), &before.0[..]);
+}
+
+#[test]
+fn with_one_seat_gone_for_good_a_second_silent_seat_can_be_voted_out() {
+    // Two seats stop at once: without the leave neither could be removed (§7.7); the one
+    // that signed it no longer votes, so the other is voted out by everyone left.
+    let game = HighCard::new(&high_card::Setup::new(4)).unwrap();
+    let mut h = Harness::new(game, 45, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    let leaver = (mover + 1) % 4;
+    h.leave(leaver as usize);
+    h.modes[mover as usize] = Mode::Dead;
+    h.run(20);
+    h.agree();
+    assert!(h.spectator.is_finished());
+    let r = removals(h.spectator.verdicts());
+    assert!(
+        r.iter().any(|v| matches!(v, Verdict::Removed { seats, reason: ForfeitReason::Absent, .. } if seats == &[mover])),
+        "{r:?}"
+    );
+    assert!(left(h.spectator.verdicts()).contains(&leaver));
+}

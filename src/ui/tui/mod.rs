@@ -217,9 +217,17 @@ where
     let frame = Frame::<G>::new(names.clone(), Some(me), colour_wanted());
     let thread = std::thread::spawn(move || screen(tui, frame, msg_rx, ask_rx, left_tx));
     let on_update = updates(msg_tx.clone(), names, Some(me));
-    let fut = run(PersonDecider { asks: ask_tx }, on_update);
+    let (quit_tx, quit_rx) = oneshot::channel();
+    let fut = run(
+        PersonDecider {
+            asks: ask_tx,
+            quit: Some(quit_rx),
+        },
+        on_update,
+    );
+    tokio::pin!(fut);
     let outcome = tokio::select! {
-        r = fut => Some(r),
+        r = &mut fut => Some(r),
         _ = left_rx => None,
         _ = tokio::signal::ctrl_c() => {
             let _ = msg_tx.send(Msg::Stop);
@@ -240,6 +248,17 @@ where
         .map_err(|_| "the terminal table failed".to_string())?;
     restore_terminal();
     ended?;
+    if outcome.is_none() {
+        // The person left: the runner signs the leave and offers it to the relays, so the
+        // others go on at once instead of waiting out this seat's deadlines.
+        println!("leaving the table: telling the others…");
+        let _ = quit_tx.send(());
+        match tokio::time::timeout(Duration::from_secs(15), &mut fut).await {
+            Ok(Err(e)) => println!("{e}"),
+            Ok(Ok(_)) => {}
+            Err(_) => println!("no relay answered in time: the others will go on once your time runs out"),
+        }
+    }
     outcome.transpose().map_err(|e| e.to_string())
 }
 

@@ -316,7 +316,7 @@ fn leaving_asks_first_and_ctrl_c_leaves_at_once() {
     let g = game_until::<Tolerance>(2, 7, calm, betting);
     let mut f = asked(&g, 2);
     assert_eq!(f.key(ch('q')), Key::None);
-    assert!(screen(&f).contains("Leave the table? y: yes"));
+    assert!(screen(&f).contains("Leave the table? Your seat forfeits. y: yes"));
     assert_eq!(f.key(ch('n')), Key::None);
     assert!(screen(&f).contains("Your move"));
     f.key(ch('q'));
