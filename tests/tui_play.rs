@@ -516,3 +516,70 @@ fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A host who quits with q→y signs its leave: the stranger at its table goes on at once — no
+/// deadline runs out (the table's pace is `normal`: a minute a move and two of bank), no vote is
+/// cast — and every record names who left.
+#[test]
+fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-quit", "host");
+    let guest_home = common::home("tui-quit", "guest");
+    common::player(&home);
+    common::player(&guest_home);
+    let mut pty = Pty::spawn(
+        &[
+            "host", "--game", "high-card", "--seats", "2", "--public", "--pace", "normal",
+            "--relay", &url,
+        ],
+        &home,
+    );
+    let mut guest: Option<common::Proc> = None;
+    let mut naddr = String::new();
+    let mut quit = false;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            if let Some(at) = s.find("tolerance join naddr1") {
+                naddr = common::naddr_of(&s[at..]);
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+            }
+            return None;
+        }
+        if s.contains("Leave the table?") {
+            return Some("y");
+        }
+        if s.contains("Your move") && !quit {
+            quit = true;
+            return Some("q");
+        }
+        None
+    });
+    assert!(quit, "never asked to move:\n{}", pty.text());
+    assert!(status.contains("Exited"), "{status}");
+    pty.assert_restored();
+    let after = pty.after();
+    assert!(after.contains("you left the table"), "{after}");
+    let guest = guest.expect("the table's naddr was never printed");
+    // Without the leave, the guest would wait out a minute and the bank before voting.
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(100)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    assert!(out.contains("left the table"), "{out}");
+    let over = out
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no end line:\n{out}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    // The relay's copy: a removal for leaving, and not one timeout vote.
+    let v = common::run(&guest_home, &["verify", "--table", &naddr, "--relay", &url, "--json"]);
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(v.status.success(), "{text}");
+    assert!(text.contains("\"left\""), "{text}");
+    assert!(!text.contains("timed_out"), "{text}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
+}

@@ -5,7 +5,7 @@ use super::game::{Action, Entry, HighCard, HighCardView, Phase, Setup};
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::PlayingCard;
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{says, SetupOptions, TableGame};
+use crate::games::registry::{count, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -127,13 +127,13 @@ impl TableGame for HighCard {
             Some(o) => {
                 let w: Vec<String> = o.winners.iter().map(|s| names(*s)).collect();
                 format!(
-                    "{} with the most points after {} rounds",
+                    "{} with the most points after {}",
                     if w.len() == 1 {
                         says(w[0].clone(), "wins")
                     } else {
                         format!("{} share the win", w.join(" and "))
                     },
-                    self.round
+                    count(self.round, "round", "rounds")
                 )
             }
             None => "the game is not over".into(),

@@ -899,10 +899,13 @@ impl<G: Game> Session<G> {
                     return;
                 }
                 self.r.moves += 1;
-                self.r.verdicts.push(Verdict::TimedOut {
-                    step: s,
-                    seats: seats.clone(),
-                });
+                // A seat that left is not "timed out": its removal at the next step says it.
+                if self.reason(&seats, ForfeitReason::Absent) != ForfeitReason::Left {
+                    self.r.verdicts.push(Verdict::TimedOut {
+                        step: s,
+                        seats: seats.clone(),
+                    });
+                }
                 self.r.timeouts.insert(s);
                 self.complete(Some(head), t, Some(Kind::Ack { seats, then: None }));
             }
@@ -922,10 +925,12 @@ impl<G: Game> Session<G> {
                     }
                 }
                 let sealing = self.sealing_from_seals(all, defaults);
-                self.r.verdicts.push(Verdict::TimedOut {
-                    step: s,
-                    seats: seats.clone(),
-                });
+                if self.reason(&seats, ForfeitReason::Absent) != ForfeitReason::Left {
+                    self.r.verdicts.push(Verdict::TimedOut {
+                        step: s,
+                        seats: seats.clone(),
+                    });
+                }
                 self.r.timeouts.insert(s);
                 let then = if sealing.commitments.is_empty() {
                     // Nobody sealed anything: the default moves are the decision.
