@@ -883,3 +883,76 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
         "{text}"
     );
 }
+
+/// Heads-up at the `fast` pace, the opponent's process dies mid-table (SIGKILL, never resumed):
+/// the host ends the table within what the pace allows — a move's 15 s plus the 30 s bank, then
+/// the 20 s acknowledgement, each with the 2 s vote grace — and its last line names who
+/// forfeited and why.
+#[test]
+fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb) = (home("gone-heads-up", "a"), home("gone-heads-up", "b"));
+    player(&ha);
+    let b = player(&hb);
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--game", "tolerance", "--relay", &r.url, "--seats", "2", "--invite", &b,
+            "--auto", "--pace", "fast", "--hands", "50",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let host_key = host_key.unwrap();
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    {
+        let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
+        r._rt.spawn(async move {
+            let pool =
+                tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
+                    .await
+                    .unwrap();
+            let mut sub = pool
+                .subscribe(vec![tolerance::wire::log_filter(&host_key, &table_hex, &[])])
+                .await
+                .unwrap();
+            while let Some(ev) = sub.recv().await {
+                if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
+                    log.lock().unwrap().push(p.body.name().to_string());
+                }
+            }
+        });
+    }
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    kill_when(
+        &mut victim,
+        || log.lock().unwrap().iter().filter(|k| *k == "move").count() >= 3,
+        || format!("{:?}", log.lock().unwrap()),
+    );
+    let killed = Instant::now();
+    let (ok, out, err) = host.finish(Duration::from_secs(150));
+    let took = killed.elapsed();
+    assert!(ok, "{out}\n{err}");
+    eprintln!("the host ended the table {} ms after its opponent vanished", took.as_millis());
+    // What the pace allows: the longest wait is a move (15 s + 30 s bank) then its
+    // acknowledgement (20 s), each with the 2 s grace; the rest is slack for a loaded machine.
+    assert!(took < Duration::from_secs(15 + 30 + 20 + 2 * 2 + 20), "{took:?}\n{out}");
+    let over = out
+        .lines()
+        .find(|l| l.starts_with("table over:"))
+        .unwrap_or_else(|| panic!("no end line\n{out}\n{err}"));
+    let culprit = out
+        .lines()
+        .find_map(|l| {
+            let (_, name) = l.trim().strip_prefix("seat ")?.split_once(": ")?;
+            (name != "you").then(|| name.to_string())
+        })
+        .unwrap_or_else(|| panic!("no seats listed\n{out}"));
+    assert!(
+        over.contains(&culprit)
+            && (over.contains("stopped answering") || over.contains("withheld a protocol step")),
+        "{over}\n{out}"
+    );
+    let _ = victim;
+}

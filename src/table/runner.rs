@@ -538,12 +538,35 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         published,
         report: session.game().report(),
         public: serde_json::to_value(session.game().view(None)).unwrap_or_default(),
-        result: session.game().result_line(&names),
+        result: with_removals(session.game().result_line(&names), session.verdicts(), &names),
         story: session.game().story(seat, &names),
         head: session.position().1,
     };
     pool.shutdown().await;
     Ok(report)
+}
+
+/// The result line, followed by who was removed from the table and why, so every end screen
+/// says it ("… — Ben stopped answering").
+fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {
+    let removed: Vec<String> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Removed { seats, reason, .. } => Some(
+                seats
+                    .iter()
+                    .map(|s| format!("{} {}", names(*s), reason.describe()))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if removed.is_empty() {
+        result
+    } else {
+        format!("{result} — {}", removed.join("; "))
+    }
 }
 
 fn fresh_secret() -> [u8; 32] {
