@@ -583,3 +583,185 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&guest_home);
 }
+
+/// A hosted two-seat High Card table: this identity hosts in a pseudo-terminal, a stranger's bot
+/// (its own process and key) joins by naddr.
+struct Hosted {
+    _rt: tokio::runtime::Runtime,
+    _relay: tolerance::net::relay::EmbeddedRelay,
+    home: std::path::PathBuf,
+    guest_home: std::path::PathBuf,
+    url: String,
+}
+
+impl Hosted {
+    fn new(test: &str) -> Hosted {
+        use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let relay = rt
+            .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+            .unwrap();
+        let url = relay.url().to_string();
+        let home = common::home(test, "host");
+        let guest_home = common::home(test, "guest");
+        common::player(&home);
+        common::player(&guest_home);
+        Hosted {
+            _rt: rt,
+            _relay: relay,
+            home,
+            guest_home,
+            url,
+        }
+    }
+
+    fn host(&self, timing: &[&str]) -> Pty {
+        let mut args = vec![
+            "host", "--game", "high-card", "--seats", "2", "--public", "--relay", &self.url,
+        ];
+        args.extend_from_slice(timing);
+        Pty::spawn(&args, &self.home)
+    }
+
+    fn join(&self, screen: &str) -> Option<(String, common::Proc)> {
+        let at = screen.find("tolerance join naddr1")?;
+        let naddr = common::naddr_of(&screen[at..]);
+        let guest = common::spawn(&self.guest_home, &["join", &naddr, "--auto"]);
+        Some((naddr, guest))
+    }
+}
+
+impl Drop for Hosted {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.home);
+        let _ = std::fs::remove_dir_all(&self.guest_home);
+    }
+}
+
+/// The seconds the status line shows for the open step: " your move (NNs) · …".
+fn secs_shown(screen: &str) -> Option<u64> {
+    let line = screen.lines().find(|l| l.trim_start().starts_with("your move"))?;
+    let open = line.find('(')?;
+    let close = line[open..].find("s)")?;
+    line[open + 1..open + close].parse().ok()
+}
+
+/// A player who lets its deadline pass is told so on its own screen, is not offered the closed
+/// step any more, and plays on.
+#[test]
+fn a_player_who_lets_the_deadline_pass_sees_the_timeout_on_its_own_screen() {
+    let t = Hosted::new("tui-timeout");
+    let mut pty = t.host(&["--move-secs", "3", "--bank-secs", "0"]);
+    let mut guest = None;
+    let mut waited = false;
+    let mut told = false;
+    let mut offered_after = false;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            guest = t.join(s);
+            return None;
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("you timed out: the default move was played") {
+            told = true;
+            // The closed step is withdrawn: no move is offered until the table asks again.
+            if !offered_after && s.contains("Your move") && help(s).contains("k: keep") {
+                offered_after = true;
+            }
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if !waited {
+            // The first decision: let its three seconds run out.
+            waited = true;
+            return None;
+        }
+        let keys = help(s);
+        if !told {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert!(told, "never told of the timeout:\n{}", pty.text());
+    assert_exited_ok(&status, &pty);
+    let after = pty.after();
+    assert!(after.contains("timed out"), "{after}");
+    let (_, g) = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+}
+
+/// A player killed at its move and resumed 30 s later comes back at the same step with the
+/// clock the chain gives it: what it showed before, less the time it was away (±2 s).
+#[test]
+fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
+    let t = Hosted::new("tui-resume-clock");
+    let mut pty = t.host(&["--pace", "normal"]);
+    let mut guest = None;
+    let mut first: Option<(Instant, u64)> = None;
+    let started = Instant::now();
+    loop {
+        pty.pump();
+        let s = pty.text();
+        if guest.is_none() {
+            guest = t.join(&s);
+        } else if let Some(left) = secs_shown(&s) {
+            first = Some((Instant::now(), left));
+            break;
+        }
+        assert!(
+            pty.exited().is_none() && started.elapsed() < Duration::from_secs(120),
+            "no move came:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (seen_at, left_then) = first.unwrap();
+    let pid = pty.session.get_process().pid().to_string();
+    assert!(Command::new("kill").args(["-9", &pid]).status().unwrap().success());
+    // The scenario: the player is away for half a minute.
+    std::thread::sleep(Duration::from_secs(30));
+    let (naddr, g) = guest.unwrap();
+    let mut back = Pty::spawn(&["resume", &naddr], &t.home);
+    let started = Instant::now();
+    let shown = loop {
+        back.pump();
+        let s = back.text();
+        if let Some(left) = secs_shown(&s) {
+            break left;
+        }
+        assert!(
+            back.exited().is_none() && started.elapsed() < Duration::from_secs(60),
+            "the resumed seat never showed its move:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let expected = left_then.saturating_sub(seen_at.elapsed().as_secs());
+    assert!(
+        shown.abs_diff(expected) <= 2,
+        "showed {shown}s, the chain gives {expected}s (first {left_then}s)"
+    );
+    // Same step: the table never moved while the seat was away (the guest waits for it).
+    let status = back.run(|s| {
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        let keys = help(s);
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &back);
+    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    assert!(!out.contains("timed out"), "{out}");
+}

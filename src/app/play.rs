@@ -144,7 +144,7 @@ impl Visit for Networked {
                         return Err(LEFT.into());
                     };
                     if let Ok(r) = &run.reports[0] {
-                        print_record(&r.story);
+                        print_record(r, &names);
                     }
                     run
                 }

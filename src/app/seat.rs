@@ -44,9 +44,25 @@ impl SeatUi {
 }
 
 /// The plain record left in the shell after the terminal table: the story, then how it ended.
-pub fn print_record(story: &[String]) {
-    for line in story {
+/// The table's record after the terminal table closed: the game in words, then what the table
+/// itself decided (timeouts, removals), so a timed-out move never reads as a choice.
+pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
+    for line in &r.story {
         println!("  · {line}");
+    }
+    let name = |s: Seat| {
+        if Some(s) == r.seat {
+            "you".to_string()
+        } else {
+            crate::ui::seat_name(names, s)
+        }
+    };
+    for v in &r.verdicts {
+        if matches!(v, crate::table::session::Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty())
+        {
+            continue;
+        }
+        println!("  ! {}", crate::table::verify::verdict_text_named(v, &name));
     }
 }
 
@@ -218,7 +234,7 @@ impl Visit for PlaySeat {
                     let Some(report) = played else {
                         return Err(LEFT.into());
                     };
-                    print_record(&report.story);
+                    print_record(&report, &self.names);
                     report
                 }
             };
