@@ -57,6 +57,15 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     let count = |prefix: &str| names.iter().filter(|n| n.starts_with(prefix)).count();
     assert!(count("perudo-") >= 15, "{names:?}");
     assert!(count("mia-") >= 5, "{names:?}");
+    assert!(count("abandon-ship-") >= 4, "{names:?}");
+    for script in [
+        "seed-scoring-example",
+        "last-card-must-be-a-king",
+        "a-fight-nobody-can-answer",
+        "tie-on-suit-points",
+    ] {
+        assert!(names.contains(&format!("abandon-ship-{script}.json")));
+    }
     for ranking in ["traditional", "modern"] {
         assert!(names.contains(&format!("mia-{ranking}-order-climbs.json")));
     }

@@ -123,13 +123,20 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         } => {
             let suit = &Suit::ALL[usize::from(*suit)];
             let contest = if claims.len() > 1 {
+                let top = claims.iter().map(|c| c.held).max().unwrap_or(0);
+                let tied = claims.iter().filter(|c| c.held == top).count() > 1;
                 format!(
-                    " ({})",
+                    " ({}{})",
                     claims
                         .iter()
                         .map(|c| format!("{} holds {} in {}", n(c.seat), c.held, suit_name(*suit)))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    if tied {
+                        "; equal points, so the highest card decides"
+                    } else {
+                        ""
+                    }
                 )
             } else {
                 String::new()

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
+    /// What the script shows, for people (ignored).
+    #[serde(default)]
+    pub comment: Option<String>,
     pub setup: Setup,
     /// Each seat's five cards, seat 0 first.
     pub hands: Vec<Vec<String>>,
