@@ -41,11 +41,9 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         Entry::Round { number, dealer } => {
             format!("round {number}: {} the dealer", says(n(*dealer), "is"))
         }
-        Entry::Drew { seat, count: k } => format!(
-            "{} {}",
-            says(n(*seat), "draws"),
-            count(*k, "card", "cards")
-        ),
+        Entry::Drew { seat, count: k } => {
+            format!("{} {}", says(n(*seat), "draws"), count(*k, "card", "cards"))
+        }
         Entry::Discarded { seat, card } => format!(
             "{} {} into {}",
             says(n(*seat), "discards"),
@@ -62,10 +60,9 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             format!("{} with {}", says(n(*seat), "answers"), card_name(*card))
         }
         Entry::Surrendered { seat } => format!("{} the fight", says(n(*seat), "surrenders")),
-        Entry::Unanswerable { seat } => format!(
-            "nothing beats a King: {} the fight",
-            says(n(*seat), "wins")
-        ),
+        Entry::Unanswerable { seat } => {
+            format!("nothing beats a King: {} the fight", says(n(*seat), "wins"))
+        }
         Entry::Took {
             winner,
             loser,
@@ -357,7 +354,9 @@ impl TableGame for AbandonShip {
                     .get(2)
                     .map(|w| w.trim_start_matches('#'))
                     .and_then(|w| w.parse::<Seat>().ok())
-                    .ok_or_else(|| "name the player to fight by their #, as fight QS 2".to_string())?;
+                    .ok_or_else(|| {
+                        "name the player to fight by their #, as fight QS 2".to_string()
+                    })?;
                 Ok(Action::Fight { position, target })
             }
             Some(w) if PlayingCard::parse(w).is_ok() => {

@@ -613,9 +613,7 @@ impl AbandonShip {
     /// § The showdown: lifeboat contests, then the next round or the end.
     fn score(&mut self) {
         let card_of = |g: &AbandonShip, s: Seat, p: u16| {
-            g.held(s, p)
-                .and_then(|h| h.card)
-                .expect("hands are shown")
+            g.held(s, p).and_then(|h| h.card).expect("hands are shown")
         };
         let keys: Vec<(Seat, CardId)> = self
             .shown_keys
@@ -686,7 +684,11 @@ impl AbandonShip {
             });
         }
         self.log.push(Entry::Scores {
-            scores: self.seats().iter().map(|s| (*s, self.scores[usize::from(*s)])).collect(),
+            scores: self
+                .seats()
+                .iter()
+                .map(|s| (*s, self.scores[usize::from(*s)]))
+                .collect(),
         });
         let reached = self.scores.iter().any(|s| *s >= self.setup.target);
         let capped = self.setup.rounds.is_some_and(|r| self.round >= r);
@@ -1039,8 +1041,10 @@ impl Game for AbandonShip {
             }
             Phase::Spoils => {
                 if let Some(v) = rolled {
-                    let mut hand: Vec<u16> =
-                        self.hands[&self.loser()].iter().map(|h| h.position).collect();
+                    let mut hand: Vec<u16> = self.hands[&self.loser()]
+                        .iter()
+                        .map(|h| h.position)
+                        .collect();
                     hand.sort_unstable();
                     self.draw_spoils(hand[usize::from(v - 1)]);
                 } else {
@@ -1092,10 +1096,7 @@ impl Game for AbandonShip {
                 .iter()
                 .map(|(s, h)| {
                     let seen = viewer == Some(*s) || self.hands_shown;
-                    let cards = h
-                        .iter()
-                        .map(|c| if seen { c.card } else { None })
-                        .collect();
+                    let cards = h.iter().map(|c| if seen { c.card } else { None }).collect();
                     (*s, cards)
                 })
                 .collect(),

@@ -107,7 +107,11 @@ impl Script {
                 s.players
             ));
         }
-        let parse = |v: &[String]| v.iter().map(|c| parse_card(c)).collect::<Result<Vec<_>, _>>();
+        let parse = |v: &[String]| {
+            v.iter()
+                .map(|c| parse_card(c))
+                .collect::<Result<Vec<_>, _>>()
+        };
         let hands: Vec<CardId> = parse(&self.hands.concat())?;
         let aside = parse(&self.aside)?;
         let draws = parse(&self.draws)?;
@@ -119,7 +123,10 @@ impl Script {
             .collect();
         let want = usize::from(s.aside());
         if !aside.is_empty() && aside.len() != want {
-            return Err(format!("this table sets aside {want} cards, not {}", aside.len()));
+            return Err(format!(
+                "this table sets aside {want} cards, not {}",
+                aside.len()
+            ));
         }
         let mut deck = hands;
         if aside.is_empty() {
@@ -164,13 +171,8 @@ impl Script {
                 _ => Ok(a.clone()),
             })
             .collect::<Result<_, String>>()?;
-        let (game, end) = crate::games::play_script_with_deck(
-            game,
-            deck,
-            &self.dice,
-            &actions,
-            parse_action,
-        )?;
+        let (game, end) =
+            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
         let seat_name = |s: Seat| format!("seat {s}");
         Ok(Output {
             end,

@@ -16,7 +16,9 @@ fn random_games_pass_the_generic_simulation() {
     for (players, games) in [(2, 12), (3, 12), (4, 10), (5, 8), (6, 4), (8, 3)] {
         let g = AbandonShip::new(&capped(players, 2)).unwrap();
         for _ in 0..games {
-            steps += simulate(&g, &mut rng, &SimOptions::default()).unwrap().steps;
+            steps += simulate(&g, &mut rng, &SimOptions::default())
+                .unwrap()
+                .steps;
         }
     }
     assert!(steps > 5_000, "only {steps} steps simulated");
@@ -88,10 +90,13 @@ fn a_king_cannot_be_answered_and_a_public_die_picks_the_losers_card() {
     assert_eq!(g.to_act(), ToAct::Seat(0), "the dealer plays first");
     g.apply(0, &fight(&g, 0, "KS", 1)).unwrap();
     // The King is shown; nobody may answer it: the die is rolled at once, by everyone.
-    let r = fulfil_all(&mut script, &match g.to_act() {
-        ToAct::Chance(r) => r,
-        other => panic!("{other:?}"),
-    })
+    let r = fulfil_all(
+        &mut script,
+        &match g.to_act() {
+            ToAct::Chance(r) => r,
+            other => panic!("{other:?}"),
+        },
+    )
     .unwrap();
     g.apply_chance(&r).unwrap();
     assert_eq!(
@@ -104,8 +109,17 @@ fn a_king_cannot_be_answered_and_a_public_die_picks_the_losers_card() {
     );
     settle(&mut g, &mut script);
     // Die 3: the third of seat 1's cards by deck position, 8♥, face up on seat 0's board.
-    assert_eq!(g.boards[&0], vec![Face { position: 7, card: c("8H") }]);
-    assert_eq!(g.lifeboats[3].iter().map(|f| f.card).collect::<Vec<_>>(), cs("KS"));
+    assert_eq!(
+        g.boards[&0],
+        vec![Face {
+            position: 7,
+            card: c("8H")
+        }]
+    );
+    assert_eq!(
+        g.lifeboats[3].iter().map(|f| f.card).collect::<Vec<_>>(),
+        cs("KS")
+    );
     assert!(g.log.contains(&Entry::Unanswerable { seat: 0 }));
     // Seat 1's turn: it draws back up to five first.
     assert_eq!(g.to_act(), ToAct::Seat(1));
@@ -123,20 +137,37 @@ fn a_fight_escalates_by_strictly_higher_ranks_until_a_surrender() {
     let mut script = Script::new(deck(&hands, ""), vec![1]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
     settle(&mut g, &mut script);
-    { let a = fight(&g, 0, "5S", 1); play(&mut g, 0, a, &mut script); }
+    {
+        let a = fight(&g, 0, "5S", 1);
+        play(&mut g, 0, a, &mut script);
+    }
     assert_eq!(g.to_act(), ToAct::Seat(1), "the attacked player answers");
     let legal = g.legal_actions(1);
     assert!(legal.contains(&raise(&g, 1, "7H")) && legal.contains(&Action::Surrender));
-    assert!(!legal.contains(&raise(&g, 1, "2H")), "a lower card does not answer");
+    assert!(
+        !legal.contains(&raise(&g, 1, "2H")),
+        "a lower card does not answer"
+    );
     let copy = g.clone();
     assert!(g.apply(1, &raise(&g, 1, "3H")).is_err());
     assert_eq!(g, copy, "a refusal changes nothing");
-    { let a = raise(&g, 1, "8D"); play(&mut g, 1, a, &mut script); }
+    {
+        let a = raise(&g, 1, "8D");
+        play(&mut g, 1, a, &mut script);
+    }
     // 8 against 8 is no raise: strictly higher only.
-    assert!(g.legal_actions(0).iter().all(|a| !matches!(a, Action::Raise { .. })
-        || *a == raise(&g, 0, "9C")));
-    { let a = raise(&g, 0, "9C"); play(&mut g, 0, a, &mut script); }
-    { let a = Action::Surrender; play(&mut g, 1, a, &mut script); }
+    assert!(g
+        .legal_actions(0)
+        .iter()
+        .all(|a| !matches!(a, Action::Raise { .. }) || *a == raise(&g, 0, "9C")));
+    {
+        let a = raise(&g, 0, "9C");
+        play(&mut g, 0, a, &mut script);
+    }
+    {
+        let a = Action::Surrender;
+        play(&mut g, 1, a, &mut script);
+    }
     // Seat 0 wins; the die (1) takes seat 1's card at the lowest position; fight cards go to
     // their lifeboats.
     assert_eq!(g.boards[&0].len(), 1);
@@ -157,11 +188,29 @@ fn the_last_card_may_be_played_only_if_it_is_a_king() {
     let mut script = Script::new(deck(&hands, ""), vec![]);
     let mut g = AbandonShip::new(&Setup::new(2)).unwrap();
     settle(&mut g, &mut script);
-    { let a = Action::Discard { position: pos(&g, 0, "JD") }; play(&mut g, 0, a, &mut script); }
+    {
+        let a = Action::Discard {
+            position: pos(&g, 0, "JD"),
+        };
+        play(&mut g, 0, a, &mut script);
+    }
     // Seat 0 has not drawn yet: the other client sees four cards and a full hand for seat 1.
-    { let a = fight(&g, 1, "2S", 0); play(&mut g, 1, a, &mut script); }
-    for (s, card) in [(0, "3C"), (1, "4S"), (0, "5C"), (1, "6S"), (0, "7C"), (1, "8S")] {
-        { let a = raise(&g, s, card); play(&mut g, s, a, &mut script); }
+    {
+        let a = fight(&g, 1, "2S", 0);
+        play(&mut g, 1, a, &mut script);
+    }
+    for (s, card) in [
+        (0, "3C"),
+        (1, "4S"),
+        (0, "5C"),
+        (1, "6S"),
+        (0, "7C"),
+        (1, "8S"),
+    ] {
+        {
+            let a = raise(&g, s, card);
+            play(&mut g, s, a, &mut script);
+        }
     }
     assert_eq!(g.hands[&0].len(), 1);
     assert_eq!(g.legal_actions(0), vec![Action::Surrender]);
@@ -179,7 +228,10 @@ fn the_last_card_may_be_played_only_if_it_is_a_king() {
     assert_eq!(blind.to_act(), ToAct::Terminal);
     assert_eq!(blind.removed, vec![0]);
     assert!(blind.outcome().unwrap().winners.is_empty());
-    assert!(matches!(blind.log.last(), Some(Entry::Misplayed { seat: 0, .. })));
+    assert!(matches!(
+        blind.log.last(),
+        Some(Entry::Misplayed { seat: 0, .. })
+    ));
 }
 
 #[test]
@@ -188,16 +240,46 @@ fn a_king_may_be_the_last_card_and_nobody_empty_handed_can_be_attacked() {
     let mut script = Script::new(deck(&hands, ""), vec![]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
     settle(&mut g, &mut script);
-    { let a = Action::Discard { position: pos(&g, 0, "JD") }; play(&mut g, 0, a, &mut script); }
-    { let a = fight(&g, 1, "2S", 0); play(&mut g, 1, a, &mut script); }
-    for (s, card) in [(0, "3C"), (1, "4S"), (0, "5C"), (1, "6S"), (0, "7C"), (1, "8S")] {
-        { let a = raise(&g, s, card); play(&mut g, s, a, &mut script); }
+    {
+        let a = Action::Discard {
+            position: pos(&g, 0, "JD"),
+        };
+        play(&mut g, 0, a, &mut script);
     }
-    assert_eq!(g.legal_actions(0), vec![raise(&g, 0, "KC"), Action::Surrender]);
-    { let a = raise(&g, 0, "KC"); play(&mut g, 0, a, &mut script); }
+    {
+        let a = fight(&g, 1, "2S", 0);
+        play(&mut g, 1, a, &mut script);
+    }
+    for (s, card) in [
+        (0, "3C"),
+        (1, "4S"),
+        (0, "5C"),
+        (1, "6S"),
+        (0, "7C"),
+        (1, "8S"),
+    ] {
+        {
+            let a = raise(&g, s, card);
+            play(&mut g, s, a, &mut script);
+        }
+    }
+    assert_eq!(
+        g.legal_actions(0),
+        vec![raise(&g, 0, "KC"), Action::Surrender]
+    );
+    {
+        let a = raise(&g, 0, "KC");
+        play(&mut g, 0, a, &mut script);
+    }
     // Seat 0, empty-handed, wins and takes seat 1's last card (one card: no die).
     assert!(g.hands[&0].is_empty());
-    assert_eq!(g.boards[&0], vec![Face { position: 9, card: c("10S") }]);
+    assert_eq!(
+        g.boards[&0],
+        vec![Face {
+            position: 9,
+            card: c("10S")
+        }]
+    );
     assert!(g.hands[&1].is_empty());
     // Seat 2 may fight nobody: both other hands are empty.
     assert_eq!(g.to_act(), ToAct::Seat(2));
@@ -211,18 +293,39 @@ fn a_king_may_be_the_last_card_and_nobody_empty_handed_can_be_attacked() {
 }
 
 /// A showdown set by hand: hands, boards and lifeboats, then the Key Cards.
-fn showdown(players: u8, hands: &[&str], boards: &[&str], boats: [&str; 4], keys: &[&str]) -> AbandonShip {
+fn showdown(
+    players: u8,
+    hands: &[&str],
+    boards: &[&str],
+    boats: [&str; 4],
+    keys: &[&str],
+) -> AbandonShip {
     let mut g = AbandonShip::new(&Setup {
         rounds: Some(1),
         ..Setup::new(players)
     })
     .unwrap();
-    settle(&mut g, &mut Script::new(Setup::new(players).spec().cards(), vec![]));
+    settle(
+        &mut g,
+        &mut Script::new(Setup::new(players).spec().cards(), vec![]),
+    );
     let held = |s: &str| -> Vec<Held> {
-        cs(s).into_iter().map(|card| Held { position: card.0, card: Some(card) }).collect()
+        cs(s)
+            .into_iter()
+            .map(|card| Held {
+                position: card.0,
+                card: Some(card),
+            })
+            .collect()
     };
     let face = |s: &str| -> Vec<Face> {
-        cs(s).into_iter().map(|card| Face { position: card.0, card }).collect()
+        cs(s)
+            .into_iter()
+            .map(|card| Face {
+                position: card.0,
+                card,
+            })
+            .collect()
     };
     for (i, h) in hands.iter().enumerate() {
         g.hands.insert(i as Seat, held(h));
@@ -234,7 +337,13 @@ fn showdown(players: u8, hands: &[&str], boards: &[&str], boats: [&str; 4], keys
     for (i, k) in keys.iter().enumerate() {
         if !k.is_empty() {
             let s = i as Seat;
-            g.apply(s, &Action::Key { position: pos(&g, s, k) }).unwrap();
+            g.apply(
+                s,
+                &Action::Key {
+                    position: pos(&g, s, k),
+                },
+            )
+            .unwrap();
         }
     }
     let ToAct::Chance(reqs) = g.to_act() else {
@@ -259,7 +368,9 @@ fn boarded(g: &AbandonShip) -> Vec<(u8, i64, Option<Seat>)> {
     g.log
         .iter()
         .filter_map(|e| match e {
-            Entry::Boarded { suit, points, seat, .. } => Some((*suit, *points, *seat)),
+            Entry::Boarded {
+                suit, points, seat, ..
+            } => Some((*suit, *points, *seat)),
             _ => None,
         })
         .collect()
@@ -278,13 +389,18 @@ fn the_rule_books_scoring_example() {
     );
     assert_eq!(boarded(&g), vec![(2, 10, Some(1)), (3, 18, Some(0))]);
     let hearts = g.log.iter().find_map(|e| match e {
-        Entry::Boarded { suit: 2, claims, .. } => Some(claims.clone()),
+        Entry::Boarded {
+            suit: 2, claims, ..
+        } => Some(claims.clone()),
         _ => None,
     });
     let held: Vec<(Seat, i64)> = hearts.unwrap().iter().map(|c| (c.seat, c.held)).collect();
     assert_eq!(held, vec![(1, 18), (2, 12)]);
     assert_eq!(g.scores, vec![18, 10, 0, 0]);
-    assert!(g.log.iter().any(|e| matches!(e, Entry::Keys { drowned, .. } if *drowned == vec![3])));
+    assert!(g
+        .log
+        .iter()
+        .any(|e| matches!(e, Entry::Keys { drowned, .. } if *drowned == vec![3])));
     assert_eq!(g.to_act(), ToAct::Terminal);
     assert_eq!(g.winners, vec![0]);
 }
@@ -302,8 +418,15 @@ fn a_tie_on_suit_points_goes_to_the_highest_card_and_an_exact_tie_boards_nobody(
     assert_eq!(boarded(&g), vec![(2, 9, Some(0))]);
     // Two decks: the same ranks on both sides, second-highest and on: nobody gets in.
     let q2 = PlayingCard::parse("QH#1").unwrap().id();
-    let mut g = AbandonShip::new(&Setup { rounds: Some(1), ..Setup::new(6) }).unwrap();
-    settle(&mut g, &mut Script::new(Setup::new(6).spec().cards(), vec![]));
+    let mut g = AbandonShip::new(&Setup {
+        rounds: Some(1),
+        ..Setup::new(6)
+    })
+    .unwrap();
+    settle(
+        &mut g,
+        &mut Script::new(Setup::new(6).spec().cards(), vec![]),
+    );
     let _ = (&mut g, q2);
     let g = showdown(
         6,
@@ -328,17 +451,25 @@ fn a_tie_on_suit_points_goes_to_the_highest_card_and_an_exact_tie_boards_nobody(
 #[test]
 fn key_cards_stay_hidden_until_all_are_in() {
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut Script::new(Setup::new(3).spec().cards(), vec![]));
+    settle(
+        &mut g,
+        &mut Script::new(Setup::new(3).spec().cards(), vec![]),
+    );
     g.phase = Phase::Key;
     let before: Vec<_> = [None, Some(1), Some(2)].map(|v| g.view(v)).to_vec();
     let a = g.legal_actions(0)[2];
     g.apply(0, &a).unwrap();
     let after: Vec<_> = [None, Some(1), Some(2)].map(|v| g.view(v)).to_vec();
-    assert_eq!(before, after, "nobody sees a Key Card, nor that one was chosen");
+    assert_eq!(
+        before, after,
+        "nobody sees a Key Card, nor that one was chosen"
+    );
     assert_eq!(g.to_act(), ToAct::Sealed(vec![1, 2]));
     assert!(g.legal_actions(0).is_empty());
     let copy = g.clone();
-    let other = Action::Key { position: g.hands[&2][0].position };
+    let other = Action::Key {
+        position: g.hands[&2][0].position,
+    };
     assert!(g.apply(1, &other).is_err(), "a Key Card is one's own");
     assert_eq!(g, copy);
 }
@@ -382,12 +513,17 @@ fn two_players_set_five_cards_aside_that_nobody_ever_sees() {
 #[test]
 fn six_to_eight_players_share_two_decks_dealt_as_eight_hands() {
     let g = AbandonShip::new(&Setup::new(6)).unwrap();
-    let ToAct::Chance(reqs) = g.to_act() else { panic!() };
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!()
+    };
     assert!(matches!(&reqs[0], ChanceRequest::Shuffle { spec, .. } if spec.len() == 104));
     assert_eq!(reqs.len(), 1 + 30);
     // The two unused hands are set aside: the draw pile starts at position 40.
     assert_eq!(g.next_position, 40);
-    assert_eq!(AbandonShip::new(&Setup::new(5)).unwrap().setup.deck_size(), 52);
+    assert_eq!(
+        AbandonShip::new(&Setup::new(5)).unwrap().setup.deck_size(),
+        52
+    );
 }
 
 #[test]
@@ -413,12 +549,23 @@ fn the_dealer_rotates_and_the_game_ends_at_200_points() {
     }
     let top = *g.scores.iter().max().unwrap();
     assert!(top >= 200);
-    assert_eq!(o.winners.iter().map(|w| g.scores[*w as usize]).collect::<Vec<_>>(), vec![top; o.winners.len()]);
+    assert_eq!(
+        o.winners
+            .iter()
+            .map(|w| g.scores[*w as usize])
+            .collect::<Vec<_>>(),
+        vec![top; o.winners.len()]
+    );
     // Before the last round nobody had reached the target.
-    let last = g.log.iter().rev().filter_map(|e| match e {
-        Entry::Scores { scores } => Some(scores.clone()),
-        _ => None,
-    }).nth(1);
+    let last = g
+        .log
+        .iter()
+        .rev()
+        .filter_map(|e| match e {
+            Entry::Scores { scores } => Some(scores.clone()),
+            _ => None,
+        })
+        .nth(1);
     if let Some(prev) = last {
         assert!(prev.iter().all(|(_, p)| *p < 200));
     }
@@ -427,7 +574,10 @@ fn the_dealer_rotates_and_the_game_ends_at_200_points() {
 #[test]
 fn a_forfeit_ends_the_game_without_a_winner() {
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut Script::new(Setup::new(3).spec().cards(), vec![]));
+    settle(
+        &mut g,
+        &mut Script::new(Setup::new(3).spec().cards(), vec![]),
+    );
     g.forfeit(&[1], ForfeitReason::Absent).unwrap();
     assert_eq!(g.to_act(), ToAct::Terminal);
     assert!(g.participants().is_empty());
@@ -466,7 +616,10 @@ fn sailor_wins(players: u8, games: u64, seed: u64) -> (u64, u64) {
 fn the_sailor_bot_beats_random() {
     // Heads-up, whole games to 200: random would win about half.
     let (won, games) = sailor_wins(2, 300, 9);
-    assert!(won * 100 > games * 65, "the sailor bot won {won} of {games}");
+    assert!(
+        won * 100 > games * 65,
+        "the sailor bot won {won} of {games}"
+    );
 }
 
 /// The measured margin for BENCHMARKS.md:
