@@ -309,8 +309,6 @@ pub struct AbandonShip {
     keys: BTreeMap<Seat, u16>,
     /// The Key Cards once all are in (public: the sealed moves were opened).
     pub shown_keys: BTreeMap<Seat, u16>,
-    /// The card being discarded.
-    discarding: Option<u16>,
     /// The hands were shown at this round's showdown.
     pub hands_shown: bool,
     pub next_position: u16,
@@ -345,7 +343,6 @@ impl AbandonShip {
             fight: None,
             keys: BTreeMap::new(),
             shown_keys: BTreeMap::new(),
-            discarding: None,
             hands_shown: false,
             next_position: 0,
             pending: Vec::new(),
@@ -385,7 +382,6 @@ impl AbandonShip {
         self.fight = None;
         self.keys.clear();
         self.shown_keys.clear();
-        self.discarding = None;
         self.hands_shown = false;
         let deck = self.deck();
         self.pending = vec![ChanceRequest::Shuffle {
@@ -898,7 +894,6 @@ impl Game for AbandonShip {
         match (self.phase, *action) {
             (Phase::Play, Action::Discard { position }) => {
                 check(own(position)?, None)?;
-                self.discarding = Some(position);
                 self.phase = Phase::Discard;
                 self.pending.push(ChanceRequest::Reveal {
                     deck: self.deck(),
@@ -1016,7 +1011,6 @@ impl Game for AbandonShip {
                 let f = opened[0];
                 let seat = self.turn;
                 let left = self.hands[&seat].len();
-                self.discarding = None;
                 if let Err(why) = self.playable(f.card, left, None) {
                     self.misplayed(seat, f.card, why);
                     return Ok(());

@@ -21,7 +21,21 @@ fn random_games_pass_the_generic_simulation() {
                 .steps;
         }
     }
-    assert!(steps > 5_000, "only {steps} steps simulated");
+    // Whole games to 200 points.
+    for players in [2, 4] {
+        let g = AbandonShip::new(&Setup::new(players)).unwrap();
+        for _ in 0..2 {
+            let r = simulate(&g, &mut rng, &SimOptions::default()).unwrap();
+            assert!(r
+                .outcome
+                .unwrap()
+                .winners
+                .iter()
+                .all(|w| g.setup.players > *w));
+            steps += r.steps;
+        }
+    }
+    assert!(steps > 8_000, "only {steps} steps simulated");
 }
 
 use super::game::{Face, Held, HAND};
