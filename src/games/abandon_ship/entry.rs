@@ -51,9 +51,10 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             boat(super::game::suit(*card))
         ),
         Entry::Attacked { seat, target, card } => format!(
-            "{} a fight with {} and plays {}",
+            "{} a fight with {} and {} {}",
             says(n(*seat), "picks"),
             n(*target),
+            if n(*seat) == "you" { "play" } else { "plays" },
             card_name(*card)
         ),
         Entry::Raised { seat, card } => {
@@ -72,7 +73,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             says(n(*winner), "draws"),
             card_name(*card),
             whose(n(*loser)),
-            if n(*winner) == "you" { "your" } else { "their" }
+            whose(n(*winner))
         ),
         Entry::Sank { by } => format!(
             "{} the last card: the ship sinks! Everyone picks a Key Card face down",

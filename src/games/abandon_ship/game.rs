@@ -960,7 +960,19 @@ impl Game for AbandonShip {
                     self.all_keyed();
                 }
             }
-            _ => return Err(illegal(seat, "that move is not one of this step's")),
+            (Phase::Play, _) => {
+                return Err(illegal(
+                    seat,
+                    "on your turn you discard a card or pick a fight",
+                ))
+            }
+            (Phase::Fight, _) => {
+                return Err(illegal(
+                    seat,
+                    "in a fight you answer with a higher card or surrender",
+                ))
+            }
+            _ => return Err(illegal(seat, "at the showdown you choose a Key Card")),
         }
         Ok(())
     }
