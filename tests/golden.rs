@@ -59,6 +59,15 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     assert!(count("mia-") >= 5, "{names:?}");
     // The rule book's three-player round, an extinct player, a short last pool, a stolen mark.
     assert!(count("lamarckian-poker-") >= 4, "{names:?}");
+    assert!(count("abandon-ship-") >= 4, "{names:?}");
+    for script in [
+        "seed-scoring-example",
+        "last-card-must-be-a-king",
+        "a-fight-nobody-can-answer",
+        "tie-on-suit-points",
+    ] {
+        assert!(names.contains(&format!("abandon-ship-{script}.json")));
+    }
     for ranking in ["traditional", "modern"] {
         assert!(names.contains(&format!("mia-{ranking}-order-climbs.json")));
     }

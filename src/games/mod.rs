@@ -1,6 +1,7 @@
 //! One folder per game. Each implements [`crate::engine::Game`], ships its variant config, its
 //! view, its rules spec in `protocol/rules/`, and passes the generic simulation test.
 
+pub mod abandon_ship;
 pub mod all_fives;
 pub mod chickenfoot;
 pub mod high_card;

@@ -4,7 +4,9 @@
 //! `games!` below; nothing in the table runtime, the wire format or the network layer knows
 //! any particular game.
 
-use super::{all_fives, chickenfoot, high_card, lamarckian_poker, mia, perudo, tolerance};
+use super::{
+    abandon_ship, all_fives, chickenfoot, high_card, lamarckian_poker, mia, perudo, tolerance,
+};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
 use rand::rngs::StdRng;
@@ -174,6 +176,7 @@ games! {
     all_fives::AllFives,
     chickenfoot::Chickenfoot,
     lamarckian_poker::LamarckianPoker,
+    abandon_ship::AbandonShip,
 }
 
 /// The registered games' names.
