@@ -120,6 +120,9 @@ pub struct RelayHealth {
     /// Events waiting for a relay to accept them, and the last refusal.
     pub unsent: usize,
     pub last_error: Option<String>,
+    /// When each seat's client was last heard from (a log event or a heartbeat), unix
+    /// seconds by seat; this client's start for a seat not heard from yet.
+    pub heard: Vec<u64>,
 }
 
 /// Called after each batch of events with the session and the relays' state.
@@ -259,6 +262,9 @@ const MAX_HELD: usize = 2_048;
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
 const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
 
+/// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
+pub const HEARTBEAT: Duration = Duration::from_secs(10);
+
 /// Runs a client until the table ends (or stalls for `idle`).
 pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
     let me_key = cfg.keys.public_key();
@@ -277,7 +283,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let me = seat.zip(master);
     let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default()).await?;
     let filter = wire::log_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
-    let mut sub = pool.subscribe(vec![filter.clone()]).await?;
+    // Heartbeats come on the same subscription; they are never stored, so history has none.
+    let presence = wire::presence_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
+    let mut sub = pool.subscribe(vec![filter.clone(), presence]).await?;
+    let seat_keys = scfg.seats.clone();
+    let mut last_beat: Option<Instant> = None;
     let mut session = Session::new(scfg, game, me).map_err(|e| TableError::Setup(e.to_string()))?;
     // What this client recorded before it stopped, then what the relays hold.
     let recorded: Vec<Event> = cfg
@@ -298,6 +308,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let mut published = 0u64;
     let mut health = RelayHealth {
         total: cfg.relays.len(),
+        heard: vec![now_unix(); seat_keys.len()],
         ..RelayHealth::default()
     };
     let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
@@ -374,6 +385,19 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 }));
             }
         }
+        // A seated client says it is here, while the table runs.
+        if seat.is_some()
+            && leaving.is_none()
+            && !session.is_finished()
+            && last_beat.is_none_or(|t| t.elapsed() >= HEARTBEAT)
+        {
+            last_beat = Some(Instant::now());
+            if let Ok(ev) = wire::presence_event(&cfg.host, &cfg.spec.table).sign_with_keys(&cfg.keys)
+            {
+                // A heartbeat that no relay takes is simply missed; the next one comes.
+                let _ = tokio::time::timeout(Duration::from_secs(2), pool.publish(&ev)).await;
+            }
+        }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
             health.connected = pool.connected().await.len();
             relays_checked = Some(Instant::now());
@@ -423,6 +447,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         }
         if !unsent.is_empty() {
             wake = wake.min(Duration::from_millis(500));
+        }
+        if let Some(t) = last_beat {
+            wake = wake.min(HEARTBEAT.saturating_sub(t.elapsed()).max(Duration::from_millis(100)));
         }
         if let Some(at) = delayed.iter().map(|(at, _)| *at).min() {
             wake = wake.min(at.saturating_duration_since(Instant::now()));
@@ -475,6 +502,17 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 let mut batch = vec![ev];
                 while let Some(more) = sub.try_recv() {
                     batch.push(more);
+                }
+                // Anything a seat signed says its client is alive; heartbeats say only that.
+                let now = now_unix();
+                for ev in &batch {
+                    if let Some(i) = seat_keys.iter().position(|k| *k == ev.pubkey) {
+                        health.heard[i] = health.heard[i].max(ev.created_at.as_secs().min(now));
+                    }
+                }
+                batch.retain(|e| e.kind != Kind::from(wire::KIND_PRESENCE));
+                if batch.is_empty() {
+                    continue;
                 }
                 let (now_batch, later): (Vec<Event>, Vec<Event>) = batch
                     .into_iter()

@@ -20,6 +20,9 @@ pub use lobby::{Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, KIND_LOBBY
 pub const KIND_TABLE: u16 = 37767;
 /// Regular kind of every game-log event, for every game.
 pub const KIND_LOG: u16 = 7767;
+/// Ephemeral kind of a seat's heartbeat at a table (NIP-01: relays pass it on, never store
+/// it). Not part of the log: it only tells people who is still connected.
+pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
 pub const VERSION: u8 = 2;
@@ -266,6 +269,20 @@ pub fn log_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filte
     } else {
         f.authors(authors.iter().copied())
     }
+}
+
+/// A seat's heartbeat at a table: empty content, the table's coordinate as its only tag.
+pub fn presence_event(host: &PublicKey, table: &str) -> EventBuilder {
+    EventBuilder::new(Kind::from(KIND_PRESENCE), "")
+        .tags([Tag::coordinate(table_coordinate(host, table), None)])
+}
+
+/// The heartbeats of a table's seats.
+pub fn presence_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filter {
+    Filter::new()
+        .kind(Kind::from(KIND_PRESENCE))
+        .coordinate(&table_coordinate(host, table))
+        .authors(authors.iter().copied())
 }
 
 /// Builds (unsigned) the table announcement.

@@ -15,6 +15,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+/// A seat not heard from for this long (two and a half heartbeats) is shown as disconnected.
+const GONE_AFTER_SECS: u64 = 25;
+
 /// What the runtime reports after each batch of events, already read as this seat sees it.
 pub struct Update<G: TableGame> {
     pub view: G::View,
@@ -215,6 +218,17 @@ impl<G: TableGame> Frame<G> {
         }
     }
 
+    /// How long `seat`'s client has not been heard from, once that is longer than a few missed
+    /// heartbeats; `None` while it seems connected.
+    pub fn silent_secs(&self, seat: Seat) -> Option<u64> {
+        if Some(seat) == self.me {
+            return None;
+        }
+        let heard = *self.health.as_ref()?.heard.get(seat as usize)?;
+        let silent = self.now.saturating_sub(heard);
+        (silent >= GONE_AFTER_SECS).then_some(silent)
+    }
+
     /// Seconds left on the open step, by the chain's deadline.
     pub fn secs_left(&self) -> Option<u64> {
         let a = self.awaiting.as_ref()?;
@@ -247,7 +261,10 @@ impl<G: TableGame> Frame<G> {
             .seats
             .iter()
             .filter(|s| Some(**s) != self.me)
-            .map(|s| self.name(*s))
+            .map(|s| match self.silent_secs(*s) {
+                Some(gone) => format!("{} (disconnected {gone} s ago)", self.name(*s)),
+                None => self.name(*s),
+            })
             .collect();
         let who = if others.is_empty() {
             "you".to_string()

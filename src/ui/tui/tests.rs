@@ -474,3 +474,22 @@ fn the_mia_panel_offers_a_claim_after_a_roll() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_seat_not_heard_from_is_shown_as_disconnected_while_the_table_waits_for_it() {
+    let g = game_until::<Tolerance>(2, 6, calm, betting);
+    let mut f = Frame::<Tolerance>::new(names(2), Some(0), false);
+    f.now = 1_000_000;
+    let mut u = update(&g, "move", vec![1]);
+    // Heard from 10 s ago: a heartbeat or two may be in flight; nothing is said.
+    u.health.heard = vec![1_000_000, 999_990];
+    f.update(u);
+    let s = screen(&f);
+    assert!(s.contains("waiting for bot 1 to move"), "{s}");
+    assert!(!s.contains("disconnected"), "{s}");
+    // Forty seconds without a word: four heartbeats missed.
+    f.now = 1_000_030;
+    let s = screen(&f);
+    assert!(s.contains("bot 1 (disconnected 40 s ago)"), "{s}");
+    assert_eq!(f.silent_secs(0), None, "this seat's own client is here");
+}
