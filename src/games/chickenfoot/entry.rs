@@ -277,6 +277,11 @@ impl TableGame for Chickenfoot {
         )
     }
 
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
+
     fn report(&self) -> serde_json::Value {
         serde_json::json!({
             "rounds": self.round + 1,

@@ -10,6 +10,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
+pub mod replay;
 
 pub use bot::GreedyBot;
 pub use game::{Action, Chickenfoot, ChickenfootView, Entry, Layout, Phase, RoundEnd, Setup, Spot};
