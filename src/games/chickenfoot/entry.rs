@@ -31,7 +31,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         } => format!(
             "round {number}: the [{center}|{center}] is the centerpiece; {}{}",
             if *by_lot { "by lot, " } else { "" },
-            says(n(*first), "plays first")
+            says(n(*first), "plays") + " first"
         ),
         Entry::Played {
             seat, halves, spot, ..
@@ -46,12 +46,12 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
                 ""
             }
         ),
-        Entry::LastTile { seat } => format!("{}: one tile left", says(n(*seat), "calls bok bok")),
+        Entry::LastTile { seat } => format!("{} bok bok: one tile left", says(n(*seat), "calls")),
         Entry::Drew { seat } => format!("{} a tile from the chicken yard", says(n(*seat), "draws")),
         Entry::Passed { seat } => says(n(*seat), "passes"),
         Entry::Ended {
             how: RoundEnd::Out(s),
-        } => format!("{}: the round is over", says(n(*s), "goes out")),
+        } => format!("{} out: the round is over", says(n(*s), "goes")),
         Entry::Ended {
             how: RoundEnd::NoDraw(s),
         } => format!(
@@ -275,6 +275,10 @@ impl TableGame for Chickenfoot {
             },
             scores_line(&self.scores, names)
         )
+    }
+
+    fn panel() -> Box<dyn crate::games::panel::Panel<Chickenfoot>> {
+        Box::<super::panel::ChickenfootPanel>::default()
     }
 
     fn replay(script: &str) -> Result<crate::games::Replayed, String> {
