@@ -516,3 +516,170 @@ fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// The key a domino panel's notice asks for: "it fits more than one end: press w or e" → "w".
+fn pressed(screen: &str) -> Option<&'static str> {
+    let at = screen.find("more than one end: press ")?;
+    let key = screen[at + "more than one end: press ".len()..]
+        .chars()
+        .next()?;
+    ["w", "e", "n", "s"]
+        .into_iter()
+        .find(|k| k.starts_with(key))
+}
+
+#[test]
+fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
+    let home = temp_home("all-fives");
+    let mut pty = Pty::spawn(
+        &[
+            "play",
+            "--game",
+            "all-fives",
+            "--players",
+            "2",
+            "--hands",
+            "1",
+        ],
+        &home,
+    );
+    let mut seen = Vec::<&str>::new();
+    let mut moves = 0;
+    let status = pty.run(|s| {
+        for w in [
+            "Hand 1",
+            "boneyard",
+            "count",
+            "your tiles",
+            "Your move",
+            "relays 1/1",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        moves += 1;
+        // Draw or pass when that is all there is; otherwise the picked tile (the first that
+        // fits), on the end the panel asks for when it fits more than one.
+        if keys.contains("d: draw") {
+            return Some("d");
+        }
+        if keys.contains("p: pass") {
+            return Some("p");
+        }
+        pressed(s).or(Some("\r"))
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in ["Hand 1", "boneyard", "count", "Your move", "relays 1/1"] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    assert!(moves > 0, "never asked for a move");
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    // The hand was played to its end and counted: you set tiles, and the hand ended by a
+    // domino or a block, its tiles shown and scored.
+    assert!(
+        after.contains("you lead") || after.contains("you set"),
+        "{after}"
+    );
+    assert!(
+        after.contains("the hand is over") || after.contains("the hand is blocked"),
+        "{after}"
+    );
+    assert!(
+        after.contains("points for the hand") || after.contains("nobody scores"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn a_whole_chickenfoot_round_played_with_keys_in_the_terminal() {
+    let home = temp_home("chickenfoot");
+    let mut pty = Pty::spawn(
+        &[
+            "play",
+            "--game",
+            "chickenfoot",
+            "--players",
+            "2",
+            "--hands",
+            "1",
+        ],
+        &home,
+    );
+    let mut seen = Vec::<&str>::new();
+    let status = pty.run(|s| {
+        for w in [
+            "centerpiece [9|9]",
+            "chicken yard",
+            "tiles/points (fewest wins)",
+            "Your move",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("d: draw") {
+            return Some("d");
+        }
+        if keys.contains("p: pass") {
+            return Some("p");
+        }
+        // The picked tile fits (the panel picks the first that does): set it.
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in [
+        "centerpiece [9|9]",
+        "chicken yard",
+        "tiles/points (fewest wins)",
+        "Your move",
+    ] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    assert!(after.contains("the round is over"), "{after}");
+    assert!(
+        after.contains("you set") || after.contains("you draw"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
