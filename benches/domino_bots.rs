@@ -6,28 +6,10 @@
 //! `DOMINO_BENCH_SEED` the seed (default 2026). Every figure is reproducible from the seed.
 
 use std::time::Instant;
-use tolerance::bots::arena::{game_duel, GameDuel, MeanCi};
+use tolerance::bots::arena::{game_duel, setting, GameDuel};
 use tolerance::bots::BotLevel;
 use tolerance::games::registry::TableGame;
 use tolerance::games::{all_fives, chickenfoot};
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn ci(m: &MeanCi, scale: f64, signed: bool) -> String {
-    let f = |x: f64| {
-        if signed {
-            format!("{:+.1}", x * scale)
-        } else {
-            format!("{:.1}", x * scale)
-        }
-    };
-    format!("{} [{}, {}]", f(m.mean), f(m.low()), f(m.high()))
-}
 
 fn row<G: TableGame>(what: &str, unit: &str, setup: &G::Setup, pairs: u64, seed: u64) {
     let started = Instant::now();
@@ -36,15 +18,15 @@ fn row<G: TableGame>(what: &str, unit: &str, setup: &G::Setup, pairs: u64, seed:
     println!(
         "| {what} | {} | {} | {} {unit} | {:.1} s |",
         r.games,
-        ci(&r.a_win_rate, 100.0, false),
-        ci(&r.a_margin, 1.0, true),
+        r.a_win_rate.show(100.0, false),
+        r.a_margin.show(1.0, true),
         started.elapsed().as_secs_f64()
     );
 }
 
 fn main() {
-    let pairs = env("DOMINO_BENCH_PAIRS", 2_000);
-    let seed = env("DOMINO_BENCH_SEED", 2026);
+    let pairs = setting("DOMINO_BENCH_PAIRS", 2_000);
+    let seed = setting("DOMINO_BENCH_SEED", 2026);
     println!("normal (greedy) vs easy (random), heads-up, {pairs} duplicate pairs per row, seed {seed}\n");
     println!("| game (2 players) | games | normal wins, % (95 % CI) | normal's margin per game (95 % CI) | time |");
     println!("|---|---|---|---|---|");

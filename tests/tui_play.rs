@@ -165,6 +165,32 @@ fn assert_exited_ok(status: &str, pty: &Pty) {
     );
 }
 
+/// The frame's own screens answered as a player who stays to the end: the end screen (Enter),
+/// the leave question (n), a screen that waits for any key (space).
+fn frame_answer(screen: &str) -> Option<&'static str> {
+    if screen.contains("Table over") {
+        Some("\r")
+    } else if screen.contains("Leave the table?") {
+        Some("n")
+    } else if help(screen).contains("any key: back") {
+        Some(" ")
+    } else {
+        None
+    }
+}
+
+/// What the program printed after the table, checked to hold the plain record of a table that
+/// rejected nothing.
+fn record(pty: &Pty) -> String {
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    after
+}
+
 /// The bottom line: the keys that work now (or a notice).
 fn help(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
@@ -231,12 +257,7 @@ fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     for w in ["Story", "relays 1/1", "Your move", "stack"] {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    let after = record(&pty);
     assert!(
         after.contains("  · "),
         "the story was not printed:\n{after}"
@@ -300,12 +321,7 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
     for w in ["Perudo", "your cup", "you bid", "relays 1/1"] {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -363,16 +379,10 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
             // Listed before the relay had the table: list again.
             return s.contains("Open public tables (0)").then_some("r");
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if !s.contains("Your move") {
             return None;
         }
@@ -393,12 +403,7 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     }
     let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
     assert!(raw.contains("joining as"), "{raw}");
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
     assert!(ok, "the host failed:\n{out}\n{err}");
     assert!(out.contains("table over: "), "{out}");
@@ -442,16 +447,10 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
             // To the seats: two, then host it.
             return Some("\t\t\x7f2\r");
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if !s.contains("Your move") {
             return None;
         }
@@ -465,12 +464,7 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
     let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
     assert!(raw.contains("hosting high-card"), "{raw}");
     assert!(raw.contains("2 seats, public"), "{raw}");
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let guest = guest.expect("the table's naddr was never printed");
     let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
@@ -528,52 +522,33 @@ fn pressed(screen: &str) -> Option<&'static str> {
         .find(|k| k.starts_with(key))
 }
 
-#[test]
-fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
-    let home = temp_home("all-fives");
+/// Plays a whole two-seat domino table of `game` against a bot for one hand (or round) by keys:
+/// draw or pass when that is all there is, otherwise the tile the panel picked (the first that
+/// fits), on the end it asks for when it fits more than one. Every word of `want` must have been
+/// on the screen; the terminal must be given back with a plain record of a table that rejected
+/// nothing. Returns that record.
+fn play_dominoes(game: &str, want: &[&'static str]) -> String {
+    let home = temp_home(game);
     let mut pty = Pty::spawn(
-        &[
-            "play",
-            "--game",
-            "all-fives",
-            "--players",
-            "2",
-            "--hands",
-            "1",
-        ],
+        &["play", "--game", game, "--players", "2", "--hands", "1"],
         &home,
     );
     let mut seen = Vec::<&str>::new();
-    let mut moves = 0;
+    let mut asked = 0;
     let status = pty.run(|s| {
-        for w in [
-            "Hand 1",
-            "boneyard",
-            "count",
-            "your tiles",
-            "Your move",
-            "relays 1/1",
-        ] {
-            if s.contains(w) && !seen.contains(&w) {
+        for w in want {
+            if s.contains(w) && !seen.contains(w) {
                 seen.push(w);
             }
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if !s.contains("Your move") {
             return None;
         }
-        moves += 1;
-        // Draw or pass when that is all there is; otherwise the picked tile (the first that
-        // fits), on the end the panel asks for when it fits more than one.
+        asked += 1;
         if keys.contains("d: draw") {
             return Some("d");
         }
@@ -584,16 +559,21 @@ fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
-    for w in ["Hand 1", "boneyard", "count", "Your move", "relays 1/1"] {
-        assert!(seen.contains(&w), "{w} was never on the screen");
+    for w in want {
+        assert!(seen.contains(w), "{w} was never on the screen");
     }
-    assert!(moves > 0, "never asked for a move");
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    assert!(asked > 0, "never asked for a move");
+    let after = record(&pty);
+    let _ = std::fs::remove_dir_all(&home);
+    after
+}
+
+#[test]
+fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
+    let after = play_dominoes(
+        "all-fives",
+        &["Hand 1", "boneyard", "count", "Your move", "relays 1/1"],
+    );
     // The hand was played to its end and counted: you set tiles, and the hand ended by a
     // domino or a block, its tiles shown and scored.
     assert!(
@@ -608,78 +588,22 @@ fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
         after.contains("points for the hand") || after.contains("nobody scores"),
         "{after}"
     );
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
 fn a_whole_chickenfoot_round_played_with_keys_in_the_terminal() {
-    let home = temp_home("chickenfoot");
-    let mut pty = Pty::spawn(
+    let after = play_dominoes(
+        "chickenfoot",
         &[
-            "play",
-            "--game",
-            "chickenfoot",
-            "--players",
-            "2",
-            "--hands",
-            "1",
-        ],
-        &home,
-    );
-    let mut seen = Vec::<&str>::new();
-    let status = pty.run(|s| {
-        for w in [
             "centerpiece [9|9]",
             "chicken yard",
             "tiles/points (fewest wins)",
             "Your move",
-        ] {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
-        }
-        let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
-        if !s.contains("Your move") {
-            return None;
-        }
-        if keys.contains("d: draw") {
-            return Some("d");
-        }
-        if keys.contains("p: pass") {
-            return Some("p");
-        }
-        // The picked tile fits (the panel picks the first that does): set it.
-        Some("\r")
-    });
-    assert_exited_ok(&status, &pty);
-    pty.assert_restored();
-    for w in [
-        "centerpiece [9|9]",
-        "chicken yard",
-        "tiles/points (fewest wins)",
-        "Your move",
-    ] {
-        assert!(seen.contains(&w), "{w} was never on the screen");
-    }
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+        ],
+    );
     assert!(after.contains("the round is over"), "{after}");
     assert!(
         after.contains("you set") || after.contains("you draw"),
         "{after}"
     );
-    let _ = std::fs::remove_dir_all(&home);
 }

@@ -56,6 +56,27 @@ impl MeanCi {
     pub fn high(&self) -> f64 {
         self.mean + self.half_width
     }
+
+    /// "mean [low, high]" scaled by `scale`, signed with two decimals (a margin) or unsigned
+    /// with one (a share in per cent), for the benchmark tables.
+    pub fn show(&self, scale: f64, signed: bool) -> String {
+        let f = |x: f64| {
+            if signed {
+                format!("{:+.2}", x * scale)
+            } else {
+                format!("{:.1}", x * scale)
+            }
+        };
+        format!("{} [{}, {}]", f(self.mean), f(self.low()), f(self.high()))
+    }
+}
+
+/// A benchmark's setting from the environment, or its default.
+pub fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[derive(Debug, Clone)]
@@ -67,6 +88,28 @@ pub struct DuelResult {
     pub a_win_rate: MeanCi,
     /// `a`'s net chips per hand, in blinds.
     pub a_blinds_per_hand: MeanCi,
+}
+
+/// Plays `game` to its end with the chance of `chance_seed`, `a` moving for `a_seat` and `b`
+/// for every other seat.
+fn heads_up<G: Game>(
+    game: &mut G,
+    chance_seed: u64,
+    a_seat: Seat,
+    a: &mut dyn Bot<G>,
+    b: &mut dyn Bot<G>,
+    max_steps: usize,
+) -> Result<crate::engine::Outcome, String> {
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(chance_seed));
+    let (o, _) = play_out(game, &mut oracle, max_steps, |g: &G, seat, legal| {
+        let view = g.view(Some(seat));
+        if seat == a_seat {
+            a.choose(&view, &legal)
+        } else {
+            b.choose(&view, &legal)
+        }
+    })?;
+    Ok(o)
 }
 
 /// Plays `pairs` duplicate pairs (2 × `pairs` hands) of `a` against `b` on `variant`, heads-up.
@@ -94,15 +137,14 @@ pub fn duel(
         let (mut won, mut net) = (0.0, 0.0);
         for a_seat in [0 as Seat, 1] {
             let mut hand = Hand::new(&setup).map_err(|e| e.to_string())?;
-            let mut oracle = Oracle::new(StdRng::seed_from_u64(chance_seed));
-            play_out(&mut hand, &mut oracle, 10_000, |g: &Hand, seat, legal| {
-                let view = g.view(Some(seat));
-                if seat == a_seat {
-                    bot_a.choose(&view, &legal)
-                } else {
-                    bot_b.choose(&view, &legal)
-                }
-            })?;
+            heads_up(
+                &mut hand,
+                chance_seed,
+                a_seat,
+                &mut *bot_a,
+                &mut *bot_b,
+                10_000,
+            )?;
             let start = setup
                 .seats
                 .iter()
@@ -215,15 +257,14 @@ pub fn game_duel<G: crate::games::registry::TableGame>(
         let (mut margin, mut won) = (0.0, 0.0);
         for a_seat in [0 as Seat, 1] {
             let mut game = G::start(setup, 2).map_err(|e| e.to_string())?;
-            let mut oracle = Oracle::new(StdRng::seed_from_u64(chance_seed));
-            let (o, _) = play_out(&mut game, &mut oracle, 1_000_000, |g: &G, seat, legal| {
-                let view = g.view(Some(seat));
-                if seat == a_seat {
-                    bot_a.choose(&view, &legal)
-                } else {
-                    bot_b.choose(&view, &legal)
-                }
-            })?;
+            let o = heads_up(
+                &mut game,
+                chance_seed,
+                a_seat,
+                &mut *bot_a,
+                &mut *bot_b,
+                1_000_000,
+            )?;
             let pay = |s: Seat| {
                 o.payoffs
                     .iter()

@@ -298,7 +298,7 @@ impl TableGame for AllFives {
     }
 
     fn replay(script: &str) -> Result<crate::games::Replayed, String> {
-        let out = super::replay::Script::parse(script)?.run()?;
+        let out = super::replay::Script::parse(script, Self::TITLE)?.run()?;
         Ok(out.end.replayed(&out))
     }
 

@@ -5,23 +5,11 @@ use super::game::{Action, AllFives, End, Entry, Setup, MAX_PIP};
 use crate::cards::CardId;
 use crate::engine::Seat;
 use crate::games::dominoes;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Script {
-    pub setup: Setup,
-    /// Every hand's deck from position 0 ("1-4" or "[1|4]"); the tiles not named follow in set
-    /// order, so a script names only the hands it deals and the draws it makes.
-    pub deck: Vec<String>,
-    /// The lots for the leader (1 = seat 0).
-    pub dice: Vec<u8>,
-    /// "SEAT a-b END" (END: lead, west, east, north, south), "SEAT draw", "SEAT pass".
-    pub actions: Vec<String>,
-    /// Expected output (golden tests compare it; `replay` ignores it).
-    #[serde(default)]
-    pub expect: Option<serde_json::Value>,
-}
+/// An All Fives script: moves are "SEAT a-b END" (END: lead, west, east, north, south),
+/// "SEAT draw", "SEAT pass".
+pub type Script = dominoes::Script<Setup>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
@@ -64,11 +52,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     Ok((seat, action))
 }
 
-impl Script {
-    pub fn parse(text: &str) -> Result<Script, String> {
-        serde_json::from_str(text).map_err(|e| format!("All Fives script: {e}"))
-    }
-
+impl dominoes::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = AllFives::new(&self.setup).map_err(|e| e.to_string())?;
         let deck = dominoes::script_deck(MAX_PIP, &self.deck, None)?;

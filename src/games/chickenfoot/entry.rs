@@ -282,7 +282,7 @@ impl TableGame for Chickenfoot {
     }
 
     fn replay(script: &str) -> Result<crate::games::Replayed, String> {
-        let out = super::replay::Script::parse(script)?.run()?;
+        let out = super::replay::Script::parse(script, Self::TITLE)?.run()?;
         Ok(out.end.replayed(&out))
     }
 

@@ -635,10 +635,9 @@ impl Game for Chickenfoot {
                 });
             }
             Phase::Play => match (&pending[0], &outcomes[0]) {
-                (ChanceRequest::Deal { to, .. }, out) => {
-                    if dominoes::take_draw(&mut self.hands, to[0], out) {
-                        self.log.push(Entry::Drew { seat: to[0] });
-                    }
+                (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
+                    dominoes::take_draw(&mut self.hands, to[0], out);
+                    self.log.push(Entry::Drew { seat: to[0] });
                 }
                 (_, ChanceOutcome::Revealed { position, card, .. }) => {
                     let Some((seat, _, spot)) = self.played.take() else {

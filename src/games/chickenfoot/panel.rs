@@ -5,24 +5,31 @@
 
 use super::entry::tile;
 use super::game::{Action, Chickenfoot, ChickenfootView, Spot, ARMS};
-use crate::games::all_fives::panel::fit;
+use crate::games::dominoes::panel::{fit, tile_move, Picker, TileView};
 use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
+impl TileView for ChickenfootView {
+    fn hand(&self) -> Vec<(u16, (u8, u8))> {
+        self.tiles.clone()
+    }
+
+    fn seated(&self) -> bool {
+        self.viewer.is_some()
+    }
+}
+
+tile_move!(Action, spot: Spot);
+
 #[derive(Default)]
 pub struct ChickenfootPanel {
-    view: Option<ChickenfootView>,
-    legal: Vec<Action>,
-    /// Index into the view's tiles.
-    cursor: usize,
-    /// Index into the selected tile's spots.
+    pick: Picker<ChickenfootView, Action>,
+    /// Index into the picked tile's spots.
     spot: usize,
-    notice: Option<String>,
 }
 
 /// Where a tile goes, in a few words: "centerpiece", "line 3", "toe of line 2".
@@ -138,115 +145,63 @@ pub fn obligation(v: &ChickenfootView) -> Option<String> {
     ))
 }
 
-impl ChickenfootPanel {
-    fn spots_for(&self, position: u16) -> Vec<Spot> {
-        self.legal
-            .iter()
-            .filter_map(|a| match a {
-                Action::Play { position: p, spot } if *p == position => Some(*spot),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn selected(&self) -> Option<u16> {
-        self.view
-            .as_ref()
-            .and_then(|v| v.tiles.get(self.cursor))
-            .map(|(p, _)| *p)
-    }
-
-    fn play(&mut self, a: Action) -> Outcome<Action> {
-        self.legal.clear();
-        self.notice = None;
-        Outcome::Play(a)
-    }
-}
-
 impl Panel<Chickenfoot> for ChickenfootPanel {
     fn see(&mut self, view: &ChickenfootView) {
-        if self.legal.is_empty() {
-            self.view = Some(view.clone());
-        }
+        self.pick.see(view);
     }
 
     fn ask(&mut self, view: &ChickenfootView, legal: &[Action]) {
-        self.view = Some(view.clone());
-        self.legal = legal.to_vec();
-        self.notice = None;
+        self.pick.ask(view, legal);
         self.spot = 0;
-        self.cursor = view
-            .tiles
-            .iter()
-            .position(|(p, _)| !self.spots_for(*p).is_empty())
-            .unwrap_or(0);
     }
 
     fn withdraw(&mut self) {
-        self.legal.clear();
+        self.pick.withdraw();
     }
 
     fn key(&mut self, key: KeyEvent) -> Outcome<Action> {
-        if self.legal.is_empty() {
-            return Outcome::None;
+        if matches!(key.code, KeyCode::Left | KeyCode::Right) {
+            self.spot = 0;
         }
-        let n = self.view.as_ref().map_or(0, |v| v.tiles.len()).max(1);
-        match key.code {
-            KeyCode::Left => {
-                self.cursor = (self.cursor + n - 1) % n;
-                self.spot = 0;
-            }
-            KeyCode::Right => {
-                self.cursor = (self.cursor + 1) % n;
-                self.spot = 0;
-            }
+        if let Some(o) = self.pick.common_key(key) {
+            return o;
+        }
+        let position = self.pick.selected();
+        let spots = position.map(|p| self.pick.places(p)).unwrap_or_default();
+        let notice = match key.code {
             KeyCode::Up | KeyCode::Down => {
-                let k = self
-                    .selected()
-                    .map_or(0, |p| self.spots_for(p).len())
-                    .max(1);
+                let k = spots.len().max(1);
                 self.spot = if key.code == KeyCode::Up {
                     (self.spot + k - 1) % k
                 } else {
                     (self.spot + 1) % k
                 };
+                return Outcome::None;
             }
-            KeyCode::Char('d') if self.legal.contains(&Action::Draw) => {
-                return self.play(Action::Draw)
-            }
-            KeyCode::Char('p') if self.legal.contains(&Action::Pass) => {
-                return self.play(Action::Pass)
-            }
-            KeyCode::Enter | KeyCode::Char(' ') => {
-                let Some(position) = self.selected() else {
-                    self.notice = Some(self.help());
-                    return Outcome::None;
-                };
-                let spots = self.spots_for(position);
-                match spots.get(self.spot) {
-                    Some(spot) => {
-                        return self.play(Action::Play {
-                            position,
-                            spot: *spot,
-                        })
-                    }
-                    None if self.legal.contains(&Action::Draw) => {
-                        self.notice = Some("no tile fits: press d to draw".into())
-                    }
-                    None if self.legal.contains(&Action::Pass) => {
-                        self.notice = Some("no tile fits: press p to pass".into())
-                    }
-                    None => self.notice = Some("that tile fits nowhere now".into()),
+            KeyCode::Enter | KeyCode::Char(' ') => match (position, spots.get(self.spot)) {
+                (Some(position), Some(spot)) => {
+                    return self.pick.play(Action::Play {
+                        position,
+                        spot: *spot,
+                    })
                 }
-            }
-            _ => self.notice = Some(self.help()),
-        }
+                _ if self.pick.legal.contains(&Action::Draw) => {
+                    "no tile fits: press d to draw".into()
+                }
+                _ if self.pick.legal.contains(&Action::Pass) => {
+                    "no tile fits: press p to pass".into()
+                }
+                _ => "that tile fits nowhere now".into(),
+            },
+            _ => self.help(),
+        };
+        self.pick.notice = Some(notice);
         Outcome::None
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
-        let Some(v) = &self.view else {
+        let Some(v) = &self.pick.view else {
             seat_box(frame, area, theme, false, Vec::new(), None);
             return;
         };
@@ -317,74 +272,38 @@ impl Panel<Chickenfoot> for ChickenfootPanel {
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                 .areas(lower);
         ctx.draw_story(frame, story, " Story ");
-        let mut lines = Vec::new();
-        let mut spans = Vec::new();
-        for (i, (p, t)) in v.tiles.iter().enumerate() {
-            let fits = !self.spots_for(*p).is_empty();
-            let mut style = if fits { theme.accent() } else { theme.dim() };
-            if i == self.cursor && !self.legal.is_empty() {
-                style = style.add_modifier(Modifier::REVERSED);
+        let mut extra = Vec::new();
+        if let Some(position) = self.pick.selected() {
+            let spots = self.pick.places(position);
+            if let Some(s) = spots.get(self.spot) {
+                let more = if spots.len() > 1 {
+                    format!(" ({} of {})", self.spot + 1, spots.len())
+                } else {
+                    String::new()
+                };
+                extra.push(Line::raw(format!("goes on {}{more}", spot_short(*s))));
             }
-            spans.push(Span::styled(tile(*t), style));
-            spans.push(Span::raw(" "));
         }
-        if v.tiles.is_empty() && v.viewer.is_some() {
-            spans.push(Span::styled("no tiles", theme.dim()));
-        }
-        lines.push(Line::from(spans));
-        if !self.legal.is_empty() {
-            if let Some(position) = self.selected() {
-                let spots = self.spots_for(position);
-                if let Some(s) = spots.get(self.spot) {
-                    let more = if spots.len() > 1 {
-                        format!(" ({} of {})", self.spot + 1, spots.len())
-                    } else {
-                        String::new()
-                    };
-                    lines.push(Line::raw(format!("goes on {}{more}", spot_short(*s))));
-                }
-            }
-            let mut keys = Vec::new();
-            if self.legal.contains(&Action::Draw) {
-                keys.extend(theme.key_hint("d", "draw"));
-            } else if self.legal.contains(&Action::Pass) {
-                keys.extend(theme.key_hint("p", "pass"));
-            } else {
-                keys.extend(theme.key_hint("←→", "tile"));
-                keys.extend(theme.key_hint("↑↓", "where"));
-                keys.extend(theme.key_hint("Enter", "set"));
-            }
-            lines.push(Line::from(keys));
-        }
-        seat_box(
+        self.pick.draw_hand(
             frame,
             you,
             theme,
-            !self.legal.is_empty(),
-            lines,
-            self.notice.as_deref(),
+            extra,
+            &[("←→", "tile"), ("↑↓", "where"), ("Enter", "set")],
         );
     }
 
     fn help(&self) -> String {
-        let mut keys: Vec<&str> = Vec::new();
-        if self.legal.contains(&Action::Draw) {
-            keys.push("d: draw");
-        } else if self.legal.contains(&Action::Pass) {
-            keys.push("p: pass");
-        } else if !self.legal.is_empty() {
-            keys.extend([
-                "←/→: pick a tile",
-                "↑/↓: pick where it goes",
-                "Enter: set it",
-            ]);
-        }
-        keys.push("q: quit");
-        keys.join(" · ")
+        self.pick.help(&[
+            "←/→: pick a tile",
+            "↑/↓: pick where it goes",
+            "Enter: set it",
+        ])
     }
 
     fn title(&self) -> String {
-        self.view
+        self.pick
+            .view
             .as_ref()
             .map(|v| {
                 let c = v.layout.center;

@@ -4,25 +4,12 @@
 use super::game::{Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot};
 use crate::engine::Seat;
 use crate::games::dominoes;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Script {
-    pub setup: Setup,
-    /// Every round's deck from position 0 ("1-4" or "[1|4]"), the centerpiece left out; the
-    /// tiles not named follow in set order, so a script names only the hands it deals and the
-    /// draws it makes.
-    pub deck: Vec<String>,
-    /// The lot for the first player (1 = seat 0).
-    pub dice: Vec<u8>,
-    /// "SEAT a-b center", "SEAT a-b end LINE", "SEAT a-b toe LINE" (lines numbered from 1 in
-    /// the order they began), "SEAT draw", "SEAT pass".
-    pub actions: Vec<String>,
-    /// Expected output (golden tests compare it; `replay` ignores it).
-    #[serde(default)]
-    pub expect: Option<serde_json::Value>,
-}
+/// A Chickenfoot script: every round's deck leaves its centerpiece out; moves are
+/// "SEAT a-b center", "SEAT a-b end LINE", "SEAT a-b toe LINE" (lines numbered from 1 in the
+/// order they began), "SEAT draw", "SEAT pass".
+pub type Script = dominoes::Script<Setup>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
@@ -85,11 +72,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     Ok((seat, action))
 }
 
-impl Script {
-    pub fn parse(text: &str) -> Result<Script, String> {
-        serde_json::from_str(text).map_err(|e| format!("Chickenfoot script: {e}"))
-    }
-
+impl dominoes::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = Chickenfoot::new(&self.setup).map_err(|e| e.to_string())?;
         let max = self.setup.max_pip();

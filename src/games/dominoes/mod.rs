@@ -5,6 +5,8 @@
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::{ChanceOutcome, ChanceRequest, DeckId, RuleError, Seat, ToAct};
 use serde::{Deserialize, Serialize};
+
+pub mod panel;
 use std::collections::BTreeMap;
 
 /// A whole domino set up to the double `max_pip`: tile ids are named in it.
@@ -90,6 +92,31 @@ pub fn script_deck(
         return Err("the script's deck names a tile twice".into());
     }
     Ok(deck)
+}
+
+/// A domino game's script for `tolerance replay`: a game with its tiles and lots fixed. Each
+/// game reads the moves and runs it (`all_fives::replay`, `chickenfoot::replay`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script<S> {
+    pub setup: S,
+    /// Every deck from position 0 ("1-4" or "[1|4]"); the tiles not named follow in set order,
+    /// so a script names only the hands it deals and the draws it makes.
+    pub deck: Vec<String>,
+    /// The lots (1 = seat 0).
+    pub dice: Vec<u8>,
+    /// "SEAT TILE WHERE", "SEAT draw", "SEAT pass".
+    pub actions: Vec<String>,
+    /// Expected output (golden tests compare it; `replay` ignores it).
+    #[serde(default)]
+    pub expect: Option<serde_json::Value>,
+}
+
+impl<S: serde::de::DeserializeOwned> Script<S> {
+    /// Reads a script of the game called `title`.
+    pub fn parse(text: &str, title: &str) -> Result<Script<S>, String> {
+        serde_json::from_str(text).map_err(|e| format!("{title} script: {e}"))
+    }
 }
 
 /// A script's moves name tiles ("SEAT 1-4 WHERE"); the engine's name deck positions: this
