@@ -5,32 +5,14 @@
 //! `BOTS_BENCH_SEED` the seed (default 2026). Every figure is reproducible from the seed.
 
 use std::time::Instant;
-use tolerance::bots::arena::{duel, table_match, Contestant, MeanCi};
+use tolerance::bots::arena::{duel, setting, table_match, Contestant};
 use tolerance::bots::BotLevel;
 use tolerance::games::tolerance::Variant;
 
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn ci(m: &MeanCi, scale: f64, signed: bool) -> String {
-    let f = |x: f64| {
-        if signed {
-            format!("{:+.2}", x * scale)
-        } else {
-            format!("{:.1}", x * scale)
-        }
-    };
-    format!("{} [{}, {}]", f(m.mean), f(m.low()), f(m.high()))
-}
-
 fn main() {
     // `cargo bench` passes harness flags such as `--bench`; this program takes none.
-    let pairs = env("BOTS_BENCH_PAIRS", 5_000);
-    let seed = env("BOTS_BENCH_SEED", 2026);
+    let pairs = setting("BOTS_BENCH_PAIRS", 5_000);
+    let seed = setting("BOTS_BENCH_SEED", 2026);
     let variant = Variant::default();
     let matches = [
         (
@@ -63,8 +45,8 @@ fn main() {
             a.name(),
             b.name(),
             r.hands,
-            ci(&r.a_win_rate, 100.0, false),
-            ci(&r.a_blinds_per_hand, 1.0, true),
+            r.a_win_rate.show(100.0, false),
+            r.a_blinds_per_hand.show(1.0, true),
             started.elapsed().as_secs_f64()
         );
     }
@@ -94,8 +76,8 @@ fn main() {
             a.name(),
             b.name(),
             r.hands,
-            ci(&r.a_win_rate, 100.0, false),
-            ci(&r.a_blinds_per_hand, 1.0, true),
+            r.a_win_rate.show(100.0, false),
+            r.a_blinds_per_hand.show(1.0, true),
             started.elapsed().as_secs_f64()
         );
     }

@@ -27,6 +27,8 @@ fn opts(players: u8, hands: u64) -> DemoOptions {
         deadlines: Deadlines {
             move_ms: 2_000,
             crypto_ms: 2_000,
+            // No bank: these tests time seats out and count on the plain allowance.
+            bank_ms: 0,
         },
         idle: Duration::from_secs(60),
         ..DemoOptions::default()

@@ -71,6 +71,21 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     for ranking in ["traditional", "modern"] {
         assert!(names.contains(&format!("mia-{ranking}-order-climbs.json")));
     }
+    // All Fives: the seed's nine moves, a tile that must fit, spinner scoring (and its arms
+    // waiting for both sides), a blocked hand's count, partnerships.
+    assert!(count("all-fives-") >= 6, "{names:?}");
+    for name in [
+        "all-fives-nine-moves",
+        "all-fives-spinner-scoring",
+        "all-fives-blocked-hand-goes-to-the-fewest-pips",
+        "all-fives-partners-score-as-one-side",
+        "chickenfoot-a-double-holds-play-until-its-third-toe",
+        "chickenfoot-three-toes-then-play-goes-on",
+        "chickenfoot-no-draw-ends-the-round-with-tiles-in-every-hand",
+    ] {
+        assert!(names.contains(&format!("{name}.json")), "{name} missing");
+    }
+    assert!(count("chickenfoot-") >= 3, "{names:?}");
 }
 
 #[test]
@@ -114,6 +129,18 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
         (
             r#"{"game": "mia", "seats": [0, 1], "first": 0, "dice": [3], "actions": ["0 claim 31"]}"#,
             "ran out of dice",
+        ),
+        (
+            r#"{"game": "chickenfoot", "setup": {"players": 2}, "deck": ["9-9"], "dice": [1], "actions": []}"#,
+            "names [9|9], which is not in this deck",
+        ),
+        (
+            r#"{"game": "chickenfoot", "setup": {"players": 2}, "deck": [], "dice": [1], "actions": ["0 9-1 side"]}"#,
+            "not a Chickenfoot move",
+        ),
+        (
+            r#"{"game": "all-fives", "setup": {"players": 2}, "deck": ["6-7"], "dice": [1], "actions": []}"#,
+            "not a double-six tile",
         ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {

@@ -830,7 +830,7 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     let mut t = PerudoTable::start(
         &r,
         "perudo-gone",
-        &["--move-secs", "2", "--crypto-secs", "2"],
+        &["--move-secs", "2", "--crypto-secs", "2", "--bank-secs", "0"],
     );
     t.kill_after_moves(3);
     let mut ends = Vec::new();
@@ -898,8 +898,20 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
     let host = spawn(
         &ha,
         &[
-            "host", "--game", "tolerance", "--relay", &r.url, "--seats", "2", "--invite", &b,
-            "--auto", "--pace", "fast", "--hands", "50",
+            "host",
+            "--game",
+            "tolerance",
+            "--relay",
+            &r.url,
+            "--seats",
+            "2",
+            "--invite",
+            &b,
+            "--auto",
+            "--pace",
+            "fast",
+            "--hands",
+            "50",
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
@@ -909,12 +921,19 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
     {
         let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
         r._rt.spawn(async move {
-            let pool =
-                tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
-                    .await
-                    .unwrap();
+            let pool = tolerance::net::pool::RelayPool::connect(
+                Keys::generate(),
+                [url],
+                Default::default(),
+            )
+            .await
+            .unwrap();
             let mut sub = pool
-                .subscribe(vec![tolerance::wire::log_filter(&host_key, &table_hex, &[])])
+                .subscribe(vec![tolerance::wire::log_filter(
+                    &host_key,
+                    &table_hex,
+                    &[],
+                )])
                 .await
                 .unwrap();
             while let Some(ev) = sub.recv().await {
@@ -934,10 +953,16 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
     let (ok, out, err) = host.finish(Duration::from_secs(150));
     let took = killed.elapsed();
     assert!(ok, "{out}\n{err}");
-    eprintln!("the host ended the table {} ms after its opponent vanished", took.as_millis());
+    eprintln!(
+        "the host ended the table {} ms after its opponent vanished",
+        took.as_millis()
+    );
     // What the pace allows: the longest wait is a move (15 s + 30 s bank) then its
     // acknowledgement (20 s), each with the 2 s grace; the rest is slack for a loaded machine.
-    assert!(took < Duration::from_secs(15 + 30 + 20 + 2 * 2 + 20), "{took:?}\n{out}");
+    assert!(
+        took < Duration::from_secs(15 + 30 + 20 + 2 * 2 + 20),
+        "{took:?}\n{out}"
+    );
     let over = out
         .lines()
         .find(|l| l.starts_with("table over:"))

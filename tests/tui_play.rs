@@ -165,6 +165,32 @@ fn assert_exited_ok(status: &str, pty: &Pty) {
     );
 }
 
+/// The frame's own screens answered as a player who stays to the end: the end screen (Enter),
+/// the leave question (n), a screen that waits for any key (space).
+fn frame_answer(screen: &str) -> Option<&'static str> {
+    if screen.contains("Table over") {
+        Some("\r")
+    } else if screen.contains("Leave the table?") {
+        Some("n")
+    } else if help(screen).contains("any key: back") {
+        Some(" ")
+    } else {
+        None
+    }
+}
+
+/// What the program printed after the table, checked to hold the plain record of a table that
+/// rejected nothing.
+fn record(pty: &Pty) -> String {
+    let after = pty.after();
+    let over = after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
+    assert!(over.contains("0 rejected"), "{over}");
+    after
+}
+
 /// The bottom line: the keys that work now (or a notice).
 fn help(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
@@ -231,12 +257,7 @@ fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     for w in ["Story", "relays 1/1", "Your move", "stack"] {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    let after = record(&pty);
     assert!(
         after.contains("  · "),
         "the story was not printed:\n{after}"
@@ -300,12 +321,7 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
     for w in ["Perudo", "your cup", "you bid", "relays 1/1"] {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -363,16 +379,10 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
             // Listed before the relay had the table: list again.
             return s.contains("Open public tables (0)").then_some("r");
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if !s.contains("Your move") {
             return None;
         }
@@ -393,12 +403,7 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     }
     let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
     assert!(raw.contains("joining as"), "{raw}");
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
     assert!(ok, "the host failed:\n{out}\n{err}");
     assert!(out.contains("table over: "), "{out}");
@@ -442,16 +447,10 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
             // To the seats: two, then host it.
             return Some("\t\t\x7f2\r");
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if !s.contains("Your move") {
             return None;
         }
@@ -465,12 +464,7 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
     let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
     assert!(raw.contains("hosting high-card"), "{raw}");
     assert!(raw.contains("2 seats, public"), "{raw}");
-    let after = pty.after();
-    let over = after
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"));
-    assert!(over.contains("0 rejected"), "{over}");
+    record(&pty);
     let guest = guest.expect("the table's naddr was never printed");
     let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
@@ -534,8 +528,16 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
     common::player(&guest_home);
     let mut pty = Pty::spawn(
         &[
-            "host", "--game", "high-card", "--seats", "2", "--public", "--pace", "normal",
-            "--relay", &url,
+            "host",
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--pace",
+            "normal",
+            "--relay",
+            &url,
         ],
         &home,
     );
@@ -575,7 +577,10 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
         .unwrap_or_else(|| panic!("no end line:\n{out}"));
     assert!(over.contains("0 rejected"), "{over}");
     // The relay's copy: a removal for leaving, and not one timeout vote.
-    let v = common::run(&guest_home, &["verify", "--table", &naddr, "--relay", &url, "--json"]);
+    let v = common::run(
+        &guest_home,
+        &["verify", "--table", &naddr, "--relay", &url, "--json"],
+    );
     let text = String::from_utf8_lossy(&v.stdout);
     assert!(v.status.success(), "{text}");
     assert!(text.contains("\"left\""), "{text}");
@@ -617,7 +622,14 @@ impl Hosted {
 
     fn host(&self, timing: &[&str]) -> Pty {
         let mut args = vec![
-            "host", "--game", "high-card", "--seats", "2", "--public", "--relay", &self.url,
+            "host",
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--relay",
+            &self.url,
         ];
         args.extend_from_slice(timing);
         Pty::spawn(&args, &self.home)
@@ -640,7 +652,9 @@ impl Drop for Hosted {
 
 /// The seconds the status line shows for the open step: " your move (NNs) · …".
 fn secs_shown(screen: &str) -> Option<u64> {
-    let line = screen.lines().find(|l| l.trim_start().starts_with("your move"))?;
+    let line = screen
+        .lines()
+        .find(|l| l.trim_start().starts_with("your move"))?;
     let open = line.find('(')?;
     let close = line[open..].find("s)")?;
     line[open + 1..open + close].parse().ok()
@@ -704,7 +718,7 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     let t = Hosted::new("tui-resume-clock");
     let mut pty = t.host(&["--pace", "normal"]);
     let mut guest = None;
-    let mut first: Option<(Instant, u64)> = None;
+    let first: Option<(Instant, u64)>;
     let started = Instant::now();
     loop {
         pty.pump();
@@ -723,7 +737,11 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     }
     let (seen_at, left_then) = first.unwrap();
     let pid = pty.session.get_process().pid().to_string();
-    assert!(Command::new("kill").args(["-9", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap()
+        .success());
     // The scenario: the player is away for half a minute.
     std::thread::sleep(Duration::from_secs(30));
     let (naddr, g) = guest.unwrap();
@@ -764,4 +782,101 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
     assert!(!out.contains("timed out"), "{out}");
+}
+
+/// The key a domino panel's notice asks for: "it fits more than one end: press w or e" → "w".
+fn pressed(screen: &str) -> Option<&'static str> {
+    let at = screen.find("more than one end: press ")?;
+    let key = screen[at + "more than one end: press ".len()..]
+        .chars()
+        .next()?;
+    ["w", "e", "n", "s"]
+        .into_iter()
+        .find(|k| k.starts_with(key))
+}
+
+/// Plays a whole two-seat domino table of `game` against a bot for one hand (or round) by keys:
+/// draw or pass when that is all there is, otherwise the tile the panel picked (the first that
+/// fits), on the end it asks for when it fits more than one. Every word of `want` must have been
+/// on the screen; the terminal must be given back with a plain record of a table that rejected
+/// nothing. Returns that record.
+fn play_dominoes(game: &str, want: &[&'static str]) -> String {
+    let home = temp_home(game);
+    let mut pty = Pty::spawn(
+        &["play", "--game", game, "--players", "2", "--hands", "1"],
+        &home,
+    );
+    let mut seen = Vec::<&str>::new();
+    let mut asked = 0;
+    let status = pty.run(|s| {
+        for w in want {
+            if s.contains(w) && !seen.contains(w) {
+                seen.push(w);
+            }
+        }
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
+        }
+        let keys = help(s);
+        if !s.contains("Your move") {
+            return None;
+        }
+        asked += 1;
+        if keys.contains("d: draw") {
+            return Some("d");
+        }
+        if keys.contains("p: pass") {
+            return Some("p");
+        }
+        pressed(s).or(Some("\r"))
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in want {
+        assert!(seen.contains(w), "{w} was never on the screen");
+    }
+    assert!(asked > 0, "never asked for a move");
+    let after = record(&pty);
+    let _ = std::fs::remove_dir_all(&home);
+    after
+}
+
+#[test]
+fn a_whole_all_fives_hand_played_with_keys_in_the_terminal() {
+    let after = play_dominoes(
+        "all-fives",
+        &["Hand 1", "boneyard", "count", "Your move", "relays 1/1"],
+    );
+    // The hand was played to its end and counted: you set tiles, and the hand ended by a
+    // domino or a block, its tiles shown and scored.
+    assert!(
+        after.contains("you lead") || after.contains("you set"),
+        "{after}"
+    );
+    assert!(
+        after.contains("the hand is over") || after.contains("the hand is blocked"),
+        "{after}"
+    );
+    assert!(
+        after.contains("points for the hand") || after.contains("nobody scores"),
+        "{after}"
+    );
+}
+
+#[test]
+fn a_whole_chickenfoot_round_played_with_keys_in_the_terminal() {
+    let after = play_dominoes(
+        "chickenfoot",
+        &[
+            "centerpiece [9|9]",
+            "chicken yard",
+            "tiles/points (fewest wins)",
+            "Your move",
+        ],
+    );
+    assert!(after.contains("the round is over"), "{after}");
+    assert!(
+        after.contains("you set") || after.contains("you draw"),
+        "{after}"
+    );
 }

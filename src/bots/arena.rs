@@ -41,7 +41,7 @@ pub struct MeanCi {
 }
 
 impl MeanCi {
-    fn of(xs: &[f64]) -> MeanCi {
+    pub fn of(xs: &[f64]) -> MeanCi {
         let n = xs.len() as f64;
         let mean = xs.iter().sum::<f64>() / n;
         let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
@@ -56,6 +56,27 @@ impl MeanCi {
     pub fn high(&self) -> f64 {
         self.mean + self.half_width
     }
+
+    /// "mean [low, high]" scaled by `scale`, signed with two decimals (a margin) or unsigned
+    /// with one (a share in per cent), for the benchmark tables.
+    pub fn show(&self, scale: f64, signed: bool) -> String {
+        let f = |x: f64| {
+            if signed {
+                format!("{:+.2}", x * scale)
+            } else {
+                format!("{:.1}", x * scale)
+            }
+        };
+        format!("{} [{}, {}]", f(self.mean), f(self.low()), f(self.high()))
+    }
+}
+
+/// A benchmark's setting from the environment, or its default.
+pub fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[derive(Debug, Clone)]
@@ -67,6 +88,28 @@ pub struct DuelResult {
     pub a_win_rate: MeanCi,
     /// `a`'s net chips per hand, in blinds.
     pub a_blinds_per_hand: MeanCi,
+}
+
+/// Plays `game` to its end with the chance of `chance_seed`, `a` moving for `a_seat` and `b`
+/// for every other seat.
+fn heads_up<G: Game>(
+    game: &mut G,
+    chance_seed: u64,
+    a_seat: Seat,
+    a: &mut dyn Bot<G>,
+    b: &mut dyn Bot<G>,
+    max_steps: usize,
+) -> Result<crate::engine::Outcome, String> {
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(chance_seed));
+    let (o, _) = play_out(game, &mut oracle, max_steps, |g: &G, seat, legal| {
+        let view = g.view(Some(seat));
+        if seat == a_seat {
+            a.choose(&view, &legal)
+        } else {
+            b.choose(&view, &legal)
+        }
+    })?;
+    Ok(o)
 }
 
 /// Plays `pairs` duplicate pairs (2 × `pairs` hands) of `a` against `b` on `variant`, heads-up.
@@ -94,15 +137,14 @@ pub fn duel(
         let (mut won, mut net) = (0.0, 0.0);
         for a_seat in [0 as Seat, 1] {
             let mut hand = Hand::new(&setup).map_err(|e| e.to_string())?;
-            let mut oracle = Oracle::new(StdRng::seed_from_u64(chance_seed));
-            play_out(&mut hand, &mut oracle, 10_000, |g: &Hand, seat, legal| {
-                let view = g.view(Some(seat));
-                if seat == a_seat {
-                    bot_a.choose(&view, &legal)
-                } else {
-                    bot_b.choose(&view, &legal)
-                }
-            })?;
+            heads_up(
+                &mut hand,
+                chance_seed,
+                a_seat,
+                &mut *bot_a,
+                &mut *bot_b,
+                10_000,
+            )?;
             let start = setup
                 .seats
                 .iter()
@@ -182,6 +224,70 @@ pub fn table_match(
         hands,
         a_win_rate: MeanCi::of(&wins),
         a_blinds_per_hand: MeanCi::of(&chips),
+    })
+}
+
+/// A heads-up duplicate match of any registered game between two of its bot levels.
+#[derive(Debug, Clone)]
+pub struct GameDuel {
+    pub games: u64,
+    /// `a`'s payoff minus `b`'s per game (the game's own payoff: points, or minus pips).
+    pub a_margin: MeanCi,
+    /// Share of games `a` won (a shared win counts half).
+    pub a_win_rate: MeanCi,
+}
+
+/// Plays `pairs` duplicate pairs of games of `G` from `setup` (two seats): the same chance
+/// seed twice with the seats swapped, `a`'s bot level against `b`'s, each as the registry
+/// makes them. Deterministic given `seed`.
+pub fn game_duel<G: crate::games::registry::TableGame>(
+    setup: &G::Setup,
+    a: BotLevel,
+    b: BotLevel,
+    pairs: u64,
+    seed: u64,
+) -> Result<GameDuel, String> {
+    let mut seeds = StdRng::seed_from_u64(seed);
+    let mut bot_a = G::bot(a, StdRng::seed_from_u64(seeds.gen()));
+    let mut bot_b = G::bot(b, StdRng::seed_from_u64(seeds.gen()));
+    let mut margins = Vec::with_capacity(pairs as usize);
+    let mut wins = Vec::with_capacity(pairs as usize);
+    for _ in 0..pairs {
+        let chance_seed: u64 = seeds.gen();
+        let (mut margin, mut won) = (0.0, 0.0);
+        for a_seat in [0 as Seat, 1] {
+            let mut game = G::start(setup, 2).map_err(|e| e.to_string())?;
+            let o = heads_up(
+                &mut game,
+                chance_seed,
+                a_seat,
+                &mut *bot_a,
+                &mut *bot_b,
+                1_000_000,
+            )?;
+            let pay = |s: Seat| {
+                o.payoffs
+                    .iter()
+                    .find(|(x, _)| *x == s)
+                    .map_or(0, |(_, p)| *p)
+            };
+            margin += (pay(a_seat) - pay(1 - a_seat)) as f64;
+            won += match (
+                o.winners.contains(&a_seat),
+                o.winners.contains(&(1 - a_seat)),
+            ) {
+                (true, false) => 1.0,
+                (true, true) | (false, false) => 0.5,
+                (false, true) => 0.0,
+            };
+        }
+        margins.push(margin / 2.0);
+        wins.push(won / 2.0);
+    }
+    Ok(GameDuel {
+        games: 2 * pairs,
+        a_margin: MeanCi::of(&margins),
+        a_win_rate: MeanCi::of(&wins),
     })
 }
 

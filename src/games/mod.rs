@@ -4,6 +4,7 @@
 pub mod abandon_ship;
 pub mod all_fives;
 pub mod chickenfoot;
+pub mod dominoes;
 pub mod high_card;
 pub mod lamarckian_poker;
 pub mod mia;

@@ -202,6 +202,7 @@ pub fn says(name: String, verb: &str) -> String {
         "wins" => "win",
         "loses" => "lose",
         "rolls" => "roll",
+        "goes" => "go",
         v => v.strip_suffix('s').unwrap_or(v),
     };
     format!("you {base}")

@@ -392,7 +392,8 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             && last_beat.is_none_or(|t| t.elapsed() >= HEARTBEAT)
         {
             last_beat = Some(Instant::now());
-            if let Ok(ev) = wire::presence_event(&cfg.host, &cfg.spec.table).sign_with_keys(&cfg.keys)
+            if let Ok(ev) =
+                wire::presence_event(&cfg.host, &cfg.spec.table).sign_with_keys(&cfg.keys)
             {
                 // A heartbeat that no relay takes is simply missed; the next one comes.
                 let _ = tokio::time::timeout(Duration::from_secs(2), pool.publish(&ev)).await;
@@ -449,7 +450,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             wake = wake.min(Duration::from_millis(500));
         }
         if let Some(t) = last_beat {
-            wake = wake.min(HEARTBEAT.saturating_sub(t.elapsed()).max(Duration::from_millis(100)));
+            wake = wake.min(
+                HEARTBEAT
+                    .saturating_sub(t.elapsed())
+                    .max(Duration::from_millis(100)),
+            );
         }
         if let Some(at) = delayed.iter().map(|(at, _)| *at).min() {
             wake = wake.min(at.saturating_duration_since(Instant::now()));
@@ -576,7 +581,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         published,
         report: session.game().report(),
         public: serde_json::to_value(session.game().view(None)).unwrap_or_default(),
-        result: with_removals(session.game().result_line(&names), session.verdicts(), &names),
+        result: with_removals(
+            session.game().result_line(&names),
+            session.verdicts(),
+            &names,
+        ),
         story: session.game().story(seat, &names),
         head: session.position().1,
     };

@@ -105,9 +105,7 @@ impl Pace {
         Pace::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                format!("'{s}' is not a pace: choose fast, normal or correspondence")
-            })
+            .ok_or_else(|| format!("'{s}' is not a pace: choose fast, normal or correspondence"))
     }
 
     pub fn deadlines(self) -> Deadlines {
@@ -385,11 +383,17 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     // A week per step is past any correspondence game; beyond it a host could park a table's
     // clients for ever.
     let week = 7 * 24 * 3_600_000;
-    if [spec.deadlines.move_ms, spec.deadlines.crypto_ms, spec.deadlines.bank_ms]
-        .iter()
-        .any(|ms| *ms > week)
+    if [
+        spec.deadlines.move_ms,
+        spec.deadlines.crypto_ms,
+        spec.deadlines.bank_ms,
+    ]
+    .iter()
+    .any(|ms| *ms > week)
     {
-        return Err(malformed("a deadline or time bank longer than a week".into()));
+        return Err(malformed(
+            "a deadline or time bank longer than a week".into(),
+        ));
     }
     if let Some(l) = &spec.lobby {
         if l.min_players < 2 || l.min_players > l.max_players {

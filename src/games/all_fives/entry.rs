@@ -1,30 +1,23 @@
 //! All Fives' entry in the game registry: its setup, bots and words.
 
 use super::bot::GreedyBot;
-use super::game::{halves, pips, spec, Action, AllFives, AllFivesView, End, Entry, HandEnd, Setup};
+use super::game::{halves, pips, Action, AllFives, AllFivesView, End, Entry, HandEnd, Setup};
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::CardId;
 use crate::engine::{Game, RuleError, Seat};
+use crate::games::dominoes::{self, joined as side, Typed};
 use crate::games::registry::{SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
 pub fn tile(t: CardId) -> String {
-    spec().name(t)
+    dominoes::tile_text(halves(t))
 }
 
 /// "Ann sets" / "you set"; "Ann and you score".
 fn act(who: &str, third: &str, base: &str, plural: bool) -> String {
     let verb = if who == "you" || plural { base } else { third };
     format!("{who} {verb}")
-}
-
-fn side(seats: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
-    seats
-        .iter()
-        .map(|s| n(*s))
-        .collect::<Vec<_>>()
-        .join(" and ")
 }
 
 /// A record entry in words.
@@ -184,12 +177,7 @@ impl TableGame for AllFives {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<AllFives, RuleError> {
-        if setup.players != players {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.players
-            )));
-        }
+        dominoes::check_players(setup.players, players)?;
         AllFives::new(setup)
     }
 
@@ -219,21 +207,10 @@ impl TableGame for AllFives {
             let _ = writeln!(s, "  {l}");
         }
         let _ = writeln!(s, "  {}", ends_line(v));
-        let held: Vec<String> = v
-            .held
-            .iter()
-            .map(|(seat, k)| {
-                format!(
-                    "{} {k}{}",
-                    n(*seat),
-                    if v.to_act.contains(seat) { " ◀" } else { "" }
-                )
-            })
-            .collect();
         let _ = writeln!(
             s,
             "  tiles held: {} · boneyard {}",
-            held.join(", "),
+            dominoes::held_line(&v.held, &v.to_act, n),
             v.boneyard
         );
         if v.viewer.is_some() {
@@ -252,34 +229,14 @@ impl TableGame for AllFives {
     }
 
     fn parse_move(input: &str, view: &AllFivesView, legal: &[Action]) -> Result<Action, String> {
-        let words: Vec<String> = input
-            .split_whitespace()
-            .map(|w| w.to_ascii_lowercase())
-            .collect();
-        let Some(first) = words.first() else {
-            return Err("type a tile (3-5), draw or pass".into());
+        let words = dominoes::words(input);
+        let tiles: Vec<(u16, (u8, u8))> =
+            view.tiles.iter().map(|(p, t)| (*p, halves(*t))).collect();
+        let (position, (lo, hi)) = match dominoes::read_move(&words, &tiles)? {
+            Typed::Draw => return Ok(Action::Draw),
+            Typed::Pass => return Ok(Action::Pass),
+            Typed::Tile { position, halves } => (position, halves),
         };
-        match first.as_str() {
-            "draw" | "d" => return Ok(Action::Draw),
-            "pass" | "p" => return Ok(Action::Pass),
-            _ => {}
-        }
-        let digits: Vec<u8> = first
-            .chars()
-            .filter_map(|c| c.to_digit(10).map(|d| d as u8))
-            .collect();
-        let [a, b] = digits[..] else {
-            return Err(format!(
-                "'{first}' is not a tile: type its two numbers, as 3-5"
-            ));
-        };
-        let (lo, hi) = (a.min(b), a.max(b));
-        let position = view
-            .tiles
-            .iter()
-            .find(|(_, t)| halves(*t) == (lo, hi))
-            .map(|(p, _)| *p)
-            .ok_or_else(|| format!("you have no [{lo}|{hi}]"))?;
         let end = match words.get(1).map(String::as_str) {
             None => {
                 let ends: Vec<End> = legal
@@ -341,7 +298,7 @@ impl TableGame for AllFives {
     }
 
     fn replay(script: &str) -> Result<crate::games::Replayed, String> {
-        let out = super::replay::Script::parse(script)?.run()?;
+        let out = super::replay::Script::parse(script, Self::TITLE)?.run()?;
         Ok(out.end.replayed(&out))
     }
 

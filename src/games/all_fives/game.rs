@@ -5,8 +5,9 @@ use crate::cards::{CardId, DeckSpec};
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
+use crate::games::dominoes::{self, illegal, Hands};
+pub use crate::games::dominoes::{Held, Phase};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Highest pip of the set (§2).
 pub const MAX_PIP: u8 = 6;
@@ -14,12 +15,12 @@ pub const MAX_PIP: u8 = 6;
 pub const TILES: u16 = 28;
 
 pub fn spec() -> DeckSpec {
-    DeckSpec::Dominoes { max_pip: MAX_PIP }
+    dominoes::set(MAX_PIP)
 }
 
 /// A tile's two halves, low first.
 pub fn halves(id: CardId) -> (u8, u8) {
-    spec().domino(id).unwrap_or((0, 0))
+    dominoes::halves_in(MAX_PIP, id)
 }
 
 pub fn pips(id: CardId) -> u32 {
@@ -282,24 +283,6 @@ impl Layout {
     }
 }
 
-/// A tile in a hand: its deck position, and the tile where this client knows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Held {
-    pub position: u16,
-    pub tile: Option<CardId>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Shuffle, deal (and lot) pending.
-    Deal,
-    Play,
-    /// The hand is over; the held tiles are being shown.
-    Show,
-    Done,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandEnd {
@@ -365,7 +348,7 @@ pub struct AllFives {
     /// Hands started; the current hand's deck id.
     pub hand: u32,
     pub phase: Phase,
-    pub hands: BTreeMap<Seat, Vec<Held>>,
+    pub hands: Hands,
     pub layout: Layout,
     pub turn: Seat,
     /// Passes in a row (§6).
@@ -379,13 +362,6 @@ pub struct AllFives {
     next_position: u16,
     pending: Vec<ChanceRequest>,
     pub log: Vec<Entry>,
-}
-
-fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
 }
 
 impl AllFives {
@@ -403,7 +379,7 @@ impl AllFives {
             teams,
             hand: 0,
             phase: Phase::Deal,
-            hands: BTreeMap::new(),
+            hands: Hands::new(),
             layout: Layout::default(),
             turn: 0,
             passes: 0,
@@ -448,35 +424,8 @@ impl AllFives {
         self.passes = 0;
         self.ended = None;
         self.played = None;
-        self.pending = vec![ChanceRequest::Shuffle { deck, spec: spec() }];
-        for s in self.players() {
-            for i in 0..k {
-                self.pending
-                    .push(ChanceRequest::deal(deck, u16::from(s) * k + i, s));
-            }
-        }
-        self.next_position = u16::from(self.setup.players) * k;
-        if self.leader.is_none() {
-            self.pending.push(ChanceRequest::RollPublic {
-                sides: self.setup.players,
-                count: 1,
-                by: None,
-            });
-        }
-    }
-
-    fn held(&self, seat: Seat, position: u16) -> Option<&Held> {
-        self.hands
-            .get(&seat)
-            .and_then(|h| h.iter().find(|x| x.position == position))
-    }
-
-    fn known_tile(&self, position: u16) -> Option<CardId> {
-        self.hands
-            .values()
-            .flatten()
-            .find(|h| h.position == position)
-            .and_then(|h| h.tile)
+        (self.pending, self.next_position) =
+            dominoes::deal(deck, spec(), self.setup.players, k, self.leader.is_none());
     }
 
     fn next_seat(&self, s: Seat) -> Seat {
@@ -548,16 +497,7 @@ impl AllFives {
         self.log.push(Entry::Ended { how });
         self.ended = Some(how);
         self.phase = Phase::Show;
-        let deck = self.deck();
-        self.pending = self
-            .hands
-            .values()
-            .flatten()
-            .map(|h| ChanceRequest::Reveal {
-                deck,
-                position: h.position,
-            })
-            .collect();
+        self.pending = dominoes::show_all(&self.hands, self.deck());
         if self.pending.is_empty() {
             self.score_hand();
         }
@@ -631,18 +571,13 @@ impl AllFives {
 
     /// Ends the game with these seats removed (§9).
     fn remove(&mut self, offenders: &[Seat]) {
-        for o in offenders {
-            if !self.removed.contains(o) {
-                self.removed.push(*o);
-            }
-        }
-        self.removed.sort_unstable();
+        dominoes::add_removed(&mut self.removed, offenders);
         self.finish();
     }
 
     /// The seat to move, if a seat is to move.
     fn mover(&self) -> Option<Seat> {
-        (self.phase == Phase::Play && self.pending.is_empty()).then_some(self.turn)
+        dominoes::mover(&self.pending, self.phase, self.turn)
     }
 }
 
@@ -675,33 +610,19 @@ impl Game for AllFives {
     const NAME: &'static str = "all-fives";
 
     fn to_act(&self) -> ToAct {
-        if !self.pending.is_empty() {
-            return ToAct::Chance(self.pending.clone());
-        }
-        match self.phase {
-            Phase::Done => ToAct::Terminal,
-            _ => ToAct::Seat(self.turn),
-        }
+        dominoes::to_act(&self.pending, self.phase, self.turn)
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
         if self.mover() != Some(seat) {
             return Vec::new();
         }
-        let mut plays: Vec<Action> = self
-            .hands
-            .get(&seat)
-            .into_iter()
-            .flatten()
-            .filter_map(|h| h.tile.map(|t| (h.position, t)))
-            .flat_map(|(position, t)| {
-                self.layout
-                    .ends_for(halves(t))
-                    .into_iter()
-                    .map(move |end| Action::Play { position, end })
-            })
-            .collect();
-        plays.sort_unstable();
+        let plays = dominoes::plays(
+            &self.hands,
+            seat,
+            |t| self.layout.ends_for(halves(t)),
+            |position, end| Action::Play { position, end },
+        );
         if !plays.is_empty() {
             plays
         } else if self.boneyard() > 0 {
@@ -712,18 +633,7 @@ impl Game for AllFives {
     }
 
     fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if self.mover() != Some(seat) {
-            return Err(RuleError::OutOfTurn {
-                seat,
-                expected: match self.mover() {
-                    Some(s) => format!("seat {s} to play"),
-                    None => "the tiles".into(),
-                },
-            });
-        }
+        dominoes::check_turn(self.phase, self.mover(), seat)?;
         // What the others cannot see (whether a draw or pass was forced) is not checked here:
         // every client must accept the same moves from public data (§6).
         match *action {
@@ -753,7 +663,7 @@ impl Game for AllFives {
                 }
             }
             Action::Play { position, end } => {
-                let Some(h) = self.held(seat, position) else {
+                let Some(h) = dominoes::held(&self.hands, seat, position) else {
                     return Err(illegal(seat, "that tile is not in the hand"));
                 };
                 if end == End::Lead {
@@ -786,28 +696,15 @@ impl Game for AllFives {
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
         crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
-            crate::engine::check_cards(o, &spec(), |p| self.known_tile(p))
+            crate::engine::check_cards(o, &spec(), |p| dominoes::known_tile(&self.hands, p))
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {
             Phase::Deal => {
-                let mut by_lot = false;
-                for (req, out) in pending.iter().zip(outcomes) {
-                    match (req, out) {
-                        (ChanceRequest::RollPublic { .. }, ChanceOutcome::Rolled { values }) => {
-                            self.leader = Some((values[0] - 1) % self.setup.players);
-                            by_lot = true;
-                        }
-                        (
-                            ChanceRequest::Deal { to, .. },
-                            ChanceOutcome::Dealt { position, card, .. },
-                        ) => self.hands.entry(to[0]).or_default().push(Held {
-                            position: *position,
-                            tile: *card,
-                        }),
-                        _ => {}
-                    }
-                }
+                let lot =
+                    dominoes::take_deal(&mut self.hands, &pending, outcomes, self.setup.players);
+                let by_lot = lot.is_some();
+                self.leader = lot.or(self.leader);
                 let leader = self.leader.unwrap_or(0);
                 self.turn = leader;
                 self.phase = Phase::Play;
@@ -818,24 +715,15 @@ impl Game for AllFives {
                 });
             }
             Phase::Play => match (&pending[0], &outcomes[0]) {
-                (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card, .. }) => {
-                    self.hands.entry(to[0]).or_default().push(Held {
-                        position: *position,
-                        tile: *card,
-                    });
+                (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
+                    dominoes::take_draw(&mut self.hands, to[0], out);
                     self.log.push(Entry::Drew { seat: to[0] });
                 }
                 (_, ChanceOutcome::Revealed { position, card, .. }) => {
                     let Some((seat, _, end)) = self.played.take() else {
                         return Err(RuleError::BadChance("no tile was played".into()));
                     };
-                    if let Some(h) = self
-                        .hands
-                        .get_mut(&seat)
-                        .and_then(|h| h.iter_mut().find(|x| x.position == *position))
-                    {
-                        h.tile = Some(*card);
-                    }
+                    dominoes::learn(&mut self.hands, *position, *card);
                     if self.layout.fits(halves(*card), end) {
                         self.after_play(seat, *position, *card, end);
                     } else {
@@ -850,18 +738,7 @@ impl Game for AllFives {
                 _ => {}
             },
             Phase::Show => {
-                for out in outcomes {
-                    if let ChanceOutcome::Revealed { position, card, .. } = out {
-                        if let Some(h) = self
-                            .hands
-                            .values_mut()
-                            .flatten()
-                            .find(|h| h.position == *position)
-                        {
-                            h.tile = Some(*card);
-                        }
-                    }
-                }
+                dominoes::learn_all(&mut self.hands, outcomes);
                 self.score_hand();
             }
             Phase::Done => {}
@@ -883,12 +760,9 @@ impl Game for AllFives {
             ends: self.layout.ends(),
             count: self.layout.count(),
             tiles: viewer
-                .and_then(|v| self.hands.get(&v))
-                .into_iter()
-                .flatten()
-                .filter_map(|h| h.tile.map(|t| (h.position, t)))
-                .collect(),
-            held: self.hands.iter().map(|(s, h)| (*s, h.len())).collect(),
+                .map(|v| dominoes::known(&self.hands, v).collect())
+                .unwrap_or_default(),
+            held: dominoes::counts(&self.hands),
             boneyard: self.boneyard(),
             legal: viewer.map(|v| self.legal_actions(v)).unwrap_or_default(),
             log: self.log.clone(),
@@ -924,16 +798,7 @@ impl Game for AllFives {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
-        let mut positions: Vec<u16> = self.hands.values().flatten().map(|h| h.position).collect();
-        let n = positions.len();
-        positions.sort_unstable();
-        positions.dedup();
-        if positions.len() != n {
-            return Err("one tile held twice".into());
-        }
-        if positions.iter().any(|p| *p >= self.next_position) {
-            return Err("a held tile from the boneyard".into());
-        }
+        let n = dominoes::check_held(&self.hands, self.next_position, "boneyard")?;
         if self.phase == Phase::Play
             && self.pending.is_empty()
             && self.layout.tiles() + n + self.boneyard() != usize::from(TILES)
@@ -962,10 +827,7 @@ impl Game for AllFives {
     }
 
     fn seats(&self) -> Vec<Seat> {
-        self.players()
-            .into_iter()
-            .filter(|s| !self.removed.contains(s))
-            .collect()
+        dominoes::playing(self.setup.players, &self.removed)
     }
 
     fn participants(&self) -> Vec<Seat> {
@@ -977,12 +839,7 @@ impl Game for AllFives {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| !self.seats().contains(o)) {
-            return Err(RuleError::Setup(format!("seat {o} is not playing")));
-        }
+        dominoes::check_forfeit(self.phase, &self.seats(), offenders)?;
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });
         }

@@ -1,26 +1,15 @@
 //! All Fives scripts: a game with its tiles and lot fixed, replayed through the engine.
 //! Format: `protocol/rules/all-fives.md` (§12).
 
-use super::game::{spec, Action, AllFives, End, Entry, Setup, TILES};
+use super::game::{Action, AllFives, End, Entry, Setup, MAX_PIP};
 use crate::cards::CardId;
 use crate::engine::Seat;
-use serde::{Deserialize, Serialize};
+use crate::games::dominoes;
+use serde::Serialize;
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Script {
-    pub setup: Setup,
-    /// Every hand's deck from position 0 ("1-4" or "[1|4]"); the tiles not named follow in set
-    /// order, so a script names only the hands it deals and the draws it makes.
-    pub deck: Vec<String>,
-    /// The lots for the leader (1 = seat 0).
-    pub dice: Vec<u8>,
-    /// "SEAT a-b END" (END: lead, west, east, north, south), "SEAT draw", "SEAT pass".
-    pub actions: Vec<String>,
-    /// Expected output (golden tests compare it; `replay` ignores it).
-    #[serde(default)]
-    pub expect: Option<serde_json::Value>,
-}
+/// An All Fives script: moves are "SEAT a-b END" (END: lead, west, east, north, south),
+/// "SEAT draw", "SEAT pass".
+pub type Script = dominoes::Script<Setup>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
@@ -36,16 +25,7 @@ pub struct Output {
 
 /// A tile by its halves in either order: "1-4", "[4|1]", "14".
 pub fn parse_tile(s: &str) -> Result<CardId, String> {
-    let d: Vec<u8> = s
-        .chars()
-        .filter_map(|c| c.to_digit(10).map(|d| d as u8))
-        .collect();
-    let [a, b] = d[..] else {
-        return Err(format!("'{s}' is not a tile: write its halves, as 1-4"));
-    };
-    spec()
-        .parse(&format!("[{}|{}]", a.min(b), a.max(b)))
-        .map_err(|_| format!("'{s}' is not a double-six tile"))
+    crate::games::dominoes::parse_tile(MAX_PIP, s)
 }
 
 /// The engine's form of a move: "SEAT play POSITION END", "SEAT draw", "SEAT pass".
@@ -72,39 +52,12 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     Ok((seat, action))
 }
 
-impl Script {
-    pub fn parse(text: &str) -> Result<Script, String> {
-        serde_json::from_str(text).map_err(|e| format!("All Fives script: {e}"))
-    }
-
+impl dominoes::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = AllFives::new(&self.setup).map_err(|e| e.to_string())?;
-        let mut deck: Vec<CardId> = self
-            .deck
-            .iter()
-            .map(|t| parse_tile(t))
-            .collect::<Result<_, _>>()?;
-        let rest: Vec<CardId> = (0..TILES)
-            .map(CardId)
-            .filter(|t| !deck.contains(t))
-            .collect();
-        deck.extend(rest);
-        if deck.len() != usize::from(TILES) {
-            return Err("the script's deck names a tile twice".into());
-        }
+        let deck = dominoes::script_deck(MAX_PIP, &self.deck, None)?;
         // Scripts name tiles; the engine's moves name deck positions.
-        let actions: Vec<String> = self
-            .actions
-            .iter()
-            .map(|a| match crate::games::script_words(a) {
-                Some((seat, w)) if w.len() == 2 && !matches!(w[0], "draw" | "pass") => {
-                    let t = parse_tile(w[0])?;
-                    let p = deck.iter().position(|x| *x == t).unwrap_or_default();
-                    Ok(format!("{seat} play {p} {}", w[1]))
-                }
-                _ => Ok(a.clone()),
-            })
-            .collect::<Result<_, String>>()?;
+        let actions = dominoes::script_positions(MAX_PIP, &deck, &self.actions)?;
         let (game, end) =
             crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
         Ok(Output {

@@ -4,21 +4,12 @@ use super::bot::GreedyBot;
 use super::game::{Action, Chickenfoot, ChickenfootView, Entry, Layout, RoundEnd, Setup, Spot};
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::engine::{Game, RuleError, Seat};
+use crate::games::dominoes::{self, joined as seats, Typed};
 use crate::games::registry::{count, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
-pub fn tile(t: (u8, u8)) -> String {
-    format!("[{}|{}]", t.0, t.1)
-}
-
-fn seats(seats: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
-    seats
-        .iter()
-        .map(|s| n(*s))
-        .collect::<Vec<_>>()
-        .join(" and ")
-}
+pub use crate::games::dominoes::tile_text as tile;
 
 /// A spot in words, as the layout names it: lines are numbered from 1 in the order they began.
 pub fn spot_words(spot: Spot) -> String {
@@ -40,7 +31,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         } => format!(
             "round {number}: the [{center}|{center}] is the centerpiece; {}{}",
             if *by_lot { "by lot, " } else { "" },
-            says(n(*first), "plays first")
+            says(n(*first), "plays") + " first"
         ),
         Entry::Played {
             seat, halves, spot, ..
@@ -55,12 +46,12 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
                 ""
             }
         ),
-        Entry::LastTile { seat } => format!("{}: one tile left", says(n(*seat), "calls bok bok")),
+        Entry::LastTile { seat } => format!("{} bok bok: one tile left", says(n(*seat), "calls")),
         Entry::Drew { seat } => format!("{} a tile from the chicken yard", says(n(*seat), "draws")),
         Entry::Passed { seat } => says(n(*seat), "passes"),
         Entry::Ended {
             how: RoundEnd::Out(s),
-        } => format!("{}: the round is over", says(n(*s), "goes out")),
+        } => format!("{} out: the round is over", says(n(*s), "goes")),
         Entry::Ended {
             how: RoundEnd::NoDraw(s),
         } => format!(
@@ -174,12 +165,7 @@ impl TableGame for Chickenfoot {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<Chickenfoot, RuleError> {
-        if setup.players != players {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.players
-            )));
-        }
+        dominoes::check_players(setup.players, players)?;
         Chickenfoot::new(setup)
     }
 
@@ -210,21 +196,10 @@ impl TableGame for Chickenfoot {
             let _ = writeln!(s, "  {l}");
         }
         let _ = writeln!(s, "  {}", spots_line(v));
-        let held: Vec<String> = v
-            .held
-            .iter()
-            .map(|(seat, k)| {
-                format!(
-                    "{} {k}{}",
-                    n(*seat),
-                    if v.to_act.contains(seat) { " ◀" } else { "" }
-                )
-            })
-            .collect();
         let _ = writeln!(
             s,
             "  tiles held: {} · chicken yard {}",
-            held.join(", "),
+            dominoes::held_line(&v.held, &v.to_act, n),
             v.yard
         );
         if v.viewer.is_some() {
@@ -243,35 +218,12 @@ impl TableGame for Chickenfoot {
     }
 
     fn parse_move(input: &str, view: &ChickenfootView, legal: &[Action]) -> Result<Action, String> {
-        let words: Vec<String> = input
-            .split_whitespace()
-            .map(|w| w.to_ascii_lowercase())
-            .collect();
-        let Some(first) = words.first() else {
-            return Err("type a tile (3-5), draw or pass".into());
+        let words = dominoes::words(input);
+        let (position, (lo, hi)) = match dominoes::read_move(&words, &view.tiles)? {
+            Typed::Draw => return Ok(Action::Draw),
+            Typed::Pass => return Ok(Action::Pass),
+            Typed::Tile { position, halves } => (position, halves),
         };
-        match first.as_str() {
-            "draw" | "d" => return Ok(Action::Draw),
-            "pass" | "p" => return Ok(Action::Pass),
-            _ => {}
-        }
-        let nums: Vec<u8> = first
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        let [a, b] = nums[..] else {
-            return Err(format!(
-                "'{first}' is not a tile: type its two numbers, as 3-5"
-            ));
-        };
-        let (lo, hi) = (a.min(b), a.max(b));
-        let position = view
-            .tiles
-            .iter()
-            .find(|(_, t)| *t == (lo, hi))
-            .map(|(p, _)| *p)
-            .ok_or_else(|| format!("you have no [{lo}|{hi}]"))?;
         let spots: Vec<Spot> = legal
             .iter()
             .filter_map(|a| match a {
@@ -323,6 +275,15 @@ impl TableGame for Chickenfoot {
             },
             scores_line(&self.scores, names)
         )
+    }
+
+    fn panel() -> Box<dyn crate::games::panel::Panel<Chickenfoot>> {
+        Box::<super::panel::ChickenfootPanel>::default()
+    }
+
+    fn replay(script: &str) -> Result<crate::games::Replayed, String> {
+        let out = super::replay::Script::parse(script, Self::TITLE)?.run()?;
+        Ok(out.end.replayed(&out))
     }
 
     fn report(&self) -> serde_json::Value {

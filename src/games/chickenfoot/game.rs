@@ -5,23 +5,14 @@ use crate::cards::{CardId, DeckSpec};
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
+use crate::games::dominoes::{self, illegal, Hands};
+pub use crate::games::dominoes::{halves_in, set, Held, Phase};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Toes a double needs before play goes on elsewhere (§5).
 pub const TOES: u8 = 3;
 /// Arms the centerpiece needs before play goes on elsewhere (§4).
 pub const ARMS: usize = 4;
-
-/// The whole set, whatever its size: tile ids are named in it.
-pub fn set(max_pip: u8) -> DeckSpec {
-    DeckSpec::Dominoes { max_pip }
-}
-
-/// The halves of a tile of this set.
-pub fn halves_in(max_pip: u8, id: CardId) -> (u8, u8) {
-    set(max_pip).domino(id).unwrap_or((0, 0))
-}
 
 /// What a tile left in hand costs (§8): its pips, but the double blank costs 50.
 pub fn cost(t: (u8, u8)) -> u32 {
@@ -258,24 +249,6 @@ impl Layout {
     }
 }
 
-/// A tile in a hand: its deck position, and the tile where this client knows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Held {
-    pub position: u16,
-    pub tile: Option<CardId>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Shuffle, deal (and the first round's lot) pending.
-    Deal,
-    Play,
-    /// The round is over; the held tiles are being shown.
-    Show,
-    Done,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RoundEnd {
@@ -342,7 +315,7 @@ pub struct Chickenfoot {
     /// Rounds started, from 0; the current round's deck id.
     pub round: u32,
     pub phase: Phase,
-    pub hands: BTreeMap<Seat, Vec<Held>>,
+    pub hands: Hands,
     pub layout: Layout,
     pub turn: Seat,
     /// The player to move has drawn this turn (§6).
@@ -358,13 +331,6 @@ pub struct Chickenfoot {
     pub log: Vec<Entry>,
 }
 
-fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
-}
-
 impl Chickenfoot {
     pub fn new(setup: &Setup) -> Result<Chickenfoot, RuleError> {
         setup.validate()?;
@@ -373,7 +339,7 @@ impl Chickenfoot {
             scores: vec![0; usize::from(setup.players)],
             round: 0,
             phase: Phase::Deal,
-            hands: BTreeMap::new(),
+            hands: Hands::new(),
             layout: Layout::default(),
             turn: 0,
             drew: false,
@@ -431,38 +397,13 @@ impl Chickenfoot {
         self.drew = false;
         self.ended = None;
         self.played = None;
-        self.pending = vec![ChanceRequest::Shuffle {
+        (self.pending, self.next_position) = dominoes::deal(
             deck,
-            spec: self.spec(),
-        }];
-        for s in self.players() {
-            for i in 0..k {
-                self.pending
-                    .push(ChanceRequest::deal(deck, u16::from(s) * k + i, s));
-            }
-        }
-        self.next_position = u16::from(self.setup.players) * k;
-        if self.first.is_none() {
-            self.pending.push(ChanceRequest::RollPublic {
-                sides: self.setup.players,
-                count: 1,
-                by: None,
-            });
-        }
-    }
-
-    fn held(&self, seat: Seat, position: u16) -> Option<&Held> {
-        self.hands
-            .get(&seat)
-            .and_then(|h| h.iter().find(|x| x.position == position))
-    }
-
-    fn known_tile(&self, position: u16) -> Option<CardId> {
-        self.hands
-            .values()
-            .flatten()
-            .find(|h| h.position == position)
-            .and_then(|h| h.tile)
+            self.spec(),
+            self.setup.players,
+            k,
+            self.first.is_none(),
+        );
     }
 
     fn next_seat(&self, s: Seat) -> Seat {
@@ -522,16 +463,7 @@ impl Chickenfoot {
         self.log.push(Entry::Ended { how });
         self.ended = Some(how);
         self.phase = Phase::Show;
-        let deck = self.deck();
-        self.pending = self
-            .hands
-            .values()
-            .flatten()
-            .map(|h| ChanceRequest::Reveal {
-                deck,
-                position: h.position,
-            })
-            .collect();
+        self.pending = dominoes::show_all(&self.hands, self.deck());
         if self.pending.is_empty() {
             self.score_round();
         }
@@ -564,37 +496,23 @@ impl Chickenfoot {
 
     /// Ends the game with these seats removed (§9).
     fn remove(&mut self, offenders: &[Seat]) {
-        for o in offenders {
-            if !self.removed.contains(o) {
-                self.removed.push(*o);
-            }
-        }
-        self.removed.sort_unstable();
+        dominoes::add_removed(&mut self.removed, offenders);
         self.finish();
     }
 
     /// The seat to move, if a seat is to move.
     fn mover(&self) -> Option<Seat> {
-        (self.phase == Phase::Play && self.pending.is_empty()).then_some(self.turn)
+        dominoes::mover(&self.pending, self.phase, self.turn)
     }
 
     /// The plays this seat's known tiles allow, ascending.
     fn plays(&self, seat: Seat) -> Vec<Action> {
-        let mut plays: Vec<Action> = self
-            .hands
-            .get(&seat)
-            .into_iter()
-            .flatten()
-            .filter_map(|h| h.tile.map(|t| (h.position, t)))
-            .flat_map(|(position, t)| {
-                self.layout
-                    .spots_for(self.halves(t))
-                    .into_iter()
-                    .map(move |spot| Action::Play { position, spot })
-            })
-            .collect();
-        plays.sort_unstable();
-        plays
+        dominoes::plays(
+            &self.hands,
+            seat,
+            |t| self.layout.spots_for(self.halves(t)),
+            |position, spot| Action::Play { position, spot },
+        )
     }
 }
 
@@ -628,13 +546,7 @@ impl Game for Chickenfoot {
     const NAME: &'static str = "chickenfoot";
 
     fn to_act(&self) -> ToAct {
-        if !self.pending.is_empty() {
-            return ToAct::Chance(self.pending.clone());
-        }
-        match self.phase {
-            Phase::Done => ToAct::Terminal,
-            _ => ToAct::Seat(self.turn),
-        }
+        dominoes::to_act(&self.pending, self.phase, self.turn)
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
@@ -652,18 +564,7 @@ impl Game for Chickenfoot {
     }
 
     fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if self.mover() != Some(seat) {
-            return Err(RuleError::OutOfTurn {
-                seat,
-                expected: match self.mover() {
-                    Some(s) => format!("seat {s} to play"),
-                    None => "the tiles".into(),
-                },
-            });
-        }
+        dominoes::check_turn(self.phase, self.mover(), seat)?;
         // Whether a draw or a pass was forced is not checked: the others cannot see the hand,
         // and every client must accept the same moves from public data (§6).
         match *action {
@@ -690,7 +591,7 @@ impl Game for Chickenfoot {
                 }
             }
             Action::Play { position, spot } => {
-                let Some(h) = self.held(seat, position) else {
+                let Some(h) = dominoes::held(&self.hands, seat, position) else {
                     return Err(illegal(seat, "that tile is not in the hand"));
                 };
                 if !self.layout.spots().iter().any(|(s, _)| *s == spot) {
@@ -713,28 +614,15 @@ impl Game for Chickenfoot {
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
         crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
-            crate::engine::check_cards(o, &self.spec(), |p| self.known_tile(p))
+            crate::engine::check_cards(o, &self.spec(), |p| dominoes::known_tile(&self.hands, p))
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {
             Phase::Deal => {
-                let mut by_lot = false;
-                for (req, out) in pending.iter().zip(outcomes) {
-                    match (req, out) {
-                        (ChanceRequest::RollPublic { .. }, ChanceOutcome::Rolled { values }) => {
-                            self.first = Some((values[0] - 1) % self.setup.players);
-                            by_lot = true;
-                        }
-                        (
-                            ChanceRequest::Deal { to, .. },
-                            ChanceOutcome::Dealt { position, card, .. },
-                        ) => self.hands.entry(to[0]).or_default().push(Held {
-                            position: *position,
-                            tile: *card,
-                        }),
-                        _ => {}
-                    }
-                }
+                let lot =
+                    dominoes::take_deal(&mut self.hands, &pending, outcomes, self.setup.players);
+                let by_lot = lot.is_some();
+                self.first = lot.or(self.first);
                 let n = u32::from(self.setup.players);
                 let first = ((u32::from(self.first.unwrap_or(0)) + self.round) % n) as Seat;
                 self.turn = first;
@@ -747,24 +635,15 @@ impl Game for Chickenfoot {
                 });
             }
             Phase::Play => match (&pending[0], &outcomes[0]) {
-                (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card, .. }) => {
-                    self.hands.entry(to[0]).or_default().push(Held {
-                        position: *position,
-                        tile: *card,
-                    });
+                (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
+                    dominoes::take_draw(&mut self.hands, to[0], out);
                     self.log.push(Entry::Drew { seat: to[0] });
                 }
                 (_, ChanceOutcome::Revealed { position, card, .. }) => {
                     let Some((seat, _, spot)) = self.played.take() else {
                         return Err(RuleError::BadChance("no tile was played".into()));
                     };
-                    if let Some(h) = self
-                        .hands
-                        .get_mut(&seat)
-                        .and_then(|h| h.iter_mut().find(|x| x.position == *position))
-                    {
-                        h.tile = Some(*card);
-                    }
+                    dominoes::learn(&mut self.hands, *position, *card);
                     if self.layout.fits(self.halves(*card), spot) {
                         self.after_play(seat, *position, *card, spot);
                     } else {
@@ -779,18 +658,7 @@ impl Game for Chickenfoot {
                 _ => {}
             },
             Phase::Show => {
-                for out in outcomes {
-                    if let ChanceOutcome::Revealed { position, card, .. } = out {
-                        if let Some(h) = self
-                            .hands
-                            .values_mut()
-                            .flatten()
-                            .find(|h| h.position == *position)
-                        {
-                            h.tile = Some(*card);
-                        }
-                    }
-                }
+                dominoes::learn_all(&mut self.hands, outcomes);
                 self.score_round();
             }
             Phase::Done => {}
@@ -811,12 +679,13 @@ impl Game for Chickenfoot {
             layout: self.layout.clone(),
             spots: self.layout.spots(),
             tiles: viewer
-                .and_then(|v| self.hands.get(&v))
-                .into_iter()
-                .flatten()
-                .filter_map(|h| h.tile.map(|t| (h.position, self.halves(t))))
-                .collect(),
-            held: self.hands.iter().map(|(s, h)| (*s, h.len())).collect(),
+                .map(|v| {
+                    dominoes::known(&self.hands, v)
+                        .map(|(p, t)| (p, self.halves(t)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            held: dominoes::counts(&self.hands),
             yard: self.yard(),
             drew: self.drew,
             legal: viewer.map(|v| self.legal_actions(v)).unwrap_or_default(),
@@ -849,16 +718,7 @@ impl Game for Chickenfoot {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
-        let mut positions: Vec<u16> = self.hands.values().flatten().map(|h| h.position).collect();
-        let n = positions.len();
-        positions.sort_unstable();
-        positions.dedup();
-        if positions.len() != n {
-            return Err("one tile held twice".into());
-        }
-        if positions.iter().any(|p| *p >= self.next_position) {
-            return Err("a held tile from the chicken yard".into());
-        }
+        let n = dominoes::check_held(&self.hands, self.next_position, "chicken yard")?;
         if self.phase == Phase::Play
             && self.pending.is_empty()
             && self.layout.tiles() + n + self.yard() != usize::from(self.deck_len())
@@ -893,10 +753,7 @@ impl Game for Chickenfoot {
     }
 
     fn seats(&self) -> Vec<Seat> {
-        self.players()
-            .into_iter()
-            .filter(|s| !self.removed.contains(s))
-            .collect()
+        dominoes::playing(self.setup.players, &self.removed)
     }
 
     fn participants(&self) -> Vec<Seat> {
@@ -908,12 +765,7 @@ impl Game for Chickenfoot {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| !self.seats().contains(o)) {
-            return Err(RuleError::Setup(format!("seat {o} is not playing")));
-        }
+        dominoes::check_forfeit(self.phase, &self.seats(), offenders)?;
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });
         }

@@ -3,13 +3,17 @@
 //!
 //! - [`game`]: the [`crate::engine::Game`] implementation, its layout and view;
 //! - [`entry`]: the registry entry (setup, bots, words);
-//! - [`bot`]: the greedy bot.
+//! - [`bot`]: the greedy bot;
+//! - [`panel`]: the terminal table's panel;
+//! - [`replay`]: golden scripts.
 //!
 //! Rules: `protocol/rules/chickenfoot.md`.
 
 pub mod bot;
 pub mod entry;
 pub mod game;
+pub mod panel;
+pub mod replay;
 
 pub use bot::GreedyBot;
 pub use game::{Action, Chickenfoot, ChickenfootView, Entry, Layout, Phase, RoundEnd, Setup, Spot};

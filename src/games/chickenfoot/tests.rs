@@ -366,3 +366,165 @@ fn the_greedy_bot_beats_random() {
     }
     assert!(greedy > random, "greedy {greedy} vs random {random}");
 }
+
+/// The screen a panel draws at `w`×`h`, row by row.
+fn screen(p: &panel::ChickenfootPanel, names: &[String], story: &[String], me: u8) -> String {
+    use crate::games::panel::{Ctx, Panel, Theme};
+    use ratatui::{backend::TestBackend, Terminal};
+    let theme = Theme { color: false };
+    let ctx = Ctx {
+        theme: &theme,
+        names,
+        me: Some(me),
+        awaited: &[me],
+        what: "move",
+        secs_left: None,
+        story,
+        asked: true,
+    };
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
+    term.backend()
+        .buffer()
+        .content
+        .chunks(80)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+        .collect()
+}
+
+#[test]
+fn the_panel_shows_the_centerpiece_the_lines_the_pending_foot_and_your_tiles_at_80_by_24() {
+    use crate::games::panel::{Outcome, Panel};
+    use crossterm::event::{KeyCode, KeyEvent};
+    let (mut g, mut script) = dealt(
+        [
+            &[(9, 1), (9, 3), (1, 1), (1, 6), (2, 3)],
+            &[(9, 2), (9, 4), (1, 5), (1, 7), (2, 5)],
+        ],
+        &[],
+    );
+    for (seat, t, spot) in [
+        (0, (9, 1), Spot::Center),
+        (1, (9, 2), Spot::Center),
+        (0, (9, 3), Spot::Center),
+        (1, (9, 4), Spot::Center),
+        (0, (1, 1), Spot::End(0)),
+        (1, (1, 5), Spot::Toe(0)),
+    ] {
+        let position = pos(&g, seat, t);
+        g.apply(seat, &Action::Play { position, spot }).unwrap();
+        resolve(&mut g, &mut script);
+    }
+    let view = g.view(Some(0));
+    let legal = g.legal_actions(0);
+    let mut p = panel::ChickenfootPanel::default();
+    p.ask(&view, &legal);
+    let names = vec!["Ann".to_string(), "Bob".to_string()];
+    let story = g.story(Some(0), &|s| {
+        if s == 0 {
+            "you".into()
+        } else {
+            "Bob".into()
+        }
+    });
+    let screen = screen(&p, &names, &story, 0);
+    for want in [
+        "centerpiece [9|9] · sides 4/4 · chicken yard 26 · round 1 of 1",
+        "chickenfoot on line 1: 2 more toes, each a 1, before play goes on elsewhere",
+        " 1 [9|1][1|1] ◆foot",
+        " 2 [9|2] ▸2",
+        " 4 [9|4] ▸4",
+        " 5 ↳1 [1|5] ▸5",
+        "▶you 11t 0p · Bob 11t 0p",
+        "[1|6] [2|3]",
+        "goes on a toe of line 1",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    // The first tile that fits is picked; Enter sets it where it goes.
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Enter)),
+        Outcome::Play(Action::Play {
+            position: pos(&g, 0, (1, 6)),
+            spot: Spot::Toe(0)
+        })
+    );
+}
+
+#[test]
+fn the_panel_stays_legible_with_twelve_seats_and_many_lines() {
+    use crate::games::panel::Panel;
+    let g0 = Chickenfoot::new(&Setup::new(12)).unwrap();
+    let mut g = g0.clone();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(3));
+    while let ToAct::Chance(reqs) = g.to_act() {
+        let outs = fulfil_all(&mut oracle, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+    }
+    assert_eq!(g.setup.max_pip(), 15);
+    // A busy layout: four sides, a footed double, three toes, a double awaiting its foot.
+    let mut l = Layout::new(15);
+    lay(
+        &mut l,
+        &[
+            ((15, 1), Spot::Center),
+            ((15, 2), Spot::Center),
+            ((15, 3), Spot::Center),
+            ((15, 4), Spot::Center),
+            ((1, 1), Spot::End(0)),
+            ((1, 5), Spot::Toe(0)),
+            ((1, 6), Spot::Toe(0)),
+            ((1, 7), Spot::Toe(0)),
+            ((2, 8), Spot::End(1)),
+            ((8, 9), Spot::End(1)),
+            ((9, 10), Spot::End(1)),
+            ((10, 11), Spot::End(1)),
+            ((11, 12), Spot::End(1)),
+            ((12, 13), Spot::End(1)),
+            ((13, 14), Spot::End(1)),
+            ((5, 5), Spot::End(4)),
+        ],
+    );
+    g.layout = l;
+    let view = g.view(Some(0));
+    let mut p = panel::ChickenfootPanel::default();
+    p.see(&view);
+    let names: Vec<String> = [
+        "Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu",
+    ]
+    .iter()
+    .map(|n| n.to_string())
+    .collect();
+    let story = vec!["round 1: the [15|15] is the centerpiece".to_string()];
+    let screen = screen(&p, &names, &story, 0);
+    for name in names.iter().skip(1).map(String::as_str).chain(["you"]) {
+        assert!(
+            screen.contains(&format!("{name} 6t 0p")),
+            "{name}'s tiles and points missing from\n{screen}"
+        );
+    }
+    for want in [
+        "centerpiece [15|15] · sides 4/4 · chicken yard 63",
+        "chickenfoot on line 5: 3 more toes, each a 5",
+        " 1 [15|1][1|1] ·",
+        " 5 ↳1 [1|5][5|5] ◆foot",
+        " 2 [15|2]",
+        "[13|14] ▸14",
+        "tiles/points (fewest wins): you 6t 0p · Bob 6t 0p",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    // With room for two rows only, the pending foot and the first open end stay, the rest is
+    // counted.
+    let rows = panel::line_rows(&view, 78, 2);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows[0].contains(" 2 [15|2]") && rows[0].contains(" 5 ↳1 [1|5][5|5] ◆foot"));
+    assert_eq!(rows[1], "(+5 more lines, none of them awaiting a foot)");
+    // Your six tiles are all on the screen.
+    for (_, t) in &view.tiles {
+        assert!(
+            screen.contains(&entry::tile(*t)),
+            "{t:?} missing from\n{screen}"
+        );
+    }
+}

@@ -70,7 +70,11 @@ impl Script {
             .iter()
             .map(|c| spec.parse(c).map_err(|e| e.to_string()))
             .collect::<Result<_, _>>()?;
-        let rest: Vec<CardId> = spec.cards().into_iter().filter(|c| !deck.contains(c)).collect();
+        let rest: Vec<CardId> = spec
+            .cards()
+            .into_iter()
+            .filter(|c| !deck.contains(c))
+            .collect();
         deck.extend(rest);
         if deck.len() != spec.len() {
             return Err("the script's deck names a card twice".into());
@@ -133,7 +137,8 @@ impl Script {
 
 /// The engine's form of a move: "SEAT mark POSITION".
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
-    let bad = || format!("'{s}' is not a Lamarckian Poker move: write 'SEAT mark CARD', as '0 mark QS'");
+    let bad =
+        || format!("'{s}' is not a Lamarckian Poker move: write 'SEAT mark CARD', as '0 mark QS'");
     let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
     match words.as_slice() {
         ["mark", p] => Ok((

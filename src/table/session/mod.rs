@@ -750,8 +750,7 @@ impl<G: Game> Session<G> {
     /// This seat's view and legal moves when it is to decide and has not yet.
     pub fn my_turn(&self) -> Option<Turn<G>> {
         let me = self.me()?;
-        if self.r.finished || self.r.removed.contains(&me) || self.has_own() || self.has_left(me)
-        {
+        if self.r.finished || self.r.removed.contains(&me) || self.has_own() || self.has_left(me) {
             return None;
         }
         let sealed = match &self.r.kind {

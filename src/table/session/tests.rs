@@ -1015,7 +1015,11 @@ fn a_move_may_run_into_its_seat_s_time_bank_and_what_it_uses_is_gone() {
     let (step, head) = h.settle_to_decision();
     let mover = h.spectator.awaiting().seats[0];
     let others: Vec<usize> = (0..3).filter(|s| *s != mover as usize).collect();
-    assert_eq!(h.spectator.step_secs(), 10 + 30, "a move's allowance and the whole bank");
+    assert_eq!(
+        h.spectator.step_secs(),
+        10 + 30,
+        "a move's allowance and the whole bank"
+    );
     let base = h.spectator.deadline() - 30;
     // Past the base allowance but inside the bank, votes are early: refused and named.
     for v in &others {

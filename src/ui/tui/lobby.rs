@@ -513,7 +513,11 @@ fn check_form(form: &NewTableForm, game: &GameInfo) -> Result<NewTable, String> 
         game: game.name.to_string(),
         variant: variant.to_string(),
         seats,
-        pace: Pace::ALL.get(form.pace).copied().unwrap_or(Pace::Normal).name(),
+        pace: Pace::ALL
+            .get(form.pace)
+            .copied()
+            .unwrap_or(Pace::Normal)
+            .name(),
     })
 }
 

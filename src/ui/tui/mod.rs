@@ -256,7 +256,9 @@ where
         match tokio::time::timeout(Duration::from_secs(15), &mut fut).await {
             Ok(Err(e)) => println!("{e}"),
             Ok(Ok(_)) => {}
-            Err(_) => println!("no relay answered in time: the others will go on once your time runs out"),
+            Err(_) => {
+                println!("no relay answered in time: the others will go on once your time runs out")
+            }
         }
     }
     outcome.transpose().map_err(|e| e.to_string())

@@ -1,0 +1,116 @@
+//! Chickenfoot scripts: a round with its tiles and lot fixed, replayed through the engine.
+//! Format: `protocol/rules/chickenfoot.md` (§13).
+
+use super::game::{Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot};
+use crate::engine::Seat;
+use crate::games::dominoes;
+use serde::Serialize;
+
+/// A Chickenfoot script: every round's deck leaves its centerpiece out; moves are
+/// "SEAT a-b center", "SEAT a-b end LINE", "SEAT a-b toe LINE" (lines numbered from 1 in the
+/// order they began), "SEAT draw", "SEAT pass".
+pub type Script = dominoes::Script<Setup>;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    #[serde(flatten)]
+    pub end: crate::games::ScriptEnd,
+    pub round: u32,
+    pub scores: Vec<i64>,
+    /// How the last round ended, if it did.
+    pub ended: Option<RoundEnd>,
+    /// Tiles each seat holds now (before a round's end: as the script left them).
+    pub held: Vec<usize>,
+    /// The points each seat's shown tiles cost, per seat, at the last round's end.
+    pub points: Vec<Option<u32>>,
+    /// The pending chickenfoot: the line (from 1) ending in the double and the toes it needs.
+    pub foot: Option<(u16, u8)>,
+    /// Where a tile may go now: "center", "toe LINE" or "end LINE", with the number to match.
+    pub spots: Vec<String>,
+    pub layout: Layout,
+    pub log: Vec<Entry>,
+}
+
+fn spot_text(s: Spot) -> String {
+    match s {
+        Spot::Center => "center".into(),
+        Spot::Toe(l) => format!("toe {}", l + 1),
+        Spot::End(l) => format!("end {}", l + 1),
+    }
+}
+
+/// The engine's form of a move: "SEAT play POSITION center|end LINE|toe LINE", "SEAT draw",
+/// "SEAT pass".
+pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
+    let bad = || {
+        format!(
+            "'{s}' is not a Chickenfoot move: 'SEAT 1-4 center', 'SEAT 1-4 end 2', \
+             'SEAT 1-4 toe 2', 'SEAT draw', 'SEAT pass'"
+        )
+    };
+    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let line = |w: &str| -> Result<u16, String> {
+        w.parse::<u16>()
+            .ok()
+            .and_then(|l| l.checked_sub(1))
+            .ok_or_else(bad)
+    };
+    let action = match words.as_slice() {
+        ["draw"] => Action::Draw,
+        ["pass"] => Action::Pass,
+        ["play", p, rest @ ..] => Action::Play {
+            position: p.parse().map_err(|_| bad())?,
+            spot: match rest {
+                ["center"] => Spot::Center,
+                ["end", l] => Spot::End(line(l)?),
+                ["toe", l] => Spot::Toe(line(l)?),
+                _ => return Err(bad()),
+            },
+        },
+        _ => return Err(bad()),
+    };
+    Ok((seat, action))
+}
+
+impl dominoes::Script<Setup> {
+    pub fn run(&self) -> Result<Output, String> {
+        let game = Chickenfoot::new(&self.setup).map_err(|e| e.to_string())?;
+        let max = self.setup.max_pip();
+        let center = super::game::double_id(max, game.center());
+        let deck = dominoes::script_deck(max, &self.deck, Some(center))?;
+        // Scripts name tiles; the engine's moves name deck positions.
+        let actions = dominoes::script_positions(max, &deck, &self.actions)?;
+        let (game, end) =
+            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
+        let players = game.setup.players;
+        let mut points = vec![None; usize::from(players)];
+        for e in &game.log {
+            match e {
+                Entry::Round { .. } => points = vec![None; usize::from(players)],
+                Entry::Showed {
+                    seat, points: p, ..
+                } => points[usize::from(*seat)] = Some(*p),
+                _ => {}
+            }
+        }
+        Ok(Output {
+            end,
+            round: game.round + 1,
+            scores: game.scores.clone(),
+            ended: game.ended,
+            held: (0..players)
+                .map(|s| game.hands.get(&s).map_or(0, Vec::len))
+                .collect(),
+            points,
+            foot: game.layout.foot.map(|(l, k)| (l + 1, k)),
+            spots: game
+                .layout
+                .spots()
+                .into_iter()
+                .map(|(s, p)| format!("{} {p}", spot_text(s)))
+                .collect(),
+            layout: game.layout.clone(),
+            log: game.log.clone(),
+        })
+    }
+}
