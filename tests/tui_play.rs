@@ -621,17 +621,14 @@ impl Hosted {
     }
 
     fn host(&self, timing: &[&str]) -> Pty {
+        self.host_game("high-card", timing)
+    }
+
+    fn host_game(&self, game: &str, more: &[&str]) -> Pty {
         let mut args = vec![
-            "host",
-            "--game",
-            "high-card",
-            "--seats",
-            "2",
-            "--public",
-            "--relay",
-            &self.url,
+            "host", "--game", game, "--seats", "2", "--public", "--relay", &self.url,
         ];
-        args.extend_from_slice(timing);
+        args.extend_from_slice(more);
         Pty::spawn(&args, &self.home)
     }
 
@@ -795,6 +792,26 @@ fn pressed(screen: &str) -> Option<&'static str> {
         .find(|k| k.starts_with(key))
 }
 
+/// A domino player's key for this screen: the frame's own screens answered, then draw or pass
+/// when that is all there is, otherwise the tile the panel picked (the first that fits), on the
+/// end it asks for when it fits more than one.
+fn domino_answer(s: &str) -> Option<&'static str> {
+    if let Some(k) = frame_answer(s) {
+        return Some(k);
+    }
+    let keys = help(s);
+    if !s.contains("Your move") {
+        return None;
+    }
+    if keys.contains("d: draw") {
+        return Some("d");
+    }
+    if keys.contains("p: pass") {
+        return Some("p");
+    }
+    pressed(s).or(Some("\r"))
+}
+
 /// Plays a whole two-seat domino table of `game` against a bot for one hand (or round) by keys:
 /// draw or pass when that is all there is, otherwise the tile the panel picked (the first that
 /// fits), on the end it asks for when it fits more than one. Every word of `want` must have been
@@ -814,21 +831,11 @@ fn play_dominoes(game: &str, want: &[&'static str]) -> String {
                 seen.push(w);
             }
         }
-        if let Some(k) = frame_answer(s) {
-            return Some(k);
+        let k = domino_answer(s);
+        if k.is_some() && s.contains("Your move") {
+            asked += 1;
         }
-        let keys = help(s);
-        if !s.contains("Your move") {
-            return None;
-        }
-        asked += 1;
-        if keys.contains("d: draw") {
-            return Some("d");
-        }
-        if keys.contains("p: pass") {
-            return Some("p");
-        }
-        pressed(s).or(Some("\r"))
+        k
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
@@ -879,4 +886,38 @@ fn a_whole_chickenfoot_round_played_with_keys_in_the_terminal() {
         after.contains("you set") || after.contains("you draw"),
         "{after}"
     );
+}
+
+/// A person hosts an All Fives table in the terminal and a stranger (another identity, its own
+/// process and key) joins it by naddr: the hand is played with keys to its count, and both
+/// sides end with the same clean table.
+#[test]
+fn a_person_hosts_all_fives_for_a_stranger_and_plays_the_hand_with_keys() {
+    let t = Hosted::new("tui-all-fives-host");
+    let mut pty = t.host_game("all-fives", &["--hands", "1"]);
+    let mut guest = None;
+    let mut asked = 0;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            guest = t.join(s);
+            return None;
+        }
+        let k = domino_answer(s);
+        if k.is_some() && s.contains("Your move") {
+            asked += 1;
+        }
+        k
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(asked > 0, "never asked for a move");
+    let after = record(&pty);
+    assert!(
+        after.contains("the hand is over") || after.contains("the hand is blocked"),
+        "{after}"
+    );
+    let (_, g) = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    assert!(ok, "the stranger's client failed:\n{out}\n{err}");
+    assert!(out.contains("0 rejected"), "{out}");
 }
