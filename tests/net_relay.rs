@@ -550,3 +550,45 @@ async fn works_against_nostr_rs_relay_too() {
         Err(NetError::TooLarge { .. })
     ));
 }
+
+/// A table heartbeat (ephemeral kind 27767) reaches a live subscriber on both relays and is
+/// stored by neither: a client that comes later fetches nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn heartbeats_are_passed_on_live_and_never_stored() {
+    let ours = embedded().await;
+    let external = if external_relay_available() {
+        Some(NostrRsRelay::spawn().await.expect("nostr-rs-relay starts"))
+    } else {
+        None
+    };
+    let mut urls: Vec<&RelayUrl> = external.as_ref().map(|r| r.url()).into_iter().collect();
+    urls.push(ours.url());
+    for url in urls {
+        let seat = pool(&[url]).await;
+        let table = "ab".repeat(32);
+        let host = Keys::generate().public_key();
+        let filter = tolerance::wire::presence_filter(&host, &table, &[seat.public_key()]);
+        let watcher = pool(&[url]).await;
+        let mut filters = from(seat.public_key());
+        filters.push(filter.clone());
+        let mut sub = watcher.subscribe(filters).await.expect("subscribes");
+        // An ephemeral event reaches only subscriptions live when it arrives: see a stored one
+        // come through first.
+        let marker = note(&seat, "subscribed");
+        seat.publish(&marker).await.expect("accepted");
+        assert_eq!(next(&mut sub).await.id, marker.id, "{url}");
+        let beat = seat
+            .sign(tolerance::wire::presence_event(&host, &table))
+            .expect("signs");
+        assert!(beat.kind.is_ephemeral());
+        // Whether a relay answers OK to an ephemeral event varies; clients do not wait for it.
+        let _ = tokio::time::timeout(Duration::from_secs(1), seat.publish(&beat)).await;
+        assert_eq!(next(&mut sub).await.id, beat.id, "{url}");
+        let later = pool(&[url]).await;
+        let stored = later
+            .fetch(vec![filter], Duration::from_millis(500))
+            .await
+            .expect("fetches");
+        assert!(stored.is_empty(), "{url} stored a heartbeat: {stored:?}");
+    }
+}

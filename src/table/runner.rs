@@ -395,8 +395,12 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             if let Ok(ev) =
                 wire::presence_event(&cfg.host, &cfg.spec.table).sign_with_keys(&cfg.keys)
             {
-                // A heartbeat that no relay takes is simply missed; the next one comes.
-                let _ = tokio::time::timeout(Duration::from_secs(2), pool.publish(&ev)).await;
+                // Sent aside, never awaited: some relays do not answer OK to an ephemeral event,
+                // and a heartbeat no relay takes is simply missed; the next one comes.
+                let pool = pool.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(HEARTBEAT, pool.publish(&ev)).await;
+                });
             }
         }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
