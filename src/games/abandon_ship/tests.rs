@@ -9,6 +9,36 @@ fn capped(players: u8, rounds: u32) -> Setup {
     }
 }
 
+/// Thousands of whole random games with the game's invariants (every card in exactly one place,
+/// card and point counts) checked after every step; the per-seat view and move probes of the
+/// test above are left out so that the count can be large.
+#[test]
+fn thousands_of_random_games_keep_every_card_and_point() {
+    let light = SimOptions {
+        check_views: false,
+        check_serde: false,
+        check_moves: false,
+        forfeit_every: None,
+        ..SimOptions::default()
+    };
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut games, mut steps) = (0, 0);
+    for players in 2..=8 {
+        let g = AbandonShip::new(&capped(players, 1)).unwrap();
+        for _ in 0..300 {
+            let r = simulate(&g, &mut rng, &light).unwrap();
+            assert!(r.outcome.is_some(), "a game that did not end");
+            games += 1;
+            steps += r.steps;
+        }
+    }
+    eprintln!("{games} games, {steps} steps");
+    assert!(
+        games >= 2_000 && steps >= 20 * games,
+        "{games} games, {steps} steps"
+    );
+}
+
 #[test]
 fn random_games_pass_the_generic_simulation() {
     let mut rng = StdRng::seed_from_u64(3);
