@@ -32,6 +32,7 @@ fn opts(players: u8, relays: Vec<String>) -> DemoOptions {
         deadlines: Deadlines {
             move_ms: 3_000,
             crypto_ms: 3_000,
+            bank_ms: 0,
         },
         idle: Duration::from_secs(60),
         ..DemoOptions::default()
