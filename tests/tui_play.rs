@@ -534,8 +534,16 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
     common::player(&guest_home);
     let mut pty = Pty::spawn(
         &[
-            "host", "--game", "high-card", "--seats", "2", "--public", "--pace", "normal",
-            "--relay", &url,
+            "host",
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--pace",
+            "normal",
+            "--relay",
+            &url,
         ],
         &home,
     );
@@ -575,7 +583,10 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
         .unwrap_or_else(|| panic!("no end line:\n{out}"));
     assert!(over.contains("0 rejected"), "{over}");
     // The relay's copy: a removal for leaving, and not one timeout vote.
-    let v = common::run(&guest_home, &["verify", "--table", &naddr, "--relay", &url, "--json"]);
+    let v = common::run(
+        &guest_home,
+        &["verify", "--table", &naddr, "--relay", &url, "--json"],
+    );
     let text = String::from_utf8_lossy(&v.stdout);
     assert!(v.status.success(), "{text}");
     assert!(text.contains("\"left\""), "{text}");
@@ -617,7 +628,14 @@ impl Hosted {
 
     fn host(&self, timing: &[&str]) -> Pty {
         let mut args = vec![
-            "host", "--game", "high-card", "--seats", "2", "--public", "--relay", &self.url,
+            "host",
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--relay",
+            &self.url,
         ];
         args.extend_from_slice(timing);
         Pty::spawn(&args, &self.home)
@@ -640,7 +658,9 @@ impl Drop for Hosted {
 
 /// The seconds the status line shows for the open step: " your move (NNs) · …".
 fn secs_shown(screen: &str) -> Option<u64> {
-    let line = screen.lines().find(|l| l.trim_start().starts_with("your move"))?;
+    let line = screen
+        .lines()
+        .find(|l| l.trim_start().starts_with("your move"))?;
     let open = line.find('(')?;
     let close = line[open..].find("s)")?;
     line[open + 1..open + close].parse().ok()
@@ -704,7 +724,7 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     let t = Hosted::new("tui-resume-clock");
     let mut pty = t.host(&["--pace", "normal"]);
     let mut guest = None;
-    let mut first: Option<(Instant, u64)> = None;
+    let first: Option<(Instant, u64)>;
     let started = Instant::now();
     loop {
         pty.pump();
@@ -723,7 +743,11 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     }
     let (seen_at, left_then) = first.unwrap();
     let pid = pty.session.get_process().pid().to_string();
-    assert!(Command::new("kill").args(["-9", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap()
+        .success());
     // The scenario: the player is away for half a minute.
     std::thread::sleep(Duration::from_secs(30));
     let (naddr, g) = guest.unwrap();
@@ -764,4 +788,341 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
     assert!(!out.contains("timed out"), "{out}");
+}
+
+/// The moves the generic panel lists in its " Your move " box (those in view), and which one
+/// is selected (`▶`).
+fn listed_moves(screen: &str) -> Option<(Vec<String>, usize)> {
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let (top, col) = rows.iter().enumerate().find_map(|(i, r)| {
+        let s: String = r.iter().collect();
+        let at = s.find(" Your move ")?;
+        let at = s[..at].chars().count();
+        let col = r[..at].iter().rposition(|c| *c == '┌')?;
+        Some((i, col))
+    })?;
+    let mut items = Vec::new();
+    let mut selected = None;
+    for r in &rows[top + 1..] {
+        if r.get(col) != Some(&'│') {
+            break;
+        }
+        let inner: String = r[col + 1..].iter().take_while(|c| **c != '│').collect();
+        if let Some(t) = inner.strip_prefix("▶ ") {
+            selected = Some(items.len());
+            items.push(t.trim().to_string());
+        } else if let Some(t) = inner.strip_prefix("  ").filter(|t| !t.trim().is_empty()) {
+            items.push(t.trim().to_string());
+        }
+    }
+    Some((items, selected?))
+}
+
+const UP: &str = "\x1b[A";
+const DOWN: &str = "\x1b[B";
+const END: &str = "\x1b[F";
+
+/// The key that moves the selection toward the first listed move `want` accepts, or plays
+/// it once selected; Down while none is in view (the list scrolls).
+fn steer(items: &[String], selected: usize, want: impl Fn(&str) -> bool) -> &'static str {
+    match items.iter().position(|t| want(t)) {
+        Some(i) if i == selected => "\r",
+        Some(i) if i < selected => UP,
+        _ => DOWN,
+    }
+}
+
+/// The first line of the plain record printed after the table: "table over: …".
+fn table_over(pty: &Pty) -> String {
+    let after = pty.after();
+    after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"))
+        .to_string()
+}
+
+/// Lamarckian Poker against two bots: every turn the pool is on the screen and a mark is
+/// picked from the listed cards of one's hand — a different one each turn, moved to with the
+/// arrows — until the deck runs out (or this seat goes extinct and watches the end).
+#[test]
+fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
+    let home = temp_home("lamarckian");
+    let mut pty = Pty::spawn(
+        &["play", "--game", "lamarckian-poker", "--players", "3"],
+        &home,
+    );
+    let mut seen = Vec::<&str>::new();
+    let mut marks = 0;
+    let mut moved = false;
+    let status = pty.run(|s| {
+        for w in [
+            "Lamarckian Poker",
+            "pool:",
+            "left in the deck",
+            "discarded",
+            "relays 1/1",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        if help(s).contains("any key: back") {
+            return Some(" ");
+        }
+        let (items, at) = listed_moves(s)?;
+        assert!(
+            items
+                .iter()
+                .all(|t| t.starts_with("mark ") && t.contains(['♣', '♦', '♥', '♠'])),
+            "a mark names a card of the hand:\n{s}"
+        );
+        // Odd turns: the first card; even turns: the last one in view, reached with Down.
+        if marks % 2 == 1 && at + 1 < items.len() {
+            moved = true;
+            return Some(DOWN);
+        }
+        marks += 1;
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in [
+        "Lamarckian Poker",
+        "pool:",
+        "left in the deck",
+        "discarded",
+        "relays 1/1",
+    ] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    assert!(marks >= 2 && moved, "{marks} marks played:\n{}", pty.text());
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let after = pty.after();
+    for w in ["turn 1: the pool is", "you play", "falls into the pool"] {
+        assert!(after.contains(w), "{w} not in the record:\n{after}");
+    }
+    assert!(
+        after.contains(" wins") || after.contains("share the win"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Abandon Ship against two bots, one round: this seat picks a fight every other turn (End
+/// reaches the fights, listed after the discards) and discards the first card listed between;
+/// a fight's answer is the first card listed that beats the last one the first time, a
+/// surrender (moved to with the arrows) from then on; and it chooses its Key Card when the ship
+/// sinks.
+#[test]
+fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
+    let home = temp_home("abandon");
+    let mut pty = Pty::spawn(
+        &[
+            "play",
+            "--game",
+            "abandon-ship",
+            "--players",
+            "3",
+            "--hands",
+            "1",
+        ],
+        &home,
+    );
+    let mut seen = Vec::<&str>::new();
+    let mut fights = 0;
+    let mut answered = 0;
+    let mut surrendered = 0;
+    let mut discarded = 0;
+    let mut key = false;
+    let mut ended = false;
+    let status = pty.run(|s| {
+        for w in [
+            "Abandon Ship",
+            "lifeboats:",
+            "left in the deck",
+            "relays 1/1",
+        ] {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        if help(s).contains("any key: back") {
+            return Some(" ");
+        }
+        let Some((items, at)) = listed_moves(s) else {
+            ended = false;
+            return None;
+        };
+        let first = items[0].as_str();
+        if first.starts_with("Key Card") {
+            key = true;
+            return Some("\r");
+        }
+        if items.iter().any(|t| t == "surrender") || first.starts_with("answer with") {
+            // A fight to answer: the screen shows whom and with what.
+            assert!(s.contains("fight: "), "no fight on the screen:\n{s}");
+            if answered == 0 && first.starts_with("answer with") {
+                answered += 1;
+                return Some("\r");
+            }
+            let k = steer(&items, at, |t| t == "surrender");
+            if k == "\r" {
+                surrendered += 1;
+            }
+            return Some(k);
+        }
+        assert!(
+            items
+                .iter()
+                .all(|t| t.starts_with("discard ") || t.starts_with("fight #")),
+            "{s}"
+        );
+        if (fights + discarded) % 2 == 1 && items[at].starts_with("discard ") {
+            // Every other turn: the first card listed, into its lifeboat.
+            discarded += 1;
+            return Some("\r");
+        }
+        if !ended {
+            // The last move listed: a fight if there is one to pick.
+            ended = true;
+            return Some(END);
+        }
+        ended = false;
+        if items[at].starts_with("fight #") {
+            fights += 1;
+        } else {
+            discarded += 1;
+        }
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in [
+        "Abandon Ship",
+        "lifeboats:",
+        "left in the deck",
+        "relays 1/1",
+    ] {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    assert!(fights > 0, "never picked a fight:\n{}", pty.text());
+    assert!(
+        answered + surrendered > 0,
+        "never answered a fight:\n{}",
+        pty.text()
+    );
+    assert!(discarded > 0, "never discarded:\n{}", pty.text());
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let after = pty.after();
+    assert!(after.contains("you pick a fight with"), "{after}");
+    if surrendered > 0 {
+        assert!(after.contains("you surrender the fight"), "{after}");
+    }
+    if answered > 0 {
+        assert!(after.contains("you answer with"), "{after}");
+    }
+    if key {
+        assert!(after.contains("Key Cards: "), "{after}");
+    }
+    assert!(after.contains("the ship sinks"), "{after}");
+    assert!(after.contains("scores: "), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The person hosts a Lamarckian Poker table in the terminal, inviting a second identity by its
+/// npub; that identity joins by the printed naddr as its own process (`join NADDR --auto`),
+/// and both play it to the end over the relay.
+#[test]
+fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-invite", "host");
+    let guest_home = common::home("tui-invite", "guest");
+    common::player(&home);
+    let npub = common::player(&guest_home);
+    let mut pty = Pty::spawn(
+        &[
+            "host",
+            "--game",
+            "lamarckian-poker",
+            "--seats",
+            "2",
+            "--invite",
+            &npub,
+            "--relay",
+            &url,
+        ],
+        &home,
+    );
+    let mut guest: Option<common::Proc> = None;
+    let mut naddr = String::new();
+    let mut marks = 0;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            if let Some(at) = s.find("tolerance join naddr1") {
+                naddr = common::naddr_of(&s[at..]);
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+            }
+            return None;
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        if help(s).contains("any key: back") {
+            return Some(" ");
+        }
+        let (items, _) = listed_moves(s)?;
+        assert!(items.iter().all(|t| t.starts_with("mark ")), "{s}");
+        marks += 1;
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(marks > 0, "never asked for a mark:\n{}", pty.text());
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("hosting lamarckian-poker"), "{raw}");
+    assert!(raw.contains("2 seats, invite only"), "{raw}");
+    assert!(raw.contains(&format!("invited {npub}")), "{raw}");
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let guest = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    let theirs = out
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no end line from the guest:\n{out}"));
+    assert!(theirs.contains("0 rejected"), "{theirs}");
+    // The relay's copy checks out for a third party.
+    let v = common::run(&guest_home, &["verify", "--table", &naddr, "--relay", &url]);
+    assert!(
+        v.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
 }

@@ -117,9 +117,10 @@ impl TableGame for LamarckianPoker {
 
     fn render(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = format!(
-            "── turn {} · {} left in the deck ──\n  pool: {}\n",
+            "── turn {} · {} left in the deck · {} discarded ──\n  pool: {}\n",
             v.turn,
             count(v.deck_left, "card", "cards"),
+            v.discards.len(),
             if v.pool.is_empty() {
                 "empty".into()
             } else {
