@@ -375,3 +375,59 @@ fn the_capture_bot_beats_random() {
     }
     assert!(won > lost, "the capture bot won {won}, random {lost}");
 }
+
+/// Whole games with one seat (`k % players`, moving round the table) played by the capture bot
+/// (`smart`) or by a random bot (`!smart`: the baseline), every other seat random. Returns the
+/// games that seat won alone and those it shared, out of `games`.
+fn seat_wins(players: u8, games: u64, seed: u64, smart: bool) -> (u64, u64, u64) {
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
+    let (mut alone, mut shared) = (0, 0);
+    for k in 0..games {
+        let me = (k % u64::from(players)) as Seat;
+        let mut g = LamarckianPoker::new(&Setup::new(players)).unwrap();
+        let mut capture = CaptureBot::new(StdRng::seed_from_u64(seed + k));
+        let mut mine = RandomBot::new(StdRng::seed_from_u64(seed + k));
+        let mut random = RandomBot::new(StdRng::seed_from_u64(seed + k + 100_000));
+        let (o, _) = play_out(&mut g, &mut oracle, 10_000, |g, seat, legal| {
+            let view = g.view(Some(seat));
+            if seat == me && smart {
+                capture.choose(&view, &legal)
+            } else if seat == me {
+                Bot::<LamarckianPoker>::choose(&mut mine, &view, &legal)
+            } else {
+                Bot::<LamarckianPoker>::choose(&mut random, &view, &legal)
+            }
+        })
+        .unwrap();
+        if o.winners == vec![me] {
+            alone += 1;
+        } else if o.winners.contains(&me) {
+            shared += 1;
+        }
+    }
+    (alone, shared, games)
+}
+
+/// The measured margin for BENCHMARKS.md:
+/// `cargo test --release --lib games::lamarckian_poker::tests::measure_the_capture_bot -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_the_capture_bot() {
+    let pct = |won: u64, n: u64| {
+        let p = won as f64 / n as f64;
+        (100.0 * p, 100.0 * 1.96 * (p * (1.0 - p) / n as f64).sqrt())
+    };
+    for players in [2, 3, 4] {
+        for smart in [true, false] {
+            let (alone, shared, n) = seat_wins(players, 1000, 77, smart);
+            let (p, ci) = pct(alone, n);
+            let (q, qci) = pct(alone + shared, n);
+            println!(
+                "{players} players, {} in the measured seat: won alone {alone} of {n} = {p:.1}% ± {ci:.1}%, \
+                 won or shared {} = {q:.1}% ± {qci:.1}%",
+                if smart { "capture bot" } else { "random" },
+                alone + shared
+            );
+        }
+    }
+}
