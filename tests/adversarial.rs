@@ -27,6 +27,7 @@ fn opts(players: u8, hands: u64) -> DemoOptions {
         deadlines: Deadlines {
             move_ms: 2_000,
             crypto_ms: 2_000,
+            bank_ms: 0,
         },
         idle: Duration::from_secs(60),
         ..DemoOptions::default()
