@@ -790,48 +790,6 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
     assert!(!out.contains("timed out"), "{out}");
 }
 
-/// The moves the generic panel lists in its " Your move " box (those in view), and which one
-/// is selected (`▶`).
-fn listed_moves(screen: &str) -> Option<(Vec<String>, usize)> {
-    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
-    let (top, col) = rows.iter().enumerate().find_map(|(i, r)| {
-        let s: String = r.iter().collect();
-        let at = s.find(" Your move ")?;
-        let at = s[..at].chars().count();
-        let col = r[..at].iter().rposition(|c| *c == '┌')?;
-        Some((i, col))
-    })?;
-    let mut items = Vec::new();
-    let mut selected = None;
-    for r in &rows[top + 1..] {
-        if r.get(col) != Some(&'│') {
-            break;
-        }
-        let inner: String = r[col + 1..].iter().take_while(|c| **c != '│').collect();
-        if let Some(t) = inner.strip_prefix("▶ ") {
-            selected = Some(items.len());
-            items.push(t.trim().to_string());
-        } else if let Some(t) = inner.strip_prefix("  ").filter(|t| !t.trim().is_empty()) {
-            items.push(t.trim().to_string());
-        }
-    }
-    Some((items, selected?))
-}
-
-const UP: &str = "\x1b[A";
-const DOWN: &str = "\x1b[B";
-const END: &str = "\x1b[F";
-
-/// The key that moves the selection toward the first listed move `want` accepts, or plays
-/// it once selected; Down while none is in view (the list scrolls).
-fn steer(items: &[String], selected: usize, want: impl Fn(&str) -> bool) -> &'static str {
-    match items.iter().position(|t| want(t)) {
-        Some(i) if i == selected => "\r",
-        Some(i) if i < selected => UP,
-        _ => DOWN,
-    }
-}
-
 /// The first line of the plain record printed after the table: "table over: …".
 fn table_over(pty: &Pty) -> String {
     let after = pty.after();
@@ -842,9 +800,26 @@ fn table_over(pty: &Pty) -> String {
         .to_string()
 }
 
-/// Lamarckian Poker against two bots: every turn the pool is on the screen and a mark is
-/// picked from the listed cards of one's hand — a different one each turn, moved to with the
-/// arrows — until the deck runs out (or this seat goes extinct and watches the end).
+/// The cards on the first line of the " Your move " box: one's hand.
+fn hand_in_box(screen: &str) -> Vec<String> {
+    let mut rows = screen.lines().skip_while(|l| !l.contains("┌ Your move"));
+    rows.next();
+    rows.next()
+        .and_then(|r| r.split('│').map(str::trim).rfind(|t| !t.is_empty()))
+        .map(|t| t.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// The key that types digit `d`.
+fn digit(d: char) -> &'static str {
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    DIGITS[d.to_digit(10).expect("a digit") as usize]
+}
+
+/// Lamarckian Poker against two bots: every turn the pool, the deck, the discards and the
+/// others' card counts are on the screen, and the mark is picked from one's hand — the first
+/// card on odd turns, the second (its number, 2) on even turns — until the deck runs out (or
+/// this seat goes extinct and watches the end).
 #[test]
 fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
     let home = temp_home("lamarckian");
@@ -852,17 +827,21 @@ fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
         &["play", "--game", "lamarckian-poker", "--players", "3"],
         &home,
     );
+    const SEEN: [&str; 7] = [
+        "Lamarckian Poker",
+        "pool ",
+        " left · ",
+        " discarded",
+        "your hand below",
+        "[Enter] mark ",
+        "relays 1/1",
+    ];
     let mut seen = Vec::<&str>::new();
     let mut marks = 0;
-    let mut moved = false;
+    let mut moved = 0;
+    let mut picked = false;
     let status = pty.run(|s| {
-        for w in [
-            "Lamarckian Poker",
-            "pool:",
-            "left in the deck",
-            "discarded",
-            "relays 1/1",
-        ] {
+        for w in SEEN {
             if s.contains(w) && !seen.contains(&w) {
                 seen.push(w);
             }
@@ -873,36 +852,36 @@ fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
         if s.contains("Leave the table?") {
             return Some("n");
         }
-        if help(s).contains("any key: back") {
+        let keys = help(s);
+        if keys.contains("any key: back") {
             return Some(" ");
         }
-        let (items, at) = listed_moves(s)?;
-        assert!(
-            items
-                .iter()
-                .all(|t| t.starts_with("mark ") && t.contains(['♣', '♦', '♥', '♠'])),
-            "a mark names a card of the hand:\n{s}"
-        );
-        // Odd turns: the first card; even turns: the last one in view, reached with Down.
-        if marks % 2 == 1 && at + 1 < items.len() {
-            moved = true;
-            return Some(DOWN);
+        let at = keys.find("Enter: mark ")?;
+        let card = keys[at..].split(" · ").next().unwrap().to_string();
+        // Even turns: the second card, picked by its number, when the hand has more than one.
+        let hand = hand_in_box(s);
+        if marks % 2 == 1 && hand.len() > 1 && !picked {
+            picked = true;
+            return Some("2");
+        }
+        if picked {
+            assert_eq!(card, format!("Enter: mark {}", hand[1]), "{s}");
+            picked = false;
+            moved += 1;
         }
         marks += 1;
         Some("\r")
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
-    for w in [
-        "Lamarckian Poker",
-        "pool:",
-        "left in the deck",
-        "discarded",
-        "relays 1/1",
-    ] {
+    for w in SEEN {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    assert!(marks >= 2 && moved, "{marks} marks played:\n{}", pty.text());
+    assert!(
+        marks >= 2 && moved >= 1,
+        "{marks} marks, {moved} moved:\n{}",
+        pty.text()
+    );
     let over = table_over(&pty);
     assert!(over.contains("0 rejected"), "{over}");
     let after = pty.after();
@@ -916,11 +895,10 @@ fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// Abandon Ship against two bots, one round: this seat picks a fight every other turn (End
-/// reaches the fights, listed after the discards) and discards the first card listed between;
-/// a fight's answer is the first card listed that beats the last one the first time, a
-/// surrender (moved to with the arrows) from then on; and it chooses its Key Card when the ship
-/// sinks.
+/// Abandon Ship against two bots, one round: this seat picks a fight every other turn (f, then
+/// the player's number when more than one can be attacked) and discards (d) between; a fight's
+/// answer is a card that beats the last one (a) the first time, a surrender (s) from then on;
+/// and it chooses its Key Card (k) when the ship sinks. Each key is read off the help line.
 #[test]
 fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
     let home = temp_home("abandon");
@@ -936,20 +914,22 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
         ],
         &home,
     );
+    const SEEN: [&str; 5] = [
+        "Abandon Ship",
+        "lifeboats ♣",
+        "/200  hand ",
+        " left · dealer ",
+        "relays 1/1",
+    ];
     let mut seen = Vec::<&str>::new();
     let mut fights = 0;
+    let mut targeted = 0;
     let mut answered = 0;
     let mut surrendered = 0;
     let mut discarded = 0;
     let mut key = false;
-    let mut ended = false;
     let status = pty.run(|s| {
-        for w in [
-            "Abandon Ship",
-            "lifeboats:",
-            "left in the deck",
-            "relays 1/1",
-        ] {
+        for w in SEEN {
             if s.contains(w) && !seen.contains(&w) {
                 seen.push(w);
             }
@@ -960,76 +940,65 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
         if s.contains("Leave the table?") {
             return Some("n");
         }
-        if help(s).contains("any key: back") {
+        let keys = help(s);
+        if keys.contains("any key: back") {
             return Some(" ");
         }
-        let Some((items, at)) = listed_moves(s) else {
-            ended = false;
-            return None;
-        };
-        let first = items[0].as_str();
-        if first.starts_with("Key Card") {
+        if keys.contains("k: Key Card ") {
             key = true;
-            return Some("\r");
+            return Some("k");
         }
-        if items.iter().any(|t| t == "surrender") || first.starts_with("answer with") {
-            // A fight to answer: the screen shows whom and with what.
-            assert!(s.contains("fight: "), "no fight on the screen:\n{s}");
-            if answered == 0 && first.starts_with("answer with") {
+        if keys.contains("Esc: back") {
+            // Whom to fight: the first player offered.
+            let at = keys.find(": fight #")?;
+            targeted += 1;
+            return Some(digit(keys[..at].chars().last()?));
+        }
+        if keys.contains("s: surrender") {
+            // A fight to answer: the screen shows who attacks whom, with what.
+            assert!(
+                s.contains(" attacks you: ") || s.contains("you attack "),
+                "no fight on the screen:\n{s}"
+            );
+            assert!(s.contains("(you must beat "), "{s}");
+            if answered == 0 && keys.contains("a: answer with ") {
                 answered += 1;
-                return Some("\r");
+                return Some("a");
             }
-            let k = steer(&items, at, |t| t == "surrender");
-            if k == "\r" {
-                surrendered += 1;
-            }
-            return Some(k);
+            surrendered += 1;
+            return Some("s");
         }
-        assert!(
-            items
-                .iter()
-                .all(|t| t.starts_with("discard ") || t.starts_with("fight #")),
-            "{s}"
-        );
-        if (fights + discarded) % 2 == 1 && items[at].starts_with("discard ") {
-            // Every other turn: the first card listed, into its lifeboat.
-            discarded += 1;
-            return Some("\r");
+        if !keys.contains("d: discard ") {
+            return None;
         }
-        if !ended {
-            // The last move listed: a fight if there is one to pick.
-            ended = true;
-            return Some(END);
-        }
-        ended = false;
-        if items[at].starts_with("fight #") {
+        if (fights + discarded) % 2 == 0 && keys.contains("f: fight with ") {
             fights += 1;
-        } else {
-            discarded += 1;
+            return Some("f");
         }
-        Some("\r")
+        discarded += 1;
+        Some("d")
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
-    for w in [
-        "Abandon Ship",
-        "lifeboats:",
-        "left in the deck",
-        "relays 1/1",
-    ] {
+    for w in SEEN {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    assert!(fights > 0, "never picked a fight:\n{}", pty.text());
+    assert!(
+        fights > 0 && discarded > 0,
+        "{fights} fights, {discarded} discards:\n{}",
+        pty.text()
+    );
+    assert!(targeted > 0, "never chose whom to fight:\n{}", pty.text());
     assert!(
         answered + surrendered > 0,
         "never answered a fight:\n{}",
         pty.text()
     );
-    assert!(discarded > 0, "never discarded:\n{}", pty.text());
     let over = table_over(&pty);
     assert!(over.contains("0 rejected"), "{over}");
     let after = pty.after();
     assert!(after.contains("you pick a fight with"), "{after}");
+    assert!(after.contains("you discard "), "{after}");
     if surrendered > 0 {
         assert!(after.contains("you surrender the fight"), "{after}");
     }
@@ -1093,8 +1062,9 @@ fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
         if help(s).contains("any key: back") {
             return Some(" ");
         }
-        let (items, _) = listed_moves(s)?;
-        assert!(items.iter().all(|t| t.starts_with("mark ")), "{s}");
+        if !help(s).contains("Enter: mark ") {
+            return None;
+        }
         marks += 1;
         Some("\r")
     });

@@ -183,6 +183,10 @@ impl TableGame for LamarckianPoker {
         }
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<LamarckianPoker>> {
+        Box::<super::panel::LamarckianPanel>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         if self.outcome().is_none() {
             return "the game is not over".into();

@@ -431,3 +431,81 @@ fn measure_the_capture_bot() {
         }
     }
 }
+
+#[test]
+fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
+    use crate::games::panel::{Ctx, Outcome, Panel, Theme};
+    use crate::games::registry::TableGame;
+    use crossterm::event::{KeyCode, KeyEvent};
+    use ratatui::{backend::TestBackend, Terminal};
+    // The rule book's turn (pool A♥ Q♣ 9♠ 5♥; marks A♠ 10♣ 9♥), seen by seat 1 at turn 2.
+    let hands = [cs("AS 2D 3D 4D"), cs("10C 2H 3H 4H"), cs("9H 6D 7D 8D")];
+    let mut script = Script::new(deal(&hands, &cs("AH QC 9S 5H KS KH KD KC")), vec![]);
+    let mut g = LamarckianPoker::new(&Setup::new(3)).unwrap();
+    settle(&mut g, &mut script);
+    mark(&mut g, 0, "AS");
+    mark(&mut g, 1, "10C");
+    mark(&mut g, 2, "9H");
+    settle(&mut g, &mut script);
+    let mut p = panel::LamarckianPanel::default();
+    p.ask(&g.view(Some(1)), &g.legal_actions(1));
+    let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
+    let name = |s: Seat| {
+        if s == 1 {
+            "you".into()
+        } else {
+            names[s as usize].clone()
+        }
+    };
+    let story = g.story(Some(1), &name);
+    let theme = Theme { color: false };
+    let ctx = Ctx {
+        theme: &theme,
+        names: &names,
+        me: Some(1),
+        awaited: &[0, 1, 2],
+        what: "move",
+        secs_left: None,
+        story: &story,
+        asked: true,
+    };
+    let draw = |p: &panel::LamarckianPanel| {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
+        term.backend()
+            .buffer()
+            .content
+            .chunks(80)
+            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+            .collect::<String>()
+    };
+    let screen = draw(&p);
+    for want in [
+        "pool     K♠ K♥ K♦ K♣",
+        "deck     32 left · 3 discarded (last A♠ 10♣ 9♥)",
+        "▶ Ann               5 cards  face up A♥ 9♠",
+        "▶ you               4 cards  your hand below",
+        "▶ Cy                4 cards  face up 5♥",
+        "2♥ 3♥ 4♥ Q♣",
+        "seen by all: Q♣",
+        "[Enter] mark 2♥",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    for hidden in ["2♦", "6♦"] {
+        assert!(!screen.contains(hidden), "{hidden} shown:\n{screen}");
+    }
+    // → moves to 3♥; Enter marks it.
+    assert_eq!(p.key(KeyEvent::from(KeyCode::Right)), Outcome::None);
+    assert!(p.help().contains("Enter: mark 3♥"), "{}", p.help());
+    let three = g.hands[&1][1].position;
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Enter)),
+        Outcome::Play(Action::Mark { position: three })
+    );
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Enter)),
+        Outcome::None,
+        "asked once"
+    );
+}
