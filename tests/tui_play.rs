@@ -1014,8 +1014,8 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
 }
 
 /// The person hosts a Lamarckian Poker table in the terminal, inviting a second identity by its
-/// npub; that identity joins by the printed naddr as its own process (`join NADDR --auto`),
-/// and both play it to the end over the relay.
+/// npub; that identity finds the invitation in its `tables --json`, joins by the naddr as its
+/// own process (`join NADDR --auto`), and both play it to the end over the relay.
 #[test]
 fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
     use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
@@ -1044,13 +1044,27 @@ fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
     );
     let mut guest: Option<common::Proc> = None;
     let mut naddr = String::new();
+    let mut invitation = serde_json::Value::Null;
     let mut marks = 0;
     let status = pty.run(|s| {
         if guest.is_none() {
-            if let Some(at) = s.find("tolerance join naddr1") {
-                naddr = common::naddr_of(&s[at..]);
-                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+            // Once the relay took the invitation, the invited identity finds it in its own
+            // list of tables, then joins by the naddr.
+            if !s.contains("relays took the invitation") {
+                return None;
             }
+            let at = s.find("tolerance join naddr1")?;
+            naddr = common::naddr_of(&s[at..]);
+            let listed = common::run(&guest_home, &["tables", "--relay", &url, "--json"]);
+            let text = String::from_utf8_lossy(&listed.stdout);
+            assert!(listed.status.success(), "{text}");
+            let all: serde_json::Value = serde_json::from_str(&text).expect("tables --json");
+            invitation = all["invitations"]
+                .as_array()
+                .and_then(|v| v.iter().find(|l| l["naddr"] == naddr.as_str()))
+                .cloned()
+                .unwrap_or_else(|| panic!("the invitation is not listed for the guest: {text}"));
+            guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
             return None;
         }
         if s.contains("Table over") {
@@ -1075,6 +1089,8 @@ fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
     assert!(raw.contains("hosting lamarckian-poker"), "{raw}");
     assert!(raw.contains("2 seats, invite only"), "{raw}");
     assert!(raw.contains(&format!("invited {npub}")), "{raw}");
+    assert_eq!(invitation["game"], "lamarckian-poker", "{invitation}");
+    assert_eq!(invitation["public"], false, "{invitation}");
     let over = table_over(&pty);
     assert!(over.contains("0 rejected"), "{over}");
     let guest = guest.expect("the table's naddr was never printed");
