@@ -895,13 +895,25 @@ fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// What this seat did in a round of Abandon Ship played by [`abandon_round`].
+#[derive(Default)]
+struct Sailed {
+    fights: usize,
+    targeted: usize,
+    answered: usize,
+    surrendered: usize,
+    /// Answers or surrenders to a fight a bot picked with this seat.
+    defended: usize,
+    discarded: usize,
+    record: String,
+}
+
 /// Abandon Ship against two bots, one round: this seat picks a fight every other turn (f, then
 /// the player's number when more than one can be attacked) and discards (d) between; a fight's
 /// answer is a card that beats the last one (a) the first time, a surrender (s) from then on;
 /// and it chooses its Key Card (k) when the ship sinks. Each key is read off the help line.
-#[test]
-fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
-    let home = temp_home("abandon");
+fn abandon_round(test: &str, bots: &str) -> Sailed {
+    let home = temp_home(test);
     let mut pty = Pty::spawn(
         &[
             "play",
@@ -911,6 +923,8 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
             "3",
             "--hands",
             "1",
+            "--bot-level",
+            bots,
         ],
         &home,
     );
@@ -926,6 +940,7 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
     let mut targeted = 0;
     let mut answered = 0;
     let mut surrendered = 0;
+    let mut defended = 0;
     let mut discarded = 0;
     let mut key = false;
     let status = pty.run(|s| {
@@ -961,6 +976,9 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
                 "no fight on the screen:\n{s}"
             );
             assert!(s.contains("(you must beat "), "{s}");
+            if s.contains(" attacks you: ") {
+                defended += 1;
+            }
             if answered == 0 && keys.contains("a: answer with ") {
                 answered += 1;
                 return Some("a");
@@ -983,22 +1001,9 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
     for w in SEEN {
         assert!(seen.contains(&w), "{w} was never on the screen");
     }
-    assert!(
-        fights > 0 && discarded > 0,
-        "{fights} fights, {discarded} discards:\n{}",
-        pty.text()
-    );
-    assert!(targeted > 0, "never chose whom to fight:\n{}", pty.text());
-    assert!(
-        answered + surrendered > 0,
-        "never answered a fight:\n{}",
-        pty.text()
-    );
     let over = table_over(&pty);
     assert!(over.contains("0 rejected"), "{over}");
     let after = pty.after();
-    assert!(after.contains("you pick a fight with"), "{after}");
-    assert!(after.contains("you discard "), "{after}");
     if surrendered > 0 {
         assert!(after.contains("you surrender the fight"), "{after}");
     }
@@ -1011,6 +1016,51 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
     assert!(after.contains("the ship sinks"), "{after}");
     assert!(after.contains("scores: "), "{after}");
     let _ = std::fs::remove_dir_all(&home);
+    Sailed {
+        fights,
+        targeted,
+        answered,
+        surrendered,
+        defended,
+        discarded,
+        record: after,
+    }
+}
+
+#[test]
+fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
+    let r = abandon_round("abandon", "normal");
+    assert!(
+        r.fights > 0 && r.discarded > 0,
+        "{} fights, {} discards",
+        r.fights,
+        r.discarded
+    );
+    assert!(r.targeted > 0, "never chose whom to fight");
+    assert!(r.answered + r.surrendered > 0, "never answered a fight");
+    assert!(r.record.contains("you pick a fight with"), "{}", r.record);
+    assert!(r.record.contains("you discard "), "{}", r.record);
+}
+
+/// Random bots pick fights with this seat: each is answered or surrendered from the keys.
+#[test]
+fn abandon_ship_fights_the_bots_pick_are_answered_or_surrendered_with_keys() {
+    let r = abandon_round("abandon-attacked", "easy");
+    assert!(
+        r.defended > 0,
+        "no bot picked a fight with this seat:\n{}",
+        r.record
+    );
+    assert!(
+        r.record.contains(" picks a fight with you and plays "),
+        "{}",
+        r.record
+    );
+    assert!(
+        r.record.contains("you surrender the fight") || r.record.contains("you answer with"),
+        "{}",
+        r.record
+    );
 }
 
 /// The person hosts a Lamarckian Poker table in the terminal, inviting a second identity by its
