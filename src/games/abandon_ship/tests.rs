@@ -744,6 +744,17 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
     ] {
         assert!(screen.contains(want), "{want:?} missing from\n{screen}");
     }
+    // A spectator sees the fight and the boards, no hand.
+    let mut watching = panel::AbandonPanel::default();
+    watching.see(&g.view(None));
+    let seen = panel_screen(&watching, &g, 2);
+    assert!(seen.contains("attacks Bob: 5♠"), "{seen}");
+    for hidden in ["9♣", "7♥", "2♦", "[s]"] {
+        assert!(
+            !seen.contains(hidden),
+            "{hidden} shown to a spectator:\n{seen}"
+        );
+    }
     // The cursor starts on a card that beats it; 2♥ does not.
     assert_eq!(p.key(key('a')), Outcome::Play(raise(&g, 1, "7H")));
     p.ask(&g.view(Some(1)), &g.legal_actions(1));

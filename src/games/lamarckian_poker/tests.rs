@@ -495,6 +495,17 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
     for hidden in ["2♦", "6♦"] {
         assert!(!screen.contains(hidden), "{hidden} shown:\n{screen}");
     }
+    // A spectator's panel: counts and captures, no hand.
+    let mut watching = panel::LamarckianPanel::default();
+    watching.see(&g.view(None));
+    let seen = draw(&watching);
+    assert!(seen.contains("face up A♥ 9♠"), "{seen}");
+    for hidden in ["2♦", "2♥", "6♦", "your hand below", "[Enter]"] {
+        assert!(
+            !seen.contains(hidden),
+            "{hidden} shown to a spectator:\n{seen}"
+        );
+    }
     // → moves to 3♥; Enter marks it.
     assert_eq!(p.key(KeyEvent::from(KeyCode::Right)), Outcome::None);
     assert!(p.help().contains("Enter: mark 3♥"), "{}", p.help());
