@@ -921,3 +921,376 @@ fn a_person_hosts_all_fives_for_a_stranger_and_plays_the_hand_with_keys() {
     assert!(ok, "the stranger's client failed:\n{out}\n{err}");
     assert!(out.contains("0 rejected"), "{out}");
 }
+
+/// The first line of the plain record printed after the table: "table over: …".
+fn table_over(pty: &Pty) -> String {
+    let after = pty.after();
+    after
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no plain record after the table:\n{after}"))
+        .to_string()
+}
+
+/// The cards on the first line of the " Your move " box: one's hand.
+fn hand_in_box(screen: &str) -> Vec<String> {
+    let mut rows = screen.lines().skip_while(|l| !l.contains("┌ Your move"));
+    rows.next();
+    rows.next()
+        .and_then(|r| r.split('│').map(str::trim).rfind(|t| !t.is_empty()))
+        .map(|t| t.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// The key that types digit `d`.
+fn digit(d: char) -> &'static str {
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    DIGITS[d.to_digit(10).expect("a digit") as usize]
+}
+
+/// Lamarckian Poker against two bots: every turn the pool, the deck, the discards and the
+/// others' card counts are on the screen, and the mark is picked from one's hand — the first
+/// card on odd turns, the second (its number, 2) on even turns — until the deck runs out (or
+/// this seat goes extinct and watches the end).
+#[test]
+fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
+    let home = temp_home("lamarckian");
+    let mut pty = Pty::spawn(
+        &["play", "--game", "lamarckian-poker", "--players", "3"],
+        &home,
+    );
+    const SEEN: [&str; 7] = [
+        "Lamarckian Poker",
+        "pool ",
+        " left · ",
+        " discarded",
+        "your hand below",
+        "[Enter] mark ",
+        "relays 1/1",
+    ];
+    let mut seen = Vec::<&str>::new();
+    let mut marks = 0;
+    let mut moved = 0;
+    let mut picked = false;
+    let status = pty.run(|s| {
+        for w in SEEN {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        let at = keys.find("Enter: mark ")?;
+        let card = keys[at..].split(" · ").next().unwrap().to_string();
+        // Even turns: the second card, picked by its number, when the hand has more than one.
+        let hand = hand_in_box(s);
+        if marks % 2 == 1 && hand.len() > 1 && !picked {
+            picked = true;
+            return Some("2");
+        }
+        if picked {
+            assert_eq!(card, format!("Enter: mark {}", hand[1]), "{s}");
+            picked = false;
+            moved += 1;
+        }
+        marks += 1;
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in SEEN {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    assert!(
+        marks >= 2 && moved >= 1,
+        "{marks} marks, {moved} moved:\n{}",
+        pty.text()
+    );
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let after = pty.after();
+    for w in ["turn 1: the pool is", "you play", "falls into the pool"] {
+        assert!(after.contains(w), "{w} not in the record:\n{after}");
+    }
+    assert!(
+        after.contains(" wins") || after.contains("share the win"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// What this seat did in a round of Abandon Ship played by [`abandon_round`].
+#[derive(Default)]
+struct Sailed {
+    fights: usize,
+    targeted: usize,
+    answered: usize,
+    surrendered: usize,
+    /// Answers or surrenders to a fight a bot picked with this seat.
+    defended: usize,
+    discarded: usize,
+    record: String,
+}
+
+/// Abandon Ship against two bots, one round: this seat picks a fight every other turn (f, then
+/// the player's number when more than one can be attacked) and discards (d) between; a fight's
+/// answer is a card that beats the last one (a) the first time, a surrender (s) from then on;
+/// and it chooses its Key Card (k) when the ship sinks. Each key is read off the help line.
+fn abandon_round(test: &str, bots: &str) -> Sailed {
+    let home = temp_home(test);
+    let mut pty = Pty::spawn(
+        &[
+            "play",
+            "--game",
+            "abandon-ship",
+            "--players",
+            "3",
+            "--hands",
+            "1",
+            "--bot-level",
+            bots,
+        ],
+        &home,
+    );
+    const SEEN: [&str; 5] = [
+        "Abandon Ship",
+        "lifeboats ♣",
+        "/200  hand ",
+        " left · dealer ",
+        "relays 1/1",
+    ];
+    let mut seen = Vec::<&str>::new();
+    let mut fights = 0;
+    let mut targeted = 0;
+    let mut answered = 0;
+    let mut surrendered = 0;
+    let mut defended = 0;
+    let mut discarded = 0;
+    let mut key = false;
+    let status = pty.run(|s| {
+        for w in SEEN {
+            if s.contains(w) && !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        let keys = help(s);
+        if keys.contains("any key: back") {
+            return Some(" ");
+        }
+        if keys.contains("k: Key Card ") {
+            key = true;
+            return Some("k");
+        }
+        if keys.contains("Esc: back") {
+            // Whom to fight: the first player offered.
+            let at = keys.find(": fight #")?;
+            targeted += 1;
+            return Some(digit(keys[..at].chars().last()?));
+        }
+        if keys.contains("s: surrender") {
+            // A fight to answer: the screen shows who attacks whom, with what.
+            assert!(
+                s.contains(" attacks you: ") || s.contains("you attack "),
+                "no fight on the screen:\n{s}"
+            );
+            assert!(s.contains("(you must beat "), "{s}");
+            if s.contains(" attacks you: ") {
+                defended += 1;
+            }
+            if answered == 0 && keys.contains("a: answer with ") {
+                answered += 1;
+                return Some("a");
+            }
+            surrendered += 1;
+            return Some("s");
+        }
+        if !keys.contains("d: discard ") {
+            return None;
+        }
+        if (fights + discarded) % 2 == 0 && keys.contains("f: fight with ") {
+            fights += 1;
+            return Some("f");
+        }
+        discarded += 1;
+        Some("d")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in SEEN {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let after = pty.after();
+    if surrendered > 0 {
+        assert!(after.contains("you surrender the fight"), "{after}");
+    }
+    if answered > 0 {
+        assert!(after.contains("you answer with"), "{after}");
+    }
+    if key {
+        assert!(after.contains("Key Cards: "), "{after}");
+    }
+    assert!(after.contains("the ship sinks"), "{after}");
+    assert!(after.contains("scores: "), "{after}");
+    let _ = std::fs::remove_dir_all(&home);
+    Sailed {
+        fights,
+        targeted,
+        answered,
+        surrendered,
+        defended,
+        discarded,
+        record: after,
+    }
+}
+
+#[test]
+fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
+    let r = abandon_round("abandon", "normal");
+    assert!(
+        r.fights > 0 && r.discarded > 0,
+        "{} fights, {} discards",
+        r.fights,
+        r.discarded
+    );
+    assert!(r.targeted > 0, "never chose whom to fight");
+    assert!(r.answered + r.surrendered > 0, "never answered a fight");
+    assert!(r.record.contains("you pick a fight with"), "{}", r.record);
+    assert!(r.record.contains("you discard "), "{}", r.record);
+}
+
+/// Random bots pick fights with this seat: each is answered or surrendered from the keys.
+#[test]
+fn abandon_ship_fights_the_bots_pick_are_answered_or_surrendered_with_keys() {
+    let r = abandon_round("abandon-attacked", "easy");
+    assert!(
+        r.defended > 0,
+        "no bot picked a fight with this seat:\n{}",
+        r.record
+    );
+    assert!(
+        r.record.contains(" picks a fight with you and plays "),
+        "{}",
+        r.record
+    );
+    assert!(
+        r.record.contains("you surrender the fight") || r.record.contains("you answer with"),
+        "{}",
+        r.record
+    );
+}
+
+/// The person hosts a Lamarckian Poker table in the terminal, inviting a second identity by its
+/// npub; that identity finds the invitation in its `tables --json`, joins by the naddr as its
+/// own process (`join NADDR --auto`), and both play it to the end over the relay.
+#[test]
+fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
+    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let relay = rt
+        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
+        .unwrap();
+    let url = relay.url().to_string();
+    let home = common::home("tui-invite", "host");
+    let guest_home = common::home("tui-invite", "guest");
+    common::player(&home);
+    let npub = common::player(&guest_home);
+    let mut pty = Pty::spawn(
+        &[
+            "host",
+            "--game",
+            "lamarckian-poker",
+            "--seats",
+            "2",
+            "--invite",
+            &npub,
+            "--relay",
+            &url,
+        ],
+        &home,
+    );
+    let mut guest: Option<common::Proc> = None;
+    let mut naddr = String::new();
+    let mut invitation = serde_json::Value::Null;
+    let mut marks = 0;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            // Once the relay took the invitation, the invited identity finds it in its own
+            // list of tables, then joins by the naddr.
+            if !s.contains("relays took the invitation") {
+                return None;
+            }
+            let at = s.find("tolerance join naddr1")?;
+            naddr = common::naddr_of(&s[at..]);
+            let listed = common::run(&guest_home, &["tables", "--relay", &url, "--json"]);
+            let text = String::from_utf8_lossy(&listed.stdout);
+            assert!(listed.status.success(), "{text}");
+            let all: serde_json::Value = serde_json::from_str(&text).expect("tables --json");
+            invitation = all["invitations"]
+                .as_array()
+                .and_then(|v| v.iter().find(|l| l["naddr"] == naddr.as_str()))
+                .cloned()
+                .unwrap_or_else(|| panic!("the invitation is not listed for the guest: {text}"));
+            guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+            return None;
+        }
+        if s.contains("Table over") {
+            return Some("\r");
+        }
+        if s.contains("Leave the table?") {
+            return Some("n");
+        }
+        if help(s).contains("any key: back") {
+            return Some(" ");
+        }
+        if !help(s).contains("Enter: mark ") {
+            return None;
+        }
+        marks += 1;
+        Some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(marks > 0, "never asked for a mark:\n{}", pty.text());
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("hosting lamarckian-poker"), "{raw}");
+    assert!(raw.contains("2 seats, invite only"), "{raw}");
+    assert!(raw.contains(&format!("invited {npub}")), "{raw}");
+    assert_eq!(invitation["game"], "lamarckian-poker", "{invitation}");
+    assert_eq!(invitation["public"], false, "{invitation}");
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let guest = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    let theirs = out
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no end line from the guest:\n{out}"));
+    assert!(theirs.contains("0 rejected"), "{theirs}");
+    // The relay's copy checks out for a third party.
+    let v = common::run(&guest_home, &["verify", "--table", &naddr, "--relay", &url]);
+    assert!(
+        v.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
+}

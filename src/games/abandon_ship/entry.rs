@@ -386,6 +386,10 @@ impl TableGame for AbandonShip {
         }
     }
 
+    fn panel() -> Box<dyn crate::games::panel::Panel<AbandonShip>> {
+        Box::<super::panel::AbandonPanel>::default()
+    }
+
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
         if self.outcome().is_none() {
             return "the game is not over".into();

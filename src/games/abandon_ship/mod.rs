@@ -4,6 +4,7 @@
 //! - [`game`]: the [`crate::engine::Game`] implementation and its view;
 //! - [`entry`]: its registry entry (setup, bots, words);
 //! - [`bot`]: a heuristic bot (and the random one from [`crate::bots`]);
+//! - [`panel`]: its part of the terminal table;
 //! - [`replay`]: the script format of `tolerance replay`.
 //!
 //! Rules: `protocol/rules/abandon-ship.md`.
@@ -11,6 +12,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
+pub mod panel;
 pub mod replay;
 
 pub use bot::SailorBot;

@@ -684,3 +684,129 @@ fn measure_the_sailor_bot() {
         );
     }
 }
+
+/// The screen a panel draws at 80×24 for seat `me` of three (Ann, Bob, Cy).
+fn panel_screen(p: &panel::AbandonPanel, g: &AbandonShip, me: Seat) -> String {
+    use crate::games::panel::{Ctx, Panel, Theme};
+    use crate::games::registry::TableGame;
+    use ratatui::{backend::TestBackend, Terminal};
+    let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
+    let name = |s: Seat| {
+        if s == me {
+            "you".to_string()
+        } else {
+            names[s as usize].clone()
+        }
+    };
+    let story = g.story(Some(me), &name);
+    let theme = Theme { color: false };
+    let ctx = Ctx {
+        theme: &theme,
+        names: &names,
+        me: Some(me),
+        awaited: &[me],
+        what: "move",
+        secs_left: None,
+        story: &story,
+        asked: true,
+    };
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
+    term.backend()
+        .buffer()
+        .content
+        .chunks(80)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+        .collect()
+}
+
+#[test]
+fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24() {
+    use crate::games::panel::{Outcome, Panel};
+    use crossterm::event::{KeyCode, KeyEvent};
+    let key = |c: char| KeyEvent::from(KeyCode::Char(c));
+    let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
+    let mut script = Script::new(deck(&hands, ""), vec![1]);
+    let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
+    settle(&mut g, &mut script);
+    // Seat 0 to play: the cursor's card is discarded with d, or fights with f then whom.
+    let mut p = panel::AbandonPanel::default();
+    p.ask(&g.view(Some(0)), &g.legal_actions(0));
+    let screen = panel_screen(&p, &g, 0);
+    for want in [
+        "lifeboats ♣   0 pts  ♦   0 pts  ♥   0 pts  ♠   0 pts",
+        "▶ #0 you            0/200  hand 5  board empty",
+        "#1 Bob            0/200  hand 5  board empty",
+        "5♠ 9♣ 2♣ 3♣ 4♣",
+        "[d] discard 5♠",
+        "[f] fight with 5♠",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    assert!(!screen.contains("7♥"), "another's hand shown:\n{screen}");
+    assert_eq!(p.key(key('f')), Outcome::None, "two players to choose from");
+    assert!(
+        p.help().contains("1: fight #1 · 2: fight #2"),
+        "{}",
+        p.help()
+    );
+    assert_eq!(p.key(key('1')), Outcome::Play(fight(&g, 0, "5S", 1)));
+    p.ask(&g.view(Some(0)), &g.legal_actions(0));
+    p.key(KeyEvent::from(KeyCode::Right));
+    assert_eq!(
+        p.key(key('d')),
+        Outcome::Play(Action::Discard {
+            position: pos(&g, 0, "9C")
+        })
+    );
+    // Seat 1 is attacked with 5♠: the fight is on the screen, with what beats it.
+    {
+        let a = fight(&g, 0, "5S", 1);
+        play(&mut g, 0, a, &mut script);
+    }
+    let mut p = panel::AbandonPanel::default();
+    p.ask(&g.view(Some(1)), &g.legal_actions(1));
+    let screen = panel_screen(&p, &g, 1);
+    for want in [
+        "fight     Ann attacks you: 5♠  (you must beat 5♠ or surrender)",
+        "[a] answer with 7♥",
+        "[s] surrender",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    // A spectator sees the fight and the boards, no hand.
+    let mut watching = panel::AbandonPanel::default();
+    watching.see(&g.view(None));
+    let seen = panel_screen(&watching, &g, 2);
+    assert!(seen.contains("attacks Bob: 5♠"), "{seen}");
+    for hidden in ["9♣", "7♥", "2♦", "[s]"] {
+        assert!(
+            !seen.contains(hidden),
+            "{hidden} shown to a spectator:\n{seen}"
+        );
+    }
+    // The cursor starts on a card that beats it; 2♥ does not.
+    assert_eq!(p.key(key('a')), Outcome::Play(raise(&g, 1, "7H")));
+    p.ask(&g.view(Some(1)), &g.legal_actions(1));
+    p.key(KeyEvent::from(KeyCode::Char('4')));
+    assert_eq!(p.key(key('a')), Outcome::None);
+    assert!(panel_screen(&p, &g, 1).contains("does not beat"));
+    assert_eq!(p.key(key('s')), Outcome::Play(Action::Surrender));
+    // A surrender: Ann's board gets one of Bob's cards, face up for everyone.
+    play(&mut g, 1, Action::Surrender, &mut script);
+    let p = {
+        let mut p = panel::AbandonPanel::default();
+        p.see(&g.view(Some(2)));
+        p
+    };
+    let screen = panel_screen(&p, &g, 2);
+    let board = game::card_name(g.boards[&0][0].card);
+    assert!(
+        screen.contains(&format!("#0 Ann            0/200  hand 4  board {board}")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("♠   5 pts"),
+        "the fight card in its lifeboat:\n{screen}"
+    );
+}

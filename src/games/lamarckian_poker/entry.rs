@@ -117,9 +117,10 @@ impl TableGame for LamarckianPoker {
 
     fn render(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = format!(
-            "── turn {} · {} left in the deck ──\n  pool: {}\n",
+            "── turn {} · {} left in the deck · {} discarded ──\n  pool: {}\n",
             v.turn,
             count(v.deck_left, "card", "cards"),
+            v.discards.len(),
             if v.pool.is_empty() {
                 "empty".into()
             } else {
@@ -180,6 +181,10 @@ impl TableGame for LamarckianPoker {
             Some(c) => format!("mark {}", card_name(c)),
             None => format!("mark the card dealt at position {position}"),
         }
+    }
+
+    fn panel() -> Box<dyn crate::games::panel::Panel<LamarckianPoker>> {
+        Box::<super::panel::LamarckianPanel>::default()
     }
 
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {

@@ -3,7 +3,8 @@
 //!
 //! - [`game`]: the [`crate::engine::Game`] implementation and its view;
 //! - [`hand`]: the poker ranking on hands of any size;
-//! - [`bot`]: a capturing bot (and the random one from [`crate::bots`]).
+//! - [`bot`]: a capturing bot (and the random one from [`crate::bots`]);
+//! - [`panel`]: its part of the terminal table.
 //!
 //! Rules: `protocol/rules/lamarckian-poker.md`.
 
@@ -11,6 +12,7 @@ pub mod bot;
 pub mod entry;
 pub mod game;
 pub mod hand;
+pub mod panel;
 pub mod replay;
 
 pub use bot::CaptureBot;

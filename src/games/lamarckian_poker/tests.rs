@@ -405,3 +405,148 @@ fn the_capture_bot_beats_random() {
     }
     assert!(won > lost, "the capture bot won {won}, random {lost}");
 }
+
+/// Whole games with one seat (`k % players`, moving round the table) played by the capture bot
+/// (`smart`) or by a random bot (`!smart`: the baseline), every other seat random. Returns the
+/// games that seat won alone and those it shared, out of `games`.
+fn seat_wins(players: u8, games: u64, seed: u64, smart: bool) -> (u64, u64, u64) {
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
+    let (mut alone, mut shared) = (0, 0);
+    for k in 0..games {
+        let me = (k % u64::from(players)) as Seat;
+        let mut g = LamarckianPoker::new(&Setup::new(players)).unwrap();
+        let mut capture = CaptureBot::new(StdRng::seed_from_u64(seed + k));
+        let mut mine = RandomBot::new(StdRng::seed_from_u64(seed + k));
+        let mut random = RandomBot::new(StdRng::seed_from_u64(seed + k + 100_000));
+        let (o, _) = play_out(&mut g, &mut oracle, 10_000, |g, seat, legal| {
+            let view = g.view(Some(seat));
+            if seat == me && smart {
+                capture.choose(&view, &legal)
+            } else if seat == me {
+                Bot::<LamarckianPoker>::choose(&mut mine, &view, &legal)
+            } else {
+                Bot::<LamarckianPoker>::choose(&mut random, &view, &legal)
+            }
+        })
+        .unwrap();
+        if o.winners == vec![me] {
+            alone += 1;
+        } else if o.winners.contains(&me) {
+            shared += 1;
+        }
+    }
+    (alone, shared, games)
+}
+
+/// The measured margin for BENCHMARKS.md:
+/// `cargo test --release --lib games::lamarckian_poker::tests::measure_the_capture_bot -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_the_capture_bot() {
+    let pct = |won: u64, n: u64| {
+        let p = won as f64 / n as f64;
+        (100.0 * p, 100.0 * 1.96 * (p * (1.0 - p) / n as f64).sqrt())
+    };
+    for players in [2, 3, 4] {
+        for smart in [true, false] {
+            let (alone, shared, n) = seat_wins(players, 1000, 77, smart);
+            let (p, ci) = pct(alone, n);
+            let (q, qci) = pct(alone + shared, n);
+            println!(
+                "{players} players, {} in the measured seat: won alone {alone} of {n} = {p:.1}% ± {ci:.1}%, \
+                 won or shared {} = {q:.1}% ± {qci:.1}%",
+                if smart { "capture bot" } else { "random" },
+                alone + shared
+            );
+        }
+    }
+}
+
+#[test]
+fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
+    use crate::games::panel::{Ctx, Outcome, Panel, Theme};
+    use crate::games::registry::TableGame;
+    use crossterm::event::{KeyCode, KeyEvent};
+    use ratatui::{backend::TestBackend, Terminal};
+    // The rule book's turn (pool A♥ Q♣ 9♠ 5♥; marks A♠ 10♣ 9♥), seen by seat 1 at turn 2.
+    let hands = [cs("AS 2D 3D 4D"), cs("10C 2H 3H 4H"), cs("9H 6D 7D 8D")];
+    let mut script = Script::new(deal(&hands, &cs("AH QC 9S 5H KS KH KD KC")), vec![]);
+    let mut g = LamarckianPoker::new(&Setup::new(3)).unwrap();
+    settle(&mut g, &mut script);
+    mark(&mut g, 0, "AS");
+    mark(&mut g, 1, "10C");
+    mark(&mut g, 2, "9H");
+    settle(&mut g, &mut script);
+    let mut p = panel::LamarckianPanel::default();
+    p.ask(&g.view(Some(1)), &g.legal_actions(1));
+    let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
+    let name = |s: Seat| {
+        if s == 1 {
+            "you".into()
+        } else {
+            names[s as usize].clone()
+        }
+    };
+    let story = g.story(Some(1), &name);
+    let theme = Theme { color: false };
+    let ctx = Ctx {
+        theme: &theme,
+        names: &names,
+        me: Some(1),
+        awaited: &[0, 1, 2],
+        what: "move",
+        secs_left: None,
+        story: &story,
+        asked: true,
+    };
+    let draw = |p: &panel::LamarckianPanel| {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
+        term.backend()
+            .buffer()
+            .content
+            .chunks(80)
+            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+            .collect::<String>()
+    };
+    let screen = draw(&p);
+    for want in [
+        "pool     K♠ K♥ K♦ K♣",
+        "deck     32 left · 3 discarded (last A♠ 10♣ 9♥)",
+        "▶ Ann               5 cards  face up A♥ 9♠",
+        "▶ you               4 cards  your hand below",
+        "▶ Cy                4 cards  face up 5♥",
+        "2♥ 3♥ 4♥ Q♣",
+        "seen by all: Q♣",
+        "[Enter] mark 2♥",
+    ] {
+        assert!(screen.contains(want), "{want:?} missing from\n{screen}");
+    }
+    for hidden in ["2♦", "6♦"] {
+        assert!(!screen.contains(hidden), "{hidden} shown:\n{screen}");
+    }
+    // A spectator's panel: counts and captures, no hand.
+    let mut watching = panel::LamarckianPanel::default();
+    watching.see(&g.view(None));
+    let seen = draw(&watching);
+    assert!(seen.contains("face up A♥ 9♠"), "{seen}");
+    for hidden in ["2♦", "2♥", "6♦", "your hand below", "[Enter]"] {
+        assert!(
+            !seen.contains(hidden),
+            "{hidden} shown to a spectator:\n{seen}"
+        );
+    }
+    // → moves to 3♥; Enter marks it.
+    assert_eq!(p.key(KeyEvent::from(KeyCode::Right)), Outcome::None);
+    assert!(p.help().contains("Enter: mark 3♥"), "{}", p.help());
+    let three = g.hands[&1][1].position;
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Enter)),
+        Outcome::Play(Action::Mark { position: three })
+    );
+    assert_eq!(
+        p.key(KeyEvent::from(KeyCode::Enter)),
+        Outcome::None,
+        "asked once"
+    );
+}

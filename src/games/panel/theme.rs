@@ -34,6 +34,27 @@ impl Theme {
     pub fn bad(&self) -> Style {
         self.fg(Color::Red)
     }
+    /// A card the way a person reads it, "Q♠" (red suits in red where colour is allowed);
+    /// `None` is a card face down.
+    pub fn card_face(&self, c: Option<CardId>) -> Span<'static> {
+        match c {
+            None => Span::styled("??", self.dim()),
+            Some(id) => {
+                let card = PlayingCard::from_id(id);
+                let red = matches!(card.suit, Suit::Hearts | Suit::Diamonds);
+                let style = if red {
+                    self.fg(Color::Red)
+                } else {
+                    Style::default()
+                };
+                Span::styled(
+                    format!("{}{}", card.rank_str(), card.suit.symbol()),
+                    style.add_modifier(Modifier::BOLD),
+                )
+            }
+        }
+    }
+
     pub fn card(&self, c: Option<CardId>) -> Span<'static> {
         match c {
             None => Span::styled("??", self.dim()),
