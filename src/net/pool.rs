@@ -330,6 +330,24 @@ impl RelayPool {
         Ok(report)
     }
 
+    /// Sends `events` to every relay back to back, in this order, without waiting for the relays'
+    /// answers, so that they arrive together: a test harness's way to publish a fork whose two
+    /// halves nobody can see apart. Honest clients use [`RelayPool::publish`].
+    pub async fn send_together(&self, events: &[Event]) -> Result<()> {
+        for url in &self.inner.urls {
+            let relay = relay_of(&self.inner.client, url).await?;
+            let msgs = events
+                .iter()
+                .map(|e| nostr_sdk::prelude::ClientMessage::event(e.clone()))
+                .collect();
+            relay.batch_msg(msgs).map_err(|e| NetError::Io {
+                context: format!("sending to {url}"),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        }
+        Ok(())
+    }
+
     /// Subscribes to `filters` on every relay, now and after every reconnection. The returned
     /// [`Subscription`] yields stored events first, then live ones, each event id once.
     /// Dropping it closes the subscription on the relays.

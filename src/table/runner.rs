@@ -345,12 +345,18 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 j.record(&ev)?;
             }
             session.handle(&ev);
+            if let Some(e) = extra {
+                // Both halves leave together, in order, so every client holds both before
+                // anyone could build on one of them.
+                match pool.send_together(&[ev.clone(), e.clone()]).await {
+                    Ok(()) => published += 2,
+                    Err(_) => unsent.extend([ev, e]),
+                }
+                continue;
+            }
             match delay {
                 Some(at) => delayed.push((at, ev)),
                 None => unsent.push_back(ev),
-            }
-            if let Some(e) = extra {
-                unsent.push_back(e);
             }
         }
         let (due, later): (Vec<_>, Vec<_>) =
