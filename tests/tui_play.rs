@@ -191,6 +191,15 @@ fn record(pty: &Pty) -> String {
     after
 }
 
+/// Adds to `seen` every word of `want` that is on `screen`, once each.
+fn note_seen<'a>(screen: &str, want: &[&'a str], seen: &mut Vec<&'a str>) {
+    for w in want {
+        if screen.contains(w) && !seen.contains(w) {
+            seen.push(w);
+        }
+    }
+}
+
 /// The bottom line: the keys that work now (or a notice).
 fn help(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
@@ -215,11 +224,7 @@ fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     let mut raised = false;
     let mut rolled = false;
     let status = pty.run(|s| {
-        for w in ["Story", "relays 1/1", "Your move", "stack"] {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
+        note_seen(s, &["Story", "relays 1/1", "Your move", "stack"], &mut seen);
         let keys = help(s);
         if s.contains("Table over") {
             return Some("\r");
@@ -296,19 +301,13 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
     let mut pty = Pty::spawn(&["play", "--game", "perudo", "--players", "2"], &home);
     let mut seen = Vec::<&str>::new();
     let status = pty.run(|s| {
-        for w in ["Perudo", "your cup", "you bid", "relays 1/1", "Dudo"] {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
-        }
-        if help(s).contains("any key: back") {
-            return Some(" ");
+        note_seen(
+            s,
+            &["Perudo", "your cup", "you bid", "relays 1/1", "Dudo"],
+            &mut seen,
+        );
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         if !s.contains("Your move") || !s.contains("you bid") {
             return None;
@@ -361,16 +360,16 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     let mut seen = Vec::<&str>::new();
     let mut joined = false;
     let status = pty.run(|s| {
-        for w in [
-            "Invitations (0)",
-            "Open public tables (1)",
-            "High Card",
-            "Your move",
-        ] {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
+        note_seen(
+            s,
+            &[
+                "Invitations (0)",
+                "Open public tables (1)",
+                "High Card",
+                "Your move",
+            ],
+            &mut seen,
+        );
         if !joined {
             if s.contains("▶ stranger hosted by") && s.contains("High Card") {
                 joined = true;
@@ -826,11 +825,7 @@ fn play_dominoes(game: &str, want: &[&'static str]) -> String {
     let mut seen = Vec::<&str>::new();
     let mut asked = 0;
     let status = pty.run(|s| {
-        for w in want {
-            if s.contains(w) && !seen.contains(w) {
-                seen.push(w);
-            }
-        }
+        note_seen(s, want, &mut seen);
         let k = domino_answer(s);
         if k.is_some() && s.contains("Your move") {
             asked += 1;
@@ -973,21 +968,11 @@ fn a_whole_lamarckian_poker_game_played_with_keys_in_the_terminal() {
     let mut moved = 0;
     let mut picked = false;
     let status = pty.run(|s| {
-        for w in SEEN {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        note_seen(s, &SEEN, &mut seen);
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         let at = keys.find("Enter: mark ")?;
         let card = keys[at..].split(" · ").next().unwrap().to_string();
         // Even turns: the second card, picked by its number, when the hand has more than one.
@@ -1076,21 +1061,11 @@ fn abandon_round(test: &str, bots: &str) -> Sailed {
     let mut discarded = 0;
     let mut key = false;
     let status = pty.run(|s| {
-        for w in SEEN {
-            if s.contains(w) && !seen.contains(&w) {
-                seen.push(w);
-            }
-        }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
+        note_seen(s, &SEEN, &mut seen);
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         let keys = help(s);
-        if keys.contains("any key: back") {
-            return Some(" ");
-        }
         if keys.contains("k: Key Card ") {
             key = true;
             return Some("k");
@@ -1249,14 +1224,8 @@ fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
             guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
             return None;
         }
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
-        }
-        if help(s).contains("any key: back") {
-            return Some(" ");
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
         }
         if !help(s).contains("Enter: mark ") {
             return None;
