@@ -50,13 +50,7 @@ pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
     for line in &r.story {
         println!("  · {line}");
     }
-    let name = |s: Seat| {
-        if Some(s) == r.seat {
-            "you".to_string()
-        } else {
-            crate::ui::seat_name(names, s)
-        }
-    };
+    let name = crate::ui::line::namer(names, r.seat);
     for v in &r.verdicts {
         if matches!(v, crate::table::session::Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty())
         {

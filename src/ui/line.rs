@@ -16,10 +16,7 @@ pub fn namer(names: &[String], me: Option<Seat>) -> impl Fn(Seat) -> String + Cl
         if Some(s) == me {
             "you".to_string()
         } else {
-            names
-                .get(s as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
+            super::seat_name(names, s)
         }
     }
 }

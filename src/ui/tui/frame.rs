@@ -62,10 +62,7 @@ impl<G: TableGame> Update<G> {
 }
 
 fn seat_label(names: &[String], me: Option<Seat>, s: Seat) -> String {
-    if Some(s) == me {
-        return "you".into();
-    }
-    crate::ui::seat_name(names, s)
+    crate::ui::line::namer(names, me)(s)
 }
 
 /// What a key asks of the loop.
