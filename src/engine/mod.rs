@@ -292,6 +292,26 @@ pub enum RuleError {
     Setup(String),
 }
 
+/// The rule error of an illegal move by `seat`.
+pub fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
+    RuleError::Illegal {
+        seat,
+        reason: reason.into(),
+    }
+}
+
+/// What every [`Game::forfeit`] checks first: the game is not over (`done`) and every offender
+/// is among the seats still `playing`.
+pub fn check_forfeit(done: bool, playing: &[Seat], offenders: &[Seat]) -> Result<(), RuleError> {
+    if done {
+        return Err(RuleError::Finished);
+    }
+    if let Some(o) = offenders.iter().find(|o| !playing.contains(o)) {
+        return Err(RuleError::Setup(format!("seat {o} is not playing")));
+    }
+    Ok(())
+}
+
 /// Checks that `outcomes` answer the `pending` batch one for one: each in form
 /// ([`ChanceOutcome::answers`]), then by the game's own `check`; the common start of every
 /// [`Game::apply_chance`]. Nothing is changed, so a refusal leaves the state as is.

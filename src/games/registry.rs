@@ -190,6 +190,16 @@ pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What every [`TableGame::start`] checks first: the setup seats as many players as the table.
+pub fn check_players(setup_players: usize, players: u8) -> Result<(), RuleError> {
+    if setup_players != usize::from(players) {
+        return Err(RuleError::Setup(format!(
+            "the setup seats {setup_players} players, not {players}"
+        )));
+    }
+    Ok(())
+}
+
 /// "NAME verbs", or "you verb" when the name is the reader's own seat.
 pub fn says(name: String, verb: &str) -> String {
     if name != "you" {

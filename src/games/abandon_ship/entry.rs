@@ -7,7 +7,7 @@ use super::game::{
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::{CardId, PlayingCard, Suit};
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{count, says, whose, SetupOptions, TableGame};
+use crate::games::registry::{check_players, count, says, whose, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -227,12 +227,7 @@ impl TableGame for AbandonShip {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<AbandonShip, RuleError> {
-        if setup.players != players {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.players
-            )));
-        }
+        check_players(setup.players.into(), players)?;
         AbandonShip::new(setup)
     }
 

@@ -4,6 +4,7 @@
 //! Rules: `protocol/rules/abandon-ship.md` (cited as §).
 
 use crate::cards::{CardId, DeckSpec, PlayingCard, Suit};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -315,13 +316,6 @@ pub struct AbandonShip {
     pending: Vec<ChanceRequest>,
     pub winners: Vec<Seat>,
     pub log: Vec<Entry>,
-}
-
-fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.to_string(),
-    }
 }
 
 const LAST_CARD: &str = "the last card of a hand may be played only if it is a King";
@@ -1267,12 +1261,7 @@ impl Game for AbandonShip {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| !self.seats().contains(o)) {
-            return Err(RuleError::Setup(format!("seat {o} is not playing")));
-        }
+        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         // § Forfeits: the round's deck dies with the offender's key share; the game ends.
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });

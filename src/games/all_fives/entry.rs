@@ -6,7 +6,7 @@ use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::CardId;
 use crate::engine::{Game, RuleError, Seat};
 use crate::games::dominoes::{self, joined as side, Typed};
-use crate::games::registry::{SetupOptions, TableGame};
+use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -177,7 +177,7 @@ impl TableGame for AllFives {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<AllFives, RuleError> {
-        dominoes::check_players(setup.players, players)?;
+        check_players(setup.players.into(), players)?;
         AllFives::new(setup)
     }
 

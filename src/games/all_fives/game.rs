@@ -2,10 +2,11 @@
 //! Rules: `protocol/rules/all-fives.md` (§ numbers below refer to it).
 
 use crate::cards::{CardId, DeckSpec};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
-use crate::games::dominoes::{self, illegal, Hands};
+use crate::games::dominoes::{self, Hands};
 pub use crate::games::dominoes::{Held, Phase};
 use serde::{Deserialize, Serialize};
 
@@ -671,16 +672,13 @@ impl Game for AllFives {
                         return Err(illegal(seat, "the lead is taken"));
                     }
                 } else if self.layout.open(end).is_none() {
-                    return Err(illegal(
-                        seat,
-                        &format!("the {} end is not open", end.word()),
-                    ));
+                    return Err(illegal(seat, format!("the {} end is not open", end.word())));
                 }
                 if let Some(t) = h.tile {
                     if !self.layout.fits(halves(t), end) {
                         return Err(illegal(
                             seat,
-                            &format!("{} does not fit the {} end", spec().name(t), end.word()),
+                            format!("{} does not fit the {} end", spec().name(t), end.word()),
                         ));
                     }
                 }
@@ -839,7 +837,7 @@ impl Game for AllFives {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        dominoes::check_forfeit(self.phase, &self.seats(), offenders)?;
+        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });
         }

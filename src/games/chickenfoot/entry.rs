@@ -5,7 +5,7 @@ use super::game::{Action, Chickenfoot, ChickenfootView, Entry, Layout, RoundEnd,
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::engine::{Game, RuleError, Seat};
 use crate::games::dominoes::{self, joined as seats, Typed};
-use crate::games::registry::{count, says, SetupOptions, TableGame};
+use crate::games::registry::{check_players, count, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -165,7 +165,7 @@ impl TableGame for Chickenfoot {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<Chickenfoot, RuleError> {
-        dominoes::check_players(setup.players, players)?;
+        check_players(setup.players.into(), players)?;
         Chickenfoot::new(setup)
     }
 

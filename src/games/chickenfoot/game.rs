@@ -2,10 +2,11 @@
 //! Rules: `protocol/rules/chickenfoot.md` (§ numbers below refer to it).
 
 use crate::cards::{CardId, DeckSpec};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
-use crate::games::dominoes::{self, illegal, Hands};
+use crate::games::dominoes::{self, Hands};
 pub use crate::games::dominoes::{halves_in, set, Held, Phase};
 use serde::{Deserialize, Serialize};
 
@@ -765,7 +766,7 @@ impl Game for Chickenfoot {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        dominoes::check_forfeit(self.phase, &self.seats(), offenders)?;
+        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });
         }

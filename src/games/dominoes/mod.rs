@@ -139,24 +139,6 @@ pub fn script_positions(
         .collect()
 }
 
-/// The rule error of an illegal move.
-pub fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
-}
-
-/// The setup seats this many players.
-pub fn check_players(setup_players: u8, players: u8) -> Result<(), RuleError> {
-    if setup_players != players {
-        return Err(RuleError::Setup(format!(
-            "the setup seats {setup_players} players, not {players}"
-        )));
-    }
-    Ok(())
-}
-
 /// A tile in a hand: its deck position, and the tile where this client knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Held {
@@ -212,17 +194,6 @@ pub fn check_turn(phase: Phase, mover: Option<Seat>, seat: Seat) -> Result<(), R
 /// The seats of `players` not removed.
 pub fn playing(players: u8, removed: &[Seat]) -> Vec<Seat> {
     (0..players).filter(|s| !removed.contains(s)).collect()
-}
-
-/// A forfeit may be applied: the game goes on and every offender is playing.
-pub fn check_forfeit(phase: Phase, seats: &[Seat], offenders: &[Seat]) -> Result<(), RuleError> {
-    if phase == Phase::Done {
-        return Err(RuleError::Finished);
-    }
-    if let Some(o) = offenders.iter().find(|o| !seats.contains(o)) {
-        return Err(RuleError::Setup(format!("seat {o} is not playing")));
-    }
-    Ok(())
 }
 
 /// The offenders join the removed seats, each once, in seat order.

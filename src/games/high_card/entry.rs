@@ -5,7 +5,7 @@ use super::game::{Action, Entry, HighCard, HighCardView, Phase, Setup};
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::PlayingCard;
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{count, says, SetupOptions, TableGame};
+use crate::games::registry::{check_players, count, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -60,12 +60,7 @@ impl TableGame for HighCard {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<HighCard, RuleError> {
-        if setup.players != players {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.players
-            )));
-        }
+        check_players(setup.players.into(), players)?;
         HighCard::new(setup)
     }
 

@@ -5,6 +5,7 @@
 //! Rules: `protocol/rules/high-card.md`.
 
 use crate::cards::{CardId, DeckSpec, PlayingCard};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -147,13 +148,6 @@ fn rank(card: CardId) -> (u8, crate::cards::Suit) {
     let c = PlayingCard::from_id(card);
     // Ace high; ties by suit, clubs lowest, spades highest.
     (if c.rank == 1 { 14 } else { c.rank }, c.suit)
-}
-
-fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.to_string(),
-    }
 }
 
 impl HighCard {
@@ -374,7 +368,7 @@ impl Game for HighCard {
                         _ => "the cards".into(),
                     },
                 },
-                _ => illegal(seat, &format!("{} is not allowed now", action.word())),
+                _ => illegal(seat, format!("{} is not allowed now", action.word())),
             });
         }
         match (self.phase, action) {
@@ -591,12 +585,7 @@ impl Game for HighCard {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| !self.active.contains(o)) {
-            return Err(RuleError::Setup(format!("seat {o} is not playing")));
-        }
+        crate::engine::check_forfeit(self.phase == Phase::Done, &self.active, offenders)?;
         // The round stops; each offender pays two points to the others, odd points to the
         // lowest seats; the offenders leave.
         let others: Vec<Seat> = self

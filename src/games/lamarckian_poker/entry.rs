@@ -6,7 +6,7 @@ use super::hand::card_name;
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::{CardId, PlayingCard};
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{count, says, SetupOptions, TableGame};
+use crate::games::registry::{check_players, count, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 use std::fmt::Write;
 
@@ -91,12 +91,7 @@ impl TableGame for LamarckianPoker {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<LamarckianPoker, RuleError> {
-        if setup.players != players {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.players
-            )));
-        }
+        check_players(setup.players.into(), players)?;
         LamarckianPoker::new(setup)
     }
 

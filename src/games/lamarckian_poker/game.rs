@@ -4,6 +4,7 @@
 
 use super::hand::{self, Ranking};
 use crate::cards::{CardId, DeckSpec};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -154,13 +155,6 @@ pub struct LamarckianPoker {
     pending: Vec<ChanceRequest>,
     pub winners: Vec<Seat>,
     pub log: Vec<Entry>,
-}
-
-fn illegal(seat: Seat, reason: &str) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.to_string(),
-    }
 }
 
 impl LamarckianPoker {
@@ -625,12 +619,7 @@ impl Game for LamarckianPoker {
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| !self.seats().contains(o)) {
-            return Err(RuleError::Setup(format!("seat {o} is not playing")));
-        }
+        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         // § Forfeits: the deck dies with the offender's key share, so the game ends.
         for o in offenders {
             self.log.push(Entry::Forfeited { seat: *o, reason });

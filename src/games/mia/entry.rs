@@ -3,7 +3,7 @@
 use super::game::{Action, LogEntry, Mia, MiaView, Setup};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{says, whose, SetupOptions, TableGame};
+use crate::games::registry::{check_players, says, whose, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
 fn dice_text(d: &[u8]) -> String {
@@ -81,12 +81,7 @@ impl TableGame for Mia {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<Mia, RuleError> {
-        if setup.seats.len() != players as usize {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.seats.len()
-            )));
-        }
+        check_players(setup.seats.len(), players)?;
         Mia::new(setup)
     }
 

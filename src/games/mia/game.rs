@@ -3,6 +3,7 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/mia.md`; the
 //! section names (§) are cited next to the code that follows them.
 
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -247,13 +248,6 @@ pub struct Mia {
     /// with them as the losers and no winner (rules §Forfeit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forfeited: Vec<Seat>,
-}
-
-fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
 }
 
 impl Mia {

@@ -3,7 +3,7 @@
 use super::game::{Action, LogEntry, Perudo, PerudoView, Setup};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
-use crate::games::registry::{says, SetupOptions, TableGame};
+use crate::games::registry::{check_players, says, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
 fn dice_text(d: &[u8]) -> String {
@@ -77,12 +77,7 @@ impl TableGame for Perudo {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<Perudo, RuleError> {
-        if setup.seats.len() != players as usize {
-            return Err(RuleError::Setup(format!(
-                "the setup seats {} players, not {players}",
-                setup.seats.len()
-            )));
-        }
+        check_players(setup.seats.len(), players)?;
         Perudo::new(setup)
     }
 

@@ -3,6 +3,7 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/perudo.md`; the
 //! section names (§) are cited next to the code that follows them.
 
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -169,13 +170,6 @@ pub struct Perudo {
     /// with them as the losers and no winner (rules §Forfeit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forfeited: Vec<Seat>,
-}
-
-fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
 }
 
 /// Whether `new` may follow `prev` (§Bids). Errors say what a legal raise would need.

@@ -5,6 +5,7 @@
 
 use super::variant::Betting;
 use crate::cards::{CardId, DeckSpec, PlayingCard};
+use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
@@ -170,13 +171,6 @@ pub struct Hand {
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
     pub result: Option<HandResult>,
-}
-
-fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
-    RuleError::Illegal {
-        seat,
-        reason: reason.into(),
-    }
 }
 
 impl Hand {
