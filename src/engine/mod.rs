@@ -382,6 +382,13 @@ pub enum ForfeitReason {
 }
 
 impl ForfeitReason {
+    /// Whether a game of many hands may keep the seat at the table, sitting out with what it
+    /// has, instead of sending it away: absence (a crash, a dead link, leaving) is not cheating.
+    /// A seat that equivocated is gone for good.
+    pub fn sits_out(self) -> bool {
+        !matches!(self, ForfeitReason::Equivocated)
+    }
+
     /// Words for a person ("Ann withheld a protocol step").
     pub fn describe(self) -> &'static str {
         match self {
@@ -462,6 +469,25 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// dealt before a forfeit are dead afterwards (an offender's key share is gone): a game that
     /// goes on asks for a new [`ChanceRequest::Shuffle`] before dealing again.
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError>;
+
+    /// Seats dealt out for now: a game of many episodes (hands) may keep a seat that forfeited
+    /// for absence ([`ForfeitReason::sits_out`]) at the table with what it has, dealing it no
+    /// hand until [`Game::sit_in`]. Ascending. None by default: the forfeit removed them.
+    fn sitting_out(&self) -> Vec<Seat> {
+        Vec::new()
+    }
+
+    /// Deals `seats` (sitting out) back in from the next episode the game starts. Games without
+    /// sitting out refuse.
+    fn sit_in(&mut self, seats: &[Seat]) -> Result<(), RuleError> {
+        match seats.first() {
+            None => Ok(()),
+            Some(s) => Err(illegal(
+                *s,
+                "this game deals nobody back in: a seat that left is gone",
+            )),
+        }
+    }
 
     fn is_terminal(&self) -> bool {
         matches!(self.to_act(), ToAct::Terminal)

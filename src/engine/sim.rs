@@ -518,6 +518,40 @@ fn check_seat_moves<G: Game>(
     Ok(legal)
 }
 
+/// A seat sitting out after its forfeit is dealt back in on a copy: the game stays consistent
+/// and plays to its end (the session test shows it is dealt a hand again).
+fn check_sit_in<G: Game>(
+    out: &G,
+    seat: Seat,
+    rng: &mut impl Rng,
+    opts: &SimOptions,
+) -> Result<(), String> {
+    let mut g = out.clone();
+    if g.is_terminal() {
+        return Ok(());
+    }
+    g.sit_in(&[seat])
+        .map_err(|e| format!("seat {seat} could not be dealt back in: {e}"))?;
+    if g.sitting_out().contains(&seat) {
+        return Err(format!("seat {seat} still sits out after coming back"));
+    }
+    g.check_invariants()
+        .map_err(|e| format!("after seat {seat} came back: {e}"))?;
+    let mut oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+        .map_err(|e| e.to_string())?;
+    let mut oracle = Oracle::new(&mut oracle_rng);
+    let mut moves_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+        .map_err(|e| e.to_string())?;
+    play_out(&mut g, &mut oracle, opts.max_steps, |_, _, legal| {
+        legal
+            .choose(&mut moves_rng)
+            .expect("a seat asked to move has a legal move")
+            .clone()
+    })
+    .map_err(|e| format!("after seat {seat} came back: {e}"))?;
+    Ok(())
+}
+
 /// Removes a random participant from a copy of `god` and plays the copy out with random moves:
 /// the game must stay consistent, never give the offender a move, and end without the offender
 /// among the winners.
@@ -535,6 +569,9 @@ fn check_forfeit<G: Game>(god: &G, rng: &mut impl Rng, opts: &SimOptions) -> Res
         return Err(format!(
             "seat {offender} still takes part in chance after its forfeit"
         ));
+    }
+    if g.sitting_out().contains(&offender) {
+        check_sit_in(&g, offender, rng, opts)?;
     }
     let mut oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
         .map_err(|e| e.to_string())?;

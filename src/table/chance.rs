@@ -234,6 +234,9 @@ struct Batch {
     got: BTreeSet<Seat>,
     /// Setup contributions held until every participant's is in.
     setups: BTreeMap<Seat, (Vec<VerifiedShare>, DiceCommitment, PublicKey)>,
+    /// What each participant's setup says about seats coming back (sitting out is the table's
+    /// business; the batch only keeps what was signed).
+    backs: BTreeMap<Seat, BTreeSet<Seat>>,
 }
 
 /// Verified shuffles, kept across derivations of the same log: a roll-back re-applies events
@@ -322,6 +325,23 @@ impl Chance {
     }
 
     /// The participants of the batch in progress (who takes part in its setup and shuffles).
+    /// Seats that every participant's setup of the open batch names as back (PROTOCOL §7.10);
+    /// empty when the batch had no setup.
+    pub fn agreed_back(&self) -> Vec<Seat> {
+        let Some(b) = &self.batch else {
+            return Vec::new();
+        };
+        if b.parts.is_empty() || b.parts.iter().any(|p| !b.backs.contains_key(p)) {
+            return Vec::new();
+        }
+        let mut all = b.backs.values();
+        let first = all.next().cloned().unwrap_or_default();
+        all.fold(first, |acc, x| acc.intersection(x).copied().collect())
+            .into_iter()
+            .filter(|s| !b.parts.contains(s))
+            .collect()
+    }
+
     pub fn batch_parts(&self) -> Vec<Seat> {
         self.batch
             .as_ref()
@@ -439,6 +459,7 @@ impl Chance {
             owed: BTreeMap::new(),
             got: BTreeSet::new(),
             setups: BTreeMap::new(),
+            backs: BTreeMap::new(),
         };
         if !needs_setup {
             self.plan(&mut batch)?;
@@ -601,6 +622,7 @@ impl Chance {
                     shares,
                     dice: hex::encode(dice.commitment().to_bytes()),
                     box_key: Keys::new(boxk.clone()).public_key().to_hex(),
+                    back: Vec::new(),
                 }))
             }
             Stage::Shuffle(k) if k == idx => {
@@ -781,8 +803,15 @@ impl Chance {
                     shares,
                     dice,
                     box_key,
+                    back,
                 },
-            ) => self.accept_setup(seat, shares, dice, box_key, setup_step),
+            ) => {
+                self.accept_setup(seat, shares, dice, box_key, setup_step)?;
+                if let Some(b) = self.batch.as_mut() {
+                    b.backs.insert(seat, back.iter().copied().collect());
+                }
+                Ok(())
+            }
             (Stage::Shuffle(k), Body::Shuffle { decks, dice }) => {
                 let b = self.batch.as_ref().expect("batch");
                 if b.parts[k] != seat {

@@ -259,6 +259,9 @@ const CLOCK_SKEW_SECS: u64 = 5;
 /// Events dated in the future kept until their time, at most.
 const MAX_HELD: usize = 2_048;
 
+/// How long a resumed client looks for its seat sitting out, to ask to be dealt in again.
+const BACK_WINDOW: Duration = Duration::from_secs(30);
+
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
 const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
 
@@ -320,7 +323,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let mut quit = cfg.decider.quit();
     // Since when this seat's signed leave has been on its way to the relays.
     let mut leaving: Option<Instant> = None;
+    // A resumed seat that sits out (it left, crashed or was timed out) asks to be dealt in
+    // again; only while it catches up, so a live player gone idle is not dealt back in unasked.
+    let mut back_until = resuming.then(|| Instant::now() + BACK_WINDOW);
     loop {
+        if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
+            back_until = None;
+        }
         // What the session owes: signed, recorded, applied here, then sent.
         for mut payload in session.take_outbox() {
             let mut delay = None;
@@ -609,10 +618,18 @@ fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> S
     let removed: Vec<String> = verdicts
         .iter()
         .filter_map(|v| match v {
-            Verdict::Removed { seats, reason, .. } => Some(
+            Verdict::Removed {
+                seats,
+                reason,
+                sitting_out,
+                ..
+            } => Some(
                 seats
                     .iter()
-                    .map(|s| format!("{} {}", names(*s), reason.describe()))
+                    .map(|s| {
+                        let out = if *sitting_out { " and sat out" } else { "" };
+                        format!("{} {}{out}", names(*s), reason.describe())
+                    })
                     .collect::<Vec<_>>(),
             ),
             _ => None,

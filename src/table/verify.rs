@@ -260,10 +260,20 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
             step,
             seats: s,
             reason,
+            sitting_out,
         } => format!(
-            "step {step}: {}: removed from the game ({})",
+            "step {step}: {}: {} ({})",
             seats(s),
+            if *sitting_out {
+                "out of the hand, dealt out until back"
+            } else {
+                "removed from the game"
+            },
             reason.describe()
+        ),
+        V::Back { step, seats: s } => format!(
+            "step {step}: {}: back at the table, dealt in from the next hand",
+            seats(s)
         ),
         V::ForkIgnored { step, seat } => format!(
             "step {step}: {}: signed two events, but everyone else had gone on: recorded only",

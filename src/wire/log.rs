@@ -57,6 +57,10 @@ pub enum Body {
         dice: String,
         #[serde(rename = "box")]
         box_key: String,
+        /// Seats sitting out whose signed `back` this participant holds: dealt in again from the
+        /// next hand when every participant of this setup names them (PROTOCOL §7.10).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        back: Vec<u8>,
     },
     /// Sequential, each participant in turn: its shuffle of every new deck of the batch, and the
     /// dice values it owes for the batch (base64 reveals, by slot).
@@ -98,6 +102,8 @@ pub enum Body {
     /// The sender leaves the table for good: from this step on it is removed wherever the
     /// table waits for it, at once and without votes, and it votes no more.
     Leave {},
+    /// The sender, sitting out, asks to be dealt in again (after a leave, a crash or a timeout).
+    Back {},
     /// Proof of misconduct: the offending signed events verbatim (or their ids when both would
     /// not fit in one event; relays keep the originals).
     Evidence {
@@ -120,6 +126,7 @@ impl Body {
             Body::End {} => "end",
             Body::Vote { .. } => "vote",
             Body::Leave {} => "leave",
+            Body::Back {} => "back",
             Body::Evidence { .. } => "evidence",
         }
     }
@@ -129,7 +136,7 @@ impl Body {
     pub fn is_contribution(&self) -> bool {
         !matches!(
             self,
-            Body::Vote { .. } | Body::Leave {} | Body::Evidence { .. }
+            Body::Vote { .. } | Body::Leave {} | Body::Back {} | Body::Evidence { .. }
         )
     }
 }
@@ -250,6 +257,7 @@ mod tests {
                 shares: vec!["AAAA".into()],
                 dice: "00".into(),
                 box_key: "11".into(),
+                back: vec![1],
             },
             Body::Shuffle {
                 decks: vec![DeckShuffle {

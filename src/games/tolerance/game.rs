@@ -131,6 +131,11 @@ impl Tolerance {
         Ok(t)
     }
 
+    /// At the table and dealt in (not gone, not sitting out).
+    fn present(&self, seat: Seat) -> bool {
+        self.table.stacks[seat as usize].is_some() && !self.table.sitting_out.contains(&seat)
+    }
+
     fn over(&self) -> bool {
         self.table.is_over()
             || self
@@ -335,7 +340,7 @@ impl Game for Tolerance {
         let finals = self.final_stacks();
         let best = finals
             .iter()
-            .filter(|(s, _)| self.table.stacks[*s as usize].is_some())
+            .filter(|(s, _)| self.present(*s))
             .map(|(_, c)| *c)
             .max()
             .unwrap_or(0);
@@ -344,9 +349,10 @@ impl Game for Tolerance {
                 .iter()
                 .map(|(s, c)| (*s, *c as i64 - start))
                 .collect(),
+            // A seat sitting out keeps its chips but does not win: it was not there.
             winners: finals
                 .iter()
-                .filter(|(s, c)| *c == best && best > 0 && self.table.stacks[*s as usize].is_some())
+                .filter(|(s, c)| *c == best && best > 0 && self.present(*s))
                 .map(|(s, _)| *s)
                 .collect(),
         })
@@ -382,6 +388,31 @@ impl Game for Tolerance {
             .collect()
     }
 
+    fn sitting_out(&self) -> Vec<Seat> {
+        self.table.sitting_out.iter().copied().collect()
+    }
+
+    fn sit_in(&mut self, seats: &[Seat]) -> Result<(), RuleError> {
+        for s in seats {
+            if !self.table.sitting_out.contains(s) {
+                return Err(crate::engine::illegal(*s, "this seat is not sitting out"));
+            }
+        }
+        if self.is_terminal() {
+            return Err(RuleError::Finished);
+        }
+        // The hand in play keeps its players: the seat is dealt in when the next hand is set
+        // up. Between hands the next deck is asked for again, since its size and its key holders
+        // follow the players (the table layer calls this before it starts the next batch).
+        for s in seats {
+            self.table.sitting_out.remove(s);
+        }
+        if self.hand.is_none() {
+            self.prepare_next();
+        }
+        Ok(())
+    }
+
     fn participants(&self) -> Vec<Seat> {
         match &self.hand {
             // Folded players still hold key shares and dice values for this hand.
@@ -399,6 +430,17 @@ impl Game for Tolerance {
         if self.is_terminal() {
             return Err(RuleError::Finished);
         }
+        // A seat already sitting out has no hand to forfeit.
+        let offenders: Vec<Seat> = offenders
+            .iter()
+            .copied()
+            .filter(|s| !self.table.sitting_out.contains(s))
+            .collect();
+        if offenders.is_empty() {
+            return Ok(());
+        }
+        let offenders = offenders.as_slice();
+        let sit_out = reason.sits_out();
         let (players, dealer, hand_no): (Vec<ForfeitSeat>, Seat, u64) = match &self.hand {
             Some(h) => (h.forfeit_seats(), h.dealer(), h.hand_no),
             None => {
@@ -434,9 +476,9 @@ impl Game for Tolerance {
         let before: Vec<Option<u64>> = self.table.stacks.clone();
         let finals = self
             .table
-            .record_forfeit(hand_no, dealer, &players, offenders)
+            .record_forfeit(hand_no, dealer, &players, offenders, sit_out)
             .map_err(|e| RuleError::Setup(e.to_string()))?;
-        for o in offenders {
+        for o in offenders.iter().filter(|_| !sit_out) {
             let took = finals
                 .iter()
                 .find(|(s, _)| s == o)
@@ -534,7 +576,7 @@ mod tests {
     #[test]
     fn a_forfeit_before_the_deal_refunds_nothing_and_removes_the_seat() {
         let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
-        g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+        g.forfeit(&[2], ForfeitReason::Equivocated).unwrap();
         assert_eq!(g.table.stacks[2], None);
         assert_eq!(g.participants(), vec![0, 1]);
         assert_eq!(g.history[0].forfeits[0].0, 2);
@@ -545,5 +587,33 @@ mod tests {
             ToAct::Chance(r) if r.len() == 1 && matches!(r[0], ChanceRequest::Shuffle { deck: 1, .. })
         ));
         assert_eq!(g.table.next_hand().unwrap().dealer, 1);
+    }
+
+    #[test]
+    fn a_seat_gone_for_absence_sits_out_with_its_chips_posts_no_blind_and_comes_back() {
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+        assert_eq!(g.table.stacks[2], Some(1000), "it keeps its chips");
+        assert_eq!(g.sitting_out(), vec![2]);
+        assert_eq!(g.participants(), vec![0, 1]);
+        g.check_invariants().unwrap();
+        // The next hand is heads-up: the seat posts no blind and holds no key share.
+        let next = g.table.next_hand().unwrap();
+        assert_eq!(
+            next.seats.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            vec![0, 1]
+        );
+        g.sit_in(&[2]).unwrap();
+        assert!(g.sitting_out().is_empty());
+        assert_eq!(g.participants(), vec![0, 1, 2]);
+        assert!(
+            g.sit_in(&[2]).is_err(),
+            "only a seat sitting out comes back"
+        );
+        // Heads-up, the other seat sitting out ends the table; the absent seat does not win.
+        let mut h = Tolerance::new(Variant::default(), 2, None).unwrap();
+        h.forfeit(&[1], ForfeitReason::Left).unwrap();
+        assert!(h.is_terminal());
+        assert_eq!(h.outcome().unwrap().winners, vec![0]);
     }
 }

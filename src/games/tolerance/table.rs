@@ -5,6 +5,7 @@ use super::hand::{Hand, HandRules, HandSetup, Phase};
 use super::variant::{Style, Variant, VariantError};
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TableError {
@@ -41,6 +42,10 @@ pub struct Table {
     /// Chips brought to the table and taken away (cash), so conservation can be checked.
     pub chips_in: u64,
     pub chips_out: u64,
+    /// Seats that keep their stacks but are dealt no hand until they come back (PROTOCOL §7.10):
+    /// they post no blinds and the Dealer button passes them by.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub sitting_out: BTreeSet<Seat>,
 }
 
 impl Table {
@@ -60,6 +65,7 @@ impl Table {
             hands_played: 0,
             chips_in: 0,
             chips_out: 0,
+            sitting_out: BTreeSet::new(),
         };
         for (seat, stack) in players {
             let stack = match t.variant.style {
@@ -149,8 +155,17 @@ impl Table {
         Ok(())
     }
 
-    /// Seats dealt into the next hand: occupied, with chips, clockwise by seat number.
+    /// Seats dealt into the next hand: occupied, with chips, not sitting out, clockwise by seat
+    /// number.
     pub fn active_seats(&self) -> Vec<(Seat, u64)> {
+        self.with_chips()
+            .into_iter()
+            .filter(|(s, _)| !self.sitting_out.contains(s))
+            .collect()
+    }
+
+    /// Seats with chips, sitting out or not.
+    fn with_chips(&self) -> Vec<(Seat, u64)> {
         self.stacks
             .iter()
             .enumerate()
@@ -164,7 +179,7 @@ impl Table {
 
     /// Tournament winner once one player has every chip.
     pub fn winner(&self) -> Option<Seat> {
-        match self.active_seats().as_slice() {
+        match self.with_chips().as_slice() {
             [(s, _)] if matches!(self.variant.style, Style::Tournament { .. }) => Some(*s),
             _ => None,
         }
@@ -290,13 +305,15 @@ impl Table {
     /// or equivocated. Every other player gets back what it put in; the offenders' chips in the
     /// pot are shared equally among the others still in the hand (or, if none, all others), odd
     /// chips one at a time clockwise from the Starter; the offenders then leave the table with
-    /// what they have left. `players` is clockwise from the Starter. Returns the final stacks.
+    /// what they have left — or, with `sit_out`, keep it at the table and sit out. `players` is
+    /// clockwise from the Starter. Returns the final stacks.
     pub fn record_forfeit(
         &mut self,
         hand_no: u64,
         dealer: Seat,
         players: &[ForfeitSeat],
         offenders: &[Seat],
+        sit_out: bool,
     ) -> Result<Vec<(Seat, u64)>, TableError> {
         if hand_no != self.hands_played {
             return Err(TableError::WrongHand);
@@ -312,6 +329,10 @@ impl Table {
             self.stacks[*seat as usize] = Some(*stack);
         }
         for seat in offenders {
+            if sit_out {
+                self.sitting_out.insert(*seat);
+                continue;
+            }
             if let Some(slot) = self.stacks.get_mut(*seat as usize) {
                 if let Some(left) = slot.take() {
                     self.chips_out += left;
@@ -345,6 +366,7 @@ mod tests {
                 0,
                 &[fs(1, 100, false), fs(2, 41, false), fs(0, 100, false)],
                 &[2],
+                false,
             )
             .unwrap();
         assert_eq!(finals, vec![(1, 1021), (2, 959), (0, 1020)]);

@@ -137,7 +137,7 @@ impl<G: Game> Session<G> {
     /// they leave.
     pub(crate) fn voters(&self) -> Vec<Seat> {
         let mut v = self.participants();
-        v.retain(|s| self.log.left_by(*s, self.r.step).is_none());
+        v.retain(|s| self.left(*s, self.r.step).is_none());
         v
     }
 
@@ -146,14 +146,14 @@ impl<G: Game> Session<G> {
         awaited
             .iter()
             .copied()
-            .filter(|x| self.log.left_by(*x, self.r.step).is_some())
+            .filter(|x| self.left(*x, self.r.step).is_some())
             .collect()
     }
 
     /// The reason a removal of `seats` gives: they left, if every one of them signed so.
     fn reason(&self, seats: &[Seat], otherwise: ForfeitReason) -> ForfeitReason {
         let s = self.r.step;
-        if !seats.is_empty() && seats.iter().all(|x| self.log.left_by(*x, s).is_some()) {
+        if !seats.is_empty() && seats.iter().all(|x| self.left(*x, s).is_some()) {
             ForfeitReason::Left
         } else {
             otherwise
@@ -257,11 +257,35 @@ impl<G: Game> Session<G> {
             self.r.kind = Kind::Chance;
             return true;
         }
+        // Seats every participant's setup named as back (PROTOCOL §7.10).
+        let sitting = self.r.game.sitting_out();
+        let back: Vec<Seat> = self
+            .r
+            .chance
+            .agreed_back()
+            .into_iter()
+            .filter(|x| sitting.contains(x))
+            .collect();
         match self.r.chance.finish() {
             Ok(outcomes) => {
                 if let Err(e) = self.r.game.apply_chance(&outcomes) {
                     self.broken(format!("the game refused the chance outcomes: {e}"));
                     return true;
+                }
+                if !back.is_empty() && !self.r.game.is_terminal() {
+                    if let Err(e) = self.r.game.sit_in(&back) {
+                        self.broken(format!("the game could not deal a seat back in: {e}"));
+                        return true;
+                    }
+                    for x in &back {
+                        self.r.removed.remove(x);
+                        self.r.out_at.remove(x);
+                        self.r.back_at.insert(*x, self.r.step);
+                    }
+                    self.r.verdicts.push(Verdict::Back {
+                        step: self.r.step,
+                        seats: back,
+                    });
                 }
                 self.r.kind = Kind::Unset;
                 false
@@ -801,9 +825,9 @@ impl<G: Game> Session<G> {
         let mut t = self.r.t_open;
         let (left, voted): (Vec<Seat>, Vec<Seat>) = seats
             .iter()
-            .partition(|x| self.log.left_by(**x, self.r.step).is_some());
+            .partition(|x| self.left(**x, self.r.step).is_some());
         for x in &left {
-            if let Some(h) = self.log.left_by(*x, self.r.step) {
+            if let Some(h) = self.left(*x, self.r.step) {
                 t = t.max(h.at());
             }
         }
@@ -983,10 +1007,16 @@ impl<G: Game> Session<G> {
             }
         }
         self.r.removed.extend(set);
+        let sitting = self.r.game.sitting_out();
+        let sitting_out = !seats.is_empty() && seats.iter().all(|x| sitting.contains(x));
+        for x in seats.iter().filter(|x| sitting.contains(x)) {
+            self.r.out_at.insert(*x, s);
+        }
         self.r.verdicts.push(Verdict::Removed {
             step: s,
             seats,
             reason,
+            sitting_out,
         });
         self.r.timeouts.insert(s);
         self.complete(Some(head), t, None);

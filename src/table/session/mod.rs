@@ -43,6 +43,9 @@ const MAX_VOTES_PER_STEP: usize = 4;
 /// Bytes of events for steps beyond the next one kept per seat: a seated player cannot make
 /// every other client hold an unbounded backlog.
 const MAX_AHEAD_BYTES: usize = 8 << 20;
+/// Leaves (and returns) kept per seat: a seat may leave and come back a few times; more is
+/// noise.
+const MAX_MARKS: usize = 8;
 /// Derived states kept for roll-backs; older verdicts are re-derived from the start.
 const SNAPSHOTS_KEPT: usize = 512;
 
@@ -129,12 +132,18 @@ pub enum Verdict {
     /// Every other participant voted these seats missing at a move or sealed step: the game
     /// moved for them (its timeout move); they must confirm they are still here.
     TimedOut { step: u32, seats: Vec<Seat> },
-    /// Removed from the game (withheld a step, gone after a timeout, equivocated).
+    /// Removed from the game (withheld a step, gone after a timeout, equivocated), or in a
+    /// game of many hands dealt out until they come back (`sitting_out`).
     Removed {
         step: u32,
         seats: Vec<Seat>,
         reason: ForfeitReason,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sitting_out: bool,
     },
+    /// Seats that sat out are dealt in again from the next hand: every participant's setup at
+    /// this step named them.
+    Back { step: u32, seats: Vec<Seat> },
     /// A seat forked a step, but every other seat had already built on one branch: the fork
     /// changed nobody's view and is recorded only.
     ForkIgnored { step: u32, seat: Seat },
@@ -221,8 +230,11 @@ pub(crate) struct Log {
     contributions: BTreeMap<(u32, Seat), Vec<Held>>,
     /// Votes by step and voter.
     votes: BTreeMap<u32, BTreeMap<Seat, Vec<Held>>>,
-    /// Each seat's signed leave with the earliest step (a later one says nothing more).
-    leaves: BTreeMap<Seat, Held>,
+    /// Each seat's signed leaves, by step (a seat that came back may leave again); at most
+    /// [`MAX_MARKS`] per seat.
+    leaves: BTreeMap<Seat, Vec<Held>>,
+    /// Each seat's signed returns from sitting out, by step; at most [`MAX_MARKS`] per seat.
+    backs: BTreeMap<Seat, Vec<Held>>,
     ids: HashSet<EventId>,
     /// Bytes held by (seat, step), for the bound on what a seat may have waiting ahead.
     sizes: BTreeMap<(Seat, u32), usize>,
@@ -252,9 +264,20 @@ impl Log {
         self.votes.get(&step)
     }
 
-    /// `seat`'s leave, if it signed one for `step` or earlier.
-    pub(crate) fn left_by(&self, seat: Seat, step: u32) -> Option<&Held> {
-        self.leaves.get(&seat).filter(|h| h.payload.step <= step)
+    /// `seat`'s leave, if it signed one for a step from `from` (when it was last dealt back
+    /// in) to `step`.
+    pub(crate) fn left_by(&self, seat: Seat, step: u32, from: u32) -> Option<&Held> {
+        self.leaves
+            .get(&seat)?
+            .iter()
+            .find(|h| (from..=step).contains(&h.payload.step))
+    }
+
+    /// Whether `seat` signed that it is back at step `from` or later.
+    pub(crate) fn back_since(&self, seat: Seat, from: u32) -> bool {
+        self.backs
+            .get(&seat)
+            .is_some_and(|v| v.iter().any(|h| h.payload.step >= from))
     }
 }
 
@@ -284,6 +307,10 @@ pub(crate) struct Replica<G: Game> {
     pub timeouts: BTreeSet<u32>,
     /// Seconds of its time bank each seat has used, by the log's own times.
     pub bank_used: BTreeMap<Seat, u64>,
+    /// Seats sitting out, with the step their forfeit was settled at (PROTOCOL §7.10).
+    pub out_at: BTreeMap<Seat, u32>,
+    /// Seats dealt back in, with the step: their leaves signed before it are spent.
+    pub back_at: BTreeMap<Seat, u32>,
 }
 
 /// A client's view of a table.
@@ -357,6 +384,8 @@ impl<G: Game> Session<G> {
             provisional: BTreeSet::new(),
             timeouts: BTreeSet::new(),
             bank_used: BTreeMap::new(),
+            out_at: BTreeMap::new(),
+            back_at: BTreeMap::new(),
         };
         let mut s = Session {
             cfg,
@@ -535,19 +564,28 @@ impl<G: Game> Session<G> {
                 self.stats.dropped += 1;
                 return self.since(before);
             }
-            Body::Leave {} => {
-                // One per seat: the earliest step counts, whatever order they arrive in.
-                let earlier = self
-                    .log
-                    .leaves
-                    .get(&seat)
-                    .is_some_and(|h| (h.payload.step, h.id()) <= (step, ev.id));
-                if earlier {
+            Body::Leave {} | Body::Back {} => {
+                // A few per seat, one per step (the first by id), in step order whatever order
+                // they arrive in.
+                let marks = match held.payload.body {
+                    Body::Leave {} => &mut self.log.leaves,
+                    _ => &mut self.log.backs,
+                };
+                let v = marks.entry(seat).or_default();
+                if let Some(i) = v.iter().position(|h| h.payload.step == step) {
+                    if v[i].id() <= ev.id {
+                        self.stats.dropped += 1;
+                        return self.since(before);
+                    }
+                    v.remove(i);
+                }
+                if v.len() >= MAX_MARKS {
                     self.stats.dropped += 1;
                     return self.since(before);
                 }
+                let at = v.partition_point(|h| h.payload.step < step);
+                v.insert(at, held);
                 *self.log.sizes.entry((seat, step)).or_default() += size;
-                self.log.leaves.insert(seat, held);
             }
             Body::Vote { .. } => {
                 let per = self
@@ -652,6 +690,8 @@ impl<G: Game> Session<G> {
                     provisional: BTreeSet::new(),
                     timeouts: BTreeSet::new(),
                     bank_used: BTreeMap::new(),
+                    out_at: BTreeMap::new(),
+                    back_at: BTreeMap::new(),
                 };
             }
         }
@@ -723,6 +763,17 @@ impl<G: Game> Session<G> {
             return;
         }
         let body = match self.own_contribution(me) {
+            Ok(Some(Body::Setup {
+                shares,
+                dice,
+                box_key,
+                ..
+            })) => Body::Setup {
+                shares,
+                dice,
+                box_key,
+                back: self.returning(),
+            },
             Ok(Some(b)) => b,
             Ok(None) => return,
             Err(e) => {
@@ -862,11 +913,7 @@ impl<G: Game> Session<G> {
             return false;
         };
         let queued = self.outbox.iter().any(|p| matches!(p.body, Body::Leave {}));
-        if self.r.finished
-            || self.r.removed.contains(&me)
-            || self.log.leaves.contains_key(&me)
-            || queued
-        {
+        if self.r.finished || self.r.removed.contains(&me) || self.has_left(me) || queued {
             return false;
         }
         let p = self.payload(Body::Leave {});
@@ -874,9 +921,56 @@ impl<G: Game> Session<G> {
         true
     }
 
-    /// Whether `seat` signed that it leaves (by the open step).
+    /// Whether `seat` signed that it leaves (by the open step, since it was last dealt in).
     pub fn has_left(&self, seat: Seat) -> bool {
-        self.log.left_by(seat, self.r.step).is_some()
+        self.left(seat, self.r.step).is_some()
+    }
+
+    /// `seat`'s leave counting at `step`: signed for `step` or earlier, and not before the seat
+    /// was last dealt back in.
+    pub(crate) fn left(&self, seat: Seat, step: u32) -> Option<&Held> {
+        let from = self.r.back_at.get(&seat).copied().unwrap_or(0);
+        self.log.left_by(seat, step, from)
+    }
+
+    /// Seats sitting out: they keep their place and chips but are dealt nothing until they
+    /// come back (PROTOCOL §7.10).
+    pub fn sitting_out(&self) -> Vec<Seat> {
+        self.r.game.sitting_out()
+    }
+
+    /// Seats sitting out whose signed return this client holds: its next setup names them.
+    pub(crate) fn returning(&self) -> Vec<Seat> {
+        self.r
+            .game
+            .sitting_out()
+            .into_iter()
+            .filter(|x| {
+                let from = self.r.out_at.get(x).copied().unwrap_or(0);
+                self.log.back_since(*x, from)
+            })
+            .collect()
+    }
+
+    /// Queues this seat's signed return when it sits out (a `resume` after a leave, a crash or
+    /// a timeout): every participant's next setup then names it and it is dealt in from the
+    /// hand after. `false` when there is nothing to do (not sitting out, or already said so).
+    pub fn come_back(&mut self) -> bool {
+        let Some(me) = self.me() else {
+            return false;
+        };
+        let queued = self.outbox.iter().any(|p| matches!(p.body, Body::Back {}));
+        let from = self.r.out_at.get(&me).copied().unwrap_or(0);
+        if self.r.finished
+            || queued
+            || !self.r.game.sitting_out().contains(&me)
+            || self.log.back_since(me, from)
+        {
+            return false;
+        }
+        let p = self.payload(Body::Back {});
+        self.outbox.push(p);
+        true
     }
 
     /// When this seat's next vote would be due (unix seconds), if it would cast one.

@@ -1212,3 +1212,147 @@ fn with_one_seat_gone_for_good_a_second_silent_seat_can_be_voted_out() {
     );
     assert!(left(h.spectator.verdicts()).contains(&leaver));
 }
+
+impl<G: Game + 'static> Harness<G> {
+    /// Seat `seat`'s client comes back (a `resume`): it signs that it is back and plays again.
+    fn come_back(&mut self, seat: usize) {
+        self.deliver(seat);
+        assert!(self.seats[seat].come_back());
+        assert!(!self.seats[seat].come_back(), "one return at a time");
+        for p in self.seats[seat].take_outbox() {
+            let ev = self.sign(seat, &p, self.now);
+            self.seats[seat].handle(&ev);
+            self.publish(ev);
+        }
+        self.modes[seat] = Mode::Honest;
+    }
+}
+
+fn dealt(t: &crate::games::tolerance::Tolerance) -> Vec<Vec<Seat>> {
+    t.history.iter().map(|h| h.players.clone()).collect()
+}
+
+#[test]
+fn a_tolerance_seat_that_leaves_sits_out_with_its_chips_and_is_dealt_in_again_after_coming_back() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 3, Some(8)).unwrap();
+    let mut h = Harness::new(t, 51, quick());
+    h.settle_to_decision();
+    let leaver = h.spectator.awaiting().seats[0];
+    h.leave(leaver as usize);
+    // The hand is forfeited at once and the next one dealt without it: no clock moves, as the
+    // table does not wait for anyone.
+    h.settle_to_decision();
+    assert_eq!(h.now, START);
+    let v = h.spectator.verdicts().to_vec();
+    assert!(
+        v.iter().any(|x| matches!(x, Verdict::Removed { seats, reason: ForfeitReason::Left, sitting_out: true, .. } if seats == &[leaver])),
+        "{v:?}"
+    );
+    assert_eq!(h.spectator.sitting_out(), vec![leaver]);
+    let g = h.spectator.game();
+    assert!(
+        g.table.stacks[leaver as usize].is_some_and(|c| c > 0),
+        "it keeps its chips"
+    );
+    let hands_out = g.history.len();
+    assert_eq!(hands_out, 1, "{:?}", dealt(g));
+    let playing = g.hand.as_ref().unwrap().seats();
+    assert!(!playing.contains(&leaver), "{playing:?}");
+    assert!(h.seats[leaver as usize].my_turn().is_none());
+
+    // It comes back: every participant's next setup names it, and it is dealt in after.
+    h.come_back(leaver as usize);
+    h.run(40);
+    h.agree();
+    let g = h.spectator.game();
+    assert!(
+        h.spectator
+            .verdicts()
+            .iter()
+            .any(|x| matches!(x, Verdict::Back { seats, .. } if seats == &[leaver])),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    assert!(
+        dealt(g)[hands_out..].iter().any(|p| p.contains(&leaver)),
+        "{:?}",
+        dealt(g)
+    );
+    assert!(h.spectator.sitting_out().is_empty());
+    assert_eq!(g.table.total_chips() + g.table.chips_out, g.table.chips_in);
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    // The same table whatever order the log arrives in.
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    let late = h.replay_in(&backwards);
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
+    assert_eq!(late.game(), h.spectator.game());
+}
+
+#[test]
+fn a_dead_tolerance_seat_sits_out_after_one_missed_step_and_is_not_waited_for_again() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 3, Some(4)).unwrap();
+    let mut h = Harness::new(t, 52, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0];
+    h.modes[mover as usize] = Mode::Dead;
+    h.run(40);
+    h.agree();
+    let v = h.spectator.verdicts().to_vec();
+    let against: Vec<&Verdict> = v
+        .iter()
+        .filter(|x| match x {
+            Verdict::TimedOut { seats, .. } | Verdict::Removed { seats, .. } => {
+                seats.contains(&mover)
+            }
+            _ => false,
+        })
+        .collect();
+    // Timed out once at its move, then gone after the acknowledgement it never made: sitting
+    // out, the table never waits for it again.
+    assert!(
+        matches!(
+            &against[..],
+            [
+                Verdict::TimedOut { .. },
+                Verdict::Removed {
+                    sitting_out: true,
+                    ..
+                }
+            ]
+        ),
+        "{v:?}"
+    );
+    let g = h.spectator.game();
+    assert_eq!(g.history.len(), 4, "{:?}", dealt(g));
+    assert!(dealt(g)[1..].iter().all(|p| !p.contains(&mover)));
+    assert!(g.table.stacks[mover as usize].is_some());
+    // It keeps its chips but does not win.
+    assert!(!g.outcome().unwrap().winners.contains(&mover));
+}
+
+#[test]
+fn heads_up_a_tolerance_leave_ends_the_table_and_the_leaver_keeps_its_chips() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 2, Some(5)).unwrap();
+    let mut h = Harness::new(t, 53, quick());
+    h.settle_to_decision();
+    h.leave(1);
+    h.settle();
+    assert_eq!(h.now, START);
+    assert!(h.spectator.is_finished());
+    h.agree();
+    let g = h.spectator.game();
+    let out = g.outcome().unwrap();
+    assert_eq!(out.winners, vec![0]);
+    let start = Variant::default().starting_stack as i64;
+    let kept = g.table.stacks[1].unwrap() as i64;
+    assert!(out.payoffs.contains(&(1, kept - start)), "{out:?}");
+    assert!(kept > 0);
+}
