@@ -981,3 +981,141 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
     );
     let _ = victim;
 }
+
+/// A player killed mid-table sits out with its chips instead of stalling or leaving the table,
+/// and `resume` deals it in again (PROTOCOL §7.10): three separate processes on one relay.
+#[test]
+fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (
+        home("sit-out", "a"),
+        home("sit-out", "b"),
+        home("sit-out", "c"),
+    );
+    player(&ha);
+    let b = player(&hb);
+    player(&hc);
+    let b_key = PublicKey::parse(&b).unwrap();
+    // Short steps so the crash is settled quickly; deep stacks and fixed-limit bets, so no
+    // player can bust out before the crashed one is back (the table would end).
+    let variant = ha.join("deep.toml");
+    std::fs::write(
+        &variant,
+        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n\
+         [style]\nkind = \"cash\"\nmin_buy_in = 1000\nmax_buy_in = 200000\n",
+    )
+    .unwrap();
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--game",
+            "tolerance",
+            "--variant",
+            variant.to_str().unwrap(),
+            "--relay",
+            &r.url,
+            "--seats",
+            "3",
+            "--public",
+            "--auto",
+            "--move-secs",
+            "5",
+            "--crypto-secs",
+            "5",
+            "--bank-secs",
+            "0",
+            "--hands",
+            "14",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let host_key = host_key.unwrap();
+    // What the relay carries: (signed by b, body) in arrival order.
+    let log = Arc::new(Mutex::new(Vec::<(bool, String)>::new()));
+    {
+        let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
+        r._rt.spawn(async move {
+            let pool = tolerance::net::pool::RelayPool::connect(
+                Keys::generate(),
+                [url],
+                Default::default(),
+            )
+            .await
+            .unwrap();
+            let mut sub = pool
+                .subscribe(vec![tolerance::wire::log_filter(
+                    &host_key,
+                    &table_hex,
+                    &[],
+                )])
+                .await
+                .unwrap();
+            while let Some(ev) = sub.recv().await {
+                if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
+                    log.lock()
+                        .unwrap()
+                        .push((ev.pubkey == b_key, p.body.name().to_string()));
+                }
+            }
+        });
+    }
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    let other = spawn(&hc, &["join", &naddr, "--auto"]);
+    kill_when(
+        &mut victim,
+        || {
+            log.lock()
+                .unwrap()
+                .iter()
+                .filter(|(_, k)| k == "move")
+                .count()
+                >= 2
+        },
+        || format!("{:?}", log.lock().unwrap()),
+    );
+    // Sitting out: the other two go on and set up hands without it.
+    let killed_at = log.lock().unwrap().len();
+    let end = Instant::now() + Duration::from_secs(90);
+    while log.lock().unwrap()[killed_at..]
+        .iter()
+        .filter(|(by_b, k)| !by_b && k == "setup")
+        .count()
+        < 4
+    {
+        assert!(
+            Instant::now() < end,
+            "the table never went on: {:?}",
+            log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let resumed = spawn(&hb, &["resume", &naddr]);
+    let (ok, out, err) = host.finish(Duration::from_secs(150));
+    assert!(ok, "{out}\n{err}");
+    let (ok_b, out_b, err_b) = resumed.finish(Duration::from_secs(60));
+    assert!(ok_b, "the resumed player failed:\n{out_b}\n{err_b}");
+    let (ok_c, out_c, err_c) = other.finish(Duration::from_secs(60));
+    assert!(ok_c, "{out_c}\n{err_c}");
+    // It signed that it is back, and then took part in a hand's setup again.
+    let seen = log.lock().unwrap().clone();
+    let back = seen
+        .iter()
+        .position(|(by_b, k)| *by_b && k == "back")
+        .unwrap_or_else(|| panic!("no back event: {seen:?}"));
+    assert!(
+        seen[back..].iter().any(|(by_b, k)| *by_b && k == "setup"),
+        "never dealt in again: {seen:?}"
+    );
+    let v = run(
+        &ha,
+        &["verify", "--table", &naddr, "--relay", &r.url, "--json"],
+    );
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(v.status.success(), "{text}");
+    assert!(text.contains("\"sitting_out\":true"), "{text}");
+    assert!(text.contains("\"kind\":\"back\""), "{text}");
+    assert!(text.contains("\"ok\":true"), "{text}");
+}

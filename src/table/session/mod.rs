@@ -651,6 +651,17 @@ impl<G: Game> Session<G> {
         if step > 0 && self.r.timeouts.contains(&(step - 1)) {
             from = from.min(step - 1);
         }
+        // Votes for a step this client completed with an event the others never received (its
+        // own, signed just before a crash, or one held back): the votes and the others' events
+        // built on the timeout decide it as they did for everyone else (§7.4). Two voters at
+        // least, so that one seat alone cannot make every client derive again.
+        let voted = |x: u32| self.log.votes_at(x).is_some_and(|m| m.len() >= 2);
+        if step < self.r.step && voted(step) {
+            from = from.min(step);
+        }
+        if step > 0 && step - 1 < self.r.step && voted(step - 1) {
+            from = from.min(step - 1);
+        }
         if from < self.r.step {
             self.rederive(from);
         } else {

@@ -1335,6 +1335,18 @@ fn a_dead_tolerance_seat_sits_out_after_one_missed_step_and_is_not_waited_for_ag
     assert!(g.table.stacks[mover as usize].is_some());
     // It keeps its chips but does not win.
     assert!(!g.outcome().unwrap().winners.contains(&mover));
+    // Its client, restarted on the whole log, reaches the same end.
+    let mut back = Session::new(
+        h.cfg.clone(),
+        h.spectator.initial.clone(),
+        Some((mover, master(mover as usize, 52))),
+    )
+    .unwrap();
+    for ev in &h.log {
+        back.handle(ev);
+    }
+    assert!(back.is_finished(), "{:?}", back.awaiting());
+    assert_eq!(back.verdicts(), h.spectator.verdicts());
 }
 
 #[test]
@@ -1355,4 +1367,46 @@ fn heads_up_a_tolerance_leave_ends_the_table_and_the_leaver_keeps_its_chips() {
     let kept = g.table.stacks[1].unwrap() as i64;
     assert!(out.payoffs.contains(&(1, kept - start)), "{out:?}");
     assert!(kept > 0);
+}
+
+#[test]
+fn a_seat_that_signed_a_setup_nobody_received_resumes_into_the_table_the_others_played() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 3, Some(3)).unwrap();
+    let mut h = Harness::new(t, 54, quick());
+    // Seat 1 signs its setup for step 0, records it, and dies before any relay takes it.
+    let kept: Vec<Event> = h.seats[1]
+        .take_outbox()
+        .iter()
+        .map(|p| h.sign(1, p, h.now))
+        .collect();
+    assert_eq!(kept.len(), 1);
+    h.modes[1] = Mode::Dead;
+    h.run(40);
+    h.agree();
+    assert!(h.spectator.is_finished());
+    // Restarted, it holds its own setup as well as everything the relays kept.
+    let mut back = Session::new(
+        h.cfg.clone(),
+        h.spectator.initial.clone(),
+        Some((1, master(1, 54))),
+    )
+    .unwrap();
+    for ev in kept.iter().chain(&h.log) {
+        back.handle(ev);
+    }
+    assert!(back.is_finished(), "{:?}", back.awaiting());
+    assert_eq!(back.verdicts(), h.spectator.verdicts());
+    // And in any order.
+    let mut late = Session::new(
+        h.cfg.clone(),
+        h.spectator.initial.clone(),
+        Some((1, master(1, 54))),
+    )
+    .unwrap();
+    for ev in h.log.iter().chain(&kept) {
+        late.handle(ev);
+    }
+    assert!(late.is_finished(), "{:?}", late.awaiting());
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
 }
