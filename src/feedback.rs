@@ -89,13 +89,9 @@ pub async fn send(
         let event = pool
             .sign(public_note(to, &message).tags(tags))
             .map_err(|e| e.to_string())?;
-        let report = dm::publish_to(
-            pool,
-            &lists.read[..lists.read.len().min(dm::MAX_LISTED_RELAYS)],
-            &event,
-        )
-        .await
-        .map_err(|e| format!("the note was not published: {e}"))?;
+        let report = dm::publish_to(pool, lists.for_mentions(), &event)
+            .await
+            .map_err(|e| format!("the note was not published: {e}"))?;
         return Ok(Sent::Public {
             note: event.id,
             report,

@@ -1119,3 +1119,76 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
     assert!(text.contains("\"kind\":\"back\""), "{text}");
     assert!(text.contains("\"ok\":true"), "{text}");
 }
+
+/// A host killed before its table started leaves neither the public table nor the invitation
+/// listed past the announcement's NIP-40 expiration (the wait plus 5 s here).
+#[test]
+fn a_killed_hosts_table_disappears_from_tables_when_it_expires() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb) = (home("expired", "a"), home("expired", "b"));
+    player(&ha);
+    let b = player(&hb);
+    let mut host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "3", "--invite", &b, "--public", "--wait", "6",
+            "--title", "doomed",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    host.wait_line(&format!("invited {b}"), Duration::from_secs(20));
+    host.child.kill().unwrap(); // SIGKILL: no cancellation is ever published
+    host.child.wait().unwrap();
+    let listed = |h: &Path| {
+        let out = run(h, &["tables", "--relay", &r.url, "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let count = |key: &str| {
+            v[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t.to_string().contains(&naddr))
+                .count()
+        };
+        (count("open"), count("invitations"))
+    };
+    assert_eq!(listed(&hb), (1, 1), "listed while it may still start");
+    // Its expiration, from the announcement the relay holds.
+    let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let expires = r._rt.block_on(async {
+        let pool = tolerance::net::pool::RelayPool::connect(
+            Keys::generate(),
+            [r.url.clone()],
+            Default::default(),
+        )
+        .await
+        .unwrap();
+        let evs = pool
+            .fetch(
+                vec![Filter::new()
+                    .kind(Kind::from(tolerance::wire::KIND_TABLE))
+                    .author(host_key.unwrap())
+                    .identifier(table_hex)],
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        evs[0]
+            .tags
+            .iter()
+            .find_map(|t| match t.as_standardized() {
+                Some(TagStandard::Expiration(ts)) => Some(ts.as_secs()),
+                _ => None,
+            })
+            .expect("an open table carries an expiration")
+    });
+    let now = Timestamp::now().as_secs();
+    assert!(expires <= now + 6 + 5, "expires {expires}, now {now}");
+    // Past it (one second of slack for the clocks' granularity): gone from both lists.
+    while Timestamp::now().as_secs() <= expires + 1 {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(listed(&hb), (0, 0));
+}

@@ -7,10 +7,11 @@
 //!
 //! What this module decides (and why):
 //! - **Where to send.** To the recipient's NIP-17 inbox relays (kind 10050) when they published
-//!   some, else to their NIP-65 read relays (kind 10002, `read` or unmarked), *and* always to the
-//!   sender's own relays: a recipient who never published a list can still find the message on
-//!   relays the sender and recipient share, and the sender's relays are where a reply is looked
-//!   for. At most [`MAX_LISTED_RELAYS`] relays are taken from someone else's list, so a hostile
+//!   some, *and* always to the sender's own relays (for an invitation, the table's relays): a
+//!   recipient who never published an inbox list can still find the message on relays the sender
+//!   and recipient share, and the sender's relays are where a reply is looked for. Never to their
+//!   NIP-65 read relays: NIP-17 says a key without a kind 10050 is not ready to receive private
+//!   messages elsewhere, and public relays that serve mentions may refuse or drop gift wraps. At most [`MAX_LISTED_RELAYS`] relays are taken from someone else's list, so a hostile
 //!   list cannot make us open hundreds of connections.
 //! - **The sender's copy.** The same rumor is also wrapped to the sender and sent to the sender's
 //!   inbox relays and own relays, as NIP-17 recommends, so it appears in the sender's history on
@@ -87,15 +88,16 @@ pub struct RelayLists {
 }
 
 impl RelayLists {
-    /// Where private messages for this key belong: the inbox relays if any were published, else
-    /// the NIP-65 read relays; at most [`MAX_LISTED_RELAYS`].
+    /// Where private messages for this key belong besides the relays we share: its NIP-17 inbox
+    /// relays, none if it published none (NIP-17); at most [`MAX_LISTED_RELAYS`].
     pub fn for_messages(&self) -> &[RelayUrl] {
-        let list = if self.inbox.is_empty() {
-            &self.read
-        } else {
-            &self.inbox
-        };
-        &list[..list.len().min(MAX_LISTED_RELAYS)]
+        &self.inbox[..self.inbox.len().min(MAX_LISTED_RELAYS)]
+    }
+
+    /// Where public notes mentioning this key belong: its NIP-65 read relays (NIP-65); at most
+    /// [`MAX_LISTED_RELAYS`].
+    pub fn for_mentions(&self) -> &[RelayUrl] {
+        &self.read[..self.read.len().min(MAX_LISTED_RELAYS)]
     }
 }
 
@@ -207,8 +209,9 @@ pub struct SendReport {
     pub own_copy: Result<PublishReport, String>,
 }
 
-/// Sends `content` privately from `pool`'s key to `to`: to the recipient's inbox (or NIP-65
-/// read) relays found on `pool`'s relays, plus `pool`'s relays; a copy to the sender's own inbox.
+/// Sends `content` privately from `pool`'s key to `to`: to the recipient's NIP-17 inbox relays
+/// found on `pool`'s relays (never its NIP-65 read relays), plus `pool`'s relays; a copy to the
+/// sender's own inbox.
 /// Fails if no relay took the recipient's copy; the report names every relay and its answer.
 pub async fn send_private(
     pool: &RelayPool,
@@ -515,7 +518,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn relay_lists_fall_back_to_nip65_read_relays_and_take_the_newest() {
+    async fn private_messages_go_to_inbox_relays_only_and_the_newest_list_wins() {
         let shared = relay().await;
         let someone = Keys::generate();
         let p = pool(&someone, &[&shared]).await;
@@ -534,9 +537,12 @@ mod tests {
             .unwrap();
         assert!(lists.inbox.is_empty());
         assert_eq!(lists.read, vec![read.clone(), both.clone()]);
-        assert_eq!(lists.for_messages(), &[read.clone(), both][..]);
+        // No kind 10050: no private message goes to the NIP-65 read relays (NIP-17); public
+        // mentions do (NIP-65).
+        assert!(lists.for_messages().is_empty());
+        assert_eq!(lists.for_mentions(), &[read.clone(), both][..]);
 
-        // A newer inbox list replaces an older one and takes precedence over NIP-65.
+        // A newer inbox list replaces an older one.
         let old = RelayUrl::parse("wss://old.example.org").unwrap();
         let new = RelayUrl::parse("wss://new.example.org").unwrap();
         let older = inbox_relays_event(std::slice::from_ref(&old))

@@ -217,9 +217,10 @@ pub async fn host_lobby(
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
     let nonce = new_nonce();
-    // Open tables expire (NIP-40) a little after the host would have cancelled them, so a
-    // host that died does not leave its table listed for ever.
-    let expires = Timestamp::now().as_secs() + opts.wait.as_secs() + 60;
+    // Open tables expire (NIP-40) a little after the host would have cancelled them (a quarter
+    // of the wait, 5 s to a minute), so a host that died leaves nothing listed for long.
+    let wait = opts.wait.as_secs();
+    let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
     let mut spec = TableSpec {
         v: VERSION,
         game: opts.game.clone(),
@@ -997,7 +998,15 @@ pub async fn list_tables(
                 event: None,
             };
             if let Ok((ev, spec)) = find_announcement(pool, &r, timeout).await {
-                invites.extend(listing(&ev, &spec, Some(npub(&msg.sender))));
+                // An invitation to a table whose host never started it and is gone: nothing to
+                // join (relays need not delete expired events, NIP-40).
+                let now = Timestamp::now().as_secs();
+                let expired = spec.lobby.as_ref().is_some_and(|l| {
+                    l.status == LobbyStatus::Open && l.expires.is_some_and(|t| t <= now)
+                });
+                if !expired {
+                    invites.extend(listing(&ev, &spec, Some(npub(&msg.sender))));
+                }
             }
         }
     }
