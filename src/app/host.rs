@@ -63,7 +63,8 @@ pub struct HostArgs {
     /// of throwaway keys).
     #[arg(long)]
     pub join_pow: Option<u8>,
-    /// Relay URL (repeatable); none starts the embedded relay on loopback (same machine only).
+    /// Relay URL (repeatable; two or more let the table survive losing one); none takes the
+    /// `relays` of config.toml, else starts the embedded relay on loopback (same machine only).
     #[arg(long = "relay")]
     pub relays: Vec<String>,
     /// Let a bot play your seat.
@@ -198,7 +199,17 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     )
     .await?;
     let (setup, max) = registry::with_game(&args.game, Check { opts })??;
-    let (relays, _embedded) = relays_or_embedded(&args.relays, true).await?;
+    // A table for strangers lives on several relays: the ones given, else those listed in
+    // config.toml; with none, the embedded relay (this machine only).
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let chosen = settings.relays(&args.relays, &[]);
+    if chosen.len() == 1 {
+        println!(
+            "this table uses one relay: if it goes down, play stops until it is back. \
+             Give --relay twice (or list relays in config.toml) so the table survives losing one."
+        );
+    }
+    let (relays, _embedded) = relays_or_embedded(&chosen, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
     let opts = HostOptions {
         keys: keys.clone(),
