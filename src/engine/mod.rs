@@ -53,6 +53,22 @@ pub enum ToAct {
 }
 
 impl ToAct {
+    /// What the game waits for, in words ("seat 2 to move"), for messages a person reads.
+    pub fn words(&self) -> String {
+        match self {
+            ToAct::Seat(s) => format!("seat {s} to move"),
+            ToAct::Sealed(v) => format!(
+                "{} to choose at once",
+                v.iter()
+                    .map(|s| format!("seat {s}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ToAct::Chance(_) => "the cards or dice to be dealt".into(),
+            ToAct::Terminal => "nothing: the game is over".into(),
+        }
+    }
+
     pub fn includes(&self, seat: Seat) -> bool {
         match self {
             ToAct::Seat(s) => *s == seat,
@@ -300,6 +316,21 @@ pub fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
     }
 }
 
+/// Dice faces in words for messages ("3 and 2", "6, 6 and 1").
+pub fn dice_text(values: &[u8]) -> String {
+    match values {
+        [] => "no dice".into(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!(
+            "{} and {last}",
+            init.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// What every [`Game::forfeit`] checks first: the game is not over (`done`) and every offender
 /// is among the seats still `playing`.
 pub fn check_forfeit(done: bool, playing: &[Seat], offenders: &[Seat]) -> Result<(), RuleError> {
@@ -469,6 +500,9 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// dealt before a forfeit are dead afterwards (an offender's key share is gone): a game that
     /// goes on asks for a new [`ChanceRequest::Shuffle`] before dealing again.
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError>;
+
+    /// Whether a seat gone for absence sits out instead of leaving ([`Game::sitting_out`]).
+    const SITS_OUT: bool = false;
 
     /// Seats dealt out for now: a game of many episodes (hands) may keep a seat that forfeited
     /// for absence ([`ForfeitReason::sits_out`]) at the table with what it has, dealing it no

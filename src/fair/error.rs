@@ -88,7 +88,7 @@ pub enum FairError {
         size: usize,
     },
     /// Not every seat's token (or dice value) is there yet: these seats are missing.
-    #[error("missing contributions from seats {seats:?}")]
+    #[error("missing contributions from participants {}", seats.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))]
     Missing {
         /// Seats (ascending) whose contribution is absent.
         seats: Vec<u16>,

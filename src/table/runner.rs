@@ -389,7 +389,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             if unsent.is_empty() || since.elapsed() > LEAVE_PUBLISH {
                 let told = unsent.is_empty();
                 pool.shutdown().await;
-                return Err(TableError::Left(if told {
+                return Err(TableError::Left(if told && G::SITS_OUT {
+                    "you left the table: the others were told and go on without you; your \
+                     chips stay and `tolerance resume` deals you in again"
+                        .into()
+                } else if told {
                     "you left the table: the others were told and go on without you".into()
                 } else {
                     format!(

@@ -106,7 +106,11 @@ impl TableGame for Mia {
             .iter()
             .map(|(s, l)| format!("{} {l}", n(*s)))
             .collect();
-        let mut s = format!("lives: {} ({:?} ranking)\n", lives.join(", "), v.ranking);
+        let mut s = format!(
+            "lives: {} ({} ranking)\n",
+            lives.join(", "),
+            v.ranking.name()
+        );
         if let Some(c) = &v.cup {
             if let Some(d) = c.dice {
                 s += &format!(

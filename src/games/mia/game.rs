@@ -74,6 +74,14 @@ impl Ranking {
         }
     }
 
+    /// Its name in words ("traditional", "modern").
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::Traditional => "traditional",
+            Ranking::Modern => "modern",
+        }
+    }
+
     /// Every cup value, best first.
     pub fn best_first(self) -> [Throw; 21] {
         let list = match self {
@@ -362,7 +370,7 @@ impl Mia {
         } else {
             Err(RuleError::OutOfTurn {
                 seat,
-                expected: format!("{:?}", self.to_act()),
+                expected: self.to_act().words(),
             })
         }
     }
@@ -384,7 +392,10 @@ impl Mia {
             match above {
                 Some(a) if self.ranking.rank(t) <= self.ranking.rank(a) => Err(illegal(
                     seat,
-                    format!("{t} does not beat {a} in the {:?} ranking", self.ranking),
+                    format!(
+                        "{t} does not beat {a} in the {} ranking",
+                        self.ranking.name()
+                    ),
                 )),
                 _ => Ok(()),
             }
@@ -412,7 +423,14 @@ impl Mia {
                 Err(illegal(seat, "nothing beats Mia: challenge or pass"))
             }
             (Phase::Respond, Action::Reroll) => Ok(()),
-            (phase, a) => Err(illegal(seat, format!("{a:?} is not a move in {phase:?}"))),
+            (phase, _) => Err(illegal(
+                seat,
+                match phase {
+                    Phase::Claim { .. } => "the roller must claim a value now",
+                    Phase::Respond => "challenge, pass or reroll now",
+                    _ => "no move is asked of anyone now",
+                },
+            )),
         }
     }
 
@@ -423,11 +441,16 @@ impl Mia {
             return Ok(());
         };
         if values.len() != 2 || values.iter().any(|d| !(1..=6).contains(d)) {
-            return Err(format!("seat {owner} opened {values:?}, not two d6"));
+            return Err(format!(
+                "seat {owner} opened {}, not two d6",
+                crate::engine::dice_text(values)
+            ));
         }
         match self.cup().dice {
             Some(known) if known[..] != values[..] => Err(format!(
-                "seat {owner} rolled {known:?} but opened {values:?}"
+                "seat {owner} rolled {} but opened {}",
+                crate::engine::dice_text(&known),
+                crate::engine::dice_text(values)
             )),
             _ => Ok(()),
         }

@@ -180,7 +180,7 @@ fn an_opening_that_differs_from_the_roll_is_refused() {
     }];
     let err = g.apply_chance(&lie).unwrap_err();
     assert!(
-        matches!(err, RuleError::BadChance(ref m) if m.contains("rolled [3, 2]")),
+        matches!(err, RuleError::BadChance(ref m) if m.contains("rolled 3 and 2 but opened 4 and 2")),
         "{err}"
     );
     assert_eq!(g, before);

@@ -349,7 +349,7 @@ impl Perudo {
         } else {
             Err(RuleError::OutOfTurn {
                 seat,
-                expected: format!("{:?}", self.to_act()),
+                expected: self.to_act().words(),
             })
         }
     }
@@ -376,13 +376,16 @@ impl Perudo {
         let p = self.player(*owner).expect("requests name seated players");
         if values.len() != p.dice_left as usize || values.iter().any(|d| !(1..=SIDES).contains(d)) {
             return Err(format!(
-                "seat {owner} opened {values:?}, not {} d6",
+                "seat {owner} opened {}, not {} d6",
+                crate::engine::dice_text(values),
                 p.dice_left
             ));
         }
         match &p.dice {
             Some(known) if known != values => Err(format!(
-                "seat {owner} rolled {known:?} but opened {values:?}"
+                "seat {owner} rolled {} but opened {}",
+                crate::engine::dice_text(known),
+                crate::engine::dice_text(values)
             )),
             _ => Ok(()),
         }

@@ -180,7 +180,11 @@ impl Tolerance {
         let bad = |m: String| RuleError::BadChance(m);
         match outcomes.first() {
             Some(ChanceOutcome::Shuffled { deck: d }) if *d == deck => {}
-            other => return Err(bad(format!("expected deck {deck} shuffled, got {other:?}"))),
+            _ => {
+                return Err(bad(format!(
+                    "the table's deck {deck} was not shuffled first"
+                )))
+            }
         }
         let mut table = self.table.clone();
         if table.hands_played == 0 {
@@ -192,7 +196,7 @@ impl Tolerance {
                 {
                     values[0]
                 }
-                other => return Err(bad(format!("expected one d{sides} roll, got {other:?}"))),
+                _ => return Err(bad(format!("the first Dealer needs one d{sides} roll"))),
             };
             table.first_dealer = active[(v as usize - 1) % active.len()];
         } else if outcomes.len() != 1 {
@@ -387,6 +391,8 @@ impl Game for Tolerance {
             .filter(|s| self.table.stacks[*s as usize].is_some())
             .collect()
     }
+
+    const SITS_OUT: bool = true;
 
     fn sitting_out(&self) -> Vec<Seat> {
         self.table.sitting_out.iter().copied().collect()

@@ -362,7 +362,7 @@ impl Hand {
             Some(s) if s == seat => Ok(self.actor),
             _ => Err(RuleError::OutOfTurn {
                 seat,
-                expected: format!("{:?}", self.to_act()),
+                expected: self.to_act().words(),
             }),
         }
     }
@@ -403,7 +403,14 @@ impl Hand {
                     ))
                 }
             }
-            (phase, a) => Err(illegal(seat, format!("{a:?} is not a move in {phase:?}"))),
+            (phase, _) => Err(illegal(
+                seat,
+                match phase {
+                    Phase::Bet(_) => "a betting round: check, call, bet, raise or fold",
+                    Phase::Roll(_) => "a roll round: roll or pass",
+                    _ => "no move is asked of anyone now",
+                },
+            )),
         }
     }
 

@@ -157,8 +157,8 @@ impl HandScript {
                     let Some((seat, action)) = moves.get(next) else {
                         failure = Some((
                             format!(
-                                "the script ended before the hand did ({:?} to act)",
-                                hand.to_act()
+                                "the script ended before the hand did ({})",
+                                hand.to_act().words()
                             ),
                             None,
                         ));
