@@ -202,8 +202,19 @@ async fn load_row(tables: usize, seats: u8, idle: usize, prefill_events: usize) 
     for run in runs {
         match run.await {
             Ok(Ok(run)) => {
-                if !run.summary.verified {
+                let s = &run.summary;
+                if !s.verified {
                     unverified += 1;
+                    let errors: Vec<String> = run
+                        .reports
+                        .iter()
+                        .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+                        .collect();
+                    eprintln!(
+                        "a table did not verify: finished {} clients agree {} violations {} \
+                         verdicts {:?} client errors {errors:?}",
+                        s.finished, s.clients_agree, s.violations, s.verdicts
+                    );
                 }
                 // The table's log plus its announcement.
                 events += run.summary.events + 1;
@@ -223,19 +234,21 @@ async fn load_row(tables: usize, seats: u8, idle: usize, prefill_events: usize) 
     let relay_cpu = relay.cpu_seconds() - relay_cpu0;
     let own_cpu = cpu_seconds("/proc/self/stat").unwrap_or(f64::NAN) - own_cpu0;
     let rss = relay.peak_rss_kb();
+    let rss_end = status_kb(&format!("/proc/{}/status", relay.pid), "VmRSS:").unwrap_or(0);
     relay.stop().await;
     walls.sort_by(|a, b| a.total_cmp(b));
     let median = walls.get(walls.len() / 2).copied().unwrap_or(f64::NAN);
     let max = walls.last().copied().unwrap_or(f64::NAN);
     println!(
         "{tables:>3} tables x {seats} seats{idle_note}{prefill_note} | failed {failed} unverified {unverified} | \
-         {events} events stored | relay CPU {relay_cpu:.2} s = {per_event:.3} ms/event, peak RSS {rss_mb:.1} MB | \
+         {events} events stored | relay CPU {relay_cpu:.2} s = {per_event:.3} ms/event, peak RSS {rss_mb:.1} MB (at the end {rss_end_mb:.1} MB) | \
          table wall median {median:.2} s max {max:.2} s, row {wall:.1} s | clients' CPU {own_cpu:.1} s ({client_per_event:.3} ms/event) | \
          load avg before {load_before}, after {load_after}",
         idle_note = if idle > 0 { format!(" +{idle} idle subs") } else { String::new() },
         prefill_note = if prefill_events > 0 { format!(" +{prefill_events} stored before") } else { String::new() },
         per_event = 1e3 * relay_cpu / events.max(1) as f64,
         rss_mb = rss as f64 / 1024.0,
+        rss_end_mb = rss_end as f64 / 1024.0,
         client_per_event = 1e3 * own_cpu / events.max(1) as f64,
         load_after = load_avg(),
     );

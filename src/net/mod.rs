@@ -5,7 +5,7 @@
 //! the chain, checking who may move — happens in `wire` and `table`.
 //!
 //! # Parts
-//! - [`relay`]: the embedded relay (nostr-relay-builder's `LocalRelay` behind our own listener
+//! - [`relay`]: the embedded relay (our own listener and NIP-01 server over nostr-database stores,
 //!   with `TCP_NODELAY`, optional LMDB persistence) and `tolerance relay` ([`run_standalone`]).
 //! - [`pool`]: [`RelayPool`], one identity's connections to several relays over nostr-sdk:
 //!   publish with a per-relay report, deduplicated subscriptions that survive relay restarts,
