@@ -102,7 +102,12 @@ fn cpu_seconds(path: &str) -> Option<f64> {
 fn status_kb(path: &str, key: &str) -> Option<u64> {
     let status = std::fs::read_to_string(path).ok()?;
     let line = status.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+    line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -144,7 +149,11 @@ async fn prefill(url: &str, n: usize) {
     let pool = RelayPool::connect(keys.clone(), [url], PoolConfig::default())
         .await
         .expect("prefill connects");
-    let coordinate = format!("{}:{}:prefill", wire::KIND_TABLE, keys.public_key().to_hex());
+    let coordinate = format!(
+        "{}:{}:prefill",
+        wire::KIND_TABLE,
+        keys.public_key().to_hex()
+    );
     let mut sent = 0;
     while sent < n {
         let batch: Vec<_> = (sent..n.min(sent + 64))
@@ -156,15 +165,16 @@ async fn prefill(url: &str, n: usize) {
                 .expect("signs")
             })
             .collect();
+        sent += batch.len();
         let mut publishes = tokio::task::JoinSet::new();
-        for event in batch.iter().cloned() {
+        for event in batch {
             let pool = pool.clone();
             publishes.spawn(async move { pool.publish(&event).await });
         }
         while let Some(r) = publishes.join_next().await {
-            r.expect("publish task").expect("the relay stores the filler");
+            r.expect("publish task")
+                .expect("the relay stores the filler");
         }
-        sent += batch.len();
     }
     pool.shutdown().await;
 }
@@ -384,7 +394,11 @@ fn main() {
         .unwrap_or_else(|_| "10,25,50,100".into())
         .split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse().expect("LOAD_BENCH_TABLES: comma-separated counts"))
+        .map(|s| {
+            s.trim()
+                .parse()
+                .expect("LOAD_BENCH_TABLES: comma-separated counts")
+        })
         .collect();
     let seats: u8 = env_or("LOAD_BENCH_SEATS", 5);
     let idle: usize = env_or("LOAD_BENCH_IDLE_SUBS", 0);

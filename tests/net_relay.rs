@@ -608,9 +608,13 @@ async fn live_events_reach_every_shape_of_filter() {
     let coordinate = format!("30000:{}:routing", author.public_key().to_hex());
     let tagged = |text: &str| {
         author
-            .sign(EventBuilder::new(kind, text).tags([
-                nostr_sdk::prelude::Tag::parse(["a", &coordinate]).expect("a tag"),
-            ]))
+            .sign(
+                EventBuilder::new(kind, text).tags([nostr_sdk::prelude::Tag::parse([
+                    "a",
+                    &coordinate,
+                ])
+                .expect("a tag")]),
+            )
             .expect("signs")
     };
     let by_id = tagged("by id");
@@ -620,11 +624,18 @@ async fn live_events_reach_every_shape_of_filter() {
             "tag with kind and author",
             vec![Filter::new()
                 .kind(kind)
-                .custom_tag(nostr_sdk::prelude::SingleLetterTag::lowercase(nostr_sdk::prelude::Alphabet::A), coordinate.clone())
+                .custom_tag(
+                    nostr_sdk::prelude::SingleLetterTag::lowercase(nostr_sdk::prelude::Alphabet::A),
+                    coordinate.clone(),
+                )
                 .author(author.public_key())],
             tagged("by tag"),
         ),
-        ("author", vec![Filter::new().author(author.public_key())], tagged("by author")),
+        (
+            "author",
+            vec![Filter::new().author(author.public_key())],
+            tagged("by author"),
+        ),
         ("kind", vec![Filter::new().kind(kind)], tagged("by kind")),
         (
             "no field",

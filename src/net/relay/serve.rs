@@ -493,7 +493,10 @@ impl Shared {
             return ok(event.id, false, why);
         }
         if !event.verify_signature() {
-            let why = format!("{}: invalid event signature", MachineReadablePrefix::Invalid);
+            let why = format!(
+                "{}: invalid event signature",
+                MachineReadablePrefix::Invalid
+            );
             return ok(event.id, false, why);
         }
         if event.is_protected() {
@@ -521,7 +524,13 @@ impl Shared {
                 return ok(event.id, false, why);
             }
             Ok(DatabaseEventStatus::NotExistent) => {}
-            Err(e) => return ok(event.id, false, format!("{}: {e}", MachineReadablePrefix::Error)),
+            Err(e) => {
+                return ok(
+                    event.id,
+                    false,
+                    format!("{}: {e}", MachineReadablePrefix::Error),
+                )
+            }
         }
         match self.db.save_event(&event).await {
             Ok(SaveEventStatus::Success) => {
