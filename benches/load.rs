@@ -23,6 +23,11 @@
 //! not want the event); `LOAD_BENCH_PREFILL=E` first stores E events of another table's log
 //! (cost of a relay store that holds other tables' events).
 //!
+//! `LOAD_BENCH_STORE_ONLY=36000` instead measures only the relay's event store in this process:
+//! the RSS that nostr-database's in-memory store gains holding that many signed events of the
+//! log kind with one `a` tag and `LOAD_BENCH_STORE_CONTENT` (1,200) bytes of content, parsed
+//! from JSON as the relay does.
+//!
 //! Run: `cargo bench --bench load` (the tables of one row all start at once; on the 2-core
 //! machine 100 tables take a few minutes).
 
@@ -374,6 +379,48 @@ async fn seat_process(secret: String) {
     );
 }
 
+/// RSS of this process, in kB.
+fn rss_kb() -> u64 {
+    status_kb("/proc/self/status", "VmRSS:").expect("our own VmRSS")
+}
+
+/// What nostr-database's in-memory store (the embedded relay's, same options) costs per event.
+async fn store_row(n: usize, content: usize) {
+    use nostr_sdk::prelude::{
+        Event, JsonUtil, MemoryDatabase, MemoryDatabaseOptions, NostrDatabase,
+    };
+    let keys = Keys::generate();
+    let coordinate = format!("{}:{}:store", wire::KIND_TABLE, keys.public_key().to_hex());
+    let body = "x".repeat(content);
+    // Signed and kept as JSON first, so that only the store's share is counted.
+    let jsons: Vec<String> = (0..n)
+        .map(|i| {
+            EventBuilder::new(Kind::from(wire::KIND_LOG), format!("{i}{body}"))
+                .tags([Tag::parse(["a", &coordinate]).expect("a tag")])
+                .sign_with_keys(&keys)
+                .expect("signs")
+                .as_json()
+        })
+        .collect();
+    let json_bytes: usize = jsons.iter().map(String::len).sum();
+    let db = MemoryDatabase::with_opts(MemoryDatabaseOptions {
+        events: true,
+        max_events: Some(tolerance::net::relay::MEMORY_EVENTS),
+    });
+    let before = rss_kb();
+    for json in &jsons {
+        let event = Event::from_json(json).expect("our own JSON");
+        db.save_event(&event).await.expect("stored");
+    }
+    let grown = rss_kb().saturating_sub(before);
+    println!(
+        "in-memory store: {n} events of {:.0} B of JSON each: +{:.1} MB RSS = {:.0} B per event",
+        json_bytes as f64 / n as f64,
+        grown as f64 / 1024.0,
+        grown as f64 * 1024.0 / n as f64,
+    );
+}
+
 fn main() {
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()
@@ -405,6 +452,15 @@ fn main() {
     let prefill_events: usize = env_or("LOAD_BENCH_PREFILL", 0);
     let client_seats: u8 = env_or("LOAD_BENCH_CLIENT_SEATS", 10);
     let rt = runtime();
+    let store_only: usize = env_or("LOAD_BENCH_STORE_ONLY", 0);
+    if store_only > 0 {
+        // One size per run: memory freed by an earlier measurement would be reused by a later one.
+        rt.block_on(store_row(
+            store_only,
+            env_or("LOAD_BENCH_STORE_CONTENT", 1_200),
+        ));
+        return;
+    }
     rt.block_on(async {
         for &n in &tables {
             load_row(n, seats, idle, prefill_events).await;
