@@ -17,9 +17,15 @@
 //!   crypto work behind it: shuffle proofs made, shuffle proofs and tokens verified by all
 //!   clients together.
 //!
+//! - where the wall time of the hands after the first goes, by kind of step: seat 0 notes when
+//!   each step closes and the type of the log events that closed it ("setup" for the keys,
+//!   "shuffle", "reveal", "move"...); passes and seconds per hand of each kind.
+//!
 //! Run: `cargo bench --bench table` (env `TABLE_BENCH_SEATS=2,5,10`, `TABLE_BENCH_HANDS=3`,
 //! `TABLE_BENCH_RUNS=1`; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
-//! is installed). Figures are in BENCHMARKS.md, section "Networked hands".
+//! is installed; `TABLE_BENCH_DELAY_MS=50` puts a `DelayProxy` adding 50 ms each way between
+//! every client — and the probe — and the embedded relay, as if the relay were across a WAN).
+//! Figures are in BENCHMARKS.md, sections "Networked hands" and "Over a slow network".
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,6 +34,7 @@ use nostr_sdk::prelude::{EventBuilder, Filter, Keys, Kind};
 use tokio::sync::watch;
 use tolerance::games::registry::SetupOptions;
 use tolerance::games::tolerance::{HandSummary, Tolerance};
+use tolerance::net::delay::DelayProxy;
 use tolerance::net::testing::NostrRsRelay;
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool, Subscription};
 use tolerance::table::demo::{run_demo, DemoOptions};
@@ -145,7 +152,7 @@ fn machine_cpu_seconds() -> Option<(f64, f64)> {
 #[derive(Default)]
 struct Row {
     seats: u8,
-    relay: &'static str,
+    relay: String,
     tables: u32,
     hands: u64,
     /// Seconds between consecutive hand completions (hands 2..).
@@ -165,6 +172,11 @@ struct Row {
     tokens_verified: u64,
     rtt_idle: Vec<f64>,
     rtt_load: Vec<f64>,
+    /// By kind of step: passes and seconds, over the hands after each table's first.
+    phases: std::collections::BTreeMap<String, (u64, f64)>,
+    /// Hands those phases cover, and their wall time.
+    phase_hands: u64,
+    phase_wall: f64,
 }
 
 async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
@@ -187,6 +199,10 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
 
     let done: Arc<Mutex<Vec<Instant>>> = Arc::default();
     let marks = done.clone();
+    // (when, open step, type of the events of the step(s) that just closed) each time seat 0's
+    // open step changes.
+    let steps: Arc<Mutex<Vec<(Instant, u32, String)>>> = Arc::default();
+    let step_marks = steps.clone();
     let cpu_before = process_cpu_seconds();
     let machine_before = machine_cpu_seconds();
     let started = Instant::now();
@@ -204,6 +220,26 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         None,
         // Seat 0 marks the moment each hand's record appears in its game.
         Some(Box::new(move |s: &Session<Tolerance>, _: &RelayHealth| {
+            let step = s.awaiting().step;
+            let mut st = step_marks.lock().expect("not poisoned");
+            let last = st.last().map(|l| l.1);
+            if last != Some(step) {
+                let closed = u64::from(last.unwrap_or(0));
+                let applied = s.applied();
+                let label = applied
+                    .iter()
+                    .rev()
+                    .take(64)
+                    .find_map(|e| {
+                        let v: serde_json::Value = serde_json::from_str(&e.content).ok()?;
+                        (v["step"].as_u64()? == closed)
+                            .then(|| v["type"].as_str().map(str::to_owned))
+                            .flatten()
+                    })
+                    .unwrap_or_else(|| "other".into());
+                st.push((Instant::now(), step, label));
+            }
+            drop(st);
             let n = s.game().history.len();
             if n > seen_hands {
                 seen_hands = n;
@@ -235,6 +271,22 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     assert_eq!(marks.len() as u64, played, "seat 0 saw every hand end");
     row.first_hands
         .push(marks[0].duration_since(started).as_secs_f64());
+    // Each step's time runs from when it opened to when the next one did; steps that closed
+    // together in one update share that time.
+    let steps = steps.lock().expect("not poisoned").clone();
+    let (first_end, last_end) = (marks[0], *marks.last().expect("a hand"));
+    for w in steps.windows(2) {
+        let ((t0, s0, _), (t1, s1, what)) = (&w[0], &w[1]);
+        if *t0 < first_end || *t1 > last_end {
+            continue;
+        }
+        let passes = u64::from(s1.saturating_sub(*s0));
+        let e = row.phases.entry(what.clone()).or_default();
+        e.0 += passes;
+        e.1 += t1.duration_since(*t0).as_secs_f64();
+    }
+    row.phase_hands += played - 1;
+    row.phase_wall += last_end.duration_since(first_end).as_secs_f64();
     row.hand_walls.extend(
         marks
             .windows(2)
@@ -292,6 +344,30 @@ fn print_row(row: &mut Row) {
         row.shuffles_verified as f64 / h,
         row.tokens_verified as f64 / h,
     );
+    if row.phase_hands > 0 {
+        let hands = row.phase_hands as f64;
+        let passes: u64 = row.phases.values().map(|p| p.0).sum();
+        let passes = passes as f64 / hands;
+        let wall = row.phase_wall / hands;
+        let parts: Vec<String> = row
+            .phases
+            .iter()
+            .map(|(what, (passes, secs))| {
+                format!(
+                    "{what} {:.1} passes {:.3} s",
+                    *passes as f64 / hands,
+                    secs / hands
+                )
+            })
+            .collect();
+        println!(
+            "   later hands ({}): mean wall {wall:.3} s, {passes:.1} passes = {:.2} x (passes x rtt in play); \
+             by kind of step closed, per hand: {}",
+            row.phase_hands,
+            wall / (passes * rtt_load),
+            parts.join(", "),
+        );
+    }
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -319,6 +395,7 @@ fn main() {
     let hands: u64 = env_or("TABLE_BENCH_HANDS", 3);
     let runs: u32 = env_or("TABLE_BENCH_RUNS", 1);
     let external: u8 = env_or("TABLE_BENCH_NOSTR_RS", 0);
+    let delay = Duration::from_millis(env_or("TABLE_BENCH_DELAY_MS", 0));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -327,7 +404,11 @@ fn main() {
         for &n in &seats {
             let mut row = Row {
                 seats: n,
-                relay: "EmbeddedRelay",
+                relay: if delay.is_zero() {
+                    "EmbeddedRelay".into()
+                } else {
+                    format!("Embedded+{}ms", delay.as_millis())
+                },
                 ..Row::default()
             };
             // Tables that end early (one player took every chip) are topped up with more tables.
@@ -336,7 +417,15 @@ fn main() {
                 let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
                     .await
                     .expect("embedded relay starts");
-                play(&mut row, relay.url().as_str(), n, hands).await;
+                if delay.is_zero() {
+                    play(&mut row, relay.url().as_str(), n, hands).await;
+                } else {
+                    let proxy = DelayProxy::start(relay.local_addr(), delay)
+                        .await
+                        .expect("the delay proxy starts");
+                    play(&mut row, &proxy.ws_url(), n, hands).await;
+                    drop(proxy);
+                }
                 relay.shutdown().await;
             }
             print_row(&mut row);
@@ -346,7 +435,7 @@ fn main() {
                 Ok(relay) => {
                     let mut row = Row {
                         seats: external,
-                        relay: "nostr-rs-relay",
+                        relay: "nostr-rs-relay".into(),
                         ..Row::default()
                     };
                     while row.hands < runs as u64 * hands {

@@ -1,5 +1,5 @@
 //! End-to-end tests of `tolerance::net` against real relays on loopback: the embedded relay
-//! (nostr-relay-builder behind our listener) and, when installed, nostr-rs-relay.
+//! (our own listener and NIP-01 server, `src/net/relay/`) and, when installed, nostr-rs-relay.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -590,5 +590,82 @@ async fn heartbeats_are_passed_on_live_and_never_stored() {
             .await
             .expect("fetches");
         assert!(stored.is_empty(), "{url} stored a heartbeat: {stored:?}");
+    }
+}
+
+/// The embedded relay files each live subscription under the most selective field of each of
+/// its filters (ids, then a tag value, then authors, then kinds, else "any") and passes an event
+/// only to the subscriptions filed under its id, tag values, author or kind: each shape of filter
+/// must still get its live events, also when a later filter of the subscription is the one
+/// that matches.
+#[tokio::test(flavor = "multi_thread")]
+async fn live_events_reach_every_shape_of_filter() {
+    let relay = embedded().await;
+    let url = relay.url();
+    let author = pool(&[url]).await;
+    let watcher = pool(&[url]).await;
+    let kind = Kind::Custom(4_246);
+    let coordinate = format!("30000:{}:routing", author.public_key().to_hex());
+    let tagged = |text: &str| {
+        author
+            .sign(
+                EventBuilder::new(kind, text).tags([nostr_sdk::prelude::Tag::parse([
+                    "a",
+                    &coordinate,
+                ])
+                .expect("a tag")]),
+            )
+            .expect("signs")
+    };
+    let by_id = tagged("by id");
+    let shapes: Vec<(&str, Vec<Filter>, Event)> = vec![
+        ("ids", vec![Filter::new().id(by_id.id)], by_id.clone()),
+        (
+            "tag with kind and author",
+            vec![Filter::new()
+                .kind(kind)
+                .custom_tag(
+                    nostr_sdk::prelude::SingleLetterTag::lowercase(nostr_sdk::prelude::Alphabet::A),
+                    coordinate.clone(),
+                )
+                .author(author.public_key())],
+            tagged("by tag"),
+        ),
+        (
+            "author",
+            vec![Filter::new().author(author.public_key())],
+            tagged("by author"),
+        ),
+        ("kind", vec![Filter::new().kind(kind)], tagged("by kind")),
+        (
+            "no field",
+            vec![Filter::new().since(nostr_sdk::prelude::Timestamp::now() - 60)],
+            tagged("by nothing"),
+        ),
+        (
+            "second filter",
+            vec![
+                Filter::new().kind(Kind::Custom(4_247)),
+                Filter::new().author(author.public_key()).kind(kind),
+            ],
+            tagged("by the second filter"),
+        ),
+    ];
+    for (shape, filters, event) in shapes {
+        let mut sub = watcher.subscribe(filters).await.expect("subscribes");
+        // Let the REQ reach the relay before the event does (then it can only come live).
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        author.publish(&event).await.expect("accepted");
+        let deadline = Instant::now() + DELIVERY;
+        loop {
+            let got = tokio::time::timeout(deadline - Instant::now(), sub.recv())
+                .await
+                .unwrap_or_else(|_| panic!("{shape}: the live event never came"))
+                .expect("subscription open");
+            // Broad shapes also see the earlier shapes' events, stored before they subscribed.
+            if got.id == event.id {
+                break;
+            }
+        }
     }
 }

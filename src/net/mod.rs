@@ -5,7 +5,7 @@
 //! the chain, checking who may move — happens in `wire` and `table`.
 //!
 //! # Parts
-//! - [`relay`]: the embedded relay (nostr-relay-builder's `LocalRelay` behind our own listener
+//! - [`relay`]: the embedded relay (our own listener and NIP-01 server over nostr-database stores,
 //!   with `TCP_NODELAY`, optional LMDB persistence) and `tolerance relay` ([`run_standalone`]).
 //! - [`pool`]: [`RelayPool`], one identity's connections to several relays over nostr-sdk:
 //!   publish with a per-relay report, deduplicated subscriptions that survive relay restarts,
@@ -13,6 +13,8 @@
 //! - [`dm`]: private messages between keys (NIP-17 gift wraps): relay-list lookup (kinds 10050
 //!   and 10002), sending to the recipient's inbox relays with a per-relay report, unwrapping with
 //!   an authenticated sender.
+//! - [`delay`]: [`delay::DelayProxy`], a TCP proxy adding a fixed delay each way, for benches
+//!   that play as if the relay were far away.
 //! - [`testing`]: [`testing::NostrRsRelay`], an independent relay implementation (nostr-rs-relay)
 //!   run as a child process for end-to-end tests and benches.
 //!
@@ -36,6 +38,7 @@ use std::time::Duration;
 
 use nostr_sdk::prelude::{EventId, RelayUrl};
 
+pub mod delay;
 pub mod dm;
 pub mod pool;
 pub mod profiles;

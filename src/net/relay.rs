@@ -1,21 +1,26 @@
-//! The embedded relay: nostr-relay-builder's [`LocalRelay`] behind our own TCP listener.
+//! The embedded relay: our own TCP listener and NIP-01 server ([`serve`]) over
+//! nostr-database's event stores.
 //!
-//! Why not `LocalRelay::run()`: its listener leaves Nagle's algorithm on, so every small
-//! request/response pair on loopback waits for a delayed ACK (~44 ms per round trip measured
-//! here). We accept the TCP connection ourselves, set `TCP_NODELAY`, answer the WebSocket
-//! upgrade, and hand the upgraded socket to [`LocalRelay::take_connection`] (~0.3 ms).
+//! Why our own listener: nostr-relay-builder's `LocalRelay::run()` leaves Nagle's algorithm
+//! on, so every small request/response pair on loopback waits for a delayed ACK (~44 ms per
+//! round trip measured here). We accept the TCP connection ourselves, set `TCP_NODELAY` and
+//! answer the WebSocket upgrade (~0.3 ms).
+//!
+//! Why our own server behind it: `LocalRelay` hands every new event to every connection, so its
+//! cost per event grew with the number of tables on the relay; [`serve`] files subscriptions by
+//! what they ask for and passes an event only to those that can match it (module docs there;
+//! figures in BENCHMARKS.md, "Many tables on one relay").
 //!
 //! Other choices, each because a game's traffic differs from a social feed's:
-//! - the per-connection rate limit is raised from 60 events/minute to
-//!   [`DEFAULT_EVENTS_PER_MINUTE`] (a bot game publishes hundreds a minute per connection; note
-//!   that nostr-relay-builder's token bucket only refills across pauses of a whole second, so a
-//!   busy connection spends its allowance for good);
-//! - a REQ without `limit` returns up to [`DEFAULT_FILTER_LIMIT`] stored events instead of 500,
-//!   so a long table history can be caught up in one request;
-//! - events larger than [`MAX_EVENT_BYTES`] are refused, like strfry's default, so local tests
+//! - the per-connection allowance is [`DEFAULT_EVENTS_PER_MINUTE`] events per minute (a bot
+//!   game publishes hundreds a minute per connection);
+//! - a REQ without `limit` returns up to [`DEFAULT_FILTER_LIMIT`] stored events instead of the
+//!   usual 500, so a long table history can be caught up in one request;
+//! - events larger than [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) are refused, like strfry's default, so local tests
 //!   fail the way public relays would;
 //! - with a `db_dir` events live in nostr-lmdb and survive restarts; without one they live in
-//!   memory (nostr-relay-builder's default store, capped at 75 000 events).
+//!   nostr-database's in-memory store, capped at [`MEMORY_EVENTS`] events (oldest dropped);
+//! - no NIP-42 authentication (so protected NIP-70 events are refused) and no negentropy.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -24,10 +29,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use nostr_lmdb::NostrLMDB;
-use nostr_relay_builder::builder::{PolicyResult, RateLimit, RelayBuilder, WritePolicy};
-use nostr_relay_builder::LocalRelay;
-use nostr_sdk::prelude::{BoxedFuture, Event, JsonUtil, RelayUrl};
+use nostr_sdk::prelude::{MemoryDatabase, MemoryDatabaseOptions, NostrDatabase, RelayUrl};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -35,12 +40,16 @@ use tokio::task::{JoinHandle, JoinSet};
 use tungstenite::handshake::machine::TryParse;
 use tungstenite::handshake::server::{create_response, write_response, Request};
 
-use super::{NetError, Result, MAX_EVENT_BYTES};
+use super::{NetError, Result};
+
+mod serve;
 
 /// Events one connection may publish per minute before the relay answers "rate-limited".
 pub const DEFAULT_EVENTS_PER_MINUTE: u32 = 1_000_000;
 /// Stored events returned for a REQ filter that has no `limit`.
 pub const DEFAULT_FILTER_LIMIT: usize = 10_000;
+/// Events the in-memory store keeps (nostr-relay-builder's default; the oldest go first).
+pub const MEMORY_EVENTS: usize = 75_000;
 /// Longest time a client may take to send its WebSocket upgrade request.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest HTTP upgrade request we read (browsers send ~1 KiB).
@@ -83,17 +92,19 @@ pub struct EmbeddedRelay {
 impl EmbeddedRelay {
     /// Binds `config.addr`, opens the store and starts accepting connections.
     pub async fn start(config: EmbeddedRelayConfig) -> Result<Self> {
-        let builder = RelayBuilder::default()
-            .rate_limit(RateLimit {
-                max_reqs: 500,
-                notes_per_minute: config.events_per_minute,
-            })
-            .default_filter_limit(DEFAULT_FILTER_LIMIT)
-            .write_policy(EventSizeLimit(MAX_EVENT_BYTES));
-        let builder = match &config.db_dir {
-            Some(dir) => builder.database(open_lmdb(dir).await?),
-            None => builder,
+        let db: Arc<dyn NostrDatabase> = match &config.db_dir {
+            Some(dir) => Arc::new(open_lmdb(dir).await?),
+            None => Arc::new(MemoryDatabase::with_opts(MemoryDatabaseOptions {
+                events: true,
+                max_events: Some(MEMORY_EVENTS),
+            })),
         };
+        let shared = Arc::new(serve::Shared {
+            db,
+            hub: serve::Hub::default(),
+            events_per_minute: config.events_per_minute,
+            default_limit: DEFAULT_FILTER_LIMIT,
+        });
 
         let listener = TcpListener::bind(config.addr)
             .await
@@ -110,9 +121,8 @@ impl EmbeddedRelay {
             reason: e.to_string(),
         })?;
 
-        let relay = LocalRelay::new(builder);
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, relay, stopped));
+        let task = tokio::spawn(accept_loop(listener, shared, stopped));
         Ok(Self {
             url,
             addr,
@@ -211,7 +221,11 @@ async fn open_lmdb(dir: &Path) -> Result<NostrLMDB> {
     }
 }
 
-async fn accept_loop(listener: TcpListener, relay: LocalRelay, mut stopped: watch::Receiver<bool>) {
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<serve::Shared>,
+    mut stopped: watch::Receiver<bool>,
+) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -221,10 +235,11 @@ async fn accept_loop(listener: TcpListener, relay: LocalRelay, mut stopped: watc
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
-                let relay = relay.clone();
+                let shared = shared.clone();
+                let stopped = stopped.clone();
                 connections.spawn(async move {
                     // A failed connection only concerns its own client.
-                    let _ = serve_connection(relay, stream, peer).await;
+                    let _ = serve_connection(shared, stream, peer, stopped).await;
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -233,12 +248,17 @@ async fn accept_loop(listener: TcpListener, relay: LocalRelay, mut stopped: watc
     }
     drop(listener);
     // Closing the sockets is what tells clients to reconnect; waiting for the tasks is what
-    // releases their handles on the relay and its store.
+    // releases their handles on the store, which closes with the last of them.
     connections.shutdown().await;
-    relay.shutdown();
+    drop(shared);
 }
 
-async fn serve_connection(relay: LocalRelay, stream: TcpStream, peer: SocketAddr) -> Result<()> {
+async fn serve_connection(
+    shared: Arc<serve::Shared>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    stopped: watch::Receiver<bool>,
+) -> Result<()> {
     let io_err = |context: &str, source: io::Error| NetError::Io {
         context: format!("{context} ({peer})"),
         source,
@@ -255,10 +275,8 @@ async fn serve_connection(relay: LocalRelay, stream: TcpStream, peer: SocketAddr
             )
         })?
         .map_err(|e| io_err("WebSocket handshake", e))?;
-    relay
-        .take_connection(upgraded, peer)
-        .await
-        .map_err(|e| io_err("serving connection", io::Error::other(e.to_string())))
+    serve::serve(shared, upgraded, stopped).await;
+    Ok(())
 }
 
 /// Answers the HTTP upgrade request and returns the socket, with any bytes read past the
@@ -363,27 +381,5 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Prefixed<S> {
 
     fn is_write_vectored(&self) -> bool {
         self.inner.is_write_vectored()
-    }
-}
-
-/// Refuses events whose JSON exceeds the limit, as public relays do.
-#[derive(Debug)]
-struct EventSizeLimit(usize);
-
-impl WritePolicy for EventSizeLimit {
-    fn admit_event<'a>(
-        &'a self,
-        event: &'a Event,
-        _addr: &'a SocketAddr,
-    ) -> BoxedFuture<'a, PolicyResult> {
-        let size = event.as_json().len();
-        let limit = self.0;
-        Box::pin(async move {
-            if size > limit {
-                PolicyResult::Reject(format!("event is {size} bytes, limit {limit}"))
-            } else {
-                PolicyResult::Accept
-            }
-        })
     }
 }
