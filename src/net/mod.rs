@@ -13,6 +13,9 @@
 //! - [`dm`]: private messages between keys (NIP-17 gift wraps): relay-list lookup (kinds 10050
 //!   and 10002), sending to the recipient's inbox relays with a per-relay report, unwrapping with
 //!   an authenticated sender.
+//! - [`harness`]: [`harness::RelayProxy`], a proxy in front of a real relay that rate-limits,
+//!   caps stored queries, closes subscriptions, rejects, delays, drops and goes down on command:
+//!   public relays' behaviour, for tests and benches.
 //! - [`testing`]: [`testing::NostrRsRelay`], an independent relay implementation (nostr-rs-relay)
 //!   run as a child process for end-to-end tests and benches.
 //!
@@ -37,12 +40,13 @@ use std::time::Duration;
 use nostr_sdk::prelude::{EventId, RelayUrl};
 
 pub mod dm;
+pub mod harness;
 pub mod pool;
 pub mod profiles;
 pub mod relay;
 pub mod testing;
 
-pub use self::pool::{PoolConfig, PublishReport, RelayPool, Subscription};
+pub use self::pool::{PoolConfig, PublishReport, RelayPool, RelayStats, SendRate, Subscription};
 pub use self::relay::{run_standalone, EmbeddedRelay, EmbeddedRelayConfig};
 
 /// Largest event (its JSON serialisation, in bytes) this crate publishes or accepts: 64 KiB,

@@ -293,6 +293,10 @@ impl<G: TableGame> Frame<G> {
                 if h.last_error.is_some() && h.unsent > 0 {
                     s.push_str(" (retrying)");
                 }
+                // The most pressing relay trouble in words; the others follow when it clears.
+                if let Some(note) = h.notes.first() {
+                    s.push_str(&format!(" · {note}"));
+                }
                 s
             }
         }
