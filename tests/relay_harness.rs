@@ -86,9 +86,7 @@ async fn over_the_rate_the_relay_says_rate_limited_and_the_pool_backs_off() {
         .any(|r| r.starts_with("rate-limited: at most 30")));
     let notes = p.notes();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.contains("is rate-limiting us, retrying")),
+        notes.iter().any(|n| n.contains("rate-limits us, retrying")),
         "{notes:?}"
     );
     // After the backoff (1 s at first; 30/min refills a token every 2 s) it gets through.

@@ -47,7 +47,7 @@
 //!   doubling to 30 s while the relay keeps closing it before its end-of-stored-events.
 //! - **Figures.** [`RelayPool::relay_stats`] counts per relay what was accepted, refused (by
 //!   reason), rate-limited, reconnections and closed subscriptions; [`RelayPool::notes`] says in
-//!   words what a person should know now ("relay X is rate-limiting us, retrying").
+//!   words what a person should know now ("relay X rate-limits us, retrying").
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
@@ -694,9 +694,11 @@ impl RelayPool {
         let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         for s in state.iter() {
-            let url = &s.stats.url;
+            // People know a relay by its host; the scheme and slash only take room.
+            let url = s.stats.url.split("://").last().unwrap_or(&s.stats.url);
+            let url = url.trim_end_matches('/');
             if s.backoff_until.is_some_and(|t| t > now) {
-                out.push(format!("relay {url} is rate-limiting us, retrying"));
+                out.push(format!("relay {url} rate-limits us, retrying"));
             }
             if let Some((at, reason)) = &s.closed {
                 if now.duration_since(*at) < NOTE_FOR {

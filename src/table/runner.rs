@@ -123,8 +123,8 @@ pub struct RelayHealth {
     /// When each seat's client was last heard from (a log event or a heartbeat), unix
     /// seconds by seat; this client's start for a seat not heard from yet.
     pub heard: Vec<u64>,
-    /// What a person should know about the relays now, in words ("relay X is rate-limiting
-    /// us, retrying").
+    /// What a person should know about the relays now, in words ("relay X rate-limits us,
+    /// retrying").
     pub notes: Vec<String>,
 }
 

@@ -285,6 +285,8 @@ impl<G: TableGame> Frame<G> {
     pub fn relay_text(&self) -> String {
         match &self.health {
             None => "relays: connecting".into(),
+            // Relay trouble in words takes the place of the counts: the status line is short.
+            Some(h) if !h.notes.is_empty() => h.notes[0].clone(),
             Some(h) => {
                 let mut s = format!("relays {}/{}", h.connected, h.total);
                 if h.unsent > 0 {
@@ -292,10 +294,6 @@ impl<G: TableGame> Frame<G> {
                 }
                 if h.last_error.is_some() && h.unsent > 0 {
                     s.push_str(" (retrying)");
-                }
-                // The most pressing relay trouble in words; the others follow when it clears.
-                if let Some(note) = h.notes.first() {
-                    s.push_str(&format!(" · {note}"));
                 }
                 s
             }
