@@ -254,3 +254,108 @@ async fn every_relay_down_for_20_seconds_mid_hand() {
         started.elapsed().as_secs_f64()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_whose_quorum_is_gone_ends_with_words_instead_of_looping() {
+    use tolerance::table::runner::{Tamper, TamperAction};
+    use tolerance::table::TableError;
+    use tolerance::wire::Deadlines;
+    let started = Instant::now();
+    let (_relay, proxy) = relay_behind(Rules::default()).await;
+    // Seats 1 and 2 never send a table event (their clients run, and send heartbeats): seat 0
+    // alone can never make a quorum of two against either.
+    let vanish = || -> Option<Tamper> { Some(Box::new(|_: &mut _| TamperAction::Drop)) };
+    let idle = Duration::from_secs(15);
+    let opts = DemoOptions {
+        setup: SetupOptions {
+            players: 3,
+            hands: Some(1),
+            ..SetupOptions::default()
+        },
+        relays: urls(&[&proxy]),
+        deadlines: Deadlines {
+            move_ms: 1_000,
+            crypto_ms: 1_000,
+            bank_ms: 0,
+        },
+        idle,
+        tamper: vec![None, vanish(), vanish()],
+        pool: PoolConfig::unpaced(),
+        ..DemoOptions::default()
+    };
+    let run = run_demo::<Tolerance>(opts, None, None)
+        .await
+        .expect("the table runs");
+    let forwarded = proxy.stats().events_forwarded;
+    match &run.reports[0] {
+        Err(TableError::Stalled(words)) => {
+            assert!(words.contains("has not moved for 15 s"), "{words}");
+            assert!(
+                !words.contains("Some(") && !words.contains("Seat("),
+                "{words}"
+            );
+        }
+        other => panic!(
+            "seat 0 should stop with words, not {:?}",
+            other.as_ref().map(|r| &r.verdicts)
+        ),
+    }
+    // One vote per step and head, not one per wake-up: the log stays small.
+    assert!(
+        forwarded < 60,
+        "{forwarded} events for a table that stopped"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    eprintln!(
+        "quorum gone: stopped with words after {:.1} s, {forwarded} events",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// BENCHMARKS.md: a hand's wall time (a table of 3 hands, divided) when every connection is limited to 30 events a minute,
+/// bursts of 5, at 2, 5 and 10 seats; clients that pace themselves at that rate against clients
+/// that only learn it from "rate-limited:" answers.
+/// `cargo test --release --test public_relays -- --ignored --nocapture measure`
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement for BENCHMARKS.md (minutes)"]
+async fn measure_a_hand_at_30_events_a_minute() {
+    use tolerance::net::SendRate;
+    let limit = Rules {
+        rate_limit: Some(RateLimit {
+            per_minute: 30,
+            burst: 5,
+        }),
+        ..Rules::default()
+    };
+    for seats in [2u8, 5, 10] {
+        for (mode, pool) in [
+            (
+                "paced 30/5",
+                PoolConfig::paced(SendRate {
+                    per_minute: 30.0,
+                    burst: 5,
+                }),
+            ),
+            ("backoff only", PoolConfig::unpaced()),
+            ("unlimited relay", PoolConfig::unpaced()),
+        ] {
+            let rules = if mode == "unlimited relay" {
+                Rules::default()
+            } else {
+                limit.clone()
+            };
+            let (_relay, proxy) = relay_behind(rules).await;
+            let started = Instant::now();
+            let run = play(urls(&[&proxy]), seats, 3, pool).await;
+            let wall = started.elapsed();
+            let verified = run.summary.verified;
+            let hands = run.summary.report["hands"].as_u64().unwrap_or(1).max(1);
+            eprintln!(
+                "| {seats} | {mode} | {:.1} s | {hands} | {:.0} | {} | {verified} |",
+                wall.as_secs_f64() / hands as f64,
+                run.summary.events as f64 / hands as f64,
+                proxy.stats().rate_limited,
+            );
+        }
+    }
+}

@@ -48,7 +48,7 @@ fn parse_rate(s: &str) -> Result<SendRate, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{b:?} is not a number of events at once"))?;
-    if !(per_minute > 0.0) || burst == 0 {
+    if per_minute.is_nan() || per_minute <= 0.0 || burst == 0 {
         return Err("a rate needs more than zero events a minute and at once".into());
     }
     Ok(SendRate { per_minute, burst })
