@@ -151,6 +151,21 @@ pub enum NetError {
     },
 }
 
+impl NetError {
+    /// Whether trying the same thing again later may work: no relay took an event only because
+    /// of rate limits, pacing, or relays down or silent. An oversized event or a final refusal
+    /// (`invalid:`, `blocked:`...) will not change.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            NetError::NotAccepted { rejected, .. } => rejected
+                .iter()
+                .all(|(_, reason)| pool::is_transient(reason)),
+            NetError::Unreachable { .. } => true,
+            _ => false,
+        }
+    }
+}
+
 /// `url: reason; url: reason` for error messages.
 fn list(items: &[(RelayUrl, String)]) -> String {
     struct L<'a>(&'a [(RelayUrl, String)]);

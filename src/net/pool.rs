@@ -306,6 +306,12 @@ impl RelayState {
     }
 }
 
+/// Whether a relay's refusal (or failure to answer) may go away by itself: a rate limit, pacing,
+/// a relay not connected or not answering, `error:`. `invalid:`, `blocked:` and the like do not.
+pub fn is_transient(reason: &str) -> bool {
+    Refusal::of(reason) != Refusal::Final
+}
+
 /// What a refusal means for sending the event again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Refusal {
@@ -1164,6 +1170,31 @@ fn describe(statuses: Vec<(RelayUrl, RelayStatus)>) -> Vec<(RelayUrl, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_that_pass_and_refusals_that_stay() {
+        for passing in [
+            "rate-limited: slow down",
+            "rate-limited: retrying in 1.0 s",
+            "paced: waiting to stay within the relay's rate",
+            "not connected (disconnected)",
+            "no OK within 5s",
+            "error: could not save",
+            "auth-required: sign in first",
+            "timeout",
+        ] {
+            assert!(is_transient(passing), "{passing}");
+        }
+        for lasting in [
+            "invalid: bad signature",
+            "blocked: members only",
+            "pow: difficulty 20 required",
+            "restricted: not allowed",
+            "something: else",
+        ] {
+            assert!(!is_transient(lasting), "{lasting}");
+        }
+    }
 
     #[test]
     fn catch_up_narrows_dated_filters_only() {

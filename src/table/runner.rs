@@ -370,20 +370,26 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             delayed.drain(..).partition(|(at, _)| *at <= Instant::now());
         delayed = later;
         unsent.extend(due.into_iter().map(|(_, ev)| ev));
-        // Send what is waiting, in order; a refusal keeps it and what follows for the next
-        // round (a relay that paces or rate-limits us would refuse the rest too).
-        while let Some(ev) = unsent.front() {
-            match pool.publish(ev).await {
-                Ok(_) => {
-                    published += 1;
-                    unsent.pop_front();
-                }
+        // Send what is waiting, in order. A passing refusal (rate limit, pacing, relays down)
+        // keeps the event and what follows for the next round, since the rest would meet the
+        // same; an event refused for good is kept aside for the next round too, and the rest
+        // go on.
+        let mut refused = VecDeque::new();
+        while let Some(ev) = unsent.pop_front() {
+            match pool.publish(&ev).await {
+                Ok(_) => published += 1,
                 Err(e) => {
                     health.last_error = Some(e.to_string());
-                    break;
+                    let transient = e.is_transient();
+                    refused.push_back(ev);
+                    if transient {
+                        break;
+                    }
                 }
             }
         }
+        refused.append(&mut unsent);
+        unsent = refused;
         health.unsent = unsent.len();
         if let Some(since) = leaving {
             if unsent.is_empty() || since.elapsed() > LEAVE_PUBLISH {
