@@ -65,6 +65,9 @@ fn seat_label(names: &[String], me: Option<Seat>, s: Seat) -> String {
     crate::ui::line::namer(names, me)(s)
 }
 
+/// Seconds a notice stays on the help line once the next question comes.
+const NOTICE_SECS: u64 = 3;
+
 /// What a key asks of the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Key<A> {
@@ -92,6 +95,8 @@ pub struct Frame<G: TableGame> {
     confirm_quit: bool,
     /// Something the person must know, in words (a timeout, a move nobody took).
     pub notice: Option<String>,
+    /// While asked, the notice keeps the help line until then (unix seconds), then the keys do.
+    notice_until: Option<u64>,
     finished: Option<String>,
     /// The runtime is done: the last words to show before leaving.
     closed: Option<String>,
@@ -117,6 +122,7 @@ impl<G: TableGame> Frame<G> {
             sealed: false,
             confirm_quit: false,
             notice: None,
+            notice_until: None,
             finished: None,
             closed: None,
             now: 0,
@@ -124,6 +130,10 @@ impl<G: TableGame> Frame<G> {
     }
 
     pub fn update(&mut self, u: Update<G>) {
+        if self.asked && self.notice_until.is_some_and(|t| self.now >= t) {
+            self.notice = None;
+            self.notice_until = None;
+        }
         if u.story.len() < self.story_seen {
             self.story_seen = 0;
         }
@@ -158,7 +168,11 @@ impl<G: TableGame> Frame<G> {
         self.panel.ask(view, legal);
         self.asked = true;
         self.sealed = sealed;
-        self.notice = None;
+        // A notice ("you timed out") stays a few seconds into the next question, which may come
+        // milliseconds after the timeout, too soon to be read; then the keys take the line.
+        if self.notice.is_some() {
+            self.notice_until = Some(self.now + NOTICE_SECS);
+        }
     }
 
     /// The turn closed without this seat's move.
@@ -209,6 +223,8 @@ impl<G: TableGame> Frame<G> {
         match self.panel.key(key) {
             Outcome::Play(a) => {
                 self.asked = false;
+                self.notice = None;
+                self.notice_until = None;
                 Key::Play(a)
             }
             Outcome::None => Key::None,
@@ -341,7 +357,11 @@ impl<G: TableGame> Frame<G> {
         );
         let bottom = if self.confirm_quit {
             theme.leave_question()
-        } else if let Some(n) = &self.notice {
+        } else if let Some(n) = self
+            .notice
+            .as_ref()
+            .filter(|_| !self.asked || self.notice_until.is_none_or(|t| self.now < t))
+        {
             Line::styled(format!(" {n}"), theme.bad().add_modifier(Modifier::BOLD))
         } else if self.closed.is_some() {
             Line::styled(" any key: leave", theme.dim())

@@ -309,6 +309,14 @@ fn a_timed_out_turn_is_withdrawn_and_said_so() {
     );
     assert!(!s.contains("Your move") && !s.contains("[c]"), "{s}");
     assert_eq!(f.key(ch('c')), Key::None);
+    // Asked again at once (the others moved in a few milliseconds): the notice stays until the
+    // person acts, so it can be read.
+    f.ask(&g.view(Some(0)), &g.legal_actions(0), false);
+    assert!(screen(&f).contains("you timed out"), "{}", screen(&f));
+    // A few seconds on, the keys have the line again.
+    f.now += 3;
+    assert!(!screen(&f).contains("you timed out"), "{}", screen(&f));
+    assert!(matches!(f.key(ch('c')), Key::Play(_)), "{}", screen(&f));
 }
 
 #[test]
