@@ -242,7 +242,10 @@ impl<G: Game> Session<G> {
             ToAct::Chance(reqs) => {
                 let mut parts = self.r.game.participants();
                 parts.sort_unstable();
-                if let Err(e) = self.r.chance.begin(reqs, parts) {
+                // No spare decks while a seat sits out: its `back` travels on a setup, and a
+                // hand served by a spare has none (PROTOCOL §5.9, §7.10).
+                let spares = self.r.game.sitting_out().is_empty();
+                if let Err(e) = self.r.chance.begin(reqs, parts, spares) {
                     self.broken(e.to_string());
                     return true;
                 }
