@@ -416,18 +416,15 @@ fn check_unshown_cards_stay_private(seen: &Spectated) -> Result<(usize, usize), 
     // Public tokens per card, in log order.
     let mut tokens: BTreeMap<(DeckId, u16), Vec<Seat>> = BTreeMap::new();
     for (seat, p) in &seen.log {
-        match &p.body {
-            Body::Reveal { tokens: t, .. } => {
-                for TokenMsg { deck, position, .. } in t {
-                    let by = tokens.entry((*deck, *position)).or_default();
-                    ensure!(
-                        !by.contains(seat),
-                        "seat {seat} published two tokens for deck {deck} position {position}"
-                    );
-                    by.push(*seat);
-                }
+        if let Body::Reveal { tokens: t, .. } = &p.body {
+            for TokenMsg { deck, position, .. } in t {
+                let by = tokens.entry((*deck, *position)).or_default();
+                ensure!(
+                    !by.contains(seat),
+                    "seat {seat} published two tokens for deck {deck} position {position}"
+                );
+                by.push(*seat);
             }
-            _ => {}
         }
     }
     ensure!(!holders.is_empty(), "no deck was shuffled");
