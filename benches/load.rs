@@ -365,6 +365,7 @@ async fn seat_process(secret: String) {
         idle: Duration::from_secs(300),
         tamper: None,
         names: Vec::new(),
+        pool: tolerance::net::pool::PoolConfig::default(),
     })
     .await
     .expect("the seat plays to the end");

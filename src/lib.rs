@@ -30,7 +30,10 @@
 //!   batched Chaum–Pedersen reveal tokens, key ownership proofs; differentially tested against
 //!   `ziffle`) and commit-reveal dice; knows no game rules and no network.
 //! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O.
-//! - [`net`]: relay pool over nostr-sdk and the embedded relay; never interprets a game payload.
+//! - [`net`]: relay pool over nostr-sdk (pacing, backoff, per-relay queues, re-subscription,
+//!   paging, per-relay figures) and the embedded relay; [`net::harness`] is a proxy that makes a
+//!   real relay behave like a throttling public one, for tests and benches. Never interprets a
+//!   game payload.
 //! - [`table`]: the one runtime. [`table::session`] is pure (events in, outbox out, time and the
 //!   seat's secret passed in) and generic over the game; [`table::chance`] answers the game's
 //!   chance requests with decks and dice; the runner, lobby, journal, verify and demo put it

@@ -99,6 +99,7 @@ async fn play_seat<G: TableGame>(
         on_update,
         idle: LONG,
         tamper: None,
+        pool: tolerance::net::PoolConfig::default(),
         names: Vec::new(),
     })
     .await

@@ -4,6 +4,7 @@
 use super::common::setup_options;
 use crate::bots::BotLevel;
 use crate::games::registry::{self, SetupOptions, TableGame, Visit};
+use crate::net::pool::{PoolConfig, SendRate};
 use crate::table::demo::{run_demo, DemoOptions, DemoSummary};
 use crate::wire::Pace;
 use std::time::Duration;
@@ -30,6 +31,27 @@ pub struct DemoArgs {
     /// How well the bots play: easy, normal or hard.
     #[arg(long, default_value_t = BotLevel::Normal)]
     pub bot_level: BotLevel,
+    /// Keep each client's connection to every relay within N events a minute, B at once
+    /// ("30/5"), as on a throttled public relay; by default only relays off this machine and
+    /// its network are paced.
+    #[arg(long, value_name = "N/B", value_parser = parse_rate)]
+    pub rate: Option<SendRate>,
+}
+
+fn parse_rate(s: &str) -> Result<SendRate, String> {
+    let (n, b) = s.split_once('/').unwrap_or((s, "1"));
+    let per_minute: f64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("{n:?} is not a number of events a minute"))?;
+    let burst: u32 = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("{b:?} is not a number of events at once"))?;
+    if per_minute.is_nan() || per_minute <= 0.0 || burst == 0 {
+        return Err("a rate needs more than zero events a minute and at once".into());
+    }
+    Ok(SendRate { per_minute, burst })
 }
 
 pub async fn run(args: DemoArgs) -> Result<(), String> {
@@ -65,6 +87,17 @@ pub async fn run(args: DemoArgs) -> Result<(), String> {
             "verified: {} · {} events, {} bytes, {} relay passes · {} ms",
             summary.verified, summary.events, summary.bytes, summary.passes, summary.wall_ms
         );
+        for r in &summary.relay_figures {
+            let mut line = format!(
+                "  {}: {} accepted, {} refused ({} rate-limited), {} reconnections, {} \
+                 subscriptions closed",
+                r.url, r.accepted, r.rejected, r.rate_limited, r.reconnects, r.subscriptions_closed
+            );
+            for (reason, n) in &r.reasons {
+                line.push_str(&format!("\n    {n} × {reason}"));
+            }
+            println!("{line}");
+        }
         println!("check it yourself: tolerance verify {}", summary.naddr);
     }
     if summary.verified {
@@ -92,6 +125,10 @@ impl Visit for Demo {
                 deadlines: Pace::Fast.deadlines(),
                 idle: Duration::from_secs(300),
                 bot_level: self.args.bot_level,
+                pool: match self.args.rate {
+                    Some(rate) => PoolConfig::paced(rate),
+                    None => PoolConfig::default(),
+                },
                 ..DemoOptions::default()
             };
             let run = run_demo::<G>(opts, None, None).await?;

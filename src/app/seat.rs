@@ -202,6 +202,7 @@ impl Visit for PlaySeat {
                 on_update: Some(on_update),
                 idle: Duration::from_millis(deadline * 4 + 60_000),
                 tamper: None,
+                pool: crate::net::pool::PoolConfig::default(),
                 names: self.names.clone(),
             };
             let printer = || crate::ui::line::printer::<G>(self.names.clone(), Some(self.seat));

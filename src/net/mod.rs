@@ -15,6 +15,9 @@
 //!   an authenticated sender.
 //! - [`delay`]: [`delay::DelayProxy`], a TCP proxy adding a fixed delay each way, for benches
 //!   that play as if the relay were far away.
+//! - [`harness`]: [`harness::RelayProxy`], a proxy in front of a real relay that rate-limits,
+//!   caps stored queries, closes subscriptions, rejects, delays, drops and goes down on command:
+//!   public relays' behaviour, for tests and benches.
 //! - [`testing`]: [`testing::NostrRsRelay`], an independent relay implementation (nostr-rs-relay)
 //!   run as a child process for end-to-end tests and benches.
 //!
@@ -40,12 +43,13 @@ use nostr_sdk::prelude::{EventId, RelayUrl};
 
 pub mod delay;
 pub mod dm;
+pub mod harness;
 pub mod pool;
 pub mod profiles;
 pub mod relay;
 pub mod testing;
 
-pub use self::pool::{PoolConfig, PublishReport, RelayPool, Subscription};
+pub use self::pool::{PoolConfig, PublishReport, RelayPool, RelayStats, SendRate, Subscription};
 pub use self::relay::{run_standalone, EmbeddedRelay, EmbeddedRelayConfig};
 
 /// Largest event (its JSON serialisation, in bytes) this crate publishes or accepts: 64 KiB,
@@ -148,6 +152,21 @@ pub enum NetError {
         /// The bound.
         after: Duration,
     },
+}
+
+impl NetError {
+    /// Whether trying the same thing again later may work: no relay took an event only because
+    /// of rate limits, pacing, or relays down or silent. An oversized event or a final refusal
+    /// (`invalid:`, `blocked:`...) will not change.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            NetError::NotAccepted { rejected, .. } => rejected
+                .iter()
+                .all(|(_, reason)| pool::is_transient(reason)),
+            NetError::Unreachable { .. } => true,
+            _ => false,
+        }
+    }
 }
 
 /// `url: reason; url: reason` for error messages.

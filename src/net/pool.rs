@@ -27,10 +27,33 @@
 //!   none answered. Relays that failed keep being retried in the background.
 //! - **Size.** Events over [`PoolConfig::max_event_bytes`] are refused before sending and ignored
 //!   when received.
+//!
+//! What public relays do and how the pool lives with it (tested through
+//! [`super::harness::RelayProxy`] in `tests/relay_harness.rs` and `tests/public_relays.rs`):
+//! - **Pacing.** Each relay connection has its own token bucket ([`PoolConfig::rate`], or
+//!   [`PoolConfig::remote_rate`] for relays that are not on this machine or its network): an
+//!   event that finds the bucket empty is not sent to that relay now. Relays count every
+//!   `EVENT` a connection sends, and most public ones throttle well below a bot's pace.
+//! - **Backoff.** A relay that answers `OK false "rate-limited: ..."` gets nothing for a while
+//!   (1 s, doubling to 60 s, reset by its next `OK true`).
+//! - **Per-relay queues.** An event that one relay took but another could not take yet (paced,
+//!   backing off, not connected, `error:` or no answer) waits in that relay's queue and is
+//!   re-sent in the background, so every relay ends up with the whole log and losing any one of
+//!   them loses nothing. Refusals that will not change (`invalid:`, `blocked:`, `pow:`,
+//!   `restricted:`) are counted and not retried. [`RelayPool::publish`] itself fails only when no
+//!   relay took the event; the caller keeps it and tries again.
+//! - **Closed subscriptions.** A relay may end a subscription with `CLOSED` and a reason; the
+//!   [`Subscription`] sends its REQ to that relay again (with the catch-up `since`), after 0.5 s
+//!   doubling to 30 s while the relay keeps closing it before its end-of-stored-events.
+//! - **Figures.** [`RelayPool::relay_stats`] counts per relay what was accepted, refused (by
+//!   reason), rate-limited, reconnections and closed subscriptions; [`RelayPool::notes`] says in
+//!   words what a person should know now ("relay X rate-limits us, retrying").
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
+
+use serde::Serialize;
 
 use nostr_sdk::prelude::{
     Client, ClientOptions, Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind,
@@ -57,7 +80,38 @@ pub struct PoolConfig {
     pub catch_up_margin: Duration,
     /// Largest event JSON published or accepted.
     pub max_event_bytes: usize,
+    /// Publishing allowance per relay connection, for every relay; `None` leaves relays on
+    /// this machine unpaced (see [`PoolConfig::remote_rate`]).
+    pub rate: Option<SendRate>,
+    /// Allowance for relays that are not on loopback or a private network, when
+    /// [`PoolConfig::rate`] is `None`: public relays throttle, your own relay need not.
+    pub remote_rate: Option<SendRate>,
 }
+
+/// A publishing allowance per relay connection: a token bucket refilled continuously.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SendRate {
+    /// Events per minute in the long run.
+    pub per_minute: f64,
+    /// Events that may leave at once after a pause.
+    pub burst: u32,
+}
+
+/// The default allowance for public relays: under the 60 events a minute that
+/// nostr-relay-builder relays grant by default, with bursts of 10 for a step's several events.
+pub const DEFAULT_REMOTE_RATE: SendRate = SendRate {
+    per_minute: 50.0,
+    burst: 10,
+};
+
+/// How long an event may wait in a relay's queue before it is given up for that relay.
+const OWED_MAX_AGE: Duration = Duration::from_secs(600);
+/// Most events one relay's queue holds; the oldest go first past it.
+const OWED_MAX: usize = 2_000;
+/// How often queued events are offered again.
+const OWED_TICK: Duration = Duration::from_millis(250);
+/// How long a closed subscription or a refusal stays in [`RelayPool::notes`].
+const NOTE_FOR: Duration = Duration::from_secs(30);
 
 impl Default for PoolConfig {
     fn default() -> Self {
@@ -67,6 +121,226 @@ impl Default for PoolConfig {
             reconnect_interval: Duration::from_millis(500),
             catch_up_margin: Duration::from_secs(60),
             max_event_bytes: MAX_EVENT_BYTES,
+            rate: None,
+            remote_rate: Some(DEFAULT_REMOTE_RATE),
+        }
+    }
+}
+
+impl PoolConfig {
+    /// No pacing at all, even for public relays (tests and demos on one's own relay).
+    pub fn unpaced() -> Self {
+        Self {
+            rate: None,
+            remote_rate: None,
+            ..Self::default()
+        }
+    }
+
+    /// Every relay paced at `pace`.
+    pub fn paced(rate: SendRate) -> Self {
+        Self {
+            rate: Some(rate),
+            ..Self::default()
+        }
+    }
+
+    /// The allowance for `url`.
+    pub fn pace_for(&self, url: &RelayUrl) -> Option<SendRate> {
+        self.rate.or(if is_local(url) {
+            None
+        } else {
+            self.remote_rate
+        })
+    }
+}
+
+/// Whether `url` names this machine or a private network (where one's own relay runs).
+fn is_local(url: &RelayUrl) -> bool {
+    let s = url.as_str();
+    let host = s
+        .split("://")
+        .nth(1)
+        .unwrap_or(s)
+        .split(['/', '?'])
+        .next()
+        .unwrap_or("");
+    // Strip the port (and IPv6 brackets).
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    if host == "localhost" || host.ends_with(".local") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback(),
+        Err(_) => false,
+    }
+}
+
+/// What one relay did with this pool's traffic (`demo --json`, the terminal table).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RelayStats {
+    pub url: String,
+    /// Events it answered `OK true`.
+    pub accepted: u64,
+    /// Events it refused, rate limits included.
+    pub rejected: u64,
+    /// Refusals by reason (the relay's words, cut to 80 characters).
+    pub reasons: BTreeMap<String, u64>,
+    /// Refusals that said "rate-limited:".
+    pub rate_limited: u64,
+    /// Sends held back to stay within the pace.
+    pub paced: u64,
+    /// Connections after the first.
+    pub reconnects: u64,
+    /// `CLOSED` messages it sent us.
+    pub subscriptions_closed: u64,
+    /// Events still waiting to be sent to it.
+    pub queued: u64,
+}
+
+#[derive(Debug)]
+struct RelayState {
+    stats: RelayStats,
+    pace: Option<SendRate>,
+    tokens: f64,
+    refilled: Instant,
+    backoff: Duration,
+    backoff_until: Option<Instant>,
+    connects: u64,
+    closed: Option<(Instant, String)>,
+    refused: Option<(Instant, String)>,
+    owed: VecDeque<(Instant, Arc<Event>)>,
+}
+
+impl RelayState {
+    fn new(url: &RelayUrl, pace: Option<SendRate>) -> Self {
+        Self {
+            stats: RelayStats {
+                url: url.to_string(),
+                ..RelayStats::default()
+            },
+            pace,
+            tokens: pace.map_or(0.0, |p| f64::from(p.burst)),
+            refilled: Instant::now(),
+            backoff: Duration::ZERO,
+            backoff_until: None,
+            connects: 0,
+            closed: None,
+            refused: None,
+            owed: VecDeque::new(),
+        }
+    }
+
+    /// Takes the right to send one event now, or says why not.
+    fn admit(&mut self) -> std::result::Result<(), String> {
+        let now = Instant::now();
+        if let Some(until) = self.backoff_until {
+            if until > now {
+                return Err(format!(
+                    "rate-limited: retrying in {:.1} s",
+                    (until - now).as_secs_f64()
+                ));
+            }
+        }
+        if let Some(p) = self.pace {
+            let refill = now.duration_since(self.refilled).as_secs_f64() * p.per_minute / 60.0;
+            self.tokens = (self.tokens + refill).min(f64::from(p.burst));
+            self.refilled = now;
+            if self.tokens < 1.0 {
+                self.stats.paced += 1;
+                return Err("paced: waiting to stay within the relay's rate".into());
+            }
+            self.tokens -= 1.0;
+        }
+        Ok(())
+    }
+
+    /// Notes a relay's answer; says whether the event should be offered to it again.
+    fn answered(&mut self, result: &std::result::Result<(), String>) -> bool {
+        match result {
+            Ok(()) => {
+                self.stats.accepted += 1;
+                self.backoff = Duration::ZERO;
+                self.backoff_until = None;
+                false
+            }
+            Err(reason) => {
+                let kind = Refusal::of(reason);
+                if kind != Refusal::Unanswered {
+                    self.stats.rejected += 1;
+                    let short: String = reason.chars().take(80).collect();
+                    *self.stats.reasons.entry(short).or_default() += 1;
+                }
+                match kind {
+                    Refusal::RateLimited => {
+                        self.stats.rate_limited += 1;
+                        self.backoff = (self.backoff * 2)
+                            .clamp(Duration::from_secs(1), Duration::from_secs(60));
+                        self.backoff_until = Some(Instant::now() + self.backoff);
+                        self.tokens = 0.0;
+                        true
+                    }
+                    Refusal::Final => {
+                        self.refused = Some((Instant::now(), reason.clone()));
+                        false
+                    }
+                    Refusal::Retry | Refusal::Unanswered => true,
+                }
+            }
+        }
+    }
+
+    fn owe(&mut self, event: Arc<Event>) {
+        if self.owed.iter().any(|(_, e)| e.id == event.id) {
+            return;
+        }
+        if self.owed.len() >= OWED_MAX {
+            self.owed.pop_front();
+        }
+        self.owed.push_back((Instant::now(), event));
+        self.stats.queued = self.owed.len() as u64;
+    }
+}
+
+/// Whether a relay's refusal (or failure to answer) may go away by itself: a rate limit, pacing,
+/// a relay not connected or not answering, `error:`. `invalid:`, `blocked:` and the like do not.
+pub fn is_transient(reason: &str) -> bool {
+    Refusal::of(reason) != Refusal::Final
+}
+
+/// What a refusal means for sending the event again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// "rate-limited:": later, after a pause.
+    RateLimited,
+    /// `invalid:`, `blocked:`, `pow:`, `restricted:`, `duplicate:` and other reasons a relay
+    /// will give again.
+    Final,
+    /// `error:`, `auth-required:`: the relay may take it later.
+    Retry,
+    /// Never sent or no answer (not connected, paced, timed out).
+    Unanswered,
+}
+
+impl Refusal {
+    fn of(reason: &str) -> Self {
+        let prefix = reason.split(':').next().unwrap_or("").trim();
+        match prefix {
+            "rate-limited" if reason.contains("retrying in") => Refusal::Unanswered,
+            "rate-limited" => Refusal::RateLimited,
+            "paced" => Refusal::Unanswered,
+            "error" | "auth-required" => Refusal::Retry,
+            "invalid" | "blocked" | "pow" | "restricted" | "duplicate" | "mute" => Refusal::Final,
+            _ if reason.starts_with("not connected") || reason.starts_with("no OK within") => {
+                Refusal::Unanswered
+            }
+            // nostr-sdk's own errors (the connection went away while waiting): try again.
+            _ if !reason.contains(':') => Refusal::Unanswered,
+            _ => Refusal::Final,
         }
     }
 }
@@ -98,6 +372,115 @@ struct Inner {
     monitor: Monitor,
     /// Subscription tasks end when this sender is dropped with the pool.
     alive: watch::Sender<()>,
+    /// Pacing, backoff, queue and figures of each relay, in the order of `urls`.
+    state: Mutex<Vec<RelayState>>,
+}
+
+impl Inner {
+    fn with_state<T>(&self, url: &RelayUrl, f: impl FnOnce(&mut RelayState) -> T) -> Option<T> {
+        let i = self.urls.iter().position(|u| u == url)?;
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.get_mut(i).map(f)
+    }
+
+    /// Sends one event to one relay within the pace; `Ok` once the relay said `OK true`.
+    async fn send_to(&self, url: &RelayUrl, event: &Event) -> std::result::Result<(), String> {
+        let relay = self
+            .client
+            .pool()
+            .relay(url)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = relay.status();
+        if !is_up(status) {
+            return Err(format!("not connected ({status})"));
+        }
+        self.with_state(url, RelayState::admit).unwrap_or(Ok(()))?;
+        let timeout = self.config.publish_timeout;
+        let result = match tokio::time::timeout(timeout, relay.send_event(event)).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no OK within {timeout:?}")),
+        };
+        result
+    }
+}
+
+/// Offers queued events to their relays again until the pool is gone, and keeps each relay's
+/// connection and closed-subscription figures.
+async fn keep_relays(
+    inner: Weak<Inner>,
+    mut statuses: broadcast::Receiver<MonitorNotification>,
+    mut notifications: broadcast::Receiver<RelayPoolNotification>,
+) {
+    let mut tick = tokio::time::interval(OWED_TICK);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let Some(inner) = inner.upgrade() else { return };
+                flush_owed(&inner).await;
+            }
+            change = statuses.recv() => match change {
+                Ok(MonitorNotification::StatusChanged { relay_url, status }) if is_up(status) => {
+                    let Some(inner) = inner.upgrade() else { return };
+                    inner.with_state(&relay_url, |s| {
+                        s.connects += 1;
+                        s.stats.reconnects = s.connects.saturating_sub(1);
+                    });
+                }
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return,
+            },
+            n = notifications.recv() => match n {
+                Ok(RelayPoolNotification::Message {
+                    relay_url,
+                    message: RelayMessage::Closed { message, .. },
+                }) => {
+                    let Some(inner) = inner.upgrade() else { return };
+                    inner.with_state(&relay_url, |s| {
+                        s.stats.subscriptions_closed += 1;
+                        s.closed = Some((Instant::now(), message.into_owned()));
+                    });
+                }
+                Ok(RelayPoolNotification::Shutdown) | Err(RecvError::Closed) => return,
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+            },
+        }
+    }
+}
+
+async fn flush_owed(inner: &Inner) {
+    for url in &inner.urls {
+        loop {
+            let next = inner.with_state(url, |s| {
+                while s
+                    .owed
+                    .front()
+                    .is_some_and(|(at, _)| at.elapsed() > OWED_MAX_AGE)
+                {
+                    s.owed.pop_front();
+                }
+                s.stats.queued = s.owed.len() as u64;
+                s.owed.front().map(|(_, e)| Arc::clone(e))
+            });
+            let Some(Some(event)) = next else { break };
+            let result = inner.send_to(url, &event).await;
+            let again = inner
+                .with_state(url, |s| {
+                    let again = s.answered(&result);
+                    if !again {
+                        s.owed.retain(|(_, e)| e.id != event.id);
+                        s.stats.queued = s.owed.len() as u64;
+                    }
+                    again
+                })
+                .unwrap_or(false);
+            if again {
+                // This relay cannot take more now; the next tick tries again.
+                break;
+            }
+        }
+    }
 }
 
 impl RelayPool {
@@ -160,13 +543,17 @@ impl RelayPool {
         }
         let mut failures = Vec::new();
         let mut reached = 0usize;
+        let mut connected_now = Vec::new();
         while let Some(joined) = attempts.join_next().await {
             let (relay, result) = joined.map_err(|e| NetError::Io {
                 context: "connecting to relays".into(),
                 source: std::io::Error::other(e.to_string()),
             })?;
             match result {
-                Ok(()) => reached += 1,
+                Ok(()) => {
+                    reached += 1;
+                    connected_now.push(relay.url().clone());
+                }
                 Err(reason) => {
                     failures.push((relay.url().clone(), reason));
                     // `try_connect` does not retry; from now on the relay reconnects by itself.
@@ -181,16 +568,27 @@ impl RelayPool {
         }
 
         let (alive, _) = watch::channel(());
-        Ok(Self {
-            inner: Arc::new(Inner {
-                client,
-                keys,
-                urls: parsed,
-                config,
-                monitor,
-                alive,
-            }),
-        })
+        let state = parsed
+            .iter()
+            .map(|u| {
+                let mut s = RelayState::new(u, config.pace_for(u));
+                s.connects = u64::from(connected_now.contains(u));
+                s
+            })
+            .collect();
+        let statuses = monitor.subscribe();
+        let notifications = client.notifications();
+        let inner = Arc::new(Inner {
+            client,
+            keys,
+            urls: parsed,
+            config,
+            monitor,
+            alive,
+            state: Mutex::new(state),
+        });
+        tokio::spawn(keep_relays(Arc::downgrade(&inner), statuses, notifications));
+        Ok(Self { inner })
     }
 
     /// The pool's keys (the identity that signs with [`RelayPool::sign`]).
@@ -268,6 +666,68 @@ impl RelayPool {
     /// [`NetError::TooLarge`] before sending anything if the event is too big, and with
     /// [`NetError::NotAccepted`] if no relay answered `OK true`.
     pub async fn publish(&self, event: &Event) -> Result<PublishReport> {
+        self.publish_with(event, true).await
+    }
+
+    /// Like [`RelayPool::publish`], but a relay that cannot take the event now never gets it
+    /// later: for heartbeats and other events that are stale a moment later.
+    pub async fn publish_once(&self, event: &Event) -> Result<PublishReport> {
+        self.publish_with(event, false).await
+    }
+
+    /// What each relay did with this pool's traffic so far, in the order given.
+    pub fn relay_stats(&self) -> Vec<RelayStats> {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.iter().map(|s| s.stats.clone()).collect()
+    }
+
+    /// Whether every paced relay could take `n` more events now without waiting.
+    pub fn has_room(&self, n: u32) -> bool {
+        let now = Instant::now();
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.iter().all(|s| {
+            let Some(p) = s.pace else { return true };
+            let refill = now.duration_since(s.refilled).as_secs_f64() * p.per_minute / 60.0;
+            (s.tokens + refill).min(f64::from(p.burst)) >= f64::from(n)
+                && s.backoff_until.is_none_or(|t| t <= now)
+        })
+    }
+
+    /// What a person should know about the relays now, in words: a relay rate-limiting us, one
+    /// that closed our subscription or refuses our events (the last 30 s).
+    pub fn notes(&self) -> Vec<String> {
+        let now = Instant::now();
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::new();
+        for s in state.iter() {
+            // People know a relay by its host; the scheme and slash only take room.
+            let url = s.stats.url.split("://").last().unwrap_or(&s.stats.url);
+            let url = url.trim_end_matches('/');
+            if s.backoff_until.is_some_and(|t| t > now) {
+                out.push(format!("relay {url} rate-limits us, retrying"));
+            }
+            if let Some((at, reason)) = &s.closed {
+                if now.duration_since(*at) < NOTE_FOR {
+                    let reason = if reason.is_empty() {
+                        "no reason given"
+                    } else {
+                        reason
+                    };
+                    out.push(format!(
+                        "relay {url} closed our subscription ({reason}); subscribing again"
+                    ));
+                }
+            }
+            if let Some((at, reason)) = &s.refused {
+                if now.duration_since(*at) < NOTE_FOR {
+                    out.push(format!("relay {url} refuses our events: {reason}"));
+                }
+            }
+        }
+        out
+    }
+
+    async fn publish_with(&self, event: &Event, queue: bool) -> Result<PublishReport> {
         let size = event.as_json().len();
         let limit = self.inner.config.max_event_bytes;
         if size > limit {
@@ -277,20 +737,11 @@ impl RelayPool {
         let event = Arc::new(event.clone());
         let mut sends = JoinSet::new();
         for (index, url) in self.inner.urls.iter().enumerate() {
-            let relay = relay_of(&self.inner.client, url).await?;
+            let inner = Arc::clone(&self.inner);
             let event = Arc::clone(&event);
-            let timeout = self.inner.config.publish_timeout;
+            let url = url.clone();
             sends.spawn(async move {
-                let status = relay.status();
-                let result = if !is_up(status) {
-                    Err(format!("not connected ({status})"))
-                } else {
-                    match tokio::time::timeout(timeout, relay.send_event(&event)).await {
-                        Ok(Ok(_)) => Ok(()),
-                        Ok(Err(e)) => Err(e.to_string()),
-                        Err(_) => Err(format!("no OK within {timeout:?}")),
-                    }
-                };
+                let result = inner.send_to(&url, &event).await;
                 (index, result)
             });
         }
@@ -314,12 +765,26 @@ impl RelayPool {
             accepted: Vec::new(),
             rejected: Vec::new(),
         };
+        let results_by_index = results.clone();
         for (index, result) in results {
             let url = self.inner.urls[index].clone();
             match result {
                 Ok(()) => report.accepted.push(url),
                 Err(reason) => report.rejected.push((url, reason)),
             }
+        }
+        let taken = !report.accepted.is_empty();
+        for (i, url) in self.inner.urls.iter().enumerate() {
+            let Some((_, result)) = results_by_index.iter().find(|(j, _)| *j == i) else {
+                continue;
+            };
+            self.inner.with_state(url, |s| {
+                // Once one relay has it, the others get it in the background; until then the
+                // caller keeps it and offers it again.
+                if s.answered(result) && taken && queue {
+                    s.owe(Arc::clone(&event));
+                }
+            });
         }
         if report.accepted.is_empty() {
             return Err(NetError::NotAccepted {
@@ -378,6 +843,7 @@ impl RelayPool {
             tx,
             margin: self.inner.config.catch_up_margin,
             max_event_bytes: self.inner.config.max_event_bytes,
+            closed: HashMap::new(),
         };
         tokio::spawn(task.run(notifications, statuses, self.inner.alive.subscribe()));
         Ok(Subscription { id, rx })
@@ -421,8 +887,10 @@ impl RelayPool {
     }
 
     /// Every stored event matching `filter`, fetched in pages of at most `page` events going
-    /// back in time, since relays cap how many events one request returns (strfry: 500).
-    /// Stops when a page brings nothing new. Oldest first, each event once.
+    /// back in time, since relays cap how many events one request returns (strfry: 500), even
+    /// below `page`. Stops when a page brings nothing new (so it costs one request more than the
+    /// pages it needs). Limitation: a relay capping below the number of events that share one
+    /// second loses the rest of that second. Oldest first, each event once.
     pub async fn fetch_all(
         &self,
         filter: Filter,
@@ -443,7 +911,9 @@ impl RelayPool {
             for e in got.iter() {
                 all.insert(e.id, e.clone());
             }
-            if got.len() < page || fresh == 0 {
+            // A short page is not the end: a relay may cap a query below `page` (strfry: 500,
+            // whatever the filter asks). The end is a page that brings nothing new.
+            if got.is_empty() || fresh == 0 {
                 break;
             }
             until = oldest;
@@ -493,7 +963,15 @@ struct SubscriptionTask {
     tx: mpsc::UnboundedSender<Event>,
     margin: Duration,
     max_event_bytes: usize,
+    /// Relays that closed this subscription: how many times in a row (reset by their
+    /// end-of-stored-events) and when to ask again.
+    closed: HashMap<RelayUrl, (u32, Option<Instant>)>,
 }
+
+/// First pause before subscribing again to a relay that closed the subscription.
+const RESUBSCRIBE_FIRST: Duration = Duration::from_millis(500);
+/// Longest pause between such attempts.
+const RESUBSCRIBE_MAX: Duration = Duration::from_secs(30);
 
 impl SubscriptionTask {
     async fn run(
@@ -503,7 +981,15 @@ impl SubscriptionTask {
         mut alive: watch::Receiver<()>,
     ) {
         loop {
+            let next_retry = self.closed.values().filter_map(|(_, at)| *at).min();
+            let retry = async {
+                match next_retry {
+                    Some(at) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
+                () = retry => self.resubscribe_closed().await,
                 _ = self.tx.closed() => {
                     self.client.unsubscribe(&self.id).await;
                     return;
@@ -511,7 +997,7 @@ impl SubscriptionTask {
                 // Only ever an error: the pool was dropped.
                 _ = alive.changed() => return,
                 notification = notifications.recv() => match notification {
-                    Ok(RelayPoolNotification::Message { message, .. }) => match message {
+                    Ok(RelayPoolNotification::Message { message, relay_url }) => match message {
                         RelayMessage::Event { subscription_id, event }
                             if *subscription_id == self.id =>
                         {
@@ -519,6 +1005,25 @@ impl SubscriptionTask {
                             if !receiver_open {
                                 self.client.unsubscribe(&self.id).await;
                                 return;
+                            }
+                        }
+                        RelayMessage::Closed { subscription_id, .. }
+                            if *subscription_id == self.id =>
+                        {
+                            // Public relays close subscriptions (too many, too old, restarts):
+                            // ask again, more slowly while it keeps happening.
+                            let entry = self.closed.entry(relay_url).or_insert((0, None));
+                            let pause = RESUBSCRIBE_FIRST
+                                .saturating_mul(1 << entry.0.min(6))
+                                .min(RESUBSCRIBE_MAX);
+                            entry.0 += 1;
+                            entry.1 = Some(Instant::now() + pause);
+                        }
+                        RelayMessage::EndOfStoredEvents(subscription_id)
+                            if *subscription_id == self.id =>
+                        {
+                            if let Some(entry) = self.closed.get_mut(&relay_url) {
+                                entry.0 = 0;
                             }
                         }
                         _ => {}
@@ -569,6 +1074,22 @@ impl SubscriptionTask {
                 SubscribeOptions::default(),
             )
             .await;
+    }
+
+    async fn resubscribe_closed(&mut self) {
+        let now = Instant::now();
+        let due: Vec<RelayUrl> = self
+            .closed
+            .iter_mut()
+            .filter(|(_, (_, at))| at.is_some_and(|t| t <= now))
+            .map(|(url, (_, at))| {
+                *at = None;
+                url.clone()
+            })
+            .collect();
+        for url in due {
+            self.resubscribe(&url).await;
+        }
     }
 
     async fn resubscribe_all(&self) {
@@ -649,6 +1170,31 @@ fn describe(statuses: Vec<(RelayUrl, RelayStatus)>) -> Vec<(RelayUrl, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_that_pass_and_refusals_that_stay() {
+        for passing in [
+            "rate-limited: slow down",
+            "rate-limited: retrying in 1.0 s",
+            "paced: waiting to stay within the relay's rate",
+            "not connected (disconnected)",
+            "no OK within 5s",
+            "error: could not save",
+            "auth-required: sign in first",
+            "timeout",
+        ] {
+            assert!(is_transient(passing), "{passing}");
+        }
+        for lasting in [
+            "invalid: bad signature",
+            "blocked: members only",
+            "pow: difficulty 20 required",
+            "restricted: not allowed",
+            "something: else",
+        ] {
+            assert!(!is_transient(lasting), "{lasting}");
+        }
+    }
 
     #[test]
     fn catch_up_narrows_dated_filters_only() {

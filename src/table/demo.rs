@@ -7,7 +7,7 @@ use super::error::TableError;
 use super::runner::{run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper};
 use crate::bots::BotLevel;
 use crate::games::registry::{SetupOptions, TableGame};
-use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::pool::{PoolConfig, RelayPool, RelayStats};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use crate::wire::{self, Deadlines, TableSpec, VERSION};
 use nostr_sdk::prelude::*;
@@ -31,6 +31,8 @@ pub struct DemoOptions {
     pub verify_after: bool,
     /// How seat 0's client names the seats ("you", "bot 1"...); empty: "seat N".
     pub names: Vec<String>,
+    /// How every client treats the relays (pacing).
+    pub pool: PoolConfig,
 }
 
 impl Default for DemoOptions {
@@ -49,6 +51,7 @@ impl Default for DemoOptions {
             tamper: Vec::new(),
             verify_after: true,
             names: Vec::new(),
+            pool: PoolConfig::default(),
         }
     }
 }
@@ -81,6 +84,46 @@ pub struct DemoSummary {
     pub cpu_ms: Option<u64>,
     /// The game's own figures (hands, stacks, winner...).
     pub report: serde_json::Value,
+    /// What each relay did with the clients' traffic, summed over every client.
+    pub relay_figures: Vec<RelayStats>,
+}
+
+/// Sums the clients' figures relay by relay, in the order of `relays`.
+pub fn relay_figures(relays: &[String], reports: &[&ClientReport]) -> Vec<RelayStats> {
+    let mut out: Vec<RelayStats> = Vec::new();
+    for r in reports {
+        for s in &r.relays {
+            let at = match out.iter().position(|o| o.url == s.url) {
+                Some(i) => i,
+                None => {
+                    out.push(RelayStats {
+                        url: s.url.clone(),
+                        ..RelayStats::default()
+                    });
+                    out.len() - 1
+                }
+            };
+            let o = &mut out[at];
+            o.accepted += s.accepted;
+            o.rejected += s.rejected;
+            for (reason, n) in &s.reasons {
+                *o.reasons.entry(reason.clone()).or_default() += n;
+            }
+            o.rate_limited += s.rate_limited;
+            o.paced += s.paced;
+            o.reconnects += s.reconnects;
+            o.subscriptions_closed += s.subscriptions_closed;
+            o.queued += s.queued;
+        }
+    }
+    // Relays as given first (URLs as nostr-sdk writes them may differ by a slash).
+    out.sort_by_key(|o| {
+        relays
+            .iter()
+            .position(|r| r.trim_end_matches('/') == o.url.trim_end_matches('/'))
+            .unwrap_or(usize::MAX)
+    });
+    out
 }
 
 pub struct DemoRun {
@@ -196,6 +239,7 @@ pub async fn run_demo<G: TableGame>(
             on_update: if i == 0 { seat0_update.take() } else { None },
             idle: opts.idle,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
+            pool: opts.pool.clone(),
             names: if i == 0 {
                 opts.names.clone()
             } else {
@@ -230,6 +274,7 @@ pub async fn run_demo<G: TableGame>(
         !opts.verify_after
     };
     let first = ok.first();
+    let figures = relay_figures(&relays, &ok);
     let summary = DemoSummary {
         game: G::NAME.to_string(),
         players,
@@ -250,6 +295,7 @@ pub async fn run_demo<G: TableGame>(
         wall_ms: started.elapsed().as_millis(),
         cpu_ms: process_cpu_ms(),
         report: first.map(|r| r.report.clone()).unwrap_or_default(),
+        relay_figures: figures,
     };
     Ok(DemoRun {
         summary,

@@ -123,6 +123,9 @@ pub struct RelayHealth {
     /// When each seat's client was last heard from (a log event or a heartbeat), unix
     /// seconds by seat; this client's start for a seat not heard from yet.
     pub heard: Vec<u64>,
+    /// What a person should know about the relays now, in words ("relay X rate-limits us,
+    /// retrying").
+    pub notes: Vec<String>,
 }
 
 /// Called after each batch of events with the session and the relays' state.
@@ -143,6 +146,8 @@ pub struct RunConfig<G: TableGame> {
     /// Give up when the table has not moved for this long.
     pub idle: Duration,
     pub tamper: Option<Tamper>,
+    /// How the client treats relays: pacing for public ones, timeouts.
+    pub pool: PoolConfig,
     /// How to name seats in the report's words (by seat number; the client's own seat is
     /// "you"); empty names them "seat N".
     pub names: Vec<String>,
@@ -167,6 +172,8 @@ pub struct ClientReport {
     pub story: Vec<String>,
     /// The table's chain head at the end.
     pub head: String,
+    /// What each relay did with this client's traffic.
+    pub relays: Vec<crate::net::pool::RelayStats>,
 }
 
 fn now_unix() -> u64 {
@@ -284,7 +291,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         (Some(_), None) => Some(Zeroizing::new(fresh_secret())),
     };
     let me = seat.zip(master);
-    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, PoolConfig::default()).await?;
+    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, cfg.pool.clone()).await?;
     let filter = wire::log_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
     // Heartbeats come on the same subscription; they are never stored, so history has none.
     let presence = wire::presence_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
@@ -372,18 +379,26 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             delayed.drain(..).partition(|(at, _)| *at <= Instant::now());
         delayed = later;
         unsent.extend(due.into_iter().map(|(_, ev)| ev));
-        // Send what is waiting; a refusal keeps the event for the next round.
-        let mut retry = VecDeque::new();
+        // Send what is waiting, in order. A passing refusal (rate limit, pacing, relays down)
+        // keeps the event and what follows for the next round, since the rest would meet the
+        // same; an event refused for good is kept aside for the next round too, and the rest
+        // go on.
+        let mut refused = VecDeque::new();
         while let Some(ev) = unsent.pop_front() {
             match pool.publish(&ev).await {
                 Ok(_) => published += 1,
                 Err(e) => {
                     health.last_error = Some(e.to_string());
-                    retry.push_back(ev);
+                    let transient = e.is_transient();
+                    refused.push_back(ev);
+                    if transient {
+                        break;
+                    }
                 }
             }
         }
-        unsent = retry;
+        refused.append(&mut unsent);
+        unsent = refused;
         health.unsent = unsent.len();
         if let Some(since) = leaving {
             if unsent.is_empty() || since.elapsed() > LEAVE_PUBLISH {
@@ -405,10 +420,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             }
         }
         // A seated client says it is here, while the table runs.
+        // A heartbeat never takes a paced relay's last room from a move.
         if seat.is_some()
             && leaving.is_none()
             && !session.is_finished()
             && last_beat.is_none_or(|t| t.elapsed() >= HEARTBEAT)
+            && unsent.is_empty()
+            && pool.has_room(2)
         {
             last_beat = Some(Instant::now());
             if let Ok(ev) =
@@ -418,12 +436,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 // and a heartbeat no relay takes is simply missed; the next one comes.
                 let pool = pool.clone();
                 tokio::spawn(async move {
-                    let _ = tokio::time::timeout(HEARTBEAT, pool.publish(&ev)).await;
+                    let _ = tokio::time::timeout(HEARTBEAT, pool.publish_once(&ev)).await;
                 });
             }
         }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
             health.connected = pool.connected().await.len();
+            health.notes = pool.notes();
             relays_checked = Some(Instant::now());
         }
         if let Some(cb) = cfg.on_update.as_mut() {
@@ -611,6 +630,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         ),
         story: session.game().story(seat, &names),
         head: session.position().1,
+        relays: pool.relay_stats(),
     };
     pool.shutdown().await;
     Ok(report)

@@ -383,6 +383,7 @@ impl Visit for Follow {
                         * 3,
                 ) + Duration::from_secs(30),
                 tamper: None,
+                pool: PoolConfig::default(),
                 names: self.names.clone(),
             };
             let report = run_client(cfg).await?;

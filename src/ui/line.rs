@@ -28,6 +28,7 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
     let mut verdicts = 0usize;
     let mut last_wait = String::new();
     let mut last_error: Option<String> = None;
+    let mut notes: Vec<String> = Vec::new();
     Box::new(move |s: &Session<G>, health: &RelayHealth| {
         let name = namer(&names, me);
         let story = s.game().story(me, &name);
@@ -66,6 +67,12 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
             }
             last_error = health.last_error.clone();
         }
+        for note in &health.notes {
+            if !notes.contains(note) {
+                println!("  relay: {note}");
+            }
+        }
+        notes = health.notes.clone();
     })
 }
 

@@ -285,6 +285,8 @@ impl<G: TableGame> Frame<G> {
     pub fn relay_text(&self) -> String {
         match &self.health {
             None => "relays: connecting".into(),
+            // Relay trouble in words takes the place of the counts: the status line is short.
+            Some(h) if !h.notes.is_empty() => h.notes[0].clone(),
             Some(h) => {
                 let mut s = format!("relays {}/{}", h.connected, h.total);
                 if h.unsent > 0 {

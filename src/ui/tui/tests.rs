@@ -493,3 +493,21 @@ fn a_seat_not_heard_from_is_shown_as_disconnected_while_the_table_waits_for_it()
     assert!(s.contains("bot 1 (disconnected 40 s ago)"), "{s}");
     assert_eq!(f.silent_secs(0), None, "this seat's own client is here");
 }
+
+#[test]
+fn a_rate_limited_relay_is_named_on_the_table() {
+    let g = game_until::<Tolerance>(3, 8, calm, betting);
+    let mut f = Frame::<Tolerance>::new(names(3), Some(0), false);
+    f.now = 1_000_050;
+    let mut u = update(&g, "shuffle", vec![2]);
+    u.health.total = 2;
+    u.health.connected = 2;
+    u.health.unsent = 1;
+    u.health.notes = vec!["relay nos.lol rate-limits us, retrying".into()];
+    f.update(u);
+    let s = screen(&f);
+    assert!(
+        s.contains("shuffling: waiting for bot 2 (10s) · relay nos.lol rate-limits us, retrying"),
+        "{s}"
+    );
+}

@@ -1,0 +1,329 @@
+//! The public-relay harness ([`RelayProxy`]) in front of the embedded relay, and what the pool
+//! does with each behaviour: rate limits, paced sending, per-relay queues, closed
+//! subscriptions, capped queries, rejections, a relay that goes down and comes back.
+
+use std::time::{Duration, Instant};
+
+use nostr_sdk::prelude::*;
+use tolerance::net::harness::{RateLimit, RelayProxy, Rules};
+use tolerance::net::{
+    EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, RelayPool, SendRate, Subscription,
+};
+
+const KIND: Kind = Kind::Custom(4_242);
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn embedded() -> EmbeddedRelay {
+    EmbeddedRelay::start(EmbeddedRelayConfig::default())
+        .await
+        .expect("embedded relay starts")
+}
+
+async fn proxy(relay: &EmbeddedRelay, rules: Rules) -> RelayProxy {
+    RelayProxy::start(relay.url(), rules)
+        .await
+        .expect("proxy starts")
+}
+
+async fn pool(urls: &[&RelayUrl], config: PoolConfig) -> RelayPool {
+    RelayPool::connect(Keys::generate(), urls.iter().map(|u| u.as_str()), config)
+        .await
+        .expect("pool connects")
+}
+
+fn note(pool: &RelayPool, text: &str) -> Event {
+    pool.sign(EventBuilder::new(KIND, text)).expect("signs")
+}
+
+fn from(author: PublicKey) -> Vec<Filter> {
+    vec![Filter::new().kind(KIND).author(author)]
+}
+
+async fn next(sub: &mut Subscription) -> Event {
+    tokio::time::timeout(WAIT, sub.recv())
+        .await
+        .expect("an event arrives in time")
+        .expect("subscription still open")
+}
+
+fn limit(per_minute: u32, burst: u32) -> Rules {
+    Rules {
+        rate_limit: Some(RateLimit { per_minute, burst }),
+        ..Rules::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_the_rate_the_relay_says_rate_limited_and_the_pool_backs_off() {
+    let relay = embedded().await;
+    let proxy = proxy(&relay, limit(30, 5)).await;
+    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    for i in 0..5 {
+        p.publish(&note(&p, &format!("burst {i}")))
+            .await
+            .expect("within the burst");
+    }
+    let err = p
+        .publish(&note(&p, "one too many"))
+        .await
+        .expect_err("over the limit");
+    match err {
+        NetError::NotAccepted { rejected, .. } => {
+            assert!(rejected[0].1.starts_with("rate-limited:"), "{rejected:?}")
+        }
+        other => panic!("{other}"),
+    }
+    // Backing off: the next event does not even reach the relay.
+    let err = p.publish(&note(&p, "during the pause")).await.unwrap_err();
+    assert!(err.to_string().contains("retrying in"), "{err}");
+    let stats = proxy.stats();
+    assert_eq!((stats.events_forwarded, stats.rate_limited), (5, 1));
+    let figures = &p.relay_stats()[0];
+    assert_eq!((figures.accepted, figures.rate_limited), (5, 1));
+    assert!(figures
+        .reasons
+        .keys()
+        .any(|r| r.starts_with("rate-limited: at most 30")));
+    let notes = p.notes();
+    assert!(
+        notes.iter().any(|n| n.contains("rate-limits us, retrying")),
+        "{notes:?}"
+    );
+    // After the backoff (1 s at first; 30/min refills a token every 2 s) it gets through.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if p.publish(&note(&p, "later")).await.is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never accepted again");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(p.notes().is_empty(), "{:?}", p.notes());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paced_pool_never_meets_the_relays_limit() {
+    let relay = embedded().await;
+    let proxy = proxy(&relay, limit(30, 5)).await;
+    let p = pool(
+        &[proxy.url()],
+        PoolConfig::paced(SendRate {
+            per_minute: 30.0,
+            burst: 5,
+        }),
+    )
+    .await;
+    let mut accepted = 0;
+    for i in 0..8 {
+        match p.publish(&note(&p, &format!("{i}"))).await {
+            Ok(_) => accepted += 1,
+            Err(e) => assert!(e.to_string().contains("paced"), "{e}"),
+        }
+    }
+    assert_eq!(accepted, 5);
+    assert_eq!(proxy.stats().rate_limited, 0, "{:?}", proxy.stats());
+    assert_eq!(p.relay_stats()[0].paced, 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relay_that_could_not_take_an_event_gets_it_from_its_queue() {
+    let a = embedded().await;
+    let b = embedded().await;
+    let slow = proxy(&b, limit(600, 1)).await;
+    let p = pool(&[a.url(), slow.url()], PoolConfig::unpaced()).await;
+    let first = note(&p, "first");
+    let second = note(&p, "second");
+    p.publish(&first).await.expect("both take it");
+    let report = p.publish(&second).await.expect("a takes it");
+    assert_eq!(report.accepted, vec![a.url().clone()]);
+    assert!(report.rejected[0].1.starts_with("rate-limited:"));
+    // b gets it once its pause is over, without the caller doing anything.
+    let reader = pool(&[b.url()], PoolConfig::unpaced()).await;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = reader
+            .fetch(from(p.public_key()), Duration::from_secs(2))
+            .await
+            .unwrap();
+        if got.len() == 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "b has {} event(s)", got.len());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(p.relay_stats()[1].queued, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_subscription_is_sent_again_and_its_reason_shown() {
+    let relay = embedded().await;
+    let proxy = proxy(&relay, Rules::default()).await;
+    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let mut sub = reader.subscribe(from(author.public_key())).await.unwrap();
+    author.publish(&note(&author, "before")).await.unwrap();
+    assert_eq!(next(&mut sub).await.content, "before");
+
+    assert_eq!(
+        proxy.close_subscriptions("error: shutting down idle subscriptions"),
+        1
+    );
+    assert!(
+        proxy
+            .wait_until(|s| s.closed_sent == 1 && s.reqs >= 2, WAIT)
+            .await,
+        "the reader asks again: {:?}",
+        proxy.stats()
+    );
+    author.publish(&note(&author, "after")).await.unwrap();
+    assert_eq!(next(&mut sub).await.content, "after");
+    assert_eq!(reader.relay_stats()[0].subscriptions_closed, 1);
+    let notes = reader.notes();
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "closed our subscription (error: shutting down idle subscriptions); subscribing again"
+        )),
+        "{notes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capped_queries_are_paged_through() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            max_stored: Some(10),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    let now = Timestamp::now().as_secs();
+    for i in 0..35u64 {
+        let ev = author
+            .sign(
+                EventBuilder::new(KIND, format!("{i}"))
+                    .custom_created_at(Timestamp::from_secs(now - 100 + i)),
+            )
+            .unwrap();
+        author.publish(&ev).await.unwrap();
+    }
+    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let capped = reader
+        .fetch(from(author.public_key()), Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(capped.len(), 10, "the proxy caps one query");
+    // Even asking for pages larger than the relay's cap.
+    let all = reader
+        .fetch_all(
+            Filter::new().kind(KIND).author(author.public_key()),
+            500,
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 35);
+    assert!(proxy.stats().stored_dropped > 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rejections_are_counted_by_reason_and_shown() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            reject_events: Some("blocked: this relay is for members".into()),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool(&[relay.url(), proxy.url()], PoolConfig::unpaced()).await;
+    let report = p
+        .publish(&note(&p, "hello"))
+        .await
+        .expect("one relay takes it");
+    assert_eq!(report.rejected.len(), 1);
+    let figures = &p.relay_stats()[1];
+    assert_eq!(figures.rejected, 1);
+    assert_eq!(
+        figures.reasons.get("blocked: this relay is for members"),
+        Some(&1)
+    );
+    // A final refusal is not retried.
+    assert_eq!(figures.queued, 0);
+    let notes = p.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.ends_with("refuses our events: blocked: this relay is for members")),
+        "{notes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refused_requests_are_answered_closed() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            refuse_reqs: Some("restricted: no reading here".into()),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let _sub = reader
+        .subscribe(from(Keys::generate().public_key()))
+        .await
+        .unwrap();
+    assert!(proxy.wait_until(|s| s.closed_sent >= 1, WAIT).await);
+    let deadline = Instant::now() + WAIT;
+    while reader.relay_stats()[0].subscriptions_closed == 0 {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(reader
+        .notes()
+        .iter()
+        .any(|n| n.contains("restricted: no reading here")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn down_for_a_while_then_back_with_everything_missed() {
+    let relay = embedded().await;
+    let proxy = proxy(&relay, Rules::default()).await;
+    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let mut sub = reader.subscribe(from(author.public_key())).await.unwrap();
+    proxy.down_for(Duration::from_secs(2));
+    assert!(proxy.is_down());
+    author.publish(&note(&author, "while down")).await.unwrap();
+    assert_eq!(next(&mut sub).await.content, "while down");
+    assert!(!proxy.is_down());
+    assert!(proxy.stats().refused >= 1, "{:?}", proxy.stats());
+    assert!(reader.relay_stats()[0].reconnects >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delay_is_added_each_way() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            delay: Duration::from_millis(150),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let started = Instant::now();
+    p.publish(&note(&p, "slow")).await.unwrap();
+    // EVENT one way, OK the other: never sooner than both delays.
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    proxy.set_rules(Rules::default());
+    let started = Instant::now();
+    p.publish(&note(&p, "fast")).await.unwrap();
+    assert!(started.elapsed() < Duration::from_millis(300));
+}
