@@ -1492,7 +1492,7 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_withou
 }
 
 #[test]
-fn card_games_whose_participants_change_play_through_with_spares() {
+fn card_games_whose_participants_change_play_through() {
     use crate::games::abandon_ship::{self, AbandonShip};
     use crate::games::lamarckian_poker::{self, LamarckianPoker};
     let g = LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap();
