@@ -20,6 +20,7 @@ use tolerance::games::tolerance::hand::LogEntry;
 use tolerance::games::tolerance::{Action, HandSummary, Tolerance, Variant};
 use tolerance::net::pool::{PoolConfig, RelayPool};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
+use tolerance::table::chance::SPARE_BASE;
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
 use tolerance::table::runner::{fetch_table, table_game, Decider, DecisionFuture};
 use tolerance::table::session::Turn;
@@ -377,29 +378,53 @@ macro_rules! ensure {
 /// is published only when the card is shown. So the positions with a complete set of public
 /// tokens must be exactly the cards the showdowns show, completed by the seats that showed them
 /// — never by a folded seat. Returns (hands with a fold, uncontested hands).
-fn check_unshown_cards_stay_private(seen: &Spectated) -> Result<(usize, usize), String> {
-    // Who shuffled each deck: its key holders, whose tokens open its cards.
+/// Who shuffled each deck: its key holders, whose tokens open its cards. A hand's deck with no
+/// shuffle of its own was served by a spare (PROTOCOL.md §5.9): at a Tolerance table at most one
+/// is held, so it is the spare shuffled last before the deck's first token (with no spare
+/// shuffled, the deck has no holders and the checks below fail).
+fn deck_holders(log: &[(Seat, Payload)]) -> BTreeMap<DeckId, BTreeSet<Seat>> {
     let mut holders: BTreeMap<DeckId, BTreeSet<Seat>> = BTreeMap::new();
-    // Public tokens per card, in log order.
-    let mut tokens: BTreeMap<(DeckId, u16), Vec<Seat>> = BTreeMap::new();
-    for (seat, p) in &seen.log {
+    let mut spare: Option<DeckId> = None;
+    for (seat, p) in log {
         match &p.body {
             Body::Shuffle { decks, .. } => {
                 for d in decks {
                     holders.entry(d.deck).or_default().insert(*seat);
+                    if d.deck >= SPARE_BASE {
+                        spare = Some(d.deck);
+                    }
                 }
             }
-            Body::Reveal { tokens: t, .. } => {
-                for TokenMsg { deck, position, .. } in t {
-                    let by = tokens.entry((*deck, *position)).or_default();
-                    ensure!(
-                        !by.contains(seat),
-                        "seat {seat} published two tokens for deck {deck} position {position}"
-                    );
-                    by.push(*seat);
+            Body::Reveal { tokens, .. } => {
+                for t in tokens {
+                    if !holders.contains_key(&t.deck) {
+                        if let Some(s) = spare.take() {
+                            let keys = holders[&s].clone();
+                            holders.insert(t.deck, keys);
+                        }
+                    }
                 }
             }
             _ => {}
+        }
+    }
+    holders
+}
+
+fn check_unshown_cards_stay_private(seen: &Spectated) -> Result<(usize, usize), String> {
+    let holders = deck_holders(&seen.log);
+    // Public tokens per card, in log order.
+    let mut tokens: BTreeMap<(DeckId, u16), Vec<Seat>> = BTreeMap::new();
+    for (seat, p) in &seen.log {
+        if let Body::Reveal { tokens: t, .. } = &p.body {
+            for TokenMsg { deck, position, .. } in t {
+                let by = tokens.entry((*deck, *position)).or_default();
+                ensure!(
+                    !by.contains(seat),
+                    "seat {seat} published two tokens for deck {deck} position {position}"
+                );
+                by.push(*seat);
+            }
         }
     }
     ensure!(!holders.is_empty(), "no deck was shuffled");
@@ -479,14 +504,7 @@ fn assert_privacy_check_can_fail(seen: &Spectated) {
     // The first dealt card: a reveal batch's token; its owner is the key holder who did not
     // send one.
     let mut leak = seen.clone();
-    let mut holders: BTreeMap<DeckId, BTreeSet<Seat>> = BTreeMap::new();
-    for (seat, p) in &seen.log {
-        if let Body::Shuffle { decks, .. } = &p.body {
-            for d in decks {
-                holders.entry(d.deck).or_default().insert(*seat);
-            }
-        }
-    }
+    let holders = deck_holders(&seen.log);
     let mut senders: BTreeMap<(DeckId, u16), BTreeSet<Seat>> = BTreeMap::new();
     for (seat, p) in &seen.log {
         if let Body::Reveal { tokens, .. } = &p.body {

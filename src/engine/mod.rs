@@ -504,6 +504,11 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// Whether a seat gone for absence sits out instead of leaving ([`Game::sitting_out`]).
     const SITS_OUT: bool = false;
 
+    /// Whether the table should shuffle a spare of each new deck for the game's next request of
+    /// the same deck (PROTOCOL §5.9): worth it for a game that deals hand after hand to the same
+    /// players; wasted work for one that shuffles once.
+    const SHUFFLES_AHEAD: bool = false;
+
     /// Seats dealt out for now: a game of many episodes (hands) may keep a seat that forfeited
     /// for absence ([`ForfeitReason::sits_out`]) at the table with what it has, dealing it no
     /// hand until [`Game::sit_in`]. Ascending. None by default: the forfeit removed them.

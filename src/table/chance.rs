@@ -46,6 +46,22 @@ use zeroize::Zeroizing;
 /// 36 + 320 bytes). A batch that needs more than the epoch has left opens a new epoch.
 pub const EPOCH_SLOTS: u32 = 1024;
 
+/// Internal ids of spare decks (PROTOCOL.md §5.9) start here; a game's deck ids stay below, so
+/// the two never collide. The n-th spare a table makes (from 0) is `SPARE_BASE + n`.
+pub const SPARE_BASE: DeckId = 0x8000_0000;
+
+/// Spares are added to a batch's keyed decks only while all its keyed decks together hold at
+/// most this many cards: a shuffle event then stays ≤ ≈ 47 KB (base64 of 208 cards and their
+/// proof, FAIR.md §4), well under the 64 KiB event limit.
+pub const SPARE_CARDS: usize = 208;
+
+/// At most this many spares per requested deck in one batch.
+pub const SPARES_PER_DECK: usize = 1;
+
+/// At most this many decks keyed in one setup (deck index `j` of `deck_hand` stays below the
+/// dice epoch's 0xff).
+const MAX_KEYED: usize = 64;
+
 /// Why a contribution or a batch failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChanceError {
@@ -223,8 +239,11 @@ struct Slot {
 struct Batch {
     requests: Vec<ChanceRequest>,
     stage: Stage,
-    /// New decks, in request order: `(deck, spec)`.
+    /// New decks no spare serves, in request order: `(deck, spec)`. These are keyed and
+    /// shuffled by the batch.
     new_decks: Vec<(DeckId, DeckSpec)>,
+    /// Spares keyed and shuffled along with `new_decks` (after them, in id order).
+    spares: Vec<(DeckId, DeckSpec)>,
     /// The participants of the setup (and of the decks and epoch it opens).
     parts: Vec<Seat>,
     /// Per request: its dice slot once planned.
@@ -237,6 +256,13 @@ struct Batch {
     /// What each participant's setup says about seats coming back (sitting out is the table's
     /// business; the batch only keeps what was signed).
     backs: BTreeMap<Seat, BTreeSet<Seat>>,
+}
+
+impl Batch {
+    /// Every deck the batch keys in its setup and shuffles: its new decks, then its spares.
+    fn keyed(&self) -> impl Iterator<Item = &(DeckId, DeckSpec)> {
+        self.new_decks.iter().chain(&self.spares)
+    }
 }
 
 /// Verified shuffles, kept across derivations of the same log: a roll-back re-applies events
@@ -259,6 +285,8 @@ pub struct Chance {
     rolls_made: BTreeMap<Seat, u32>,
     /// Dice values revealed so far, by (epoch, slot).
     values: BTreeMap<(u32, u32), Vec<VerifiedValue>>,
+    /// Spares made so far (the next spare's id is `SPARE_BASE + spares_made`).
+    spares_made: u32,
     batch: Option<Batch>,
     cache: ShuffleCache,
     /// Counters for reports and benchmarks.
@@ -272,6 +300,8 @@ pub struct ChanceStats {
     pub tokens_verified: u64,
     pub dice_verified: u64,
     pub epochs: u64,
+    /// Requested decks served by a spare (no setup or shuffles of their own).
+    pub spares_used: u64,
 }
 
 fn sha(parts: &[&[u8]]) -> [u8; 32] {
@@ -295,6 +325,7 @@ impl Chance {
             private_rolls: BTreeMap::new(),
             rolls_made: BTreeMap::new(),
             values: BTreeMap::new(),
+            spares_made: 0,
             batch: None,
             cache: Arc::new(Mutex::new(HashMap::new())),
             stats: ChanceStats::default(),
@@ -393,10 +424,13 @@ impl Chance {
     }
 
     /// Starts answering `requests` with `parts` (the game's participants now, ascending).
+    /// `spares`: whether the batch may use and make spare decks (PROTOCOL.md §5.9; the session
+    /// allows them while no seat sits out).
     pub fn begin(
         &mut self,
         requests: Vec<ChanceRequest>,
         parts: Vec<Seat>,
+        spares: bool,
     ) -> Result<(), ChanceError> {
         let mut new_decks = Vec::new();
         let mut dice_needed = 0u32;
@@ -405,6 +439,11 @@ impl Chance {
                 ChanceRequest::Shuffle { deck, spec } => {
                     spec.validate()
                         .map_err(|e| ChanceError::Protocol(format!("deck {deck}: {e}")))?;
+                    if *deck >= SPARE_BASE {
+                        return Err(ChanceError::Protocol(format!(
+                            "deck {deck}: ids from {SPARE_BASE} on are the table's spare decks"
+                        )));
+                    }
                     if self.decks.contains_key(deck) || new_decks.iter().any(|(d, _)| d == deck) {
                         return Err(ChanceError::Protocol(format!(
                             "deck {deck} was already shuffled: a new shuffle needs a new deck id"
@@ -441,6 +480,11 @@ impl Chance {
                 "chance needs at least two participants".into(),
             ));
         }
+        let (new_decks, spare_decks) = if new_decks.is_empty() {
+            (new_decks, Vec::new())
+        } else {
+            self.serve_from_spares(new_decks, &parts, spares)
+        };
         let epoch_ok = self.current.is_some_and(|e| {
             let ep = &self.epochs[&e];
             ep.parts == parts && ep.next_slot + dice_needed <= EPOCH_SLOTS
@@ -454,6 +498,7 @@ impl Chance {
                 Stage::Reveal
             },
             new_decks,
+            spares: spare_decks,
             parts,
             slots: Vec::new(),
             owed: BTreeMap::new(),
@@ -467,6 +512,61 @@ impl Chance {
         self.batch = Some(batch);
         self.settle_empty_stage();
         Ok(())
+    }
+
+    /// The spare-deck rules of PROTOCOL.md §5.9, for a batch that asks for `requested` new
+    /// decks with `parts`: drops the spares no batch with these participants can use, moves
+    /// a held spare under the id of every requested deck it serves, and names the new spares
+    /// the batch makes. Returns the requested decks left to key and shuffle, and the spares.
+    #[allow(clippy::type_complexity)]
+    fn serve_from_spares(
+        &mut self,
+        requested: Vec<(DeckId, DeckSpec)>,
+        parts: &[Seat],
+        allowed: bool,
+    ) -> (Vec<(DeckId, DeckSpec)>, Vec<(DeckId, DeckSpec)>) {
+        // A spare is kept only while it can still serve: every key holder still here, the
+        // same participants as this batch, and its whole shuffle chain verified (a batch cut
+        // short by a forfeit leaves its spares half shuffled).
+        let spare_ids: Vec<DeckId> = self.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
+        for id in spare_ids {
+            let d = &self.decks[&id];
+            if !allowed || d.dead || d.parts != parts || d.shuffles != d.parts.len() {
+                self.decks.remove(&id);
+            }
+        }
+        if !allowed {
+            return (requested, Vec::new());
+        }
+        let mut left = Vec::new();
+        for (deck, spec) in requested {
+            let spare = self
+                .decks
+                .range(SPARE_BASE..)
+                .find(|(_, d)| d.spec == spec)
+                .map(|(k, _)| *k);
+            match spare {
+                Some(k) => {
+                    let d = self.decks.remove(&k).expect("held spare");
+                    self.decks.insert(deck, d);
+                    self.stats.spares_used += 1;
+                }
+                None => left.push((deck, spec)),
+            }
+        }
+        let mut spares = Vec::new();
+        let mut cards: usize = left.iter().map(|(_, s)| s.len()).sum();
+        for _ in 0..SPARES_PER_DECK {
+            for (_, spec) in &left {
+                if cards + spec.len() > SPARE_CARDS || left.len() + spares.len() >= MAX_KEYED {
+                    continue;
+                }
+                cards += spec.len();
+                spares.push((SPARE_BASE + self.spares_made, spec.clone()));
+                self.spares_made += 1;
+            }
+        }
+        (left, spares)
     }
 
     /// Allocates dice slots and works out who owes what (after the batch's setup, if any).
@@ -610,7 +710,7 @@ impl Chance {
         match b.stage {
             Stage::Setup => {
                 let mut shares = Vec::new();
-                for (j, (deck, _)) in b.new_decks.iter().enumerate() {
+                for (j, (deck, _)) in b.keyed().enumerate() {
                     let hand = deck_hand(setup_step, j);
                     let ctx = self.ctx(hand, idx, seat);
                     let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(*deck)]);
@@ -627,7 +727,7 @@ impl Chance {
             }
             Stage::Shuffle(k) if k == idx => {
                 let mut decks = Vec::new();
-                for (deck_id, _) in &b.new_decks {
+                for (deck_id, _) in b.keyed() {
                     let d = &self.decks[deck_id];
                     let secret = d.my_secret.as_ref().ok_or_else(|| {
                         ChanceError::Protocol("no key share of our own for this deck".into())
@@ -855,14 +955,11 @@ impl Chance {
         if b.got.contains(&seat) {
             return Err(bad(seat, "a second setup"));
         }
-        if shares.len() != b.new_decks.len() {
+        let keyed = b.keyed().count();
+        if shares.len() != keyed {
             return Err(bad(
                 seat,
-                format!(
-                    "{} key shares for {} new decks",
-                    shares.len(),
-                    b.new_decks.len()
-                ),
+                format!("{} key shares for {keyed} new decks", shares.len()),
             ));
         }
         let mut verified = Vec::new();
@@ -915,7 +1012,7 @@ impl Chance {
             epoch.my_dice = Some(Arc::new(dice));
             epoch.my_box = Some(Arc::new(boxk));
         }
-        for (j, (deck_id, spec)) in b.new_decks.iter().enumerate() {
+        for (j, (deck_id, spec)) in b.keyed().enumerate() {
             let hand = deck_hand(setup_step, j);
             let shares: Vec<VerifiedShare> =
                 b.parts.iter().map(|s| b.setups[s].0[j].clone()).collect();
@@ -960,7 +1057,7 @@ impl Chance {
         b.got.clear();
         b.setups.clear();
         self.plan(&mut b)?;
-        b.stage = if b.new_decks.is_empty() {
+        b.stage = if b.keyed().next().is_none() {
             Stage::Reveal
         } else {
             Stage::Shuffle(0)
@@ -979,15 +1076,15 @@ impl Chance {
         dice: &[String],
     ) -> Result<(), ChanceError> {
         let b = self.batch.as_ref().expect("batch");
-        if decks.len() != b.new_decks.len()
+        if decks.len() != b.keyed().count()
             || decks
                 .iter()
-                .zip(&b.new_decks)
+                .zip(b.keyed())
                 .any(|(d, (id, _))| d.deck != *id)
         {
             return Err(bad(
                 seat,
-                "the shuffle does not cover exactly the new decks, in order",
+                "the shuffle does not cover exactly the new decks and spares, in order",
             ));
         }
         let owed = b.owed.get(&seat).cloned().unwrap_or_default();
@@ -1414,5 +1511,315 @@ fn stage_name(stage: Stage) -> &'static str {
         Stage::Shuffle(_) => "a shuffle",
         Stage::Reveal => "the reveals",
         Stage::Ready => "nothing",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: [u8; 32] = [7; 32];
+
+    /// `n` seated clients, then a spectator.
+    fn clients(n: usize) -> Vec<Chance> {
+        let actors: Vec<[u8; 32]> = (0..n)
+            .map(|i| {
+                Keys::new(SecretKey::from_slice(&[i as u8 + 1; 32]).unwrap())
+                    .public_key()
+                    .to_bytes()
+            })
+            .collect();
+        let mut v: Vec<Chance> = (0..n)
+            .map(|i| {
+                let me = Secrets::new(i as Seat, Zeroizing::new([i as u8 + 40; 32]));
+                Chance::new(TABLE, actors.clone(), Some(me))
+            })
+            .collect();
+        v.push(Chance::new(TABLE, actors, None));
+        v
+    }
+
+    struct Ran {
+        outcomes: Vec<Vec<ChanceOutcome>>,
+        stages: Vec<Stage>,
+        /// The first `setup` and the first `shuffle` body of the batch, if any.
+        setup: Option<Body>,
+        shuffle: Option<Body>,
+    }
+
+    /// Runs one batch on every client, one step per stage (as the session does), with every
+    /// client checking every event.
+    fn run(cs: &mut [Chance], reqs: &[ChanceRequest], parts: &[Seat], step: &mut u32) -> Ran {
+        for c in cs.iter_mut() {
+            c.begin(reqs.to_vec(), parts.to_vec(), true).unwrap();
+        }
+        let mut ran = Ran {
+            outcomes: Vec::new(),
+            stages: Vec::new(),
+            setup: None,
+            shuffle: None,
+        };
+        loop {
+            let stage = cs[0].stage().unwrap();
+            assert!(cs.iter().all(|c| c.stage() == Some(stage)));
+            if stage == Stage::Ready {
+                break;
+            }
+            ran.stages.push(stage);
+            let events: Vec<(Seat, Body)> = cs
+                .iter()
+                .filter_map(|c| c.produce(*step).unwrap().map(|b| (c.my_seat().unwrap(), b)))
+                .collect();
+            assert!(!events.is_empty(), "nobody acts at {stage:?}");
+            for (seat, body) in &events {
+                match body {
+                    Body::Setup { .. } if ran.setup.is_none() => ran.setup = Some(body.clone()),
+                    Body::Shuffle { .. } if ran.shuffle.is_none() => {
+                        ran.shuffle = Some(body.clone())
+                    }
+                    _ => {}
+                }
+                let id = format!("{step}/{seat}");
+                for c in cs.iter_mut() {
+                    c.accept(*seat, &id, body, *step).unwrap();
+                }
+            }
+            *step += 1;
+        }
+        ran.outcomes = cs.iter_mut().map(|c| c.finish().unwrap()).collect();
+        ran
+    }
+
+    fn hand(deck: DeckId) -> Vec<ChanceRequest> {
+        vec![
+            ChanceRequest::Shuffle {
+                deck,
+                spec: DeckSpec::standard(1),
+            },
+            ChanceRequest::deal(deck, 0, 0),
+            ChanceRequest::deal(deck, 1, 1),
+            ChanceRequest::Reveal { deck, position: 2 },
+        ]
+    }
+
+    fn shuffled_ids(b: &Option<Body>) -> Vec<DeckId> {
+        match b {
+            Some(Body::Shuffle { decks, .. }) => decks.iter().map(|d| d.deck).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// What every client knows of a hand: the revealed card is the same for all, each dealt
+    /// card is known to its holder alone, and the three cards differ.
+    fn check_hand(ran: &Ran, n: usize) -> CardId {
+        let revealed = |o: &Vec<ChanceOutcome>| match &o[3] {
+            ChanceOutcome::Revealed { card, .. } => *card,
+            x => panic!("{x:?}"),
+        };
+        let dealt = |o: &Vec<ChanceOutcome>, i: usize| match &o[1 + i] {
+            ChanceOutcome::Dealt { card, .. } => *card,
+            x => panic!("{x:?}"),
+        };
+        let shown = revealed(&ran.outcomes[0]);
+        for (c, o) in ran.outcomes.iter().enumerate() {
+            assert_eq!(revealed(o), shown);
+            for i in 0..2 {
+                assert_eq!(dealt(o, i).is_some(), c == i, "client {c} position {i}");
+            }
+        }
+        let (a, b) = (dealt(&ran.outcomes[0], 0), dealt(&ran.outcomes[1], 1));
+        assert!(a != b && a != Some(shown) && b != Some(shown));
+        assert_eq!(ran.outcomes.len(), n + 1);
+        shown
+    }
+
+    #[test]
+    fn a_spare_serves_the_next_deck_of_the_same_participants_without_setup_or_shuffles() {
+        let mut cs = clients(3);
+        let mut step = 0;
+        let all = [0, 1, 2];
+        // Hand 0: setup, three shuffles, reveal; the setup keys a spare and the shuffles
+        // shuffle it along, under the first spare id.
+        let h0 = run(&mut cs, &hand(0), &all, &mut step);
+        assert_eq!(
+            h0.stages,
+            vec![
+                Stage::Setup,
+                Stage::Shuffle(0),
+                Stage::Shuffle(1),
+                Stage::Shuffle(2),
+                Stage::Reveal
+            ]
+        );
+        assert_eq!(shuffled_ids(&h0.shuffle), vec![0, SPARE_BASE]);
+        assert!(matches!(&h0.setup, Some(Body::Setup { shares, .. }) if shares.len() == 2));
+        check_hand(&h0, 3);
+        // Hand 1, same participants: the spare is deck 1, straight to the reveals.
+        let h1 = run(&mut cs, &hand(1), &all, &mut step);
+        assert_eq!(h1.stages, vec![Stage::Reveal]);
+        check_hand(&h1, 3);
+        for c in &cs {
+            assert_eq!(c.stats.spares_used, 1);
+            assert!(c.decks.range(SPARE_BASE..).next().is_none());
+            // Each deck kept the context of its own setup position: no two decks share one.
+            assert_eq!(c.decks[&1].fair_hand, deck_hand(0, 1));
+            assert_eq!(c.decks[&0].fair_hand, deck_hand(0, 0));
+        }
+        // Hand 2: the spare is spent, so a setup and shuffles again, making the next spare.
+        let h2 = run(&mut cs, &hand(2), &all, &mut step);
+        assert_eq!(h2.stages.len(), 5);
+        assert_eq!(shuffled_ids(&h2.shuffle), vec![2, SPARE_BASE + 1]);
+        check_hand(&h2, 3);
+        // Hand 3 with seat 2 gone from the hand: the spare keyed by three seats is not used
+        // (and dropped); the two-seat batch keys and shuffles its own deck and a new spare.
+        let mut two = vec![
+            ChanceRequest::Shuffle {
+                deck: 3,
+                spec: DeckSpec::standard(1),
+            },
+            ChanceRequest::deal(3, 0, 0),
+            ChanceRequest::deal(3, 1, 1),
+            ChanceRequest::Reveal {
+                deck: 3,
+                position: 2,
+            },
+        ];
+        let h3 = run(&mut cs, &two, &[0, 1], &mut step);
+        assert_eq!(
+            h3.stages,
+            vec![
+                Stage::Setup,
+                Stage::Shuffle(0),
+                Stage::Shuffle(1),
+                Stage::Reveal
+            ]
+        );
+        assert_eq!(shuffled_ids(&h3.shuffle), vec![3, SPARE_BASE + 2]);
+        for c in &cs {
+            let held: Vec<DeckId> = c.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
+            assert_eq!(held, vec![SPARE_BASE + 2]);
+            assert_eq!(c.stats.spares_used, 1);
+        }
+        // A different spec is not served by the spare.
+        two[0] = ChanceRequest::Shuffle {
+            deck: 4,
+            spec: DeckSpec::standard(2),
+        };
+        for r in two.iter_mut().skip(1) {
+            match r {
+                ChanceRequest::Deal { deck, .. } | ChanceRequest::Reveal { deck, .. } => *deck = 4,
+                _ => {}
+            }
+        }
+        let h4 = run(&mut cs, &two, &[0, 1], &mut step);
+        assert_eq!(h4.stages[0], Stage::Setup);
+        assert_eq!(shuffled_ids(&h4.shuffle), vec![4, SPARE_BASE + 3]);
+        // Every deck of the table has its own proof context.
+        for c in &cs {
+            let hands: BTreeSet<u64> = c.decks.values().map(|d| d.fair_hand).collect();
+            assert_eq!(hands.len(), c.decks.len());
+        }
+    }
+
+    #[test]
+    fn a_forfeit_kills_the_spares_its_seat_keyed() {
+        let mut cs = clients(3);
+        let mut step = 0;
+        run(&mut cs, &hand(0), &[0, 1, 2], &mut step);
+        // Seat 2 is removed (and say it comes back): the spare it keyed is dead.
+        for c in cs.iter_mut() {
+            c.forget(&[2]);
+        }
+        let h1 = run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
+        assert_eq!(h1.stages[0], Stage::Setup);
+        assert_eq!(shuffled_ids(&h1.shuffle), vec![1, SPARE_BASE + 1]);
+        check_hand(&h1, 3);
+        assert!(cs.iter().all(|c| c.stats.spares_used == 0));
+    }
+
+    #[test]
+    fn dice_that_need_a_new_epoch_keep_the_setup_but_the_spare_still_serves_the_deck() {
+        let mut cs = clients(2);
+        let mut step = 0;
+        let parts = [0, 1];
+        let two = |deck: DeckId| {
+            vec![
+                ChanceRequest::Shuffle {
+                    deck,
+                    spec: DeckSpec::standard(1),
+                },
+                ChanceRequest::deal(deck, 0, 0),
+                ChanceRequest::deal(deck, 1, 1),
+                ChanceRequest::Reveal { deck, position: 2 },
+            ]
+        };
+        let h0 = run(&mut cs, &two(0), &parts, &mut step);
+        assert_eq!(h0.stages.len(), 4);
+        // Use up most of the epoch's dice slots (no setup: the epoch serves them).
+        let roll = ChanceRequest::RollPublic {
+            sides: 6,
+            count: 1,
+            by: None,
+        };
+        let many = vec![roll.clone(); EPOCH_SLOTS as usize - 4];
+        let r = run(&mut cs, &many, &parts, &mut step);
+        assert_eq!(r.stages, vec![Stage::Reveal]);
+        // A deck and more dice than the epoch has left: a setup opens a new epoch, the
+        // spare serves the deck (no shuffles), the dice go on the reveals.
+        let mut reqs = two(1);
+        reqs.extend(vec![roll; 8]);
+        let h1 = run(&mut cs, &reqs, &parts, &mut step);
+        assert_eq!(h1.stages, vec![Stage::Setup, Stage::Reveal]);
+        assert!(matches!(&h1.setup, Some(Body::Setup { shares, .. }) if shares.is_empty()));
+        check_hand(&h1, 2);
+        for o in &h1.outcomes {
+            assert_eq!(o[4..], h1.outcomes[0][4..]);
+            assert!(matches!(&o[4], ChanceOutcome::Rolled { values } if values.len() == 1));
+        }
+        for c in &cs {
+            assert_eq!(c.stats.spares_used, 1);
+            assert_eq!(c.stats.epochs, 2);
+        }
+    }
+
+    #[test]
+    fn spares_are_made_only_within_the_card_budget_and_never_take_a_game_s_deck_id() {
+        let shares_for = |specs: &[DeckSpec], spares: bool| {
+            let mut c = clients(2).remove(0);
+            let reqs = specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ChanceRequest::Shuffle {
+                    deck: i as DeckId,
+                    spec: s.clone(),
+                })
+                .collect();
+            c.begin(reqs, vec![0, 1], spares).unwrap();
+            match c.produce(0).unwrap() {
+                Some(Body::Setup { shares, .. }) => shares.len(),
+                x => panic!("{x:?}"),
+            }
+        };
+        let s = DeckSpec::standard;
+        assert_eq!(shares_for(&[s(1)], true), 2);
+        assert_eq!(shares_for(&[s(2)], true), 2, "104 + 104 cards fit");
+        assert_eq!(shares_for(&[s(3)], true), 1, "156 + 156 cards do not");
+        assert_eq!(shares_for(&[s(2), s(2)], true), 2, "no room for a spare");
+        assert_eq!(
+            shares_for(&[s(1), s(2)], true),
+            3,
+            "a spare of the first only"
+        );
+        assert_eq!(shares_for(&[s(1)], false), 1);
+        let mut c = clients(2).remove(0);
+        let err = c.begin(
+            vec![ChanceRequest::Shuffle {
+                deck: SPARE_BASE,
+                spec: s(1),
+            }],
+            vec![0, 1],
+            true,
+        );
+        assert!(matches!(err, Err(ChanceError::Protocol(_))), "{err:?}");
     }
 }

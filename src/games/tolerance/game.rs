@@ -393,6 +393,7 @@ impl Game for Tolerance {
     }
 
     const SITS_OUT: bool = true;
+    const SHUFFLES_AHEAD: bool = true;
 
     fn sitting_out(&self) -> Vec<Seat> {
         self.table.sitting_out.iter().copied().collect()

@@ -1410,3 +1410,116 @@ fn a_seat_that_signed_a_setup_nobody_received_resumes_into_the_table_the_others_
     assert!(late.is_finished(), "{:?}", late.awaiting());
     assert_eq!(late.verdicts(), h.spectator.verdicts());
 }
+
+// ---- spare decks (PROTOCOL.md §5.9) ---------------------------------------------------------
+
+/// Game deck ids (spares left out) that some `shuffle` event on the log shuffles.
+fn shuffled_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
+    let table = hex::encode(h.cfg.table);
+    h.log
+        .iter()
+        .filter_map(|e| parse_log(e, &table).ok())
+        .filter_map(|p| match p.body {
+            Body::Shuffle { decks, .. } => Some(decks),
+            _ => None,
+        })
+        .flatten()
+        .map(|d| d.deck)
+        .filter(|d| *d < crate::table::chance::SPARE_BASE)
+        .collect()
+}
+
+#[test]
+fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_without_shuffles() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let (mut served_total, mut changed_total) = (0, 0);
+    for seed in 60..64 {
+        let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
+        let mut h = Harness::new(t, seed, quick());
+        h.run(60);
+        h.agree();
+        assert!(
+            honest_violations(&h).is_empty(),
+            "{:?}",
+            honest_violations(&h)
+        );
+        let g = h.spectator.game();
+        assert_eq!(g.table.total_chips() + g.table.chips_out, g.table.chips_in);
+        // Hand i deals deck i. The rule: a hand whose players are those of the last hand that
+        // was shuffled on the log (and whose spare is not spent yet) has no shuffle of its
+        // own; any other hand has one, and makes a spare for its players.
+        let shuffled = shuffled_on_log(&h);
+        let mut spare: Option<Vec<Seat>> = None;
+        let mut served = 0;
+        for (i, hand) in g.history.iter().enumerate() {
+            let mut players = hand.players.clone();
+            players.sort_unstable();
+            let from_spare = spare.as_ref() == Some(&players);
+            if i > 0 && players != g.history[i - 1].players {
+                changed_total += 1;
+            }
+            assert_eq!(
+                !shuffled.contains(&(i as u32)),
+                from_spare,
+                "seed {seed} hand {i} ({players:?}), shuffled {shuffled:?}, {:?}",
+                dealt(g)
+            );
+            if from_spare {
+                served += 1;
+                spare = None;
+            } else {
+                spare = Some(players);
+            }
+        }
+        assert_eq!(h.spectator.stats().chance.spares_used, served);
+        for s in &h.seats {
+            assert_eq!(s.stats().chance.spares_used, served);
+        }
+        served_total += served;
+        // The same table whatever order the log arrives in.
+        let mut backwards = h.log.clone();
+        backwards.reverse();
+        let late = h.replay_in(&backwards);
+        assert_eq!(late.verdicts(), h.spectator.verdicts());
+        assert_eq!(late.game(), h.spectator.game());
+        assert_eq!(late.stats().chance.spares_used, served);
+    }
+    // Both sides of the rule were exercised.
+    assert!(
+        served_total > 0 && changed_total > 0,
+        "{served_total} {changed_total}"
+    );
+}
+
+#[test]
+fn card_games_whose_participants_change_play_through() {
+    use crate::games::abandon_ship::{self, AbandonShip};
+    use crate::games::lamarckian_poker::{self, LamarckianPoker};
+    let g = LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap();
+    let mut h = Harness::new(g, 71, quick());
+    h.run(60);
+    h.agree();
+    assert!(h.spectator.game().outcome().is_some());
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+
+    let g = AbandonShip::new(&abandon_ship::Setup::new(3)).unwrap();
+    let mut h = Harness::new(g, 72, quick());
+    h.run(60);
+    h.agree();
+    assert!(h.spectator.game().outcome().is_some());
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+}
