@@ -1029,7 +1029,7 @@ struct Sailed {
 /// the player's number when more than one can be attacked) and discards (d) between; a fight's
 /// answer is a card that beats the last one (a) the first time, a surrender (s) from then on;
 /// and it chooses its Key Card (k) when the ship sinks. Each key is read off the help line.
-fn abandon_round(test: &str, bots: &str) -> Sailed {
+fn abandon_round(test: &str, bots: &str, players: &str, rounds: &str) -> Sailed {
     let home = temp_home(test);
     let mut pty = Pty::spawn(
         &[
@@ -1037,9 +1037,9 @@ fn abandon_round(test: &str, bots: &str) -> Sailed {
             "--game",
             "abandon-ship",
             "--players",
-            "3",
+            players,
             "--hands",
-            "1",
+            rounds,
             "--bot-level",
             bots,
         ],
@@ -1136,7 +1136,7 @@ fn abandon_round(test: &str, bots: &str) -> Sailed {
 
 #[test]
 fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
-    let r = abandon_round("abandon", "normal");
+    let r = abandon_round("abandon", "normal", "3", "1");
     assert!(
         r.fights > 0 && r.discarded > 0,
         "{} fights, {} discards",
@@ -1152,7 +1152,9 @@ fn a_round_of_abandon_ship_played_with_keys_in_the_terminal() {
 /// Random bots pick fights with this seat: each is answered or surrendered from the keys.
 #[test]
 fn abandon_ship_fights_the_bots_pick_are_answered_or_surrendered_with_keys() {
-    let r = abandon_round("abandon-attacked", "easy");
+    // Heads-up, every fight the bot picks is with this seat (at three seats the bots once
+    // fought only each other for a whole round); two rounds give it many turns to pick one.
+    let r = abandon_round("abandon-attacked", "easy", "2", "2");
     assert!(
         r.defended > 0,
         "no bot picked a fight with this seat:\n{}",
