@@ -455,6 +455,45 @@ fn kill_when(victim: &mut Proc, point: impl Fn() -> bool, log: impl Fn() -> Stri
     victim.child.wait().unwrap();
 }
 
+/// What the relay carries for a table, in arrival order: each log event's signer and type.
+type Log = Arc<Mutex<Vec<(PublicKey, String)>>>;
+
+/// Follows the log of the table `naddr` on `r` from a spectator's connection of its own, so a
+/// test can pick the moment to kill a player by what is on the relay.
+fn spy_log(r: &Relay, naddr: &str) -> Log {
+    let log: Log = Arc::default();
+    let (table, host, _) = tolerance::wire::parse_table_ref(naddr).unwrap();
+    let host = host.unwrap();
+    let (sink, url) = (log.clone(), r.url.clone());
+    r._rt.spawn(async move {
+        let pool =
+            tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
+                .await
+                .unwrap();
+        let mut sub = pool
+            .subscribe(vec![tolerance::wire::log_filter(&host, &table, &[])])
+            .await
+            .unwrap();
+        while let Some(ev) = sub.recv().await {
+            if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table) {
+                sink.lock()
+                    .unwrap()
+                    .push((ev.pubkey, p.body.name().to_string()));
+            }
+        }
+    });
+    log
+}
+
+/// The moves the relay has carried so far.
+fn moves_in(log: &Log) -> usize {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, k)| k == "move")
+        .count()
+}
+
 /// The journal names the table; `resume` with no argument lists it.
 fn assert_resume_lists(home: &Path, naddr: &str) {
     let out = run(home, &["resume"]);
@@ -695,7 +734,7 @@ struct PerudoTable {
     hb: PathBuf,
     naddr: String,
     table: [u8; 32],
-    log: Arc<Mutex<Vec<String>>>,
+    log: Log,
     host: Proc,
     victim: Proc,
     other: Proc,
@@ -714,35 +753,9 @@ impl PerudoTable {
         args.extend_from_slice(deadlines);
         let host = spawn(&ha, &args);
         let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-        let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-        let host_key = host_key.unwrap();
+        let (table_hex, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
         let table: [u8; 32] = hex::decode(&table_hex).unwrap().try_into().unwrap();
-        let log = Arc::new(Mutex::new(Vec::<String>::new()));
-        {
-            let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
-            r._rt.spawn(async move {
-                let pool = tolerance::net::pool::RelayPool::connect(
-                    Keys::generate(),
-                    [url],
-                    Default::default(),
-                )
-                .await
-                .unwrap();
-                let mut sub = pool
-                    .subscribe(vec![tolerance::wire::log_filter(
-                        &host_key,
-                        &table_hex,
-                        &[],
-                    )])
-                    .await
-                    .unwrap();
-                while let Some(ev) = sub.recv().await {
-                    if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
-                        log.lock().unwrap().push(p.body.name().to_string());
-                    }
-                }
-            });
-        }
+        let log = spy_log(r, &naddr);
         let victim = spawn(&hb, &["join", &naddr, "--auto"]);
         let other = spawn(&hc, &["join", &naddr, "--auto"]);
         PerudoTable {
@@ -760,7 +773,7 @@ impl PerudoTable {
     /// SIGKILLs the victim once `moves` moves are on the relay.
     fn kill_after_moves(&mut self, moves: usize) {
         let log = self.log.clone();
-        let count = || log.lock().unwrap().iter().filter(|k| *k == "move").count();
+        let count = || moves_in(&log);
         kill_when(
             &mut self.victim,
             || count() >= moves,
@@ -874,7 +887,7 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     assert_eq!(ends[0], ends[1], "both stopped at the same step");
     assert_eq!(seats[0], seats[1], "both named the same seat");
     let log = t.log.lock().unwrap().clone();
-    assert!(log.iter().filter(|k| *k == "vote").count() >= 2, "{log:?}");
+    assert!(log.iter().filter(|(_, k)| k == "vote").count() >= 2, "{log:?}");
     let out = run(&t.ha, &["verify", "--table", &t.naddr]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -915,38 +928,11 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-    let host_key = host_key.unwrap();
-    let log = Arc::new(Mutex::new(Vec::<String>::new()));
-    {
-        let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
-        r._rt.spawn(async move {
-            let pool = tolerance::net::pool::RelayPool::connect(
-                Keys::generate(),
-                [url],
-                Default::default(),
-            )
-            .await
-            .unwrap();
-            let mut sub = pool
-                .subscribe(vec![tolerance::wire::log_filter(
-                    &host_key,
-                    &table_hex,
-                    &[],
-                )])
-                .await
-                .unwrap();
-            while let Some(ev) = sub.recv().await {
-                if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
-                    log.lock().unwrap().push(p.body.name().to_string());
-                }
-            }
-        });
-    }
+    let log = spy_log(&r, &naddr);
     let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
     kill_when(
         &mut victim,
-        || log.lock().unwrap().iter().filter(|k| *k == "move").count() >= 3,
+        || moves_in(&log) >= 3,
         || format!("{:?}", log.lock().unwrap()),
     );
     let killed = Instant::now();
@@ -1031,49 +1017,12 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-    let host_key = host_key.unwrap();
-    // What the relay carries: (signed by b, body) in arrival order.
-    let log = Arc::new(Mutex::new(Vec::<(bool, String)>::new()));
-    {
-        let (log, url, table_hex) = (log.clone(), r.url.clone(), table_hex.clone());
-        r._rt.spawn(async move {
-            let pool = tolerance::net::pool::RelayPool::connect(
-                Keys::generate(),
-                [url],
-                Default::default(),
-            )
-            .await
-            .unwrap();
-            let mut sub = pool
-                .subscribe(vec![tolerance::wire::log_filter(
-                    &host_key,
-                    &table_hex,
-                    &[],
-                )])
-                .await
-                .unwrap();
-            while let Some(ev) = sub.recv().await {
-                if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table_hex) {
-                    log.lock()
-                        .unwrap()
-                        .push((ev.pubkey == b_key, p.body.name().to_string()));
-                }
-            }
-        });
-    }
+    let log = spy_log(&r, &naddr);
     let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
     let other = spawn(&hc, &["join", &naddr, "--auto"]);
     kill_when(
         &mut victim,
-        || {
-            log.lock()
-                .unwrap()
-                .iter()
-                .filter(|(_, k)| k == "move")
-                .count()
-                >= 2
-        },
+        || moves_in(&log) >= 2,
         || format!("{:?}", log.lock().unwrap()),
     );
     // Sitting out: the other two go on and set up hands without it.
@@ -1081,7 +1030,7 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
     let end = Instant::now() + Duration::from_secs(90);
     while log.lock().unwrap()[killed_at..]
         .iter()
-        .filter(|(by_b, k)| !by_b && k == "setup")
+        .filter(|(by, k)| *by != b_key && k == "setup")
         .count()
         < 4
     {
@@ -1103,10 +1052,12 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
     let seen = log.lock().unwrap().clone();
     let back = seen
         .iter()
-        .position(|(by_b, k)| *by_b && k == "back")
+        .position(|(by, k)| *by == b_key && k == "back")
         .unwrap_or_else(|| panic!("no back event: {seen:?}"));
     assert!(
-        seen[back..].iter().any(|(by_b, k)| *by_b && k == "setup"),
+        seen[back..]
+            .iter()
+            .any(|(by, k)| *by == b_key && k == "setup"),
         "never dealt in again: {seen:?}"
     );
     let v = run(
