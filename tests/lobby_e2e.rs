@@ -887,7 +887,10 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     assert_eq!(ends[0], ends[1], "both stopped at the same step");
     assert_eq!(seats[0], seats[1], "both named the same seat");
     let log = t.log.lock().unwrap().clone();
-    assert!(log.iter().filter(|(_, k)| k == "vote").count() >= 2, "{log:?}");
+    assert!(
+        log.iter().filter(|(_, k)| k == "vote").count() >= 2,
+        "{log:?}"
+    );
     let out = run(&t.ha, &["verify", "--table", &t.naddr]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -971,11 +971,10 @@ impl<G: Game> Session<G> {
             return false;
         };
         let queued = self.outbox.iter().any(|p| matches!(p.body, Body::Back {}));
-        let from = self.r.out_at.get(&me).copied().unwrap_or(0);
         if self.r.finished
             || queued
             || !self.r.game.sitting_out().contains(&me)
-            || self.log.back_since(me, from)
+            || self.returning().contains(&me)
         {
             return false;
         }

@@ -195,6 +195,25 @@ impl<G: Game + 'static> Harness<G> {
         let _ = g;
     }
 
+    /// Seat `seat`'s client restarted (its master from `seed`) and fed `events` in that order.
+    fn restarted<'a>(
+        &self,
+        seat: usize,
+        seed: u64,
+        events: impl IntoIterator<Item = &'a Event>,
+    ) -> Session<G> {
+        let mut s = Session::new(
+            self.cfg.clone(),
+            self.spectator.initial.clone(),
+            Some((seat as Seat, master(seat, seed))),
+        )
+        .unwrap();
+        for ev in events {
+            s.handle(ev);
+        }
+        s
+    }
+
     /// A fresh spectator fed the whole log in `order`: it must reach the same end.
     fn replay_in(&self, order: &[Event]) -> Session<G> {
         let mut s = Session::new(self.cfg.clone(), self.spectator.initial.clone(), None).unwrap();
@@ -1336,15 +1355,7 @@ fn a_dead_tolerance_seat_sits_out_after_one_missed_step_and_is_not_waited_for_ag
     // It keeps its chips but does not win.
     assert!(!g.outcome().unwrap().winners.contains(&mover));
     // Its client, restarted on the whole log, reaches the same end.
-    let mut back = Session::new(
-        h.cfg.clone(),
-        h.spectator.initial.clone(),
-        Some((mover, master(mover as usize, 52))),
-    )
-    .unwrap();
-    for ev in &h.log {
-        back.handle(ev);
-    }
+    let back = h.restarted(mover as usize, 52, &h.log);
     assert!(back.is_finished(), "{:?}", back.awaiting());
     assert_eq!(back.verdicts(), h.spectator.verdicts());
 }
@@ -1386,27 +1397,11 @@ fn a_seat_that_signed_a_setup_nobody_received_resumes_into_the_table_the_others_
     h.agree();
     assert!(h.spectator.is_finished());
     // Restarted, it holds its own setup as well as everything the relays kept.
-    let mut back = Session::new(
-        h.cfg.clone(),
-        h.spectator.initial.clone(),
-        Some((1, master(1, 54))),
-    )
-    .unwrap();
-    for ev in kept.iter().chain(&h.log) {
-        back.handle(ev);
-    }
+    let back = h.restarted(1, 54, kept.iter().chain(&h.log));
     assert!(back.is_finished(), "{:?}", back.awaiting());
     assert_eq!(back.verdicts(), h.spectator.verdicts());
     // And in any order.
-    let mut late = Session::new(
-        h.cfg.clone(),
-        h.spectator.initial.clone(),
-        Some((1, master(1, 54))),
-    )
-    .unwrap();
-    for ev in h.log.iter().chain(&kept) {
-        late.handle(ev);
-    }
+    let late = h.restarted(1, 54, h.log.iter().chain(&kept));
     assert!(late.is_finished(), "{:?}", late.awaiting());
     assert_eq!(late.verdicts(), h.spectator.verdicts());
 }
@@ -1491,35 +1486,30 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_withou
     );
 }
 
+/// `game` plays to its end with no honest seat blamed, every client agrees, and the log in
+/// reverse order gives the same game.
+fn plays_through_in_any_order<G: Game + 'static>(game: G, seed: u64) {
+    let mut h = Harness::new(game, seed, quick());
+    h.run(60);
+    h.agree();
+    assert!(h.spectator.game().outcome().is_some());
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+}
+
 #[test]
 fn card_games_whose_participants_change_play_through() {
     use crate::games::abandon_ship::{self, AbandonShip};
     use crate::games::lamarckian_poker::{self, LamarckianPoker};
-    let g = LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap();
-    let mut h = Harness::new(g, 71, quick());
-    h.run(60);
-    h.agree();
-    assert!(h.spectator.game().outcome().is_some());
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
+    plays_through_in_any_order(
+        LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap(),
+        71,
     );
-    let mut backwards = h.log.clone();
-    backwards.reverse();
-    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
-
-    let g = AbandonShip::new(&abandon_ship::Setup::new(3)).unwrap();
-    let mut h = Harness::new(g, 72, quick());
-    h.run(60);
-    h.agree();
-    assert!(h.spectator.game().outcome().is_some());
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
-    let mut backwards = h.log.clone();
-    backwards.reverse();
-    assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+    plays_through_in_any_order(AbandonShip::new(&abandon_ship::Setup::new(3)).unwrap(), 72);
 }
