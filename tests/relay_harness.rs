@@ -327,3 +327,150 @@ async fn delay_is_added_each_way() {
     p.publish(&note(&p, "fast")).await.unwrap();
     assert!(started.elapsed() < Duration::from_millis(300));
 }
+
+async fn embedded_with(config: EmbeddedRelayConfig) -> EmbeddedRelay {
+    EmbeddedRelay::start(config)
+        .await
+        .expect("embedded relay starts")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nip11_limits_are_read_when_connecting_and_shape_pages_sizes_and_notes() {
+    let relay = embedded_with(EmbeddedRelayConfig {
+        max_limit: 7,
+        max_message_bytes: 3_000,
+        max_subscriptions: 2,
+        ..EmbeddedRelayConfig::default()
+    })
+    .await;
+    // Through the proxy: the document comes from the relay behind it, over real HTTP.
+    let proxy = proxy(&relay, Rules::default()).await;
+    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let info = p.relay_info()[0].1.clone().expect("the relay has a document");
+    assert_eq!(info.max_limit, Some(7));
+    assert_eq!(info.max_message_length, Some(3_000));
+    assert_eq!(info.max_subscriptions, Some(2));
+    assert_eq!(info.min_pow_difficulty, 0);
+    assert_eq!(p.page_size(500), 7);
+    assert_eq!(p.relay_stats()[0].info.as_ref(), Some(&info));
+    let figures = serde_json::to_value(&p.relay_stats()[0]).unwrap();
+    assert_eq!(figures["info"]["max_limit"], 7, "{figures}");
+
+    // Larger than the relay reads: refused before sending, in words, and the connection stays.
+    let big = note(&p, &"x".repeat(4_000));
+    let err = p.publish(&big).await.expect_err("too large for this relay");
+    assert!(!err.is_transient(), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("too large for this relay") && text.contains("at most 3000"),
+        "{text}"
+    );
+    assert_eq!(proxy.stats().events_forwarded, 0);
+    p.publish(&note(&p, "small")).await.expect("a small event goes");
+
+    // History comes in pages of the relay's max_limit and nothing is lost.
+    let now = Timestamp::now().as_secs();
+    for i in 0..20u64 {
+        let ev = p
+            .sign(
+                EventBuilder::new(KIND, format!("{i}"))
+                    .custom_created_at(Timestamp::from_secs(now - 100 + i / 3)),
+            )
+            .unwrap();
+        p.publish(&ev).await.unwrap();
+    }
+    let all = p
+        .fetch_all(
+            Filter::new().kind(KIND).author(p.public_key()),
+            500,
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 21);
+
+    // More subscriptions than it allows: said in words.
+    let _a = p.subscribe(from(p.public_key())).await.unwrap();
+    let _b = p.subscribe(from(p.public_key())).await.unwrap();
+    assert!(p.notes().iter().all(|n| !n.contains("subscriptions per")));
+    let _c = p.subscribe(from(p.public_key())).await.unwrap();
+    let notes = p.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("allows 2 subscriptions per connection and we hold 3")),
+        "{notes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relay_without_an_information_document_gets_the_defaults() {
+    let relay = embedded_with(EmbeddedRelayConfig {
+        max_limit: 7,
+        ..EmbeddedRelayConfig::default()
+    })
+    .await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            no_info: true,
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    assert_eq!(p.relay_info()[0].1, None);
+    assert_eq!(p.page_size(500), 500);
+    p.publish(&note(&p, "fine")).await.expect("published");
+    // The relay behind does answer: the document was the proxy's 404, not a failed exchange.
+    let direct = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    assert_eq!(direct.page_size(500), 7);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn paging_gets_past_a_second_with_more_events_than_the_relay_returns() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            max_stored: Some(5),
+            ..Rules::default()
+        },
+    )
+    .await;
+    // Three seats, four events each in one second, and a few earlier ones: 12 events of one
+    // second behind a cap of 5.
+    let second = Timestamp::now().as_secs() - 50;
+    let mut seats = Vec::new();
+    for _ in 0..3 {
+        let seat = pool(&[relay.url()], PoolConfig::unpaced()).await;
+        for i in 0..4u64 {
+            let ev = seat
+                .sign(
+                    EventBuilder::new(KIND, format!("same second {i}"))
+                        .custom_created_at(Timestamp::from_secs(second)),
+                )
+                .unwrap();
+            seat.publish(&ev).await.unwrap();
+        }
+        let earlier = seat
+            .sign(
+                EventBuilder::new(KIND, "earlier")
+                    .custom_created_at(Timestamp::from_secs(second - 10)),
+            )
+            .unwrap();
+        seat.publish(&earlier).await.unwrap();
+        seats.push(seat.public_key());
+    }
+    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let all = reader
+        .fetch_all(
+            Filter::new().kind(KIND).authors(seats.clone()),
+            500,
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 15, "every event of the crowded second and before");
+    assert!(proxy.stats().stored_dropped > 0, "the cap was met");
+}

@@ -13,6 +13,9 @@
 //! - **rejected events**: every `EVENT` answered `OK false` with a reason;
 //! - **delay**: every message waits this long each way (order kept).
 //!
+//! A plain HTTP request (a client reading the relay's NIP-11 document) is passed through to the
+//! relay untouched.
+//!
 //! And commands, for the middle of a game: [`RelayProxy::close_subscriptions`] sends `CLOSED`
 //! for every open subscription (and `CLOSE` upstream), [`RelayProxy::drop_connections`] cuts
 //! every connection, [`RelayProxy::go_down`] / [`RelayProxy::come_up`] refuse connections for a
@@ -62,6 +65,9 @@ pub struct Rules {
     pub reject_events: Option<String>,
     /// Added to every message, each way.
     pub delay: Duration,
+    /// Answer a plain HTTP request (a NIP-11 document asked for) `404 Not Found` instead of
+    /// passing it to the relay: a relay without an information document.
+    pub no_info: bool,
 }
 
 /// What the proxy did so far, over every connection.
@@ -323,8 +329,47 @@ fn send(out: &Outbox, delay: Duration, v: Value) {
     let _ = out.send((Instant::now() + delay, Message::text(v.to_string())));
 }
 
+/// Whether the request waiting on `tcp` is a plain HTTP request (a NIP-11 document asked for)
+/// rather than a WebSocket upgrade; looks without reading.
+async fn is_plain_http(tcp: &TcpStream) -> bool {
+    let mut buf = vec![0u8; 16 * 1024];
+    for _ in 0..100 {
+        let Ok(n) = tcp.peek(&mut buf).await else {
+            return false;
+        };
+        let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+        if head.contains("\r\n\r\n") || n == buf.len() {
+            return !head.contains("upgrade: websocket");
+        }
+        if n == 0 {
+            return false;
+        }
+        // Only part of the head came; look again once more has arrived.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    false
+}
+
 async fn serve(shared: &Shared, tcp: TcpStream, mut cmds: mpsc::UnboundedReceiver<Command>) {
     let _ = tcp.set_nodelay(true);
+    if is_plain_http(&tcp).await {
+        if shared.rules().no_info {
+            let mut tcp = tcp;
+            let _ = tokio::io::AsyncWriteExt::write_all(
+                &mut tcp,
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            )
+            .await;
+            return;
+        }
+        // The relay's information document is the relay's own: pass the exchange through.
+        let Ok(mut up) = TcpStream::connect(&shared.upstream_addr).await else {
+            return;
+        };
+        let mut tcp = tcp;
+        let _ = tokio::io::copy_bidirectional(&mut tcp, &mut up).await;
+        return;
+    }
     let Ok(client) = tokio_tungstenite::accept_async(tcp).await else {
         return;
     };

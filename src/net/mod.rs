@@ -13,6 +13,8 @@
 //! - [`dm`]: private messages between keys (NIP-17 gift wraps): relay-list lookup (kinds 10050
 //!   and 10002), sending to the recipient's inbox relays with a per-relay report, unwrapping with
 //!   an authenticated sender.
+//! - [`nip11`]: a relay's information document (NIP-11), read when a pool connects: its page
+//!   size, largest message, subscriptions, proof of work and access rules.
 //! - [`delay`]: [`delay::DelayProxy`], a TCP proxy adding a fixed delay each way, for benches
 //!   that play as if the relay were far away.
 //! - [`harness`]: [`harness::RelayProxy`], a proxy in front of a real relay that rate-limits,
@@ -44,11 +46,13 @@ use nostr_sdk::prelude::{EventId, RelayUrl};
 pub mod delay;
 pub mod dm;
 pub mod harness;
+pub mod nip11;
 pub mod pool;
 pub mod profiles;
 pub mod relay;
 pub mod testing;
 
+pub use self::nip11::RelayInfo;
 pub use self::pool::{PoolConfig, PublishReport, RelayPool, RelayStats, SendRate, Subscription};
 pub use self::relay::{run_standalone, EmbeddedRelay, EmbeddedRelayConfig};
 

@@ -27,6 +27,13 @@
 //!   none answered. Relays that failed keep being retried in the background.
 //! - **Size.** Events over [`PoolConfig::max_event_bytes`] are refused before sending and ignored
 //!   when received.
+//! - **Relay information (NIP-11).** [`RelayPool::connect`] reads each relay's information
+//!   document ([`super::nip11`]) while it connects: `max_limit` bounds the page of every
+//!   [`RelayPool::fetch_all`], an event longer than a relay's `max_message_length` is not sent
+//!   to that relay (said in words), more subscriptions than `max_subscriptions`,
+//!   `min_pow_difficulty`, `auth_required`, `payment_required` and `restricted_writes` are said
+//!   in [`RelayPool::notes`], and [`RelayPool::min_pow_difficulty`] tells a host what proof of
+//!   work its table must announce. A relay without a document gets the defaults.
 //!
 //! What public relays do and how the pool lives with it (tested through
 //! [`super::harness::RelayProxy`] in `tests/relay_harness.rs` and `tests/public_relays.rs`):
@@ -65,6 +72,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinSet;
 
+use super::nip11::{self, RelayInfo};
 use super::{NetError, Result, MAX_EVENT_BYTES};
 
 /// Timeouts and limits of a [`RelayPool`].
@@ -86,6 +94,8 @@ pub struct PoolConfig {
     /// Allowance for relays that are not on loopback or a private network, when
     /// [`PoolConfig::rate`] is `None`: public relays throttle, your own relay need not.
     pub remote_rate: Option<SendRate>,
+    /// Whether to read each relay's NIP-11 information document when connecting.
+    pub read_info: bool,
 }
 
 /// A publishing allowance per relay connection: a token bucket refilled continuously.
@@ -123,6 +133,7 @@ impl Default for PoolConfig {
             max_event_bytes: MAX_EVENT_BYTES,
             rate: None,
             remote_rate: Some(DEFAULT_REMOTE_RATE),
+            read_info: true,
         }
     }
 }
@@ -200,6 +211,9 @@ pub struct RelayStats {
     pub subscriptions_closed: u64,
     /// Events still waiting to be sent to it.
     pub queued: u64,
+    /// What its NIP-11 information document says (absent: no document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub info: Option<RelayInfo>,
 }
 
 #[derive(Debug)]
@@ -214,6 +228,10 @@ struct RelayState {
     closed: Option<(Instant, String)>,
     refused: Option<(Instant, String)>,
     owed: VecDeque<(Instant, Arc<Event>)>,
+    /// When the information document was read (its notes show for a while after).
+    info_at: Option<Instant>,
+    /// The document could not be asked for yet (relay unreachable): ask on its next connection.
+    info_wanted: bool,
 }
 
 impl RelayState {
@@ -232,7 +250,37 @@ impl RelayState {
             closed: None,
             refused: None,
             owed: VecDeque::new(),
+            info_at: None,
+            info_wanted: false,
         }
+    }
+
+    fn learn(&mut self, info: std::result::Result<Option<RelayInfo>, String>) {
+        match info {
+            Ok(info) => {
+                self.stats.info = info;
+                self.info_at = Some(Instant::now());
+                self.info_wanted = false;
+            }
+            Err(_) => self.info_wanted = true,
+        }
+    }
+
+    /// Refuses now, in words, an event longer than the relay reads (its `max_message_length`).
+    fn fits(&self, event_bytes: usize) -> std::result::Result<(), String> {
+        let Some(limit) = self.stats.info.as_ref().and_then(|i| i.max_message_length) else {
+            return Ok(());
+        };
+        // `["EVENT",` + the event + `]`.
+        let message = event_bytes + 10;
+        if message as u64 > limit {
+            return Err(format!(
+                "too large for this relay: the event is {message} bytes as a message and relay \
+                 {} reads at most {limit} (its NIP-11 max_message_length); not sent to it",
+                host_of(&self.stats.url)
+            ));
+        }
+        Ok(())
     }
 
     /// Takes the right to send one event now, or says why not.
@@ -306,6 +354,11 @@ impl RelayState {
     }
 }
 
+/// A relay as people know it: its host (and path), without the scheme and trailing slash.
+fn host_of(url: &str) -> &str {
+    url.split("://").last().unwrap_or(url).trim_end_matches('/')
+}
+
 /// Whether a relay's refusal (or failure to answer) may go away by itself: a rate limit, pacing,
 /// a relay not connected or not answering, `error:`. `invalid:`, `blocked:` and the like do not.
 pub fn is_transient(reason: &str) -> bool {
@@ -334,7 +387,8 @@ impl Refusal {
             "rate-limited" => Refusal::RateLimited,
             "paced" => Refusal::Unanswered,
             "error" | "auth-required" => Refusal::Retry,
-            "invalid" | "blocked" | "pow" | "restricted" | "duplicate" | "mute" => Refusal::Final,
+            "invalid" | "blocked" | "pow" | "restricted" | "duplicate" | "mute"
+            | "too large for this relay" => Refusal::Final,
             _ if reason.starts_with("not connected") || reason.starts_with("no OK within") => {
                 Refusal::Unanswered
             }
@@ -374,6 +428,8 @@ struct Inner {
     alive: watch::Sender<()>,
     /// Pacing, backoff, queue and figures of each relay, in the order of `urls`.
     state: Mutex<Vec<RelayState>>,
+    /// Subscriptions of this pool open now (each holds one on every relay).
+    subscriptions: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Inner {
@@ -395,7 +451,9 @@ impl Inner {
         if !is_up(status) {
             return Err(format!("not connected ({status})"));
         }
-        self.with_state(url, RelayState::admit).unwrap_or(Ok(()))?;
+        let size = event.as_json().len();
+        self.with_state(url, |s| s.fits(size).and_then(|()| s.admit()))
+            .unwrap_or(Ok(()))?;
         let timeout = self.config.publish_timeout;
         let result = match tokio::time::timeout(timeout, relay.send_event(event)).await {
             Ok(Ok(_)) => Ok(()),
@@ -423,10 +481,24 @@ async fn keep_relays(
             change = statuses.recv() => match change {
                 Ok(MonitorNotification::StatusChanged { relay_url, status }) if is_up(status) => {
                     let Some(inner) = inner.upgrade() else { return };
-                    inner.with_state(&relay_url, |s| {
-                        s.connects += 1;
-                        s.stats.reconnects = s.connects.saturating_sub(1);
-                    });
+                    let ask = inner
+                        .with_state(&relay_url, |s| {
+                            s.connects += 1;
+                            s.stats.reconnects = s.connects.saturating_sub(1);
+                            std::mem::take(&mut s.info_wanted)
+                        })
+                        .unwrap_or(false);
+                    if ask {
+                        // Unreachable when the pool connected: its limits are learnt now.
+                        let weak = Arc::downgrade(&inner);
+                        let timeout = inner.config.connect_timeout;
+                        tokio::spawn(async move {
+                            let info = nip11::fetch(&relay_url, timeout).await;
+                            if let Some(inner) = weak.upgrade() {
+                                inner.with_state(&relay_url, |s| s.learn(info));
+                            }
+                        });
+                    }
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
@@ -531,6 +603,19 @@ impl RelayPool {
                 })?;
         }
 
+        // Each relay's information document is read while it connects, so its limits are known
+        // before the first event (a table's proof of work must be).
+        let mut infos = JoinSet::new();
+        if config.read_info {
+            for url in &parsed {
+                let url = url.clone();
+                let timeout = config.connect_timeout;
+                infos.spawn(async move {
+                    let info = nip11::fetch(&url, timeout).await;
+                    (url, info)
+                });
+            }
+        }
         // Try all relays at once; each attempt is bounded by the transport's own timeout.
         let mut attempts = JoinSet::new();
         for url in &parsed {
@@ -567,12 +652,21 @@ impl RelayPool {
             return Err(NetError::Unreachable { relays: failures });
         }
 
+        let mut learnt = HashMap::new();
+        while let Some(joined) = infos.join_next().await {
+            if let Ok((url, info)) = joined {
+                learnt.insert(url, info);
+            }
+        }
         let (alive, _) = watch::channel(());
         let state = parsed
             .iter()
             .map(|u| {
                 let mut s = RelayState::new(u, config.pace_for(u));
                 s.connects = u64::from(connected_now.contains(u));
+                if let Some(info) = learnt.remove(u) {
+                    s.learn(info);
+                }
                 s
             })
             .collect();
@@ -586,6 +680,7 @@ impl RelayPool {
             monitor,
             alive,
             state: Mutex::new(state),
+            subscriptions: Arc::default(),
         });
         tokio::spawn(keep_relays(Arc::downgrade(&inner), statuses, notifications));
         Ok(Self { inner })
@@ -681,6 +776,40 @@ impl RelayPool {
         state.iter().map(|s| s.stats.clone()).collect()
     }
 
+    /// What each relay's NIP-11 document said, in the order given (`None`: no document).
+    pub fn relay_info(&self) -> Vec<(RelayUrl, Option<RelayInfo>)> {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner
+            .urls
+            .iter()
+            .cloned()
+            .zip(state.iter().map(|s| s.stats.info.clone()))
+            .collect()
+    }
+
+    /// The highest proof of work any of the relays asks for (NIP-11 `min_pow_difficulty`).
+    pub fn min_pow_difficulty(&self) -> u8 {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .iter()
+            .filter_map(|s| s.stats.info.as_ref())
+            .map(|i| i.min_pow_difficulty)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The page size for history fetches: `asked`, or less when a relay returns at most that
+    /// many events per filter (NIP-11 `max_limit`).
+    pub fn page_size(&self, asked: usize) -> usize {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .iter()
+            .filter_map(|s| s.stats.info.as_ref().and_then(|i| i.max_limit))
+            .map(|m| usize::try_from(m).unwrap_or(usize::MAX))
+            .fold(asked, usize::min)
+            .max(1)
+    }
+
     /// Whether every paced relay could take `n` more events now without waiting.
     pub fn has_room(&self, n: u32) -> bool {
         let now = Instant::now();
@@ -699,10 +828,25 @@ impl RelayPool {
         let now = Instant::now();
         let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
+        let subscriptions = self
+            .inner
+            .subscriptions
+            .load(std::sync::atomic::Ordering::Relaxed);
         for s in state.iter() {
-            // People know a relay by its host; the scheme and slash only take room.
-            let url = s.stats.url.split("://").last().unwrap_or(&s.stats.url);
-            let url = url.trim_end_matches('/');
+            let url = host_of(&s.stats.url);
+            if let Some(info) = &s.stats.info {
+                if s.info_at.is_some_and(|t| now.duration_since(t) < NOTE_FOR) {
+                    out.extend(info.notes(url));
+                }
+                if let Some(max) = info.max_subscriptions {
+                    if subscriptions as u64 > max {
+                        out.push(format!(
+                            "relay {url} allows {max} subscriptions per connection and we hold \
+                             {subscriptions}: it may close some"
+                        ));
+                    }
+                }
+            }
             if s.backoff_until.is_some_and(|t| t > now) {
                 out.push(format!("relay {url} rate-limits us, retrying"));
             }
@@ -844,6 +988,7 @@ impl RelayPool {
             margin: self.inner.config.catch_up_margin,
             max_event_bytes: self.inner.config.max_event_bytes,
             closed: HashMap::new(),
+            _counted: Counted::new(&self.inner.subscriptions),
         };
         tokio::spawn(task.run(notifications, statuses, self.inner.alive.subscribe()));
         Ok(Subscription { id, rx })
@@ -887,16 +1032,22 @@ impl RelayPool {
     }
 
     /// Every stored event matching `filter`, fetched in pages of at most `page` events going
-    /// back in time, since relays cap how many events one request returns (strfry: 500), even
-    /// below `page`. Stops when a page brings nothing new (so it costs one request more than the
-    /// pages it needs). Limitation: a relay capping below the number of events that share one
-    /// second loses the rest of that second. Oldest first, each event once.
+    /// back in time (fewer when a relay's NIP-11 `max_limit` says so), since relays cap how
+    /// many events one request returns (strfry: 500), even below `page`. Stops when a page
+    /// brings nothing new (so it costs one request more than the pages it needs). Oldest first,
+    /// each event once.
+    ///
+    /// `until` cannot move past a second whose events fill a whole page, so a page whose events
+    /// all share one second is followed by that second alone, split by author (a table's seats)
+    /// and kind, and paging goes on from the second before. Known limit: one author's events of
+    /// one kind within one second beyond a relay's cap stay out of reach.
     pub async fn fetch_all(
         &self,
         filter: Filter,
         page: usize,
         timeout: Duration,
     ) -> Result<Vec<Event>> {
+        let page = self.page_size(page);
         let mut all: HashMap<EventId, Event> = HashMap::new();
         let mut until: Option<Timestamp> = None;
         loop {
@@ -908,18 +1059,71 @@ impl RelayPool {
             let got = self.fetch(vec![f], timeout).await?;
             let fresh = got.iter().filter(|e| !all.contains_key(&e.id)).count();
             let oldest = got.iter().map(|e| e.created_at).min();
+            let newest = got.iter().map(|e| e.created_at).max();
             for e in got.iter() {
                 all.insert(e.id, e.clone());
             }
+            let (Some(oldest), Some(newest)) = (oldest, newest) else {
+                break;
+            };
+            if oldest == newest {
+                // The relay may hold more of this second than it returns at once.
+                for e in self.fetch_second(&filter, oldest, page, timeout).await? {
+                    all.insert(e.id, e);
+                }
+                match oldest.as_secs().checked_sub(1) {
+                    Some(before) => until = Some(Timestamp::from_secs(before)),
+                    None => break,
+                }
+                continue;
+            }
             // A short page is not the end: a relay may cap a query below `page` (strfry: 500,
             // whatever the filter asks). The end is a page that brings nothing new.
-            if got.is_empty() || fresh == 0 {
+            if fresh == 0 {
                 break;
             }
-            until = oldest;
+            until = Some(oldest);
         }
         let mut out: Vec<Event> = all.into_values().collect();
         out.sort_by_key(|event| (event.created_at, event.id));
+        Ok(out)
+    }
+
+    /// The events of `filter` dated `second`, asked for one author and one kind at a time so
+    /// that each answer is smaller than a relay's cap.
+    async fn fetch_second(
+        &self,
+        filter: &Filter,
+        second: Timestamp,
+        page: usize,
+        timeout: Duration,
+    ) -> Result<Vec<Event>> {
+        let authors: Vec<Option<PublicKey>> = match &filter.authors {
+            Some(a) if !a.is_empty() => a.iter().copied().map(Some).collect(),
+            _ => vec![None],
+        };
+        let kinds: Vec<Option<Kind>> = match &filter.kinds {
+            Some(k) if !k.is_empty() => k.iter().copied().map(Some).collect(),
+            _ => vec![None],
+        };
+        let mut parts = Vec::with_capacity(authors.len() * kinds.len());
+        for author in &authors {
+            for kind in &kinds {
+                let mut f = filter.clone().since(second).until(second).limit(page);
+                if let Some(a) = author {
+                    f.authors = Some(std::iter::once(*a).collect());
+                }
+                if let Some(k) = kind {
+                    f.kinds = Some(std::iter::once(*k).collect());
+                }
+                parts.push(f);
+            }
+        }
+        // One request per part: several filters in one REQ share one cap on some relays.
+        let mut out = Vec::new();
+        for f in parts {
+            out.extend(self.fetch(vec![f], timeout).await?);
+        }
         Ok(out)
     }
 
@@ -966,6 +1170,23 @@ struct SubscriptionTask {
     /// Relays that closed this subscription: how many times in a row (reset by their
     /// end-of-stored-events) and when to ask again.
     closed: HashMap<RelayUrl, (u32, Option<Instant>)>,
+    _counted: Counted,
+}
+
+/// One open subscription in its pool's count, for as long as it lives.
+struct Counted(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Counted {
+    fn new(count: &Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self(Arc::clone(count))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// First pause before subscribing again to a relay that closed the subscription.

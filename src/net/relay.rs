@@ -67,6 +67,17 @@ pub struct EmbeddedRelayConfig {
     pub db_dir: Option<PathBuf>,
     /// Per-connection publishing allowance (see the module docs).
     pub events_per_minute: u32,
+    /// NIP-13 difficulty every new event must have (0: none), enforced with `pow:` and
+    /// announced in the NIP-11 document, as relays that ask for work do.
+    pub min_pow_difficulty: u8,
+    /// Most stored events one filter returns (a larger `limit` is lowered to it); NIP-11's
+    /// `max_limit`.
+    pub max_limit: usize,
+    /// Largest WebSocket message read (NIP-11's `max_message_length`); a larger one ends the
+    /// connection, as nostr-rs-relay does.
+    pub max_message_bytes: usize,
+    /// Subscriptions one connection may hold (NIP-11's `max_subscriptions`).
+    pub max_subscriptions: usize,
 }
 
 impl Default for EmbeddedRelayConfig {
@@ -75,6 +86,10 @@ impl Default for EmbeddedRelayConfig {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             db_dir: None,
             events_per_minute: DEFAULT_EVENTS_PER_MINUTE,
+            min_pow_difficulty: 0,
+            max_limit: DEFAULT_FILTER_LIMIT,
+            max_message_bytes: serve::MAX_MESSAGE_BYTES,
+            max_subscriptions: serve::MAX_SUBSCRIPTIONS,
         }
     }
 }
@@ -103,7 +118,11 @@ impl EmbeddedRelay {
             db,
             hub: serve::Hub::default(),
             events_per_minute: config.events_per_minute,
-            default_limit: DEFAULT_FILTER_LIMIT,
+            default_limit: DEFAULT_FILTER_LIMIT.min(config.max_limit.max(1)),
+            max_limit: config.max_limit.max(1),
+            min_pow_difficulty: config.min_pow_difficulty,
+            max_message_bytes: config.max_message_bytes,
+            max_subscriptions: config.max_subscriptions,
         });
 
         let listener = TcpListener::bind(config.addr)
@@ -266,7 +285,7 @@ async fn serve_connection(
     stream
         .set_nodelay(true)
         .map_err(|e| io_err("setting TCP_NODELAY", e))?;
-    let upgraded = tokio::time::timeout(HANDSHAKE_TIMEOUT, upgrade(stream))
+    let upgraded = tokio::time::timeout(HANDSHAKE_TIMEOUT, upgrade(stream, &shared))
         .await
         .map_err(|_| {
             io_err(
@@ -281,7 +300,7 @@ async fn serve_connection(
 
 /// Answers the HTTP upgrade request and returns the socket, with any bytes read past the
 /// request kept for the WebSocket layer.
-async fn upgrade(mut stream: TcpStream) -> io::Result<Prefixed<TcpStream>> {
+async fn upgrade(mut stream: TcpStream, shared: &serve::Shared) -> io::Result<Prefixed<TcpStream>> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 2048];
     let (consumed, request) = loop {
@@ -307,8 +326,22 @@ async fn upgrade(mut stream: TcpStream) -> io::Result<Prefixed<TcpStream>> {
     };
     let response = match create_response(&request) {
         Ok(response) => response,
+        Err(e) if wants_info(&request) => {
+            // NIP-11: the relay's real limits, so clients (ours included) can read them.
+            let body = shared.information_document();
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/nostr+json\r\n\
+                 Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Headers: *\r\n\
+                 Access-Control-Allow-Methods: GET\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(reply.as_bytes()).await;
+            let _ = stream.shutdown().await;
+            return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
+        }
         Err(e) => {
-            // A plain HTTP request (browser, NIP-11 probe): say what this port speaks.
+            // A plain HTTP request (a browser): say what this port speaks.
             let body = "this is a nostr relay: connect with a WebSocket client\n";
             let reply = format!(
                 "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -328,6 +361,15 @@ async fn upgrade(mut stream: TcpStream) -> io::Result<Prefixed<TcpStream>> {
         pos: 0,
         inner: stream,
     })
+}
+
+/// Whether a request that is not a WebSocket upgrade asks for the NIP-11 document.
+fn wants_info(request: &Request) -> bool {
+    request
+        .headers()
+        .get_all("accept")
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.contains("application/nostr+json")))
 }
 
 /// A stream that first yields bytes already read from it.

@@ -114,6 +114,9 @@ pub fn relay_figures(relays: &[String], reports: &[&ClientReport]) -> Vec<RelayS
             o.reconnects += s.reconnects;
             o.subscriptions_closed += s.subscriptions_closed;
             o.queued += s.queued;
+            if o.info.is_none() {
+                o.info = s.info.clone();
+            }
         }
     }
     // Relays as given first (URLs as nostr-sdk writes them may differ by a slash).

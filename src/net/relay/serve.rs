@@ -38,8 +38,8 @@ use tokio_tungstenite::WebSocketStream;
 
 use crate::net::MAX_EVENT_BYTES;
 
-/// Subscriptions one connection may hold at once.
-const MAX_SUBSCRIPTIONS: usize = 500;
+/// Subscriptions one connection may hold at once, by default.
+pub(super) const MAX_SUBSCRIPTIONS: usize = 500;
 /// Longest subscription id accepted (nostr-relay-builder's limit).
 const MAX_SUBSCRIPTION_ID: usize = 250;
 /// Live events queued for one connection before it counts as too slow and is closed (its
@@ -47,7 +47,7 @@ const MAX_SUBSCRIPTION_ID: usize = 250;
 const OUTBOX: usize = 8_192;
 /// Largest WebSocket message read: a REQ with many filters is bigger than an event, but not
 /// by this much.
-const MAX_MESSAGE_BYTES: usize = 4 * MAX_EVENT_BYTES;
+pub(super) const MAX_MESSAGE_BYTES: usize = 4 * MAX_EVENT_BYTES;
 /// (kind, author) pairs above which a filter goes to the store as it is (see [`query`]).
 const MAX_INDEXED_PAIRS: usize = 64;
 
@@ -57,6 +57,34 @@ pub(super) struct Shared {
     pub hub: Hub,
     pub events_per_minute: u32,
     pub default_limit: usize,
+    pub max_limit: usize,
+    pub min_pow_difficulty: u8,
+    pub max_message_bytes: usize,
+    pub max_subscriptions: usize,
+}
+
+impl Shared {
+    /// The NIP-11 information document: what this relay really enforces.
+    pub fn information_document(&self) -> String {
+        serde_json::json!({
+            "name": "tolerance embedded relay",
+            "description": "the relay inside tolerance",
+            "software": "https://github.com/tolerance",
+            "version": env!("CARGO_PKG_VERSION"),
+            "supported_nips": [1, 11, 13],
+            "limitation": {
+                "max_message_length": self.max_message_bytes,
+                "max_subscriptions": self.max_subscriptions,
+                "max_limit": self.max_limit,
+                "max_subid_length": MAX_SUBSCRIPTION_ID,
+                "min_pow_difficulty": self.min_pow_difficulty,
+                "auth_required": false,
+                "payment_required": false,
+                "restricted_writes": false,
+            },
+        })
+        .to_string()
+    }
 }
 
 type ConnId = u64;
@@ -175,12 +203,18 @@ impl Hub {
 
     /// Opens (or replaces) `conn`'s subscription `id`. Returns false when the connection
     /// already holds the most subscriptions it may.
-    fn subscribe(&self, conn: ConnId, id: &SubscriptionId, filters: Vec<Filter>) -> bool {
+    fn subscribe(
+        &self,
+        conn: ConnId,
+        id: &SubscriptionId,
+        filters: Vec<Filter>,
+        max_subscriptions: usize,
+    ) -> bool {
         let mut r = self.lock();
         let name = (conn, id.clone());
         if let Some(old) = r.by_name.remove(&name) {
             r.remove_sub(old);
-        } else if r.by_name.keys().filter(|(c, _)| *c == conn).count() >= MAX_SUBSCRIPTIONS {
+        } else if r.by_name.keys().filter(|(c, _)| *c == conn).count() >= max_subscriptions {
             return false;
         }
         let key = self.next.fetch_add(1, Ordering::Relaxed);
@@ -286,8 +320,8 @@ where
     let config = WebSocketConfig::default()
         .read_buffer_size(8 * 1024)
         .write_buffer_size(16 * 1024)
-        .max_message_size(Some(MAX_MESSAGE_BYTES))
-        .max_frame_size(Some(MAX_MESSAGE_BYTES));
+        .max_message_size(Some(shared.max_message_bytes))
+        .max_frame_size(Some(shared.max_message_bytes));
     let ws = WebSocketStream::from_raw_socket(stream, Role::Server, Some(config)).await;
     let (mut tx, mut rx) = ws.split();
     let (outbox, mut outgoing) = mpsc::channel::<String>(OUTBOX);
@@ -492,6 +526,18 @@ impl Shared {
             let why = format!("{}: invalid event ID", MachineReadablePrefix::Invalid);
             return ok(event.id, false, why);
         }
+        if self.min_pow_difficulty > 0 {
+            let has = event.id.check_pow(self.min_pow_difficulty);
+            if !has {
+                let why = format!(
+                    "{}: difficulty {} is less than {}",
+                    MachineReadablePrefix::Pow,
+                    nostr_sdk::prelude::nip13::get_leading_zero_bits(event.id.as_bytes()),
+                    self.min_pow_difficulty
+                );
+                return ok(event.id, false, why);
+            }
+        }
         if !event.verify_signature() {
             let why = format!(
                 "{}: invalid event signature",
@@ -567,16 +613,18 @@ impl Shared {
             .into()];
         }
         for f in filters.iter_mut() {
-            if f.limit.is_none() {
-                f.limit = Some(match &f.ids {
-                    Some(ids) if !ids.is_empty() => ids.len(),
-                    _ => self.default_limit,
-                });
-            }
+            let limit = f.limit.unwrap_or(match &f.ids {
+                Some(ids) if !ids.is_empty() => ids.len(),
+                _ => self.default_limit,
+            });
+            f.limit = Some(limit.min(self.max_limit));
         }
         // Filed before the store is read: an event saved meanwhile is queued behind this
         // answer instead of falling between the two (a client drops the duplicate).
-        if !self.hub.subscribe(state.conn, &id, filters.clone()) {
+        if !self
+            .hub
+            .subscribe(state.conn, &id, filters.clone(), self.max_subscriptions)
+        {
             return vec![closed(
                 &id,
                 format!("{}: too many REQs", MachineReadablePrefix::RateLimited),
