@@ -361,3 +361,31 @@ async fn measure_a_hand_at_30_events_a_minute() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relay_asking_for_proof_of_work_gets_it_on_every_event_of_the_table() {
+    // The relay refuses any event under 8 bits (`pow:`) and says so in its NIP-11 document.
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
+        min_pow_difficulty: 8,
+        ..EmbeddedRelayConfig::default()
+    })
+    .await
+    .expect("embedded relay starts");
+    let started = Instant::now();
+    let run = play(vec![relay.url().to_string()], 2, 1, PoolConfig::default()).await;
+    assert_clean(&run);
+    let figures = &run.summary.relay_figures[0];
+    assert_eq!(
+        figures.info.as_ref().map(|i| i.min_pow_difficulty),
+        Some(8),
+        "{figures:?}"
+    );
+    // Every event the clients signed was mined: the relay refused none.
+    assert_eq!(figures.rejected, 0, "{figures:?}");
+    assert!(figures.accepted > 20, "{figures:?}");
+    eprintln!(
+        "2 seats, 1 hand at 8 bits of work: {} events accepted in {:.1} s",
+        figures.accepted,
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -474,3 +474,43 @@ async fn paging_gets_past_a_second_with_more_events_than_the_relay_returns() {
     assert_eq!(all.len(), 15, "every event of the crowded second and before");
     assert!(proxy.stats().stored_dropped > 0, "the cap was met");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pow_refusal_is_mined_again_outside_the_log_and_named_for_log_events() {
+    let relay = embedded_with(EmbeddedRelayConfig {
+        min_pow_difficulty: 10,
+        ..EmbeddedRelayConfig::default()
+    })
+    .await;
+    // The relay's document is hidden: the pool learns the difficulty from the refusal.
+    let proxy = proxy(
+        &relay,
+        Rules {
+            no_info: true,
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    assert_eq!(p.min_pow_difficulty(), 0);
+    let (ev, report) = p
+        .publish_mined(EventBuilder::new(KIND, "a lobby message"), 0, false)
+        .await
+        .expect("mined again and taken");
+    assert!(ev.id.check_pow(10), "{}", ev.id);
+    assert_eq!(report.accepted.len(), 1);
+
+    // A log event is signed once: refused, and the note says why in words.
+    let err = p
+        .publish(&note(&p, "a log event"))
+        .await
+        .expect_err("no work");
+    assert!(!err.is_transient(), "{err}");
+    let notes = p.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("needs proof of work the table did not announce")),
+        "{notes:?}"
+    );
+}

@@ -354,6 +354,23 @@ impl RelayState {
     }
 }
 
+/// Most proof of work this client mines for one event (see `wire::MAX_TABLE_POW`).
+pub const MAX_POW: u8 = 24;
+
+/// The difficulty a `pow:` refusal asks for: the largest number in it above what was mined, or
+/// four bits more when it names none.
+fn asked_pow(reason: &str, mined: u8) -> Option<u8> {
+    if !reason.trim_start().starts_with("pow:") {
+        return None;
+    }
+    let named = reason
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse::<u8>().ok())
+        .filter(|n| *n > mined)
+        .max();
+    Some(named.unwrap_or(mined.saturating_add(4)))
+}
+
 /// A relay as people know it: its host (and path), without the scheme and trailing slash.
 fn host_of(url: &str) -> &str {
     url.split("://").last().unwrap_or(url).trim_end_matches('/')
@@ -764,6 +781,53 @@ impl RelayPool {
         self.publish_with(event, true).await
     }
 
+    /// Signs `builder` with at least `pow` bits of NIP-13 work (and at least what any relay's
+    /// NIP-11 document asks) and publishes it ([`RelayPool::publish_once`] when `once`). A relay
+    /// that still answers `pow:` gets the event mined again at the difficulty it names (at most
+    /// [`MAX_POW`]) and sent again: only for events that are not part of a table's log, where a
+    /// second event for the same thing is harmless (lobby messages, announcements, heartbeats).
+    pub async fn publish_mined(
+        &self,
+        builder: EventBuilder,
+        pow: u8,
+        once: bool,
+    ) -> Result<(Event, PublishReport)> {
+        let mut difficulty = pow.max(self.min_pow_difficulty()).min(MAX_POW);
+        let mut tries = 0;
+        loop {
+            let event = self.sign_mined(builder.clone(), difficulty).await?;
+            let outcome = self.publish_with(&event, !once).await;
+            let rejected = match &outcome {
+                Ok(report) => &report.rejected,
+                Err(NetError::NotAccepted { rejected, .. }) => rejected,
+                Err(_) => return outcome.map(|r| (event, r)),
+            };
+            let asked = rejected
+                .iter()
+                .filter_map(|(_, reason)| asked_pow(reason, difficulty))
+                .max();
+            match asked {
+                Some(d) if d > difficulty && d <= MAX_POW && tries < 3 => {
+                    difficulty = d;
+                    tries += 1;
+                }
+                _ => return outcome.map(|r| (event, r)),
+            }
+        }
+    }
+
+    /// Signs `builder` with `pow` bits of work, mined on a blocking thread (none for 0).
+    pub async fn sign_mined(&self, builder: EventBuilder, pow: u8) -> Result<Event> {
+        if pow == 0 {
+            return self.sign(builder);
+        }
+        let keys = self.inner.keys.clone();
+        tokio::task::spawn_blocking(move || builder.pow(pow).sign_with_keys(&keys))
+            .await
+            .map_err(|e| NetError::Sign(e.to_string()))?
+            .map_err(|e| NetError::Sign(e.to_string()))
+    }
+
     /// Like [`RelayPool::publish`], but a relay that cannot take the event now never gets it
     /// later: for heartbeats and other events that are stale a moment later.
     pub async fn publish_once(&self, event: &Event) -> Result<PublishReport> {
@@ -864,7 +928,16 @@ impl RelayPool {
             }
             if let Some((at, reason)) = &s.refused {
                 if now.duration_since(*at) < NOTE_FOR {
-                    out.push(format!("relay {url} refuses our events: {reason}"));
+                    if reason.starts_with("pow:") {
+                        // Log events cannot be mined again (a second event for one step is a
+                        // fork): the table goes on through the relays that take them.
+                        out.push(format!(
+                            "relay {url} needs proof of work the table did not announce \
+                             ({reason}): going on with the other relays"
+                        ));
+                    } else {
+                        out.push(format!("relay {url} refuses our events: {reason}"));
+                    }
                 }
             }
         }
@@ -1415,6 +1488,13 @@ mod tests {
         ] {
             assert!(!is_transient(lasting), "{lasting}");
         }
+    }
+
+    #[test]
+    fn a_pow_refusal_names_the_difficulty_to_mine() {
+        assert_eq!(asked_pow("pow: difficulty 3 is less than 12", 3), Some(12));
+        assert_eq!(asked_pow("pow: difficulty too low", 8), Some(12));
+        assert_eq!(asked_pow("blocked: 40 events", 0), None);
     }
 
     #[test]

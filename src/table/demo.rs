@@ -158,6 +158,7 @@ pub async fn announce(
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
+    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default()).await?;
     let spec = TableSpec {
         v: VERSION,
         game: game.to_string(),
@@ -166,12 +167,10 @@ pub async fn announce(
         seats: seats.iter().map(|k| k.to_hex()).collect(),
         deadlines,
         lobby: None,
+        pow: super::lobby::table_pow(&pool)?,
     };
-    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default()).await?;
-    let ev = wire::table_event(&spec)
-        .sign_with_keys(host)
-        .map_err(|e| TableError::Signing(e.to_string()))?;
-    pool.publish(&ev).await?;
+    pool.publish_mined(wire::table_event(&spec), spec.pow, false)
+        .await?;
     pool.shutdown().await;
     Ok(table)
 }

@@ -108,14 +108,71 @@ impl Announcer {
             _ => now,
         };
         self.last = Some(at);
-        let ev = wire::table_event(spec)
-            .custom_created_at(at)
-            .sign_with_keys(&self.keys)
-            .map_err(|e| e.to_string())?;
-        pool.publish(&ev)
+        debug_assert_eq!(self.keys, *pool.keys());
+        let (ev, _) = pool
+            .publish_mined(
+                wire::table_event(spec).custom_created_at(at),
+                spec.pow,
+                false,
+            )
             .await
             .map_err(|e| format!("announcing the table: {e}"))?;
         Ok(ev)
+    }
+}
+
+/// The proof of work a table hosted on `pool`'s relays must announce: the most any of them asks
+/// for in its NIP-11 document. Refused, in words, above what a table can afford.
+pub(crate) fn table_pow(pool: &RelayPool) -> Result<u8, TableError> {
+    let asked = pool.relay_info();
+    let pow = pool.min_pow_difficulty();
+    if pow > wire::MAX_TABLE_POW {
+        let who: Vec<String> = asked
+            .iter()
+            .filter(|(_, i)| i.as_ref().is_some_and(|i| i.min_pow_difficulty > wire::MAX_TABLE_POW))
+            .map(|(u, _)| u.to_string())
+            .collect();
+        return Err(TableError::Setup(format!(
+            "{} asks for proof of work of {pow} bits on every event: mining one would take about \
+             {} on this machine, and a table signs hundreds; tolerance mines at most {} bits. \
+             Host on other relays",
+            who.join(", "),
+            words_for(pow_estimate(pow)),
+            wire::MAX_TABLE_POW
+        )));
+    }
+    Ok(pow)
+}
+
+/// How long mining one event of `bits` takes here, from a short measure of this machine's
+/// hashing speed (the work is 2^bits hashes of the event on average).
+pub fn pow_estimate(bits: u8) -> Duration {
+    use sha2::Digest;
+    let sample = [7u8; 700];
+    let n = 20_000u32;
+    let started = Instant::now();
+    let mut acc = [0u8; 32];
+    for i in 0..n {
+        let mut h = sha2::Sha256::new();
+        h.update(i.to_le_bytes());
+        h.update(sample);
+        h.update(acc);
+        acc = h.finalize().into();
+    }
+    let per_hash = started.elapsed().as_secs_f64() / f64::from(n);
+    Duration::from_secs_f64(per_hash * 2f64.powi(i32::from(bits)))
+}
+
+fn words_for(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        format!("{} ms", (s * 1000.0).round())
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7_200.0 {
+        format!("{:.0} minutes", s / 60.0)
+    } else {
+        format!("{:.0} hours", s / 3_600.0)
     }
 }
 
@@ -156,17 +213,10 @@ async fn send_lobby_pow(
         table: table.to_string(),
         body,
     };
-    let mut builder = lobby_event(host, &msg);
-    if let Some(d) = pow {
-        builder = builder.pow(d);
-    }
-    let keys = keys.clone();
-    // Mining is CPU work: keep it off the network task.
-    let ev = tokio::task::spawn_blocking(move || builder.sign_with_keys(&keys))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-    pool.publish(&ev)
+    debug_assert_eq!(*keys, *pool.keys());
+    // The pool mines at least what its relays ask (NIP-11), and again at what a relay's `pow:`
+    // names: a lobby message is not part of the log, a second copy is harmless.
+    pool.publish_mined(lobby_event(host, &msg), pow.unwrap_or(0), false)
         .await
         .map_err(|e| format!("sending the lobby message: {e}"))?;
     Ok(())
@@ -212,6 +262,9 @@ pub async fn host_lobby(
         ));
     }
     let pool = RelayPool::connect(opts.keys.clone(), &opts.relays, PoolConfig::default()).await?;
+    // Every event of the table carries the work its most demanding relay asks (NIP-11), fixed
+    // now: a log event mined again later would be a second event for its step.
+    let pow = table_pow(&pool)?;
     let me = opts.keys.public_key();
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
@@ -244,6 +297,7 @@ pub async fn host_lobby(
             join_pow: opts.join_pow,
             expires: Some(expires),
         }),
+        pow,
     };
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
     let mut announcer = Announcer {
@@ -786,7 +840,7 @@ async fn join_inner(
                 LobbyBody::Join {
                     commit: commit.clone(),
                 },
-                l.join_pow,
+                Some(l.join_pow.unwrap_or(0).max(spec.pow)),
             )
             .await?;
             asked = Some(l.round);
@@ -1046,5 +1100,38 @@ mod tests {
             parse_ref("nevent1garbage"),
             Err(TableError::NotFound(w)) if w.contains("not a valid nevent")
         ));
+    }
+}
+
+#[cfg(test)]
+mod pow_tests {
+    use super::*;
+    use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
+
+    async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
+        let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
+            min_pow_difficulty,
+            ..EmbeddedRelayConfig::default()
+        })
+        .await
+        .unwrap();
+        let pool = RelayPool::connect(Keys::generate(), [relay.url().as_str()], PoolConfig::default())
+            .await
+            .unwrap();
+        (relay, pool)
+    }
+
+    #[tokio::test]
+    async fn a_table_takes_its_relays_proof_of_work_and_refuses_too_much_in_words() {
+        let (_relay, pool) = pool_on(9).await;
+        assert_eq!(table_pow(&pool).unwrap(), 9);
+        let (_relay, pool) = pool_on(30).await;
+        let err = table_pow(&pool).unwrap_err().to_string();
+        assert!(
+            err.contains("asks for proof of work of 30 bits")
+                && err.contains("mining one would take about")
+                && err.contains("at most 24 bits"),
+            "{err}"
+        );
     }
 }

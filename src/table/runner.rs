@@ -183,10 +183,23 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
-/// A log event signed now.
-fn sign(keys: &Keys, host: &PublicKey, p: &Payload) -> Result<Event, TableError> {
-    log_event(host, p)
-        .sign_with_keys(keys)
+/// A log event signed now, carrying the table's proof of work (mined off the runtime's
+/// threads; no work at all for the usual difficulty 0).
+async fn sign(keys: &Keys, host: &PublicKey, p: &Payload, pow: u8) -> Result<Event, TableError> {
+    mine(log_event(host, p), keys, pow).await
+}
+
+/// Signs `builder` with `pow` bits of NIP-13 work.
+async fn mine(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, TableError> {
+    if pow == 0 {
+        return builder
+            .sign_with_keys(keys)
+            .map_err(|e| TableError::Signing(e.to_string()));
+    }
+    let keys = keys.clone();
+    tokio::task::spawn_blocking(move || builder.pow(pow).sign_with_keys(&keys))
+        .await
+        .map_err(|e| TableError::Signing(e.to_string()))?
         .map_err(|e| TableError::Signing(e.to_string()))
 }
 
@@ -223,6 +236,7 @@ pub fn table_game<G: TableGame>(
         seats: spec.seat_keys(),
         deadlines: spec.deadlines,
         start,
+        pow: spec.pow,
     };
     Ok((cfg, game))
 }
@@ -355,7 +369,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 .and_then(|j| signed_key(&payload).and_then(|k| j.signed(&k).cloned()));
             let ev = match recorded {
                 Some(ev) => ev,
-                None => sign(&cfg.keys, &cfg.host, &payload)?,
+                None => sign(&cfg.keys, &cfg.host, &payload, cfg.spec.pow).await?,
             };
             if let Some(j) = cfg.journal.as_mut() {
                 j.record(&ev)?;
@@ -429,16 +443,15 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             && pool.has_room(2)
         {
             last_beat = Some(Instant::now());
-            if let Ok(ev) =
-                wire::presence_event(&cfg.host, &cfg.spec.table).sign_with_keys(&cfg.keys)
-            {
-                // Sent aside, never awaited: some relays do not answer OK to an ephemeral event,
-                // and a heartbeat no relay takes is simply missed; the next one comes.
-                let pool = pool.clone();
-                tokio::spawn(async move {
-                    let _ = tokio::time::timeout(HEARTBEAT, pool.publish_once(&ev)).await;
-                });
-            }
+            // Sent aside, never awaited: some relays do not answer OK to an ephemeral event,
+            // and a heartbeat no relay takes is simply missed; the next one comes.
+            let beat = wire::presence_event(&cfg.host, &cfg.spec.table);
+            let pow = cfg.spec.pow;
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                let _ =
+                    tokio::time::timeout(HEARTBEAT, pool.publish_mined(beat, pow, true)).await;
+            });
         }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
             health.connected = pool.connected().await.len();

@@ -169,7 +169,20 @@ pub struct TableSpec {
     /// when the host seated known keys directly (`tolerance demo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lobby: Option<Lobby>,
+    /// NIP-13 proof of work (leading zero bits of the id) every event of this table carries:
+    /// the most any of its relays asks for, fixed before the first event because a log event
+    /// cannot be mined again without forking the chain. 0 (and absent) when none.
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub pow: u8,
 }
+
+fn is_zero_u8(v: &u8) -> bool {
+    *v == 0
+}
+
+/// The most proof of work a table may ask for. Each bit doubles the work: at 24 bits one event
+/// takes ~16.8 million hashes, seconds of one core on a laptop, and a table signs hundreds.
+pub const MAX_TABLE_POW: u8 = 24;
 
 impl TableSpec {
     /// Whether the seats are fixed and the game can run.
@@ -380,6 +393,13 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     if spec.deadlines.move_ms < 1000 || spec.deadlines.crypto_ms < 1000 {
         return Err(malformed("deadlines shorter than a second".into()));
     }
+    if spec.pow > MAX_TABLE_POW {
+        return Err(malformed(format!(
+            "the table asks for proof of work of {} bits on every event; this client mines at \
+             most {MAX_TABLE_POW}",
+            spec.pow
+        )));
+    }
     // A week per step is past any correspondence game; beyond it a host could park a table's
     // clients for ever.
     let week = 7 * 24 * 3_600_000;
@@ -439,6 +459,7 @@ mod tests {
 
     fn spec(keys: &[Keys]) -> TableSpec {
         TableSpec {
+            pow: 0,
             v: VERSION,
             game: "tolerance".into(),
             table: hex::encode([7u8; 32]),

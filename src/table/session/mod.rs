@@ -60,6 +60,8 @@ pub struct SessionConfig {
     /// When step 0 opens, in the log's own time (unix seconds): the `created_at` of the
     /// announcement that seated the players.
     pub start: u64,
+    /// NIP-13 difficulty the announcement asks of every log event (`TableSpec::pow`).
+    pub pow: u8,
 }
 
 /// Something wrong with an event, attributed to its signer where it can be.
@@ -525,7 +527,21 @@ impl<G: Game> Session<G> {
         if self.log.ids.contains(&ev.id) {
             return Vec::new();
         }
-        let payload = match parse_log(ev, &self.table_hex) {
+        let pow = self.cfg.pow;
+        let mined = pow == 0 || ev.id.check_pow(pow);
+        let parsed = if mined {
+            parse_log(ev, &self.table_hex)
+        } else {
+            // Depends on the announcement alone, so every client rejects the same events.
+            Err(crate::wire::WireError::Malformed {
+                id: ev.id.to_hex(),
+                reason: format!(
+                    "it carries proof of work of {} bits and the table announced {pow} (NIP-13)",
+                    nostr_sdk::prelude::nip13::get_leading_zero_bits(ev.id.as_bytes())
+                ),
+            })
+        };
+        let payload = match parsed {
             Ok(p) => p,
             Err(e) => {
                 // A forgery reusing a known id never got here; a bad one is reported once.

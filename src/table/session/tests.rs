@@ -59,6 +59,7 @@ impl<G: Game + 'static> Harness<G> {
             seats: keys.iter().map(|k| k.public_key()).collect(),
             deadlines,
             start: START,
+            pow: 0,
         };
         let seats = (0..n)
             .map(|i| {
@@ -1512,4 +1513,43 @@ fn card_games_whose_participants_change_play_through() {
         71,
     );
     plays_through_in_any_order(AbandonShip::new(&abandon_ship::Setup::new(3)).unwrap(), 72);
+}
+
+#[test]
+fn a_log_event_below_the_announced_proof_of_work_is_rejected_in_words() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let h = Harness::new(game.clone(), 11, quick());
+    let mut cfg = h.cfg.clone();
+    cfg.pow = 6;
+    let mut client = Session::new(cfg, game, None).unwrap();
+    let p = h.seats[0].payload(Body::End {});
+    // Signed without work: 1 chance in 64 that its id has six zero bits anyway.
+    let mut plain = h.sign(0, &p, START);
+    let mut at = START;
+    while plain.id.check_pow(6) {
+        at += 1;
+        plain = h.sign(0, &p, at);
+    }
+    let violations = client.handle(&plain);
+    let text = violations
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert!(
+        text.contains("the table announced 6 (NIP-13)") && text.contains("seat"),
+        "{text}"
+    );
+    // The same payload mined to the table's difficulty is taken in.
+    let mined = log_event(&h.host, &p)
+        .custom_created_at(Timestamp::from(START))
+        .pow(6)
+        .sign_with_keys(&h.keys[0])
+        .unwrap();
+    assert!(mined.id.check_pow(6));
+    let after = client.handle(&mined);
+    assert!(
+        after.iter().all(|v| !v.to_string().contains("proof of work")),
+        "{after:?}"
+    );
 }
