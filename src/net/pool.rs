@@ -107,11 +107,18 @@ pub struct SendRate {
     pub burst: u32,
 }
 
-/// The default allowance for public relays: under the 60 events a minute that
-/// nostr-relay-builder relays grant by default, with bursts of 10 for a step's several events.
+/// The default allowance for public relays, from the documented defaults of relay software
+/// (not measured on public relays; sources in PROTOCOL.md §4.3.1): 50 a minute keeps a paced
+/// connection 1.2 s apart, under nostr-relay-builder's 60 a minute per connection, whose bucket
+/// refills by whole elapsed seconds and so drains when events come less than a second apart;
+/// bursts of 8 fit in one minute of the per-IP write policies strfry relays add (Damus's
+/// noteguard example: 8 a minute; soapbox's strfry-policies: 10 a minute). Those policies'
+/// sustained rates, and khatru's optional defaults, are below any pace a table can be played at:
+/// such relays are learnt from their `rate-limited:` answers. strfry and nostr-rs-relay limit
+/// nothing by default.
 pub const DEFAULT_REMOTE_RATE: SendRate = SendRate {
     per_minute: 50.0,
-    burst: 10,
+    burst: 8,
 };
 
 /// How long an event may wait in a relay's queue before it is given up for that relay.
