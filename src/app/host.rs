@@ -67,12 +67,41 @@ pub struct HostArgs {
     /// `relays` of config.toml, else starts the embedded relay on loopback (same machine only).
     #[arg(long = "relay")]
     pub relays: Vec<String>,
+    /// Host on a single relay that is not on this machine or network anyway (a table for
+    /// strangers otherwise needs two relays or more, so that it survives losing one).
+    #[arg(long)]
+    pub one_relay: bool,
     /// Let a bot play your seat.
     #[arg(long)]
     pub auto: bool,
     /// The line interface even on a terminal (for scripts and screen readers).
     #[arg(long, alias = "line")]
     pub plain: bool,
+}
+
+/// Whether a table may be hosted on `relays`, and what to tell the host. Several relays are the
+/// rule: every event goes to all and is read from all, so the table survives losing any one. A
+/// single relay on this machine or its network (one's own, `tolerance relay`) is the host's own
+/// choice and only noted; a single public relay needs `--one-relay`, since a stranger's table
+/// would stop whenever that relay does. No relay at all means the embedded relay on loopback
+/// (this machine only), said when it starts.
+pub fn relay_plan(relays: &[String], one_relay: bool) -> Result<Option<String>, String> {
+    match relays {
+        [] => Ok(None),
+        [only] if crate::net::pool::is_local_relay(only) => Ok(Some(format!(
+            "this table uses one relay, {only}, on this machine or network: if it stops, play \
+             stops until it is back"
+        ))),
+        [only] if one_relay => Ok(Some(format!(
+            "this table uses one relay, {only}: if it goes down, play stops until it is back"
+        ))),
+        [only] => Err(format!(
+            "a table on one public relay stops whenever that relay does: give --relay twice (or \
+             list two relays or more in config.toml) so the table survives losing one, or add \
+             --one-relay to host on {only} alone"
+        )),
+        _ => Ok(None),
+    }
 }
 
 pub fn parse_npub(text: &str) -> Result<PublicKey, String> {
@@ -203,11 +232,8 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     // config.toml; with none, the embedded relay (this machine only).
     let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
     let chosen = settings.relays(&args.relays, &[]);
-    if chosen.len() == 1 {
-        println!(
-            "this table uses one relay: if it goes down, play stops until it is back. \
-             Give --relay twice (or list relays in config.toml) so the table survives losing one."
-        );
+    if let Some(notice) = relay_plan(&chosen, args.one_relay)? {
+        println!("{notice}");
     }
     let (relays, _embedded) = relays_or_embedded(&chosen, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
@@ -269,4 +295,28 @@ pub async fn seated(
     let out = crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
     pool.shutdown().await;
     Ok(out?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_for_strangers_needs_two_relays_or_an_explicit_one() {
+        let public = vec!["wss://relay.example.org".to_string()];
+        let err = relay_plan(&public, false).unwrap_err();
+        assert!(
+            err.contains("--relay twice") && err.contains("--one-relay"),
+            "{err}"
+        );
+        let said = relay_plan(&public, true).unwrap().unwrap();
+        assert!(said.contains("play stops until it is back"), "{said}");
+        // One's own relay, on this machine or the LAN: the host's choice, only noted.
+        for own in ["ws://127.0.0.1:7447", "ws://192.168.1.20:7447", "ws://localhost:7447"] {
+            assert!(relay_plan(&[own.to_string()], false).unwrap().is_some(), "{own}");
+        }
+        let two = vec![public[0].clone(), "wss://other.example.net".to_string()];
+        assert_eq!(relay_plan(&two, false), Ok(None));
+        assert_eq!(relay_plan(&[], false), Ok(None), "the embedded relay says itself");
+    }
 }

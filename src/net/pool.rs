@@ -173,6 +173,12 @@ impl PoolConfig {
     }
 }
 
+/// Whether the relay at `url` is on this machine or a private network (one's own relay); false
+/// for anything that does not parse.
+pub fn is_local_relay(url: &str) -> bool {
+    RelayUrl::parse(url).is_ok_and(|u| is_local(&u))
+}
+
 /// Whether `url` names this machine or a private network (where one's own relay runs).
 fn is_local(url: &RelayUrl) -> bool {
     let s = url.as_str();
