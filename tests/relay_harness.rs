@@ -346,7 +346,10 @@ async fn nip11_limits_are_read_when_connecting_and_shape_pages_sizes_and_notes()
     // Through the proxy: the document comes from the relay behind it, over real HTTP.
     let proxy = proxy(&relay, Rules::default()).await;
     let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
-    let info = p.relay_info()[0].1.clone().expect("the relay has a document");
+    let info = p.relay_info()[0]
+        .1
+        .clone()
+        .expect("the relay has a document");
     assert_eq!(info.max_limit, Some(7));
     assert_eq!(info.max_message_length, Some(3_000));
     assert_eq!(info.max_subscriptions, Some(2));
@@ -366,7 +369,9 @@ async fn nip11_limits_are_read_when_connecting_and_shape_pages_sizes_and_notes()
         "{text}"
     );
     assert_eq!(proxy.stats().events_forwarded, 0);
-    p.publish(&note(&p, "small")).await.expect("a small event goes");
+    p.publish(&note(&p, "small"))
+        .await
+        .expect("a small event goes");
 
     // History comes in pages of the relay's max_limit and nothing is lost.
     let now = Timestamp::now().as_secs();
@@ -471,7 +476,11 @@ async fn paging_gets_past_a_second_with_more_events_than_the_relay_returns() {
         )
         .await
         .unwrap();
-    assert_eq!(all.len(), 15, "every event of the crowded second and before");
+    assert_eq!(
+        all.len(),
+        15,
+        "every event of the crowded second and before"
+    );
     assert!(proxy.stats().stored_dropped > 0, "the cap was met");
 }
 

@@ -96,6 +96,9 @@ pub async fn run(args: DemoArgs) -> Result<(), String> {
             for (reason, n) in &r.reasons {
                 line.push_str(&format!("\n    {n} × {reason}"));
             }
+            if let Some(info) = &r.info {
+                line.push_str(&format!("\n    {}", info_words(info)));
+            }
             println!("{line}");
         }
         println!("check it yourself: tolerance verify {}", summary.naddr);
@@ -139,5 +142,36 @@ impl Visit for Demo {
             }
             Ok(run.summary)
         })
+    }
+}
+
+/// What a relay's NIP-11 document told the clients, in one line.
+fn info_words(info: &crate::net::RelayInfo) -> String {
+    let mut parts = Vec::new();
+    if let Some(n) = info.max_limit {
+        parts.push(format!("{n} events per query"));
+    }
+    if let Some(n) = info.max_message_length {
+        parts.push(format!("messages up to {n} bytes"));
+    }
+    if let Some(n) = info.max_subscriptions {
+        parts.push(format!("{n} subscriptions"));
+    }
+    if info.min_pow_difficulty > 0 {
+        parts.push(format!("proof of work of {} bits", info.min_pow_difficulty));
+    }
+    if info.auth_required {
+        parts.push("authentication required".into());
+    }
+    if info.payment_required {
+        parts.push("payment required".into());
+    }
+    if info.restricted_writes {
+        parts.push("writes restricted".into());
+    }
+    if parts.is_empty() {
+        "its information document (NIP-11) states no limits".into()
+    } else {
+        format!("its information document (NIP-11): {}", parts.join(", "))
     }
 }

@@ -312,11 +312,22 @@ mod tests {
         let said = relay_plan(&public, true).unwrap().unwrap();
         assert!(said.contains("play stops until it is back"), "{said}");
         // One's own relay, on this machine or the LAN: the host's choice, only noted.
-        for own in ["ws://127.0.0.1:7447", "ws://192.168.1.20:7447", "ws://localhost:7447"] {
-            assert!(relay_plan(&[own.to_string()], false).unwrap().is_some(), "{own}");
+        for own in [
+            "ws://127.0.0.1:7447",
+            "ws://192.168.1.20:7447",
+            "ws://localhost:7447",
+        ] {
+            assert!(
+                relay_plan(&[own.to_string()], false).unwrap().is_some(),
+                "{own}"
+            );
         }
         let two = vec![public[0].clone(), "wss://other.example.net".to_string()];
         assert_eq!(relay_plan(&two, false), Ok(None));
-        assert_eq!(relay_plan(&[], false), Ok(None), "the embedded relay says itself");
+        assert_eq!(
+            relay_plan(&[], false),
+            Ok(None),
+            "the embedded relay says itself"
+        );
     }
 }

@@ -332,7 +332,10 @@ mod tests {
         assert_eq!(info.min_pow_difficulty, 16);
         assert!(!info.auth_required && info.payment_required && info.restricted_writes);
         let notes = info.notes("relay.example");
-        assert!(notes.iter().any(|n| n.contains("requires payment")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("requires payment")),
+            "{notes:?}"
+        );
         assert!(notes.iter().any(|n| n.contains("16 bits")), "{notes:?}");
 
         // No limitation at all, zeros meaning "no limit", and not a document.
@@ -347,7 +350,10 @@ mod tests {
         let url = |s: &str| info_url(&RelayUrl::parse(s).unwrap()).unwrap().to_string();
         assert_eq!(url("wss://relay.example.org"), "https://relay.example.org/");
         assert_eq!(url("ws://127.0.0.1:7447"), "http://127.0.0.1:7447/");
-        assert_eq!(url("wss://host.example/nostr"), "https://host.example/nostr");
+        assert_eq!(
+            url("wss://host.example/nostr"),
+            "https://host.example/nostr"
+        );
     }
 
     #[test]

@@ -417,7 +417,12 @@ impl Refusal {
             "rate-limited" => Refusal::RateLimited,
             "paced" => Refusal::Unanswered,
             "error" | "auth-required" => Refusal::Retry,
-            "invalid" | "blocked" | "pow" | "restricted" | "duplicate" | "mute"
+            "invalid"
+            | "blocked"
+            | "pow"
+            | "restricted"
+            | "duplicate"
+            | "mute"
             | "too large for this relay" => Refusal::Final,
             _ if reason.starts_with("not connected") || reason.starts_with("no OK within") => {
                 Refusal::Unanswered

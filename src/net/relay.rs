@@ -365,11 +365,10 @@ async fn upgrade(mut stream: TcpStream, shared: &serve::Shared) -> io::Result<Pr
 
 /// Whether a request that is not a WebSocket upgrade asks for the NIP-11 document.
 fn wants_info(request: &Request) -> bool {
-    request
-        .headers()
-        .get_all("accept")
-        .iter()
-        .any(|v| v.to_str().is_ok_and(|v| v.contains("application/nostr+json")))
+    request.headers().get_all("accept").iter().any(|v| {
+        v.to_str()
+            .is_ok_and(|v| v.contains("application/nostr+json"))
+    })
 }
 
 /// A stream that first yields bytes already read from it.

@@ -129,7 +129,10 @@ pub(crate) fn table_pow(pool: &RelayPool) -> Result<u8, TableError> {
     if pow > wire::MAX_TABLE_POW {
         let who: Vec<String> = asked
             .iter()
-            .filter(|(_, i)| i.as_ref().is_some_and(|i| i.min_pow_difficulty > wire::MAX_TABLE_POW))
+            .filter(|(_, i)| {
+                i.as_ref()
+                    .is_some_and(|i| i.min_pow_difficulty > wire::MAX_TABLE_POW)
+            })
             .map(|(u, _)| u.to_string())
             .collect();
         return Err(TableError::Setup(format!(
@@ -1115,9 +1118,13 @@ mod pow_tests {
         })
         .await
         .unwrap();
-        let pool = RelayPool::connect(Keys::generate(), [relay.url().as_str()], PoolConfig::default())
-            .await
-            .unwrap();
+        let pool = RelayPool::connect(
+            Keys::generate(),
+            [relay.url().as_str()],
+            PoolConfig::default(),
+        )
+        .await
+        .unwrap();
         (relay, pool)
     }
 

@@ -449,8 +449,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             let pow = cfg.spec.pow;
             let pool = pool.clone();
             tokio::spawn(async move {
-                let _ =
-                    tokio::time::timeout(HEARTBEAT, pool.publish_mined(beat, pow, true)).await;
+                let _ = tokio::time::timeout(HEARTBEAT, pool.publish_mined(beat, pow, true)).await;
             });
         }
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {

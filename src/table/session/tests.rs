@@ -1549,7 +1549,9 @@ fn a_log_event_below_the_announced_proof_of_work_is_rejected_in_words() {
     assert!(mined.id.check_pow(6));
     let after = client.handle(&mined);
     assert!(
-        after.iter().all(|v| !v.to_string().contains("proof of work")),
+        after
+            .iter()
+            .all(|v| !v.to_string().contains("proof of work")),
         "{after:?}"
     );
 }
