@@ -31,6 +31,7 @@
 //!   `ziffle`) and commit-reveal dice; knows no game rules and no network.
 //! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O.
 //! - [`net`]: relay pool over nostr-sdk (pacing, backoff, per-relay queues, re-subscription,
+//!   NIP-11 limits read at connect, proof of work when relays ask,
 //!   paging, per-relay figures) and the embedded relay; [`net::harness`] is a proxy that makes a
 //!   real relay behave like a throttling public one, for tests and benches. Never interprets a
 //!   game payload.

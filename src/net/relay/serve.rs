@@ -69,7 +69,6 @@ impl Shared {
         serde_json::json!({
             "name": "tolerance embedded relay",
             "description": "the relay inside tolerance",
-            "software": "https://github.com/tolerance",
             "version": env!("CARGO_PKG_VERSION"),
             "supported_nips": [1, 11, 13],
             "limitation": {
