@@ -138,6 +138,7 @@ fn vote(
         table: table.to_string(),
         step,
         prev: prev.to_string(),
+        ahead: None,
         body: Body::Vote {
             missing: missing.to_vec(),
         },
@@ -393,6 +394,7 @@ fn junk(host: &PublicKey, table: &str, step: u32, prev: &str, bytes: usize) -> E
         table: table.to_string(),
         step,
         prev: prev.to_string(),
+        ahead: None,
         body: Body::Move {
             action: Value::String("x".repeat(bytes)),
         },

@@ -24,6 +24,16 @@ pub struct DeckShuffle {
     pub proof: String,
 }
 
+/// A seat's part of the next deck prepared in the background (PROTOCOL.md §5.9): its key share
+/// with ownership proof, or its shuffle of that deck. It rides on whatever event the seat sends
+/// anyway, so the next hand's keys and shuffles cost no relay pass of their own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Ahead {
+    Keys(String),
+    Shuffle { cards: String, proof: String },
+}
+
 /// A decryption token (with its proof) for one card, base64. Its context — whom the card goes
 /// to — follows from the request it answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,6 +162,10 @@ pub struct Payload {
     /// The chain head it builds on: the table id before the first sequential event, an event id,
     /// or a synthetic head after a timeout or forfeit.
     pub prev: String,
+    /// The sender's part of the deck prepared ahead, when the table expects one from it at
+    /// this step (PROTOCOL.md §5.9); only on events a step waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ahead: Option<Ahead>,
     #[serde(flatten)]
     pub body: Body,
 }
@@ -213,6 +227,7 @@ mod tests {
             table: hex::encode([7u8; 32]),
             step: 9,
             prev: hex::encode([1u8; 32]),
+            ahead: None,
             body: Body::Move {
                 action: serde_json::json!({"raise": {"to": 40}}),
             },
@@ -295,6 +310,7 @@ mod tests {
                 table: "t".into(),
                 step: 1,
                 prev: "p".into(),
+                ahead: None,
                 body,
             };
             let json = serde_json::to_string(&p).unwrap();
