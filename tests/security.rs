@@ -134,7 +134,7 @@ fn vote(
     missing: &[Seat],
 ) -> Event {
     let p = Payload {
-        v: 2,
+        v: tolerance::wire::log::LOG_VERSION,
         table: table.to_string(),
         step,
         prev: prev.to_string(),
@@ -390,7 +390,7 @@ impl<G: TableGame> Decider<G> for Gated<G> {
 /// A well-formed event of the table's log, signed by a key that holds no seat.
 fn junk(host: &PublicKey, table: &str, step: u32, prev: &str, bytes: usize) -> Event {
     let p = Payload {
-        v: 2,
+        v: tolerance::wire::log::LOG_VERSION,
         table: table.to_string(),
         step,
         prev: prev.to_string(),
