@@ -33,7 +33,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use super::store::Store;
+use super::store::{unpack, Store};
 use crate::net::MAX_EVENT_BYTES;
 
 /// Subscriptions one connection may hold at once.
@@ -321,8 +321,8 @@ where
                             let mut sent = Ok(());
                             for e in events {
                                 let msg = match e {
-                                    StoredEvent::Json(json) => {
-                                        format!("[\"EVENT\",{id_json},{json}]")
+                                    StoredEvent::Packed(packed) => {
+                                        format!("[\"EVENT\",{id_json},{}]", unpack(&packed))
                                     }
                                     StoredEvent::Parsed(e) => {
                                         format!("[\"EVENT\",{id_json},{}]", e.as_json())
@@ -375,10 +375,10 @@ enum Reply {
     },
 }
 
-/// A stored event as its store gives it: the in-memory store's JSON (shared, not copied) or
-/// LMDB's parsed event.
+/// A stored event as its store gives it: the in-memory store's deflated JSON or LMDB's
+/// parsed event.
 enum StoredEvent {
-    Json(Arc<str>),
+    Packed(Box<[u8]>),
     Parsed(Event),
 }
 
@@ -555,9 +555,8 @@ impl Shared {
                 )
             }
         }
-        let json: Arc<str> = Arc::from(json);
         let saved = match &self.storage {
-            Storage::Memory(store) => Ok(store.save(&event, json.clone())),
+            Storage::Memory(store) => Ok(store.save(&event, &json)),
             Storage::Lmdb(db) => db.save_event(&event).await,
         };
         match saved {
@@ -595,7 +594,7 @@ impl Shared {
                 let found = store.query(filters);
                 Ok((
                     found.len(),
-                    Box::new(found.into_iter().map(StoredEvent::Json)),
+                    Box::new(found.into_iter().map(StoredEvent::Packed)),
                 ))
             }
             Storage::Lmdb(db) => {
