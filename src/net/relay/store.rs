@@ -436,7 +436,11 @@ impl Inner {
 
     fn remove(&mut self, slot: Slot) -> Option<Record> {
         let slot_at = slot as usize;
-        let record = self.records.get_mut(slot_at / CHUNK)?.get_mut(slot_at % CHUNK)?.take()?;
+        let record = self
+            .records
+            .get_mut(slot_at / CHUNK)?
+            .get_mut(slot_at % CHUNK)?
+            .take()?;
         let key = record.key(slot);
         self.by_id.remove(&record.id);
         self.all.remove(&key);
