@@ -95,7 +95,7 @@ impl EmbeddedRelay {
     pub async fn start(config: EmbeddedRelayConfig) -> Result<Self> {
         let storage = match &config.db_dir {
             Some(dir) => serve::Storage::Lmdb(Arc::new(open_lmdb(dir).await?)),
-            None => serve::Storage::Memory(store::Store::new(MEMORY_EVENTS)),
+            None => serve::Storage::Memory(Box::new(store::Store::new(MEMORY_EVENTS))),
         };
         let shared = Arc::new(serve::Shared {
             storage,

@@ -49,7 +49,7 @@ const MAX_MESSAGE_BYTES: usize = 4 * MAX_EVENT_BYTES;
 
 /// Where a relay keeps its events.
 pub(super) enum Storage {
-    Memory(Store),
+    Memory(Box<Store>),
     Lmdb(Arc<dyn NostrDatabase>),
 }
 
@@ -379,7 +379,7 @@ enum Reply {
 /// parsed event.
 enum StoredEvent {
     Packed(Box<[u8]>),
-    Parsed(Event),
+    Parsed(Box<Event>),
 }
 
 impl From<String> for Reply {
@@ -609,7 +609,7 @@ impl Shared {
                 let events = events.unwrap_or_else(|| Events::new(&Filter::new()));
                 Ok((
                     events.len(),
-                    Box::new(events.into_iter().map(StoredEvent::Parsed)),
+                    Box::new(events.into_iter().map(|e| StoredEvent::Parsed(Box::new(e)))),
                 ))
             }
         }
