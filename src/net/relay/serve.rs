@@ -12,7 +12,7 @@
 //! event visits only the subscriptions filed under its own id, tag values, author or kind; the
 //! event's JSON is written once and each delivery is queued on its connection's outbox.
 //!
-//! Events are stored in [`Store`] (in memory, each as the JSON sent out, indexed for every
+//! Events are stored in [`Store`] (in memory, each as its JSON deflated, indexed for every
 //! filter; see its module) or in nostr-lmdb when a directory is given.
 
 use std::collections::{HashMap, HashSet};

@@ -1,5 +1,5 @@
-//! The embedded relay's in-memory event store: each event kept as the JSON the relay sends,
-//! with only the fields that filters and replacement rules look at.
+//! The embedded relay's in-memory event store: each event kept as the JSON the relay sends
+//! (deflated), with only the fields that filters and replacement rules look at.
 //!
 //! Why not nostr-database's `MemoryDatabase` any more (measured in BENCHMARKS.md, "Many tables
 //! on one relay"): it keeps each event parsed (content, every tag as a vector of strings,
@@ -7,21 +7,23 @@
 //! answer from an index (a tag without authors, as a spectator or the lobby asks) calls
 //! `match_event` on *every* stored event, which builds and keeps each event's tag-index cache
 //! (≈ 1 KB more per event, for good). A heap profile of the relay at 25 tables put that cache at
-//! 28 % of its heap and the rest of the store at most of the remainder. Here an event costs its
-//! JSON deflated (a Perudo event's 1.36 KB to 0.73 KB: hex ids and base64 that repeats; the
-//! relay sends it as it was stored, without serialising it again) plus ≈ 400 B of fields and
-//! index entries, and every filter starts from an index: ids, a tag value, (kind, author)
-//! pairs, authors, kinds, whichever holds fewest events.
+//! 28 % of its heap, and the rest of `MemoryDatabase` at most of the remainder. Here an event
+//! costs its JSON deflated (a Perudo event's 1.36 KB to 0.73 KB: hex ids and base64 that
+//! repeats; the relay sends it as it was stored, without serialising it again) plus ≈ 500 B of
+//! fields and index entries, and every filter starts from an index: ids, a tag value, (kind,
+//! author) pairs, authors, kinds, whichever holds fewest events.
 //!
 //! Semantics follow `MemoryDatabase` (nostr-database 0.44) so that clients see no difference,
 //! with these exceptions, each NIP-conformant: an expired event (NIP-40) is not returned once
 //! its time has passed; a NIP-09 deletion of an address blocks versions of it created up to the
-//! deletion's time (nostr-database compares with the current time instead); a filter naming an
-//! addressable event's `d` tag also has its other tags checked.
+//! deletion's time (nostr-database compares with the current time instead); a deletion that
+//! names someone else's event is refused whole (nostr-database still applies part of it); a
+//! filter naming an addressable event's `d` tag also has its other tags checked.
 //! - duplicates and events ephemeral (20000–29999) or already expired are not stored;
 //! - replaceable kinds (0, 3, 10000–19999) keep the newest event per (kind, author) and
-//!   addressable kinds (30000–39999) the newest per (kind, author, `d`); an event that is not
-//!   newer than the one held is refused; a replaced event counts as deleted afterwards;
+//!   addressable kinds (30000–39999) the newest per (kind, author, `d`); an event older than
+//!   the one held is refused (one of the same second replaces it); a replaced event counts as
+//!   deleted afterwards;
 //! - kind 5 deletes its author's events named by `e` tags and, by `a` tags, addresses;
 //! - at most `capacity` events: the oldest goes first (an event older than all of a full store
 //!   is accepted and dropped at once);
@@ -709,7 +711,8 @@ mod tests {
         // Two letters: both must be there.
         let both = a_tag("t1").custom_tag(SingleLetterTag::lowercase(nostr_sdk::Alphabet::P), "x");
         assert_eq!(q(both), vec![e1.id]);
-        // A tag with no value wanted matches nothing; empty ids, authors and kinds restrict nothing.
+        // A tag with no value wanted matches nothing; empty ids, authors or kinds restrict
+        // nothing.
         let mut none = Filter::new().kind(Kind::from(7767));
         none.generic_tags.insert(
             SingleLetterTag::lowercase(nostr_sdk::Alphabet::A),
