@@ -177,6 +177,9 @@ struct Row {
     /// Hands those phases cover, and their wall time.
     phase_hands: u64,
     phase_wall: f64,
+    /// Per hand after the first: relay passes from the step open when seat 0 saw the hand
+    /// before end to the first move step of this one.
+    to_decision: Vec<u32>,
 }
 
 async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
@@ -207,6 +210,9 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     let machine_before = machine_cpu_seconds();
     let started = Instant::now();
     let mut seen_hands = 0usize;
+    let to_decision: Arc<Mutex<Vec<u32>>> = Arc::default();
+    let decisions = to_decision.clone();
+    let mut ended_at: Option<u32> = None;
     let run = run_demo::<Tolerance>(
         DemoOptions {
             setup: SetupOptions {
@@ -244,6 +250,13 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
             if n > seen_hands {
                 seen_hands = n;
                 marks.lock().expect("not poisoned").push(Instant::now());
+                ended_at = Some(step);
+            }
+            if let Some(end) = ended_at {
+                if s.awaiting().what == "move" && n == seen_hands {
+                    decisions.lock().expect("not poisoned").push(step - end);
+                    ended_at = None;
+                }
             }
         })),
     )
@@ -286,6 +299,8 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         e.1 += t1.duration_since(*t0).as_secs_f64();
     }
     row.phase_hands += played - 1;
+    row.to_decision
+        .extend(to_decision.lock().expect("not poisoned").iter().copied());
     row.phase_wall += last_end.duration_since(first_end).as_secs_f64();
     row.hand_walls.extend(
         marks
@@ -366,6 +381,23 @@ fn print_row(row: &mut Row) {
             row.phase_hands,
             wall / (passes * rtt_load),
             parts.join(", "),
+        );
+    }
+    if !row.to_decision.is_empty() {
+        let mut counts = std::collections::BTreeMap::new();
+        for p in &row.to_decision {
+            *counts.entry(*p).or_insert(0u32) += 1;
+        }
+        let n = row.to_decision.len();
+        let within_two = row.to_decision.iter().filter(|p| **p <= 2).count();
+        println!(
+            "   passes from a hand's end to the next hand's first decision ({n} hands): {} \
+             ({within_two} of {n} within 2)",
+            counts
+                .iter()
+                .map(|(p, c)| format!("{p}: {c}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         );
     }
 }

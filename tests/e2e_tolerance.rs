@@ -20,13 +20,12 @@ use tolerance::games::tolerance::hand::LogEntry;
 use tolerance::games::tolerance::{Action, HandSummary, Tolerance, Variant};
 use tolerance::net::pool::{PoolConfig, RelayPool};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-use tolerance::table::chance::SPARE_BASE;
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
 use tolerance::table::runner::{fetch_table, table_game, Decider, DecisionFuture};
 use tolerance::table::session::Turn;
 use tolerance::table::Session;
 use tolerance::wire;
-use tolerance::wire::log::{parse_log, Body, Payload, TokenMsg};
+use tolerance::wire::log::{parse_log, Ahead, Body, Payload, TokenMsg};
 
 async fn embedded() -> EmbeddedRelay {
     EmbeddedRelay::start(EmbeddedRelayConfig::default())
@@ -378,32 +377,53 @@ macro_rules! ensure {
 /// is published only when the card is shown. So the positions with a complete set of public
 /// tokens must be exactly the cards the showdowns show, completed by the seats that showed them
 /// — never by a folded seat. Returns (hands with a fold, uncontested hands).
-/// Who shuffled each deck: its key holders, whose tokens open its cards. A hand's deck with no
-/// shuffle of its own was served by a spare (PROTOCOL.md §5.9): at a Tolerance table at most one
-/// is held, so it is the spare shuffled last before the deck's first token (with no spare
-/// shuffled, the deck has no holders and the checks below fail).
+/// Who shuffled each deck: its key holders, whose tokens open its cards. A hand whose players
+/// are those of the hand before is dealt from the deck prepared during that hand (PROTOCOL.md
+/// §5.9): its shuffles ride on other events (`ahead`), without a deck id, from the first key
+/// share of a chain to the next chain's first key share; the hand's deck is then that chain's
+/// deck, plus the shuffles the hand itself made of it when the chain was not finished. A deck
+/// shuffled right after a setup was keyed for its hand alone.
 fn deck_holders(log: &[(Seat, Payload)]) -> BTreeMap<DeckId, BTreeSet<Seat>> {
     let mut holders: BTreeMap<DeckId, BTreeSet<Seat>> = BTreeMap::new();
-    let mut spare: Option<DeckId> = None;
+    let mut chain: BTreeSet<Seat> = BTreeSet::new();
+    let mut setups: BTreeSet<u32> = BTreeSet::new();
     for (seat, p) in log {
+        // A deck first seen in a shuffle right after a setup was keyed by that setup.
+        let fresh =
+            matches!(p.body, Body::Shuffle { .. }) && p.step > 0 && setups.contains(&(p.step - 1));
+        let first_seen = |deck: DeckId, holders: &mut BTreeMap<DeckId, BTreeSet<Seat>>| {
+            if !holders.contains_key(&deck) {
+                holders.insert(
+                    deck,
+                    if fresh {
+                        BTreeSet::new()
+                    } else {
+                        chain.clone()
+                    },
+                );
+            }
+        };
         match &p.body {
+            Body::Setup { .. } => {
+                setups.insert(p.step);
+            }
             Body::Shuffle { decks, .. } => {
                 for d in decks {
+                    first_seen(d.deck, &mut holders);
                     holders.entry(d.deck).or_default().insert(*seat);
-                    if d.deck >= SPARE_BASE {
-                        spare = Some(d.deck);
-                    }
                 }
             }
             Body::Reveal { tokens, .. } => {
                 for t in tokens {
-                    if !holders.contains_key(&t.deck) {
-                        if let Some(s) = spare.take() {
-                            let keys = holders[&s].clone();
-                            holders.insert(t.deck, keys);
-                        }
-                    }
+                    first_seen(t.deck, &mut holders);
                 }
+            }
+            _ => {}
+        }
+        match &p.ahead {
+            Some(Ahead::Keys(_)) if !chain.is_empty() => chain.clear(),
+            Some(Ahead::Shuffle { .. }) => {
+                chain.insert(*seat);
             }
             _ => {}
         }

@@ -318,6 +318,7 @@ async fn a_table_whose_quorum_is_gone_ends_with_words_instead_of_looping() {
 /// bursts of 5, at 2, 5 and 10 seats; clients that pace themselves at that rate against clients
 /// that only learn it from "rate-limited:" answers.
 /// `cargo test --release --test public_relays -- --ignored --nocapture measure`
+/// (`MEASURE_HANDS=5` plays 5 hands a table instead of 3.)
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement for BENCHMARKS.md (minutes)"]
 async fn measure_a_hand_at_30_events_a_minute() {
@@ -329,6 +330,10 @@ async fn measure_a_hand_at_30_events_a_minute() {
         }),
         ..Rules::default()
     };
+    let hands: u64 = std::env::var("MEASURE_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     for seats in [2u8, 5, 10] {
         for (mode, pool) in [
             (
@@ -348,7 +353,7 @@ async fn measure_a_hand_at_30_events_a_minute() {
             };
             let (_relay, proxy) = relay_behind(rules).await;
             let started = Instant::now();
-            let run = play(urls(&[&proxy]), seats, 3, pool).await;
+            let run = play(urls(&[&proxy]), seats, hands, pool).await;
             let wall = started.elapsed();
             let verified = run.summary.verified;
             let hands = run.summary.report["hands"].as_u64().unwrap_or(1).max(1);

@@ -134,10 +134,11 @@ fn vote(
     missing: &[Seat],
 ) -> Event {
     let p = Payload {
-        v: 2,
+        v: tolerance::wire::log::LOG_VERSION,
         table: table.to_string(),
         step,
         prev: prev.to_string(),
+        ahead: None,
         body: Body::Vote {
             missing: missing.to_vec(),
         },
@@ -389,10 +390,11 @@ impl<G: TableGame> Decider<G> for Gated<G> {
 /// A well-formed event of the table's log, signed by a key that holds no seat.
 fn junk(host: &PublicKey, table: &str, step: u32, prev: &str, bytes: usize) -> Event {
     let p = Payload {
-        v: 2,
+        v: tolerance::wire::log::LOG_VERSION,
         table: table.to_string(),
         step,
         prev: prev.to_string(),
+        ahead: None,
         body: Body::Move {
             action: Value::String("x".repeat(bytes)),
         },

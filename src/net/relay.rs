@@ -1,5 +1,5 @@
-//! The embedded relay: our own TCP listener and NIP-01 server ([`serve`]) over
-//! nostr-database's event stores.
+//! The embedded relay: our own TCP listener and NIP-01 server ([`serve`]) over our own
+//! in-memory event store ([`store`]) or nostr-lmdb.
 //!
 //! Why our own listener: nostr-relay-builder's `LocalRelay::run()` leaves Nagle's algorithm
 //! on, so every small request/response pair on loopback waits for a delayed ACK (~44 ms per
@@ -19,7 +19,7 @@
 //! - events larger than [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) are refused, like strfry's default, so local tests
 //!   fail the way public relays would;
 //! - with a `db_dir` events live in nostr-lmdb and survive restarts; without one they live in
-//!   nostr-database's in-memory store, capped at [`MEMORY_EVENTS`] events (oldest dropped);
+//!   [`store`], each as its JSON, capped at [`MEMORY_EVENTS`] events (oldest dropped);
 //! - no NIP-42 authentication (so protected NIP-70 events are refused) and no negentropy.
 
 use std::io;
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use nostr_lmdb::NostrLMDB;
-use nostr_sdk::prelude::{MemoryDatabase, MemoryDatabaseOptions, NostrDatabase, RelayUrl};
+use nostr_sdk::prelude::RelayUrl;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -43,6 +43,7 @@ use tungstenite::handshake::server::{create_response, write_response, Request};
 use super::{NetError, Result};
 
 mod serve;
+mod store;
 
 /// Events one connection may publish per minute before the relay answers "rate-limited".
 pub const DEFAULT_EVENTS_PER_MINUTE: u32 = 1_000_000;
@@ -107,15 +108,12 @@ pub struct EmbeddedRelay {
 impl EmbeddedRelay {
     /// Binds `config.addr`, opens the store and starts accepting connections.
     pub async fn start(config: EmbeddedRelayConfig) -> Result<Self> {
-        let db: Arc<dyn NostrDatabase> = match &config.db_dir {
-            Some(dir) => Arc::new(open_lmdb(dir).await?),
-            None => Arc::new(MemoryDatabase::with_opts(MemoryDatabaseOptions {
-                events: true,
-                max_events: Some(MEMORY_EVENTS),
-            })),
+        let storage = match &config.db_dir {
+            Some(dir) => serve::Storage::Lmdb(Arc::new(open_lmdb(dir).await?)),
+            None => serve::Storage::Memory(Box::new(store::Store::new(MEMORY_EVENTS))),
         };
         let shared = Arc::new(serve::Shared {
-            db,
+            storage,
             hub: serve::Hub::default(),
             events_per_minute: config.events_per_minute,
             default_limit: DEFAULT_FILTER_LIMIT.min(config.max_limit.max(1)),

@@ -50,13 +50,18 @@ pub const EPOCH_SLOTS: u32 = 1024;
 /// the two never collide. The n-th spare a table makes (from 0) is `SPARE_BASE + n`.
 pub const SPARE_BASE: DeckId = 0x8000_0000;
 
-/// Spares are added to a batch's keyed decks only while all its keyed decks together hold at
-/// most this many cards: a shuffle event then stays ≤ ≈ 47 KB (base64 of 208 cards and their
-/// proof, FAIR.md §4), well under the 64 KiB event limit.
+/// A deck is prepared ahead only when it and the decks the same event may shuffle (the batch's
+/// own, or another deck like it) hold at most this many cards together: that event then stays
+/// ≤ ≈ 47 KB of shuffles (base64 of 208 cards and their proofs, FAIR.md §4), under the 64 KiB
+/// event limit with room for its other fields.
 pub const SPARE_CARDS: usize = 208;
 
-/// At most this many spares per requested deck in one batch.
-pub const SPARES_PER_DECK: usize = 1;
+/// The context hand number of the deck prepared ahead with spare number `m` (PROTOCOL.md §5.9):
+/// bit 48 set, so it never equals a batch deck's `(setup step << 8) | j` (steps are u32 and
+/// `j` < 64) nor a dice epoch's `… | 0xff`.
+fn ahead_hand(m: u32) -> u64 {
+    (1u64 << 48) | (u64::from(m) << 8) | 0xfe
+}
 
 /// At most this many decks keyed in one setup (deck index `j` of `deck_hand` stays below the
 /// dice epoch's 0xff).
@@ -174,6 +179,9 @@ struct Deck {
     holders: BTreeMap<u16, Vec<Seat>>,
     /// Set when a participant left: nobody can open its cards any more.
     dead: bool,
+    /// The epoch whose box keys seal its tokens: its setup's, or for a deck prepared ahead the
+    /// epoch of the batch it serves.
+    epoch: Option<u32>,
 }
 
 impl Deck {
@@ -240,12 +248,15 @@ struct Batch {
     requests: Vec<ChanceRequest>,
     stage: Stage,
     /// New decks no spare serves, in request order: `(deck, spec)`. These are keyed and
-    /// shuffled by the batch.
+    /// shuffled by the batch (or, for a deck prepared ahead but not finished, shuffled by the
+    /// participants that had not shuffled it yet).
     new_decks: Vec<(DeckId, DeckSpec)>,
-    /// Spares keyed and shuffled along with `new_decks` (after them, in id order).
-    spares: Vec<(DeckId, DeckSpec)>,
     /// The participants of the setup (and of the decks and epoch it opens).
     parts: Vec<Seat>,
+    /// Who shuffles at `Stage::Shuffle(k)`: `order[k]`. The participants in ascending order,
+    /// except when the batch finishes a deck prepared ahead: those who shuffled it already
+    /// first, in the order they did.
+    order: Vec<Seat>,
     /// Per request: its dice slot once planned.
     slots: Vec<Option<Slot>>,
     owed: BTreeMap<Seat, Owed>,
@@ -259,10 +270,32 @@ struct Batch {
 }
 
 impl Batch {
-    /// Every deck the batch keys in its setup and shuffles: its new decks, then its spares.
+    /// Every deck the batch keys in its setup and shuffles.
     fn keyed(&self) -> impl Iterator<Item = &(DeckId, DeckSpec)> {
-        self.new_decks.iter().chain(&self.spares)
+        self.new_decks.iter()
     }
+}
+
+/// The next deck, prepared during the hand in progress (PROTOCOL.md §5.9): each participant's
+/// key share and then its shuffle ride on the first events it sends anyway once they are due.
+#[derive(Clone)]
+struct AheadDeck {
+    /// Its spare id (`SPARE_BASE + m`).
+    id: DeckId,
+    /// The deck: `joint` is set once every key share is in, `deck`/`shuffles` as it goes.
+    deck: Deck,
+    /// Key shares in so far, by seat.
+    shares: BTreeMap<Seat, VerifiedShare>,
+    /// Who shuffled it, in chain order.
+    order: Vec<Seat>,
+}
+
+/// A part of the deck prepared ahead, checked against the state its event's step opened in and
+/// applied when that step closes (so every part of one step is judged in the same state).
+#[derive(Clone)]
+pub enum AheadPart {
+    Keys(Seat, VerifiedShare),
+    Shuffle(Seat, VerifiedDeck, String),
 }
 
 /// Verified shuffles, kept across derivations of the same log: a roll-back re-applies events
@@ -287,6 +320,8 @@ pub struct Chance {
     values: BTreeMap<(u32, u32), Vec<VerifiedValue>>,
     /// Spares made so far (the next spare's id is `SPARE_BASE + spares_made`).
     spares_made: u32,
+    /// The next deck, being keyed and shuffled on the events of the hand in progress.
+    ahead: Option<AheadDeck>,
     batch: Option<Batch>,
     cache: ShuffleCache,
     /// Counters for reports and benchmarks.
@@ -326,6 +361,7 @@ impl Chance {
             rolls_made: BTreeMap::new(),
             values: BTreeMap::new(),
             spares_made: 0,
+            ahead: None,
             batch: None,
             cache: Arc::new(Mutex::new(HashMap::new())),
             stats: ChanceStats::default(),
@@ -392,7 +428,7 @@ impl Chance {
                 .copied()
                 .filter(|s| !b.got.contains(s))
                 .collect(),
-            Stage::Shuffle(k) => vec![b.parts[k]],
+            Stage::Shuffle(k) => vec![b.order[k]],
             Stage::Reveal => b
                 .owed
                 .iter()
@@ -415,6 +451,13 @@ impl Chance {
                 self.current = None;
             }
         }
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| a.deck.parts.iter().any(|p| gone.contains(p)))
+        {
+            self.ahead = None;
+        }
         self.batch = None;
     }
 
@@ -424,8 +467,8 @@ impl Chance {
     }
 
     /// Starts answering `requests` with `parts` (the game's participants now, ascending).
-    /// `spares`: whether the batch may use and make spare decks (PROTOCOL.md §5.9; the session
-    /// allows them while no seat sits out).
+    /// `spares`: whether the batch may use decks prepared ahead and prepare the next one
+    /// (PROTOCOL.md §5.9; the session allows it while no seat sits out).
     pub fn begin(
         &mut self,
         requests: Vec<ChanceRequest>,
@@ -475,31 +518,44 @@ impl Chance {
                 }
             }
         }
+        if new_decks.len() > MAX_KEYED {
+            return Err(ChanceError::Protocol(format!(
+                "{} new decks in one batch: at most {MAX_KEYED}",
+                new_decks.len()
+            )));
+        }
         if parts.len() < 2 && (!new_decks.is_empty() || dice_needed > 0) {
             return Err(ChanceError::Protocol(
                 "chance needs at least two participants".into(),
             ));
         }
-        let (new_decks, spare_decks) = if new_decks.is_empty() {
-            (new_decks, Vec::new())
-        } else {
-            self.serve_from_spares(new_decks, &parts, spares)
-        };
         let epoch_ok = self.current.is_some_and(|e| {
             let ep = &self.epochs[&e];
             ep.parts == parts && ep.next_slot + dice_needed <= EPOCH_SLOTS
         });
-        let needs_setup = !new_decks.is_empty() || (dice_needed > 0 && !epoch_ok);
+        let dice_setup = dice_needed > 0 && !epoch_ok;
+        let asked: Option<DeckSpec> = new_decks.first().map(|(_, spec)| spec.clone());
+        let (new_decks, finishing) = if new_decks.is_empty() {
+            (new_decks, None)
+        } else {
+            self.serve_from_spares(new_decks, &parts, spares, dice_setup)
+        };
+        let needs_setup = (!new_decks.is_empty() && finishing.is_none()) || dice_setup;
+        let (order, first) = match &finishing {
+            Some(done) => {
+                let mut order = done.clone();
+                order.extend(parts.iter().filter(|p| !done.contains(p)));
+                (order, Stage::Shuffle(done.len()))
+            }
+            None if needs_setup => (parts.clone(), Stage::Setup),
+            None => (parts.clone(), Stage::Reveal),
+        };
         let mut batch = Batch {
             requests,
-            stage: if needs_setup {
-                Stage::Setup
-            } else {
-                Stage::Reveal
-            },
+            stage: first,
             new_decks,
-            spares: spare_decks,
             parts,
+            order,
             slots: Vec::new(),
             owed: BTreeMap::new(),
             got: BTreeSet::new(),
@@ -509,25 +565,61 @@ impl Chance {
         if !needs_setup {
             self.plan(&mut batch)?;
         }
+        // The next hand's deck is prepared during this one, on the events its participants send
+        // anyway (PROTOCOL.md §5.9).
+        // Its shuffles ride on events that may carry a shuffle of the batch's own decks, or of
+        // another deck like it: both together stay within the card budget.
+        let keyed: usize = batch.new_decks.iter().map(|(_, s)| s.len()).sum();
+        if let Some(spec) = asked {
+            if spares && self.ahead.is_none() && spec.len() + keyed.max(spec.len()) <= SPARE_CARDS {
+                self.start_ahead(spec, batch.parts.clone());
+            }
+        }
         self.batch = Some(batch);
         self.settle_empty_stage();
         Ok(())
     }
 
-    /// The spare-deck rules of PROTOCOL.md §5.9, for a batch that asks for `requested` new
-    /// decks with `parts`: drops the spares no batch with these participants can use, moves
-    /// a held spare under the id of every requested deck it serves, and names the new spares
-    /// the batch makes. Returns the requested decks left to key and shuffle, and the spares.
-    #[allow(clippy::type_complexity)]
+    fn start_ahead(&mut self, spec: DeckSpec, parts: Vec<Seat>) {
+        let m = self.spares_made;
+        self.spares_made += 1;
+        self.ahead = Some(AheadDeck {
+            id: SPARE_BASE + m,
+            deck: Deck {
+                size: spec.len(),
+                spec,
+                fair_hand: ahead_hand(m),
+                parts,
+                shares: Vec::new(),
+                joint: None,
+                my_secret: None,
+                deck: None,
+                shuffles: 0,
+                tokens: BTreeMap::new(),
+                sealed_to_me: BTreeMap::new(),
+                holders: BTreeMap::new(),
+                dead: false,
+                epoch: None,
+            },
+            shares: BTreeMap::new(),
+            order: Vec::new(),
+        });
+    }
+
+    /// The rules of PROTOCOL.md §5.9 for a batch that asks for `requested` new decks with
+    /// `parts`: drops the prepared decks no batch with these participants can use, moves a
+    /// finished one under the id of every requested deck it serves, and lets the batch finish
+    /// the deck being prepared when its keys are in (no setup). Returns the requested decks
+    /// left to the batch and, when it finishes the prepared deck, who shuffled it already.
     fn serve_from_spares(
         &mut self,
         requested: Vec<(DeckId, DeckSpec)>,
         parts: &[Seat],
         allowed: bool,
-    ) -> (Vec<(DeckId, DeckSpec)>, Vec<(DeckId, DeckSpec)>) {
-        // A spare is kept only while it can still serve: every key holder still here, the
-        // same participants as this batch, and its whole shuffle chain verified (a batch cut
-        // short by a forfeit leaves its spares half shuffled).
+        dice_setup: bool,
+    ) -> (Vec<(DeckId, DeckSpec)>, Option<Vec<Seat>>) {
+        // A spare is kept only while it can still serve: every key holder still here and the
+        // same participants as this batch.
         let spare_ids: Vec<DeckId> = self.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
         for id in spare_ids {
             let d = &self.decks[&id];
@@ -535,9 +627,19 @@ impl Chance {
                 self.decks.remove(&id);
             }
         }
-        if !allowed {
-            return (requested, Vec::new());
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| !allowed || a.deck.parts != parts)
+        {
+            self.ahead = None;
         }
+        if !allowed {
+            return (requested, None);
+        }
+        let current = self
+            .current
+            .filter(|e| self.epochs[e].parts.as_slice() == parts);
         let mut left = Vec::new();
         for (deck, spec) in requested {
             let spare = self
@@ -547,26 +649,34 @@ impl Chance {
                 .map(|(k, _)| *k);
             match spare {
                 Some(k) => {
-                    let d = self.decks.remove(&k).expect("held spare");
+                    let mut d = self.decks.remove(&k).expect("held spare");
+                    d.epoch = d.epoch.or(current);
                     self.decks.insert(deck, d);
                     self.stats.spares_used += 1;
                 }
                 None => left.push((deck, spec)),
             }
         }
-        let mut spares = Vec::new();
-        let mut cards: usize = left.iter().map(|(_, s)| s.len()).sum();
-        for _ in 0..SPARES_PER_DECK {
-            for (_, spec) in &left {
-                if cards + spec.len() > SPARE_CARDS || left.len() + spares.len() >= MAX_KEYED {
-                    continue;
-                }
-                cards += spec.len();
-                spares.push((SPARE_BASE + self.spares_made, spec.clone()));
-                self.spares_made += 1;
-            }
+        // The deck being prepared, keyed but not shuffled by everyone yet: when it is the one
+        // deck left and the batch needs no setup for its dice, the batch goes on with the
+        // shuffles it lacks instead of keying a new deck.
+        let Some(a) = self.ahead.take() else {
+            return (left, None);
+        };
+        let finish = left.len() == 1
+            && !dice_setup
+            && a.deck.joint.is_some()
+            && a.deck.spec == left[0].1
+            && current.is_some();
+        if !finish {
+            // Not ready: it is dropped and the batch keys its own deck.
+            return (left, None);
         }
-        (left, spares)
+        let mut d = a.deck;
+        d.epoch = current;
+        self.decks.insert(left[0].0, d);
+        self.stats.spares_used += 1;
+        (left, Some(a.order))
     }
 
     /// Allocates dice slots and works out who owes what (after the batch's setup, if any).
@@ -695,6 +805,196 @@ impl Chance {
         Context::new(self.table, hand, idx as u16, self.actors[actor as usize])
     }
 
+    // ---- the deck prepared ahead (PROTOCOL.md §5.9) -----------------------------------------
+
+    /// What the deck prepared ahead expects from `seat` on an event of a step whose eligible
+    /// seats — those the step waits for, including those already in — are `eligible`: its key
+    /// share until every share is in; then a shuffle from the first participant in ascending
+    /// order among `eligible` that has not shuffled it yet (one per step: each shuffle builds on
+    /// the one before).
+    fn ahead_due(&self, seat: Seat, eligible: &[Seat]) -> Option<bool> {
+        let a = self.ahead.as_ref()?;
+        a.deck.idx(seat)?;
+        if a.deck.joint.is_none() {
+            return (!a.shares.contains_key(&seat)).then_some(true);
+        }
+        let next = a
+            .deck
+            .parts
+            .iter()
+            .find(|p| eligible.contains(p) && !a.order.contains(p))?;
+        (*next == seat).then_some(false)
+    }
+
+    /// Whether the table is preparing a deck ahead (for reports and tests).
+    pub fn preparing(&self) -> Option<(usize, usize)> {
+        self.ahead.as_ref().map(|a| (a.shares.len(), a.order.len()))
+    }
+
+    /// This seat's part of the deck prepared ahead, when one is due on its event of a step
+    /// whose eligible seats are `eligible`.
+    pub fn produce_ahead(
+        &self,
+        eligible: &[Seat],
+    ) -> Result<Option<crate::wire::log::Ahead>, ChanceError> {
+        use crate::wire::log::Ahead;
+        let Some(me) = &self.me else {
+            return Ok(None);
+        };
+        let Some(keys) = self.ahead_due(me.seat, eligible) else {
+            return Ok(None);
+        };
+        let a = self.ahead.as_ref().expect("due");
+        let d = &a.deck;
+        let idx = d.idx(me.seat).expect("a participant");
+        let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
+        let ctx = self.ctx(d.fair_hand, idx, me.seat);
+        let mut rng = me.rng(&self.table, "keys", &[d.fair_hand, u64::from(a.id)]);
+        let (secret, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
+        if keys {
+            return Ok(Some(Ahead::Keys(public.to_base64())));
+        }
+        let k = a.order.len();
+        let ctx = ctx.with_step(FairStep::Shuffle { index: k as u16 });
+        let joint = d.joint.as_ref().expect("keys in");
+        let (verified, proof) = fair::shuffle_verified(
+            &secret,
+            &ctx,
+            joint,
+            d.size,
+            d.deck.as_ref().map(|(v, _)| v),
+        )
+        .map_err(local)?;
+        Ok(Some(Ahead::Shuffle {
+            cards: verified.deck().to_base64(),
+            proof: proof.to_base64(),
+        }))
+    }
+
+    /// Checks `seat`'s part of the deck prepared ahead on its event `id`, in the state the
+    /// event's step opened in; nothing changes until [`Chance::commit_ahead`].
+    pub fn check_ahead(
+        &self,
+        seat: Seat,
+        id: &str,
+        part: &crate::wire::log::Ahead,
+        eligible: &[Seat],
+    ) -> Result<AheadPart, ChanceError> {
+        use crate::wire::log::Ahead;
+        let due = self.ahead_due(seat, eligible);
+        let a = self.ahead.as_ref();
+        match (due, a, part) {
+            (Some(true), Some(a), Ahead::Keys(text)) => {
+                let idx = a.deck.idx(seat).expect("a participant");
+                let ctx = self.ctx(a.deck.fair_hand, idx, seat);
+                let share = PublicShare::from_base64(text)
+                    .and_then(|s| fair::verify_public_share(&ctx, &s))
+                    .map_err(|e| bad(seat, format!("key share of the next deck: {e}")))?;
+                Ok(AheadPart::Keys(seat, share))
+            }
+            (Some(false), Some(a), Ahead::Shuffle { cards, proof }) => {
+                let d = &a.deck;
+                let idx = d.idx(seat).expect("a participant");
+                let k = a.order.len();
+                let ctx = self
+                    .ctx(d.fair_hand, idx, seat)
+                    .with_step(FairStep::Shuffle { index: k as u16 });
+                let joint = d.joint.as_ref().expect("keys in");
+                let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
+                let key = (sha(&[id.as_bytes()]), a.id, joint.digest(), prev_src);
+                let cached = self.cache.lock().expect("cache").get(&key).cloned();
+                let verified = match cached {
+                    Some(v) => v,
+                    None => {
+                        let what = |e: fair::FairError| bad(seat, format!("the next deck: {e}"));
+                        let cards = fair::from_base64("deck", cards).map_err(what)?;
+                        let proof = fair::from_base64("proof", proof).map_err(what)?;
+                        let v = fair::verify_shuffle_bytes(
+                            &ctx,
+                            joint,
+                            d.size,
+                            d.deck.as_ref().map(|(v, _)| v),
+                            &cards,
+                            &proof,
+                        )
+                        .map_err(what)?;
+                        self.cache.lock().expect("cache").insert(key, v.clone());
+                        v
+                    }
+                };
+                Ok(AheadPart::Shuffle(seat, verified, id.to_string()))
+            }
+            (_, _, part) => Err(bad(
+                seat,
+                format!(
+                    "a {} for the next deck that the table did not expect from it here",
+                    match part {
+                        Ahead::Keys(_) => "key share",
+                        Ahead::Shuffle { .. } => "shuffle",
+                    }
+                ),
+            )),
+        }
+    }
+
+    /// Applies the parts of the deck prepared ahead that a closed step carried. Once every
+    /// share is in the deck has its joint key; once everyone shuffled it, it is a spare that
+    /// the next batch with the same participants takes.
+    pub fn commit_ahead(&mut self, parts: Vec<AheadPart>) {
+        let me = self.me.clone();
+        let Some(a) = self.ahead.as_mut() else {
+            return;
+        };
+        for part in parts {
+            match part {
+                AheadPart::Keys(seat, share) => {
+                    a.shares.insert(seat, share);
+                }
+                AheadPart::Shuffle(seat, v, id) => {
+                    self.stats.shuffles_verified += 1;
+                    a.order.push(seat);
+                    a.deck.deck = Some((v, id));
+                    a.deck.shuffles = a.order.len();
+                }
+            }
+        }
+        if a.deck.joint.is_none() && a.shares.len() == a.deck.parts.len() {
+            let shares: Vec<VerifiedShare> =
+                a.deck.parts.iter().map(|p| a.shares[p].clone()).collect();
+            match JointKey::from_seats(&shares) {
+                Ok(joint) => {
+                    a.deck.shares = shares;
+                    a.deck.joint = Some(joint);
+                    if let Some(me) = &me {
+                        if let Some(idx) = a.deck.idx(me.seat) {
+                            let ctx = Context::new(
+                                self.table,
+                                a.deck.fair_hand,
+                                idx as u16,
+                                self.actors[me.seat as usize],
+                            );
+                            let mut rng =
+                                me.rng(&self.table, "keys", &[a.deck.fair_hand, u64::from(a.id)]);
+                            if let Ok((secret, _)) = fair::keygen(&mut rng, &ctx) {
+                                a.deck.my_secret = Some(Arc::new(secret));
+                            }
+                        }
+                    }
+                }
+                // A repeated key (someone copied another's share): nobody is blamed here, the
+                // deck is not prepared and the next hand keys its own, where a bad key set is.
+                Err(_) => {
+                    self.ahead = None;
+                    return;
+                }
+            }
+        }
+        if a.deck.joint.is_some() && a.order.len() == a.deck.parts.len() {
+            let a = self.ahead.take().expect("ahead");
+            self.decks.insert(a.id, a.deck);
+        }
+    }
+
     // ---- producing this seat's contributions -----------------------------------------------
 
     /// This seat's event for the current stage, if it owes one.
@@ -725,7 +1025,7 @@ impl Chance {
                     back: Vec::new(),
                 }))
             }
-            Stage::Shuffle(k) if k == idx => {
+            Stage::Shuffle(k) if b.order[k] == seat => {
                 let mut decks = Vec::new();
                 for (deck_id, _) in b.keyed() {
                     let d = &self.decks[deck_id];
@@ -914,7 +1214,7 @@ impl Chance {
             }
             (Stage::Shuffle(k), Body::Shuffle { decks, dice }) => {
                 let b = self.batch.as_ref().expect("batch");
-                if b.parts[k] != seat {
+                if b.order[k] != seat {
                     return Err(bad(seat, "shuffled out of turn"));
                 }
                 self.accept_shuffle(seat, k, id, decks, dice)
@@ -1048,6 +1348,7 @@ impl Chance {
                     sealed_to_me: BTreeMap::new(),
                     holders: BTreeMap::new(),
                     dead: false,
+                    epoch: Some(setup_step),
                 },
             );
         }
@@ -1084,7 +1385,7 @@ impl Chance {
         {
             return Err(bad(
                 seat,
-                "the shuffle does not cover exactly the new decks and spares, in order",
+                "the shuffle does not cover exactly the batch's new decks, in order",
             ));
         }
         let owed = b.owed.get(&seat).cloned().unwrap_or_default();
@@ -1093,8 +1394,11 @@ impl Chance {
         for msg in decks {
             let d = &self.decks[&msg.deck];
             let joint = d.joint.as_ref().expect("setup done");
+            let idx = d
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
             let ctx = self
-                .ctx(d.fair_hand, k, seat)
+                .ctx(d.fair_hand, idx, seat)
                 .with_step(FairStep::Shuffle { index: k as u16 });
             let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
             let key = (sha(&[id.as_bytes()]), msg.deck, joint.digest(), prev_src);
@@ -1322,8 +1626,8 @@ impl Chance {
     }
 
     fn epoch_of_deck(&self, d: &Deck) -> Result<&Epoch, ChanceError> {
-        self.epochs
-            .get(&((d.fair_hand >> 8) as u32))
+        d.epoch
+            .and_then(|e| self.epochs.get(&e))
             .ok_or_else(|| ChanceError::Protocol("the deck's epoch is gone".into()))
     }
 
@@ -1547,8 +1851,38 @@ mod tests {
         shuffle: Option<Body>,
     }
 
+    /// One step's events, `(seat, id, part of the deck prepared ahead)`, checked by every
+    /// client in the state the step opened in and applied when it closes (as the session does).
+    fn close_step(
+        cs: &mut [Chance],
+        parts: &[(Seat, String, crate::wire::log::Ahead)],
+        eligible: &[Seat],
+    ) {
+        for c in cs.iter_mut() {
+            let checked: Vec<AheadPart> = parts
+                .iter()
+                .map(|(seat, id, a)| c.check_ahead(*seat, id, a, eligible).unwrap())
+                .collect();
+            c.commit_ahead(checked);
+        }
+    }
+
+    /// Steps where only `seats` act, one each in this order (the moves of a hand): each carries
+    /// its part of the deck prepared ahead when one is due.
+    fn moves(cs: &mut [Chance], seats: &[Seat], step: &mut u32) {
+        for seat in seats {
+            let part = cs[*seat as usize].produce_ahead(&[*seat]).unwrap();
+            let parts: Vec<_> = part
+                .into_iter()
+                .map(|a| (*seat, format!("{step}/{seat}"), a))
+                .collect();
+            close_step(cs, &parts, &[*seat]);
+            *step += 1;
+        }
+    }
+
     /// Runs one batch on every client, one step per stage (as the session does), with every
-    /// client checking every event.
+    /// client checking every event and the parts of the deck prepared ahead they carry.
     fn run(cs: &mut [Chance], reqs: &[ChanceRequest], parts: &[Seat], step: &mut u32) -> Ran {
         for c in cs.iter_mut() {
             c.begin(reqs.to_vec(), parts.to_vec(), true).unwrap();
@@ -1566,11 +1900,19 @@ mod tests {
                 break;
             }
             ran.stages.push(stage);
+            let eligible = cs[0].awaited();
             let events: Vec<(Seat, Body)> = cs
                 .iter()
                 .filter_map(|c| c.produce(*step).unwrap().map(|b| (c.my_seat().unwrap(), b)))
                 .collect();
             assert!(!events.is_empty(), "nobody acts at {stage:?}");
+            let riding: Vec<_> = events
+                .iter()
+                .filter_map(|(seat, _)| {
+                    let a = cs[*seat as usize].produce_ahead(&eligible).unwrap()?;
+                    Some((*seat, format!("{step}/{seat}"), a))
+                })
+                .collect();
             for (seat, body) in &events {
                 match body {
                     Body::Setup { .. } if ran.setup.is_none() => ran.setup = Some(body.clone()),
@@ -1584,6 +1926,7 @@ mod tests {
                     c.accept(*seat, &id, body, *step).unwrap();
                 }
             }
+            close_step(cs, &riding, &eligible);
             *step += 1;
         }
         ran.outcomes = cs.iter_mut().map(|c| c.finish().unwrap()).collect();
@@ -1633,13 +1976,28 @@ mod tests {
         shown
     }
 
+    fn deck_of(reqs: &[ChanceRequest], deck: DeckId) -> Vec<ChanceRequest> {
+        reqs.iter()
+            .cloned()
+            .map(|mut r| {
+                match &mut r {
+                    ChanceRequest::Shuffle { deck: d, .. }
+                    | ChanceRequest::Deal { deck: d, .. }
+                    | ChanceRequest::Reveal { deck: d, .. } => *d = deck,
+                    _ => {}
+                }
+                r
+            })
+            .collect()
+    }
+
     #[test]
-    fn a_spare_serves_the_next_deck_of_the_same_participants_without_setup_or_shuffles() {
+    fn the_next_deck_is_keyed_and_shuffled_on_the_events_of_the_hand_before_it() {
         let mut cs = clients(3);
         let mut step = 0;
         let all = [0, 1, 2];
-        // Hand 0: setup, three shuffles, reveal; the setup keys a spare and the shuffles
-        // shuffle it along, under the first spare id.
+        // Hand 0: setup, three shuffles, reveal. The next deck's keys ride on the setups and
+        // its shuffles on the shuffle events: it is ready before the hand's cards are.
         let h0 = run(&mut cs, &hand(0), &all, &mut step);
         assert_eq!(
             h0.stages,
@@ -1651,42 +2009,59 @@ mod tests {
                 Stage::Reveal
             ]
         );
-        assert_eq!(shuffled_ids(&h0.shuffle), vec![0, SPARE_BASE]);
-        assert!(matches!(&h0.setup, Some(Body::Setup { shares, .. }) if shares.len() == 2));
+        assert_eq!(
+            shuffled_ids(&h0.shuffle),
+            vec![0],
+            "the body carries the hand's deck only"
+        );
         check_hand(&h0, 3);
-        // Hand 1, same participants: the spare is deck 1, straight to the reveals.
+        for c in &cs {
+            let held: Vec<DeckId> = c.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
+            assert_eq!(held, vec![SPARE_BASE]);
+            assert_eq!(c.decks[&SPARE_BASE].fair_hand, ahead_hand(0));
+        }
+        // Hand 1, same participants: the prepared deck is deck 1, straight to the reveals,
+        // whose events carry the keys of the deck after it. Its shuffles then ride on the
+        // hand's moves, in the order the seats happen to act.
         let h1 = run(&mut cs, &hand(1), &all, &mut step);
         assert_eq!(h1.stages, vec![Stage::Reveal]);
         check_hand(&h1, 3);
         for c in &cs {
             assert_eq!(c.stats.spares_used, 1);
-            assert!(c.decks.range(SPARE_BASE..).next().is_none());
-            // Each deck kept the context of its own setup position: no two decks share one.
-            assert_eq!(c.decks[&1].fair_hand, deck_hand(0, 1));
-            assert_eq!(c.decks[&0].fair_hand, deck_hand(0, 0));
+            assert_eq!(c.preparing(), Some((3, 0)));
         }
-        // Hand 2: the spare is spent, so a setup and shuffles again, making the next spare.
+        moves(&mut cs, &[2, 2, 0, 1], &mut step);
+        for c in &cs {
+            assert_eq!(c.preparing(), None, "three shuffles made it a spare");
+            assert_eq!(c.decks[&(SPARE_BASE + 1)].shuffles, 3);
+        }
         let h2 = run(&mut cs, &hand(2), &all, &mut step);
-        assert_eq!(h2.stages.len(), 5);
-        assert_eq!(shuffled_ids(&h2.shuffle), vec![2, SPARE_BASE + 1]);
+        assert_eq!(h2.stages, vec![Stage::Reveal]);
         check_hand(&h2, 3);
-        // Hand 3 with seat 2 gone from the hand: the spare keyed by three seats is not used
-        // (and dropped); the two-seat batch keys and shuffles its own deck and a new spare.
-        let mut two = vec![
-            ChanceRequest::Shuffle {
-                deck: 3,
-                spec: DeckSpec::standard(1),
-            },
-            ChanceRequest::deal(3, 0, 0),
-            ChanceRequest::deal(3, 1, 1),
-            ChanceRequest::Reveal {
-                deck: 3,
-                position: 2,
-            },
-        ];
-        let h3 = run(&mut cs, &two, &[0, 1], &mut step);
+        // Hand 3 finds the next deck keyed and shuffled by seat 1 only: it goes on with the
+        // other two shuffles, seat 1's first in its order, and no setup.
+        moves(&mut cs, &[1], &mut step);
+        let h3 = run(&mut cs, &hand(3), &all, &mut step);
         assert_eq!(
             h3.stages,
+            vec![Stage::Shuffle(1), Stage::Shuffle(2), Stage::Reveal]
+        );
+        check_hand(&h3, 3);
+        for c in &cs {
+            assert_eq!(c.stats.spares_used, 3);
+            // Hand 3's events carried the keys of the next deck (its shuffles wait for the
+            // hand's moves).
+            assert_eq!(c.preparing(), Some((3, 0)));
+        }
+        // A hand with seat 2 gone: the deck prepared for three seats is dropped, and the two
+        // seats key their own (and prepare the next one for two).
+        let two = deck_of(&hand(4), 4)
+            .into_iter()
+            .filter(|r| !matches!(r, ChanceRequest::Reveal { .. }))
+            .collect::<Vec<_>>();
+        let h4 = run(&mut cs, &two, &[0, 1], &mut step);
+        assert_eq!(
+            h4.stages,
             vec![
                 Stage::Setup,
                 Stage::Shuffle(0),
@@ -1694,31 +2069,71 @@ mod tests {
                 Stage::Reveal
             ]
         );
-        assert_eq!(shuffled_ids(&h3.shuffle), vec![3, SPARE_BASE + 2]);
         for c in &cs {
             let held: Vec<DeckId> = c.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
-            assert_eq!(held, vec![SPARE_BASE + 2]);
-            assert_eq!(c.stats.spares_used, 1);
+            assert_eq!(held, vec![SPARE_BASE + 4], "the two-seat deck, ready");
+            assert_eq!(c.decks[&(SPARE_BASE + 4)].parts, vec![0, 1]);
         }
-        // A different spec is not served by the spare.
-        two[0] = ChanceRequest::Shuffle {
-            deck: 4,
+        // A different spec is not served by it.
+        let other = vec![ChanceRequest::Shuffle {
+            deck: 5,
             spec: DeckSpec::standard(2),
-        };
-        for r in two.iter_mut().skip(1) {
-            match r {
-                ChanceRequest::Deal { deck, .. } | ChanceRequest::Reveal { deck, .. } => *deck = 4,
-                _ => {}
-            }
-        }
-        let h4 = run(&mut cs, &two, &[0, 1], &mut step);
-        assert_eq!(h4.stages[0], Stage::Setup);
-        assert_eq!(shuffled_ids(&h4.shuffle), vec![4, SPARE_BASE + 3]);
+        }];
+        let h5 = run(&mut cs, &other, &[0, 1], &mut step);
+        assert_eq!(h5.stages[0], Stage::Setup);
         // Every deck of the table has its own proof context.
         for c in &cs {
             let hands: BTreeSet<u64> = c.decks.values().map(|d| d.fair_hand).collect();
             assert_eq!(hands.len(), c.decks.len());
         }
+    }
+
+    #[test]
+    fn a_part_of_the_next_deck_that_is_not_due_or_does_not_verify_is_refused() {
+        use crate::wire::log::Ahead;
+        let mut cs = clients(3);
+        let mut step = 0;
+        run(&mut cs, &hand(0), &[0, 1, 2], &mut step);
+        run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
+        // Keys are in; at a step only seat 1 acts, seat 1's shuffle is due and nobody else's.
+        let good = cs[1].produce_ahead(&[1]).unwrap().expect("due");
+        assert!(matches!(good, Ahead::Shuffle { .. }));
+        assert_eq!(cs[0].produce_ahead(&[1]).unwrap(), None);
+        let spectator = cs.len() - 1;
+        let c = &cs[spectator];
+        c.check_ahead(1, "s/1", &good, &[1]).unwrap();
+        let err = c.check_ahead(0, "s/0", &good, &[1]).err().unwrap();
+        assert!(err.to_string().contains("did not expect"), "{err}");
+        // At a step both seats 0 and 1 act, the first in seat order shuffles, not seat 1.
+        assert!(c.check_ahead(1, "s/1", &good, &[0, 1]).is_err());
+        // A key share where a shuffle is due, and a shuffle of other cards.
+        let keys = Ahead::Keys(String::new());
+        assert!(c.check_ahead(1, "s/1", &keys, &[1]).is_err());
+        let Ahead::Shuffle { cards, proof } = good.clone() else {
+            unreachable!()
+        };
+        let other = cs[2].produce_ahead(&[2]).unwrap().expect("due");
+        let Ahead::Shuffle { cards: theirs, .. } = other else {
+            unreachable!()
+        };
+        let forged = Ahead::Shuffle {
+            cards: theirs,
+            proof: proof.clone(),
+        };
+        // (Event ids differ with their content: the verification cache is keyed by them.)
+        let err = c.check_ahead(1, "s/1-forged", &forged, &[1]).err().unwrap();
+        assert!(matches!(err, ChanceError::Bad { seat: 1, .. }), "{err:?}");
+        // Seat 2's honest shuffle under seat 1's name fails its context.
+        let stolen = cs[2].produce_ahead(&[2]).unwrap().unwrap();
+        assert!(c.check_ahead(1, "s/1-stolen", &stolen, &[1]).is_err());
+        // The honest shuffle with two of its cards swapped is refused too.
+        let mut bytes = fair::from_base64("deck", &cards).unwrap();
+        bytes.swap(0, 33);
+        let swapped = Ahead::Shuffle {
+            cards: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes),
+            proof,
+        };
+        assert!(c.check_ahead(1, "s/1-swapped", &swapped, &[1]).is_err());
     }
 
     #[test]
@@ -1732,9 +2147,17 @@ mod tests {
         }
         let h1 = run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
         assert_eq!(h1.stages[0], Stage::Setup);
-        assert_eq!(shuffled_ids(&h1.shuffle), vec![1, SPARE_BASE + 1]);
+        assert_eq!(shuffled_ids(&h1.shuffle), vec![1]);
         check_hand(&h1, 3);
         assert!(cs.iter().all(|c| c.stats.spares_used == 0));
+        // The same for a deck still being prepared: hand 2 is served by the spare hand 1
+        // made, and its reveals carry the keys of the next.
+        run(&mut cs, &hand(2), &[0, 1, 2], &mut step);
+        for c in cs.iter_mut() {
+            assert_eq!(c.preparing(), Some((3, 0)));
+            c.forget(&[1]);
+            assert_eq!(c.preparing(), None);
+        }
     }
 
     #[test]
@@ -1783,8 +2206,8 @@ mod tests {
     }
 
     #[test]
-    fn spares_are_made_only_within_the_card_budget_and_never_take_a_game_s_deck_id() {
-        let shares_for = |specs: &[DeckSpec], spares: bool| {
+    fn decks_are_prepared_ahead_only_within_the_card_budget_and_never_take_a_game_s_deck_id() {
+        let prepares = |specs: &[DeckSpec], spares: bool| {
             let mut c = clients(2).remove(0);
             let reqs = specs
                 .iter()
@@ -1796,21 +2219,26 @@ mod tests {
                 .collect();
             c.begin(reqs, vec![0, 1], spares).unwrap();
             match c.produce(0).unwrap() {
-                Some(Body::Setup { shares, .. }) => shares.len(),
+                Some(Body::Setup { shares, .. }) => assert_eq!(shares.len(), specs.len()),
                 x => panic!("{x:?}"),
             }
+            c.ahead.as_ref().map(|a| a.deck.spec.len())
         };
         let s = DeckSpec::standard;
-        assert_eq!(shares_for(&[s(1)], true), 2);
-        assert_eq!(shares_for(&[s(2)], true), 2, "104 + 104 cards fit");
-        assert_eq!(shares_for(&[s(3)], true), 1, "156 + 156 cards do not");
-        assert_eq!(shares_for(&[s(2), s(2)], true), 2, "no room for a spare");
+        assert_eq!(prepares(&[s(1)], true), Some(52));
+        assert_eq!(prepares(&[s(2)], true), Some(104), "104 + 104 cards fit");
+        assert_eq!(prepares(&[s(3)], true), None, "156 + 156 cards do not");
         assert_eq!(
-            shares_for(&[s(1), s(2)], true),
-            3,
-            "a spare of the first only"
+            prepares(&[s(1), s(1)], true),
+            Some(52),
+            "the first deck's spec"
         );
-        assert_eq!(shares_for(&[s(1)], false), 1);
+        assert_eq!(
+            prepares(&[s(2), s(1)], true),
+            None,
+            "104 + 52 + 104 cards do not fit"
+        );
+        assert_eq!(prepares(&[s(1)], false), None);
         let mut c = clients(2).remove(0);
         let err = c.begin(
             vec![ChanceRequest::Shuffle {

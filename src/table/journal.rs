@@ -367,6 +367,7 @@ mod tests {
             table: table.clone(),
             step: 0,
             prev: table.clone(),
+            ahead: None,
             body: Body::End {},
         };
         let own = log_event(&host.public_key(), &p)

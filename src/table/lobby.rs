@@ -1158,6 +1158,7 @@ mod pow_figures {
             table: hex::encode([3u8; 32]),
             step: 42,
             prev: hex::encode([5u8; 32]),
+            ahead: None,
             body: crate::wire::log::Body::End {},
         };
         for bits in [8u8, 12, 16, 20] {

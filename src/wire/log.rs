@@ -13,7 +13,7 @@ use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 2;
+pub const LOG_VERSION: u8 = 3;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +22,16 @@ pub struct DeckShuffle {
     pub deck: DeckId,
     pub cards: String,
     pub proof: String,
+}
+
+/// A seat's part of the next deck prepared in the background (PROTOCOL.md §5.9): its key share
+/// with ownership proof, or its shuffle of that deck. It rides on whatever event the seat sends
+/// anyway, so the next hand's keys and shuffles cost no relay pass of their own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Ahead {
+    Keys(String),
+    Shuffle { cards: String, proof: String },
 }
 
 /// A decryption token (with its proof) for one card, base64. Its context — whom the card goes
@@ -152,6 +162,10 @@ pub struct Payload {
     /// The chain head it builds on: the table id before the first sequential event, an event id,
     /// or a synthetic head after a timeout or forfeit.
     pub prev: String,
+    /// The sender's part of the deck prepared ahead, when the table expects one from it at
+    /// this step (PROTOCOL.md §5.9); only on events a step waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ahead: Option<Ahead>,
     #[serde(flatten)]
     pub body: Body,
 }
@@ -213,6 +227,7 @@ mod tests {
             table: hex::encode([7u8; 32]),
             step: 9,
             prev: hex::encode([1u8; 32]),
+            ahead: None,
             body: Body::Move {
                 action: serde_json::json!({"raise": {"to": 40}}),
             },
@@ -235,7 +250,19 @@ mod tests {
         .unwrap();
         let err = parse_log(&old, &p.table).unwrap_err();
         assert!(matches!(err, WireError::Version { got: 1, .. }), "{err}");
-        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":2}")
+        // Version 2 computed another table from the same events (no decks prepared ahead):
+        // named as older, never read.
+        let v2 = EventBuilder::new(
+            Kind::from(KIND_LOG),
+            serde_json::json!({"v": 2, "table": p.table, "step": 0,
+                "prev": p.table, "type": "end"})
+            .to_string(),
+        )
+        .sign_with_keys(&host)
+        .unwrap();
+        let err = parse_log(&v2, &p.table).unwrap_err();
+        assert!(err.to_string().contains("older version"), "{err}");
+        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":3}")
             .sign_with_keys(&host)
             .unwrap();
         assert!(matches!(
@@ -295,6 +322,7 @@ mod tests {
                 table: "t".into(),
                 step: 1,
                 prev: "p".into(),
+                ahead: None,
                 body,
             };
             let json = serde_json::to_string(&p).unwrap();

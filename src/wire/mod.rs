@@ -25,7 +25,7 @@ pub const KIND_LOG: u16 = 7767;
 pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Largest event we publish or accept (strfry's default limit).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 

@@ -12,11 +12,8 @@
 //! event visits only the subscriptions filed under its own id, tag values, author or kind; the
 //! event's JSON is written once and each delivery is queued on its connection's outbox.
 //!
-//! Storage stays nostr-database's (in memory, or LMDB when a directory is given). Its in-memory
-//! store answers a filter with tags and several authors by scanning every stored event, so a
-//! table's REQ (its kind, its `#a` coordinate, its seats) would cost as much as the whole store;
-//! [`query`] asks the store's kind-and-author index once per (kind, author) pair instead and
-//! applies the whole filter to what comes back.
+//! Events are stored in [`Store`] (in memory, each as its JSON deflated, indexed for every
+//! filter; see its module) or in nostr-lmdb when a directory is given.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use nostr_sdk::prelude::{
-    Backend, ClientMessage, DatabaseEventStatus, Event, EventId, Events, Filter, JsonUtil, Kind,
-    MachineReadablePrefix, MatchEventOptions, NostrDatabase, PublicKey, RelayMessage,
+    ClientMessage, DatabaseError, DatabaseEventStatus, Event, EventId, Events, Filter, JsonUtil,
+    Kind, MachineReadablePrefix, MatchEventOptions, NostrDatabase, PublicKey, RelayMessage,
     SaveEventStatus, SingleLetterTag, SubscriptionId,
 };
 use std::borrow::Cow;
@@ -36,6 +33,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use super::store::{unpack, Store};
 use crate::net::MAX_EVENT_BYTES;
 
 /// Subscriptions one connection may hold at once, by default.
@@ -48,12 +46,16 @@ const OUTBOX: usize = 8_192;
 /// Largest WebSocket message read: a REQ with many filters is bigger than an event, but not
 /// by this much.
 pub(super) const MAX_MESSAGE_BYTES: usize = 4 * MAX_EVENT_BYTES;
-/// (kind, author) pairs above which a filter goes to the store as it is (see [`query`]).
-const MAX_INDEXED_PAIRS: usize = 64;
+
+/// Where a relay keeps its events.
+pub(super) enum Storage {
+    Memory(Box<Store>),
+    Lmdb(Arc<dyn NostrDatabase>),
+}
 
 /// What every connection of one relay shares.
 pub(super) struct Shared {
-    pub db: Arc<dyn NostrDatabase>,
+    pub storage: Storage,
     pub hub: Hub,
     pub events_per_minute: u32,
     pub default_limit: usize,
@@ -242,7 +244,7 @@ impl Hub {
 
     /// Queues `event` for every subscription that matches it. A connection whose outbox is
     /// full is dropped from the hub, which closes it.
-    fn dispatch(&self, event: &Event) {
+    fn dispatch(&self, event: &Event, json: &str) {
         let mut r = self.lock();
         let mut candidates: Vec<SubKey> = Vec::new();
         if let Some(set) = r.ids.get(&event.id) {
@@ -269,7 +271,6 @@ impl Hub {
         }
         candidates.sort_unstable();
         candidates.dedup();
-        let json = event.as_json();
         let mut too_slow: Vec<ConnId> = Vec::new();
         for key in candidates {
             let Some(sub) = r.subs.get(&key) else {
@@ -352,7 +353,14 @@ where
                         Reply::Stored { id_json, events } => {
                             let mut sent = Ok(());
                             for e in events {
-                                let msg = format!("[\"EVENT\",{id_json},{}]", e.as_json());
+                                let msg = match e {
+                                    StoredEvent::Packed(packed) => {
+                                        format!("[\"EVENT\",{id_json},{}]", unpack(&packed))
+                                    }
+                                    StoredEvent::Parsed(e) => {
+                                        format!("[\"EVENT\",{id_json},{}]", e.as_json())
+                                    }
+                                };
                                 sent = tx.feed(Message::text(msg)).await;
                                 if sent.is_err() {
                                     break;
@@ -394,7 +402,17 @@ where
 /// as they are formatted so that a long history is never held twice as text.
 enum Reply {
     Text(String),
-    Stored { id_json: String, events: Events },
+    Stored {
+        id_json: String,
+        events: Box<dyn Iterator<Item = StoredEvent> + Send>,
+    },
+}
+
+/// A stored event as its store gives it: the in-memory store's deflated JSON or LMDB's
+/// parsed event.
+enum StoredEvent {
+    Packed(Box<[u8]>),
+    Parsed(Box<Event>),
 }
 
 impl From<String> for Reply {
@@ -455,7 +473,7 @@ impl Shared {
             ClientMessage::Count {
                 subscription_id,
                 filter,
-            } => match self.db.count(filter.into_owned()).await {
+            } => match self.count(filter.into_owned()).await {
                 Ok(count) => vec![RelayMessage::Count {
                     subscription_id,
                     count,
@@ -510,7 +528,8 @@ impl Shared {
                 format!("{}: slow down", MachineReadablePrefix::RateLimited),
             );
         }
-        let size = event.as_json().len();
+        let json = event.as_json();
+        let size = json.len();
         if size > MAX_EVENT_BYTES {
             return ok(
                 event.id,
@@ -553,10 +572,14 @@ impl Shared {
             return ok(event.id, false, why);
         }
         if event.kind.is_ephemeral() {
-            self.hub.dispatch(&event);
+            self.hub.dispatch(&event, &json);
             return ok(event.id, true, String::new());
         }
-        match self.db.check_id(&event.id).await {
+        let status = match &self.storage {
+            Storage::Memory(store) => Ok(store.status(&event.id)),
+            Storage::Lmdb(db) => db.check_id(&event.id).await,
+        };
+        match status {
             Ok(DatabaseEventStatus::Saved) => {
                 let why = format!(
                     "{}: already have this event",
@@ -577,9 +600,13 @@ impl Shared {
                 )
             }
         }
-        match self.db.save_event(&event).await {
+        let saved = match &self.storage {
+            Storage::Memory(store) => Ok(store.save(&event, &json)),
+            Storage::Lmdb(db) => db.save_event(&event).await,
+        };
+        match saved {
             Ok(SaveEventStatus::Success) => {
-                self.hub.dispatch(&event);
+                self.hub.dispatch(&event, &json);
                 ok(event.id, true, String::new())
             }
             Ok(SaveEventStatus::Rejected(reason)) => ok(
@@ -592,6 +619,44 @@ impl Shared {
                 false,
                 format!("{}: database error: {e}", MachineReadablePrefix::Error),
             ),
+        }
+    }
+
+    async fn count(&self, filter: Filter) -> Result<usize, DatabaseError> {
+        match &self.storage {
+            Storage::Memory(store) => Ok(store.count(&filter)),
+            Storage::Lmdb(db) => db.count(filter).await,
+        }
+    }
+
+    /// The stored events matching any of `filters`, newest first, and how many.
+    async fn stored(
+        &self,
+        filters: &[Filter],
+    ) -> Result<(usize, Box<dyn Iterator<Item = StoredEvent> + Send>), DatabaseError> {
+        match &self.storage {
+            Storage::Memory(store) => {
+                let found = store.query(filters);
+                Ok((
+                    found.len(),
+                    Box::new(found.into_iter().map(StoredEvent::Packed)),
+                ))
+            }
+            Storage::Lmdb(db) => {
+                let mut events: Option<Events> = None;
+                for f in filters {
+                    let found = db.query(f.clone()).await?;
+                    events = Some(match events {
+                        Some(all) => all.merge(found),
+                        None => found,
+                    });
+                }
+                let events = events.unwrap_or_else(|| Events::new(&Filter::new()));
+                Ok((
+                    events.len(),
+                    Box::new(events.into_iter().map(|e| StoredEvent::Parsed(Box::new(e)))),
+                ))
+            }
         }
     }
 
@@ -630,24 +695,14 @@ impl Shared {
             )
             .into()];
         }
-        let mut events: Option<Events> = None;
-        for f in filters.iter() {
-            match query(self.db.as_ref(), f.clone()).await {
-                Ok(found) => {
-                    events = Some(match events {
-                        Some(all) => all.merge(found),
-                        None => found,
-                    })
-                }
-                Err(e) => {
-                    self.hub.unsubscribe(state.conn, &id);
-                    let why = format!("{}: {e}", MachineReadablePrefix::Error);
-                    return vec![closed(&id, why).into()];
-                }
+        let (found, events) = match self.stored(&filters).await {
+            Ok(stored) => stored,
+            Err(e) => {
+                self.hub.unsubscribe(state.conn, &id);
+                let why = format!("{}: {e}", MachineReadablePrefix::Error);
+                return vec![closed(&id, why).into()];
             }
-        }
-        let events = events.unwrap_or_else(|| Events::new(&Filter::new()));
-        let found = events.len();
+        };
         let id_json = serde_json::to_string(id.as_str()).expect("strings serialise");
         let mut out = vec![
             Reply::Stored { id_json, events },
@@ -666,43 +721,4 @@ impl Shared {
         }
         out
     }
-}
-
-/// The stored events matching `filter`, newest first, at most its limit.
-///
-/// nostr-database's in-memory store indexes events by (kind, author) but answers any filter
-/// that also names a tag, or several authors, by testing every stored event. A table's filters
-/// name its kind, its `#a` coordinate and its seats, so the cost of each REQ grew with every
-/// other table in the store. For such filters (a few kinds × a few authors) this asks the index
-/// once per pair and applies the whole filter to the (few) events that come back.
-pub(super) async fn query(
-    db: &dyn NostrDatabase,
-    filter: Filter,
-) -> Result<Events, nostr_sdk::prelude::DatabaseError> {
-    let pairs = match (&filter.kinds, &filter.authors) {
-        (Some(k), Some(a)) if !k.is_empty() && !a.is_empty() => k.len() * a.len(),
-        _ => 0,
-    };
-    let by_index = db.backend() == Backend::Memory
-        && pairs > 0
-        && pairs <= MAX_INDEXED_PAIRS
-        && filter.ids.as_ref().is_none_or(|ids| ids.is_empty())
-        && filter.search.is_none();
-    if !by_index {
-        return db.query(filter).await;
-    }
-    let mut out = Events::new(&filter);
-    for kind in filter.kinds.iter().flatten() {
-        for author in filter.authors.iter().flatten() {
-            let mut pair = Filter::new().kind(*kind).author(*author);
-            pair.since = filter.since;
-            pair.until = filter.until;
-            for event in db.query(pair).await? {
-                if filter.match_event(&event, MatchEventOptions::new()) {
-                    out.insert(event);
-                }
-            }
-        }
-    }
-    Ok(out)
 }

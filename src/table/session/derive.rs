@@ -133,6 +133,16 @@ impl<G: Game> Session<G> {
         }
     }
 
+    /// Every seat the open step waits for or already has an event of: who may carry a part of
+    /// the deck prepared ahead on its event here (PROTOCOL §5.9).
+    pub(crate) fn eligible(&self) -> Vec<Seat> {
+        let mut v = self.awaited();
+        v.extend(self.r.got.keys().copied());
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Seats whose votes count at the open step: its participants, less those that signed
     /// they leave.
     pub(crate) fn voters(&self) -> Vec<Seat> {
@@ -338,6 +348,8 @@ impl<G: Game> Session<G> {
         self.r.step += 1;
         self.r.t_open = t.max(self.r.t_open);
         self.r.got.clear();
+        let parts = std::mem::take(&mut self.r.ahead_parts);
+        self.r.chance.commit_ahead(parts);
         self.r.passes += 1;
         self.r.kind = next.unwrap_or(Kind::Unset);
         if !matches!(self.r.kind, Kind::Unset) {
@@ -677,8 +689,25 @@ impl<G: Game> Session<G> {
         }
     }
 
-    /// Checks and applies one event of `x` at the open step.
+    /// Checks and applies one event of `x` at the open step, with the part of the deck prepared
+    /// ahead it carries: both are judged in the state the step opened in, and a bad part
+    /// rejects the whole event.
     fn apply_event(&mut self, x: Seat, h: &Held) -> Result<Option<Done>, String> {
+        let part = match &h.payload.ahead {
+            None => None,
+            Some(a) => Some(
+                self.r
+                    .chance
+                    .check_ahead(x, &h.id().to_hex(), a, &self.eligible())
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        let done = self.apply_body(x, h)?;
+        self.r.ahead_parts.extend(part);
+        Ok(done)
+    }
+
+    fn apply_body(&mut self, x: Seat, h: &Held) -> Result<Option<Done>, String> {
         let t = h.at();
         match (&self.r.kind, &h.payload.body) {
             (Kind::Chance, body) => {

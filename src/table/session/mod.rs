@@ -20,7 +20,7 @@ mod derive;
 #[cfg(test)]
 mod tests;
 
-use super::chance::{Chance, ChanceStats, Secrets, ShuffleCache};
+use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
 use crate::engine::{ForfeitReason, Game, Seat};
 use crate::wire::log::{parse_log, Body, Payload, LOG_VERSION};
 use crate::wire::Deadlines;
@@ -313,6 +313,9 @@ pub(crate) struct Replica<G: Game> {
     pub out_at: BTreeMap<Seat, u32>,
     /// Seats dealt back in, with the step: their leaves signed before it are spent.
     pub back_at: BTreeMap<Seat, u32>,
+    /// Parts of the deck prepared ahead carried by the open step's applied events, applied
+    /// when it closes (PROTOCOL §5.9).
+    pub ahead_parts: Vec<AheadPart>,
 }
 
 /// A client's view of a table.
@@ -388,6 +391,7 @@ impl<G: Game> Session<G> {
             bank_used: BTreeMap::new(),
             out_at: BTreeMap::new(),
             back_at: BTreeMap::new(),
+            ahead_parts: Vec::new(),
         };
         let mut s = Session {
             cfg,
@@ -719,6 +723,7 @@ impl<G: Game> Session<G> {
                     bank_used: BTreeMap::new(),
                     out_at: BTreeMap::new(),
                     back_at: BTreeMap::new(),
+                    ahead_parts: Vec::new(),
                 };
             }
         }
@@ -760,8 +765,23 @@ impl<G: Game> Session<G> {
             table: self.table_hex.clone(),
             step: self.r.step,
             prev: self.r.head.clone(),
+            ahead: None,
             body,
         }
+    }
+
+    /// The payload of this seat's event for the open step, with its part of the deck prepared
+    /// ahead when one is due (PROTOCOL §5.9).
+    fn contribution(&self, body: Body) -> Result<Payload, String> {
+        let ahead = self
+            .r
+            .chance
+            .produce_ahead(&self.eligible())
+            .map_err(|e| e.to_string())?;
+        Ok(Payload {
+            ahead,
+            ..self.payload(body)
+        })
     }
 
     /// Whether this seat already has an event for the open step and head (signed before a
@@ -814,8 +834,19 @@ impl<G: Game> Session<G> {
                 return;
             }
         };
+        let p = match self.contribution(body) {
+            Ok(p) => p,
+            Err(e) => {
+                self.violations.push(Violation::Invalid {
+                    id: "local".into(),
+                    seat: me,
+                    step: self.r.step,
+                    reason: format!("could not produce our own step: {e}"),
+                });
+                return;
+            }
+        };
         self.own.insert((self.r.step, self.r.head.clone()));
-        let p = self.payload(body);
         self.outbox.push(p);
     }
 
@@ -869,8 +900,8 @@ impl<G: Game> Session<G> {
         } else {
             Body::Move { action: json }
         };
+        let p = self.contribution(body).map_err(SessionError::Local)?;
         self.own.insert((self.r.step, self.r.head.clone()));
-        let p = self.payload(body);
         self.outbox.push(p);
         Ok(())
     }

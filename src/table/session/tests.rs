@@ -424,6 +424,7 @@ impl<G: Game + 'static> Harness<G> {
             table: hex::encode(self.cfg.table),
             step,
             prev: prev.to_string(),
+            ahead: None,
             body: Body::Vote { missing },
         };
         self.sign(voter, &p, at)
@@ -684,6 +685,7 @@ fn a_fork_removes_its_signer_unless_everyone_else_had_built_past_it() {
         table: hex::encode(h.cfg.table),
         step,
         prev: head.clone(),
+        ahead: None,
         body: Body::Move {
             action: serde_json::to_value(a).unwrap(),
         },
@@ -1200,6 +1202,7 @@ fn a_leave_dated_back_to_an_early_step_rewrites_nothing() {
         table: hex::encode(h.cfg.table),
         step: 1,
         prev: hex::encode(h.cfg.table),
+        ahead: None,
         body: Body::Leave {},
     };
     let ev = h.sign(2, &p, h.now);
@@ -1425,10 +1428,35 @@ fn shuffled_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
         .collect()
 }
 
+/// Game decks keyed by a setup on the log: the deck of the shuffle step right after a setup
+/// with key shares.
+fn keyed_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
+    let table = hex::encode(h.cfg.table);
+    let payloads: Vec<Payload> = h
+        .log
+        .iter()
+        .filter_map(|e| parse_log(e, &table).ok())
+        .collect();
+    let setups: BTreeSet<u32> = payloads
+        .iter()
+        .filter(|p| matches!(&p.body, Body::Setup { shares, .. } if !shares.is_empty()))
+        .map(|p| p.step)
+        .collect();
+    payloads
+        .iter()
+        .filter(|p| p.step > 0 && setups.contains(&(p.step - 1)))
+        .filter_map(|p| match &p.body {
+            Body::Shuffle { decks, .. } => Some(decks.iter().map(|d| d.deck)),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 #[test]
-fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_without_shuffles() {
+fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepared_during_it() {
     use crate::games::tolerance::{Tolerance, Variant};
-    let (mut served_total, mut changed_total) = (0, 0);
+    let (mut served_total, mut changed_total, mut whole_total) = (0, 0, 0);
     for seed in 60..64 {
         let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
         let mut h = Harness::new(t, seed, quick());
@@ -1441,30 +1469,31 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_withou
         );
         let g = h.spectator.game();
         assert_eq!(g.table.total_chips() + g.table.chips_out, g.table.chips_in);
-        // Hand i deals deck i. The rule: a hand whose players are those of the last hand that
-        // was shuffled on the log (and whose spare is not spent yet) has no shuffle of its
-        // own; any other hand has one, and makes a spare for its players.
+        // Hand i deals deck i. The rule: a hand whose players are those of the hand before it
+        // is dealt from the deck prepared during that hand, with no setup; if the hand before
+        // ended before every player shuffled it, the shuffles it lacks are on the log (by the
+        // players that had not made theirs). Any other hand keys and shuffles its own deck.
         let shuffled = shuffled_on_log(&h);
-        let mut spare: Option<Vec<Seat>> = None;
+        let keyed = keyed_on_log(&h);
         let mut served = 0;
         for (i, hand) in g.history.iter().enumerate() {
-            let mut players = hand.players.clone();
-            players.sort_unstable();
-            let from_spare = spare.as_ref() == Some(&players);
-            if i > 0 && players != g.history[i - 1].players {
+            let players = hand.players.clone();
+            let prepared = i > 0 && players == g.history[i - 1].players;
+            if i > 0 && !prepared {
                 changed_total += 1;
             }
-            assert_eq!(
-                !shuffled.contains(&(i as u32)),
-                from_spare,
-                "seed {seed} hand {i} ({players:?}), shuffled {shuffled:?}, {:?}",
+            let what = format!(
+                "seed {seed} hand {i} ({players:?}), keyed {keyed:?}, shuffled {shuffled:?}, {:?}",
                 dealt(g)
             );
-            if from_spare {
+            assert_eq!(keyed.contains(&(i as u32)), !prepared, "{what}");
+            if prepared {
                 served += 1;
-                spare = None;
+                if !shuffled.contains(&(i as u32)) {
+                    whole_total += 1;
+                }
             } else {
-                spare = Some(players);
+                assert!(shuffled.contains(&(i as u32)), "{what}");
             }
         }
         assert_eq!(h.spectator.stats().chance.spares_used, served);
@@ -1480,10 +1509,11 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_a_spare_withou
         assert_eq!(late.game(), h.spectator.game());
         assert_eq!(late.stats().chance.spares_used, served);
     }
-    // Both sides of the rule were exercised.
+    // Both sides of the rule were exercised, and hands dealt straight from a deck shuffled
+    // during the hand before.
     assert!(
-        served_total > 0 && changed_total > 0,
-        "{served_total} {changed_total}"
+        served_total > 0 && changed_total > 0 && whole_total > 0,
+        "{served_total} {changed_total} {whole_total}"
     );
 }
 
