@@ -392,16 +392,13 @@ fn deck_holders(log: &[(Seat, Payload)]) -> BTreeMap<DeckId, BTreeSet<Seat>> {
         let fresh =
             matches!(p.body, Body::Shuffle { .. }) && p.step > 0 && setups.contains(&(p.step - 1));
         let first_seen = |deck: DeckId, holders: &mut BTreeMap<DeckId, BTreeSet<Seat>>| {
-            if !holders.contains_key(&deck) {
-                holders.insert(
-                    deck,
-                    if fresh {
-                        BTreeSet::new()
-                    } else {
-                        chain.clone()
-                    },
-                );
-            }
+            holders.entry(deck).or_insert_with(|| {
+                if fresh {
+                    BTreeSet::new()
+                } else {
+                    chain.clone()
+                }
+            });
         };
         match &p.body {
             Body::Setup { .. } => {
