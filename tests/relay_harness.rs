@@ -523,3 +523,59 @@ async fn a_pow_refusal_is_mined_again_outside_the_log_and_named_for_log_events()
         "{notes:?}"
     );
 }
+
+/// NIP-17 private messages (invitations, feedback) on a relay that asks for proof of work: the
+/// gift wrap, signed by a one-time key, is mined too, both when the relay's NIP-11 document says
+/// so and when only its `pow:` refusal does; the recipient opens it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_private_message_carries_the_proof_of_work_its_relay_asks_for() {
+    use tolerance::net::dm;
+    let relay = embedded_with(EmbeddedRelayConfig {
+        min_pow_difficulty: 10,
+        ..EmbeddedRelayConfig::default()
+    })
+    .await;
+    let hidden = proxy(
+        &relay,
+        Rules {
+            no_info: true,
+            ..Rules::default()
+        },
+    )
+    .await;
+    for url in [relay.url(), hidden.url()] {
+        let sender = pool(&[&url], PoolConfig::unpaced()).await;
+        let recipient = pool(&[&url], PoolConfig::unpaced()).await;
+        let report = dm::send_private(
+            &sender,
+            &recipient.public_key(),
+            &format!("an invitation through {url}"),
+            Vec::new(),
+            WAIT,
+        )
+        .await
+        .expect("the relay takes a mined wrap");
+        assert_eq!(report.delivered.accepted.len(), 1, "{report:?}");
+        assert!(report.own_copy.is_ok(), "{report:?}");
+        let inbox = dm::fetch_inbox(&recipient, WAIT).await.expect("inbox");
+        assert_eq!(inbox.messages.len(), 1, "{inbox:?}");
+        assert_eq!(
+            inbox.messages[0].content,
+            format!("an invitation through {url}")
+        );
+        let wraps = recipient
+            .fetch(
+                vec![Filter::new()
+                    .kind(Kind::GiftWrap)
+                    .pubkey(recipient.public_key())],
+                WAIT,
+            )
+            .await
+            .expect("wraps");
+        assert!(!wraps.is_empty());
+        for w in &wraps {
+            assert!(w.id.check_pow(10), "wrap {} carries too little work", w.id);
+            assert!(w.verify().is_ok());
+        }
+    }
+}

@@ -30,11 +30,11 @@ use std::time::Duration;
 
 use nostr_sdk::nips::nip59::{self, UnwrappedGift};
 use nostr_sdk::prelude::{
-    Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, RelayMetadata, RelayUrl, Tag,
-    TagStandard, Tags, Timestamp, UnsignedEvent,
+    Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind, PublicKey, RelayMetadata, RelayUrl,
+    Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
 };
 
-use super::pool::{PublishReport, RelayPool};
+use super::pool::{asked_pow, PublishReport, RelayPool, MAX_POW};
 use super::NetError;
 
 /// Most relays taken from someone else's relay list.
@@ -181,18 +181,121 @@ pub async fn wrap_message(
     // One id for both copies: the sender's history and the recipient's inbox name the same
     // message.
     rumor.ensure_id();
-    let build = |e: nostr_sdk::event::builder::Error| DmError::Build(e.to_string());
-    let for_recipient = EventBuilder::gift_wrap(keys, to, rumor.clone(), [])
-        .await
-        .map_err(build)?;
-    let for_sender = EventBuilder::gift_wrap(keys, &keys.public_key(), rumor.clone(), [])
-        .await
-        .map_err(build)?;
+    let for_recipient = gift_wrap(keys, to, &rumor, 0).await?;
+    let for_sender = gift_wrap(keys, &keys.public_key(), &rumor, 0).await?;
     Ok(Wrapped {
         rumor,
         for_recipient,
         for_sender,
     })
+}
+
+/// Seals `rumor` from `keys` to `to` and wraps it (NIP-59), the wrap carrying `pow` bits of
+/// NIP-13 work. The wrap is signed by a one-time key, so nostr's `gift_wrap` (which signs inside)
+/// cannot mine it: this does what it does — a seal signed by the author, encrypted with NIP-44
+/// under a fresh key to the recipient, a `p` tag, a time up to two days in the past — and mines
+/// the wrap before signing, off the runtime's threads.
+pub async fn gift_wrap(
+    keys: &Keys,
+    to: &PublicKey,
+    rumor: &UnsignedEvent,
+    pow: u8,
+) -> Result<Event, DmError> {
+    let build = |e: nostr_sdk::event::builder::Error| DmError::Build(e.to_string());
+    if pow == 0 {
+        return EventBuilder::gift_wrap(keys, to, rumor.clone(), [])
+            .await
+            .map_err(build);
+    }
+    let seal = EventBuilder::seal(keys, to, rumor.clone())
+        .await
+        .map_err(build)?
+        .sign_with_keys(keys)
+        .map_err(build)?;
+    let one_time = Keys::generate();
+    let content = nostr_sdk::nips::nip44::encrypt(
+        one_time.secret_key(),
+        to,
+        seal.as_json(),
+        nostr_sdk::nips::nip44::Version::default(),
+    )
+    .map_err(|e| DmError::Build(e.to_string()))?;
+    let wrap = EventBuilder::new(Kind::GiftWrap, content)
+        .tag(Tag::public_key(*to))
+        .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
+        .pow(pow);
+    tokio::task::spawn_blocking(move || wrap.sign_with_keys(&one_time))
+        .await
+        .map_err(|e| DmError::Build(e.to_string()))?
+        .map_err(build)
+}
+
+/// Publishes a wrap of `rumor` to `to` on `pool`'s relays and `extra`, with the proof of work
+/// `pool`'s relays ask in NIP-11; a relay that answers `pow:` gets the message wrapped again
+/// with the work it names (at most [`MAX_POW`] bits, three times) — another wrap of the same
+/// rumor, which the recipient takes once (by the rumor's id). Reports every relay that took
+/// either wrap.
+async fn publish_wrapped(
+    pool: &RelayPool,
+    extra: &[RelayUrl],
+    to: &PublicKey,
+    rumor: &UnsignedEvent,
+    first: Event,
+) -> Result<PublishReport, NetError> {
+    let mut difficulty = pool.min_pow_difficulty().min(MAX_POW);
+    let mut wrap = if difficulty > 0 {
+        gift_wrap(pool.keys(), to, rumor, difficulty)
+            .await
+            .map_err(|e| NetError::Sign(e.to_string()))?
+    } else {
+        first
+    };
+    let mut merged: Option<PublishReport> = None;
+    for _ in 0..4 {
+        let outcome = publish_to(pool, extra, &wrap).await;
+        let report = match outcome {
+            Ok(r) => r,
+            Err(NetError::NotAccepted { event_id, rejected }) => PublishReport {
+                event_id,
+                accepted: Vec::new(),
+                rejected,
+            },
+            Err(e) => return Err(e),
+        };
+        let asked = report
+            .rejected
+            .iter()
+            .filter_map(|(_, reason)| asked_pow(reason, difficulty))
+            .max();
+        merged = Some(match merged.take() {
+            None => report.clone(),
+            Some(mut m) => {
+                m.accepted.extend(report.accepted.iter().cloned());
+                m.accepted.sort();
+                m.accepted.dedup();
+                m.rejected = report.rejected.clone();
+                m
+            }
+        });
+        match asked {
+            Some(d) if d > difficulty && d <= MAX_POW => {
+                difficulty = d;
+                wrap = gift_wrap(pool.keys(), to, rumor, d)
+                    .await
+                    .map_err(|e| NetError::Sign(e.to_string()))?;
+            }
+            _ => break,
+        }
+    }
+    let mut m = merged.expect("published at least once");
+    m.rejected.retain(|(url, _)| !m.accepted.contains(url));
+    if m.accepted.is_empty() {
+        return Err(NetError::NotAccepted {
+            event_id: m.event_id,
+            rejected: m.rejected,
+        });
+    }
+    Ok(m)
 }
 
 /// What [`send_private`] did.
@@ -228,16 +331,24 @@ pub async fn send_private(
         lookup_relays(pool, &me, lookup_timeout).await?
     };
     let wrapped = wrap_message(pool.keys(), to, content, tags).await?;
-    let delivered = publish_to(
+    let delivered = publish_wrapped(
         pool,
         recipient_relays.for_messages(),
-        &wrapped.for_recipient,
+        to,
+        &wrapped.rumor,
+        wrapped.for_recipient.clone(),
     )
     .await
     .map_err(DmError::Net)?;
-    let own_copy = publish_to(pool, mine.for_messages(), &wrapped.for_sender)
-        .await
-        .map_err(|e| e.to_string());
+    let own_copy = publish_wrapped(
+        pool,
+        mine.for_messages(),
+        &me,
+        &wrapped.rumor,
+        wrapped.for_sender.clone(),
+    )
+    .await
+    .map_err(|e| e.to_string());
     Ok(SendReport {
         message_id: wrapped.rumor.id.expect("ensure_id set it"),
         recipient: *to,
@@ -411,8 +522,9 @@ pub struct Inbox {
 /// Every private message addressed to `pool`'s key stored on its relays (including the copies
 /// of messages it sent).
 pub async fn fetch_inbox(pool: &RelayPool, timeout: Duration) -> Result<Inbox, DmError> {
+    // Paged: an inbox outgrows a relay's cap on one answer.
     let wraps = pool
-        .fetch(vec![inbox_filter(&pool.public_key())], timeout)
+        .fetch_all(inbox_filter(&pool.public_key()), 500, timeout)
         .await?;
     let mut inbox = Inbox::default();
     for wrap in &wraps {

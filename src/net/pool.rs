@@ -372,7 +372,7 @@ pub const MAX_POW: u8 = 24;
 
 /// The difficulty a `pow:` refusal asks for: the largest number in it above what was mined, or
 /// four bits more when it names none.
-fn asked_pow(reason: &str, mined: u8) -> Option<u8> {
+pub(crate) fn asked_pow(reason: &str, mined: u8) -> Option<u8> {
     if !reason.trim_start().starts_with("pow:") {
         return None;
     }

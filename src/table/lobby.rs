@@ -1003,8 +1003,9 @@ pub async fn list_tables(
     keys: &Keys,
     timeout: Duration,
 ) -> Result<(Vec<Listing>, Vec<Listing>), String> {
+    // Paged: a busy relay lists more open tables than it returns in one answer.
     let open = pool
-        .fetch(vec![wire::lobby::open_tables_filter()], timeout)
+        .fetch_all(wire::lobby::open_tables_filter(), 500, timeout)
         .await
         .map_err(|e| e.to_string())?;
     let mut public = Vec::new();
