@@ -544,8 +544,8 @@ async fn a_private_message_carries_the_proof_of_work_its_relay_asks_for() {
     )
     .await;
     for url in [relay.url(), hidden.url()] {
-        let sender = pool(&[&url], PoolConfig::unpaced()).await;
-        let recipient = pool(&[&url], PoolConfig::unpaced()).await;
+        let sender = pool(&[url], PoolConfig::unpaced()).await;
+        let recipient = pool(&[url], PoolConfig::unpaced()).await;
         let report = dm::send_private(
             &sender,
             &recipient.public_key(),
