@@ -849,22 +849,21 @@ impl Chance {
         let idx = d.idx(me.seat).expect("a participant");
         let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
         let ctx = self.ctx(d.fair_hand, idx, me.seat);
-        let mut rng = me.rng(&self.table, "keys", &[d.fair_hand, u64::from(a.id)]);
-        let (secret, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
         if keys {
+            let mut rng = me.rng(&self.table, "keys", &[d.fair_hand, u64::from(a.id)]);
+            let (_, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
             return Ok(Some(Ahead::Keys(public.to_base64())));
         }
+        // Kept when the joint key was formed (`commit_ahead`).
+        let secret = d.my_secret.as_ref().ok_or_else(|| {
+            ChanceError::Protocol("no key share of our own for the next deck".into())
+        })?;
         let k = a.order.len();
         let ctx = ctx.with_step(FairStep::Shuffle { index: k as u16 });
         let joint = d.joint.as_ref().expect("keys in");
-        let (verified, proof) = fair::shuffle_verified(
-            &secret,
-            &ctx,
-            joint,
-            d.size,
-            d.deck.as_ref().map(|(v, _)| v),
-        )
-        .map_err(local)?;
+        let (verified, proof) =
+            fair::shuffle_verified(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))
+                .map_err(local)?;
         Ok(Some(Ahead::Shuffle {
             cards: verified.deck().to_base64(),
             proof: proof.to_base64(),
@@ -893,35 +892,16 @@ impl Chance {
                 Ok(AheadPart::Keys(seat, share))
             }
             (Some(false), Some(a), Ahead::Shuffle { cards, proof }) => {
-                let d = &a.deck;
-                let idx = d.idx(seat).expect("a participant");
                 let k = a.order.len();
-                let ctx = self
-                    .ctx(d.fair_hand, idx, seat)
-                    .with_step(FairStep::Shuffle { index: k as u16 });
-                let joint = d.joint.as_ref().expect("keys in");
-                let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
-                let key = (sha(&[id.as_bytes()]), a.id, joint.digest(), prev_src);
-                let cached = self.cache.lock().expect("cache").get(&key).cloned();
-                let verified = match cached {
-                    Some(v) => v,
-                    None => {
-                        let what = |e: fair::FairError| bad(seat, format!("the next deck: {e}"));
-                        let cards = fair::from_base64("deck", cards).map_err(what)?;
-                        let proof = fair::from_base64("proof", proof).map_err(what)?;
-                        let v = fair::verify_shuffle_bytes(
-                            &ctx,
-                            joint,
-                            d.size,
-                            d.deck.as_ref().map(|(v, _)| v),
-                            &cards,
-                            &proof,
-                        )
-                        .map_err(what)?;
-                        self.cache.lock().expect("cache").insert(key, v.clone());
-                        v
-                    }
-                };
+                let (verified, _) = self.verify_shuffle_of(
+                    &a.deck,
+                    a.id,
+                    seat,
+                    k,
+                    id,
+                    (cards, proof),
+                    "the next deck",
+                )?;
                 Ok(AheadPart::Shuffle(seat, verified, id.to_string()))
             }
             (_, _, part) => Err(bad(
@@ -935,6 +915,49 @@ impl Chance {
                 ),
             )),
         }
+    }
+
+    /// Verifies `seat`'s shuffle (`cards`, `proof` in base64) as the `k`-th of deck `d` (id
+    /// `deck`), carried by event `id`, on top of the deck as it stands; through the cache, so a
+    /// re-derivation does not prove it again. Returns the deck and whether it was verified now
+    /// (not cached). Errors name the deck as `what`.
+    #[allow(clippy::too_many_arguments)]
+    fn verify_shuffle_of(
+        &self,
+        d: &Deck,
+        deck: DeckId,
+        seat: Seat,
+        k: usize,
+        id: &str,
+        (cards, proof): (&str, &str),
+        what: &str,
+    ) -> Result<(VerifiedDeck, bool), ChanceError> {
+        let joint = d.joint.as_ref().expect("keys in");
+        let idx = d
+            .idx(seat)
+            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
+        let key = (sha(&[id.as_bytes()]), deck, joint.digest(), prev_src);
+        if let Some(v) = self.cache.lock().expect("cache").get(&key).cloned() {
+            return Ok((v, false));
+        }
+        let ctx = self
+            .ctx(d.fair_hand, idx, seat)
+            .with_step(FairStep::Shuffle { index: k as u16 });
+        let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
+        let cards = fair::from_base64("deck", cards).map_err(fail)?;
+        let proof = fair::from_base64("proof", proof).map_err(fail)?;
+        let v = fair::verify_shuffle_bytes(
+            &ctx,
+            joint,
+            d.size,
+            d.deck.as_ref().map(|(v, _)| v),
+            &cards,
+            &proof,
+        )
+        .map_err(fail)?;
+        self.cache.lock().expect("cache").insert(key, v.clone());
+        Ok((v, true))
     }
 
     /// Applies the parts of the deck prepared ahead that a closed step carried. Once every
@@ -1393,37 +1416,18 @@ impl Chance {
         let mut results = Vec::new();
         for msg in decks {
             let d = &self.decks[&msg.deck];
-            let joint = d.joint.as_ref().expect("setup done");
-            let idx = d
-                .idx(seat)
-                .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
-            let ctx = self
-                .ctx(d.fair_hand, idx, seat)
-                .with_step(FairStep::Shuffle { index: k as u16 });
-            let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
-            let key = (sha(&[id.as_bytes()]), msg.deck, joint.digest(), prev_src);
-            let cached = self.cache.lock().expect("cache").get(&key).cloned();
-            let verified = match cached {
-                Some(v) => v,
-                None => {
-                    let cards = fair::from_base64("deck", &msg.cards)
-                        .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
-                    let proof = fair::from_base64("proof", &msg.proof)
-                        .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
-                    let v = fair::verify_shuffle_bytes(
-                        &ctx,
-                        joint,
-                        d.size,
-                        d.deck.as_ref().map(|(v, _)| v),
-                        &cards,
-                        &proof,
-                    )
-                    .map_err(|e| bad(seat, format!("deck {}: {e}", msg.deck)))?;
-                    self.stats.shuffles_verified += 1;
-                    self.cache.lock().expect("cache").insert(key, v.clone());
-                    v
-                }
-            };
+            let (verified, fresh) = self.verify_shuffle_of(
+                d,
+                msg.deck,
+                seat,
+                k,
+                id,
+                (&msg.cards, &msg.proof),
+                &format!("deck {}", msg.deck),
+            )?;
+            if fresh {
+                self.stats.shuffles_verified += 1;
+            }
             results.push((msg.deck, verified));
         }
         for (deck, v) in results {
@@ -2165,18 +2169,7 @@ mod tests {
         let mut cs = clients(2);
         let mut step = 0;
         let parts = [0, 1];
-        let two = |deck: DeckId| {
-            vec![
-                ChanceRequest::Shuffle {
-                    deck,
-                    spec: DeckSpec::standard(1),
-                },
-                ChanceRequest::deal(deck, 0, 0),
-                ChanceRequest::deal(deck, 1, 1),
-                ChanceRequest::Reveal { deck, position: 2 },
-            ]
-        };
-        let h0 = run(&mut cs, &two(0), &parts, &mut step);
+        let h0 = run(&mut cs, &hand(0), &parts, &mut step);
         assert_eq!(h0.stages.len(), 4);
         // Use up most of the epoch's dice slots (no setup: the epoch serves them).
         let roll = ChanceRequest::RollPublic {
@@ -2189,7 +2182,7 @@ mod tests {
         assert_eq!(r.stages, vec![Stage::Reveal]);
         // A deck and more dice than the epoch has left: a setup opens a new epoch, the
         // spare serves the deck (no shuffles), the dice go on the reveals.
-        let mut reqs = two(1);
+        let mut reqs = hand(1);
         reqs.extend(vec![roll; 8]);
         let h1 = run(&mut cs, &reqs, &parts, &mut step);
         assert_eq!(h1.stages, vec![Stage::Setup, Stage::Reveal]);

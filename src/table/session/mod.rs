@@ -824,30 +824,29 @@ impl<G: Game> Session<G> {
             Ok(Some(b)) => b,
             Ok(None) => return,
             Err(e) => {
-                // Our own crypto failing is a local fault: say so rather than stall silently.
-                self.violations.push(Violation::Invalid {
-                    id: "local".into(),
-                    seat: me,
-                    step: self.r.step,
-                    reason: format!("could not produce our own step: {e}"),
-                });
+                self.local_fault(me, e);
                 return;
             }
         };
         let p = match self.contribution(body) {
             Ok(p) => p,
             Err(e) => {
-                self.violations.push(Violation::Invalid {
-                    id: "local".into(),
-                    seat: me,
-                    step: self.r.step,
-                    reason: format!("could not produce our own step: {e}"),
-                });
+                self.local_fault(me, e);
                 return;
             }
         };
         self.own.insert((self.r.step, self.r.head.clone()));
         self.outbox.push(p);
+    }
+
+    /// Our own crypto failing is a local fault: say so rather than stall silently.
+    fn local_fault(&mut self, me: Seat, e: String) {
+        self.violations.push(Violation::Invalid {
+            id: "local".into(),
+            seat: me,
+            step: self.r.step,
+            reason: format!("could not produce our own step: {e}"),
+        });
     }
 
     /// The events this client must sign and publish now.
