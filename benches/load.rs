@@ -399,6 +399,7 @@ async fn seat_process(secret: String) {
         tamper: None,
         names: Vec::new(),
         pool: tolerance::net::pool::PoolConfig::default(),
+        speculate: true,
     })
     .await
     .expect("the seat plays to the end");

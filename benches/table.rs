@@ -22,7 +22,8 @@
 //!   "shuffle", "reveal", "move"...); passes and seconds per hand of each kind.
 //!
 //! Run: `cargo bench --bench table` (env `TABLE_BENCH_SEATS=2,5,10`, `TABLE_BENCH_HANDS=3`,
-//! `TABLE_BENCH_RUNS=1`; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
+//! `TABLE_BENCH_RUNS=1`; `TABLE_BENCH_SPECULATE=0` turns off making a seat's next shuffle on
+//! a deck it is still checking, to measure what that saves; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
 //! is installed; `TABLE_BENCH_DELAY_MS=50` puts a `DelayProxy` adding 50 ms each way between
 //! every client — and the probe — and the embedded relay, as if the relay were across a WAN).
 //! Figures are in BENCHMARKS.md, sections "Networked hands" and "Over a slow network".
@@ -221,6 +222,7 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
                 ..SetupOptions::default()
             },
             relays: vec![url.to_string()],
+            speculate: std::env::var("TABLE_BENCH_SPECULATE").map_or(true, |v| v != "0"),
             ..DemoOptions::default()
         },
         None,

@@ -101,6 +101,7 @@ async fn play_seat<G: TableGame>(
         tamper: None,
         pool: tolerance::net::PoolConfig::default(),
         names: Vec::new(),
+        speculate: true,
     })
     .await
     .unwrap()

@@ -456,6 +456,23 @@ pub fn verify_shuffle(
     Ok(VerifiedDeck::new(deck.clone(), key, ctx, index, prev))
 }
 
+/// A published shuffle step's deck taken **without** checking its proof, for one use only: a
+/// seat may prepare its own next step on top of a deck whose proof is still being checked
+/// (PROTOCOL.md §5.10). Nothing may be dealt from it, and what is built on it may be used only
+/// once the verified deck of the same bytes (same [`VerifiedDeck`] id) stands in its place.
+/// The deck's encoding and place in the chain are still checked.
+pub fn unchecked_shuffle_bytes(
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    deck: &[u8],
+) -> Result<VerifiedDeck, FairError> {
+    let index = chain_index(ctx, key, size, prev)?;
+    let deck = Deck::from_bytes(size, deck)?;
+    Ok(VerifiedDeck::new(deck, key, ctx, index, prev))
+}
+
 /// [`verify_shuffle`] straight from the published bytes: a malformed or wrong-length deck or
 /// proof is the shuffler's fault too.
 pub fn verify_shuffle_bytes(

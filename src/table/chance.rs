@@ -39,7 +39,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use zeroize::Zeroizing;
 
 /// Dice slots each participant commits to per epoch (a Merkle tree of depth 10: a reveal is
@@ -298,11 +299,43 @@ pub enum AheadPart {
     Shuffle(Seat, VerifiedDeck, String),
 }
 
-/// Verified shuffles, kept across derivations of the same log: a roll-back re-applies events
-/// it has already checked, and a shuffle proof is the expensive check. Keyed by the event, the
-/// deck and the exact input (joint key and previous deck), so a cached result is only reused
-/// where it was computed.
-pub type ShuffleCache = Arc<Mutex<HashMap<([u8; 32], DeckId, [u8; 32], [u8; 32]), VerifiedDeck>>>;
+/// What one client keeps across derivations of the same log, shared with its speculative
+/// copies ([`Chance::speculative`]).
+pub type ShuffleCache = Arc<Caches>;
+
+/// Verified-shuffle key: the event, the deck and the exact input (joint key, previous deck).
+type VerifiedKey = ([u8; 32], DeckId, [u8; 32], [u8; 32]);
+
+/// A slot for this seat's own shuffle of one exact input, filled once by whichever of the
+/// speculative copy and the client itself gets there first; the other waits for it.
+type OwnSlot = Arc<OnceLock<Result<OwnShuffle, String>>>;
+
+/// Own shuffles kept at most; they are used within a step or two of being made.
+const OWN_KEPT: usize = 32;
+
+#[derive(Default)]
+pub struct Caches {
+    /// Verified shuffles: a roll-back re-applies events it has already checked, and a shuffle
+    /// proof is the expensive check. Keyed by [`VerifiedKey`], so a result is only reused where
+    /// it was computed.
+    verified: Mutex<HashMap<VerifiedKey, VerifiedDeck>>,
+    /// This seat's own shuffles by their exact input (context, joint key, previous deck; the
+    /// randomness follows from the context and the seat's secret, so the step is a function of
+    /// them): made ahead on a deck whose proof was still being checked (PROTOCOL.md §5.10), and
+    /// then neither made again nor checked again when our own event comes back.
+    own: Mutex<HashMap<[u8; 32], OwnSlot>>,
+    /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
+    made: AtomicU64,
+    made_ahead: AtomicU64,
+}
+
+/// This seat's shuffle of one input, as published.
+#[derive(Clone)]
+pub struct OwnShuffle {
+    deck: VerifiedDeck,
+    cards: String,
+    proof: String,
+}
 
 /// The chance protocol state of one table as one client knows it.
 #[derive(Clone)]
@@ -324,6 +357,9 @@ pub struct Chance {
     ahead: Option<AheadDeck>,
     batch: Option<Batch>,
     cache: ShuffleCache,
+    /// A copy that takes shuffles on trust to prepare this seat's next one early; it never
+    /// deals, and nothing it computes leaves it except through the own-shuffle cache.
+    speculative: bool,
     /// Counters for reports and benchmarks.
     pub stats: ChanceStats,
 }
@@ -348,6 +384,16 @@ fn sha(parts: &[&[u8]]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The key of an own shuffle: its context, joint key, size and previous deck.
+fn own_key(ctx: &Context, joint: &JointKey, size: usize, prev: Option<&VerifiedDeck>) -> [u8; 32] {
+    sha(&[
+        &ctx.encode(fair::Label::Proof),
+        &joint.digest(),
+        &(size as u64).to_be_bytes(),
+        &prev.map_or([0u8; 32], |v| v.id),
+    ])
+}
+
 impl Chance {
     pub fn new(table: [u8; 32], actors: Vec<[u8; 32]>, me: Option<Secrets>) -> Chance {
         Chance {
@@ -363,7 +409,8 @@ impl Chance {
             spares_made: 0,
             ahead: None,
             batch: None,
-            cache: Arc::new(Mutex::new(HashMap::new())),
+            cache: Arc::new(Caches::default()),
+            speculative: false,
             stats: ChanceStats::default(),
         }
     }
@@ -376,6 +423,80 @@ impl Chance {
 
     pub fn cache(&self) -> ShuffleCache {
         self.cache.clone()
+    }
+
+    /// A copy of this state that accepts shuffles without checking their proofs, to prepare
+    /// this seat's own next shuffle while the real state is still checking the one it builds
+    /// on (PROTOCOL.md §5.10). Only own shuffles come out of it, kept by their exact input: the
+    /// real state uses one only when its verified deck is that input.
+    pub fn speculative(&self) -> Chance {
+        Chance {
+            speculative: true,
+            ..self.clone()
+        }
+    }
+
+    /// How many shuffles this seat proved, and how many of those a speculative copy proved
+    /// before this client had checked the deck they build on.
+    pub fn own_shuffles_made(&self) -> (u64, u64) {
+        (
+            self.cache.made.load(Ordering::Relaxed),
+            self.cache.made_ahead.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Whether this seat may still owe a shuffle of the batch or of the deck prepared ahead:
+    /// only then is a speculative copy worth making.
+    pub fn may_owe_shuffle(&self) -> bool {
+        let Some(me) = self.my_seat() else {
+            return false;
+        };
+        let in_batch = self.batch.as_ref().is_some_and(|b| match b.stage {
+            Stage::Shuffle(k) => b.order[k..].contains(&me),
+            Stage::Setup => b.parts.contains(&me),
+            _ => false,
+        });
+        let ahead = self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| a.deck.idx(me).is_some() && !a.order.contains(&me));
+        in_batch || ahead
+    }
+
+    /// This seat's shuffle of `prev` (or the initial deck) in context `ctx`: the one made
+    /// ahead for exactly this input if there is one (waiting for it if it is being made),
+    /// made now otherwise, and kept by its input either way.
+    fn own_shuffle(
+        &self,
+        secret: &SecretShare,
+        ctx: &Context,
+        joint: &JointKey,
+        size: usize,
+        prev: Option<&VerifiedDeck>,
+    ) -> Result<OwnShuffle, ChanceError> {
+        let key = own_key(ctx, joint, size, prev);
+        let slot = {
+            let mut own = self.cache.own.lock().expect("cache");
+            if own.len() >= OWN_KEPT && !own.contains_key(&key) {
+                own.clear();
+            }
+            own.entry(key).or_default().clone()
+        };
+        slot.get_or_init(|| {
+            self.cache.made.fetch_add(1, Ordering::Relaxed);
+            if self.speculative {
+                self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
+            }
+            fair::shuffle_verified(secret, ctx, joint, size, prev)
+                .map(|(deck, proof)| OwnShuffle {
+                    cards: deck.deck().to_base64(),
+                    proof: proof.to_base64(),
+                    deck,
+                })
+                .map_err(|e| format!("our own step: {e}"))
+        })
+        .clone()
+        .map_err(ChanceError::Protocol)
     }
 
     fn my_seat(&self) -> Option<Seat> {
@@ -861,12 +982,10 @@ impl Chance {
         let k = a.order.len();
         let ctx = ctx.with_step(FairStep::Shuffle { index: k as u16 });
         let joint = d.joint.as_ref().expect("keys in");
-        let (verified, proof) =
-            fair::shuffle_verified(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))
-                .map_err(local)?;
+        let own = self.own_shuffle(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))?;
         Ok(Some(Ahead::Shuffle {
-            cards: verified.deck().to_base64(),
-            proof: proof.to_base64(),
+            cards: own.cards,
+            proof: own.proof,
         }))
     }
 
@@ -936,27 +1055,57 @@ impl Chance {
         let idx = d
             .idx(seat)
             .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
-        let prev_src = d.deck.as_ref().map_or([0u8; 32], |(v, _)| v.id);
-        let key = (sha(&[id.as_bytes()]), deck, joint.digest(), prev_src);
-        if let Some(v) = self.cache.lock().expect("cache").get(&key).cloned() {
+        let prev = d.deck.as_ref().map(|(v, _)| v);
+        let key = (
+            sha(&[id.as_bytes()]),
+            deck,
+            joint.digest(),
+            prev.map_or([0u8; 32], |v| v.id),
+        );
+        if let Some(v) = self
+            .cache
+            .verified
+            .lock()
+            .expect("cache")
+            .get(&key)
+            .cloned()
+        {
             return Ok((v, false));
         }
         let ctx = self
             .ctx(d.fair_hand, idx, seat)
             .with_step(FairStep::Shuffle { index: k as u16 });
+        // Our own event, exactly as we made it from this input: nothing to check.
+        if self.my_seat() == Some(seat) {
+            let own_slot = self
+                .cache
+                .own
+                .lock()
+                .expect("cache")
+                .get(&own_key(&ctx, joint, d.size, prev))
+                .cloned();
+            if let Some(Ok(own)) = own_slot.as_deref().and_then(OnceLock::get) {
+                if own.cards == cards && own.proof == proof {
+                    return Ok((own.deck.clone(), false));
+                }
+            }
+        }
         let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
         let cards = fair::from_base64("deck", cards).map_err(fail)?;
+        if self.speculative {
+            // Taken on trust, and not remembered as verified (see `speculative`).
+            let v =
+                fair::unchecked_shuffle_bytes(&ctx, joint, d.size, prev, &cards).map_err(fail)?;
+            return Ok((v, false));
+        }
         let proof = fair::from_base64("proof", proof).map_err(fail)?;
-        let v = fair::verify_shuffle_bytes(
-            &ctx,
-            joint,
-            d.size,
-            d.deck.as_ref().map(|(v, _)| v),
-            &cards,
-            &proof,
-        )
-        .map_err(fail)?;
-        self.cache.lock().expect("cache").insert(key, v.clone());
+        let v =
+            fair::verify_shuffle_bytes(&ctx, joint, d.size, prev, &cards, &proof).map_err(fail)?;
+        self.cache
+            .verified
+            .lock()
+            .expect("cache")
+            .insert(key, v.clone());
         Ok((v, true))
     }
 
@@ -1030,6 +1179,10 @@ impl Chance {
             return Ok(None);
         };
         let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
+        // A speculative copy only prepares shuffles.
+        if self.speculative && !matches!(b.stage, Stage::Shuffle(_)) {
+            return Ok(None);
+        }
         match b.stage {
             Stage::Setup => {
                 let mut shares = Vec::new();
@@ -1059,18 +1212,17 @@ impl Chance {
                         .ctx(d.fair_hand, idx, seat)
                         .with_step(FairStep::Shuffle { index: k as u16 });
                     let joint = d.joint.as_ref().expect("setup done");
-                    let (verified, proof) = fair::shuffle_verified(
+                    let own = self.own_shuffle(
                         secret,
                         &ctx,
                         joint,
                         d.size,
                         d.deck.as_ref().map(|(v, _)| v),
-                    )
-                    .map_err(local)?;
+                    )?;
                     decks.push(DeckShuffle {
                         deck: *deck_id,
-                        cards: verified.deck().to_base64(),
-                        proof: proof.to_base64(),
+                        cards: own.cards,
+                        proof: own.proof,
                     });
                 }
                 let dice = self.my_dice_reveals(b)?;
@@ -1993,6 +2145,103 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// `body` (a batch shuffle) with two cards of its first deck swapped: still a well-formed
+    /// deck, but not the one its proof is for.
+    fn swapped(body: &Body) -> Body {
+        let Body::Shuffle { decks, dice } = body else {
+            panic!("a shuffle");
+        };
+        let mut decks = decks.clone();
+        let mut bytes = fair::from_base64("deck", &decks[0].cards).unwrap();
+        let card = fair::deck_len(1);
+        let (a, b) = bytes.split_at_mut(card);
+        a.swap_with_slice(&mut b[..card]);
+        decks[0].cards = fair::to_base64(&bytes);
+        Body::Shuffle {
+            decks,
+            dice: dice.clone(),
+        }
+    }
+
+    fn cards(body: &Body) -> String {
+        let Body::Shuffle { decks, .. } = body else {
+            panic!("a shuffle");
+        };
+        decks[0].cards.clone()
+    }
+
+    #[test]
+    fn a_seat_shuffles_on_a_deck_it_is_still_checking_and_uses_that_only_if_the_deck_verifies() {
+        let mut cs = clients(3);
+        for c in cs.iter_mut() {
+            c.begin(hand(0), vec![0, 1, 2], false).unwrap();
+        }
+        let setups: Vec<(Seat, Body)> = cs[..3]
+            .iter()
+            .map(|c| (c.my_seat().unwrap(), c.produce(0).unwrap().unwrap()))
+            .collect();
+        for (seat, body) in &setups {
+            for c in cs.iter_mut() {
+                c.accept(*seat, &format!("0/{seat}"), body, 0).unwrap();
+            }
+        }
+        let order = cs[0].batch.as_ref().unwrap().order.clone();
+        let (first, second, third) = (order[0], order[1], order[2]);
+        let (f, s, t) = (first as usize, second as usize, third as usize);
+        let good = cs[f].produce(0).unwrap().unwrap();
+        let bad = swapped(&good);
+
+        // On a deck whose proof does not hold: the speculative copy takes it and shuffles on
+        // it; the client itself refuses it, and its own shuffle is made again on the deck that
+        // does verify, so what was built on the bad one is never used.
+        let mut copy = cs[s].speculative();
+        copy.accept(first, "1/bad", &bad, 0).unwrap();
+        let on_bad = copy.produce(0).unwrap().unwrap();
+        assert_eq!(cs[s].own_shuffles_made(), (1, 1));
+        let e = cs[s].accept(first, "1/bad", &bad, 0).unwrap_err();
+        assert!(e.to_string().contains("shuffle proof rejected"), "{e}");
+        for c in cs.iter_mut() {
+            c.accept(first, "1/good", &good, 0).unwrap();
+        }
+        let mine = cs[s].produce(0).unwrap().unwrap();
+        assert_ne!(cards(&mine), cards(&on_bad));
+        assert_eq!(cs[s].own_shuffles_made(), (2, 1));
+
+        // On a deck that verifies: the shuffle made ahead is the one the client publishes,
+        // and it is not made twice.
+        let mut copy = cs[t].speculative();
+        copy.accept(second, "2/s", &mine, 0).unwrap();
+        let ahead = copy.produce(0).unwrap().unwrap();
+        assert_eq!(cs[t].own_shuffles_made(), (1, 1));
+        let verified_before = cs[t].stats.shuffles_verified;
+        cs[t].accept(second, "2/s", &mine, 0).unwrap();
+        assert_eq!(cs[t].stats.shuffles_verified, verified_before + 1);
+        let published = cs[t].produce(0).unwrap().unwrap();
+        assert_eq!(published, ahead);
+        assert_eq!(cs[t].own_shuffles_made(), (1, 1));
+
+        // A seat's own event, exactly as it made it, is not checked again; altered, it is.
+        let before = cs[s].stats.shuffles_verified;
+        let e = cs[s]
+            .accept(second, "2/altered", &swapped(&mine), 0)
+            .unwrap_err();
+        assert!(e.to_string().contains("shuffle proof rejected"), "{e}");
+        cs[s].accept(second, "2/s", &mine, 0).unwrap();
+        assert_eq!(cs[s].stats.shuffles_verified, before);
+        for i in [f, 3] {
+            let before = cs[i].stats.shuffles_verified;
+            cs[i].accept(second, "2/s", &mine, 0).unwrap();
+            assert_eq!(cs[i].stats.shuffles_verified, before + 1);
+        }
+        // Nothing but shuffles comes out of a speculative copy.
+        for c in cs.iter_mut() {
+            c.accept(third, "3/t", &published, 0).unwrap();
+        }
+        assert_eq!(cs[0].stage(), Some(Stage::Reveal));
+        assert!(cs[f].produce(0).unwrap().is_some());
+        assert!(cs[f].speculative().produce(0).unwrap().is_none());
     }
 
     #[test]

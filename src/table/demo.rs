@@ -33,6 +33,8 @@ pub struct DemoOptions {
     pub names: Vec<String>,
     /// How every client treats the relays (pacing).
     pub pool: PoolConfig,
+    /// Seats make their next shuffle on a deck they are still checking (§5.10).
+    pub speculate: bool,
 }
 
 impl Default for DemoOptions {
@@ -52,6 +54,7 @@ impl Default for DemoOptions {
             verify_after: true,
             names: Vec::new(),
             pool: PoolConfig::default(),
+            speculate: true,
         }
     }
 }
@@ -242,6 +245,7 @@ pub async fn run_demo<G: TableGame>(
             idle: opts.idle,
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             pool: opts.pool.clone(),
+            speculate: opts.speculate,
             names: if i == 0 {
                 opts.names.clone()
             } else {

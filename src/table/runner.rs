@@ -18,6 +18,8 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
 use zeroize::Zeroizing;
@@ -151,6 +153,9 @@ pub struct RunConfig<G: TableGame> {
     /// How to name seats in the report's words (by seat number; the client's own seat is
     /// "you"); empty names them "seat N".
     pub names: Vec<String>,
+    /// Make this seat's next shuffle on a deck while still checking it (PROTOCOL.md §5.10);
+    /// off only to measure what it saves.
+    pub speculate: bool,
 }
 
 /// What a client saw and checked by the end.
@@ -323,7 +328,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         .fetch_all(filter, 500, Duration::from_secs(5))
         .await
         .unwrap_or_default();
-    session = feed(session, recorded.into_iter().chain(history).collect()).await?;
+    let speculating = cfg.speculate.then(Arc::default);
+    session = feed(
+        session,
+        recorded.into_iter().chain(history).collect(),
+        &speculating,
+    )
+    .await?;
     let mut unsent: VecDeque<Event> = VecDeque::new();
     if resuming {
         // The crash may have come between recording an event and a relay taking it.
@@ -487,7 +498,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 .partition(|e| e.created_at.as_secs() <= now + CLOCK_SKEW_SECS);
             held = later;
             if !due.is_empty() {
-                session = record_and_feed(session, due, cfg.journal.as_mut()).await?;
+                session = record_and_feed(session, due, cfg.journal.as_mut(), &speculating).await?;
                 continue;
             }
         }
@@ -585,7 +596,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     held.sort_by_key(|e| e.created_at);
                     held.truncate(MAX_HELD);
                 }
-                session = record_and_feed(session, now_batch, cfg.journal.as_mut()).await?;
+                session = record_and_feed(session, now_batch, cfg.journal.as_mut(), &speculating).await?;
             }
             d = decision => {
                 let step = pending.take().map(|(s, _)| s);
@@ -686,18 +697,40 @@ fn fresh_secret() -> [u8; 32] {
     s
 }
 
-/// Feeds events to the session on a blocking thread (verifying proofs is CPU work).
+/// Feeds events to the session on a blocking thread (verifying proofs is CPU work). When the
+/// last one may lead to a shuffle of this seat, a speculative copy makes that shuffle on
+/// another thread meanwhile, on the deck the event carries while this client still checks it
+/// (PROTOCOL.md §5.10); `speculating` keeps it to one copy at a time.
 async fn feed<G: TableGame>(
     mut session: Session<G>,
     events: Vec<Event>,
+    speculating: &Option<Arc<AtomicBool>>,
 ) -> Result<Session<G>, TableError> {
-    if events.is_empty() {
+    let Some((last, rest)) = events.split_last() else {
         return Ok(session);
-    }
+    };
+    let (speculate, speculating) = match speculating {
+        Some(s) => (true, s.clone()),
+        None => (false, Arc::default()),
+    };
+    let (last, rest) = (last.clone(), rest.to_vec());
     tokio::task::spawn_blocking(move || {
-        for ev in &events {
+        for ev in &rest {
             session.handle(ev);
         }
+        if speculate && !speculating.load(Ordering::Acquire) {
+            if let Some(copy) = session.speculation(&last) {
+                speculating.store(true, Ordering::Release);
+                // Its own thread, not the rayon pool: a whole proof parked there would hold up
+                // the verifications' parallel work behind it.
+                let done = speculating.clone();
+                std::thread::spawn(move || {
+                    copy.run();
+                    done.store(false, Ordering::Release);
+                });
+            }
+        }
+        session.handle(&last);
         session
     })
     .await
@@ -709,6 +742,7 @@ async fn record_and_feed<G: TableGame>(
     session: Session<G>,
     events: Vec<Event>,
     journal: Option<&mut Journal>,
+    speculating: &Option<Arc<AtomicBool>>,
 ) -> Result<Session<G>, TableError> {
     if let Some(j) = journal {
         for ev in &events {
@@ -718,5 +752,5 @@ async fn record_and_feed<G: TableGame>(
             }
         }
     }
-    feed(session, events).await
+    feed(session, events, speculating).await
 }

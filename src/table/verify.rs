@@ -385,6 +385,8 @@ impl Visit for Follow {
                 tamper: None,
                 pool: PoolConfig::default(),
                 names: self.names.clone(),
+                // A spectator owes no shuffle.
+                speculate: false,
             };
             let report = run_client(cfg).await?;
             for v in &report.violations {

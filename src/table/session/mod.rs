@@ -318,6 +318,27 @@ pub(crate) struct Replica<G: Game> {
     pub ahead_parts: Vec<AheadPart>,
 }
 
+/// A speculative copy of a client ([`Session::speculation`]), to run on another thread.
+pub struct Speculation<G: Game> {
+    session: Session<G>,
+    event: Event,
+}
+
+impl<G: Game> Speculation<G> {
+    /// Applies the event on trust and makes this seat's shuffle if it then owes one: in a
+    /// shuffle step of its own, or on top of its next move (the deck prepared ahead).
+    pub fn run(mut self) {
+        let s = &mut self.session;
+        s.handle(&self.event);
+        // Producing proves a shuffle the open step asks of this seat (the proof is kept; the
+        // payload is dropped).
+        let _ = s.take_outbox();
+        if s.my_turn().is_some() {
+            let _ = s.r.chance.produce_ahead(&s.eligible());
+        }
+    }
+}
+
 /// A client's view of a table.
 pub struct Session<G: Game> {
     cfg: SessionConfig,
@@ -451,6 +472,12 @@ impl<G: Game> Session<G> {
     /// The open step and the head it builds on.
     pub fn position(&self) -> (u32, String) {
         (self.r.step, self.r.head.clone())
+    }
+
+    /// How many shuffles this seat proved, and how many a speculative copy proved before this
+    /// client had checked the deck they build on (§5.10).
+    pub fn own_shuffles_made(&self) -> (u64, u64) {
+        self.r.chance.own_shuffles_made()
     }
 
     pub fn is_finished(&self) -> bool {
@@ -637,6 +664,78 @@ impl<G: Game> Session<G> {
         self.stats.bytes += size as u64;
         self.reconsider(step);
         self.since(before)
+    }
+
+    /// A copy of this client that takes `ev` on trust, to make this seat's next shuffle while
+    /// this client is still checking the one `ev` carries (PROTOCOL.md §5.10); `None` when
+    /// `ev` cannot lead to one. The copy holds only the open step's part of the log and never
+    /// publishes: what it proves reaches this client through the own-shuffle cache, keyed by
+    /// the exact deck it was made on, so it is used only if that deck verifies.
+    pub fn speculation(&self, ev: &Event) -> Option<Speculation<G>> {
+        let me = self.me()?;
+        let seat = self.seat_of(&ev.pubkey)?;
+        let r = &self.r;
+        // Only an event that extends the open step from its head, where nothing could send
+        // the derivation back to an earlier step (the copy holds no earlier steps).
+        if seat == me
+            || r.finished
+            || !r.chance.may_owe_shuffle()
+            || self.log.ids.contains(&ev.id)
+            || !r.provisional.is_empty()
+            || (r.step > 0 && r.timeouts.contains(&(r.step - 1)))
+        {
+            return None;
+        }
+        let p = parse_log(ev, &self.table_hex).ok()?;
+        if p.step != r.step
+            || p.prev != r.head
+            || matches!(
+                p.body,
+                Body::Vote { .. } | Body::Leave {} | Body::Back {} | Body::Evidence { .. }
+            )
+        {
+            return None;
+        }
+        let mut copy = r.clone();
+        copy.chance = r.chance.speculative();
+        let log = Log {
+            contributions: self
+                .log
+                .contributions
+                .range((r.step, 0)..)
+                .map(|(k, v)| (*k, v.clone()))
+                .collect(),
+            votes: self
+                .log
+                .votes
+                .range(r.step.saturating_sub(1)..)
+                .map(|(k, v)| (*k, v.clone()))
+                .collect(),
+            leaves: self.log.leaves.clone(),
+            backs: self.log.backs.clone(),
+            ids: HashSet::new(),
+            sizes: BTreeMap::new(),
+        };
+        Some(Speculation {
+            session: Session {
+                cfg: self.cfg.clone(),
+                table_hex: self.table_hex.clone(),
+                initial: self.initial.clone(),
+                me: self.me.clone(),
+                log,
+                r: copy,
+                snapshots: BTreeMap::new(),
+                outbox: Vec::new(),
+                own: self.own.clone(),
+                voted: self.voted.clone(),
+                my_seals: self.my_seals.clone(),
+                rejected: self.rejected.clone(),
+                violations: Vec::new(),
+                stats: Stats::default(),
+                cache: self.cache.clone(),
+            },
+            event: ev.clone(),
+        })
     }
 
     /// Whether `size` more bytes from `seat` for steps beyond the next would pass the budget

@@ -34,6 +34,9 @@ struct Harness<G: Game> {
     seen: Vec<usize>,
     now: u64,
     cfg: SessionConfig,
+    /// Each seat runs a speculative copy on every event before checking it (as the runner does
+    /// on another thread), so its next shuffle is made on the deck still being checked.
+    speculate: bool,
 }
 
 fn master(seat: usize, seed: u64) -> Zeroizing<[u8; 32]> {
@@ -88,6 +91,7 @@ impl<G: Game + 'static> Harness<G> {
             seen: vec![0; n + 1],
             now: START,
             cfg,
+            speculate: false,
         }
     }
 
@@ -136,6 +140,13 @@ impl<G: Game + 'static> Harness<G> {
             let ev = self.log[self.seen[client]].clone();
             self.seen[client] += 1;
             if client < self.seats.len() {
+                if let Some(copy) = self
+                    .speculate
+                    .then(|| self.seats[client].speculation(&ev))
+                    .flatten()
+                {
+                    copy.run();
+                }
                 self.seats[client].handle(&ev);
             } else {
                 self.spectator.handle(&ev);
@@ -1515,6 +1526,73 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
         served_total > 0 && changed_total > 0 && whole_total > 0,
         "{served_total} {changed_total} {whole_total}"
     );
+}
+
+/// Own shuffles on the log, by seat: the batch decks a seat's shuffle events carry and the
+/// shuffles of the deck prepared ahead riding on its events.
+fn own_shuffles_on_log<G: Game>(h: &Harness<G>) -> Vec<u64> {
+    let table = hex::encode(h.cfg.table);
+    let mut n = vec![0; h.seats.len()];
+    for e in &h.log {
+        let (Some(seat), Ok(p)) = (
+            h.keys.iter().position(|k| k.public_key() == e.pubkey),
+            parse_log(e, &table),
+        ) else {
+            continue;
+        };
+        if let Body::Shuffle { decks, .. } = &p.body {
+            n[seat] += decks.len() as u64;
+        }
+        if matches!(p.ahead, Some(crate::wire::log::Ahead::Shuffle { .. })) {
+            n[seat] += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn shuffles_made_ahead_on_decks_still_being_checked_are_the_ones_published_and_change_no_event() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    for seed in 60..62 {
+        let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
+        let mut plain = Harness::new(t.clone(), seed, quick());
+        plain.run(60);
+        let mut ahead = Harness::new(t, seed, quick());
+        ahead.speculate = true;
+        ahead.run(60);
+        ahead.agree();
+        assert!(
+            honest_violations(&ahead).is_empty(),
+            "{:?}",
+            honest_violations(&ahead)
+        );
+        // Shuffles are a function of their input, so the table is the same event for event.
+        let ids = |h: &Harness<Tolerance>| h.log.iter().map(|e| e.id).collect::<Vec<_>>();
+        assert_eq!(ids(&plain), ids(&ahead), "seed {seed}");
+        let published = own_shuffles_on_log(&ahead);
+        let mut made_ahead = 0;
+        for (i, (p, a)) in plain.seats.iter().zip(&ahead.seats).enumerate() {
+            // Every shuffle made once, whether ahead or not, and none made for nothing.
+            assert_eq!(
+                p.own_shuffles_made(),
+                (published[i], 0),
+                "seed {seed} seat {i}"
+            );
+            assert_eq!(
+                a.own_shuffles_made().0,
+                published[i],
+                "seed {seed} seat {i}"
+            );
+            made_ahead += a.own_shuffles_made().1;
+        }
+        // Most shuffles follow another seat's event that makes them due, so they were made
+        // ahead; a seat's first shuffle of a hand dealt from nothing may follow a setup.
+        let total: u64 = published.iter().sum();
+        assert!(
+            made_ahead * 2 > total,
+            "seed {seed}: {made_ahead} of {total} made ahead"
+        );
+    }
 }
 
 /// `game` plays to its end with no honest seat blamed, every client agrees, and the log in
