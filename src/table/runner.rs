@@ -537,21 +537,14 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     health.last_error.unwrap_or_default()
                 )));
             }
-            return Err(TableError::Stalled(format!(
-                "the table has not moved for {} s: step {} waits for {} ({}); \
-                 run `tolerance resume` to pick it up again",
-                cfg.idle.as_secs(),
-                a.step,
-                a.what,
-                a.seats
-                    .iter()
-                    .map(|s| cfg
-                        .names
-                        .get(*s as usize)
-                        .cloned()
-                        .unwrap_or_else(|| format!("seat {s}")))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            let now = now_unix();
+            let silent: Vec<Seat> = (0..seat_keys.len() as Seat)
+                .filter(|s| Some(*s) != seat)
+                .filter(|s| now.saturating_sub(health.heard[*s as usize]) >= cfg.idle.as_secs())
+                .collect();
+            let name = |s: Seat| seat_name(&cfg.names, s);
+            return Err(TableError::Stalled(stall_words(
+                cfg.idle, &a, &silent, &name,
             )));
         }
         wake = wake.min(idle_left);
@@ -630,12 +623,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     }
     // The caller names the seats (its own as "you" if it wants); a bot table without names
     // reads as a spectator's would.
-    let names = |s: Seat| {
-        cfg.names
-            .get(s as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {s}"))
-    };
+    let names = |s: Seat| seat_name(&cfg.names, s);
     let report = ClientReport {
         seat,
         pubkey: me_key.to_hex(),
@@ -657,6 +645,52 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     };
     pool.shutdown().await;
     Ok(report)
+}
+
+/// A seat as the caller names it, or "seat N" when it gave no names (a bot table reads as a
+/// spectator's would).
+fn seat_name(names: &[String], s: Seat) -> String {
+    names
+        .get(s as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("seat {s}"))
+}
+
+/// Why the table stopped moving, in words. With two or more other seats silent, no vote can
+/// remove them (a seat is timed out only when every other seat votes it out), so the table can
+/// only go on when one of them is back: say so rather than suggest `resume` will do it alone.
+fn stall_words(
+    idle: Duration,
+    a: &super::session::Awaiting,
+    silent: &[Seat],
+    name: &dyn Fn(Seat) -> String,
+) -> String {
+    let list = |v: &[Seat]| v.iter().map(|s| name(*s)).collect::<Vec<_>>().join(", ");
+    let what = match a.what {
+        "chance" => "their part of the cards or dice",
+        "move" => "a move",
+        "seal" => "sealed choices",
+        "open" => "the sealed choices to be opened",
+        "ack" => "acknowledgements",
+        "end" => "the end to be confirmed",
+        other => other,
+    };
+    let head = format!(
+        "the table has not moved for {} s: step {} waits for {what} from {}",
+        idle.as_secs(),
+        a.step,
+        list(&a.seats)
+    );
+    if silent.len() >= 2 {
+        format!(
+            "{head}; {} have not been heard from for as long, and a seat is timed out only when \
+             every other seat votes it out, so the table cannot go on until one of them is \
+             back: then `tolerance resume` picks it up again",
+            list(silent)
+        )
+    } else {
+        format!("{head}; run `tolerance resume` to pick it up again")
+    }
 }
 
 /// The result line, followed by who was removed from the table and why, so every end screen
@@ -753,4 +787,34 @@ async fn record_and_feed<G: TableGame>(
         }
     }
     feed(session, events, speculating).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_with_two_silent_seats_says_the_table_needs_one_of_them_back() {
+        let a = crate::table::session::Awaiting {
+            step: 12,
+            what: "chance",
+            seats: vec![1, 2],
+        };
+        let names = |s: Seat| ["you", "Ann", "Ben", "Cy"][s as usize].to_string();
+        let idle = Duration::from_secs(300);
+        let two = stall_words(idle, &a, &[1, 2], &names);
+        assert_eq!(
+            two,
+            "the table has not moved for 300 s: step 12 waits for their part of the \
+             cards or dice from Ann, Ben; Ann, Ben \
+             have not been heard from for as long, and a seat is timed out only when every other \
+             seat votes it out, so the table cannot go on until one of them is back: then \
+             `tolerance resume` picks it up again"
+        );
+        let one = stall_words(idle, &a, &[2], &names);
+        assert!(
+            one.ends_with("from Ann, Ben; run `tolerance resume` to pick it up again"),
+            "{one}"
+        );
+    }
 }

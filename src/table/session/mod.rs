@@ -161,7 +161,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Awaiting {
     pub step: u32,
-    /// "setup", "shuffle", "reveal", "move", "seal", "open", "ack", "end" or "over".
+    /// "chance", "move", "seal", "open", "ack", "end", "over" or "nothing" (before the first
+    /// step).
     pub what: &'static str,
     pub seats: Vec<Seat>,
 }
