@@ -21,7 +21,7 @@ mod derive;
 mod tests;
 
 use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
-use crate::engine::{ForfeitReason, Game, Seat};
+use crate::engine::{ForfeitReason, Game, Seat, ToAct};
 use crate::wire::log::{parse_log, Body, Payload, LOG_VERSION};
 use crate::wire::Deadlines;
 use chacha20poly1305::aead::{Aead, KeyInit};
@@ -332,9 +332,10 @@ impl<G: Game> Speculation<G> {
         let s = &mut self.session;
         s.handle(&self.event);
         // Producing proves a shuffle the open step asks of this seat (the proof is kept; the
-        // payload is dropped).
+        // payload is dropped); and the part of the deck prepared ahead is due, if at all, on
+        // whatever event this seat owes next.
         let _ = s.take_outbox();
-        if s.my_turn().is_some() {
+        if s.me().is_some_and(|me| s.awaited().contains(&me)) {
             let _ = s.r.chance.produce_ahead(&s.eligible());
         }
     }
@@ -696,6 +697,24 @@ impl<G: Game> Session<G> {
             )
         {
             return None;
+        }
+        // Only an event that closes the step can make something of this seat's due; and after a
+        // move, only if the game then waits for this seat or for chance (whose step may carry
+        // its part of the deck prepared ahead, or be a shuffle of its own). The others' copies
+        // would be work for nothing.
+        if self.awaited() != [seat] {
+            return None;
+        }
+        if let (derive::Kind::Move(_), Body::Move { action }) = (&r.kind, &p.body) {
+            let a: G::Action = serde_json::from_value(action.clone()).ok()?;
+            let mut game = r.game.clone();
+            game.apply(seat, &a).ok()?;
+            match game.to_act() {
+                ToAct::Seat(s) if s == me => {}
+                ToAct::Sealed(v) if v.contains(&me) => {}
+                ToAct::Chance(_) => {}
+                _ => return None,
+            }
         }
         let mut copy = r.clone();
         copy.chance = r.chance.speculative();
