@@ -3,10 +3,12 @@
 //! Covers the lobby (invitations, public tables, no-shows), errors a person can make, and
 //! crash-safe resume after SIGKILL at three protocol points.
 
+mod common;
+
+use common::{cmd, home, naddr_of, player, run, spawn, Proc};
 use nostr_sdk::prelude::*;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
@@ -32,127 +34,6 @@ fn relay() -> Relay {
         _relay: relay,
         url,
     }
-}
-
-fn home(test: &str, who: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "tolerance-lobby-{test}-{who}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tolerance"));
-    c.args(args)
-        .env("TOLERANCE_HOME", home)
-        .env_remove("TOLERANCE_PASSPHRASE")
-        .env_remove("TOLERANCE_DEBUG")
-        .stdin(Stdio::null());
-    c
-}
-
-fn run(home: &Path, args: &[&str]) -> Output {
-    cmd(home, args).output().unwrap()
-}
-
-/// A player with a fresh plain key; returns its npub.
-fn player(home: &Path) -> String {
-    let out = run(home, &["keys", "new", "--plain"]);
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .unwrap()
-        .to_string()
-}
-
-/// A running process whose stdout is collected line by line.
-struct Proc {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-    stderr: Arc<Mutex<String>>,
-}
-
-fn spawn(home: &Path, args: &[&str]) -> Proc {
-    let mut child = cmd(home, args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let l = lines.clone();
-    let out = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            l.lock().unwrap().push(line);
-        }
-    });
-    let stderr = Arc::new(Mutex::new(String::new()));
-    let e = stderr.clone();
-    let err = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            let mut s = e.lock().unwrap();
-            s.push_str(&line);
-            s.push('\n');
-        }
-    });
-    Proc {
-        child,
-        lines,
-        stderr,
-    }
-}
-
-impl Proc {
-    fn wait_line(&self, pat: &str, timeout: Duration) -> String {
-        let end = Instant::now() + timeout;
-        loop {
-            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(pat)) {
-                return l.clone();
-            }
-            assert!(
-                Instant::now() < end,
-                "no line with '{pat}' in {timeout:?}; stdout: {:?}; stderr: {}",
-                self.lines.lock().unwrap(),
-                self.stderr.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Waits for the exit; returns (success, stdout, stderr).
-    fn finish(mut self, timeout: Duration) -> (bool, String, String) {
-        let end = Instant::now() + timeout;
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            if Instant::now() > end {
-                let _ = self.child.kill();
-                panic!(
-                    "process still running after {timeout:?}; stdout: {:?}; stderr: {}",
-                    self.lines.lock().unwrap(),
-                    self.stderr.lock().unwrap()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        // Let the reader threads drain.
-        std::thread::sleep(Duration::from_millis(100));
-        let out = self.lines.lock().unwrap().join("\n");
-        let err = self.stderr.lock().unwrap().clone();
-        (status.success(), out, err)
-    }
-}
-
-fn naddr_of(line: &str) -> String {
-    line.split_whitespace()
-        .find(|w| w.starts_with("naddr1"))
-        .expect("an naddr")
-        .to_string()
 }
 
 /// The "table over" line of a finished seat: every client checked every event, nothing was
@@ -243,7 +124,7 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
     }
     let jb = spawn(&hb, &["join", &naddr, "--auto"]);
     let jc = spawn(&hc, &["join", &naddr, "--auto"]);
-    let (ok, out, err) = host.finish(Duration::from_secs(180));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
     assert!(ok, "host: {out}\n{err}");
     assert!(
         out.contains("Bob"),
@@ -251,7 +132,7 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
     );
     assert_table_over(&out, &err, 2, 3000);
     for j in [jb, jc] {
-        let (ok, out, err) = j.finish(Duration::from_secs(60));
+        let (ok, out, err) = j.finish_blocking(Duration::from_secs(60));
         assert!(ok, "joiner: {out}\n{err}");
         assert!(out.contains("seated:"), "{out}");
         assert_table_over(&out, &err, 2, 3000);
@@ -293,10 +174,10 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
     );
     // The stranger joins by the listed naddr, which carries the relay hint.
     let s = spawn(&hs, &["join", &naddr, "--auto"]);
-    let (ok, out, err) = s.finish(Duration::from_secs(120));
+    let (ok, out, err) = s.finish_blocking(Duration::from_secs(120));
     assert!(ok, "stranger: {out}\n{err}");
     assert_table_over(&out, &err, 1, 2000);
-    let (ok, out, err) = host.finish(Duration::from_secs(60));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(60));
     assert!(ok, "host: {out}\n{err}");
     assert_table_over(&out, &err, 1, 2000);
     // Once seated, the table is no longer listed as open.
@@ -325,11 +206,11 @@ fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
     let jb = spawn(&hb, &["join", &naddr, "--auto", "--wait", "60"]);
-    let (ok, out, err) = host.finish(Duration::from_secs(60));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(60));
     assert!(!ok, "the host reports the cancellation: {out}");
     assert!(out.contains("table cancelled"), "{out}");
     assert!(err.contains(&format!("never joined: {c}")), "{err}");
-    let (ok, out, err) = jb.finish(Duration::from_secs(30));
+    let (ok, out, err) = jb.finish_blocking(Duration::from_secs(30));
     assert!(!ok);
     assert!(err.contains("the host cancelled the table"), "{out}\n{err}");
     // Nobody played: no hand, no journal of a started game.
@@ -405,13 +286,18 @@ fn bad_input_gets_clear_errors() {
     assert!(err.contains("ws://127.0.0.1:9"), "{err}");
 }
 
-/// What the test's own relay client sees of a table's log, to pick the moment to kill.
-fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
+/// Follows the log of the table `naddr` on `r` from a spectator's connection of its own, in
+/// arrival order, keeping `keep(event, payload)` of each log event: a test picks the moment to
+/// kill a player by what is on the relay.
+fn follow_log<T: Send + 'static>(
+    r: &Relay,
+    naddr: &str,
+    keep: impl Fn(&Event, &tolerance::wire::log::Payload) -> T + Send + 'static,
+) -> Arc<Mutex<Vec<T>>> {
     let (table, host, _) = tolerance::wire::parse_table_ref(naddr).unwrap();
     let host = host.unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let s = seen.clone();
-    let url = r.url.clone();
+    let (sink, url) = (seen.clone(), r.url.clone());
     r._rt.spawn(async move {
         let pool =
             tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
@@ -423,17 +309,22 @@ fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
             .unwrap();
         while let Some(ev) = sub.recv().await {
             if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table) {
-                let action = match &p.body {
-                    tolerance::wire::log::Body::Move { action } => action.to_string(),
-                    _ => String::new(),
-                };
-                s.lock()
-                    .unwrap()
-                    .push((p.step as u64, p.body.name().to_string(), action));
+                sink.lock().unwrap().push(keep(&ev, &p));
             }
         }
     });
     seen
+}
+
+/// Each log event's step, type and (for a move) action.
+fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
+    follow_log(r, naddr, |_, p| {
+        let action = match &p.body {
+            tolerance::wire::log::Body::Move { action } => action.to_string(),
+            _ => String::new(),
+        };
+        (p.step as u64, p.body.name().to_string(), action)
+    })
 }
 
 /// Waits until `point` holds (the victim still running), then SIGKILLs the victim.
@@ -458,31 +349,8 @@ fn kill_when(victim: &mut Proc, point: impl Fn() -> bool, log: impl Fn() -> Stri
 /// What the relay carries for a table, in arrival order: each log event's signer and type.
 type Log = Arc<Mutex<Vec<(PublicKey, String)>>>;
 
-/// Follows the log of the table `naddr` on `r` from a spectator's connection of its own, so a
-/// test can pick the moment to kill a player by what is on the relay.
 fn spy_log(r: &Relay, naddr: &str) -> Log {
-    let log: Log = Arc::default();
-    let (table, host, _) = tolerance::wire::parse_table_ref(naddr).unwrap();
-    let host = host.unwrap();
-    let (sink, url) = (log.clone(), r.url.clone());
-    r._rt.spawn(async move {
-        let pool =
-            tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
-                .await
-                .unwrap();
-        let mut sub = pool
-            .subscribe(vec![tolerance::wire::log_filter(&host, &table, &[])])
-            .await
-            .unwrap();
-        while let Some(ev) = sub.recv().await {
-            if let Ok(p) = tolerance::wire::log::parse_log(&ev, &table) {
-                sink.lock()
-                    .unwrap()
-                    .push((ev.pubkey, p.body.name().to_string()));
-            }
-        }
-    });
-    log
+    follow_log(r, naddr, |ev, p| (ev.pubkey, p.body.name().to_string()))
 }
 
 /// The moves the relay has carried so far.
@@ -532,11 +400,11 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
     let before = log.lock().unwrap().len();
     assert_resume_lists(&hb, &naddr);
     let resumed = spawn(&hb, &["resume", &naddr]);
-    let (ok, out, err) = resumed.finish(Duration::from_secs(240));
+    let (ok, out, err) = resumed.finish_blocking(Duration::from_secs(240));
     assert!(ok, "resumed: {out}\n{err}");
     let played = assert_table_over(&out, &err, hands, 3000);
     for p in [host, other] {
-        let (ok, out, err) = p.finish(Duration::from_secs(60));
+        let (ok, out, err) = p.finish_blocking(Duration::from_secs(60));
         assert!(ok, "{out}\n{err}");
         assert_eq!(assert_table_over(&out, &err, hands, 3000), played);
         assert!(
@@ -634,7 +502,7 @@ fn perudo_and_mia_tables_are_hosted_joined_and_played_to_the_end() {
             .collect();
         let mut winners = Vec::new();
         for p in std::iter::once(host).chain(joiners) {
-            let (ok, out, err) = p.finish(Duration::from_secs(120));
+            let (ok, out, err) = p.finish_blocking(Duration::from_secs(120));
             assert!(ok, "{game}: {out}\n{err}");
             let line = out
                 .lines()
@@ -676,7 +544,7 @@ fn watch_follows_and_replays_dice_tables() {
             .collect();
         let mut told = Vec::new();
         for p in std::iter::once(host).chain(joiners) {
-            let (ok, out, err) = p.finish(Duration::from_secs(120));
+            let (ok, out, err) = p.finish_blocking(Duration::from_secs(120));
             assert!(ok, "{game}: {out}\n{err}");
             told.extend(
                 out.lines()
@@ -684,7 +552,7 @@ fn watch_follows_and_replays_dice_tables() {
                     .map(str::to_string),
             );
         }
-        let (ok, out, err) = live.finish(Duration::from_secs(60));
+        let (ok, out, err) = live.finish_blocking(Duration::from_secs(60));
         assert!(ok, "{game} watch: {out}\n{err}");
         assert!(out.contains(&format!("watching {game} table")), "{out}");
         let lines = game_lines(&out);
@@ -805,7 +673,7 @@ fn perudo_resume_after_sigkill_mid_game() {
     let resumed = spawn(&hb, &["resume", &naddr]);
     let mut winners = Vec::new();
     for p in [resumed, t.host, t.other] {
-        let (ok, out, err) = p.finish(Duration::from_secs(180));
+        let (ok, out, err) = p.finish_blocking(Duration::from_secs(180));
         assert!(ok, "{out}\n{err}");
         let line = out
             .lines()
@@ -849,7 +717,7 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
     let mut ends = Vec::new();
     let mut seats = Vec::new();
     for p in [t.host, t.other] {
-        let (ok, out, err) = p.finish(Duration::from_secs(120));
+        let (ok, out, err) = p.finish_blocking(Duration::from_secs(120));
         assert!(ok, "{out}\n{err}");
         // "table over: the game ended without a winner: NAME forfeited (…)"
         let line = out
@@ -939,7 +807,7 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
         || format!("{:?}", log.lock().unwrap()),
     );
     let killed = Instant::now();
-    let (ok, out, err) = host.finish(Duration::from_secs(150));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(150));
     let took = killed.elapsed();
     assert!(ok, "{out}\n{err}");
     eprintln!(
@@ -1045,11 +913,11 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let resumed = spawn(&hb, &["resume", &naddr]);
-    let (ok, out, err) = host.finish(Duration::from_secs(150));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(150));
     assert!(ok, "{out}\n{err}");
-    let (ok_b, out_b, err_b) = resumed.finish(Duration::from_secs(60));
+    let (ok_b, out_b, err_b) = resumed.finish_blocking(Duration::from_secs(60));
     assert!(ok_b, "the resumed player failed:\n{out_b}\n{err_b}");
-    let (ok_c, out_c, err_c) = other.finish(Duration::from_secs(60));
+    let (ok_c, out_c, err_c) = other.finish_blocking(Duration::from_secs(60));
     assert!(ok_c, "{out_c}\n{err_c}");
     // It signed that it is back, and then took part in a hand's setup again.
     let seen = log.lock().unwrap().clone();

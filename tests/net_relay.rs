@@ -5,15 +5,16 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use nostr_sdk::prelude::{Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, RelayUrl};
+use nostr_sdk::prelude::{Event, EventBuilder, EventId, Filter, Keys, Kind, RelayUrl};
 use tolerance::net::testing::{nostr_rs_relay_binary, unique_temp_dir, NostrRsRelay};
+
+mod common;
+use common::relays::{embedded, from, next, note, pool_with};
 use tolerance::net::{
     EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, RelayPool, Subscription,
     MAX_EVENT_BYTES,
 };
 
-/// A stored (regular) kind, so that relays keep the events.
-const KIND: Kind = Kind::Custom(4_242);
 /// Bound on any single expected delivery.
 const DELIVERY: Duration = Duration::from_secs(5);
 
@@ -32,12 +33,6 @@ impl Drop for Scratch {
     }
 }
 
-async fn embedded() -> EmbeddedRelay {
-    EmbeddedRelay::start(EmbeddedRelayConfig::default())
-        .await
-        .expect("embedded relay starts")
-}
-
 async fn embedded_with_db(addr: SocketAddr, dir: &Path) -> EmbeddedRelay {
     EmbeddedRelay::start(EmbeddedRelayConfig {
         addr,
@@ -50,27 +45,6 @@ async fn embedded_with_db(addr: SocketAddr, dir: &Path) -> EmbeddedRelay {
 
 async fn pool(urls: &[&RelayUrl]) -> RelayPool {
     pool_with(urls, PoolConfig::default()).await
-}
-
-async fn pool_with(urls: &[&RelayUrl], config: PoolConfig) -> RelayPool {
-    RelayPool::connect(Keys::generate(), urls.iter().map(|u| u.as_str()), config)
-        .await
-        .expect("pool connects")
-}
-
-fn note(pool: &RelayPool, text: &str) -> Event {
-    pool.sign(EventBuilder::new(KIND, text)).expect("signs")
-}
-
-fn from(author: PublicKey) -> Vec<Filter> {
-    vec![Filter::new().kind(KIND).author(author)]
-}
-
-async fn next(sub: &mut Subscription) -> Event {
-    tokio::time::timeout(DELIVERY, sub.recv())
-        .await
-        .expect("an event arrives in time")
-        .expect("subscription still open")
 }
 
 /// Asserts that nothing more arrives for a while (duplicates would).

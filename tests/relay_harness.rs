@@ -6,18 +6,10 @@ use std::time::{Duration, Instant};
 
 use nostr_sdk::prelude::*;
 use tolerance::net::harness::{RateLimit, RelayProxy, Rules};
-use tolerance::net::{
-    EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, RelayPool, SendRate, Subscription,
-};
+use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, SendRate};
 
-const KIND: Kind = Kind::Custom(4_242);
-const WAIT: Duration = Duration::from_secs(10);
-
-async fn embedded() -> EmbeddedRelay {
-    EmbeddedRelay::start(EmbeddedRelayConfig::default())
-        .await
-        .expect("embedded relay starts")
-}
+mod common;
+use common::relays::{embedded, embedded_with, from, next, note, pool_with, KIND, WAIT};
 
 async fn proxy(relay: &EmbeddedRelay, rules: Rules) -> RelayProxy {
     RelayProxy::start(relay.url(), rules)
@@ -25,25 +17,16 @@ async fn proxy(relay: &EmbeddedRelay, rules: Rules) -> RelayProxy {
         .expect("proxy starts")
 }
 
-async fn pool(urls: &[&RelayUrl], config: PoolConfig) -> RelayPool {
-    RelayPool::connect(Keys::generate(), urls.iter().map(|u| u.as_str()), config)
-        .await
-        .expect("pool connects")
-}
-
-fn note(pool: &RelayPool, text: &str) -> Event {
-    pool.sign(EventBuilder::new(KIND, text)).expect("signs")
-}
-
-fn from(author: PublicKey) -> Vec<Filter> {
-    vec![Filter::new().kind(KIND).author(author)]
-}
-
-async fn next(sub: &mut Subscription) -> Event {
-    tokio::time::timeout(WAIT, sub.recv())
-        .await
-        .expect("an event arrives in time")
-        .expect("subscription still open")
+/// A proxy that hides the relay's NIP-11 document (it answers 404).
+async fn without_info(relay: &EmbeddedRelay) -> RelayProxy {
+    proxy(
+        relay,
+        Rules {
+            no_info: true,
+            ..Rules::default()
+        },
+    )
+    .await
 }
 
 fn limit(per_minute: u32, burst: u32) -> Rules {
@@ -57,7 +40,7 @@ fn limit(per_minute: u32, burst: u32) -> Rules {
 async fn over_the_rate_the_relay_says_rate_limited_and_the_pool_backs_off() {
     let relay = embedded().await;
     let proxy = proxy(&relay, limit(30, 5)).await;
-    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     for i in 0..5 {
         p.publish(&note(&p, &format!("burst {i}")))
             .await
@@ -105,7 +88,7 @@ async fn over_the_rate_the_relay_says_rate_limited_and_the_pool_backs_off() {
 async fn a_paced_pool_never_meets_the_relays_limit() {
     let relay = embedded().await;
     let proxy = proxy(&relay, limit(30, 5)).await;
-    let p = pool(
+    let p = pool_with(
         &[proxy.url()],
         PoolConfig::paced(SendRate {
             per_minute: 30.0,
@@ -130,7 +113,7 @@ async fn a_relay_that_could_not_take_an_event_gets_it_from_its_queue() {
     let a = embedded().await;
     let b = embedded().await;
     let slow = proxy(&b, limit(600, 1)).await;
-    let p = pool(&[a.url(), slow.url()], PoolConfig::unpaced()).await;
+    let p = pool_with(&[a.url(), slow.url()], PoolConfig::unpaced()).await;
     let first = note(&p, "first");
     let second = note(&p, "second");
     p.publish(&first).await.expect("both take it");
@@ -138,7 +121,7 @@ async fn a_relay_that_could_not_take_an_event_gets_it_from_its_queue() {
     assert_eq!(report.accepted, vec![a.url().clone()]);
     assert!(report.rejected[0].1.starts_with("rate-limited:"));
     // b gets it once its pause is over, without the caller doing anything.
-    let reader = pool(&[b.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[b.url()], PoolConfig::unpaced()).await;
     let deadline = Instant::now() + WAIT;
     loop {
         let got = reader
@@ -158,8 +141,8 @@ async fn a_relay_that_could_not_take_an_event_gets_it_from_its_queue() {
 async fn a_closed_subscription_is_sent_again_and_its_reason_shown() {
     let relay = embedded().await;
     let proxy = proxy(&relay, Rules::default()).await;
-    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
-    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let author = pool_with(&[relay.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let mut sub = reader.subscribe(from(author.public_key())).await.unwrap();
     author.publish(&note(&author, "before")).await.unwrap();
     assert_eq!(next(&mut sub).await.content, "before");
@@ -198,7 +181,7 @@ async fn capped_queries_are_paged_through() {
         },
     )
     .await;
-    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    let author = pool_with(&[relay.url()], PoolConfig::unpaced()).await;
     let now = Timestamp::now().as_secs();
     for i in 0..35u64 {
         let ev = author
@@ -209,7 +192,7 @@ async fn capped_queries_are_paged_through() {
             .unwrap();
         author.publish(&ev).await.unwrap();
     }
-    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let capped = reader
         .fetch(from(author.public_key()), Duration::from_secs(5))
         .await
@@ -239,7 +222,7 @@ async fn rejections_are_counted_by_reason_and_shown() {
         },
     )
     .await;
-    let p = pool(&[relay.url(), proxy.url()], PoolConfig::unpaced()).await;
+    let p = pool_with(&[relay.url(), proxy.url()], PoolConfig::unpaced()).await;
     let report = p
         .publish(&note(&p, "hello"))
         .await
@@ -273,7 +256,7 @@ async fn refused_requests_are_answered_closed() {
         },
     )
     .await;
-    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let _sub = reader
         .subscribe(from(Keys::generate().public_key()))
         .await
@@ -294,8 +277,8 @@ async fn refused_requests_are_answered_closed() {
 async fn down_for_a_while_then_back_with_everything_missed() {
     let relay = embedded().await;
     let proxy = proxy(&relay, Rules::default()).await;
-    let author = pool(&[relay.url()], PoolConfig::unpaced()).await;
-    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let author = pool_with(&[relay.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let mut sub = reader.subscribe(from(author.public_key())).await.unwrap();
     proxy.down_for(Duration::from_secs(2));
     assert!(proxy.is_down());
@@ -317,7 +300,7 @@ async fn delay_is_added_each_way() {
         },
     )
     .await;
-    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let started = Instant::now();
     p.publish(&note(&p, "slow")).await.unwrap();
     // EVENT one way, OK the other: never sooner than both delays.
@@ -326,12 +309,6 @@ async fn delay_is_added_each_way() {
     let started = Instant::now();
     p.publish(&note(&p, "fast")).await.unwrap();
     assert!(started.elapsed() < Duration::from_millis(300));
-}
-
-async fn embedded_with(config: EmbeddedRelayConfig) -> EmbeddedRelay {
-    EmbeddedRelay::start(config)
-        .await
-        .expect("embedded relay starts")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -345,7 +322,7 @@ async fn nip11_limits_are_read_when_connecting_and_shape_pages_sizes_and_notes()
     .await;
     // Through the proxy: the document comes from the relay behind it, over real HTTP.
     let proxy = proxy(&relay, Rules::default()).await;
-    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let info = p.relay_info()[0]
         .1
         .clone()
@@ -415,20 +392,13 @@ async fn a_relay_without_an_information_document_gets_the_defaults() {
         ..EmbeddedRelayConfig::default()
     })
     .await;
-    let proxy = proxy(
-        &relay,
-        Rules {
-            no_info: true,
-            ..Rules::default()
-        },
-    )
-    .await;
-    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let proxy = without_info(&relay).await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     assert_eq!(p.relay_info()[0].1, None);
     assert_eq!(p.page_size(500), 500);
     p.publish(&note(&p, "fine")).await.expect("published");
     // The relay behind does answer: the document was the proxy's 404, not a failed exchange.
-    let direct = pool(&[relay.url()], PoolConfig::unpaced()).await;
+    let direct = pool_with(&[relay.url()], PoolConfig::unpaced()).await;
     assert_eq!(direct.page_size(500), 7);
 }
 
@@ -448,7 +418,7 @@ async fn paging_gets_past_a_second_with_more_events_than_the_relay_returns() {
     let second = Timestamp::now().as_secs() - 50;
     let mut seats = Vec::new();
     for _ in 0..3 {
-        let seat = pool(&[relay.url()], PoolConfig::unpaced()).await;
+        let seat = pool_with(&[relay.url()], PoolConfig::unpaced()).await;
         for i in 0..4u64 {
             let ev = seat
                 .sign(
@@ -467,7 +437,7 @@ async fn paging_gets_past_a_second_with_more_events_than_the_relay_returns() {
         seat.publish(&earlier).await.unwrap();
         seats.push(seat.public_key());
     }
-    let reader = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let reader = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     let all = reader
         .fetch_all(
             Filter::new().kind(KIND).authors(seats.clone()),
@@ -492,15 +462,8 @@ async fn a_pow_refusal_is_mined_again_outside_the_log_and_named_for_log_events()
     })
     .await;
     // The relay's document is hidden: the pool learns the difficulty from the refusal.
-    let proxy = proxy(
-        &relay,
-        Rules {
-            no_info: true,
-            ..Rules::default()
-        },
-    )
-    .await;
-    let p = pool(&[proxy.url()], PoolConfig::unpaced()).await;
+    let proxy = without_info(&relay).await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
     assert_eq!(p.min_pow_difficulty(), 0);
     let (ev, report) = p
         .publish_mined(EventBuilder::new(KIND, "a lobby message"), 0, false)
@@ -535,17 +498,10 @@ async fn a_private_message_carries_the_proof_of_work_its_relay_asks_for() {
         ..EmbeddedRelayConfig::default()
     })
     .await;
-    let hidden = proxy(
-        &relay,
-        Rules {
-            no_info: true,
-            ..Rules::default()
-        },
-    )
-    .await;
+    let hidden = without_info(&relay).await;
     for url in [relay.url(), hidden.url()] {
-        let sender = pool(&[url], PoolConfig::unpaced()).await;
-        let recipient = pool(&[url], PoolConfig::unpaced()).await;
+        let sender = pool_with(&[url], PoolConfig::unpaced()).await;
+        let recipient = pool_with(&[url], PoolConfig::unpaced()).await;
         let report = dm::send_private(
             &sender,
             &recipient.public_key(),

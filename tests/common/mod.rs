@@ -2,9 +2,11 @@
 //! key and process, on a relay the test serves.
 #![allow(dead_code)]
 
+pub mod relays;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -79,20 +81,39 @@ pub fn spawn(home: &Path, args: &[&str]) -> Proc {
 }
 
 impl Proc {
+    /// The first line containing `pat` so far; past `end`, a failure that shows the output.
+    fn found(&self, pat: &str, end: Instant, timeout: Duration) -> Option<String> {
+        if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(pat)) {
+            return Some(l.clone());
+        }
+        assert!(
+            Instant::now() < end,
+            "no line with '{pat}' in {timeout:?}; stdout: {:?}; stderr: {}",
+            self.lines.lock().unwrap(),
+            self.stderr.lock().unwrap()
+        );
+        None
+    }
+
     /// The first line containing `pat`, once the process printed it.
     pub async fn line(&self, pat: &str, timeout: Duration) -> String {
         let end = Instant::now() + timeout;
         loop {
-            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(pat)) {
-                return l.clone();
+            if let Some(l) = self.found(pat, end, timeout) {
+                return l;
             }
-            assert!(
-                Instant::now() < end,
-                "no line with '{pat}' in {timeout:?}; stdout: {:?}; stderr: {}",
-                self.lines.lock().unwrap(),
-                self.stderr.lock().unwrap()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// [`Proc::line`] for a test without a runtime.
+    pub fn wait_line(&self, pat: &str, timeout: Duration) -> String {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(l) = self.found(pat, end, timeout) {
+                return l;
+            }
+            std::thread::sleep(POLL);
         }
     }
 
@@ -109,35 +130,74 @@ impl Proc {
         Some(kb * 1024)
     }
 
-    /// Waits for the exit; returns (success, stdout, stderr).
-    pub async fn finish(mut self, timeout: Duration) -> (bool, String, String) {
-        let end = Instant::now() + timeout;
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            if Instant::now() > end {
-                let _ = self.child.kill();
-                panic!(
-                    "process still running after {timeout:?}; stdout: {:?}; stderr: {}",
-                    self.lines.lock().unwrap(),
-                    self.stderr.lock().unwrap()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        // The reader threads end at end of file; wait for them to hand over the last lines.
-        for _ in 0..40 {
-            if Arc::strong_count(&self.lines) == 1 && Arc::strong_count(&self.stderr) == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+    /// The exit status once the process ended; past `end`, kills it and fails with its output.
+    fn exited(&mut self, end: Instant, timeout: Duration) -> Option<ExitStatus> {
+        if let Some(s) = self.child.try_wait().unwrap() {
+            return Some(s);
         }
+        if Instant::now() > end {
+            let _ = self.child.kill();
+            panic!(
+                "process still running after {timeout:?}; stdout: {:?}; stderr: {}",
+                self.lines.lock().unwrap(),
+                self.stderr.lock().unwrap()
+            );
+        }
+        None
+    }
+
+    /// Whether the reader threads ended (at end of file) and handed over the last lines.
+    fn drained(&self) -> bool {
+        Arc::strong_count(&self.lines) == 1 && Arc::strong_count(&self.stderr) == 1
+    }
+
+    fn output(&self, status: ExitStatus) -> (bool, String, String) {
         let out = self.lines.lock().unwrap().join("\n");
         let err = self.stderr.lock().unwrap().clone();
         (status.success(), out, err)
     }
+
+    /// Waits for the exit; returns (success, stdout, stderr).
+    pub async fn finish(mut self, timeout: Duration) -> (bool, String, String) {
+        let end = Instant::now() + timeout;
+        let status = loop {
+            if let Some(s) = self.exited(end, timeout) {
+                break s;
+            }
+            tokio::time::sleep(POLL).await;
+        };
+        for _ in 0..DRAIN_POLLS {
+            if self.drained() {
+                break;
+            }
+            tokio::time::sleep(POLL / 2).await;
+        }
+        self.output(status)
+    }
+
+    /// [`Proc::finish`] for a test without a runtime.
+    pub fn finish_blocking(mut self, timeout: Duration) -> (bool, String, String) {
+        let end = Instant::now() + timeout;
+        let status = loop {
+            if let Some(s) = self.exited(end, timeout) {
+                break s;
+            }
+            std::thread::sleep(POLL);
+        };
+        for _ in 0..DRAIN_POLLS {
+            if self.drained() {
+                break;
+            }
+            std::thread::sleep(POLL / 2);
+        }
+        self.output(status)
+    }
 }
+
+/// How often a waiting test looks again, and how many half-polls it gives the reader threads
+/// to hand over the last lines after the exit.
+const POLL: Duration = Duration::from_millis(50);
+const DRAIN_POLLS: usize = 40;
 
 impl Drop for Proc {
     fn drop(&mut self) {

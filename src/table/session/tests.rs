@@ -109,6 +109,12 @@ impl<G: Game + 'static> Harness<G> {
 
     /// Delivers everything published to every client, lets each act, until nothing changes.
     fn settle(&mut self) {
+        self.settle_deciding(true);
+    }
+
+    /// [`Harness::settle`]; with `decide` false no seat decides a move, so the table stops at
+    /// a decision.
+    fn settle_deciding(&mut self, decide: bool) {
         for _ in 0..10_000 {
             let before = self.log.len();
             for i in 0..self.seats.len() {
@@ -116,7 +122,7 @@ impl<G: Game + 'static> Harness<G> {
                 if self.modes[i] == Mode::Dead {
                     continue;
                 }
-                if let Some(turn) = self.seats[i].my_turn() {
+                if let Some(turn) = self.seats[i].my_turn().filter(|_| decide) {
                     let a = self.bots[i].choose(&turn.view, &turn.legal);
                     self.seats[i].submit(&a).unwrap();
                 }
@@ -390,27 +396,8 @@ fn strangers_events_are_ignored_and_never_stored() {
 impl<G: Game + 'static> Harness<G> {
     /// Lets every seat act except that no seat decides a move: the table stops at a decision.
     fn settle_to_decision(&mut self) -> (u32, String) {
-        let modes = self.modes.clone();
-        for _ in 0..10_000 {
-            let before = self.log.len();
-            for (i, mode) in modes.iter().enumerate() {
-                self.deliver(i);
-                if *mode == Mode::Dead {
-                    continue;
-                }
-                for p in self.seats[i].take_outbox() {
-                    let ev = self.sign(i, &p, self.now);
-                    self.seats[i].handle(&ev);
-                    self.publish(ev);
-                }
-            }
-            let n = self.seats.len();
-            self.deliver(n);
-            if self.log.len() == before {
-                return self.spectator.position();
-            }
-        }
-        panic!("never settled");
+        self.settle_deciding(false);
+        self.spectator.position()
     }
 
     /// Seat `seat`'s decision now, signed at `at` but not published.
