@@ -757,10 +757,10 @@ async fn feed<G: TableGame>(
                 speculating.store(true, Ordering::Release);
                 // Its own thread, not the rayon pool: a whole proof parked there would hold up
                 // the verifications' parallel work behind it.
-                let done = speculating.clone();
+                let done = Done(speculating.clone());
                 std::thread::spawn(move || {
+                    let _done = done;
                     copy.run();
-                    done.store(false, Ordering::Release);
                 });
             }
         }
@@ -770,6 +770,16 @@ async fn feed<G: TableGame>(
     .await
     // A panic while checking events is a bug of ours, reported as such.
     .map_err(|e| TableError::Setup(format!("checking the table's events failed: {e}")))
+}
+
+/// Clears the "a copy is running" flag when the copy's thread ends, also by a panic, so one
+/// failed copy does not stop the ones after it.
+struct Done(Arc<AtomicBool>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 async fn record_and_feed<G: TableGame>(
@@ -792,6 +802,19 @@ async fn record_and_feed<G: TableGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_speculative_copy_that_fails_does_not_stop_the_next_one() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let done = Done(flag.clone());
+        let ended = std::thread::spawn(move || {
+            let _done = done;
+            panic!("a copy failing");
+        })
+        .join();
+        assert!(ended.is_err());
+        assert!(!flag.load(Ordering::Acquire));
+    }
 
     #[test]
     fn a_stall_with_two_silent_seats_says_the_table_needs_one_of_them_back() {
