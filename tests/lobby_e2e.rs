@@ -11,29 +11,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 
 /// These tests start many processes doing real cryptography; one table at a time keeps the
 /// 2-core CI machine within the protocol's deadlines.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-struct Relay {
-    _rt: tokio::runtime::Runtime,
-    _relay: EmbeddedRelay,
-    url: String,
-}
+type Relay = common::relays::ServedRelay;
 
 fn relay() -> Relay {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
-    Relay {
-        _rt: rt,
-        _relay: relay,
-        url,
-    }
+    Relay::start()
 }
 
 /// The "table over" line of a finished seat: every client checked every event, nothing was
@@ -298,7 +284,7 @@ fn follow_log<T: Send + 'static>(
     let host = host.unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (sink, url) = (seen.clone(), r.url.clone());
-    r._rt.spawn(async move {
+    r.rt.spawn(async move {
         let pool =
             tolerance::net::pool::RelayPool::connect(Keys::generate(), [url], Default::default())
                 .await
@@ -979,7 +965,7 @@ fn a_killed_hosts_table_disappears_from_tables_when_it_expires() {
     assert_eq!(listed(&hb), (1, 1), "listed while it may still start");
     // Its expiration, from the announcement the relay holds.
     let (table_hex, host_key, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
-    let expires = r._rt.block_on(async {
+    let expires = r.rt.block_on(async {
         let pool = tolerance::net::pool::RelayPool::connect(
             Keys::generate(),
             [r.url.clone()],

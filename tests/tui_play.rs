@@ -328,12 +328,8 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
 /// joins it as `tolerance join` would, and the seat is played on the terminal table to the end.
 #[test]
 fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
-    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
     let host_home = common::home("tui-lobby", "host");
     let home = common::home("tui-lobby", "guest");
     common::player(&host_home);
@@ -414,12 +410,8 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
 /// a stranger joins it by the printed naddr and the host's seat is played to the end.
 #[test]
 fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
-    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
     let home = common::home("tui-lobby-host", "host");
     let guest_home = common::home("tui-lobby-host", "guest");
     common::player(&home);
@@ -475,12 +467,8 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
 /// which relays took it; `q` then leaves with the terminal given back.
 #[test]
 fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
-    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
+    let relay = common::relays::ServedRelay::start();
+    let url = relay.url.clone();
     let home = common::home("tui-lobby-feedback", "me");
     common::player(&home);
     let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
@@ -515,12 +503,8 @@ fn the_lobby_sends_feedback_and_shows_the_relays_that_took_it() {
 /// cast — and every record names who left.
 #[test]
 fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
-    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
     let home = common::home("tui-quit", "host");
     let guest_home = common::home("tui-quit", "guest");
     common::player(&home);
@@ -591,8 +575,7 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
 /// A hosted two-seat High Card table: this identity hosts in a pseudo-terminal, a stranger's bot
 /// (its own process and key) joins by naddr.
 struct Hosted {
-    _rt: tokio::runtime::Runtime,
-    _relay: tolerance::net::relay::EmbeddedRelay,
+    relay: common::relays::ServedRelay,
     home: std::path::PathBuf,
     guest_home: std::path::PathBuf,
     url: String,
@@ -600,19 +583,14 @@ struct Hosted {
 
 impl Hosted {
     fn new(test: &str) -> Hosted {
-        use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        let relay = rt
-            .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-            .unwrap();
-        let url = relay.url().to_string();
+        let relay = common::relays::ServedRelay::start();
+        let url = relay.url.clone();
         let home = common::home(test, "host");
         let guest_home = common::home(test, "guest");
         common::player(&home);
         common::player(&guest_home);
         Hosted {
-            _rt: rt,
-            _relay: relay,
+            relay,
             home,
             guest_home,
             url,
@@ -703,7 +681,7 @@ fn a_player_who_lets_the_deadline_pass_sees_the_timeout_on_its_own_screen() {
     let after = pty.after();
     assert!(after.contains("timed out"), "{after}");
     let (_, g) = guest.expect("the table's naddr was never printed");
-    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    let (ok, out, err) = t.relay.rt.block_on(g.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
 }
 
@@ -775,7 +753,7 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
         keys.contains("y: stay in").then_some("y")
     });
     assert_exited_ok(&status, &back);
-    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    let (ok, out, err) = t.relay.rt.block_on(g.finish(Duration::from_secs(60)));
     assert!(ok, "the guest failed:\n{out}\n{err}");
     assert!(!out.contains("timed out"), "{out}");
 }
@@ -912,7 +890,7 @@ fn a_person_hosts_all_fives_for_a_stranger_and_plays_the_hand_with_keys() {
         "{after}"
     );
     let (_, g) = guest.expect("the table's naddr was never printed");
-    let (ok, out, err) = t._rt.block_on(g.finish(Duration::from_secs(60)));
+    let (ok, out, err) = t.relay.rt.block_on(g.finish(Duration::from_secs(60)));
     assert!(ok, "the stranger's client failed:\n{out}\n{err}");
     assert!(out.contains("0 rejected"), "{out}");
 }
@@ -1177,12 +1155,8 @@ fn abandon_ship_fights_the_bots_pick_are_answered_or_surrendered_with_keys() {
 /// own process (`join NADDR --auto`), and both play it to the end over the relay.
 #[test]
 fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
-    use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let relay = rt
-        .block_on(EmbeddedRelay::start(EmbeddedRelayConfig::default()))
-        .unwrap();
-    let url = relay.url().to_string();
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
     let home = common::home("tui-invite", "host");
     let guest_home = common::home("tui-invite", "guest");
     common::player(&home);

@@ -43,3 +43,24 @@ pub async fn next(sub: &mut Subscription) -> Event {
         .expect("an event arrives in time")
         .expect("subscription still open")
 }
+
+/// The embedded relay on a runtime of its own, for tests that have none: other processes reach
+/// it over TCP, and the test may run its own clients on `rt`.
+pub struct ServedRelay {
+    pub rt: tokio::runtime::Runtime,
+    _relay: EmbeddedRelay,
+    pub url: String,
+}
+
+impl ServedRelay {
+    pub fn start() -> ServedRelay {
+        let rt = tokio::runtime::Runtime::new().expect("a runtime");
+        let relay = rt.block_on(embedded());
+        let url = relay.url().to_string();
+        ServedRelay {
+            rt,
+            _relay: relay,
+            url,
+        }
+    }
+}
