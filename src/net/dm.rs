@@ -34,7 +34,7 @@ use nostr_sdk::prelude::{
     Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
 };
 
-use super::pool::{asked_pow, PublishReport, RelayPool, MAX_POW};
+use super::pool::{pow_to_retry, PublishReport, RelayPool, MAX_POW};
 use super::NetError;
 
 /// Most relays taken from someone else's relay list.
@@ -262,11 +262,7 @@ async fn publish_wrapped(
             },
             Err(e) => return Err(e),
         };
-        let asked = report
-            .rejected
-            .iter()
-            .filter_map(|(_, reason)| asked_pow(reason, difficulty))
-            .max();
+        let asked = pow_to_retry(&report.rejected, difficulty);
         merged = Some(match merged.take() {
             None => report.clone(),
             Some(mut m) => {
@@ -278,7 +274,7 @@ async fn publish_wrapped(
             }
         });
         match asked {
-            Some(d) if d > difficulty && d <= MAX_POW => {
+            Some(d) => {
                 difficulty = d;
                 wrap = gift_wrap(pool.keys(), to, rumor, d)
                     .await

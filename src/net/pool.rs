@@ -384,6 +384,17 @@ pub(crate) fn asked_pow(reason: &str, mined: u8) -> Option<u8> {
     Some(named.unwrap_or(mined.saturating_add(4)))
 }
 
+/// The difficulty to mine an event again at, after relays answered `rejected` to it mined at
+/// `mined`: the most any `pow:` refusal asks, when that is more than was mined and at most
+/// [`MAX_POW`]; `None` when no refusal asks for work this client would do.
+pub(crate) fn pow_to_retry(rejected: &[(RelayUrl, String)], mined: u8) -> Option<u8> {
+    rejected
+        .iter()
+        .filter_map(|(_, reason)| asked_pow(reason, mined))
+        .max()
+        .filter(|d| *d > mined && *d <= MAX_POW)
+}
+
 /// A relay as people know it: its host (and path), without the scheme and trailing slash.
 fn host_of(url: &str) -> &str {
     url.split("://").last().unwrap_or(url).trim_end_matches('/')
@@ -820,12 +831,8 @@ impl RelayPool {
                 Err(NetError::NotAccepted { rejected, .. }) => rejected,
                 Err(_) => return outcome.map(|r| (event, r)),
             };
-            let asked = rejected
-                .iter()
-                .filter_map(|(_, reason)| asked_pow(reason, difficulty))
-                .max();
-            match asked {
-                Some(d) if d > difficulty && d <= MAX_POW && tries < 3 => {
+            match pow_to_retry(rejected, difficulty) {
+                Some(d) if tries < 3 => {
                     difficulty = d;
                     tries += 1;
                 }

@@ -186,6 +186,27 @@ struct Deck {
 }
 
 impl Deck {
+    /// A deck of `spec` for `parts`, with context hand `fair_hand`: no keys, no shuffles, no
+    /// tokens yet.
+    fn fresh(spec: DeckSpec, fair_hand: u64, parts: Vec<Seat>) -> Deck {
+        Deck {
+            size: spec.len(),
+            spec,
+            fair_hand,
+            parts,
+            shares: Vec::new(),
+            joint: None,
+            my_secret: None,
+            deck: None,
+            shuffles: 0,
+            tokens: BTreeMap::new(),
+            sealed_to_me: BTreeMap::new(),
+            holders: BTreeMap::new(),
+            dead: false,
+            epoch: None,
+        }
+    }
+
     fn idx(&self, seat: Seat) -> Option<usize> {
         self.parts.iter().position(|s| *s == seat)
     }
@@ -706,22 +727,7 @@ impl Chance {
         self.spares_made += 1;
         self.ahead = Some(AheadDeck {
             id: SPARE_BASE + m,
-            deck: Deck {
-                size: spec.len(),
-                spec,
-                fair_hand: ahead_hand(m),
-                parts,
-                shares: Vec::new(),
-                joint: None,
-                my_secret: None,
-                deck: None,
-                shuffles: 0,
-                tokens: BTreeMap::new(),
-                sealed_to_me: BTreeMap::new(),
-                holders: BTreeMap::new(),
-                dead: false,
-                epoch: None,
-            },
+            deck: Deck::fresh(spec, ahead_hand(m), parts),
             shares: BTreeMap::new(),
             order: Vec::new(),
         });
@@ -926,6 +932,21 @@ impl Chance {
         Context::new(self.table, hand, idx as u16, self.actors[actor as usize])
     }
 
+    /// This seat's key share of deck `deck` (context hand `hand`), where it is key holder
+    /// `idx`: derived from its master secret (PROTOCOL.md §5.7), so the public half it sends
+    /// and the secret half it keeps are one key.
+    fn my_keys(
+        &self,
+        hand: u64,
+        deck: DeckId,
+        idx: usize,
+    ) -> Result<(SecretShare, PublicShare), fair::FairError> {
+        let me = self.me.as_ref().expect("seated");
+        let ctx = self.ctx(hand, idx, me.seat);
+        let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(deck)]);
+        fair::keygen(&mut rng, &ctx)
+    }
+
     // ---- the deck prepared ahead (PROTOCOL.md §5.9) -----------------------------------------
 
     /// What the deck prepared ahead expects from `seat` on an event of a step whose eligible
@@ -968,11 +989,10 @@ impl Chance {
         let a = self.ahead.as_ref().expect("due");
         let d = &a.deck;
         let idx = d.idx(me.seat).expect("a participant");
-        let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
-        let ctx = self.ctx(d.fair_hand, idx, me.seat);
         if keys {
-            let mut rng = me.rng(&self.table, "keys", &[d.fair_hand, u64::from(a.id)]);
-            let (_, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
+            let (_, public) = self
+                .my_keys(d.fair_hand, a.id, idx)
+                .map_err(|e| ChanceError::Protocol(format!("our own step: {e}")))?;
             return Ok(Some(Ahead::Keys(public.to_base64())));
         }
         // Kept when the joint key was formed (`commit_ahead`).
@@ -980,7 +1000,9 @@ impl Chance {
             ChanceError::Protocol("no key share of our own for the next deck".into())
         })?;
         let k = a.order.len();
-        let ctx = ctx.with_step(FairStep::Shuffle { index: k as u16 });
+        let ctx = self
+            .ctx(d.fair_hand, idx, me.seat)
+            .with_step(FairStep::Shuffle { index: k as u16 });
         let joint = d.joint.as_ref().expect("keys in");
         let own = self.own_shuffle(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))?;
         Ok(Some(Ahead::Shuffle {
@@ -1113,7 +1135,6 @@ impl Chance {
     /// share is in the deck has its joint key; once everyone shuffled it, it is a spare that
     /// the next batch with the same participants takes.
     pub fn commit_ahead(&mut self, parts: Vec<AheadPart>) {
-        let me = self.me.clone();
         let Some(a) = self.ahead.as_mut() else {
             return;
         };
@@ -1133,35 +1154,27 @@ impl Chance {
         if a.deck.joint.is_none() && a.shares.len() == a.deck.parts.len() {
             let shares: Vec<VerifiedShare> =
                 a.deck.parts.iter().map(|p| a.shares[p].clone()).collect();
-            match JointKey::from_seats(&shares) {
-                Ok(joint) => {
-                    a.deck.shares = shares;
-                    a.deck.joint = Some(joint);
-                    if let Some(me) = &me {
-                        if let Some(idx) = a.deck.idx(me.seat) {
-                            let ctx = Context::new(
-                                self.table,
-                                a.deck.fair_hand,
-                                idx as u16,
-                                self.actors[me.seat as usize],
-                            );
-                            let mut rng =
-                                me.rng(&self.table, "keys", &[a.deck.fair_hand, u64::from(a.id)]);
-                            if let Ok((secret, _)) = fair::keygen(&mut rng, &ctx) {
-                                a.deck.my_secret = Some(Arc::new(secret));
-                            }
-                        }
-                    }
-                }
+            let Ok(joint) = JointKey::from_seats(&shares) else {
                 // A repeated key (someone copied another's share): nobody is blamed here, the
                 // deck is not prepared and the next hand keys its own, where a bad key set is.
-                Err(_) => {
-                    self.ahead = None;
-                    return;
-                }
-            }
+                self.ahead = None;
+                return;
+            };
+            a.deck.shares = shares;
+            a.deck.joint = Some(joint);
+            // Our own key share, kept for the shuffle and the tokens.
+            let (hand, id) = (a.deck.fair_hand, a.id);
+            let idx = self.me.as_ref().and_then(|m| a.deck.idx(m.seat));
+            let secret = idx
+                .and_then(|idx| self.my_keys(hand, id, idx).ok())
+                .map(|(secret, _)| Arc::new(secret));
+            self.ahead.as_mut().expect("ahead").deck.my_secret = secret;
         }
-        if a.deck.joint.is_some() && a.order.len() == a.deck.parts.len() {
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| a.deck.joint.is_some() && a.order.len() == a.deck.parts.len())
+        {
             let a = self.ahead.take().expect("ahead");
             self.decks.insert(a.id, a.deck);
         }
@@ -1187,10 +1200,9 @@ impl Chance {
             Stage::Setup => {
                 let mut shares = Vec::new();
                 for (j, (deck, _)) in b.keyed().enumerate() {
-                    let hand = deck_hand(setup_step, j);
-                    let ctx = self.ctx(hand, idx, seat);
-                    let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(*deck)]);
-                    let (_, public) = fair::keygen(&mut rng, &ctx).map_err(local)?;
+                    let (_, public) = self
+                        .my_keys(deck_hand(setup_step, j), *deck, idx)
+                        .map_err(local)?;
                     shares.push(public.to_base64());
                 }
                 let (dice, boxk) = self.my_epoch_secrets(setup_step, idx)?;
@@ -1497,33 +1509,23 @@ impl Chance {
                 let last = *b.parts.last().expect("participants");
                 bad(last, format!("key set rejected: {e}"))
             })?;
-            let my_secret = match (my_idx, &self.me) {
-                (Some(idx), Some(me)) => {
-                    let ctx = self.ctx(hand, idx, me.seat);
-                    let mut rng = me.rng(&self.table, "keys", &[hand, u64::from(*deck_id)]);
-                    let (secret, _) = fair::keygen(&mut rng, &ctx)
+            let my_secret = match my_idx {
+                Some(idx) => {
+                    let (secret, _) = self
+                        .my_keys(hand, *deck_id, idx)
                         .map_err(|e| ChanceError::Protocol(format!("our key share: {e}")))?;
                     Some(Arc::new(secret))
                 }
-                _ => None,
+                None => None,
             };
             self.decks.insert(
                 *deck_id,
                 Deck {
-                    size: spec.len(),
-                    spec: spec.clone(),
-                    fair_hand: hand,
-                    parts: b.parts.clone(),
                     shares,
                     joint: Some(joint),
                     my_secret,
-                    deck: None,
-                    shuffles: 0,
-                    tokens: BTreeMap::new(),
-                    sealed_to_me: BTreeMap::new(),
-                    holders: BTreeMap::new(),
-                    dead: false,
                     epoch: Some(setup_step),
+                    ..Deck::fresh(spec.clone(), hand, b.parts.clone())
                 },
             );
         }

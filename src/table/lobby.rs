@@ -96,7 +96,6 @@ const JOINS_PER_KEY: usize = 1;
 /// Publishes successive versions of the host's announcement. Relays keep the newest version
 /// and break ties by the lowest id, so each version gets a strictly later timestamp.
 struct Announcer {
-    keys: Keys,
     last: Option<Timestamp>,
 }
 
@@ -108,7 +107,6 @@ impl Announcer {
             _ => now,
         };
         self.last = Some(at);
-        debug_assert_eq!(self.keys, *pool.keys());
         let (ev, _) = pool
             .publish_mined(
                 wire::table_event(spec).custom_created_at(at),
@@ -191,19 +189,18 @@ fn new_nonce() -> [u8; 32] {
     n
 }
 
+/// Sends a lobby message signed by `pool`'s key.
 async fn send_lobby(
     pool: &RelayPool,
-    keys: &Keys,
     host: &PublicKey,
     table: &str,
     body: LobbyBody,
 ) -> Result<(), String> {
-    send_lobby_pow(pool, keys, host, table, body, None).await
+    send_lobby_pow(pool, host, table, body, None).await
 }
 
 async fn send_lobby_pow(
     pool: &RelayPool,
-    keys: &Keys,
     host: &PublicKey,
     table: &str,
     body: LobbyBody,
@@ -214,7 +211,6 @@ async fn send_lobby_pow(
         table: table.to_string(),
         body,
     };
-    debug_assert_eq!(*keys, *pool.keys());
     // The pool mines at least what its relays ask (NIP-11), and again at what a relay's `pow:`
     // names: a lobby message is not part of the log, a second copy is harmless.
     pool.publish_mined(lobby_event(host, &msg), pow.unwrap_or(0), false)
@@ -301,10 +297,7 @@ pub async fn host_lobby(
         pow,
     };
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
-    let mut announcer = Announcer {
-        keys: opts.keys.clone(),
-        last: None,
-    };
+    let mut announcer = Announcer { last: None };
     announcer
         .publish(&pool, &spec)
         .await
@@ -405,7 +398,6 @@ async fn run_host(
         announcer.publish(pool, spec).await?;
         send_lobby(
             pool,
-            &opts.keys,
             &me,
             &table,
             LobbyBody::Reveal {
@@ -835,7 +827,6 @@ async fn join_inner(
             commit = seat_commit(&table, &me, &nonce);
             send_lobby_pow(
                 pool,
-                keys,
                 &host,
                 &table,
                 LobbyBody::Join {
@@ -857,7 +848,6 @@ async fn join_inner(
             revealed = false;
             send_lobby(
                 pool,
-                keys,
                 &host,
                 &table,
                 LobbyBody::Join {
@@ -898,7 +888,6 @@ async fn join_inner(
                 });
                 send_lobby(
                     pool,
-                    keys,
                     &host,
                     &table,
                     LobbyBody::Reveal {
@@ -924,7 +913,7 @@ async fn join_inner(
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             if !revealed {
-                let _ = send_lobby(pool, keys, &host, &table, LobbyBody::Leave {}).await;
+                let _ = send_lobby(pool, &host, &table, LobbyBody::Leave {}).await;
             }
             return Err(format!(
                 "the table did not start within {wait:?}; we left it"

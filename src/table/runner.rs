@@ -188,26 +188,6 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
-/// A log event signed now, carrying the table's proof of work (mined off the runtime's
-/// threads; no work at all for the usual difficulty 0).
-async fn sign(keys: &Keys, host: &PublicKey, p: &Payload, pow: u8) -> Result<Event, TableError> {
-    mine(log_event(host, p), keys, pow).await
-}
-
-/// Signs `builder` with `pow` bits of NIP-13 work.
-async fn mine(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, TableError> {
-    if pow == 0 {
-        return builder
-            .sign_with_keys(keys)
-            .map_err(|e| TableError::Signing(e.to_string()));
-    }
-    let keys = keys.clone();
-    tokio::task::spawn_blocking(move || builder.pow(pow).sign_with_keys(&keys))
-        .await
-        .map_err(|e| TableError::Signing(e.to_string()))?
-        .map_err(|e| TableError::Signing(e.to_string()))
-}
-
 /// The session config and initial game of a seated table.
 pub fn table_game<G: TableGame>(
     spec: &TableSpec,
@@ -380,7 +360,15 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 .and_then(|j| signed_key(&payload).and_then(|k| j.signed(&k).cloned()));
             let ev = match recorded {
                 Some(ev) => ev,
-                None => sign(&cfg.keys, &cfg.host, &payload, cfg.spec.pow).await?,
+                // Signed by the pool (its keys are this seat's), mined off the runtime's
+                // threads when the table carries proof of work.
+                None => pool
+                    .sign_mined(log_event(&cfg.host, &payload), cfg.spec.pow)
+                    .await
+                    .map_err(|e| match e {
+                        crate::net::NetError::Sign(why) => TableError::Signing(why),
+                        other => TableError::Signing(other.to_string()),
+                    })?,
             };
             if let Some(j) = cfg.journal.as_mut() {
                 j.record(&ev)?;
