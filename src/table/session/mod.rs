@@ -331,11 +331,11 @@ impl<G: Game> Speculation<G> {
     pub fn run(mut self) {
         let s = &mut self.session;
         s.handle(&self.event);
-        // Producing proves a shuffle the open step asks of this seat (the proof is kept; the
-        // payload is dropped); and the part of the deck prepared ahead is due, if at all, on
-        // whatever event this seat owes next.
-        let _ = s.take_outbox();
-        if s.me().is_some_and(|me| s.awaited().contains(&me)) {
+        // Producing proves a shuffle the open step asks of this seat, with the part of the deck
+        // prepared ahead due on that event (the proofs are kept; the payload is dropped). A
+        // seat that owes a move instead produces nothing here: its part is due on the move.
+        let produced = !s.take_outbox().is_empty();
+        if !produced && s.me().is_some_and(|me| s.awaited().contains(&me)) {
             let _ = s.r.chance.produce_ahead(&s.eligible());
         }
     }
