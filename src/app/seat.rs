@@ -52,8 +52,7 @@ pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
     }
     let name = crate::ui::line::namer(names, r.seat);
     for v in &r.verdicts {
-        if matches!(v, crate::table::session::Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty())
-        {
+        if matches!(v, crate::table::session::Verdict::Finished { .. }) {
             continue;
         }
         println!("  ! {}", crate::table::verify::verdict_text_named(v, &name));

@@ -275,17 +275,7 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
             "step {step}: {}: back at the table, dealt in from the next hand",
             seats(s)
         ),
-        V::ForkIgnored { step, seat } => format!(
-            "step {step}: {}: signed two events, but everyone else had gone on: recorded only",
-            names(*seat)
-        ),
-        V::Finished { step, unconfirmed } if unconfirmed.is_empty() => {
-            format!("step {step}: the game is over, confirmed by every seat")
-        }
-        V::Finished { step, unconfirmed } => format!(
-            "step {step}: the game is over ({} did not confirm)",
-            seats(unconfirmed)
-        ),
+        V::Finished { step } => format!("step {step}: the game is over"),
         V::Broken { step, reason } => format!("step {step}: the table stopped: {reason}"),
     }
 }

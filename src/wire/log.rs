@@ -13,7 +13,7 @@ use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 3;
+pub const LOG_VERSION: u8 = 4;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -250,11 +250,11 @@ mod tests {
         .unwrap();
         let err = parse_log(&old, &p.table).unwrap_err();
         assert!(matches!(err, WireError::Version { got: 1, .. }), "{err}");
-        // Version 2 computed another table from the same events (no decks prepared ahead):
-        // named as older, never read.
+        // Version 3 judged the same events by other rules (votes without the relay allowance,
+        // heads-up timeouts never final): named as older, never read.
         let v2 = EventBuilder::new(
             Kind::from(KIND_LOG),
-            serde_json::json!({"v": 2, "table": p.table, "step": 0,
+            serde_json::json!({"v": LOG_VERSION - 1, "table": p.table, "step": 0,
                 "prev": p.table, "type": "end"})
             .to_string(),
         )
@@ -262,7 +262,7 @@ mod tests {
         .unwrap();
         let err = parse_log(&v2, &p.table).unwrap_err();
         assert!(err.to_string().contains("older version"), "{err}");
-        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":3}")
+        let bad = EventBuilder::new(Kind::from(KIND_LOG), format!("{{\"v\":{LOG_VERSION}}}"))
             .sign_with_keys(&host)
             .unwrap();
         assert!(matches!(
