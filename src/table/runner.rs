@@ -6,7 +6,7 @@
 
 use super::error::TableError;
 use super::journal::{signed_key, Journal};
-use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation};
+use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
 use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
@@ -15,7 +15,7 @@ use crate::wire::log::{log_event, Payload};
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -262,14 +262,18 @@ pub async fn fetch_table(
 /// vote dated in the future must not count before its time.
 const CLOCK_SKEW_SECS: u64 = 5;
 
-/// Events dated in the future kept until their time, at most.
+/// Events dated in the future kept until their time, at most, and their bytes at most.
 const MAX_HELD: usize = 2_048;
+const MAX_HELD_BYTES: usize = 4 << 20;
 
 /// How long a resumed client looks for its seat sitting out, to ask to be dealt in again.
 const BACK_WINDOW: Duration = Duration::from_secs(30);
 
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
 const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
+
+/// How long before a step's events turned away under a flood are asked for again.
+const ASK_AGAIN: Duration = Duration::from_secs(5);
 
 /// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -314,7 +318,8 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         recorded.into_iter().chain(history).collect(),
         &speculating,
     )
-    .await?;
+    .await?
+    .0;
     let mut unsent: VecDeque<Event> = VecDeque::new();
     if resuming {
         // The crash may have come between recording an event and a relay taking it.
@@ -338,7 +343,32 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     // A resumed seat that sits out (it left, crashed or was timed out) asks to be dealt in
     // again; only while it catches up, so a live player gone idle is not dealt back in unasked.
     let mut back_until = resuming.then(|| Instant::now() + BACK_WINDOW);
+    // Events of a step the session turned away under a flood and now needs, asked for again.
+    let mut asked: HashMap<Want, Instant> = HashMap::new();
     loop {
+        let wants: Vec<Want> = session
+            .wanted()
+            .into_iter()
+            .filter(|w| asked.get(w).is_none_or(|t| t.elapsed() > ASK_AGAIN))
+            .collect();
+        if !wants.is_empty() {
+            let filters: Vec<Filter> = wants
+                .iter()
+                .filter_map(|w| {
+                    let head = EventId::from_hex(&w.head).ok()?;
+                    let key = seat_keys.get(w.seat as usize)?;
+                    Some(wire::log_filter(&cfg.host, &cfg.spec.table, &[*key]).event(head))
+                })
+                .collect();
+            for w in wants {
+                asked.insert(w, Instant::now());
+            }
+            if let Ok(found) = pool.fetch(filters, Duration::from_secs(3)).await {
+                session =
+                    record_and_feed(session, found, cfg.journal.as_mut(), &speculating).await?;
+                continue;
+            }
+        }
         if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
             back_until = None;
         }
@@ -573,10 +603,17 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 // the furthest-dated are dropped (an honest client's clock is never that far
                 // off; a relay can give them again later).
                 held.extend(later);
-                if held.len() > MAX_HELD {
-                    held.sort_by_key(|e| e.created_at);
-                    held.truncate(MAX_HELD);
-                }
+                held.sort_by_key(|e| e.created_at);
+                let mut bytes = 0usize;
+                let keep = held
+                    .iter()
+                    .take(MAX_HELD)
+                    .take_while(|e| {
+                        bytes += e.content.len();
+                        bytes <= MAX_HELD_BYTES
+                    })
+                    .count();
+                held.truncate(keep);
                 session = record_and_feed(session, now_batch, cfg.journal.as_mut(), &speculating).await?;
             }
             d = decision => {
@@ -723,23 +760,21 @@ fn fresh_secret() -> [u8; 32] {
 /// last one may lead to a shuffle of this seat, a speculative copy makes that shuffle on
 /// another thread meanwhile, on the deck the event carries while this client still checks it
 /// (PROTOCOL.md §5.10); `speculating` keeps it to one copy at a time.
+/// The events come back with the session, for the journal.
 async fn feed<G: TableGame>(
     mut session: Session<G>,
-    events: Vec<Event>,
+    mut events: Vec<Event>,
     speculating: &Option<Arc<AtomicBool>>,
-) -> Result<Session<G>, TableError> {
-    let Some((last, rest)) = events.split_last() else {
-        return Ok(session);
+) -> Result<(Session<G>, Vec<Event>), TableError> {
+    let Some(last) = events.pop() else {
+        return Ok((session, events));
     };
     let (speculate, speculating) = match speculating {
         Some(s) => (true, s.clone()),
         None => (false, Arc::default()),
     };
-    let (last, rest) = (last.clone(), rest.to_vec());
     tokio::task::spawn_blocking(move || {
-        for ev in &rest {
-            session.handle(ev);
-        }
+        session.handle_all(&events);
         if speculate && !speculating.load(Ordering::Acquire) {
             if let Some(copy) = session.speculation(&last) {
                 speculating.store(true, Ordering::Release);
@@ -753,7 +788,8 @@ async fn feed<G: TableGame>(
             }
         }
         session.handle(&last);
-        session
+        events.push(last);
+        (session, events)
     })
     .await
     // A panic while checking events is a bug of ours, reported as such.
@@ -770,21 +806,22 @@ impl Drop for Done {
     }
 }
 
+/// Feeds events to the session, then records in the journal those it kept: what a bound turned
+/// away (a seated key's flood) is never written, and the relays give it again if the table
+/// needs it.
 async fn record_and_feed<G: TableGame>(
     session: Session<G>,
     events: Vec<Event>,
     journal: Option<&mut Journal>,
     speculating: &Option<Arc<AtomicBool>>,
 ) -> Result<Session<G>, TableError> {
+    let (session, events) = feed(session, events, speculating).await?;
     if let Some(j) = journal {
-        for ev in &events {
-            // Only the table's own seats' events are worth keeping.
-            if session.seat_of(&ev.pubkey).is_some() {
-                j.record(ev)?;
-            }
+        for ev in events.iter().filter(|e| session.holds(&e.id)) {
+            j.record(ev)?;
         }
     }
-    feed(session, events, speculating).await
+    Ok(session)
 }
 
 #[cfg(test)]

@@ -172,9 +172,7 @@ impl Visit for CheckOut {
         let (cfg, game) = table_game::<G>(&self.spec, self.start)?;
         let mut s: Session<G> =
             Session::new(cfg, game, None).map_err(|e| TableError::Setup(e.to_string()))?;
-        for ev in &self.events {
-            s.handle(ev);
-        }
+        s.handle_all(&self.events);
         let names = |x: Seat| name_of(&self.names, x);
         Ok(Checked {
             finished: s.is_finished(),

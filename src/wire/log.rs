@@ -176,6 +176,7 @@ pub fn log_event(host: &PublicKey, payload: &Payload) -> EventBuilder {
         table_coordinate(host, &payload.table),
         None,
     )];
+    // Every head is 32 bytes (an event id, the table id or a synthetic head, PROTOCOL.md §4.1).
     if let Ok(prev) = EventId::from_hex(&payload.prev) {
         tags.push(Tag::event(prev));
     }
@@ -210,6 +211,19 @@ pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
             id,
             got: p.table,
             want: table.to_string(),
+        });
+    }
+    // The `e` tag names the head the event builds on, so that a client can ask relays for the
+    // events of one step (a flood may have cost it one): it must say what `prev` says.
+    let tagged: Vec<EventId> = event.tags.event_ids().copied().collect();
+    let prev_ok = match EventId::from_hex(&p.prev) {
+        Ok(prev) => tagged == [prev],
+        Err(_) => false,
+    };
+    if !prev_ok {
+        return Err(WireError::Malformed {
+            id,
+            reason: "its `prev` is not 64 hex digits, or its `e` tag does not name it".into(),
         });
     }
     Ok(p)

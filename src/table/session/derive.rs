@@ -329,7 +329,9 @@ impl<G: Game> Session<G> {
             self.gone(*x);
         }
         self.r.unconfirmed = unconfirmed;
-        self.r.verdicts.push(Verdict::Finished { step: self.r.step });
+        self.r
+            .verdicts
+            .push(Verdict::Finished { step: self.r.step });
         self.r.kind = Kind::Over;
         self.r.finished = true;
     }
@@ -503,7 +505,7 @@ impl<G: Game> Session<G> {
 
     /// The events of `seat` that may count at the open step, best first: those on this head;
     /// after a fork that a barrier protected, the one a later event of another seat builds on.
-    fn candidates(&self, seat: Seat) -> Vec<Held> {
+    pub(super) fn candidates(&self, seat: Seat) -> Vec<Held> {
         let s = self.r.step;
         let mut v: Vec<Held> = self
             .log
@@ -630,8 +632,7 @@ impl<G: Game> Session<G> {
                     .copied()
                     .filter(|x| fin.as_ref().is_none_or(|f| !f.contains(x)))
                     .collect();
-                if stand.len() < accused.len() && self.accused_branch_protected(&still, &accused)
-                {
+                if stand.len() < accused.len() && self.accused_branch_protected(&still, &accused) {
                     // Everyone else followed the accused's events: a vote or event on the
                     // timeout's branch signed by a seat that had already gone on with them
                     // cannot take the table back (PROTOCOL.md §7.4).

@@ -17,8 +17,12 @@
 //! the log itself defines (`protocol/PROTOCOL.md` §7).
 
 mod derive;
+mod store;
 #[cfg(test)]
 mod tests;
+
+use store::Log;
+pub use store::Want;
 
 use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
 use crate::engine::{ForfeitReason, Game, Seat, ToAct};
@@ -39,16 +43,6 @@ pub fn relay_secs(d: &Deadlines) -> u64 {
     d.relay_ms.div_ceil(1000)
 }
 
-/// Contributions kept per seat and step (a fork needs two; more are noise).
-const MAX_PER_STEP: usize = 4;
-/// Votes kept per seat and step.
-const MAX_VOTES_PER_STEP: usize = 4;
-/// Bytes of events for steps beyond the next one kept per seat: a seated player cannot make
-/// every other client hold an unbounded backlog.
-const MAX_AHEAD_BYTES: usize = 8 << 20;
-/// Leaves (and returns) kept per seat: a seat may leave and come back a few times; more is
-/// noise.
-const MAX_MARKS: usize = 8;
 /// Derived states kept for roll-backs; older verdicts are re-derived from the start.
 const SNAPSHOTS_KEPT: usize = 512;
 
@@ -216,6 +210,8 @@ pub(crate) struct Held {
     pub event: Event,
     pub payload: Payload,
     pub seat: Seat,
+    /// Bytes of the event as NIP-01 JSON.
+    pub size: usize,
 }
 
 impl Held {
@@ -224,64 +220,6 @@ impl Held {
     }
     fn at(&self) -> u64 {
         self.event.created_at.as_secs()
-    }
-}
-
-/// The table's events by step, as held.
-#[derive(Default)]
-pub(crate) struct Log {
-    /// Contributions by (step, seat), distinct, in arrival order.
-    contributions: BTreeMap<(u32, Seat), Vec<Held>>,
-    /// Votes by step and voter.
-    votes: BTreeMap<u32, BTreeMap<Seat, Vec<Held>>>,
-    /// Each seat's signed leaves, by step (a seat that came back may leave again); at most
-    /// [`MAX_MARKS`] per seat.
-    leaves: BTreeMap<Seat, Vec<Held>>,
-    /// Each seat's signed returns from sitting out, by step; at most [`MAX_MARKS`] per seat.
-    backs: BTreeMap<Seat, Vec<Held>>,
-    ids: HashSet<EventId>,
-    /// Bytes held by (seat, step), for the bound on what a seat may have waiting ahead.
-    sizes: BTreeMap<(Seat, u32), usize>,
-}
-
-impl Log {
-    pub(crate) fn at(&self, step: u32, seat: Seat) -> &[Held] {
-        self.contributions
-            .get(&(step, seat))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
-    pub(crate) fn step(&self, step: u32) -> impl Iterator<Item = &Held> {
-        self.contributions
-            .range((step, 0)..=(step, Seat::MAX))
-            .flat_map(|(_, v)| v.iter())
-    }
-
-    pub(crate) fn after(&self, step: u32) -> impl Iterator<Item = &Held> {
-        self.contributions
-            .range((step + 1, 0)..)
-            .flat_map(|(_, v)| v.iter())
-    }
-
-    pub(crate) fn votes_at(&self, step: u32) -> Option<&BTreeMap<Seat, Vec<Held>>> {
-        self.votes.get(&step)
-    }
-
-    /// `seat`'s leave, if it signed one for a step from `from` (when it was last dealt back
-    /// in) to `step`.
-    pub(crate) fn left_by(&self, seat: Seat, step: u32, from: u32) -> Option<&Held> {
-        self.leaves
-            .get(&seat)?
-            .iter()
-            .find(|h| (from..=step).contains(&h.payload.step))
-    }
-
-    /// Whether `seat` signed that it is back at step `from` or later.
-    pub(crate) fn back_since(&self, seat: Seat, from: u32) -> bool {
-        self.backs
-            .get(&seat)
-            .is_some_and(|v| v.iter().any(|h| h.payload.step >= from))
     }
 }
 
@@ -640,71 +578,25 @@ impl<G: Game> Session<G> {
             event: ev.clone(),
             payload,
             seat,
+            size,
         };
-        match &held.payload.body {
-            Body::Evidence { events, .. } => {
-                self.log.ids.insert(ev.id);
-                // The carried events prove the fork by themselves: handle them as if relayed.
-                let carried: Vec<Event> = events
-                    .iter()
-                    .filter_map(|j| Event::from_json(j).ok())
-                    .collect();
-                for e in carried {
-                    self.handle(&e);
-                }
-                return self.since(before);
+        if let Body::Evidence { events, .. } = &held.payload.body {
+            self.log.ids.insert(ev.id);
+            if let Err(why) = self.check_evidence(&held) {
+                self.reject(&held, format!("evidence that proves no fork: {why}"));
             }
-            _ if step > self.r.step + 1 && self.over_ahead_budget(seat, size) => {
-                self.stats.dropped += 1;
-                return self.since(before);
+            // The carried events prove the fork by themselves: handle them as if relayed.
+            let carried: Vec<Event> = events
+                .iter()
+                .filter_map(|j| Event::from_json(j).ok())
+                .collect();
+            for e in carried {
+                self.handle(&e);
             }
-            Body::Leave {} | Body::Back {} => {
-                // A few per seat, one per step (the first by id), in step order whatever order
-                // they arrive in.
-                let marks = match held.payload.body {
-                    Body::Leave {} => &mut self.log.leaves,
-                    _ => &mut self.log.backs,
-                };
-                let v = marks.entry(seat).or_default();
-                if let Some(i) = v.iter().position(|h| h.payload.step == step) {
-                    if v[i].id() <= ev.id {
-                        self.stats.dropped += 1;
-                        return self.since(before);
-                    }
-                    v.remove(i);
-                }
-                if v.len() >= MAX_MARKS {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                let at = v.partition_point(|h| h.payload.step < step);
-                v.insert(at, held);
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-            }
-            Body::Vote { .. } => {
-                let per = self
-                    .log
-                    .votes
-                    .entry(step)
-                    .or_default()
-                    .entry(seat)
-                    .or_default();
-                if per.len() >= MAX_VOTES_PER_STEP {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-                per.push(held);
-            }
-            _ => {
-                let list = self.log.contributions.entry((step, seat)).or_default();
-                if list.len() >= MAX_PER_STEP {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-                list.push(held);
-            }
+            return self.since(before);
+        }
+        if !self.store(held, size) {
+            return self.since(before);
         }
         self.log.ids.insert(ev.id);
         self.stats.events += 1;
@@ -783,8 +675,7 @@ impl<G: Game> Session<G> {
                 .collect(),
             leaves: self.log.leaves.clone(),
             backs: self.log.backs.clone(),
-            ids: HashSet::new(),
-            sizes: BTreeMap::new(),
+            ..Log::default()
         };
         Some(Speculation {
             session: Session {
@@ -809,17 +700,52 @@ impl<G: Game> Session<G> {
         })
     }
 
-    /// Whether `size` more bytes from `seat` for steps beyond the next would pass the budget
-    /// every seat has there, votes and contributions together: a seated key cannot grow a
-    /// client's memory by writing far ahead of the table (each step alone is capped too).
-    fn over_ahead_budget(&self, seat: Seat, size: usize) -> bool {
-        let ahead: usize = self
-            .log
-            .sizes
-            .range((seat, self.r.step + 2)..=(seat, u32::MAX))
-            .map(|(_, b)| *b)
-            .sum();
-        ahead + size > MAX_AHEAD_BYTES
+    /// Whether an `evidence` event proves what it says (PROTOCOL.md §8): two different
+    /// contributions of the named seat for one step and head, both signed by its key. Evidence
+    /// carrying only ids (two large events) is not judged here: the relays keep the events.
+    fn check_evidence(&self, h: &Held) -> Result<(), String> {
+        let Body::Evidence {
+            offender, events, ..
+        } = &h.payload.body
+        else {
+            return Ok(());
+        };
+        let [a, b] = events.as_slice() else {
+            return Err(format!("it carries {} events, not two", events.len()));
+        };
+        let is_id = |x: &str| x.len() == 64 && x.bytes().all(|c| c.is_ascii_hexdigit());
+        if is_id(a) && is_id(b) {
+            return Ok(());
+        }
+        let key = self
+            .seat_key(*offender)
+            .ok_or_else(|| format!("it names seat {offender}, which this table does not have"))?;
+        let mut parsed = Vec::new();
+        for text in [a, b] {
+            let ev = Event::from_json(text).map_err(|_| "an event in it is unreadable")?;
+            ev.verify()
+                .map_err(|_| "an event in it does not carry a valid signature")?;
+            if ev.pubkey != *key {
+                return Err("an event in it is not signed by the seat it names".into());
+            }
+            let p = parse_log(&ev, &self.table_hex)
+                .map_err(|e| format!("an event in it is not of this table's log: {e}"))?;
+            if matches!(
+                p.body,
+                Body::Vote { .. } | Body::Leave {} | Body::Back {} | Body::Evidence { .. }
+            ) {
+                return Err(format!("a {} is not a step's contribution", p.body.name()));
+            }
+            parsed.push((ev.id, p));
+        }
+        let ((ia, pa), (ib, pb)) = (&parsed[0], &parsed[1]);
+        if ia == ib {
+            return Err("it carries the same event twice".into());
+        }
+        if pa.step != pb.step || pa.prev != pb.prev {
+            return Err("its two events are for different steps or heads".into());
+        }
+        Ok(())
     }
 
     fn since(&self, before: usize) -> Vec<Violation> {

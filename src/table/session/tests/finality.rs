@@ -114,7 +114,10 @@ fn a_late_end_confirmation_changes_no_verdict() {
     h.run(12);
     assert!(h.spectator.is_finished());
     assert!(
-        matches!(h.spectator.verdicts().last(), Some(Verdict::Finished { .. })),
+        matches!(
+            h.spectator.verdicts().last(),
+            Some(Verdict::Finished { .. })
+        ),
         "{:?}",
         h.spectator.verdicts()
     );
@@ -126,4 +129,125 @@ fn a_late_end_confirmation_changes_no_verdict() {
     h.settle();
     h.agree();
     replays_agree(&h, &verdicts, &end);
+}
+
+/// A log event of `seat`'s for `step` naming `prev`, with `bytes` of filler in a move.
+fn filler<G: Game + 'static>(
+    h: &Harness<G>,
+    seat: usize,
+    step: u32,
+    prev: &str,
+    bytes: usize,
+    at: u64,
+) -> Event {
+    let p = Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step,
+        prev: prev.to_string(),
+        ahead: None,
+        body: Body::Move {
+            action: serde_json::Value::String("x".repeat(bytes)),
+        },
+    };
+    h.sign(seat, &p, at)
+}
+
+#[test]
+fn a_seated_flood_leaves_every_client_and_a_late_verifier_with_the_true_table() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    // The table as it plays without the flood.
+    let mut clean = Harness::new(game.clone(), 36, quick());
+    clean.run(8);
+    let (verdicts, end) = (
+        clean.spectator.verdicts().to_vec(),
+        clean.spectator.game().clone(),
+    );
+    // The same table, where seat 2 — which plays honestly otherwise — publishes, once the
+    // first deal is under way, 1,000 contributions of 24 KB for steps ahead (beyond every
+    // per-seat budget) and 1,000 votes, before its real events for those steps exist.
+    let mut h = Harness::new(game, 36, quick());
+    h.settle_to_decision();
+    let (step, head) = h.spectator.position();
+    let mut junk = Vec::new();
+    for i in 0..1_000u32 {
+        let prev = if i % 3 == 0 {
+            head.clone()
+        } else {
+            hex::encode([i as u8; 32])
+        };
+        junk.push(filler(&h, 2, step + 2 + i % 40, &prev, 24_000, h.now));
+        junk.push(h.vote_event(2, step + i % 40, &prev, vec![0, 1], h.now + u64::from(i)));
+    }
+    for ev in junk {
+        h.publish(ev);
+    }
+    h.run(8);
+    h.agree();
+    assert_eq!(h.spectator.verdicts(), verdicts.as_slice());
+    assert_eq!(h.spectator.game(), &end);
+    // Nobody held more than the bounds allow: 8 MiB ahead per seat, four events a step.
+    for s in h.seats.iter().chain([&h.spectator]) {
+        assert!(s.held_bytes() < 12 << 20, "{} bytes held", s.held_bytes());
+        assert!(s.stats().dropped > 0);
+    }
+    // A late verifier, fed everything at once in step order, and clients fed it in any order
+    // that then ask again for what their bounds turned away, reach the same table.
+    let all = h.log.clone();
+    let mut v = Session::new(h.cfg.clone(), h.spectator.initial.clone(), None).unwrap();
+    v.handle_all(&all);
+    assert!(v.is_finished());
+    assert_eq!(v.verdicts(), verdicts.as_slice());
+    assert_eq!(v.game(), &end);
+    let mut orders = vec![all.clone()];
+    let mut backwards = all.clone();
+    backwards.reverse();
+    orders.push(backwards);
+    let mut shuffled = all.clone();
+    shuffled.shuffle(&mut StdRng::seed_from_u64(9));
+    orders.push(shuffled);
+    for (i, order) in orders.iter().enumerate() {
+        let mut c = Session::new(h.cfg.clone(), h.spectator.initial.clone(), None).unwrap();
+        for e in order {
+            c.handle(e);
+        }
+        c.serve_wants(&all);
+        assert!(c.is_finished(), "order {i}: {:?}", c.awaiting());
+        assert_eq!(c.verdicts(), verdicts.as_slice(), "order {i}");
+        assert_eq!(c.game(), &end, "order {i}");
+    }
+}
+
+#[test]
+fn evidence_that_proves_no_fork_is_attributed_to_its_publisher() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 37, quick());
+    h.settle_to_decision();
+    let (step, head) = h.spectator.position();
+    // Seat 1 accuses seat 0 with two events that are seat 1's own.
+    let a = filler(&h, 1, step, &head, 10, h.now);
+    let b = filler(&h, 1, step, &head, 11, h.now);
+    let p = Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step,
+        prev: head.clone(),
+        ahead: None,
+        body: Body::Evidence {
+            offender: 0,
+            reason: "two different events".into(),
+            events: vec![a.as_json(), b.as_json()],
+        },
+    };
+    let ev = h.sign(1, &p, h.now);
+    let violations = h.spectator.handle(&ev);
+    let named = violations
+        .iter()
+        .find(|v| matches!(v, Violation::Invalid { id, .. } if *id == ev.id.to_hex()))
+        .expect("the fabricated evidence is named");
+    assert_eq!(named.culprit(), 1);
+    assert!(
+        named.to_string().contains("evidence that proves no fork"),
+        "{named}"
+    );
 }
