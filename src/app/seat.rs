@@ -204,6 +204,7 @@ impl Visit for PlaySeat {
                 pool: crate::net::pool::PoolConfig::default(),
                 names: self.names.clone(),
                 speculate: true,
+                clock_skew: crate::app::common::clock_skew(),
             };
             let printer = || crate::ui::line::printer::<G>(self.names.clone(), Some(self.seat));
             let report = match self.ui {

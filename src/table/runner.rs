@@ -4,9 +4,10 @@
 //! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
 //! loop never stops listening while a person thinks.
 
+use super::clock::TableClock;
 use super::error::TableError;
 use super::journal::{signed_key, Journal};
-use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
+use super::session::{relay_secs, Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
 use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
@@ -156,6 +157,9 @@ pub struct RunConfig<G: TableGame> {
     /// Make this seat's next shuffle on a deck while still checking it (PROTOCOL.md §5.10);
     /// off only to measure what it saves.
     pub speculate: bool,
+    /// Seconds this machine's clock reads off (0; tests of clock skew set it): the client
+    /// corrects its clock from the other seats' heartbeats ([`TableClock`]).
+    pub clock_skew: i64,
 }
 
 /// What a client saw and checked by the end.
@@ -326,9 +330,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         unsent.extend(cfg.journal.as_ref().map_or(Vec::new(), |j| j.own_events()));
     }
     let mut published = 0u64;
+    let mut clock = TableClock::new(cfg.clock_skew);
     let mut health = RelayHealth {
         total: cfg.relays.len(),
-        heard: vec![now_unix(); seat_keys.len()],
+        heard: vec![clock.now(now_unix()); seat_keys.len()],
         ..RelayHealth::default()
     };
     let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
@@ -336,6 +341,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let mut delayed: Vec<(Instant, Event)> = Vec::new();
     let mut last_move = Instant::now();
     let mut last_position = session.position();
+    // Since when the open step has been in every other seat's reach, as far as this client
+    // knows (PROTOCOL.md §7.2: it votes no earlier than the step's allowance after that).
+    let mut visible = Instant::now();
     let mut relays_checked: Option<Instant> = None;
     let mut quit = cfg.decider.quit();
     // Since when this seat's signed leave has been on its way to the relays.
@@ -393,7 +401,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 // Signed by the pool (its keys are this seat's), mined off the runtime's
                 // threads when the table carries proof of work.
                 None => pool
-                    .sign_mined(log_event(&cfg.host, &payload), cfg.spec.pow)
+                    .sign_mined(
+                        log_event(&cfg.host, &payload)
+                            .custom_created_at(Timestamp::from(clock.now(now_unix()))),
+                        cfg.spec.pow,
+                    )
                     .await
                     .map_err(|e| match e {
                         crate::net::NetError::Sign(why) => TableError::Signing(why),
@@ -474,7 +486,8 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             last_beat = Some(Instant::now());
             // Sent aside, never awaited: some relays do not answer OK to an ephemeral event,
             // and a heartbeat no relay takes is simply missed; the next one comes.
-            let beat = wire::presence_event(&cfg.host, &cfg.spec.table);
+            let beat = wire::presence_event(&cfg.host, &cfg.spec.table, clock.correction())
+                .custom_created_at(Timestamp::from(clock.now(now_unix())));
             let pow = cfg.spec.pow;
             let pool = pool.clone();
             tokio::spawn(async move {
@@ -492,6 +505,12 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if session.position() != last_position {
             last_position = session.position();
             last_move = Instant::now();
+            visible = Instant::now();
+        }
+        // The others see a step only once this client's own events that lead to it reached a
+        // relay: until then nobody can be late for it.
+        if !unsent.is_empty() {
+            visible = Instant::now();
         }
         if session.is_finished() && unsent.is_empty() && delayed.is_empty() {
             break;
@@ -505,8 +524,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             (None, Some(_)) => pending = None,
             _ => {}
         }
-        let now = now_unix();
-        if session.vote(now) {
+        let now = clock.now(now_unix());
+        let patience = Duration::from_secs(session.step_secs() + relay_secs(&cfg.spec.deadlines));
+        let seen_long_enough = visible.elapsed() >= patience;
+        if seen_long_enough && session.vote(now) {
             continue;
         }
         // Held events whose time has come.
@@ -523,6 +544,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         let mut wake = Duration::from_secs(3600);
         if let Some(t) = session.vote_due() {
             wake = wake.min(Duration::from_secs(t.saturating_sub(now).max(1)));
+            if !seen_long_enough {
+                wake = wake.min(
+                    patience
+                        .saturating_sub(visible.elapsed())
+                        .max(Duration::from_millis(100)),
+                );
+            }
         }
         if let Some(t) = held.iter().map(|e| e.created_at.as_secs()).min() {
             wake = wake.min(Duration::from_secs(
@@ -555,7 +583,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     health.last_error.unwrap_or_default()
                 )));
             }
-            let now = now_unix();
+            let now = clock.now(now_unix());
             let silent: Vec<Seat> = (0..seat_keys.len() as Seat)
                 .filter(|s| Some(*s) != seat)
                 .filter(|s| now.saturating_sub(health.heard[*s as usize]) >= cfg.idle.as_secs())
@@ -584,10 +612,17 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 while let Some(more) = sub.try_recv() {
                     batch.push(more);
                 }
-                // Anything a seat signed says its client is alive; heartbeats say only that.
-                let now = now_unix();
+                // Anything a seat signed says its client is alive; heartbeats say only that, and
+                // how their clocks read.
+                let system = now_unix();
                 for ev in &batch {
                     if let Some(i) = seat_keys.iter().position(|k| *k == ev.pubkey) {
+                        if ev.kind == Kind::from(wire::KIND_PRESENCE) && Some(i as Seat) != seat {
+                            if let Some(c) = wire::presence_clock(ev) {
+                                clock.observe(i as Seat, ev.created_at.as_secs(), c, system);
+                            }
+                        }
+                        let now = clock.now(system);
                         health.heard[i] = health.heard[i].max(ev.created_at.as_secs().min(now));
                     }
                 }
@@ -597,7 +632,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 }
                 let (now_batch, later): (Vec<Event>, Vec<Event>) = batch
                     .into_iter()
-                    .partition(|e| e.created_at.as_secs() <= now_unix() + CLOCK_SKEW_SECS);
+                    .partition(|e| {
+                        e.created_at.as_secs() <= clock.now(now_unix()) + CLOCK_SKEW_SECS
+                    });
                 // Events dated ahead wait for their time, within a bound: a seated key dating
                 // events far in the future must not grow this client's memory. Past the bound
                 // the furthest-dated are dropped (an honest client's clock is never that far

@@ -375,6 +375,7 @@ impl Visit for Follow {
                 names: self.names.clone(),
                 // A spectator owes no shuffle.
                 speculate: false,
+                clock_skew: 0,
             };
             let report = run_client(cfg).await?;
             for v in &report.violations {

@@ -287,10 +287,26 @@ pub fn log_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filte
     }
 }
 
-/// A seat's heartbeat at a table: empty content, the table's coordinate as its only tag.
-pub fn presence_event(host: &PublicKey, table: &str) -> EventBuilder {
-    EventBuilder::new(Kind::from(KIND_PRESENCE), "")
-        .tags([Tag::coordinate(table_coordinate(host, table), None)])
+/// A seat's heartbeat at a table: the table's coordinate as its only tag, and as content the
+/// correction its client applies to its machine's clock (`{"clock":-3}`, seconds; see
+/// `table::clock`).
+pub fn presence_event(host: &PublicKey, table: &str, correction: i64) -> EventBuilder {
+    EventBuilder::new(
+        Kind::from(KIND_PRESENCE),
+        serde_json::json!({ "clock": correction }).to_string(),
+    )
+    .tags([Tag::coordinate(table_coordinate(host, table), None)])
+}
+
+/// The clock correction a heartbeat carries, if it says one.
+pub fn presence_clock(event: &Event) -> Option<i64> {
+    #[derive(Deserialize)]
+    struct Beat {
+        clock: i64,
+    }
+    serde_json::from_str::<Beat>(&event.content)
+        .ok()
+        .map(|b| b.clock)
 }
 
 /// The heartbeats of a table's seats.
