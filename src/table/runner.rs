@@ -276,6 +276,10 @@ const BACK_WINDOW: Duration = Duration::from_secs(30);
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
 const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
 
+/// How long after a relay's `rate-limited:` this client counts the relays as congested: a
+/// minute, the window public relays count in.
+const CONGESTED: Duration = Duration::from_secs(60);
+
 /// How long before a step's events turned away under a flood are asked for again.
 const ASK_AGAIN: Duration = Duration::from_secs(5);
 
@@ -479,7 +483,15 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if seat.is_some()
             && leaving.is_none()
             && !session.is_finished()
-            && last_beat.is_none_or(|t| t.elapsed() >= HEARTBEAT)
+            && last_beat.is_none_or(|t| {
+                // A throttling relay's room goes to the table's events first.
+                let every = if pool.limited_within(CONGESTED) {
+                    HEARTBEAT * 3
+                } else {
+                    HEARTBEAT
+                };
+                t.elapsed() >= every
+            })
             && unsent.is_empty()
             && pool.has_room(2)
         {
@@ -525,7 +537,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             _ => {}
         }
         let now = clock.now(now_unix());
-        let patience = Duration::from_secs(session.step_secs() + relay_secs(&cfg.spec.deadlines));
+        // When relays throttle this client, they likely throttle the others too: give an event
+        // held back a relay's window longer before voting (PROTOCOL.md §7.2).
+        let congested = pool.limited_within(CONGESTED) || !unsent.is_empty();
+        let patience = Duration::from_secs(session.step_secs() + relay_secs(&cfg.spec.deadlines))
+            + if congested { CONGESTED } else { Duration::ZERO };
         let seen_long_enough = visible.elapsed() >= patience;
         if seen_long_enough && session.vote(now) {
             continue;
