@@ -320,6 +320,9 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
             "End of Round piety: {} {catholic} Catholic and {protestant} Protestant",
             says(n(*seat), "gains")
         ),
+        Entry::Repaid { seat, count: 0, .. } => {
+            format!("{} the Loans unpaid", says(n(*seat), "leaves"))
+        }
         Entry::Repaid {
             seat,
             count: c,

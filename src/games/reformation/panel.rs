@@ -250,7 +250,7 @@ impl Panel<Reformation> for ReformPanel {
                 vp,
                 p.hand
             );
-            if let Some(r) = p.role {
+            if let Some(r) = p.role.filter(|r| *r != super::data::Role::Bertram) {
                 first.push(' ');
                 first.push_str(&short(&role_name(data, r), 10));
             }
@@ -295,14 +295,15 @@ impl Panel<Reformation> for ReformPanel {
         if v.trick.is_empty() {
             trick.push(Span::styled("no card yet", theme.dim()));
         }
+        let mut used = trick.iter().map(|s| s.content.chars().count()).sum::<usize>();
         for (i, c) in v.trick.iter().enumerate() {
-            if i > 0 {
-                trick.push(Span::raw(" · "));
-            }
             let mut t = format!(
-                "{} {}",
+                "{} {} {}",
                 short(&ctx.name(c.seat), 6),
-                c.card.map(|x| code(data, x)).unwrap_or_else(|| "??".into())
+                c.card.map(|x| code(data, x)).unwrap_or_else(|| "??".into()),
+                c.card
+                    .map(|x| short(&name(data, x), 11))
+                    .unwrap_or_default()
             );
             if let Some(d) = c.declared {
                 t.push_str(&format!(" as {}", d.letter()));
@@ -312,6 +313,17 @@ impl Panel<Reformation> for ReformPanel {
                 t.push_str(" †");
                 style = theme.dim();
             }
+            let sep = if i > 0 { " · " } else { "" };
+            // A trick too long for one row goes on to the next.
+            if used + sep.len() + t.chars().count() > width {
+                rows.push(Line::from(std::mem::take(&mut trick)));
+                trick.push(Span::raw("  "));
+                used = 2;
+            } else if !sep.is_empty() {
+                trick.push(Span::raw(sep));
+                used += sep.len();
+            }
+            used += t.chars().count();
             trick.push(Span::styled(t, style));
         }
         rows.push(Line::from(trick));

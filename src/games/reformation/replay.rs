@@ -337,6 +337,14 @@ impl Script {
                     if auto.is_some() {
                         next += 1;
                     }
+                    // An "auto" left when the game is over has nothing to play.
+                    while self
+                        .actions
+                        .get(next)
+                        .is_some_and(|a| matches!(a.trim(), "auto" | "auto-all"))
+                    {
+                        next += 1;
+                    }
                     if next < self.actions.len() {
                         failure = Some((RuleError::Finished.to_string(), Some(next)));
                     }
