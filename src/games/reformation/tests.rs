@@ -420,6 +420,7 @@ fn setups_and_variant_files_are_checked_in_words() {
     assert_eq!(g.data().cards[7].money, 2);
     // The announced setup reads back the same and stays far under an event's 64 KiB.
     let json = serde_json::to_string(&s).unwrap();
+    eprintln!("a setup carrying the whole data: {} bytes of JSON", json.len());
     assert!(json.len() < 40_000, "{}", json.len());
     assert_eq!(serde_json::from_str::<Setup>(&json).unwrap(), s);
     for v in entry::VARIANTS {
