@@ -58,7 +58,8 @@ impl Eye<'_> {
         v += 0.25 * f64::from(cat.at_least_one.max(0));
         if d.guild {
             let g = self.reign.guild;
-            v += f64::from(g.per_card) + 0.35 * f64::from(g.most) + 0.25 * f64::from(g.at_least_one);
+            v +=
+                f64::from(g.per_card) + 0.35 * f64::from(g.most) + 0.25 * f64::from(g.at_least_one);
         }
         let (_, wc, wp) = self.weights();
         // End of Round piety: one per living card of a religion.
@@ -82,7 +83,9 @@ impl Eye<'_> {
     /// What a card is worth to whoever holds it, for targets: money, piety and a living card.
     fn worth(&self, c: &TrickCard) -> f64 {
         let d = self.def(c.card.expect("shown"));
-        f64::from(d.money) * 0.3 + f64::from(d.piety) * 0.2 + self.living(c.card.expect("shown"), c.faith)
+        f64::from(d.money) * 0.3
+            + f64::from(d.piety) * 0.2
+            + self.living(c.card.expect("shown"), c.faith)
     }
 
     /// The trick resolved as if this bot won it, in VP.
@@ -175,7 +178,7 @@ impl<R: Rng + Send> ReformBot<R> {
                 // card is kept for following.
                 let wild = if d.suit == Suit::Wild { -0.8 } else { 0.0 };
                 let decl = match declare {
-                    Some(s) if s == Suit::Nobles => 0.01,
+                    Some(Suit::Nobles) => 0.01,
                     _ => 0.0,
                 };
                 rank * 2.0 + eye.living(card, faith) * 0.3 + wild + decl

@@ -407,7 +407,10 @@ impl VariantFile {
 
     /// Whether it changes the cards, rules or roles (and so must travel with the table).
     pub fn has_data(&self) -> bool {
-        self.cards.is_some() || self.rules.is_some() || self.bertram.is_some() || self.roles.is_some()
+        self.cards.is_some()
+            || self.rules.is_some()
+            || self.bertram.is_some()
+            || self.roles.is_some()
     }
 
     /// The built-in data with this file's parts in place of its own.
@@ -557,7 +560,9 @@ impl Data {
         in_range(r.loan_repay, 1, 69, || "rules.loan_repay".into())?;
         in_range(r.loan_penalty, 0, 69, || "rules.loan_penalty".into())?;
         in_range(r.tally_max, 9, 999, || "rules.tally_max".into())?;
-        in_range(r.pennant_step, 1, r.tally_max, || "rules.pennant_step".into())?;
+        in_range(r.pennant_step, 1, r.tally_max, || {
+            "rules.pennant_step".into()
+        })?;
         if r.round_taxes.len() != REIGNS {
             return Err(format!(
                 "rules.round_taxes names the pile of each of the 3 reigns, not {}",
@@ -565,7 +570,10 @@ impl Data {
             ));
         }
         let mut names = std::collections::BTreeSet::new();
-        for (k, role) in std::iter::once(&self.bertram).chain(&self.roles).enumerate() {
+        for (k, role) in std::iter::once(&self.bertram)
+            .chain(&self.roles)
+            .enumerate()
+        {
             let at = || {
                 if k == 0 {
                     format!("bertram ({})", role.name)
@@ -724,7 +732,10 @@ mod tests {
         let gilbert = &d.cards[d.find("Preacher Gilbert").unwrap()];
         assert_eq!((gilbert.religion, gilbert.piety), (Religion::Catholic, 6));
         let cat = &d.cards[d.find("Catherine de Medici").unwrap()];
-        assert_eq!((cat.religion, cat.piety, cat.rank), (Religion::Catholic, 4, 9));
+        assert_eq!(
+            (cat.religion, cat.piety, cat.rank),
+            (Religion::Catholic, 4, 9)
+        );
         let knight = &d.cards[d.find("Valiant Knight").unwrap()];
         assert_eq!((knight.religion, knight.piety), (Religion::Prevailing, 2));
         let bailiff = &d.cards[d.find("Bailiff 10").unwrap()];
@@ -748,7 +759,10 @@ mod tests {
         let mut d = Data::builtin().clone();
         d.cards[7].money = 99;
         let e = d.validate().unwrap_err();
-        assert!(e.contains("card 8 (Valiant Knight, Nobles 8): money must be -20 to 20"), "{e}");
+        assert!(
+            e.contains("card 8 (Valiant Knight, Nobles 8): money must be -20 to 20"),
+            "{e}"
+        );
         let mut d = Data::builtin().clone();
         d.cards.retain(|c| c.monarch != Some(2));
         let e = d.validate().unwrap_err();

@@ -56,17 +56,31 @@ pub enum Quiet {
 #[serde(rename_all = "snake_case", tag = "did")]
 pub enum Did {
     /// Collected money from these cards (the winner's gain).
-    Taxes { from: Vec<CardId>, amount: i32 },
+    Taxes {
+        from: Vec<CardId>,
+        amount: i32,
+    },
     Piety {
         from: Vec<CardId>,
         catholic: i32,
         protestant: i32,
     },
-    LostPiety { amount: i32 },
-    Killed { victims: Vec<CardId> },
-    Condemned { victims: Vec<CardId> },
-    Converted { victims: Vec<CardId>, to: Faith },
-    Nothing { why: Quiet },
+    LostPiety {
+        amount: i32,
+    },
+    Killed {
+        victims: Vec<CardId>,
+    },
+    Condemned {
+        victims: Vec<CardId>,
+    },
+    Converted {
+        victims: Vec<CardId>,
+        to: Faith,
+    },
+    Nothing {
+        why: Quiet,
+    },
 }
 
 /// The outcome of a card's turn to act.
@@ -74,7 +88,10 @@ pub enum Did {
 pub enum Acted {
     Done(Vec<Did>),
     /// The winner must pick one of these trick cards (indices).
-    Choose { kind: ChoiceKind, options: Vec<usize> },
+    Choose {
+        kind: ChoiceKind,
+        options: Vec<usize>,
+    },
 }
 
 fn def<'a>(data: &'a Data, c: &TrickCard) -> &'a super::data::CardDef {
@@ -143,9 +160,7 @@ fn selected(
 }
 
 fn cards(trick: &[TrickCard], idx: &[usize]) -> Vec<CardId> {
-    idx.iter()
-        .map(|&i| trick[i].card.expect("shown"))
-        .collect()
+    idx.iter().map(|&i| trick[i].card.expect("shown")).collect()
 }
 
 fn collect_taxes(data: &Data, trick: &[TrickCard], idx: &[usize], gains: &mut Gains) -> Did {

@@ -81,7 +81,12 @@ pub fn name(data: &Data, c: CardId) -> String {
 /// A card with its suit and rank: "Valiant Knight (Nobles 8)".
 pub fn card(data: &Data, c: CardId) -> String {
     let d = &data.cards[usize::from(c.0)];
-    format!("{} ({} {})", data.label(usize::from(c.0)), d.suit.word(), d.rank)
+    format!(
+        "{} ({} {})",
+        data.label(usize::from(c.0)),
+        d.suit.word(),
+        d.rank
+    )
 }
 
 /// Its compact code: "N8", "W10".
@@ -459,7 +464,9 @@ fn hand_card(view: &ReformView, word: &str) -> Result<u16, String> {
             })
         })
         .map(|(p, _)| *p)
-        .ok_or_else(|| format!("'{w}' is not a card of your hand (name it, as Valiant Knight or N8)"))
+        .ok_or_else(|| {
+            format!("'{w}' is not a card of your hand (name it, as Valiant Knight or N8)")
+        })
 }
 
 /// One of `options` (cards) a person named by number (1 = first) or name.
@@ -578,7 +585,11 @@ pub fn parse(input: &str, view: &ReformView, legal: &[Action]) -> Result<Action,
                 .map_err(|_| "name the player who leads by seat number (#2) or 'me'".into())
         }
         Phase::Repay => {
-            let body = if word == "repay" { rest } else { text.to_string() };
+            let body = if word == "repay" {
+                rest
+            } else {
+                text.to_string()
+            };
             match body.trim().to_ascii_lowercase().as_str() {
                 "" | "no" | "none" => Ok(Action::Repay { count: 0 }),
                 n => n
@@ -596,7 +607,12 @@ pub fn parse(input: &str, view: &ReformView, legal: &[Action]) -> Result<Action,
             let options: Vec<(Action, String)> = view
                 .free_roles
                 .iter()
-                .map(|r| (Action::Role { role: *r }, data.roles[usize::from(*r)].name.clone()))
+                .map(|r| {
+                    (
+                        Action::Role { role: *r },
+                        data.roles[usize::from(*r)].name.clone(),
+                    )
+                })
                 .collect();
             pick(&options, &body, "a Role")
         }
@@ -610,7 +626,12 @@ pub fn parse(input: &str, view: &ReformView, legal: &[Action]) -> Result<Action,
                 .agenda
                 .iter()
                 .filter_map(|(p, r)| {
-                    r.map(|r| (Action::Agenda { position: *p }, data.roles[usize::from(r)].name.clone()))
+                    r.map(|r| {
+                        (
+                            Action::Agenda { position: *p },
+                            data.roles[usize::from(r)].name.clone(),
+                        )
+                    })
                 })
                 .collect();
             pick(&options, &body, "a Role")
@@ -686,7 +707,11 @@ impl TableGame for Reformation {
             (v.tricks + 1).min(12)
         );
         for p in &v.players {
-            let arrow = if v.to_act.contains(&p.seat) { "▶" } else { " " };
+            let arrow = if v.to_act.contains(&p.seat) {
+                "▶"
+            } else {
+                " "
+            };
             let _ = write!(
                 s,
                 "{arrow} {:<10} money {:>2}  piety C{:>2} P{:>2}  pennants {}/{}/{}  loans {}  VP {}  hand {:>2}",
@@ -725,7 +750,10 @@ impl TableGame for Reformation {
                         count(pl.count as u64, "card", "cards")
                     )
                 } else {
-                    names_of(data, &pl.cards.iter().rev().map(|c| c.card).collect::<Vec<_>>())
+                    names_of(
+                        data,
+                        &pl.cards.iter().rev().map(|c| c.card).collect::<Vec<_>>(),
+                    )
                 };
                 piles.push(format!("{label}: {cards}"));
             }

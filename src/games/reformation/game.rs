@@ -3,9 +3,7 @@
 //! Royal Execution, End of Round taxes, piety, loans and scoring, and the end of the game.
 //! Rules: `protocol/rules/reformation.md` (cited as §). Pure: no I/O, clock or randomness.
 
-use super::data::{
-    Data, Faith, Role, RoleMode, Suit, HAND, REIGNS,
-};
+use super::data::{Data, Faith, Role, RoleMode, Suit, HAND, REIGNS};
 use super::effects::{self, Acted, ChoiceKind, Did, Gains, TrickCard};
 use super::scoring::{self, pile, pile_faith, EndScore, Placed, ReignScore, Tableau};
 use crate::cards::{CardId, DeckSpec};
@@ -49,7 +47,10 @@ pub enum Action {
     /// The chooser names the player who leads the reign's first trick.
     Start { seat: Seat },
     /// Play the card in this slot; a Wild card names the suit it is declared as.
-    Play { position: u16, declare: Option<Suit> },
+    Play {
+        position: u16,
+        declare: Option<Suit>,
+    },
     /// The trick's winner picks the card (its index in the trick) for a pending effect.
     Choose { index: u8 },
     /// A surviving Monarch's owner executes the card played from this slot.
@@ -156,9 +157,7 @@ impl Setup {
                         .into(),
                 )
             }
-            RoleMode::Chosen | RoleMode::Dealt
-                if roles < usize::from(self.players).max(2) =>
-            {
+            RoleMode::Chosen | RoleMode::Dealt if roles < usize::from(self.players).max(2) => {
                 return bad(format!(
                     "{} players need at least {} Roles; the set has {roles}",
                     self.players,
@@ -750,7 +749,12 @@ impl Reformation {
             .collect();
         let key = |&(p, c): &(u16, CardId)| (self.card_rank(c), self.card_suit(c), p);
         let led = self.led();
-        let pick = |f: &dyn Fn(Suit) -> bool| held.iter().filter(|x| f(self.card_suit(x.1))).min_by_key(|x| key(x)).copied();
+        let pick = |f: &dyn Fn(Suit) -> bool| {
+            held.iter()
+                .filter(|x| f(self.card_suit(x.1)))
+                .min_by_key(|x| key(x))
+                .copied()
+        };
         if let Some((p, _)) = led.and_then(|l| pick(&|s| s == l)) {
             return (p, None);
         }
@@ -785,13 +789,10 @@ impl Reformation {
         if deck < 10 {
             let k = (deck as usize).checked_sub(1);
             return match k {
-                None => self
-                    .roles
-                    .get(&(position as Seat))
-                    .and_then(|r| match r {
-                        Some(Role::Card(i)) => Some(CardId(u16::from(*i))),
-                        _ => None,
-                    }),
+                None => self.roles.get(&(position as Seat)).and_then(|r| match r {
+                    Some(Role::Card(i)) => Some(CardId(u16::from(*i))),
+                    _ => None,
+                }),
                 Some(k) => self
                     .agenda_cards
                     .get(&(k as Seat))
@@ -831,7 +832,10 @@ impl Reformation {
     /// before (§ Misplays), then the next player plays or the trick is resolved.
     fn place(&mut self, seat: Seat, position: u16, declare: Option<Suit>, auto: bool) {
         let m = self.monarch();
-        let card = self.slot(seat, position).and_then(|s| s.card(m)).expect("shown");
+        let card = self
+            .slot(seat, position)
+            .and_then(|s| s.card(m))
+            .expect("shown");
         let suit = self.card_suit(card);
         let leads = self.trick.is_empty();
         if declare.is_some() != (suit == Suit::Wild) {
@@ -1006,8 +1010,8 @@ impl Reformation {
             }
         }
         let q = self.players.get_mut(&seat).expect("a player");
-        for i in 0..3 {
-            q.best[i] = q.best[i].max(now[i]);
+        for (best, now) in q.best.iter_mut().zip(now) {
+            *best = (*best).max(now);
         }
     }
 
@@ -1071,7 +1075,13 @@ impl Reformation {
                         .map(|c| c.position),
                 );
             } else {
-                v.extend(p.tableau.living.iter().filter_map(|l| l.last()).map(|c| c.position));
+                v.extend(
+                    p.tableau
+                        .living
+                        .iter()
+                        .filter_map(|l| l.last())
+                        .map(|c| c.position),
+                );
             }
         }
         v.sort_unstable();
@@ -1359,9 +1369,10 @@ impl ReformView {
         self.players
             .iter()
             .find(|p| {
-                p.piles
-                    .iter()
-                    .any(|pl| pl.top.is_some_and(|t| t.position == position) || pl.cards.iter().any(|c| c.position == position))
+                p.piles.iter().any(|pl| {
+                    pl.top.is_some_and(|t| t.position == position)
+                        || pl.cards.iter().any(|c| c.position == position)
+                })
             })
             .map(|p| p.seat)
     }
@@ -1438,7 +1449,9 @@ impl Game for Reformation {
             Phase::Repay => {
                 let p = &self.players[&seat];
                 let most = i32::from(p.loans).min(p.money / self.data().rules.loan_repay);
-                (0..=most as u8).map(|count| Action::Repay { count }).collect()
+                (0..=most as u8)
+                    .map(|count| Action::Repay { count })
+                    .collect()
             }
             _ => Vec::new(),
         }
@@ -1507,7 +1520,10 @@ impl Game for Reformation {
             }
             (Phase::Agendas, Action::Agenda { position }) => {
                 if usize::from(position) >= self.data().roles.len() {
-                    return Err(illegal(seat, "that is not a card of your copy of the Roles"));
+                    return Err(illegal(
+                        seat,
+                        "that is not a card of your copy of the Roles",
+                    ));
                 }
                 self.sealed.insert(seat, position);
                 if let Some(Some(c)) = self
@@ -1555,7 +1571,9 @@ impl Game for Reformation {
                         let c = slot.card(self.monarch()).expect("known");
                         let why = match (self.card_suit(c), declare) {
                             (Suit::Wild, None) => "declare the suit your Wild card is played as",
-                            (s, Some(_)) if s != Suit::Wild => "only a Wild card is declared as a suit",
+                            (s, Some(_)) if s != Suit::Wild => {
+                                "only a Wild card is declared as a suit"
+                            }
                             _ => "follow the suit led when you can (or play a Wild card)",
                         };
                         return Err(illegal(seat, why));
@@ -1603,8 +1621,13 @@ impl Game for Reformation {
                 }
                 let (actor, kind) = (choice.actor, choice.kind);
                 let res = self.resolution.as_mut().expect("resolving");
-                let did =
-                    effects::chosen(self.setup.data(), &mut self.trick, kind, pick, &mut res.gains);
+                let did = effects::chosen(
+                    self.setup.data(),
+                    &mut self.trick,
+                    kind,
+                    pick,
+                    &mut res.gains,
+                );
                 res.choice = None;
                 res.next += 1;
                 let winner = res.winner;
@@ -1626,7 +1649,13 @@ impl Game for Reformation {
                 let owner = *self
                     .players
                     .iter()
-                    .find(|(_, p)| p.tableau.living.iter().flatten().any(|c| c.position == position))
+                    .find(|(_, p)| {
+                        p.tableau
+                            .living
+                            .iter()
+                            .flatten()
+                            .any(|c| c.position == position)
+                    })
                     .expect("a target lies on a board")
                     .0;
                 let victim = self

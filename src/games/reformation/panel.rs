@@ -79,8 +79,7 @@ impl ReformPanel {
         if !self.legal.contains(&a) {
             self.notice = Some(match a {
                 Action::Play { .. } => {
-                    "that card cannot be played now: follow the suit led or play a Wild card"
-                        .into()
+                    "that card cannot be played now: follow the suit led or play a Wild card".into()
                 }
                 _ => "that move is not allowed now".into(),
             });
@@ -121,7 +120,10 @@ impl ReformPanel {
         }
         if self.declaring {
             for s in Suit::DECLARABLE {
-                k.push((s.letter().to_ascii_lowercase().to_string(), format!("as {}", s.word())));
+                k.push((
+                    s.letter().to_ascii_lowercase().to_string(),
+                    format!("as {}", s.word()),
+                ));
             }
             k.push(("Esc".into(), "back".into()));
             return k;
@@ -178,10 +180,12 @@ impl Panel<Reformation> for ReformPanel {
         if self.declaring {
             match key.code {
                 KeyCode::Esc => self.declaring = false,
-                KeyCode::Char(c) => match Suit::parse(&c.to_string()).filter(|s| *s != Suit::Wild) {
-                    Some(s) => return self.play_cursor(Some(s)),
-                    None => self.notice = Some(self.help()),
-                },
+                KeyCode::Char(c) => {
+                    match Suit::parse(&c.to_string()).filter(|s| *s != Suit::Wild) {
+                        Some(s) => return self.play_cursor(Some(s)),
+                        None => self.notice = Some(self.help()),
+                    }
+                }
                 _ => self.notice = Some(self.help()),
             }
             return Outcome::None;
@@ -235,7 +239,11 @@ impl Panel<Reformation> for ReformPanel {
         let width = area.width.saturating_sub(2) as usize;
         let mut rows: Vec<Line> = Vec::new();
         for p in &v.players {
-            let arrow = if v.to_act.contains(&p.seat) { "▶ " } else { "  " };
+            let arrow = if v.to_act.contains(&p.seat) {
+                "▶ "
+            } else {
+                "  "
+            };
             let vp = p.vp.map_or("?".into(), |x| x.to_string());
             let mut first = format!(
                 "{:<10} ${:<2} C{:<2} P{:<2} ⚑{}/{}/{} L{} VP {:<3} hand {:<2}",
@@ -295,7 +303,10 @@ impl Panel<Reformation> for ReformPanel {
         if v.trick.is_empty() {
             trick.push(Span::styled("no card yet", theme.dim()));
         }
-        let mut used = trick.iter().map(|s| s.content.chars().count()).sum::<usize>();
+        let mut used = trick
+            .iter()
+            .map(|s| s.content.chars().count())
+            .sum::<usize>();
         for (i, c) in v.trick.iter().enumerate() {
             let mut t = format!(
                 "{} {} {}",

@@ -109,7 +109,9 @@ pub struct Output {
 
 fn piles(data: &Data, t: &super::scoring::Tableau) -> Piles {
     let names = |v: &Vec<super::scoring::Placed>| -> Pile {
-        v.iter().map(|p| data.label(usize::from(p.card.0))).collect()
+        v.iter()
+            .map(|p| data.label(usize::from(p.card.0)))
+            .collect()
     };
     Piles {
         living_catholic: names(&t.living[0]),
@@ -283,9 +285,7 @@ impl Script {
                     .iter()
                     .position(|t| t.card == Some(c))
                     .ok_or_else(|| format!("{rest} is not in the trick"))?;
-                Action::Choose {
-                    index: index as u8,
-                }
+                Action::Choose { index: index as u8 }
             }
             "execute" => {
                 let c = named(&rest)?;

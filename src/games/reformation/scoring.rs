@@ -116,10 +116,7 @@ pub fn score_reign(
     tableaux: &BTreeMap<Seat, Tableau>,
     before: i64,
 ) -> ReignScore {
-    let all: BTreeMap<Seat, Stats> = tableaux
-        .iter()
-        .map(|(s, t)| (*s, stats(data, t)))
-        .collect();
+    let all: BTreeMap<Seat, Stats> = tableaux.iter().map(|(s, t)| (*s, stats(data, t))).collect();
     let mine = all.get(&seat).copied().unwrap_or_default();
     let reign = &role.reigns[usize::from(round - 1)];
     let best = |f: &dyn Fn(&Stats) -> i32| all.values().map(f).max().unwrap_or(0);
