@@ -8,6 +8,7 @@ use super::data::{Data, Suit};
 use super::entry::{card_detail, code, move_words, name, role_name};
 use super::game::{Action, Phase, PileView, ReformView, Reformation};
 use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
+use crate::games::registry::{says, whose};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -395,10 +396,20 @@ impl Panel<Reformation> for ReformPanel {
                 ));
             }
             for (i, a) in self.options().iter().enumerate() {
-                let mut text = format!("{} {}", i + 1, move_words(v, a));
-                if let Action::Start { seat } = a {
-                    text = format!("{} {} leads", i + 1, ctx.name(*seat));
-                }
+                let words = match a {
+                    Action::Start { seat } => says(ctx.name(*seat), "leads"),
+                    Action::Execute { position } => format!(
+                        "execute {} on {} board",
+                        v.card_at(*position)
+                            .map(|c| name(data, c))
+                            .unwrap_or_default(),
+                        v.owner_of(*position)
+                            .map(|o| whose(ctx.name(o)))
+                            .unwrap_or_default()
+                    ),
+                    _ => move_words(v, a),
+                };
+                let text = format!("{} {words}", i + 1);
                 let mut s = Span::raw(text);
                 if i == self.cursor {
                     s.style = s.style.add_modifier(Modifier::REVERSED);

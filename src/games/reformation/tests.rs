@@ -688,7 +688,11 @@ fn effects_follow_the_rule_book() {
         assert_eq!(g.money, want, "reign {round}");
     }
     let mut t = trick(2, &[("Lawyer", None), ("Francis II", None)]);
-    assert_eq!(resolve(2, &mut t).0.money, 2, "a Catholic is not Elizabeth's");
+    assert_eq!(
+        resolve(2, &mut t).0.money,
+        2,
+        "a Catholic is not Elizabeth's"
+    );
     // The Satyr kills every other card tied for the highest rank, never itself.
     let mut t = trick(
         1,
@@ -699,11 +703,17 @@ fn effects_follow_the_rule_book() {
         ],
     );
     resolve(1, &mut t);
-    assert_eq!(t.iter().map(|c| c.alive).collect::<Vec<_>>(), [false, false, true]);
+    assert_eq!(
+        t.iter().map(|c| c.alive).collect::<Vec<_>>(),
+        [false, false, true]
+    );
     // Equal ranks of the suit led: the card played first wins (Henry of France, led).
     let t = trick(
         1,
-        &[("Henry of France", None), ("Mary I", Some(data::Suit::Nobles))],
+        &[
+            ("Henry of France", None),
+            ("Mary I", Some(data::Suit::Nobles)),
+        ],
     );
     assert_eq!(effects::winner(d, &t), 0);
     // Preacher Lamb: a choice among the living cards with a religion.
