@@ -993,3 +993,73 @@ pub fn card_detail(data: &Data, c: CardId, round: u8) -> String {
     }
     s
 }
+
+/// A complete variant file of a built-in variant: its table options, the card set, the rules
+/// and the Roles, each value the text lost marked as assumed (`tolerance variant new --game
+/// reformation NAME`).
+pub fn variant_file(name: &str) -> Result<String, String> {
+    let s = builtin(name, 4).ok_or_else(|| {
+        format!(
+            "'{name}' is not a built-in variant of Tolerance: Reformation ({})",
+            VARIANTS.join(", ")
+        )
+    })?;
+    let roles = match s.roles {
+        RoleMode::Bertram => "bertram",
+        RoleMode::Chosen => "chosen",
+        RoleMode::Dealt => "dealt",
+    };
+    Ok(format!(
+        "# Tolerance: Reformation, variant '{name}': edit any value and play it with\n\
+         # `tolerance host --game reformation --variant THIS_FILE` (or play, demo). A file may\n\
+         # also hold only some of [table], [[cards]], [rules], [bertram], [[roles]].\n\
+         {}\n{}\n[table]\nrounds = {}\nplague_cards = {}\nroles = \"{roles}\"\nhidden_agendas = {}\n",
+        super::data::CARDS_FILE
+            .trim_end()
+            .replace("name = \"the rule book's card set\"", &format!("name = \"{name}\"")),
+        super::data::ROLES_FILE.trim_end(),
+        s.rounds,
+        s.plague_cards,
+        s.hidden_agendas
+    ))
+}
+
+/// Checks a variant file and says what it sets (`tolerance variant validate --game
+/// reformation FILE`).
+pub fn validate_file(origin: &str, text: &str) -> Result<String, String> {
+    let s = from_file(origin, text, 4)?;
+    let d = s.data();
+    let assumed = d.cards.iter().filter(|c| !c.assumed.is_empty()).count();
+    let mut out = format!(
+        "{}: {} cards ({assumed} with values marked assumed), Bertram and {} Roles{}; {} reigns, \
+         {} Plague card(s), Roles {}{}",
+        s.variant,
+        d.cards.len(),
+        d.roles.len(),
+        if s.data.is_some() {
+            " (this file's where it gives them, else the built-in ones)"
+        } else {
+            " (the built-in ones)"
+        },
+        s.rounds,
+        s.plague_cards,
+        match s.roles {
+            RoleMode::Bertram => "Bertram for all",
+            RoleMode::Chosen => "chosen",
+            RoleMode::Dealt => "dealt",
+        },
+        if s.hidden_agendas {
+            ", Hidden Agendas"
+        } else {
+            ""
+        }
+    );
+    for players in 3..=5 {
+        let mut t = s.clone();
+        t.players = players;
+        if let Err(e) = t.validate() {
+            let _ = write!(out, "\nnot playable by {players}: {e}");
+        }
+    }
+    Ok(out)
+}
