@@ -88,7 +88,15 @@ fn command_line_mistakes_are_told_in_words() {
         vec!["variant", "validate", "--game", "reformation", &bad_cards],
         vec!["demo", "--game", "reformation", "--players", "6"],
         vec!["play", "--game", "reformation", "--variant", "nosuch"],
-        vec!["demo", "--game", "reformation", "--players", "3", "--hands", "4"],
+        vec![
+            "demo",
+            "--game",
+            "reformation",
+            "--players",
+            "3",
+            "--hands",
+            "4",
+        ],
         vec!["play", "--variant", "nosuch"],
         vec![
             "host",
