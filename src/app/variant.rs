@@ -1,6 +1,8 @@
-//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show.
+//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show; and
+//! Tolerance: Reformation's card-set files (`--game reformation`: new, validate).
 
 use super::common::{load_identity, runtime};
+use crate::games::reformation::entry as reformation;
 use crate::games::tolerance::Variant;
 use crate::variants::load_variant;
 use clap::Subcommand;
@@ -12,9 +14,17 @@ pub enum VariantCommand {
     New {
         #[arg(default_value = "standard")]
         builtin: String,
+        /// The game: tolerance, or reformation (its card set, Roles and rules as one file).
+        #[arg(long, default_value = "tolerance")]
+        game: String,
     },
     /// Check a variant file and print the rules it sets, or the error naming the field.
-    Validate { file: PathBuf },
+    Validate {
+        file: PathBuf,
+        /// The game: tolerance, or reformation.
+        #[arg(long, default_value = "tolerance")]
+        game: String,
+    },
     /// Publish a variant file for others to play (a Nostr addressable event, kind 37768) and
     /// send the author its naddr in a private message.
     Propose {
@@ -51,6 +61,8 @@ pub enum VariantCommand {
     },
 }
 
+const REFORMATION: &str = "reformation";
+
 pub fn run(command: VariantCommand) -> Result<(), String> {
     use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
     use crate::variants;
@@ -59,13 +71,32 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
     // `variant new` or `validate`.
     let settings = || crate::config::Settings::load(&crate::identity::config_dir());
     match command {
-        VariantCommand::New { builtin } => {
+        VariantCommand::New { builtin, game } if game == REFORMATION => {
+            print!("{}", reformation::variant_file(&builtin)?);
+            Ok(())
+        }
+        VariantCommand::Validate { file, game } if game == REFORMATION => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let summary = reformation::validate_file(&file.to_string_lossy(), &text)?;
+            println!("{}: valid\n{summary}", file.display());
+            Ok(())
+        }
+        VariantCommand::New { game, .. } | VariantCommand::Validate { game, .. }
+            if game != "tolerance" =>
+        {
+            Err(format!(
+                "variant files are for tolerance and reformation, not '{game}' (its variants \
+                 are named with --variant)"
+            ))
+        }
+        VariantCommand::New { builtin, .. } => {
             let v = Variant::builtin(&builtin)
                 .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
             print!("{}", crate::games::tolerance::variant::commented_toml(&v));
             Ok(())
         }
-        VariantCommand::Validate { file } => {
+        VariantCommand::Validate { file, .. } => {
             let v = load_variant(&file.to_string_lossy())?;
             println!("{}: valid\n{}", file.display(), v.to_toml());
             Ok(())
