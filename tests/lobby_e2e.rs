@@ -801,9 +801,10 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
         took.as_millis()
     );
     // What the pace allows: the longest wait is a move (15 s + 30 s bank) then its
-    // acknowledgement (20 s), each with the 2 s grace; the rest is slack for a loaded machine.
+    // acknowledgement (20 s), each followed by the 20 s relay allowance before votes count
+    // (PROTOCOL §7.2); the rest is slack for a loaded machine.
     assert!(
-        took < Duration::from_secs(15 + 30 + 20 + 2 * 2 + 20),
+        took < Duration::from_secs(15 + 30 + 20 + 2 * 20 + 20),
         "{took:?}\n{out}"
     );
     let over = out

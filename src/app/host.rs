@@ -59,6 +59,10 @@ pub struct HostArgs {
     /// Each player's time bank for the whole table, in seconds (instead of the pace's).
     #[arg(long)]
     pub bank_secs: Option<u64>,
+    /// Seconds past a step's deadline that an event may still be on its way through slow or
+    /// throttling relays before anyone may be voted out for it (instead of the pace's).
+    #[arg(long)]
+    pub relay_secs: Option<u64>,
     /// Ask joiners for NIP-13 proof of work of this many bits (public tables against floods
     /// of throwaway keys).
     #[arg(long)]
@@ -212,6 +216,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
         (&mut deadlines.move_ms, args.move_secs),
         (&mut deadlines.crypto_ms, args.crypto_secs),
         (&mut deadlines.bank_ms, args.bank_secs),
+        (&mut deadlines.relay_ms, args.relay_secs),
     ] {
         if let Some(s) = secs {
             *field = s.saturating_mul(1000);

@@ -240,6 +240,13 @@ impl Visit for PlaySeat {
                     v.text_named(&|x| crate::ui::seat_name(&self.names, x))
                 );
             }
+            // For scripts and the fault soak: the client's whole report, as JSON.
+            if let Some(path) = std::env::var_os("TOLERANCE_REPORT") {
+                let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+                std::fs::write(&path, json).map_err(|e| {
+                    format!("could not write the report to {}: {e}", path.to_string_lossy())
+                })?;
+            }
             let record = crate::history::Record {
                 game: G::NAME.to_string(),
                 table: self.spec.table.clone(),

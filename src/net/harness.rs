@@ -13,7 +13,10 @@
 //!   `EOSE` (strfry returns 500 at most); live events after `EOSE` are not capped;
 //! - **refused subscriptions**: every `REQ` answered `CLOSED` with a reason;
 //! - **rejected events**: every `EVENT` answered `OK false` with a reason;
-//! - **delay**: every message waits this long each way (order kept).
+//! - **delay**: every message waits this long each way (order kept);
+//! - **jitter**: every message waits up to this much more, at random, each way: messages leave
+//!   in the order their time comes, not the order they came (delivery reordered);
+//! - **duplicates**: every event a relay delivers reaches the client twice.
 //!
 //! A plain HTTP request (a client reading the relay's NIP-11 document) is passed through to the
 //! relay untouched.
@@ -71,6 +74,10 @@ pub struct Rules {
     pub reject_events: Option<String>,
     /// Added to every message, each way.
     pub delay: Duration,
+    /// Up to this much more for each message, at random: messages are reordered.
+    pub jitter: Duration,
+    /// Every `EVENT` from the relay is delivered twice.
+    pub duplicate: bool,
     /// Answer a plain HTTP request (a NIP-11 document asked for) `404 Not Found` instead of
     /// passing it to the relay: a relay without an information document.
     pub no_info: bool,
@@ -337,18 +344,81 @@ impl Bucket {
 
 type Outbox = mpsc::UnboundedSender<(Instant, Message)>;
 
-/// Sends each message when its time comes, in order.
+/// Sends each message when its time comes: in the order of those times (messages given more
+/// jitter leave after later ones), the order they came in for equal times.
 async fn write_delayed<S>(mut sink: S, mut rx: mpsc::UnboundedReceiver<(Instant, Message)>)
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    while let Some((due, msg)) = rx.recv().await {
-        tokio::time::sleep_until(due).await;
-        if sink.send(msg).await.is_err() {
-            break;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut queue: BinaryHeap<Reverse<(Instant, u64, Timed)>> = BinaryHeap::new();
+    let mut n = 0u64;
+    loop {
+        let next = queue.peek().map(|Reverse((due, _, _))| *due);
+        tokio::select! {
+            got = rx.recv() => match got {
+                Some((due, msg)) => {
+                    n += 1;
+                    queue.push(Reverse((due, n, Timed(msg))));
+                }
+                None => {
+                    while let Some(Reverse((due, _, Timed(msg)))) = queue.pop() {
+                        tokio::time::sleep_until(due).await;
+                        if sink.send(msg).await.is_err() {
+                            break;
+                        }
+                    }
+                    break;
+                }
+            },
+            _ = async { tokio::time::sleep_until(next.unwrap_or_else(Instant::now)).await },
+                if next.is_some() => {
+                let now = Instant::now();
+                while queue.peek().is_some_and(|Reverse((due, _, _))| *due <= now) {
+                    let Some(Reverse((_, _, Timed(msg)))) = queue.pop() else { break };
+                    if sink.send(msg).await.is_err() {
+                        return;
+                    }
+                }
+            }
         }
     }
     let _ = sink.close().await;
+}
+
+/// A message in the send queue, ordered only by its time and arrival (the wrapper compares
+/// equal).
+struct Timed(Message);
+
+impl PartialEq for Timed {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Timed {}
+impl PartialOrd for Timed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timed {
+    fn cmp(&self, _: &Self) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
+    }
+}
+
+/// When a message sent now leaves, under `rules`' delay and jitter.
+fn due(rules: &Rules) -> Instant {
+    let jitter = if rules.jitter.is_zero() {
+        Duration::ZERO
+    } else {
+        use rand::Rng;
+        rules
+            .jitter
+            .mul_f64(rand::thread_rng().gen_range(0.0..1.0))
+    };
+    Instant::now() + rules.delay + jitter
 }
 
 fn send(out: &Outbox, delay: Duration, v: Value) {
@@ -543,7 +613,7 @@ fn from_client(
         }
         _ => {}
     }
-    let _ = to_relay.send((Instant::now() + delay, msg));
+    let _ = to_relay.send((due(&rules), msg));
 }
 
 fn from_relay(shared: &Shared, msg: Message, subs: &mut HashMap<String, Sub>, to_client: &Outbox) {
@@ -584,7 +654,10 @@ fn from_relay(shared: &Shared, msg: Message, subs: &mut HashMap<String, Sub>, to
         }
         _ => {}
     }
-    let _ = to_client.send((Instant::now() + rules.delay, msg));
+    if rules.duplicate && verb == Some("EVENT") {
+        let _ = to_client.send((due(&rules), msg.clone()));
+    }
+    let _ = to_client.send((due(&rules), msg));
 }
 
 #[cfg(test)]

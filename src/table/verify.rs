@@ -34,6 +34,12 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
     /// Log events checked (from seated keys).
     pub events: u64,
+    /// Events on the table's chain up to its end step: the same for every client that saw the
+    /// table end (see `Stats::chain`).
+    pub chain_events: u64,
+    /// What the game's own invariants say of the final state (points conserved, no card held
+    /// twice...): `None` when they hold.
+    pub invariants: Option<String>,
     /// Events for this table by keys that hold no seat, seen in one capped look: never judged,
     /// they cannot change the table.
     pub ignored: usize,
@@ -162,6 +168,8 @@ struct Checked {
     verdicts: Vec<Verdict>,
     violations: Vec<Violation>,
     events: u64,
+    chain_events: u64,
+    invariants: Option<String>,
     result: String,
     report: serde_json::Value,
 }
@@ -179,6 +187,8 @@ impl Visit for CheckOut {
             verdicts: s.verdicts().to_vec(),
             violations: s.violations.clone(),
             events: s.stats().events,
+            chain_events: s.stats().chain,
+            invariants: s.game().check_invariants().err(),
             result: s.game().result_line(&names),
             report: s.game().report(),
         })
@@ -233,6 +243,8 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         violations: checked.violations,
         problems,
         events: checked.events,
+        chain_events: checked.chain_events,
+        invariants: checked.invariants,
         ignored,
         other_hosts,
         result: checked.result,

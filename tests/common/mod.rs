@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod relays;
+pub mod soak;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -50,7 +51,12 @@ pub struct Proc {
 }
 
 pub fn spawn(home: &Path, args: &[&str]) -> Proc {
-    let mut child = cmd(home, args)
+    spawn_command(cmd(home, args))
+}
+
+/// [`spawn`] for a command the caller has set up (extra environment, say).
+pub fn spawn_command(mut c: Command) -> Proc {
+    let mut child = c
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -238,6 +238,7 @@ impl<G: Game> Session<G> {
         match self.r.game.to_act() {
             ToAct::Terminal => {
                 let seats = self.still_seated();
+                self.r.before_end = Some(self.r.applied.len());
                 if seats.is_empty() {
                     self.finish(Vec::new());
                 } else {

@@ -200,6 +200,10 @@ pub struct Stats {
     pub moves: u64,
     /// Derivations started again from an earlier step.
     pub rederived: u64,
+    /// Events on the table's chain up to its end step (end confirmations not counted: one
+    /// may arrive after the others voted its seat out of confirming). Every client that holds
+    /// the table's decisive events counts the same, and so does `verify`.
+    pub chain: u64,
     #[serde(flatten)]
     pub chance: ChanceStats,
 }
@@ -265,6 +269,8 @@ pub(crate) struct Replica<G: Game> {
     pub gone_at: BTreeMap<Seat, u32>,
     /// Seats voted out of confirming the end.
     pub unconfirmed: Vec<Seat>,
+    /// Events applied when the end step opened.
+    pub before_end: Option<usize>,
     /// Seconds of its time bank each seat has used, by the log's own times.
     pub bank_used: BTreeMap<Seat, u64>,
     /// Seats sitting out, with the step their forfeit was settled at (PROTOCOL §7.10).
@@ -302,6 +308,7 @@ impl<G: Game> Replica<G> {
             last_seen: BTreeMap::new(),
             gone_at: BTreeMap::new(),
             unconfirmed: Vec::new(),
+            before_end: None,
             bank_used: BTreeMap::new(),
             out_at: BTreeMap::new(),
             back_at: BTreeMap::new(),
@@ -497,6 +504,7 @@ impl<G: Game> Session<G> {
         let mut s = self.stats.clone();
         s.passes = self.r.passes;
         s.moves = self.r.moves;
+        s.chain = self.r.before_end.unwrap_or(self.r.applied.len()) as u64;
         s.chance = self.r.chance.stats.clone();
         s
     }
