@@ -5,7 +5,8 @@
 //! any particular game.
 
 use super::{
-    abandon_ship, all_fives, chickenfoot, high_card, lamarckian_poker, mia, perudo, tolerance,
+    abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, lamarckian_poker, mia, perudo,
+    tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -177,6 +178,7 @@ games! {
     chickenfoot::Chickenfoot,
     lamarckian_poker::LamarckianPoker,
     abandon_ship::AbandonShip,
+    art_of_facts::ArtOfFacts,
 }
 
 /// The registered games' names.
