@@ -7,6 +7,7 @@ pub mod art_of_facts;
 pub mod chickenfoot;
 pub mod dominoes;
 pub mod high_card;
+pub mod insider;
 pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;

@@ -5,8 +5,8 @@
 //! any particular game.
 
 use super::{
-    abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, lamarckian_poker, mia, perudo,
-    tolerance,
+    abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
+    perudo, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -179,6 +179,7 @@ games! {
     lamarckian_poker::LamarckianPoker,
     abandon_ship::AbandonShip,
     art_of_facts::ArtOfFacts,
+    insider::Insider,
 }
 
 /// The registered games' names.
