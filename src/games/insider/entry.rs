@@ -279,11 +279,27 @@ impl TableGame for Insider {
                 "?" | "dk" | "don't know" | "dont know" | "dont-know" => Answer::DontKnow,
                 _ => return Err("answer yes, no or don't know".into()),
             }),
-            (Phase::Ask { .. }, Some(Action::Judge(_))) => Action::Judge(match low.as_str() {
-                "right" | "yes" | "y" => true,
-                "wrong" | "no" | "n" => false,
-                _ => return Err("right or wrong?".into()),
-            }),
+            (Phase::Ask { .. }, Some(Action::Judge(_))) => {
+                let a = Action::Judge(match low.as_str() {
+                    "right" | "yes" | "y" => true,
+                    "wrong" | "no" | "n" => false,
+                    _ => return Err("right or wrong?".into()),
+                });
+                // This client knows the word: it offers the true judgment only (a false one
+                // would be caught when the word is opened, and void the game).
+                if !legal.contains(&a) {
+                    return Err(format!(
+                        "the word is {}: that guess is {}",
+                        view.word.as_deref().unwrap_or("yours").to_uppercase(),
+                        if a == Action::Judge(true) {
+                            "wrong"
+                        } else {
+                            "right"
+                        }
+                    ));
+                }
+                a
+            }
             (Phase::Ask { .. }, _) => {
                 if low == "pass" {
                     Action::Pass
