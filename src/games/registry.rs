@@ -99,6 +99,18 @@ pub trait TableGame:
     /// The game-specific part of a report (`demo --json`, `verify --json`).
     fn report(&self) -> serde_json::Value;
 
+    /// A variant file of this game, checked, as its name and the JSON a variant event carries
+    /// (`tolerance variant propose --game NAME FILE`). Games without variant files refuse.
+    fn variant_json(text: &str) -> Result<(String, String), String> {
+        let _ = text;
+        Err(format!("{} has no variant files", Self::TITLE))
+    }
+
+    /// A published variant's JSON as the variant file a person reads (`variant show`).
+    fn variant_file(json: &str) -> String {
+        json.to_string()
+    }
+
     /// Plays a game script (`tolerance replay FILE`: fixed cards and dice, then moves) and
     /// reports its outcome.
     fn replay(script: &str) -> Result<super::Replayed, String> {

@@ -253,6 +253,19 @@ impl TableGame for ArtOfFacts {
         })
     }
 
+    fn variant_json(text: &str) -> Result<(String, String), String> {
+        let deck = DeckFile::parse(text)?;
+        let json = serde_json::to_string(&deck).map_err(|e| e.to_string())?;
+        Ok((deck.name, json))
+    }
+
+    fn variant_file(json: &str) -> String {
+        match DeckFile::parse(json) {
+            Ok(d) => d.to_toml(),
+            Err(e) => format!("# not a valid deck file: {e}\n{json}\n"),
+        }
+    }
+
     fn replay(script: &str) -> Result<crate::games::Replayed, String> {
         let out = super::replay::Script::parse(script)?.run()?;
         Ok(out.end.replayed(&out))
