@@ -191,3 +191,56 @@ fn the_counting_bot_beats_random_players() {
     assert!(margin > 0, "{margin}");
     assert!(wins * 3 > games as usize, "{wins} wins of {games}");
 }
+
+/// Keeps its cards and declares its highest value: the plain play the counting bot must beat.
+struct Plain;
+
+impl Bot<ArtOfFacts> for Plain {
+    fn choose(&mut self, view: &ArtView, legal: &[Action]) -> Action {
+        let me = view.viewer.expect("seated");
+        let cards = super::deck::Cards(view.deck.clone());
+        let mut taken = Vec::new();
+        for c in view.player(me).unwrap().cards.iter().flatten() {
+            taken.push(cards.find(&c.name(), &taken).unwrap());
+        }
+        legal
+            .iter()
+            .max_by_key(|a| match a {
+                Action::Keep => i64::MAX,
+                Action::Declare(d) => super::value::value(&cards, &taken, d).unwrap_or(i64::MIN),
+                _ => i64::MIN,
+            })
+            .unwrap()
+            .clone()
+    }
+    fn name(&self) -> &str {
+        "plain"
+    }
+}
+
+/// The counting bot's swaps and dealer ties against players who keep and declare their best.
+#[test]
+fn the_counting_bot_beats_plain_play() {
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(22));
+    let games = 400;
+    let mut margin = 0i64;
+    let mut wins = 0;
+    for k in 0..games {
+        let mut g = ArtOfFacts::new(&setup(3, Some(6))).unwrap();
+        let bot_seat = (k % 3) as Seat;
+        let mut smart = CountingBot::new(StdRng::seed_from_u64(k));
+        let (o, _) = play_out(&mut g, &mut oracle, 100_000, |g, seat, legal| {
+            let view = g.view(Some(seat));
+            if seat == bot_seat {
+                smart.choose(&view, &legal)
+            } else {
+                Plain.choose(&view, &legal)
+            }
+        })
+        .unwrap();
+        margin += o.payoffs.iter().find(|(s, _)| *s == bot_seat).unwrap().1;
+        wins += usize::from(o.winners.contains(&bot_seat));
+    }
+    eprintln!("counting bot vs two plain players: {margin} chips over {games} tables, {wins} wins");
+    assert!(margin > 0, "{margin}");
+}
