@@ -400,6 +400,7 @@ async fn seat_process(secret: String) {
         names: Vec::new(),
         pool: tolerance::net::pool::PoolConfig::default(),
         speculate: true,
+        clock_skew: 0,
     })
     .await
     .expect("the seat plays to the end");

@@ -29,6 +29,7 @@ fn opts(players: u8, hands: u64) -> DemoOptions {
             crypto_ms: 2_000,
             // No bank: these tests time seats out and count on the plain allowance.
             bank_ms: 0,
+            relay_ms: 2_000,
         },
         idle: Duration::from_secs(60),
         ..DemoOptions::default()

@@ -109,6 +109,23 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     ] {
         assert!(names.contains(&format!("{name}.json")), "{name} missing");
     }
+    // Tolerance: Reformation: the rule book's Scoring Example and what issue 34 asks to see.
+    for name in [
+        "seed-scoring-example",
+        "wild-declared-off-suit-cannot-win",
+        "a-kill-removes-a-lower-card-before-its-effect",
+        "condemn-and-convert-take-every-tied-card",
+        "a-loan-and-its-repayment",
+        "royal-execution-reaches-only-the-tops-of-other-boards",
+        "prevailing-religion-moves-a-card-between-reigns",
+        "end-of-game-tie-broken-by-piety",
+        "end-of-game-tie-is-a-joint-win",
+    ] {
+        assert!(
+            names.contains(&format!("reformation-{name}.json")),
+            "reformation-{name} missing"
+        );
+    }
 }
 
 #[test]
@@ -164,6 +181,14 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
         (
             r#"{"game": "all-fives", "setup": {"players": 2}, "deck": ["6-7"], "dice": [1], "actions": []}"#,
             "not a double-six tile",
+        ),
+        (
+            r#"{"game": "reformation", "setup": {"players": 3}, "reigns": [{"hands": [["Courtier"]]}], "actions": []}"#,
+            "the script deals 3 hands of 12 cards",
+        ),
+        (
+            r#"{"game": "reformation", "setup": {"players": 3}, "actions": ["0 begin"]}"#,
+            "not a Tolerance: Reformation move",
         ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {

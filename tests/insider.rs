@@ -38,6 +38,7 @@ fn deadlines() -> Deadlines {
         move_ms: 15_000,
         crypto_ms: 20_000,
         bank_ms: 0,
+        ..Deadlines::default()
     }
 }
 

@@ -279,6 +279,7 @@ async fn a_table_whose_quorum_is_gone_ends_with_words_instead_of_looping() {
             move_ms: 1_000,
             crypto_ms: 1_000,
             bank_ms: 0,
+            relay_ms: 2_000,
         },
         idle,
         tamper: vec![None, vanish(), vanish()],

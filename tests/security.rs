@@ -102,6 +102,7 @@ async fn play_seat<G: TableGame>(
         pool: tolerance::net::PoolConfig::default(),
         names: Vec::new(),
         speculate: true,
+        clock_skew: 0,
     })
     .await
     .unwrap()

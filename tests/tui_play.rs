@@ -1239,3 +1239,141 @@ fn hosting_lamarckian_poker_by_npub_a_second_identity_joins_and_both_finish() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&guest_home);
 }
+
+/// Tolerance: Reformation against two bots, one reign, every move made with keys: a card of the
+/// hand with Enter (the cursor starts on a card that may be played), a Wild card's suit with its
+/// letter, and every other choice (the first leader, an effect's target, the Royal Execution, a
+/// repayment) from its list with Enter. The reign, the trick, the piles and the hand's card in
+/// full are on the screen.
+#[test]
+fn a_reign_of_reformation_played_with_keys_in_the_terminal() {
+    let home = temp_home("reformation");
+    let mut pty = Pty::spawn(
+        &[
+            "play",
+            "--game",
+            "reformation",
+            "--players",
+            "3",
+            "--hands",
+            "1",
+        ],
+        &home,
+    );
+    const SEEN: [&str; 6] = [
+        "Reign 1/1 · Mary I · Catholic",
+        "trick (",
+        "    living ",
+        " · money ",
+        "Enter: play it",
+        "relays 1/1",
+    ];
+    let mut seen = Vec::<&str>::new();
+    let (mut played, mut declared) = (0, 0);
+    let status = pty.run(|s| {
+        note_seen(s, &SEEN, &mut seen);
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
+        }
+        let keys = help(s);
+        if keys.contains("n: as Nobles") {
+            declared += 1;
+            return Some("n");
+        }
+        if keys.contains("Enter: play it") {
+            played += 1;
+            return Some("\r");
+        }
+        keys.contains("Enter: confirm").then_some("\r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    for w in SEEN {
+        assert!(seen.contains(&w), "{w} was never on the screen");
+    }
+    let over = table_over(&pty);
+    assert!(over.contains("0 rejected"), "{over}");
+    let after = pty.after();
+    assert!(played >= 12, "played {played} cards with keys");
+    assert!(
+        after.contains("you play ") || after.contains("you lead "),
+        "{after}"
+    );
+    if declared > 0 {
+        assert!(after.contains(" as Nobles"), "{after}");
+    }
+    assert!(after.contains("End of Round taxes: you collect"), "{after}");
+    assert!(
+        after.contains(" wins Tolerance: Reformation") || after.contains("share the win"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A person hosts a three-seat Tolerance: Reformation table for strangers (one reign): two other
+/// identities, each its own process and key, join by the table's naddr and play with bots; the
+/// host plays every move with keys, and all three end with the same clean table.
+#[test]
+fn a_person_hosts_reformation_for_two_strangers_and_plays_a_reign_with_keys() {
+    let relay = common::relays::ServedRelay::start();
+    let url = relay.url.clone();
+    let homes: Vec<std::path::PathBuf> = ["host", "guest1", "guest2"]
+        .iter()
+        .map(|w| common::home("tui-reformation-host", w))
+        .collect();
+    for h in &homes {
+        common::player(h);
+    }
+    let mut pty = Pty::spawn(
+        &[
+            "host",
+            "--game",
+            "reformation",
+            "--seats",
+            "3",
+            "--public",
+            "--relay",
+            &url,
+            "--hands",
+            "1",
+        ],
+        &homes[0],
+    );
+    let mut guests = Vec::new();
+    let mut asked = 0;
+    let status = pty.run(|s| {
+        if guests.is_empty() {
+            let at = s.find("tolerance join naddr1")?;
+            let naddr = common::naddr_of(&s[at..]);
+            for h in &homes[1..] {
+                guests.push(common::spawn(h, &["join", &naddr, "--auto"]));
+            }
+            return None;
+        }
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
+        }
+        let keys = help(s);
+        if keys.contains("n: as Nobles") {
+            return Some("n");
+        }
+        if keys.contains("Enter: play it") || keys.contains("Enter: confirm") {
+            asked += 1;
+            return Some("\r");
+        }
+        None
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(asked >= 12, "asked for {asked} moves");
+    let after = record(&pty);
+    assert!(after.contains("End of Round taxes: you collect"), "{after}");
+    for g in guests {
+        let (ok, out, err) = relay.rt.block_on(g.finish(Duration::from_secs(90)));
+        assert!(ok, "a stranger's client failed:\n{out}\n{err}");
+        assert!(out.contains("0 rejected"), "{out}");
+    }
+    for h in &homes {
+        let _ = std::fs::remove_dir_all(h);
+    }
+}

@@ -37,6 +37,75 @@ fn the_shipped_variant_files_are_exactly_the_builtins() {
     }
 }
 
+/// Tolerance: Reformation's card set as a file the author can correct: `variant new --game
+/// reformation` prints the whole built-in set (every lost value marked assumed), `validate`
+/// accepts it and names the card of a bad value, and a table plays the corrected card.
+#[test]
+fn a_reformation_card_file_is_printed_checked_and_played() {
+    let dir = std::env::temp_dir().join(format!("tolerance-reform-var-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cmd = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
+            .args(args)
+            .env("TOLERANCE_HOME", &dir)
+            .env_remove("TOLERANCE_PASSPHRASE")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = cmd(&["variant", "new", "--game", "reformation", "dealt-roles"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("name = \"Valiant Knight\"") && text.contains("assumed = "));
+    assert!(text.contains("roles = \"dealt\""), "{text}");
+    let file = dir.join("author.toml");
+    // The author's value for the Valiant Knight's money (assumed -1 in the built-in set).
+    let at = text.find("name = \"Valiant Knight\"").unwrap();
+    let money = at + text[at..].find("money = -1").unwrap();
+    let fixed = format!("{}money = 4{}", &text[..money], &text[money + 10..]);
+    std::fs::write(&file, &fixed).unwrap();
+    let out = cmd(&[
+        "variant",
+        "validate",
+        "--game",
+        "reformation",
+        file.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains("73 cards"), "{said}");
+    let out = cmd(&[
+        "demo",
+        "--game",
+        "reformation",
+        "--players",
+        "3",
+        "--hands",
+        "1",
+        "--variant",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["verified"], true, "{summary}");
+    assert_eq!(summary["report"]["variant"], "dealt-roles", "{summary}");
+    let bad = fixed.replacen("money = 4", "money = 99", 1);
+    std::fs::write(&file, bad).unwrap();
+    let out = cmd(&[
+        "variant",
+        "validate",
+        "--game",
+        "reformation",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("card 8 (Valiant Knight, Nobles 8): money must be -20 to 20, not 99"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 async fn relay() -> EmbeddedRelay {
     EmbeddedRelay::start(EmbeddedRelayConfig::default())
         .await

@@ -71,6 +71,7 @@ fn command_line_mistakes_are_told_in_words() {
     let not_json = file("not-json.json", "{ this is not json");
     let unknown_game = file("unknown-game.json", r#"{"game": "chess"}"#);
     let bad_variant = file("bad.toml", "name = \"x\"\nstarting_stack = -5\n");
+    let bad_cards = file("cards.toml", "[[cards]]\nsuit = \"spades\"\n");
     let hex_table = "ab".repeat(32);
     let cases: Vec<Vec<&str>> = vec![
         vec!["play", "--game", "nope"],
@@ -84,6 +85,18 @@ fn command_line_mistakes_are_told_in_words() {
         vec!["replay", &not_json],
         vec!["replay", &unknown_game],
         vec!["variant", "validate", &bad_variant],
+        vec!["variant", "validate", "--game", "reformation", &bad_cards],
+        vec!["demo", "--game", "reformation", "--players", "6"],
+        vec!["play", "--game", "reformation", "--variant", "nosuch"],
+        vec![
+            "demo",
+            "--game",
+            "reformation",
+            "--players",
+            "3",
+            "--hands",
+            "4",
+        ],
         vec!["play", "--variant", "nosuch"],
         vec![
             "host",

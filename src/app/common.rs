@@ -134,3 +134,12 @@ pub fn practice_names(players: u8) -> Vec<String> {
         })
         .collect()
 }
+
+/// Seconds this machine's clock is to be taken as off, from `TOLERANCE_CLOCK_SKEW`: a testing
+/// aid (the fault soak runs clients whose clocks disagree); 0 when unset or unreadable.
+pub fn clock_skew() -> i64 {
+    std::env::var("TOLERANCE_CLOCK_SKEW")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}

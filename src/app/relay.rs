@@ -12,6 +12,10 @@ pub struct RelayArgs {
     /// Address to bind; loopback unless you mean to serve a LAN.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+    /// Take at most this many events per connection in any minute and answer the rest
+    /// `rate-limited:`, as many public relays do (default: no limit).
+    #[arg(long, value_name = "N")]
+    pub max_events_per_minute: Option<u32>,
 }
 
 pub fn run(args: RelayArgs) -> Result<(), String> {
@@ -19,6 +23,7 @@ pub fn run(args: RelayArgs) -> Result<(), String> {
         .block_on(crate::net::relay::run_standalone(
             std::net::SocketAddr::new(args.bind, args.port),
             args.db,
+            args.max_events_per_minute,
         ))
         .map_err(|e| e.to_string())
 }

@@ -52,8 +52,7 @@ pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
     }
     let name = crate::ui::line::namer(names, r.seat);
     for v in &r.verdicts {
-        if matches!(v, crate::table::session::Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty())
-        {
+        if matches!(v, crate::table::session::Verdict::Finished { .. }) {
             continue;
         }
         println!("  ! {}", crate::table::verify::verdict_text_named(v, &name));
@@ -205,6 +204,7 @@ impl Visit for PlaySeat {
                 pool: crate::net::pool::PoolConfig::default(),
                 names: self.names.clone(),
                 speculate: true,
+                clock_skew: crate::app::common::clock_skew(),
             };
             let printer = || crate::ui::line::printer::<G>(self.names.clone(), Some(self.seat));
             let report = match self.ui {

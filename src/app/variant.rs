@@ -1,7 +1,10 @@
-//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show — and the
-//! variant files of other games that have them (an ArtOfFacts deck file: `--game art-of-facts`).
+//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show; Tolerance:
+//! Reformation's card-set files (`--game reformation`: new, validate); and the variant files of
+//! other games that have them (an ArtOfFacts deck file, `--game art-of-facts`: new, validate,
+//! propose, show, list).
 
 use super::common::{load_identity, runtime};
+use crate::games::reformation::entry as reformation;
 use crate::games::tolerance::Variant;
 use crate::variants::load_variant;
 use clap::Subcommand;
@@ -13,9 +16,17 @@ pub enum VariantCommand {
     New {
         #[arg(default_value = "standard")]
         builtin: String,
+        /// The game: tolerance, or reformation (its card set, Roles and rules as one file).
+        #[arg(long, default_value = "tolerance")]
+        game: String,
     },
     /// Check a variant file and print the rules it sets, or the error naming the field.
-    Validate { file: PathBuf },
+    Validate {
+        file: PathBuf,
+        /// The game: tolerance, or reformation.
+        #[arg(long, default_value = "tolerance")]
+        game: String,
+    },
     /// Publish a variant file for others to play (a Nostr addressable event, kind 37768) and
     /// send the author its naddr in a private message.
     Propose {
@@ -56,6 +67,8 @@ pub enum VariantCommand {
     },
 }
 
+const REFORMATION: &str = "reformation";
+
 pub fn run(command: VariantCommand) -> Result<(), String> {
     use crate::feedback::{self, AUTHOR_NPUB, DEFAULT_RELAYS};
     use crate::variants;
@@ -64,13 +77,47 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
     // `variant new` or `validate`.
     let settings = || crate::config::Settings::load(&crate::identity::config_dir());
     match command {
-        VariantCommand::New { builtin } => {
+        VariantCommand::New { builtin, game } if game == REFORMATION => {
+            print!("{}", reformation::variant_file(&builtin)?);
+            Ok(())
+        }
+        VariantCommand::Validate { file, game } if game == REFORMATION => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let summary = reformation::validate_file(&file.to_string_lossy(), &text)?;
+            println!("{}: valid\n{summary}", file.display());
+            Ok(())
+        }
+        VariantCommand::New { game, .. } if game != "tolerance" && template(&game).is_some() => {
+            print!("{}", template(&game).unwrap_or_default());
+            Ok(())
+        }
+        VariantCommand::Validate { file, game }
+            if game != "tolerance" && template(&game).is_some() =>
+        {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let (name, json) = crate::games::registry::with_game(&game, VariantJson(text))?
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let body = crate::games::registry::with_game(&game, VariantFile(json))?;
+            println!("{}: valid ({name})\n{body}", file.display());
+            Ok(())
+        }
+        VariantCommand::New { game, .. } | VariantCommand::Validate { game, .. }
+            if game != "tolerance" =>
+        {
+            Err(format!(
+                "variant files are for tolerance and reformation, not '{game}' (its variants \
+                 are named with --variant)"
+            ))
+        }
+        VariantCommand::New { builtin, .. } => {
             let v = Variant::builtin(&builtin)
                 .ok_or_else(|| format!("unknown built-in variant '{builtin}'"))?;
             print!("{}", crate::games::tolerance::variant::commented_toml(&v));
             Ok(())
         }
-        VariantCommand::Validate { file } => {
+        VariantCommand::Validate { file, .. } => {
             let v = load_variant(&file.to_string_lossy())?;
             println!("{}: valid\n{}", file.display(), v.to_toml());
             Ok(())
@@ -254,4 +301,18 @@ impl crate::games::registry::Visit for VariantFile {
     fn visit<G: crate::games::registry::TableGame>(self) -> String {
         G::variant_file(&self.0)
     }
+}
+
+/// A game's variant file to start from (`variant new --game NAME`), if it has one.
+fn template(game: &str) -> Option<String> {
+    struct Template;
+    impl crate::games::registry::Visit for Template {
+        type Out = Option<String>;
+        fn visit<G: crate::games::registry::TableGame>(self) -> Option<String> {
+            G::variant_template().map(str::to_string)
+        }
+    }
+    crate::games::registry::with_game(game, Template)
+        .ok()
+        .flatten()
 }

@@ -6,7 +6,7 @@
 
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
-    perudo, tolerance,
+    perudo, reformation, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -103,12 +103,21 @@ pub trait TableGame:
     /// (`tolerance variant propose --game NAME FILE`). Games without variant files refuse.
     fn variant_json(text: &str) -> Result<(String, String), String> {
         let _ = text;
-        Err(format!("{} has no variant files", Self::TITLE))
+        Err(format!(
+            "{} variants cannot be proposed as Nostr objects yet",
+            Self::TITLE
+        ))
     }
 
     /// A published variant's JSON as the variant file a person reads (`variant show`).
     fn variant_file(json: &str) -> String {
         json.to_string()
+    }
+
+    /// The variant file to start from (`variant new --game NAME`), for games whose variants
+    /// are files proposed through [`TableGame::variant_json`].
+    fn variant_template() -> Option<&'static str> {
+        None
     }
 
     /// Plays a game script (`tolerance replay FILE`: fixed cards and dice, then moves) and
@@ -192,6 +201,7 @@ games! {
     abandon_ship::AbandonShip,
     art_of_facts::ArtOfFacts,
     insider::Insider,
+    reformation::Reformation,
 }
 
 /// The registered games' names.

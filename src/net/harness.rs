@@ -6,7 +6,9 @@
 //! - **rate limit** per connection: a token bucket of `per_minute` events refilled continuously,
 //!   at most `burst` at once; an `EVENT` over the limit is answered
 //!   `["OK",id,false,"rate-limited: ..."]` and not forwarded (the way strfry and nostr-rs-relay
-//!   answer);
+//!   answer); or a **sliding window** of so many events in any 60 s, per connection and/or per
+//!   address (every client of a test comes from 127.0.0.1, so per address is over all of them),
+//!   the way write policies of public relays count;
 //! - **capped queries**: at most `max_stored` stored events are passed on per `REQ` before its
 //!   `EOSE` (strfry returns 500 at most); live events after `EOSE` are not capped;
 //! - **refused subscriptions**: every `REQ` answered `CLOSED` with a reason;
@@ -57,6 +59,10 @@ pub struct RateLimit {
 pub struct Rules {
     /// Limit on `EVENT`s per connection; `None` forwards them all.
     pub rate_limit: Option<RateLimit>,
+    /// At most this many `EVENT`s per connection in any 60 s.
+    pub window: Option<u32>,
+    /// At most this many `EVENT`s from one address (all connections) in any 60 s.
+    pub ip_window: Option<u32>,
     /// Stored events passed on per `REQ` before its `EOSE`; `None` passes them all.
     pub max_stored: Option<usize>,
     /// Answer every new `REQ` with `CLOSED` and this reason instead of forwarding it.
@@ -97,6 +103,8 @@ enum Command {
 }
 
 struct Shared {
+    /// When the address's recent events were taken, for [`Rules::ip_window`].
+    ip_sent: Mutex<std::collections::VecDeque<Instant>>,
     upstream: String,
     upstream_addr: String,
     rules: Mutex<Rules>,
@@ -160,6 +168,7 @@ impl RelayProxy {
             reason: e.to_string(),
         })?;
         let shared = Arc::new(Shared {
+            ip_sent: Mutex::new(std::collections::VecDeque::new()),
             upstream: upstream_str,
             upstream_addr,
             rules: Mutex::new(rules),
@@ -288,10 +297,27 @@ struct Sub {
     passed: usize,
 }
 
-/// A token bucket of one connection.
+/// A token bucket of one connection, and its recent events for a sliding window.
 struct Bucket {
     tokens: f64,
     at: Instant,
+    sent: std::collections::VecDeque<Instant>,
+}
+
+/// Takes one event into a sliding window of `max` events a minute, if there is room.
+fn window_take(sent: &mut std::collections::VecDeque<Instant>, max: u32) -> bool {
+    let now = Instant::now();
+    while sent
+        .front()
+        .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+    {
+        sent.pop_front();
+    }
+    if sent.len() >= max as usize {
+        return false;
+    }
+    sent.push_back(now);
+    true
 }
 
 impl Bucket {
@@ -394,6 +420,7 @@ async fn serve(shared: &Shared, tcp: TcpStream, mut cmds: mpsc::UnboundedReceive
     let mut bucket = Bucket {
         tokens: f64::from(rules.rate_limit.map_or(0, |l| l.burst)),
         at: Instant::now(),
+        sent: std::collections::VecDeque::new(),
     };
     loop {
         tokio::select! {
@@ -467,6 +494,25 @@ fn from_client(
                         limit.per_minute, limit.burst
                     );
                     send(to_client, delay, json!(["OK", id, false, reason]));
+                    return;
+                }
+            }
+            let over = |max: u32| {
+                shared.count(|s| s.rate_limited += 1);
+                let reason = format!("rate-limited: max {max} events per minute");
+                send(to_client, delay, json!(["OK", id.clone(), false, reason]));
+            };
+            if let Some(max) = rules.window {
+                if !window_take(&mut bucket.sent, max) {
+                    over(max);
+                    return;
+                }
+            }
+            if let Some(max) = rules.ip_window {
+                let mut sent = shared.ip_sent.lock().unwrap_or_else(|e| e.into_inner());
+                if !window_take(&mut sent, max) {
+                    drop(sent);
+                    over(max);
                     return;
                 }
             }
@@ -554,6 +600,7 @@ mod tests {
         let mut b = Bucket {
             tokens: 3.0,
             at: Instant::now(),
+            sent: std::collections::VecDeque::new(),
         };
         assert!(b.take(limit) && b.take(limit) && b.take(limit));
         assert!(!b.take(limit), "the burst is spent");

@@ -41,8 +41,12 @@
 //!   [`PoolConfig::remote_rate`] for relays that are not on this machine or its network): an
 //!   event that finds the bucket empty is not sent to that relay now. Relays count every
 //!   `EVENT` a connection sends, and most public ones throttle well below a bot's pace.
-//! - **Backoff.** A relay that answers `OK false "rate-limited: ..."` gets nothing for a while
-//!   (1 s, doubling to 60 s, reset by its next `OK true`).
+//! - **Backoff, then the relay's own pace.** A relay that answers `OK false "rate-limited: ..."`
+//!   gets nothing for a while (1 s, doubling to 8 s, reset by its next `OK true`), and from then
+//!   on its connection is paced at what it was seen to take: nine tenths of the events it
+//!   accepted in the minute before (at least 6 a minute), in bursts of 2. Relays limit by a
+//!   bucket or a sliding window; either way a client that keeps to what was accepted stops
+//!   meeting the limit, and a long backoff would only hold back a move past its deadline.
 //! - **Per-relay queues.** An event that one relay took but another could not take yet (paced,
 //!   backing off, not connected, `error:` or no answer) waits in that relay's queue and is
 //!   re-sent in the background, so every relay ends up with the whole log and losing any one of
@@ -216,6 +220,9 @@ pub struct RelayStats {
     pub reasons: BTreeMap<String, u64>,
     /// Refusals that said "rate-limited:".
     pub rate_limited: u64,
+    /// The pace learnt from its rate limits, in events a minute.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub learnt_per_minute: Option<u32>,
     /// Sends held back to stay within the pace.
     pub paced: u64,
     /// Connections after the first.
@@ -237,6 +244,10 @@ struct RelayState {
     refilled: Instant,
     backoff: Duration,
     backoff_until: Option<Instant>,
+    /// When it last accepted events (the newest [`ACCEPTS_KEPT`]), to learn its pace from.
+    accepted_at: VecDeque<Instant>,
+    /// When it last answered `rate-limited:`.
+    limited_at: Option<Instant>,
     connects: u64,
     closed: Option<(Instant, String)>,
     refused: Option<(Instant, String)>,
@@ -259,6 +270,8 @@ impl RelayState {
             refilled: Instant::now(),
             backoff: Duration::ZERO,
             backoff_until: None,
+            accepted_at: VecDeque::new(),
+            limited_at: None,
             connects: 0,
             closed: None,
             refused: None,
@@ -327,6 +340,10 @@ impl RelayState {
                 self.stats.accepted += 1;
                 self.backoff = Duration::ZERO;
                 self.backoff_until = None;
+                self.accepted_at.push_back(Instant::now());
+                if self.accepted_at.len() > ACCEPTS_KEPT {
+                    self.accepted_at.pop_front();
+                }
                 false
             }
             Err(reason) => {
@@ -339,9 +356,10 @@ impl RelayState {
                 match kind {
                     Refusal::RateLimited => {
                         self.stats.rate_limited += 1;
-                        self.backoff = (self.backoff * 2)
-                            .clamp(Duration::from_secs(1), Duration::from_secs(60));
+                        self.limited_at = Some(Instant::now());
+                        self.backoff = (self.backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX);
                         self.backoff_until = Some(Instant::now() + self.backoff);
+                        self.learn_pace();
                         self.tokens = 0.0;
                         true
                     }
@@ -352,6 +370,25 @@ impl RelayState {
                     Refusal::Retry | Refusal::Unanswered => true,
                 }
             }
+        }
+    }
+
+    /// After a rate limit: pace this connection at what the relay was seen to take in the
+    /// minute before, if that is slower than the pace it has.
+    fn learn_pace(&mut self) {
+        let minute_ago = Instant::now().checked_sub(Duration::from_secs(60));
+        let took = self
+            .accepted_at
+            .iter()
+            .filter(|t| minute_ago.is_none_or(|m| **t >= m))
+            .count() as f64;
+        let per_minute = (took * 0.9).max(LEARNT_MIN_PER_MINUTE);
+        if self.pace.is_none_or(|p| p.per_minute > per_minute) {
+            self.pace = Some(SendRate {
+                per_minute,
+                burst: LEARNT_BURST,
+            });
+            self.stats.learnt_per_minute = Some(per_minute.round() as u32);
         }
     }
 
@@ -366,6 +403,15 @@ impl RelayState {
         self.stats.queued = self.owed.len() as u64;
     }
 }
+
+/// Accept times kept per relay to learn its pace from.
+const ACCEPTS_KEPT: usize = 120;
+/// The shortest and longest pause after a rate limit.
+const BACKOFF_MIN: Duration = Duration::from_secs(1);
+const BACKOFF_MAX: Duration = Duration::from_secs(8);
+/// The slowest pace learnt from a relay, and the bursts it allows.
+const LEARNT_MIN_PER_MINUTE: f64 = 6.0;
+const LEARNT_BURST: u32 = 2;
 
 /// Most proof of work this client mines for one event (see `wire::MAX_TABLE_POW`).
 pub const MAX_POW: u8 = 24;
@@ -900,6 +946,15 @@ impl RelayPool {
     }
 
     /// Whether every paced relay could take `n` more events now without waiting.
+    /// Whether a relay answered `rate-limited:` within `within`: the relays are congested, and
+    /// the other seats' events may be held back as this client's are.
+    pub fn limited_within(&self, within: Duration) -> bool {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .iter()
+            .any(|s| s.limited_at.is_some_and(|t| t.elapsed() < within))
+    }
+
     pub fn has_room(&self, n: u32) -> bool {
         let now = Instant::now();
         let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());

@@ -12,8 +12,10 @@
 //! figures in BENCHMARKS.md, "Many tables on one relay").
 //!
 //! Other choices, each because a game's traffic differs from a social feed's:
-//! - the per-connection allowance is [`DEFAULT_EVENTS_PER_MINUTE`] events per minute (a bot
-//!   game publishes hundreds a minute per connection);
+//! - by default a connection may publish as fast as it likes (a bot game publishes hundreds a
+//!   minute per connection); `tolerance relay --max-events-per-minute N` limits each connection
+//!   to N events in any minute (a sliding window, answered `rate-limited: max N events per
+//!   minute`), to play or test as public relays with write policies behave;
 //! - a REQ without `limit` returns up to [`DEFAULT_FILTER_LIMIT`] stored events instead of the
 //!   usual 500, so a long table history can be caught up in one request;
 //! - events larger than [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) are refused, like strfry's default, so local tests
@@ -185,10 +187,15 @@ impl Drop for EmbeddedRelay {
 
 /// Serves on `addr` (events in `db` if given) until Ctrl-C; prints the URL first. Bind a
 /// loopback address unless the relay is meant for a LAN.
-pub async fn run_standalone(addr: SocketAddr, db: Option<PathBuf>) -> Result<()> {
+pub async fn run_standalone(
+    addr: SocketAddr,
+    db: Option<PathBuf>,
+    events_per_minute: Option<u32>,
+) -> Result<()> {
     let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
         addr,
         db_dir: db.clone(),
+        events_per_minute: events_per_minute.unwrap_or(DEFAULT_EVENTS_PER_MINUTE),
         ..EmbeddedRelayConfig::default()
     })
     .await?;

@@ -35,6 +35,8 @@ pub struct DemoOptions {
     pub pool: PoolConfig,
     /// Seats make their next shuffle on a deck they are still checking (§5.10).
     pub speculate: bool,
+    /// Per seat: seconds its machine's clock reads off (tests of clock skew; empty: none).
+    pub clock_skews: Vec<i64>,
 }
 
 impl Default for DemoOptions {
@@ -55,6 +57,7 @@ impl Default for DemoOptions {
             names: Vec::new(),
             pool: PoolConfig::default(),
             speculate: true,
+            clock_skews: Vec::new(),
         }
     }
 }
@@ -246,6 +249,7 @@ pub async fn run_demo<G: TableGame>(
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             pool: opts.pool.clone(),
             speculate: opts.speculate,
+            clock_skew: opts.clock_skews.get(i).copied().unwrap_or(0),
             names: if i == 0 {
                 opts.names.clone()
             } else {

@@ -9,12 +9,14 @@
 //!   shuffles, decryption tokens, cards shown to a set of seats) and commit-reveal dice.
 //! - [`runner`]: one client's I/O loop over real relays: journal, deciders (bot, person,
 //!   spectator), votes on time, publishing with retries.
+//! - [`clock`]: the seats' common clock, estimated from their heartbeats (pure).
 //! - [`journal`]: the local record that makes a crash resumable.
 //! - [`lobby`]: hosting a table and sitting down with strangers.
 //! - [`verify`]: checking a table from its public events; following one as a spectator.
 //! - [`demo`]: a whole table of bots, each its own client, for `demo`, `play` and the tests.
 
 pub mod chance;
+pub mod clock;
 pub mod demo;
 pub mod error;
 pub mod journal;

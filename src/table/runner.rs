@@ -4,9 +4,10 @@
 //! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
 //! loop never stops listening while a person thinks.
 
+use super::clock::TableClock;
 use super::error::TableError;
 use super::journal::{signed_key, Journal};
-use super::session::{Session, SessionConfig, Stats, Turn, Verdict, Violation};
+use super::session::{relay_secs, Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
 use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
@@ -15,7 +16,7 @@ use crate::wire::log::{log_event, Payload};
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -156,6 +157,9 @@ pub struct RunConfig<G: TableGame> {
     /// Make this seat's next shuffle on a deck while still checking it (PROTOCOL.md §5.10);
     /// off only to measure what it saves.
     pub speculate: bool,
+    /// Seconds this machine's clock reads off (0; tests of clock skew set it): the client
+    /// corrects its clock from the other seats' heartbeats ([`TableClock`]).
+    pub clock_skew: i64,
 }
 
 /// What a client saw and checked by the end.
@@ -262,14 +266,22 @@ pub async fn fetch_table(
 /// vote dated in the future must not count before its time.
 const CLOCK_SKEW_SECS: u64 = 5;
 
-/// Events dated in the future kept until their time, at most.
+/// Events dated in the future kept until their time, at most, and their bytes at most.
 const MAX_HELD: usize = 2_048;
+const MAX_HELD_BYTES: usize = 4 << 20;
 
 /// How long a resumed client looks for its seat sitting out, to ask to be dealt in again.
 const BACK_WINDOW: Duration = Duration::from_secs(30);
 
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
 const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
+
+/// How long after a relay's `rate-limited:` this client counts the relays as congested: a
+/// minute, the window public relays count in.
+const CONGESTED: Duration = Duration::from_secs(60);
+
+/// How long before a step's events turned away under a flood are asked for again.
+const ASK_AGAIN: Duration = Duration::from_secs(5);
 
 /// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -314,16 +326,18 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         recorded.into_iter().chain(history).collect(),
         &speculating,
     )
-    .await?;
+    .await?
+    .0;
     let mut unsent: VecDeque<Event> = VecDeque::new();
     if resuming {
         // The crash may have come between recording an event and a relay taking it.
         unsent.extend(cfg.journal.as_ref().map_or(Vec::new(), |j| j.own_events()));
     }
     let mut published = 0u64;
+    let mut clock = TableClock::new(cfg.clock_skew);
     let mut health = RelayHealth {
         total: cfg.relays.len(),
-        heard: vec![now_unix(); seat_keys.len()],
+        heard: vec![clock.now(now_unix()); seat_keys.len()],
         ..RelayHealth::default()
     };
     let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
@@ -331,6 +345,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let mut delayed: Vec<(Instant, Event)> = Vec::new();
     let mut last_move = Instant::now();
     let mut last_position = session.position();
+    // Since when the open step has been in every other seat's reach, as far as this client
+    // knows (PROTOCOL.md §7.2: it votes no earlier than the step's allowance after that).
+    let mut visible = Instant::now();
     let mut relays_checked: Option<Instant> = None;
     let mut quit = cfg.decider.quit();
     // Since when this seat's signed leave has been on its way to the relays.
@@ -338,7 +355,32 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     // A resumed seat that sits out (it left, crashed or was timed out) asks to be dealt in
     // again; only while it catches up, so a live player gone idle is not dealt back in unasked.
     let mut back_until = resuming.then(|| Instant::now() + BACK_WINDOW);
+    // Events of a step the session turned away under a flood and now needs, asked for again.
+    let mut asked: HashMap<Want, Instant> = HashMap::new();
     loop {
+        let wants: Vec<Want> = session
+            .wanted()
+            .into_iter()
+            .filter(|w| asked.get(w).is_none_or(|t| t.elapsed() > ASK_AGAIN))
+            .collect();
+        if !wants.is_empty() {
+            let filters: Vec<Filter> = wants
+                .iter()
+                .filter_map(|w| {
+                    let head = EventId::from_hex(&w.head).ok()?;
+                    let key = seat_keys.get(w.seat as usize)?;
+                    Some(wire::log_filter(&cfg.host, &cfg.spec.table, &[*key]).event(head))
+                })
+                .collect();
+            for w in wants {
+                asked.insert(w, Instant::now());
+            }
+            if let Ok(found) = pool.fetch(filters, Duration::from_secs(3)).await {
+                session =
+                    record_and_feed(session, found, cfg.journal.as_mut(), &speculating).await?;
+                continue;
+            }
+        }
         if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
             back_until = None;
         }
@@ -363,7 +405,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 // Signed by the pool (its keys are this seat's), mined off the runtime's
                 // threads when the table carries proof of work.
                 None => pool
-                    .sign_mined(log_event(&cfg.host, &payload), cfg.spec.pow)
+                    .sign_mined(
+                        log_event(&cfg.host, &payload)
+                            .custom_created_at(Timestamp::from(clock.now(now_unix()))),
+                        cfg.spec.pow,
+                    )
                     .await
                     .map_err(|e| match e {
                         crate::net::NetError::Sign(why) => TableError::Signing(why),
@@ -437,14 +483,23 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if seat.is_some()
             && leaving.is_none()
             && !session.is_finished()
-            && last_beat.is_none_or(|t| t.elapsed() >= HEARTBEAT)
+            && last_beat.is_none_or(|t| {
+                // A throttling relay's room goes to the table's events first.
+                let every = if pool.limited_within(CONGESTED) {
+                    HEARTBEAT * 3
+                } else {
+                    HEARTBEAT
+                };
+                t.elapsed() >= every
+            })
             && unsent.is_empty()
             && pool.has_room(2)
         {
             last_beat = Some(Instant::now());
             // Sent aside, never awaited: some relays do not answer OK to an ephemeral event,
             // and a heartbeat no relay takes is simply missed; the next one comes.
-            let beat = wire::presence_event(&cfg.host, &cfg.spec.table);
+            let beat = wire::presence_event(&cfg.host, &cfg.spec.table, clock.correction())
+                .custom_created_at(Timestamp::from(clock.now(now_unix())));
             let pow = cfg.spec.pow;
             let pool = pool.clone();
             tokio::spawn(async move {
@@ -462,6 +517,12 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if session.position() != last_position {
             last_position = session.position();
             last_move = Instant::now();
+            visible = Instant::now();
+        }
+        // The others see a step only once this client's own events that lead to it reached a
+        // relay: until then nobody can be late for it.
+        if !unsent.is_empty() {
+            visible = Instant::now();
         }
         if session.is_finished() && unsent.is_empty() && delayed.is_empty() {
             break;
@@ -475,8 +536,14 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             (None, Some(_)) => pending = None,
             _ => {}
         }
-        let now = now_unix();
-        if session.vote(now) {
+        let now = clock.now(now_unix());
+        // When relays throttle this client, they likely throttle the others too: give an event
+        // held back a relay's window longer before voting (PROTOCOL.md §7.2).
+        let congested = pool.limited_within(CONGESTED) || !unsent.is_empty();
+        let patience = Duration::from_secs(session.step_secs() + relay_secs(&cfg.spec.deadlines))
+            + if congested { CONGESTED } else { Duration::ZERO };
+        let seen_long_enough = visible.elapsed() >= patience;
+        if seen_long_enough && session.vote(now) {
             continue;
         }
         // Held events whose time has come.
@@ -493,6 +560,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         let mut wake = Duration::from_secs(3600);
         if let Some(t) = session.vote_due() {
             wake = wake.min(Duration::from_secs(t.saturating_sub(now).max(1)));
+            if !seen_long_enough {
+                wake = wake.min(
+                    patience
+                        .saturating_sub(visible.elapsed())
+                        .max(Duration::from_millis(100)),
+                );
+            }
         }
         if let Some(t) = held.iter().map(|e| e.created_at.as_secs()).min() {
             wake = wake.min(Duration::from_secs(
@@ -525,7 +599,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     health.last_error.unwrap_or_default()
                 )));
             }
-            let now = now_unix();
+            let now = clock.now(now_unix());
             let silent: Vec<Seat> = (0..seat_keys.len() as Seat)
                 .filter(|s| Some(*s) != seat)
                 .filter(|s| now.saturating_sub(health.heard[*s as usize]) >= cfg.idle.as_secs())
@@ -554,10 +628,17 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 while let Some(more) = sub.try_recv() {
                     batch.push(more);
                 }
-                // Anything a seat signed says its client is alive; heartbeats say only that.
-                let now = now_unix();
+                // Anything a seat signed says its client is alive; heartbeats say only that, and
+                // how their clocks read.
+                let system = now_unix();
                 for ev in &batch {
                     if let Some(i) = seat_keys.iter().position(|k| *k == ev.pubkey) {
+                        if ev.kind == Kind::from(wire::KIND_PRESENCE) && Some(i as Seat) != seat {
+                            if let Some(c) = wire::presence_clock(ev) {
+                                clock.observe(i as Seat, ev.created_at.as_secs(), c, system);
+                            }
+                        }
+                        let now = clock.now(system);
                         health.heard[i] = health.heard[i].max(ev.created_at.as_secs().min(now));
                     }
                 }
@@ -567,16 +648,25 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 }
                 let (now_batch, later): (Vec<Event>, Vec<Event>) = batch
                     .into_iter()
-                    .partition(|e| e.created_at.as_secs() <= now_unix() + CLOCK_SKEW_SECS);
+                    .partition(|e| {
+                        e.created_at.as_secs() <= clock.now(now_unix()) + CLOCK_SKEW_SECS
+                    });
                 // Events dated ahead wait for their time, within a bound: a seated key dating
                 // events far in the future must not grow this client's memory. Past the bound
                 // the furthest-dated are dropped (an honest client's clock is never that far
                 // off; a relay can give them again later).
                 held.extend(later);
-                if held.len() > MAX_HELD {
-                    held.sort_by_key(|e| e.created_at);
-                    held.truncate(MAX_HELD);
-                }
+                held.sort_by_key(|e| e.created_at);
+                let mut bytes = 0usize;
+                let keep = held
+                    .iter()
+                    .take(MAX_HELD)
+                    .take_while(|e| {
+                        bytes += e.content.len();
+                        bytes <= MAX_HELD_BYTES
+                    })
+                    .count();
+                held.truncate(keep);
                 session = record_and_feed(session, now_batch, cfg.journal.as_mut(), &speculating).await?;
             }
             d = decision => {
@@ -723,23 +813,21 @@ fn fresh_secret() -> [u8; 32] {
 /// last one may lead to a shuffle of this seat, a speculative copy makes that shuffle on
 /// another thread meanwhile, on the deck the event carries while this client still checks it
 /// (PROTOCOL.md §5.10); `speculating` keeps it to one copy at a time.
+/// The events come back with the session, for the journal.
 async fn feed<G: TableGame>(
     mut session: Session<G>,
-    events: Vec<Event>,
+    mut events: Vec<Event>,
     speculating: &Option<Arc<AtomicBool>>,
-) -> Result<Session<G>, TableError> {
-    let Some((last, rest)) = events.split_last() else {
-        return Ok(session);
+) -> Result<(Session<G>, Vec<Event>), TableError> {
+    let Some(last) = events.pop() else {
+        return Ok((session, events));
     };
     let (speculate, speculating) = match speculating {
         Some(s) => (true, s.clone()),
         None => (false, Arc::default()),
     };
-    let (last, rest) = (last.clone(), rest.to_vec());
     tokio::task::spawn_blocking(move || {
-        for ev in &rest {
-            session.handle(ev);
-        }
+        session.handle_all(&events);
         if speculate && !speculating.load(Ordering::Acquire) {
             if let Some(copy) = session.speculation(&last) {
                 speculating.store(true, Ordering::Release);
@@ -753,7 +841,8 @@ async fn feed<G: TableGame>(
             }
         }
         session.handle(&last);
-        session
+        events.push(last);
+        (session, events)
     })
     .await
     // A panic while checking events is a bug of ours, reported as such.
@@ -770,21 +859,22 @@ impl Drop for Done {
     }
 }
 
+/// Feeds events to the session, then records in the journal those it kept: what a bound turned
+/// away (a seated key's flood) is never written, and the relays give it again if the table
+/// needs it.
 async fn record_and_feed<G: TableGame>(
     session: Session<G>,
     events: Vec<Event>,
     journal: Option<&mut Journal>,
     speculating: &Option<Arc<AtomicBool>>,
 ) -> Result<Session<G>, TableError> {
+    let (session, events) = feed(session, events, speculating).await?;
     if let Some(j) = journal {
-        for ev in &events {
-            // Only the table's own seats' events are worth keeping.
-            if session.seat_of(&ev.pubkey).is_some() {
-                j.record(ev)?;
-            }
+        for ev in events.iter().filter(|e| session.holds(&e.id)) {
+            j.record(ev)?;
         }
     }
-    feed(session, events, speculating).await
+    Ok(session)
 }
 
 #[cfg(test)]

@@ -172,9 +172,7 @@ impl Visit for CheckOut {
         let (cfg, game) = table_game::<G>(&self.spec, self.start)?;
         let mut s: Session<G> =
             Session::new(cfg, game, None).map_err(|e| TableError::Setup(e.to_string()))?;
-        for ev in &self.events {
-            s.handle(ev);
-        }
+        s.handle_all(&self.events);
         let names = |x: Seat| name_of(&self.names, x);
         Ok(Checked {
             finished: s.is_finished(),
@@ -275,17 +273,7 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
             "step {step}: {}: back at the table, dealt in from the next hand",
             seats(s)
         ),
-        V::ForkIgnored { step, seat } => format!(
-            "step {step}: {}: signed two events, but everyone else had gone on: recorded only",
-            names(*seat)
-        ),
-        V::Finished { step, unconfirmed } if unconfirmed.is_empty() => {
-            format!("step {step}: the game is over, confirmed by every seat")
-        }
-        V::Finished { step, unconfirmed } => format!(
-            "step {step}: the game is over ({} did not confirm)",
-            seats(unconfirmed)
-        ),
+        V::Finished { step } => format!("step {step}: the game is over"),
         V::Broken { step, reason } => format!("step {step}: the table stopped: {reason}"),
     }
 }
@@ -387,6 +375,7 @@ impl Visit for Follow {
                 names: self.names.clone(),
                 // A spectator owes no shuffle.
                 speculate: false,
+                clock_skew: 0,
             };
             let report = run_client(cfg).await?;
             for v in &report.violations {

@@ -13,7 +13,7 @@ use nostr_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 3;
+pub const LOG_VERSION: u8 = 4;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -197,6 +197,7 @@ pub fn log_event(host: &PublicKey, payload: &Payload) -> EventBuilder {
         table_coordinate(host, &payload.table),
         None,
     )];
+    // Every head is 32 bytes (an event id, the table id or a synthetic head, PROTOCOL.md §4.1).
     if let Ok(prev) = EventId::from_hex(&payload.prev) {
         tags.push(Tag::event(prev));
     }
@@ -231,6 +232,19 @@ pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
             id,
             got: p.table,
             want: table.to_string(),
+        });
+    }
+    // The `e` tag names the head the event builds on, so that a client can ask relays for the
+    // events of one step (a flood may have cost it one): it must say what `prev` says.
+    let tagged: Vec<EventId> = event.tags.event_ids().copied().collect();
+    let prev_ok = match EventId::from_hex(&p.prev) {
+        Ok(prev) => tagged == [prev],
+        Err(_) => false,
+    };
+    if !prev_ok {
+        return Err(WireError::Malformed {
+            id,
+            reason: "its `prev` is not 64 hex digits, or its `e` tag does not name it".into(),
         });
     }
     Ok(p)
@@ -271,11 +285,11 @@ mod tests {
         .unwrap();
         let err = parse_log(&old, &p.table).unwrap_err();
         assert!(matches!(err, WireError::Version { got: 1, .. }), "{err}");
-        // Version 2 computed another table from the same events (no decks prepared ahead):
-        // named as older, never read.
+        // Version 3 judged the same events by other rules (votes without the relay allowance,
+        // heads-up timeouts never final): named as older, never read.
         let v2 = EventBuilder::new(
             Kind::from(KIND_LOG),
-            serde_json::json!({"v": 2, "table": p.table, "step": 0,
+            serde_json::json!({"v": LOG_VERSION - 1, "table": p.table, "step": 0,
                 "prev": p.table, "type": "end"})
             .to_string(),
         )
@@ -283,7 +297,7 @@ mod tests {
         .unwrap();
         let err = parse_log(&v2, &p.table).unwrap_err();
         assert!(err.to_string().contains("older version"), "{err}");
-        let bad = EventBuilder::new(Kind::from(KIND_LOG), "{\"v\":3}")
+        let bad = EventBuilder::new(Kind::from(KIND_LOG), format!("{{\"v\":{LOG_VERSION}}}"))
             .sign_with_keys(&host)
             .unwrap();
         assert!(matches!(

@@ -25,7 +25,7 @@ pub const KIND_LOG: u16 = 7767;
 pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 /// Largest event we publish or accept (strfry's default limit).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 
@@ -67,6 +67,10 @@ pub struct Deadlines {
     /// all; what a seat uses is gone for the rest of the table (`protocol/PROTOCOL.md` §7.1).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bank_ms: u64,
+    /// How long past a step's deadline an event may still be on its way through relays that
+    /// throttle or reconnect: votes count only from the deadline plus this, so an honest seat
+    /// held back that long is never judged absent (`protocol/PROTOCOL.md` §7.2).
+    pub relay_ms: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -109,15 +113,16 @@ impl Pace {
     }
 
     pub fn deadlines(self) -> Deadlines {
-        let (move_ms, crypto_ms, bank_ms) = match self {
-            Pace::Fast => (15_000, 20_000, 30_000),
-            Pace::Normal => (60_000, 30_000, 120_000),
-            Pace::Correspondence => (12 * 3_600_000, 12 * 3_600_000, 0),
+        let (move_ms, crypto_ms, bank_ms, relay_ms) = match self {
+            Pace::Fast => (15_000, 20_000, 30_000, 20_000),
+            Pace::Normal => (60_000, 30_000, 120_000, 30_000),
+            Pace::Correspondence => (12 * 3_600_000, 12 * 3_600_000, 0, 3_600_000),
         };
         Deadlines {
             move_ms,
             crypto_ms,
             bank_ms,
+            relay_ms,
         }
     }
 }
@@ -282,10 +287,26 @@ pub fn log_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> Filte
     }
 }
 
-/// A seat's heartbeat at a table: empty content, the table's coordinate as its only tag.
-pub fn presence_event(host: &PublicKey, table: &str) -> EventBuilder {
-    EventBuilder::new(Kind::from(KIND_PRESENCE), "")
-        .tags([Tag::coordinate(table_coordinate(host, table), None)])
+/// A seat's heartbeat at a table: the table's coordinate as its only tag, and as content the
+/// correction its client applies to its machine's clock (`{"clock":-3}`, seconds; see
+/// `table::clock`).
+pub fn presence_event(host: &PublicKey, table: &str, correction: i64) -> EventBuilder {
+    EventBuilder::new(
+        Kind::from(KIND_PRESENCE),
+        serde_json::json!({ "clock": correction }).to_string(),
+    )
+    .tags([Tag::coordinate(table_coordinate(host, table), None)])
+}
+
+/// The clock correction a heartbeat carries, if it says one.
+pub fn presence_clock(event: &Event) -> Option<i64> {
+    #[derive(Deserialize)]
+    struct Beat {
+        clock: i64,
+    }
+    serde_json::from_str::<Beat>(&event.content)
+        .ok()
+        .map(|b| b.clock)
 }
 
 /// The heartbeats of a table's seats.

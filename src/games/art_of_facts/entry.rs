@@ -259,6 +259,10 @@ impl TableGame for ArtOfFacts {
         Ok((deck.name, json))
     }
 
+    fn variant_template() -> Option<&'static str> {
+        Some(super::deck::DEFAULT_DECK)
+    }
+
     fn variant_file(json: &str) -> String {
         match DeckFile::parse(json) {
             Ok(d) => d.to_toml(),

@@ -332,8 +332,7 @@ where
     };
     let mut state = ConnState {
         conn,
-        window: Instant::now(),
-        events_in_window: 0,
+        sent: std::collections::VecDeque::new(),
     };
     loop {
         tokio::select! {
@@ -423,8 +422,8 @@ impl From<String> for Reply {
 
 struct ConnState {
     conn: ConnId,
-    window: Instant,
-    events_in_window: u32,
+    /// When the events of the last minute were accepted (only under a limit).
+    sent: std::collections::VecDeque<Instant>,
 }
 
 fn notice(text: &str) -> String {
@@ -515,18 +514,29 @@ impl Shared {
     }
 
     async fn event(&self, state: &mut ConnState, event: Event) -> String {
-        // A fixed window per minute: simple, and the allowance is far above what a table sends.
-        if state.window.elapsed() >= Duration::from_secs(60) {
-            state.window = Instant::now();
-            state.events_in_window = 0;
-        }
-        state.events_in_window += 1;
-        if state.events_in_window > self.events_per_minute {
-            return ok(
-                event.id,
-                false,
-                format!("{}: slow down", MachineReadablePrefix::RateLimited),
-            );
+        // A sliding window of a minute, as public relays' write policies count; the default
+        // allowance is no limit at all.
+        if self.events_per_minute < super::DEFAULT_EVENTS_PER_MINUTE {
+            let now = Instant::now();
+            while state
+                .sent
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+            {
+                state.sent.pop_front();
+            }
+            if state.sent.len() >= self.events_per_minute as usize {
+                return ok(
+                    event.id,
+                    false,
+                    format!(
+                        "{}: max {} events per minute",
+                        MachineReadablePrefix::RateLimited,
+                        self.events_per_minute
+                    ),
+                );
+            }
+            state.sent.push_back(now);
         }
         let json = event.as_json();
         let size = json.len();

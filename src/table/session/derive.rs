@@ -3,16 +3,19 @@
 //!
 //! The rules, in the order they are applied at the open step `s`:
 //! 1. **Forks.** Two different events by one seat for step `s` on the same head: the seat is
-//!    removed at `s` — unless every other participant went on to complete a later step on one
-//!    branch (a barrier), which shows the second event changed nobody's view.
+//!    removed at `s` — unless, on the branch of one of its events, every other participant of
+//!    `s` went on to show it followed that branch (a barrier: an applied event or a counting
+//!    vote at a later step, or its own removal there), which shows the second event changed
+//!    nobody's view. A second end confirmation is no fork: it carries no choice.
 //! 2. **Votes.** A seat awaited at `s` is voted out when *every other participant* has a valid
 //!    vote naming it: for this step and head, signed no earlier than the step's deadline in the
-//!    log's own time (the opening event's `created_at` plus the step's allowance), by a seat
-//!    that does not itself owe `s`. No smaller coalition can remove anyone.
+//!    log's own time (the opening event's `created_at` plus the step's allowance) plus the
+//!    table's relay allowance, by a seat that does not itself owe `s`. No smaller coalition can
+//!    remove anyone, and nobody is voted out for an event still on its way.
 //! 3. **The accused's event beats the vote** when it is in the log, unless the timeout has
-//!    become final: the accused itself acknowledged it, or (at three seats or more, or for a
-//!    late event) every other participant has already built on it. Heads-up, an event signed
-//!    before the deadline always wins: the only other seat cannot time it out alone.
+//!    become final: on the branch that applies it, the accused itself acted afterwards (it
+//!    acknowledged), or every other participant showed it followed that branch (the barrier of
+//!    rule 1). At every table size: a timeout, once final, stays so whatever arrives later.
 //! 4. **Effects.** A missed move or sealed choice gets the game's timeout move, and the seat
 //!    must then acknowledge it is still there; a missed acknowledgement, opening, setup,
 //!    shuffle or reveal removes the seat (`Game::forfeit`); missed end confirmations change
@@ -23,6 +26,7 @@ use crate::engine::{ForfeitReason, Game, Seat, ToAct};
 use crate::table::chance::Stage;
 use crate::wire::log::Body;
 use crate::wire::Deadlines;
+use nostr_sdk::prelude::EventId;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the open step is.
@@ -323,10 +327,13 @@ impl<G: Game> Session<G> {
     }
 
     fn finish(&mut self, unconfirmed: Vec<Seat>) {
-        self.r.verdicts.push(Verdict::Finished {
-            step: self.r.step,
-            unconfirmed,
-        });
+        for x in &unconfirmed {
+            self.gone(*x);
+        }
+        self.r.unconfirmed = unconfirmed;
+        self.r
+            .verdicts
+            .push(Verdict::Finished { step: self.r.step });
         self.r.kind = Kind::Over;
         self.r.finished = true;
     }
@@ -365,8 +372,13 @@ impl<G: Game> Session<G> {
     /// Settles forks at the open step. Returns whether the derivation changed.
     fn settle_forks(&mut self) -> bool {
         let s = self.r.step;
+        // An end confirmation carries no choice and nothing follows it: two of them by one seat
+        // equivocate about nothing.
+        if matches!(self.r.kind, Kind::End(_)) {
+            return false;
+        }
         let head = self.r.head.clone();
-        let mut forkers = Vec::new();
+        let mut forks: Vec<(Seat, Vec<Held>)> = Vec::new();
         let seats: Vec<Seat> = (0..self.cfg.seats.len() as Seat).collect();
         for seat in seats {
             let on_head: Vec<Held> = self
@@ -388,63 +400,85 @@ impl<G: Game> Session<G> {
                     self.violations.push(v);
                     self.evidence(seat, s, &on_head[0], &on_head[1]);
                 }
-                forkers.push(seat);
+                forks.push((seat, on_head));
             }
         }
-        let undecided: Vec<Seat> = forkers
-            .into_iter()
-            .filter(|z| {
-                !self.r.verdicts.iter().any(
-                    |v| matches!(v, Verdict::ForkIgnored { step, seat } if *step == s && seat == z),
-                )
-            })
-            .collect();
-        if undecided.is_empty() {
+        forks.retain(|(z, _)| !self.r.ignored_forks.contains(&(s, *z)));
+        if forks.is_empty() {
             return false;
         }
-        // Try the branch where the forks changed nothing: if every other participant completed
-        // a later step on it, that is the table's branch.
-        let saved = self.r.clone();
-        for z in &undecided {
-            self.r
-                .verdicts
-                .push(Verdict::ForkIgnored { step: s, seat: *z });
-        }
+        let undecided: Vec<Seat> = forks.iter().map(|(z, _)| *z).collect();
         let others: Vec<Seat> = self
             .voters()
             .into_iter()
             .filter(|p| !undecided.contains(p))
             .collect();
-        self.advance();
-        let protected = self.barrier_after(s, &others);
-        if protected {
-            return true;
+        // The branch where the forks changed nothing is the table's if every other participant
+        // followed it. Which of a forker's events they followed shows on a sequential step (the
+        // next event names it) but not on a parallel one, so each of its events is tried in
+        // turn as the one that counts.
+        let saved = self.r.clone();
+        let mut tries: Vec<Option<(Seat, EventId)>> = vec![None];
+        for (z, on_head) in &forks {
+            let first = self.candidates(*z).first().map(Held::id);
+            tries.extend(
+                on_head
+                    .iter()
+                    .map(Held::id)
+                    .filter(|id| Some(*id) != first)
+                    .map(|id| Some((*z, id))),
+            );
         }
-        self.r = saved;
-        self.snapshots.retain(|k, _| *k <= s);
-        self.violations
-            .retain(|v| !matches!(v, Violation::Invalid { step, .. } if *step > s));
+        for t in tries {
+            for z in &undecided {
+                self.r.ignored_forks.insert((s, *z));
+            }
+            if let Some((z, id)) = t {
+                self.r.prefer.insert((s, z), id);
+            }
+            self.advance();
+            if self.barrier_after(s, &others) {
+                return true;
+            }
+            self.restore(saved.clone(), s);
+        }
         self.r.provisional.insert(s);
         self.forfeit(undecided, ForfeitReason::Equivocated, self.r.t_open);
         true
     }
 
-    /// Whether a step after `s` on the current branch was completed with an event from every
-    /// seat of `others` (a barrier: they all followed this branch).
+    /// Goes back to `saved`, the state at the opening of step `s`, after trying a branch.
+    fn restore(&mut self, saved: super::Replica<G>, s: u32) {
+        self.r = saved;
+        self.snapshots.retain(|k, _| *k <= s);
+        self.violations
+            .retain(|v| !matches!(v, Violation::Invalid { step, .. } if *step > s));
+    }
+
+    /// Whether every seat of `others` showed, at a step after `s` on the current branch, that
+    /// it followed this branch, or left it there (removed, or voted out of confirming the end):
+    /// a barrier.
     fn barrier_after(&self, s: u32, others: &[Seat]) -> bool {
-        if others.is_empty() {
-            return false;
-        }
-        let applied: BTreeSet<_> = self.r.applied.iter().collect();
-        let mut by_step: BTreeMap<u32, BTreeSet<Seat>> = BTreeMap::new();
-        for h in self.log.after(s) {
-            if applied.contains(&h.id()) && h.payload.step < self.r.step {
-                by_step.entry(h.payload.step).or_default().insert(h.seat);
-            }
-        }
-        by_step
-            .values()
-            .any(|signers| others.iter().all(|o| signers.contains(o)))
+        let after = |m: &BTreeMap<Seat, u32>, o: &Seat| m.get(o).is_some_and(|t| *t > s);
+        !others.is_empty()
+            && others
+                .iter()
+                .all(|o| after(&self.r.last_seen, o) || after(&self.r.gone_at, o))
+    }
+
+    /// Notes that `seat` left this branch at the open step (removed, or voted out of
+    /// confirming the end): a barrier after an earlier step does not wait for it.
+    fn gone(&mut self, seat: Seat) {
+        let step = self.r.step;
+        let t = self.r.gone_at.entry(seat).or_insert(step);
+        *t = (*t).max(step);
+    }
+
+    /// Notes that `seat` showed at the open step that it follows this branch.
+    fn seen(&mut self, seat: Seat) {
+        let step = self.r.step;
+        let t = self.r.last_seen.entry(seat).or_insert(step);
+        *t = (*t).max(step);
     }
 
     /// Publishes the proof of a fork (once, by a seated client).
@@ -474,7 +508,7 @@ impl<G: Game> Session<G> {
 
     /// The events of `seat` that may count at the open step, best first: those on this head;
     /// after a fork that a barrier protected, the one a later event of another seat builds on.
-    fn candidates(&self, seat: Seat) -> Vec<Held> {
+    pub(super) fn candidates(&self, seat: Seat) -> Vec<Held> {
         let s = self.r.step;
         let mut v: Vec<Held> = self
             .log
@@ -490,7 +524,14 @@ impl<G: Game> Session<G> {
                 .filter(|h| h.seat != seat)
                 .map(|h| h.payload.prev.clone())
                 .collect();
-            v.sort_by_key(|h| (!named.contains(&h.id().to_hex()), h.id()));
+            let preferred = self.r.prefer.get(&(s, seat));
+            v.sort_by_key(|h| {
+                (
+                    preferred != Some(&h.id()),
+                    !named.contains(&h.id().to_hex()),
+                    h.id(),
+                )
+            });
         }
         v
     }
@@ -523,15 +564,17 @@ impl<G: Game> Session<G> {
                 ),
             );
         }
-        // A vote signed before the deadline the log defines is no vote: an honest client waits
-        // for it on its own clock, so this is someone trying to time others out early.
+        // A vote signed before the deadline the log defines, plus the relay allowance, is no
+        // vote: an honest client waits for it on its own clock, so this is someone trying to time
+        // others out early.
         let deadline = self.deadline();
+        let vote_time = self.vote_time();
         let early: Vec<Held> = self
             .log
             .votes_at(s)
             .into_iter()
             .flat_map(|m| m.values().flatten())
-            .filter(|h| h.payload.prev == self.r.head && h.at() < deadline)
+            .filter(|h| h.payload.prev == self.r.head && h.at() < vote_time)
             .cloned()
             .collect();
         for h in early {
@@ -539,14 +582,27 @@ impl<G: Game> Session<G> {
                 Body::Vote { missing } => missing.clone(),
                 _ => Vec::new(),
             };
-            self.reject(
-                &h,
+            let reason = if h.at() < deadline {
                 format!(
                     "voted {} out {} s before the step's deadline",
                     seat_list(&named),
                     deadline - h.at()
-                ),
-            );
+                )
+            } else {
+                format!(
+                    "voted {} out {} s after the step's deadline, before its relay allowance of \
+                     {} s had passed",
+                    seat_list(&named),
+                    h.at() - deadline,
+                    vote_time - deadline
+                )
+            };
+            self.reject(&h, reason);
+        }
+        // A counting vote shows its voter follows this branch.
+        let voters: Vec<Seat> = self.valid_votes().into_keys().collect();
+        for v in voters {
+            self.seen(v);
         }
         let voted_out = self.voted_out(&awaited);
         // Everyone not voted out: their events count as usual.
@@ -556,43 +612,116 @@ impl<G: Game> Session<G> {
             }
         }
         // The voted out: their event still counts while the timeout is not final.
-        let mut out: BTreeSet<Seat> = voted_out.clone();
         loop {
-            let t_head = self.timeout_head(&out);
-            let standing: Vec<Seat> = out
+            let still: BTreeSet<Seat> = self.awaited().into_iter().collect();
+            if still.is_empty() {
+                return self.parallel_done();
+            }
+            let accused: Vec<Seat> = still
                 .iter()
                 .copied()
-                .filter(|x| self.stands(*x, &out, &t_head))
+                .filter(|x| voted_out.contains(x) && !self.candidates(*x).is_empty())
                 .collect();
+            // A timeout needs every seat still awaited voted out; short of that there is none
+            // to be final, and a voted-out seat's event simply counts.
+            let timeout = still.iter().all(|x| voted_out.contains(x));
+            let forced = accused.iter().all(|x| self.r.stand.contains(&(s, *x)));
+            let standing: Vec<Seat> = if !timeout || accused.is_empty() || forced {
+                accused
+            } else {
+                let fin = self.timeout_final(&still);
+                let mut stand: Vec<Seat> = accused
+                    .iter()
+                    .copied()
+                    .filter(|x| fin.as_ref().is_none_or(|f| !f.contains(x)))
+                    .collect();
+                if stand.len() < accused.len() && self.accused_branch_protected(&still, &accused) {
+                    // Everyone else followed the accused's events: a vote or event on the
+                    // timeout's branch signed by a seat that had already gone on with them
+                    // cannot take the table back (PROTOCOL.md §7.4).
+                    for x in &accused {
+                        self.r.stand.insert((s, *x));
+                    }
+                    stand = accused;
+                } else if !stand.is_empty() {
+                    self.r.contested.insert(s);
+                    let head = self.timeout_head(&still);
+                    self.watch_branch(head);
+                }
+                stand
+            };
             let mut changed = false;
             for x in standing {
-                if self.r.got.contains_key(&x) {
-                    continue;
-                }
                 let before = self.r.step;
                 if let Some(done) = self.try_seat(x) {
                     return Some(done);
                 }
                 if self.r.got.contains_key(&x) || self.r.step != before {
-                    out.remove(&x);
                     changed = true;
+                    break;
                 }
             }
-            if !changed {
-                break;
+            if changed {
+                continue;
             }
+            if timeout {
+                let seats: Vec<Seat> = still.into_iter().collect();
+                let t = self.quorum_time(&seats);
+                return Some(Done::Timeout { seats, t });
+            }
+            return None;
         }
-        let still: BTreeSet<Seat> = self.awaited().into_iter().collect();
-        if still.is_empty() {
-            return self.parallel_done();
+    }
+
+    /// Whether every other participant followed the branch where the events of `accused`
+    /// count instead of a timeout against `seats` at the open step (a barrier on it).
+    fn accused_branch_protected(&mut self, seats: &BTreeSet<Seat>, accused: &[Seat]) -> bool {
+        let s = self.r.step;
+        let others: Vec<Seat> = self
+            .voters()
+            .into_iter()
+            .filter(|p| !seats.contains(p))
+            .collect();
+        let saved = self.r.clone();
+        for x in accused {
+            self.r.stand.insert((s, *x));
         }
-        // Every seat still awaited is voted out and its event (if any) does not stand.
-        if !out.is_empty() && still.iter().all(|x| out.contains(x)) {
-            let seats: Vec<Seat> = still.into_iter().collect();
-            let t = self.quorum_time(&seats);
-            return Some(Done::Timeout { seats, t });
+        self.advance();
+        let barrier = self.barrier_after(s, &others);
+        self.restore(saved, s);
+        barrier
+    }
+
+    /// For which of `seats` a timeout against them at the open step is final, tried on the
+    /// branch that applies it: all of them when every other participant then showed it followed
+    /// that branch (a barrier); else those that acted on it themselves (they acknowledged it);
+    /// `None` when neither.
+    fn timeout_final(&mut self, seats: &BTreeSet<Seat>) -> Option<BTreeSet<Seat>> {
+        let s = self.r.step;
+        let others: Vec<Seat> = self
+            .voters()
+            .into_iter()
+            .filter(|p| !seats.contains(p))
+            .collect();
+        let saved = self.r.clone();
+        let list: Vec<Seat> = seats.iter().copied().collect();
+        let t = self.quorum_time(&list);
+        self.time_out(list, t);
+        self.advance();
+        let barrier = self.barrier_after(s, &others);
+        let acted: BTreeSet<Seat> = seats
+            .iter()
+            .copied()
+            .filter(|x| self.r.last_seen.get(x).is_some_and(|t| *t > s))
+            .collect();
+        self.restore(saved, s);
+        if barrier {
+            Some(seats.clone())
+        } else if acted.is_empty() {
+            None
+        } else {
+            Some(acted)
         }
-        None
     }
 
     /// Applies `x`'s first valid event for the open step, if any.
@@ -601,6 +730,7 @@ impl<G: Game> Session<G> {
             match self.apply_event(x, &h) {
                 Ok(done) => {
                     self.r.applied.push(h.id());
+                    self.seen(x);
                     return done;
                 }
                 Err(reason) => self.reject(&h, reason),
@@ -826,7 +956,7 @@ impl<G: Game> Session<G> {
     /// Each voter's votes that count at the open step, in time order.
     fn valid_votes(&self) -> BTreeMap<Seat, Vec<&Held>> {
         let s = self.r.step;
-        let deadline = self.deadline();
+        let vote_time = self.vote_time();
         let voters = self.voters();
         let awaited: BTreeSet<Seat> = self.awaited().into_iter().collect();
         let mut out = BTreeMap::new();
@@ -844,7 +974,7 @@ impl<G: Game> Session<G> {
             }
             let mut v: Vec<&Held> = votes
                 .iter()
-                .filter(|h| h.payload.prev == self.r.head && h.at() >= deadline)
+                .filter(|h| h.payload.prev == self.r.head && h.at() >= vote_time)
                 .collect();
             v.sort_by_key(|h| (h.at(), h.id()));
             if !v.is_empty() {
@@ -905,40 +1035,6 @@ impl<G: Game> Session<G> {
             &self.r.step.to_be_bytes(),
             &v,
         ])
-    }
-
-    /// Whether voted-out `x`'s event still counts (rule 3 of the module docs).
-    fn stands(&self, x: Seat, out: &BTreeSet<Seat>, t_head: &str) -> bool {
-        let s = self.r.step;
-        let Some(first) = self.candidates(x).into_iter().next() else {
-            return false;
-        };
-        let on_branch = |h: &&Held| h.payload.prev == t_head;
-        let acked = self.log.at(s + 1, x).iter().any(|h| on_branch(&h));
-        if acked {
-            return false;
-        }
-        let voters = self.voters();
-        let others: Vec<Seat> = voters
-            .iter()
-            .copied()
-            .filter(|p| !out.contains(p))
-            .collect();
-        let built = !others.is_empty()
-            && others.iter().all(|p| {
-                self.log.at(s + 1, *p).iter().any(|h| on_branch(&h))
-                    || self
-                        .log
-                        .votes_at(s + 1)
-                        .and_then(|v| v.get(p))
-                        .is_some_and(|v| v.iter().any(|h| on_branch(&h)))
-            });
-        let deadline = self.deadline();
-        let on_time = first.at() <= deadline;
-        if on_time && voters.len() == 2 {
-            return true;
-        }
-        !built
     }
 
     /// Applies a timeout against `seats` at the open step.
@@ -1043,6 +1139,9 @@ impl<G: Game> Session<G> {
             }
         }
         self.r.removed.extend(set);
+        for x in &seats {
+            self.gone(*x);
+        }
         let sitting = self.r.game.sitting_out();
         let sitting_out = !seats.is_empty() && seats.iter().all(|x| sitting.contains(x));
         for x in seats.iter().filter(|x| sitting.contains(x)) {

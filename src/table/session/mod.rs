@@ -17,8 +17,12 @@
 //! the log itself defines (`protocol/PROTOCOL.md` §7).
 
 mod derive;
+mod store;
 #[cfg(test)]
 mod tests;
+
+use store::Log;
+pub use store::Want;
 
 use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
 use crate::engine::{ForfeitReason, Game, Seat, ToAct};
@@ -32,20 +36,13 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use zeroize::Zeroizing;
 
-/// How long after its chain deadline a client votes: honest moves published just before the
-/// deadline have this long to reach it.
-pub const VOTE_GRACE_SECS: u64 = 2;
+/// A step's relay allowance in whole seconds (`Deadlines::relay_ms`): votes count only from its
+/// deadline plus this, so an event signed in time that reaches the others within it is never
+/// voided (PROTOCOL.md §7.2).
+pub fn relay_secs(d: &Deadlines) -> u64 {
+    d.relay_ms.div_ceil(1000)
+}
 
-/// Contributions kept per seat and step (a fork needs two; more are noise).
-const MAX_PER_STEP: usize = 4;
-/// Votes kept per seat and step.
-const MAX_VOTES_PER_STEP: usize = 4;
-/// Bytes of events for steps beyond the next one kept per seat: a seated player cannot make
-/// every other client hold an unbounded backlog.
-const MAX_AHEAD_BYTES: usize = 8 << 20;
-/// Leaves (and returns) kept per seat: a seat may leave and come back a few times; more is
-/// noise.
-const MAX_MARKS: usize = 8;
 /// Derived states kept for roll-backs; older verdicts are re-derived from the start.
 const SNAPSHOTS_KEPT: usize = 512;
 
@@ -146,12 +143,10 @@ pub enum Verdict {
     /// Seats that sat out are dealt in again from the next hand: every participant's setup at
     /// this step named them.
     Back { step: u32, seats: Vec<Seat> },
-    /// A seat forked a step, but every other seat had already built on one branch: the fork
-    /// changed nobody's view and is recorded only.
-    ForkIgnored { step: u32, seat: Seat },
-    /// The game is over and every seat still at the table confirmed it, or was voted out of
-    /// confirming (`unconfirmed`).
-    Finished { step: u32, unconfirmed: Vec<Seat> },
+    /// The game is over: every seat still at the table confirmed it, or was voted out of
+    /// confirming. Who confirmed is not part of the verdict (a confirmation that arrives after
+    /// the votes changes nothing, PROTOCOL.md §7.5); [`Session::unconfirmed`] tells it.
+    Finished { step: u32 },
     /// The game asked for something the protocol cannot do; the table stops here (nobody is
     /// to blame).
     Broken { step: u32, reason: String },
@@ -215,6 +210,8 @@ pub(crate) struct Held {
     pub event: Event,
     pub payload: Payload,
     pub seat: Seat,
+    /// Bytes of the event as NIP-01 JSON.
+    pub size: usize,
 }
 
 impl Held {
@@ -223,64 +220,6 @@ impl Held {
     }
     fn at(&self) -> u64 {
         self.event.created_at.as_secs()
-    }
-}
-
-/// The table's events by step, as held.
-#[derive(Default)]
-pub(crate) struct Log {
-    /// Contributions by (step, seat), distinct, in arrival order.
-    contributions: BTreeMap<(u32, Seat), Vec<Held>>,
-    /// Votes by step and voter.
-    votes: BTreeMap<u32, BTreeMap<Seat, Vec<Held>>>,
-    /// Each seat's signed leaves, by step (a seat that came back may leave again); at most
-    /// [`MAX_MARKS`] per seat.
-    leaves: BTreeMap<Seat, Vec<Held>>,
-    /// Each seat's signed returns from sitting out, by step; at most [`MAX_MARKS`] per seat.
-    backs: BTreeMap<Seat, Vec<Held>>,
-    ids: HashSet<EventId>,
-    /// Bytes held by (seat, step), for the bound on what a seat may have waiting ahead.
-    sizes: BTreeMap<(Seat, u32), usize>,
-}
-
-impl Log {
-    pub(crate) fn at(&self, step: u32, seat: Seat) -> &[Held] {
-        self.contributions
-            .get(&(step, seat))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
-    pub(crate) fn step(&self, step: u32) -> impl Iterator<Item = &Held> {
-        self.contributions
-            .range((step, 0)..=(step, Seat::MAX))
-            .flat_map(|(_, v)| v.iter())
-    }
-
-    pub(crate) fn after(&self, step: u32) -> impl Iterator<Item = &Held> {
-        self.contributions
-            .range((step + 1, 0)..)
-            .flat_map(|(_, v)| v.iter())
-    }
-
-    pub(crate) fn votes_at(&self, step: u32) -> Option<&BTreeMap<Seat, Vec<Held>>> {
-        self.votes.get(&step)
-    }
-
-    /// `seat`'s leave, if it signed one for a step from `from` (when it was last dealt back
-    /// in) to `step`.
-    pub(crate) fn left_by(&self, seat: Seat, step: u32, from: u32) -> Option<&Held> {
-        self.leaves
-            .get(&seat)?
-            .iter()
-            .find(|h| (from..=step).contains(&h.payload.step))
-    }
-
-    /// Whether `seat` signed that it is back at step `from` or later.
-    pub(crate) fn back_since(&self, seat: Seat, from: u32) -> bool {
-        self.backs
-            .get(&seat)
-            .is_some_and(|v| v.iter().any(|h| h.payload.step >= from))
     }
 }
 
@@ -306,8 +245,26 @@ pub(crate) struct Replica<G: Game> {
     /// Steps settled by a verdict that a later event could still overturn (a fork that a
     /// barrier may yet protect): derivation restarts from the earliest when something arrives.
     pub provisional: BTreeSet<u32>,
-    /// Steps settled by votes: an event of the next step may make the timeout final or not.
+    /// Steps settled by votes.
     pub timeouts: BTreeSet<u32>,
+    /// Steps where a voted-out seat's event counted because the timeout was not final: an
+    /// event built on the timeout may still make it final (PROTOCOL.md §7.4).
+    pub contested: BTreeSet<u32>,
+    /// Voted-out seats whose event counts whatever arrives: every other participant followed
+    /// it (PROTOCOL.md §7.4), by step and seat.
+    pub stand: BTreeSet<(u32, Seat)>,
+    /// Forks that a barrier showed changed nobody's view, by step and seat: recorded only.
+    pub ignored_forks: BTreeSet<(u32, Seat)>,
+    /// After such a fork: the seat's event that the others built on, by step and seat.
+    pub prefer: BTreeMap<(u32, Seat), EventId>,
+    /// The last step at which each seat showed it followed this branch: an applied event or a
+    /// counting vote. A barrier after step `s` is every other participant's mark beyond `s`
+    /// (or its leaving the branch there, `gone_at`).
+    pub last_seen: BTreeMap<Seat, u32>,
+    /// Where each seat left this branch: removed, or voted out of confirming the end.
+    pub gone_at: BTreeMap<Seat, u32>,
+    /// Seats voted out of confirming the end.
+    pub unconfirmed: Vec<Seat>,
     /// Seconds of its time bank each seat has used, by the log's own times.
     pub bank_used: BTreeMap<Seat, u64>,
     /// Seats sitting out, with the step their forfeit was settled at (PROTOCOL §7.10).
@@ -317,6 +274,40 @@ pub(crate) struct Replica<G: Game> {
     /// Parts of the deck prepared ahead carried by the open step's applied events, applied
     /// when it closes (PROTOCOL §5.9).
     pub ahead_parts: Vec<AheadPart>,
+}
+
+impl<G: Game> Replica<G> {
+    /// The table before its first step.
+    fn new(game: G, chance: Chance, head: String, start: u64) -> Replica<G> {
+        Replica {
+            game,
+            chance,
+            step: 0,
+            head,
+            t_open: start,
+            kind: derive::Kind::Unset,
+            got: BTreeMap::new(),
+            removed: BTreeSet::new(),
+            verdicts: Vec::new(),
+            applied: Vec::new(),
+            finished: false,
+            passes: 0,
+            moves: 0,
+            provisional: BTreeSet::new(),
+            timeouts: BTreeSet::new(),
+            contested: BTreeSet::new(),
+            stand: BTreeSet::new(),
+            ignored_forks: BTreeSet::new(),
+            prefer: BTreeMap::new(),
+            last_seen: BTreeMap::new(),
+            gone_at: BTreeMap::new(),
+            unconfirmed: Vec::new(),
+            bank_used: BTreeMap::new(),
+            out_at: BTreeMap::new(),
+            back_at: BTreeMap::new(),
+            ahead_parts: Vec::new(),
+        }
+    }
 }
 
 /// A speculative copy of a client ([`Session::speculation`]), to run on another thread.
@@ -358,6 +349,10 @@ pub struct Session<G: Game> {
     /// Sealed moves this seat chose, by the step of the seal, until opened.
     my_seals: BTreeMap<u32, G::Action>,
     rejected: HashSet<EventId>,
+    /// Heads of the timeout branches of contested steps, and the ids of held events built on
+    /// them: an event naming one may complete the barrier that makes a timeout final, so it
+    /// sends the derivation back to the contested step.
+    watch: HashSet<String>,
     pub violations: Vec<Violation>,
     pub stats: Stats,
     cache: ShuffleCache,
@@ -395,27 +390,7 @@ impl<G: Game> Session<G> {
         let chance = Chance::new(cfg.table, actors, me.clone());
         let cache = chance.cache();
         let table_hex = hex::encode(cfg.table);
-        let r = Replica {
-            game: game.clone(),
-            chance,
-            step: 0,
-            head: table_hex.clone(),
-            t_open: cfg.start,
-            kind: derive::Kind::Unset,
-            got: BTreeMap::new(),
-            removed: BTreeSet::new(),
-            verdicts: Vec::new(),
-            applied: Vec::new(),
-            finished: false,
-            passes: 0,
-            moves: 0,
-            provisional: BTreeSet::new(),
-            timeouts: BTreeSet::new(),
-            bank_used: BTreeMap::new(),
-            out_at: BTreeMap::new(),
-            back_at: BTreeMap::new(),
-            ahead_parts: Vec::new(),
-        };
+        let r = Replica::new(game.clone(), chance, table_hex.clone(), cfg.start);
         let mut s = Session {
             cfg,
             table_hex,
@@ -429,6 +404,7 @@ impl<G: Game> Session<G> {
             voted: BTreeSet::new(),
             my_seals: BTreeMap::new(),
             rejected: HashSet::new(),
+            watch: HashSet::new(),
             violations: Vec::new(),
             stats: Stats::default(),
             cache,
@@ -489,6 +465,12 @@ impl<G: Game> Session<G> {
     /// Everything the table decided so far, in log order.
     pub fn verdicts(&self) -> &[Verdict] {
         &self.r.verdicts
+    }
+
+    /// Seats voted out of confirming the end, as this client saw it (not a verdict: a
+    /// confirmation may reach one client before the votes and another after).
+    pub fn unconfirmed(&self) -> &[Seat] {
+        &self.r.unconfirmed
     }
 
     /// Seats removed from the game.
@@ -590,81 +572,40 @@ impl<G: Game> Session<G> {
         };
         debug_assert_eq!(payload.v, LOG_VERSION);
         let step = payload.step;
+        let prev = payload.prev.clone();
         let size = ev.as_json().len();
         let held = Held {
             event: ev.clone(),
             payload,
             seat,
+            size,
         };
-        match &held.payload.body {
-            Body::Evidence { events, .. } => {
-                self.log.ids.insert(ev.id);
-                // The carried events prove the fork by themselves: handle them as if relayed.
-                let carried: Vec<Event> = events
-                    .iter()
-                    .filter_map(|j| Event::from_json(j).ok())
-                    .collect();
-                for e in carried {
-                    self.handle(&e);
-                }
-                return self.since(before);
+        if let Body::Evidence { events, .. } = &held.payload.body {
+            self.log.ids.insert(ev.id);
+            if let Err(why) = self.check_evidence(&held) {
+                self.reject(&held, format!("evidence that proves no fork: {why}"));
             }
-            _ if step > self.r.step + 1 && self.over_ahead_budget(seat, size) => {
-                self.stats.dropped += 1;
-                return self.since(before);
+            // The carried events prove the fork by themselves: handle them as if relayed.
+            let carried: Vec<Event> = events
+                .iter()
+                .filter_map(|j| Event::from_json(j).ok())
+                .collect();
+            for e in carried {
+                self.handle(&e);
             }
-            Body::Leave {} | Body::Back {} => {
-                // A few per seat, one per step (the first by id), in step order whatever order
-                // they arrive in.
-                let marks = match held.payload.body {
-                    Body::Leave {} => &mut self.log.leaves,
-                    _ => &mut self.log.backs,
-                };
-                let v = marks.entry(seat).or_default();
-                if let Some(i) = v.iter().position(|h| h.payload.step == step) {
-                    if v[i].id() <= ev.id {
-                        self.stats.dropped += 1;
-                        return self.since(before);
-                    }
-                    v.remove(i);
-                }
-                if v.len() >= MAX_MARKS {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                let at = v.partition_point(|h| h.payload.step < step);
-                v.insert(at, held);
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-            }
-            Body::Vote { .. } => {
-                let per = self
-                    .log
-                    .votes
-                    .entry(step)
-                    .or_default()
-                    .entry(seat)
-                    .or_default();
-                if per.len() >= MAX_VOTES_PER_STEP {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-                per.push(held);
-            }
-            _ => {
-                let list = self.log.contributions.entry((step, seat)).or_default();
-                if list.len() >= MAX_PER_STEP {
-                    self.stats.dropped += 1;
-                    return self.since(before);
-                }
-                *self.log.sizes.entry((seat, step)).or_default() += size;
-                list.push(held);
-            }
+            return self.since(before);
+        }
+        if !self.store(held, size) {
+            return self.since(before);
         }
         self.log.ids.insert(ev.id);
         self.stats.events += 1;
         self.stats.bytes += size as u64;
-        self.reconsider(step);
+        let builds_on_contested = self.watch.contains(&prev);
+        if builds_on_contested {
+            self.watch.insert(ev.id.to_hex());
+        }
+        self.reconsider(step, builds_on_contested);
         self.since(before)
     }
 
@@ -684,6 +625,7 @@ impl<G: Game> Session<G> {
             || !r.chance.may_owe_shuffle()
             || self.log.ids.contains(&ev.id)
             || !r.provisional.is_empty()
+            || !r.contested.is_empty()
             || (r.step > 0 && r.timeouts.contains(&(r.step - 1)))
         {
             return None;
@@ -733,8 +675,7 @@ impl<G: Game> Session<G> {
                 .collect(),
             leaves: self.log.leaves.clone(),
             backs: self.log.backs.clone(),
-            ids: HashSet::new(),
-            sizes: BTreeMap::new(),
+            ..Log::default()
         };
         Some(Speculation {
             session: Session {
@@ -750,6 +691,7 @@ impl<G: Game> Session<G> {
                 voted: self.voted.clone(),
                 my_seals: self.my_seals.clone(),
                 rejected: self.rejected.clone(),
+                watch: HashSet::new(),
                 violations: Vec::new(),
                 stats: Stats::default(),
                 cache: self.cache.clone(),
@@ -758,17 +700,52 @@ impl<G: Game> Session<G> {
         })
     }
 
-    /// Whether `size` more bytes from `seat` for steps beyond the next would pass the budget
-    /// every seat has there, votes and contributions together: a seated key cannot grow a
-    /// client's memory by writing far ahead of the table (each step alone is capped too).
-    fn over_ahead_budget(&self, seat: Seat, size: usize) -> bool {
-        let ahead: usize = self
-            .log
-            .sizes
-            .range((seat, self.r.step + 2)..=(seat, u32::MAX))
-            .map(|(_, b)| *b)
-            .sum();
-        ahead + size > MAX_AHEAD_BYTES
+    /// Whether an `evidence` event proves what it says (PROTOCOL.md §8): two different
+    /// contributions of the named seat for one step and head, both signed by its key. Evidence
+    /// carrying only ids (two large events) is not judged here: the relays keep the events.
+    fn check_evidence(&self, h: &Held) -> Result<(), String> {
+        let Body::Evidence {
+            offender, events, ..
+        } = &h.payload.body
+        else {
+            return Ok(());
+        };
+        let [a, b] = events.as_slice() else {
+            return Err(format!("it carries {} events, not two", events.len()));
+        };
+        let is_id = |x: &str| x.len() == 64 && x.bytes().all(|c| c.is_ascii_hexdigit());
+        if is_id(a) && is_id(b) {
+            return Ok(());
+        }
+        let key = self
+            .seat_key(*offender)
+            .ok_or_else(|| format!("it names seat {offender}, which this table does not have"))?;
+        let mut parsed = Vec::new();
+        for text in [a, b] {
+            let ev = Event::from_json(text).map_err(|_| "an event in it is unreadable")?;
+            ev.verify()
+                .map_err(|_| "an event in it does not carry a valid signature")?;
+            if ev.pubkey != *key {
+                return Err("an event in it is not signed by the seat it names".into());
+            }
+            let p = parse_log(&ev, &self.table_hex)
+                .map_err(|e| format!("an event in it is not of this table's log: {e}"))?;
+            if matches!(
+                p.body,
+                Body::Vote { .. } | Body::Leave {} | Body::Back {} | Body::Evidence { .. }
+            ) {
+                return Err(format!("a {} is not a step's contribution", p.body.name()));
+            }
+            parsed.push((ev.id, p));
+        }
+        let ((ia, pa), (ib, pb)) = (&parsed[0], &parsed[1]);
+        if ia == ib {
+            return Err("it carries the same event twice".into());
+        }
+        if pa.step != pb.step || pa.prev != pb.prev {
+            return Err("its two events are for different steps or heads".into());
+        }
+        Ok(())
     }
 
     fn since(&self, before: usize) -> Vec<Violation> {
@@ -780,31 +757,46 @@ impl<G: Game> Session<G> {
 
     /// Something arrived for `step`: derive again from the earliest step whose outcome it may
     /// change, or just carry on when it only concerns the open step.
-    fn reconsider(&mut self, step: u32) {
+    fn reconsider(&mut self, step: u32, builds_on_contested: bool) {
         let mut from = step;
-        // A late event may protect a fork settled earlier, or make final (or not) a timeout
-        // one step back.
+        // A late event may protect a fork settled earlier.
         if let Some(&p) = self.r.provisional.iter().next() {
             from = from.min(p);
         }
-        if step > 0 && self.r.timeouts.contains(&(step - 1)) {
-            from = from.min(step - 1);
-        }
-        // Votes for a step this client completed with an event the others never received (its
-        // own, signed just before a crash, or one held back): the votes and the others' events
-        // built on the timeout decide it as they did for everyone else (§7.4). Two voters at
-        // least, so that one seat alone cannot make every client derive again.
-        let voted = |x: u32| self.log.votes_at(x).is_some_and(|m| m.len() >= 2);
-        if step < self.r.step && voted(step) {
-            from = from.min(step);
-        }
-        if step > 0 && step - 1 < self.r.step && voted(step - 1) {
-            from = from.min(step - 1);
+        // An event built on the timeout of a contested step may make that timeout final.
+        if builds_on_contested {
+            if let Some(&c) = self.r.contested.iter().next() {
+                from = from.min(c);
+            }
         }
         if from < self.r.step {
             self.rederive(from);
         } else {
             self.advance();
+        }
+    }
+
+    /// Follows the timeout branch `head` of a contested step: the held events built on it, and
+    /// every event that arrives on it later, send the derivation back to that step.
+    pub(crate) fn watch_branch(&mut self, head: String) {
+        if !self.watch.insert(head) {
+            return;
+        }
+        loop {
+            let found: Vec<String> = self
+                .log
+                .contributions
+                .values()
+                .flatten()
+                .chain(self.log.votes.values().flat_map(|m| m.values().flatten()))
+                .filter(|h| self.watch.contains(&h.payload.prev))
+                .map(|h| h.id().to_hex())
+                .filter(|id| !self.watch.contains(id))
+                .collect();
+            if found.is_empty() {
+                return;
+            }
+            self.watch.extend(found);
         }
     }
 
@@ -822,28 +814,13 @@ impl<G: Game> Session<G> {
             }
             None => {
                 let actors: Vec<[u8; 32]> = self.cfg.seats.iter().map(|k| k.to_bytes()).collect();
-                self.r = Replica {
-                    game: self.initial.clone(),
-                    chance: Chance::new(self.cfg.table, actors, self.me.clone())
+                self.r = Replica::new(
+                    self.initial.clone(),
+                    Chance::new(self.cfg.table, actors, self.me.clone())
                         .with_cache(self.cache.clone()),
-                    step: 0,
-                    head: self.table_hex.clone(),
-                    t_open: self.cfg.start,
-                    kind: derive::Kind::Unset,
-                    got: BTreeMap::new(),
-                    removed: BTreeSet::new(),
-                    verdicts: Vec::new(),
-                    applied: Vec::new(),
-                    finished: false,
-                    passes: 0,
-                    moves: 0,
-                    provisional: BTreeSet::new(),
-                    timeouts: BTreeSet::new(),
-                    bank_used: BTreeMap::new(),
-                    out_at: BTreeMap::new(),
-                    back_at: BTreeMap::new(),
-                    ahead_parts: Vec::new(),
-                };
+                    self.table_hex.clone(),
+                    self.cfg.start,
+                );
             }
         }
         let keep = self.r.step;
@@ -1064,7 +1041,7 @@ impl<G: Game> Session<G> {
         if self.r.finished || self.r.removed.contains(&me) {
             return false;
         }
-        if now < self.deadline() + VOTE_GRACE_SECS {
+        if now < self.vote_time() {
             return false;
         }
         let key = (self.r.step, self.r.head.clone());
@@ -1159,9 +1136,13 @@ impl<G: Game> Session<G> {
         if self.voted.contains(&key) || awaited.is_empty() || awaited.contains(&me) {
             return None;
         }
-        self.voters()
-            .contains(&me)
-            .then(|| self.deadline() + VOTE_GRACE_SECS)
+        self.voters().contains(&me).then(|| self.vote_time())
+    }
+
+    /// When votes at the open step start to count, in the log's time: its deadline plus the
+    /// table's relay allowance.
+    pub fn vote_time(&self) -> u64 {
+        self.deadline() + relay_secs(&self.cfg.deadlines)
     }
 }
 

@@ -49,7 +49,7 @@ impl<G: TableGame> Update<G> {
             verdicts: s
                 .verdicts()
                 .iter()
-                .filter(|v| !matches!(v, Verdict::Finished { unconfirmed, .. } if unconfirmed.is_empty()))
+                .filter(|v| !matches!(v, Verdict::Finished { .. }))
                 .map(|v| verdict_text_named(v, &name))
                 .collect(),
             my_timeouts,

@@ -1,0 +1,253 @@
+//! One verdict whatever arrives late (PROTOCOL.md §7.4, §8): a seated attacker that signs
+//! validly cannot change a finished table, and a late event changes nothing once the others
+//! built past it. Each test plays a table, then adds what an attacker or a slow relay adds,
+//! and checks every client and a fresh replay in several orders against the result before.
+
+use super::*;
+
+/// The spectator's verdicts and game, and the same from a fresh replay of the whole log in
+/// order, reversed, and shuffled: all must equal `verdicts` and `game`.
+fn replays_agree<G: Game + 'static>(h: &Harness<G>, verdicts: &[Verdict], game: &G) {
+    assert_eq!(h.spectator.verdicts(), verdicts, "the spectator's verdicts");
+    assert_eq!(h.spectator.game(), game, "the spectator's game");
+    let mut orders = vec![h.log.clone()];
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    orders.push(backwards);
+    for seed in 0..3 {
+        let mut shuffled = h.log.clone();
+        shuffled.shuffle(&mut StdRng::seed_from_u64(seed));
+        orders.push(shuffled);
+    }
+    for (i, order) in orders.iter().enumerate() {
+        let late = h.replay_in(order);
+        assert_eq!(late.verdicts(), verdicts, "replay {i}: verdicts");
+        assert_eq!(late.game(), game, "replay {i}: game");
+        assert!(late.is_finished(), "replay {i}: finished");
+    }
+}
+
+/// The seat with the lowest payoff.
+fn loser<G: Game>(g: &G) -> usize {
+    let o = g.outcome().expect("the game is over");
+    (0..o.payoffs.len())
+        .min_by_key(|s| o.payoffs[*s])
+        .expect("players")
+}
+
+#[test]
+fn forks_after_the_end_at_several_steps_change_nothing() {
+    for seed in [31, 32, 33] {
+        let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+        let mut h = Harness::new(game, seed, quick());
+        h.run(8);
+        assert!(h.spectator.is_finished());
+        let verdicts = h.spectator.verdicts().to_vec();
+        let end = h.spectator.game().clone();
+        let z = loser(&end);
+        // The loser signs a second event for every step it had an event at: the same payload
+        // signed again later is another event for the same step and head, and a move becomes
+        // another move.
+        let table = hex::encode(h.cfg.table);
+        let mine: Vec<Payload> = h
+            .log
+            .iter()
+            .filter(|e| e.pubkey == h.keys[z].public_key())
+            .filter_map(|e| parse_log(e, &table).ok())
+            .filter(|p| !matches!(p.body, Body::Vote { .. } | Body::Evidence { .. }))
+            .collect();
+        assert!(mine.len() >= 4, "seed {seed}: {} events", mine.len());
+        for mut p in mine {
+            if let Body::Move { action } = &mut p.body {
+                let other = match serde_json::from_value(action.clone()).unwrap() {
+                    high_card::Action::Keep => high_card::Action::Swap,
+                    high_card::Action::Swap => high_card::Action::Keep,
+                    high_card::Action::Stay => high_card::Action::Fold,
+                    high_card::Action::Fold => high_card::Action::Stay,
+                };
+                *action = serde_json::to_value(other).unwrap();
+            }
+            let ev = h.sign(z, &p, h.now + 600);
+            h.publish(ev);
+        }
+        h.settle();
+        h.agree();
+        replays_agree(&h, &verdicts, &end);
+    }
+}
+
+#[test]
+fn heads_up_a_late_move_after_the_table_ended_changes_nothing() {
+    let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
+    let mut h = Harness::new(game, 34, quick());
+    h.settle_to_decision();
+    let mover = h.spectator.awaiting().seats[0] as usize;
+    // The mover's move, signed in time, is held back (a relay that throttles it, or a seat
+    // that keeps it to rewrite the table later); its client does nothing more.
+    let held = h.decide(mover, h.now);
+    h.modes[mover] = Mode::Dead;
+    h.run(12);
+    assert!(h.spectator.is_finished());
+    assert!(
+        removals(h.spectator.verdicts())
+            .iter()
+            .any(|v| matches!(v, Verdict::Removed { seats, .. } if seats == &[mover as Seat])),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    let verdicts = h.spectator.verdicts().to_vec();
+    let end = h.spectator.game().clone();
+    h.publish(held);
+    h.modes[mover] = Mode::Honest;
+    h.settle();
+    h.agree();
+    replays_agree(&h, &verdicts, &end);
+}
+
+#[test]
+fn a_late_end_confirmation_changes_no_verdict() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 35, quick());
+    // Seat 2 confirms the end in time, but its relays hold the confirmation back until the
+    // others have voted it out of confirming and the table is over.
+    h.hold[2] = Some(|p: &Payload| matches!(p.body, Body::End {}));
+    h.run(12);
+    assert!(h.spectator.is_finished());
+    assert!(
+        matches!(
+            h.spectator.verdicts().last(),
+            Some(Verdict::Finished { .. })
+        ),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    assert_eq!(h.held.len(), 1, "seat 2's confirmation was held back");
+    let verdicts = h.spectator.verdicts().to_vec();
+    let end = h.spectator.game().clone();
+    let late = h.held.pop().unwrap();
+    h.publish(late);
+    h.settle();
+    h.agree();
+    replays_agree(&h, &verdicts, &end);
+}
+
+/// A log event of `seat`'s for `step` naming `prev`, with `bytes` of filler in a move.
+fn filler<G: Game + 'static>(
+    h: &Harness<G>,
+    seat: usize,
+    step: u32,
+    prev: &str,
+    bytes: usize,
+    at: u64,
+) -> Event {
+    let p = Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step,
+        prev: prev.to_string(),
+        ahead: None,
+        body: Body::Move {
+            action: serde_json::Value::String("x".repeat(bytes)),
+        },
+    };
+    h.sign(seat, &p, at)
+}
+
+#[test]
+fn a_seated_flood_leaves_every_client_and_a_late_verifier_with_the_true_table() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    // The table as it plays without the flood.
+    let mut clean = Harness::new(game.clone(), 36, quick());
+    clean.run(8);
+    let (verdicts, end) = (
+        clean.spectator.verdicts().to_vec(),
+        clean.spectator.game().clone(),
+    );
+    // The same table, where seat 2 — which plays honestly otherwise — publishes, once the
+    // first deal is under way, 1,000 contributions of 24 KB for steps ahead (beyond every
+    // per-seat budget) and 1,000 votes, before its real events for those steps exist.
+    let mut h = Harness::new(game, 36, quick());
+    h.settle_to_decision();
+    let (step, head) = h.spectator.position();
+    let mut junk = Vec::new();
+    for i in 0..1_000u32 {
+        let prev = if i % 3 == 0 {
+            head.clone()
+        } else {
+            hex::encode([i as u8; 32])
+        };
+        junk.push(filler(&h, 2, step + 2 + i % 40, &prev, 24_000, h.now));
+        junk.push(h.vote_event(2, step + i % 40, &prev, vec![0, 1], h.now + u64::from(i)));
+    }
+    for ev in junk {
+        h.publish(ev);
+    }
+    h.run(8);
+    h.agree();
+    assert_eq!(h.spectator.verdicts(), verdicts.as_slice());
+    assert_eq!(h.spectator.game(), &end);
+    // Nobody held more than the bounds allow: 8 MiB ahead per seat, four events a step.
+    for s in h.seats.iter().chain([&h.spectator]) {
+        assert!(s.held_bytes() < 12 << 20, "{} bytes held", s.held_bytes());
+        assert!(s.stats().dropped > 0);
+    }
+    // A late verifier, fed everything at once in step order, and clients fed it in any order
+    // that then ask again for what their bounds turned away, reach the same table.
+    let all = h.log.clone();
+    let mut v = Session::new(h.cfg.clone(), h.spectator.initial.clone(), None).unwrap();
+    v.handle_all(&all);
+    assert!(v.is_finished());
+    assert_eq!(v.verdicts(), verdicts.as_slice());
+    assert_eq!(v.game(), &end);
+    let mut orders = vec![all.clone()];
+    let mut backwards = all.clone();
+    backwards.reverse();
+    orders.push(backwards);
+    let mut shuffled = all.clone();
+    shuffled.shuffle(&mut StdRng::seed_from_u64(9));
+    orders.push(shuffled);
+    for (i, order) in orders.iter().enumerate() {
+        let mut c = Session::new(h.cfg.clone(), h.spectator.initial.clone(), None).unwrap();
+        for e in order {
+            c.handle(e);
+        }
+        c.serve_wants(&all);
+        assert!(c.is_finished(), "order {i}: {:?}", c.awaiting());
+        assert_eq!(c.verdicts(), verdicts.as_slice(), "order {i}");
+        assert_eq!(c.game(), &end, "order {i}");
+    }
+}
+
+#[test]
+fn evidence_that_proves_no_fork_is_attributed_to_its_publisher() {
+    let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+    let mut h = Harness::new(game, 37, quick());
+    h.settle_to_decision();
+    let (step, head) = h.spectator.position();
+    // Seat 1 accuses seat 0 with two events that are seat 1's own.
+    let a = filler(&h, 1, step, &head, 10, h.now);
+    let b = filler(&h, 1, step, &head, 11, h.now);
+    let p = Payload {
+        v: LOG_VERSION,
+        table: hex::encode(h.cfg.table),
+        step,
+        prev: head.clone(),
+        ahead: None,
+        body: Body::Evidence {
+            offender: 0,
+            reason: "two different events".into(),
+            events: vec![a.as_json(), b.as_json()],
+        },
+    };
+    let ev = h.sign(1, &p, h.now);
+    let violations = h.spectator.handle(&ev);
+    let named = violations
+        .iter()
+        .find(|v| matches!(v, Violation::Invalid { id, .. } if *id == ev.id.to_hex()))
+        .expect("the fabricated evidence is named");
+    assert_eq!(named.culprit(), 1);
+    assert!(
+        named.to_string().contains("evidence that proves no fork"),
+        "{named}"
+    );
+}
