@@ -223,7 +223,6 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
             },
             relays: vec![url.to_string()],
             speculate: std::env::var("TABLE_BENCH_SPECULATE").map_or(true, |v| v != "0"),
-            clock_skew: 0,
             ..DemoOptions::default()
         },
         None,

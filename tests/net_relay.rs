@@ -552,7 +552,7 @@ async fn heartbeats_are_passed_on_live_and_never_stored() {
         seat.publish(&marker).await.expect("accepted");
         assert_eq!(next(&mut sub).await.id, marker.id, "{url}");
         let beat = seat
-            .sign(tolerance::wire::presence_event(&host, &table))
+            .sign(tolerance::wire::presence_event(&host, &table, 0))
             .expect("signs");
         assert!(beat.kind.is_ephemeral());
         // Whether a relay answers OK to an ephemeral event varies; clients do not wait for it.
