@@ -86,6 +86,29 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
         assert!(names.contains(&format!("{name}.json")), "{name} missing");
     }
     assert!(count("chickenfoot-") >= 3, "{names:?}");
+    // ArtOfFacts: value cases, the swap, the dealer's tie rules, the ante's growth.
+    for name in [
+        "art-of-facts-value-cases",
+        "art-of-facts-dealer-tie-takes-the-ante-back",
+        "art-of-facts-a-tie-for-the-top-goes-to-the-dealer",
+        "art-of-facts-the-ante-grows-after-a-full-rotation",
+        "art-of-facts-different-symbols-are-refused",
+    ] {
+        assert!(names.contains(&format!("{name}.json")), "{name} missing");
+    }
+    // Insider: both votes, a tie the Master breaks, the timer and its flip, a caught Master.
+    for name in [
+        "insider-the-first-vote-finds-the-insider",
+        "insider-a-wrong-first-accusation-lets-the-insider-win",
+        "insider-the-second-vote-finds-the-insider",
+        "insider-the-master-breaks-a-tie",
+        "insider-the-timer-runs-out",
+        "insider-a-guess-in-time-counts-when-judged-late",
+        "insider-a-late-guess-is-refused",
+        "insider-a-master-who-calls-the-word-wrong-is-caught",
+    ] {
+        assert!(names.contains(&format!("{name}.json")), "{name} missing");
+    }
     // Tolerance: Reformation: the rule book's Scoring Example and what issue 34 asks to see.
     for name in [
         "seed-scoring-example",

@@ -431,3 +431,126 @@ async fn invalid_variants_give_the_documented_errors() {
     let err = failed(&run(&h, &["variant", "show", &bare]).await);
     assert!(err.contains("no relay hint"), "{err}");
 }
+
+/// The seed lists no ArtOfFacts deck: the author can propose the real one as a deck file, and a
+/// table played from its naddr deals from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_art_of_facts_deck_is_proposed_shown_listed_and_played_from_its_naddr() {
+    let shared = relay().await;
+    let url = shared.url().to_string();
+    let author = Keys::generate();
+    let author_npub = author.public_key().to_bech32().unwrap();
+    let player = Keys::generate();
+    let h = home("deck", &player);
+    // A small deck of its own: two symbols and plain additions, and its own money rules.
+    let file = h.join("deck.toml");
+    std::fs::write(
+        &file,
+        "name = \"two suns\"\nfeather = \"sun\"\nstash = 500\n\
+         [[cards]]\nsymbol = \"sun\"\nvalues = [1, 2, 3, 4, 5, 6, 7, 8]\n\
+         [[cards]]\nsymbol = \"leaf\"\nvalues = [1, 2, 3, 4, 5, 6, 7, 8]\n\
+         [[cards]]\nop = \"+\"\nvalues = [1, 2, 3]\n",
+    )
+    .unwrap();
+    // A bad deck is refused before anything is published, naming the field.
+    let bad = h.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\nfeather = \"moon\"\n[[cards]]\nsymbol = \"sun\"\nvalues = [1, 2]\n",
+    )
+    .unwrap();
+    let err = failed(
+        &run(
+            &h,
+            &[
+                "variant",
+                "propose",
+                "--game",
+                "art-of-facts",
+                bad.to_str().unwrap(),
+                "--to",
+                &author_npub,
+                "--relay",
+                &url,
+            ],
+        )
+        .await,
+    );
+    assert!(err.contains("deck field `feather`"), "{err}");
+
+    let stdout = ok(&run(
+        &h,
+        &[
+            "variant",
+            "propose",
+            "--game",
+            "art-of-facts",
+            file.to_str().unwrap(),
+            "--to",
+            &author_npub,
+            "--relay",
+            &url,
+        ],
+    )
+    .await);
+    let naddr = stdout.lines().next().unwrap().to_string();
+    assert!(naddr.starts_with("naddr1"), "{stdout}");
+    assert!(stdout.contains("a variant of art-of-facts"), "{stdout}");
+    let inbox = dm::fetch_inbox(&pool(&author, &shared).await, WAIT)
+        .await
+        .unwrap();
+    assert_eq!(inbox.messages.len(), 1, "{:?}", inbox.refused);
+    assert!(inbox.messages[0]
+        .content
+        .contains(&format!("nostr:{naddr}")));
+
+    // Shown as a deck file of the same cards.
+    let shown = ok(&run(&h, &["variant", "show", &naddr]).await);
+    assert!(
+        shown.contains("# two suns (a variant of art-of-facts)"),
+        "{shown}"
+    );
+    let deck = tolerance::games::art_of_facts::DeckFile::parse(&shown).unwrap();
+    assert_eq!(deck.cards().len(), 19);
+    assert_eq!(deck.stash, Some(500));
+    // Listed as a variant of its game.
+    let listed = ok(&run(
+        &h,
+        &["variant", "list", "--relay", &url, "--to", &author_npub],
+    )
+    .await);
+    assert!(
+        listed.contains("two suns — a variant of art-of-facts"),
+        "{listed}"
+    );
+
+    // A table of bots from the naddr deals that deck and counts those chips.
+    let stdout = ok(&run(
+        &h,
+        &[
+            "demo",
+            "--game",
+            "art-of-facts",
+            "--variant",
+            &naddr,
+            "--relay",
+            &url,
+            "--players",
+            "3",
+            "--hands",
+            "2",
+            "--json",
+        ],
+    )
+    .await);
+    let summary: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["verified"], true, "{stdout}");
+    assert_eq!(summary["report"]["deck"], "two suns", "{stdout}");
+    let total: u64 = summary["report"]["banks"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 1500, "{stdout}");
+}

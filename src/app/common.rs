@@ -106,8 +106,12 @@ pub async fn setup_options(
     match variant.map(str::trim) {
         None | Some("") => {}
         Some(v) if v.starts_with("naddr1") => {
-            let (post, _) = crate::variants::fetch(v, relays).await?;
-            opts.variant_text = Some((v.to_string(), post.variant.to_toml()));
+            // A variant of any game: the game's setup reads it (and refuses another game's).
+            let text = match crate::variants::fetch_any(v, relays).await? {
+                crate::variants::AnyVariant::Tolerance(post) => post.variant.to_toml(),
+                crate::variants::AnyVariant::Game(post) => post.content,
+            };
+            opts.variant_text = Some((v.to_string(), text));
         }
         Some(v) if std::path::Path::new(v).is_file() => {
             let text = std::fs::read_to_string(v).map_err(|e| format!("cannot read {v}: {e}"))?;

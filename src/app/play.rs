@@ -207,6 +207,10 @@ impl Visit for Local {
         let mut lines = stdin.lock().lines();
         let mut shown = 0;
         loop {
+            // No signed log here: a game's timer runs on this machine's clock.
+            if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+                game.clock(d.as_secs());
+            }
             let story = game.story(Some(0), &name);
             for l in story.iter().skip(shown) {
                 println!("  · {l}");

@@ -1,5 +1,7 @@
-//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show; and
-//! Tolerance: Reformation's card-set files (`--game reformation`: new, validate).
+//! `tolerance variant`: Tolerance variant files — new, validate, propose, list, show; Tolerance:
+//! Reformation's card-set files (`--game reformation`: new, validate); and the variant files of
+//! other games that have them (an ArtOfFacts deck file, `--game art-of-facts`: new, validate,
+//! propose, show, list).
 
 use super::common::{load_identity, runtime};
 use crate::games::reformation::entry as reformation;
@@ -29,6 +31,10 @@ pub enum VariantCommand {
     /// send the author its naddr in a private message.
     Propose {
         file: PathBuf,
+        /// The game the file is a variant of (Tolerance by default; `art-of-facts` for a deck
+        /// file).
+        #[arg(long, default_value = "tolerance")]
+        game: String,
         /// Shown in lists; also names the proposal (default: the variant's name). Proposing
         /// again under the same title replaces it.
         #[arg(long)]
@@ -82,6 +88,21 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
             println!("{}: valid\n{summary}", file.display());
             Ok(())
         }
+        VariantCommand::New { game, .. } if game != "tolerance" && template(&game).is_some() => {
+            print!("{}", template(&game).unwrap_or_default());
+            Ok(())
+        }
+        VariantCommand::Validate { file, game }
+            if game != "tolerance" && template(&game).is_some() =>
+        {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let (name, json) = crate::games::registry::with_game(&game, VariantJson(text))?
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let body = crate::games::registry::with_game(&game, VariantFile(json))?;
+            println!("{}: valid ({name})\n{body}", file.display());
+            Ok(())
+        }
         VariantCommand::New { game, .. } | VariantCommand::Validate { game, .. }
             if game != "tolerance" =>
         {
@@ -103,10 +124,67 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
         }
         VariantCommand::Propose {
             file,
+            game,
             title,
             description,
             to,
             relays,
+        } if game != "tolerance" => {
+            let settings = settings()?;
+            let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
+            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            // The game checks its own file before anything is published.
+            let (name, json) = crate::games::registry::with_game(&game, VariantJson(text))?
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let title = title.unwrap_or(name);
+            let keys = load_identity()?;
+            runtime()?.block_on(async {
+                let pool = feedback::connect(keys, &relays).await?;
+                let done = variants::propose_game(
+                    &pool,
+                    &game,
+                    &json,
+                    &title,
+                    description.as_deref().unwrap_or(""),
+                    &to,
+                )
+                .await;
+                pool.shutdown().await;
+                let p = done?;
+                println!("{}", p.naddr);
+                println!(
+                    "published \"{}\" (a variant of {game}; kind 37768, d={})",
+                    p.post.title, p.post.slug
+                );
+                for url in &p.published.accepted {
+                    println!("  accepted by {url}");
+                }
+                for (url, why) in &p.published.rejected {
+                    println!("  NOT accepted by {url}: {why}");
+                }
+                match p.message {
+                    Ok(r) => {
+                        for line in feedback::report_lines(&feedback::Sent::Private(r)) {
+                            println!("{line}");
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(format!(
+                        "the variant is published but {} was not told: {e}",
+                        to.to_bech32().expect("a public key always encodes")
+                    )),
+                }
+            })
+        }
+        VariantCommand::Propose {
+            file,
+            title,
+            description,
+            to,
+            relays,
+            ..
         } => {
             let settings = settings()?;
             let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
@@ -164,6 +242,11 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
                         println!("{line}");
                     }
                 }
+                for post in &listing.games {
+                    for line in variants::game_list_lines(post, &hints, &author) {
+                        println!("{line}");
+                    }
+                }
                 for (id, by, why) in &listing.invalid {
                     eprintln!(
                         "skipped {} by {}: {why}",
@@ -182,12 +265,54 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
             } else {
                 relays
             };
-            let (post, _) = runtime()?.block_on(variants::fetch(&naddr, &relays))?;
-            print!(
-                "{}",
-                variants::as_file(&post, naddr.trim(), author.as_ref())
-            );
+            match runtime()?.block_on(variants::fetch_any(&naddr, &relays))? {
+                variants::AnyVariant::Tolerance(post) => print!(
+                    "{}",
+                    variants::as_file(&post, naddr.trim(), author.as_ref())
+                ),
+                variants::AnyVariant::Game(post) => {
+                    let body = crate::games::registry::with_game(
+                        &post.game,
+                        VariantFile(post.content.clone()),
+                    )?;
+                    print!("{}", variants::game_as_file(&post, naddr.trim(), &body));
+                }
+            }
             Ok(())
         }
     }
+}
+
+/// A game's variant file, checked, as its name and JSON.
+struct VariantJson(String);
+
+impl crate::games::registry::Visit for VariantJson {
+    type Out = Result<(String, String), String>;
+    fn visit<G: crate::games::registry::TableGame>(self) -> Self::Out {
+        G::variant_json(&self.0)
+    }
+}
+
+/// A published variant's JSON as the game's variant file.
+struct VariantFile(String);
+
+impl crate::games::registry::Visit for VariantFile {
+    type Out = String;
+    fn visit<G: crate::games::registry::TableGame>(self) -> String {
+        G::variant_file(&self.0)
+    }
+}
+
+/// A game's variant file to start from (`variant new --game NAME`), if it has one.
+fn template(game: &str) -> Option<String> {
+    struct Template;
+    impl crate::games::registry::Visit for Template {
+        type Out = Option<String>;
+        fn visit<G: crate::games::registry::TableGame>(self) -> Option<String> {
+            G::variant_template().map(str::to_string)
+        }
+    }
+    crate::games::registry::with_game(game, Template)
+        .ok()
+        .flatten()
 }

@@ -107,6 +107,22 @@ pub enum ChanceRequest {
     /// Everyone learns the private dice `owner` rolled as its roll number `roll` (0-based count
     /// of that owner's private rolls).
     OpenPrivate { owner: Seat, roll: u32 },
+    /// `owner` whispers its private roll number `roll` to whichever seat holds `card` of deck
+    /// `deck` at one of `positions` — each a position dealt face down to exactly one seat other
+    /// than `owner` — without learning which seat that is; nobody else learns the dice, nor who
+    /// holds the card (PROTOCOL.md §5.11). Insider: the Master's word to the Insider.
+    Whisper {
+        owner: Seat,
+        roll: u32,
+        deck: DeckId,
+        card: CardId,
+        positions: Vec<u16>,
+    },
+    /// Everyone learns the dice `owner` whispered as roll `roll`, and every client checks that
+    /// the whisper was honest: every letter opens to those dice and every seat that did not
+    /// hold the card shows it could not read its letter. The cards at the whisper's positions
+    /// must have been shown (`Reveal`) first.
+    OpenWhisper { owner: Seat, roll: u32 },
 }
 
 impl ChanceRequest {
@@ -118,6 +134,8 @@ impl ChanceRequest {
             ChanceRequest::RollPublic { .. } => "public roll",
             ChanceRequest::RollPrivate { .. } => "private roll",
             ChanceRequest::OpenPrivate { .. } => "opening of a private roll",
+            ChanceRequest::Whisper { .. } => "whisper",
+            ChanceRequest::OpenWhisper { .. } => "opening of a whisper",
         }
     }
 
@@ -158,6 +176,19 @@ pub enum ChanceOutcome {
         values: Option<Vec<u8>>,
     },
     Opened {
+        owner: Seat,
+        roll: u32,
+        values: Vec<u8>,
+    },
+    /// `values` is `Some` only in the whisperer's and the card holder's states; `to` (the holder)
+    /// only in full-information simulation, never on a table (the whisperer must not learn it).
+    Whispered {
+        owner: Seat,
+        roll: u32,
+        values: Option<Vec<u8>>,
+        to: Option<Seat>,
+    },
+    WhisperOpened {
         owner: Seat,
         roll: u32,
         values: Vec<u8>,
@@ -241,6 +272,22 @@ impl ChanceOutcome {
                 format!("{o}'s roll {r}"),
                 format!("{owner}'s roll {roll}"),
             ),
+            (
+                R::Whisper { owner, roll, .. },
+                O::Whispered {
+                    owner: o, roll: r, ..
+                },
+            )
+            | (
+                R::OpenWhisper { owner, roll },
+                O::WhisperOpened {
+                    owner: o, roll: r, ..
+                },
+            ) => same(
+                "the whisper of seat",
+                format!("{o}'s roll {r}"),
+                format!("{owner}'s roll {roll}"),
+            ),
             (r, o) => Err(format!(
                 "a {} does not answer a {}",
                 o.kind_name(),
@@ -257,6 +304,8 @@ impl ChanceOutcome {
             ChanceOutcome::Rolled { .. } => "public roll",
             ChanceOutcome::RolledPrivate { .. } => "private roll",
             ChanceOutcome::Opened { .. } => "opening of a private roll",
+            ChanceOutcome::Whispered { .. } => "whisper",
+            ChanceOutcome::WhisperOpened { .. } => "opening of a whisper",
         }
     }
 
@@ -280,6 +329,23 @@ impl ChanceOutcome {
                     None
                 },
             },
+            (
+                ChanceOutcome::Whispered {
+                    owner,
+                    roll,
+                    values,
+                    to,
+                },
+                _,
+            ) => {
+                let knows = viewer.is_some_and(|v| v == *owner || Some(v) == *to);
+                ChanceOutcome::Whispered {
+                    owner: *owner,
+                    roll: *roll,
+                    values: if knows { values.clone() } else { None },
+                    to: None,
+                }
+            }
             (ChanceOutcome::RolledPrivate { owner, values }, _) => ChanceOutcome::RolledPrivate {
                 owner: *owner,
                 values: if viewer == Some(*owner) {
@@ -468,6 +534,14 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
 
     /// The move made for a seat whose deadline passed (check or fold, pass, ...).
     fn timeout_action(&self, seat: Seat) -> Option<Self::Action>;
+
+    /// The log's time (unix seconds) when the step the table is at opened: the time the step
+    /// before completed, which every client derives alike from the signed log (PROTOCOL.md
+    /// §4.4). Told at every step, never decreasing. A game with a timer keeps it (Insider's
+    /// five minutes); the others ignore it. Engine-only play never tells it.
+    fn clock(&mut self, now: u64) {
+        let _ = now;
+    }
 
     /// The result once [`ToAct::Terminal`].
     fn outcome(&self) -> Option<Outcome>;

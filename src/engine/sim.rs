@@ -46,12 +46,70 @@ fn open_private(store: &PrivateRolls, owner: Seat, roll: u32) -> Result<ChanceOu
     })
 }
 
+/// Who was dealt each (deck, position): a whisper goes to the holder of a card.
+type Holders = BTreeMap<(DeckId, u16), Vec<Seat>>;
+
+fn note_deal(holders: &mut Holders, request: &ChanceRequest) {
+    if let ChanceRequest::Deal { deck, position, to } = request {
+        holders.insert((*deck, *position), to.clone());
+    }
+}
+
+/// The full-information answer to a whisper: the owner's private dice, and the seat holding the
+/// card at one of the positions (dealt to it alone), if any.
+fn whisper(
+    store: &PrivateRolls,
+    holders: &Holders,
+    card_at: impl Fn(DeckId, u16) -> Result<CardId, String>,
+    request: &ChanceRequest,
+) -> Result<ChanceOutcome, String> {
+    let ChanceRequest::Whisper {
+        owner,
+        roll,
+        deck,
+        card,
+        positions,
+    } = request
+    else {
+        return Err("not a whisper".into());
+    };
+    let ChanceOutcome::Opened { values, .. } = open_private(store, *owner, *roll)? else {
+        unreachable!("open_private answers an opening")
+    };
+    let mut to = None;
+    for p in positions {
+        if card_at(*deck, *p)? == *card {
+            if let Some([h]) = holders.get(&(*deck, *p)).map(Vec::as_slice) {
+                to = Some(*h);
+            }
+        }
+    }
+    Ok(ChanceOutcome::Whispered {
+        owner: *owner,
+        roll: *roll,
+        values: Some(values),
+        to,
+    })
+}
+
+fn open_whisper(store: &PrivateRolls, owner: Seat, roll: u32) -> Result<ChanceOutcome, String> {
+    let ChanceOutcome::Opened { values, .. } = open_private(store, owner, roll)? else {
+        unreachable!("open_private answers an opening")
+    };
+    Ok(ChanceOutcome::WhisperOpened {
+        owner,
+        roll,
+        values,
+    })
+}
+
 /// Full-information chance from an RNG the caller seeds.
 #[derive(Debug, Clone)]
 pub struct Oracle<R> {
     rng: R,
     decks: BTreeMap<DeckId, Vec<CardId>>,
     private: PrivateRolls,
+    holders: Holders,
 }
 
 impl<R: Rng> Oracle<R> {
@@ -60,6 +118,7 @@ impl<R: Rng> Oracle<R> {
             rng,
             decks: BTreeMap::new(),
             private: BTreeMap::new(),
+            holders: BTreeMap::new(),
         }
     }
     pub fn rng(&mut self) -> &mut R {
@@ -85,6 +144,7 @@ fn card_at(
 
 impl<R: Rng> ChanceSource for Oracle<R> {
     fn fulfil(&mut self, request: &ChanceRequest) -> Result<ChanceOutcome, String> {
+        note_deal(&mut self.holders, request);
         Ok(match request {
             ChanceRequest::Shuffle { deck, spec } => {
                 let mut cards = spec.cards();
@@ -120,6 +180,15 @@ impl<R: Rng> ChanceSource for Oracle<R> {
             ChanceRequest::OpenPrivate { owner, roll } => {
                 open_private(&self.private, *owner, *roll)?
             }
+            ChanceRequest::Whisper { .. } => whisper(
+                &self.private,
+                &self.holders,
+                |d, p| card_at(&self.decks, d, p),
+                request,
+            )?,
+            ChanceRequest::OpenWhisper { owner, roll } => {
+                open_whisper(&self.private, *owner, *roll)?
+            }
         })
     }
 }
@@ -133,6 +202,7 @@ pub struct Script {
     pub dice: Vec<u8>,
     next_die: usize,
     private: PrivateRolls,
+    holders: Holders,
 }
 
 impl Script {
@@ -183,6 +253,7 @@ impl Script {
 
 impl ChanceSource for Script {
     fn fulfil(&mut self, request: &ChanceRequest) -> Result<ChanceOutcome, String> {
+        note_deal(&mut self.holders, request);
         Ok(match request {
             ChanceRequest::Shuffle { deck, spec } => {
                 for c in self.cards(*deck) {
@@ -213,6 +284,15 @@ impl ChanceSource for Script {
             }
             ChanceRequest::OpenPrivate { owner, roll } => {
                 open_private(&self.private, *owner, *roll)?
+            }
+            ChanceRequest::Whisper { .. } => whisper(
+                &self.private,
+                &self.holders,
+                |d, p| self.scripted(d, p),
+                request,
+            )?,
+            ChanceRequest::OpenWhisper { owner, roll } => {
+                open_whisper(&self.private, *owner, *roll)?
             }
         })
     }

@@ -3,9 +3,11 @@
 
 pub mod abandon_ship;
 pub mod all_fives;
+pub mod art_of_facts;
 pub mod chickenfoot;
 pub mod dominoes;
 pub mod high_card;
+pub mod insider;
 pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;
@@ -90,13 +92,21 @@ pub fn run_script<G: crate::engine::Game>(
 
 /// [`run_script`] with the cards of every deck fixed too (position order).
 pub fn run_script_with_deck<G: crate::engine::Game>(
-    mut game: G,
+    game: G,
     deck: Vec<crate::cards::CardId>,
     dice: Vec<u8>,
     moves: &[(Seat, G::Action)],
 ) -> Result<(G, Option<ScriptFailure>, usize), String> {
+    run_script_with(game, crate::engine::sim::Script::new(deck, dice), moves)
+}
+
+/// [`run_script`] with chance answered by `chance` (decks fixed one by one, dice).
+pub fn run_script_with<G: crate::engine::Game>(
+    mut game: G,
+    mut chance: crate::engine::sim::Script,
+    moves: &[(Seat, G::Action)],
+) -> Result<(G, Option<ScriptFailure>, usize), String> {
     use crate::engine::{ChanceRequest, ToAct};
-    let mut chance = crate::engine::sim::Script::new(deck, dice);
     let mut next = 0;
     let mut failure = None;
     loop {
@@ -172,9 +182,24 @@ pub fn play_script_with_deck<G: crate::engine::Game>(
     actions: &[String],
     parse: ParseMove<G>,
 ) -> Result<(G, ScriptEnd), String> {
+    play_script_with(
+        game,
+        crate::engine::sim::Script::new(deck, dice.to_vec()),
+        actions,
+        parse,
+    )
+}
+
+/// [`play_script`] with chance answered by `chance` (decks fixed one by one, dice).
+pub fn play_script_with<G: crate::engine::Game>(
+    game: G,
+    chance: crate::engine::sim::Script,
+    actions: &[String],
+    parse: ParseMove<G>,
+) -> Result<(G, ScriptEnd), String> {
     let moves: Vec<(Seat, G::Action)> =
         actions.iter().map(|a| parse(a)).collect::<Result<_, _>>()?;
-    let (game, failure, unused) = run_script_with_deck(game, deck, dice.to_vec(), &moves)?;
+    let (game, failure, unused) = run_script_with(game, chance, &moves)?;
     if failure.is_none() && unused > 0 {
         return Err(format!("{unused} scripted dice were never rolled"));
     }

@@ -5,8 +5,8 @@
 //! any particular game.
 
 use super::{
-    abandon_ship, all_fives, chickenfoot, high_card, lamarckian_poker, mia, perudo, reformation,
-    tolerance,
+    abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
+    perudo, reformation, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -99,6 +99,27 @@ pub trait TableGame:
     /// The game-specific part of a report (`demo --json`, `verify --json`).
     fn report(&self) -> serde_json::Value;
 
+    /// A variant file of this game, checked, as its name and the JSON a variant event carries
+    /// (`tolerance variant propose --game NAME FILE`). Games without variant files refuse.
+    fn variant_json(text: &str) -> Result<(String, String), String> {
+        let _ = text;
+        Err(format!(
+            "{} variants cannot be proposed as Nostr objects yet",
+            Self::TITLE
+        ))
+    }
+
+    /// A published variant's JSON as the variant file a person reads (`variant show`).
+    fn variant_file(json: &str) -> String {
+        json.to_string()
+    }
+
+    /// The variant file to start from (`variant new --game NAME`), for games whose variants
+    /// are files proposed through [`TableGame::variant_json`].
+    fn variant_template() -> Option<&'static str> {
+        None
+    }
+
     /// Plays a game script (`tolerance replay FILE`: fixed cards and dice, then moves) and
     /// reports its outcome.
     fn replay(script: &str) -> Result<super::Replayed, String> {
@@ -178,6 +199,8 @@ games! {
     chickenfoot::Chickenfoot,
     lamarckian_poker::LamarckianPoker,
     abandon_ship::AbandonShip,
+    art_of_facts::ArtOfFacts,
+    insider::Insider,
     reformation::Reformation,
 }
 

@@ -22,6 +22,7 @@
 //! seed, box key and proof nonce is derived (HKDF-SHA256 over the table, the purpose and the
 //! position): a client restarted with the same secret signs exactly the same events again.
 
+use super::whisper;
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::{ChanceOutcome, ChanceRequest, DeckId, Seat};
 use crate::fair::dice::{
@@ -32,7 +33,7 @@ use crate::fair::{
     self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, TokenCheck,
     VerifiedDeck, VerifiedShare, VerifiedToken,
 };
-use crate::wire::log::{Body, DeckShuffle, SealedToken, TokenMsg};
+use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, TokenMsg};
 use ::hkdf::Hkdf;
 use nostr_sdk::prelude::{nip44, Keys, PublicKey, SecretKey};
 use rand::SeedableRng;
@@ -178,6 +179,8 @@ struct Deck {
     sealed_to_me: BTreeMap<u16, Vec<VerifiedToken>>,
     /// Who a position was dealt to.
     holders: BTreeMap<u16, Vec<Seat>>,
+    /// Cards opened to everyone, by position.
+    revealed: BTreeMap<u16, CardId>,
     /// Set when a participant left: nobody can open its cards any more.
     dead: bool,
     /// The epoch whose box keys seal its tokens: its setup's, or for a deck prepared ahead the
@@ -202,6 +205,7 @@ impl Deck {
             tokens: BTreeMap::new(),
             sealed_to_me: BTreeMap::new(),
             holders: BTreeMap::new(),
+            revealed: BTreeMap::new(),
             dead: false,
             epoch: None,
         }
@@ -234,11 +238,56 @@ struct Owed {
     sealed: Vec<(DeckId, u16, Seat)>,
     /// `(epoch, slot)` dice values, in this order.
     dice: Vec<(u32, u32)>,
+    /// Whispers it is a candidate of: a mailbox key each, in request order (PROTOCOL.md §5.11).
+    mailbox: Vec<WhisperId>,
+    /// Whispers it sends: its letters, in request order.
+    letters: Vec<WhisperId>,
+    /// Whispers being opened: its letter secret (the whisperer) or its decoy seed.
+    unseal: Vec<WhisperId>,
 }
 
 impl Owed {
+    /// Nothing owed in the reveal stage.
     fn is_empty(&self) -> bool {
         self.tokens.is_empty() && self.sealed.is_empty() && self.dice.is_empty()
+    }
+
+    /// Whether something is owed in the parallel stage `stage`.
+    fn owes(&self, stage: Stage) -> bool {
+        match stage {
+            Stage::Reveal => !self.is_empty(),
+            Stage::Mailbox => !self.mailbox.is_empty(),
+            Stage::Letter => !self.letters.is_empty(),
+            Stage::Unseal => !self.unseal.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// A whisper's name: its whisperer and the number of the private roll it whispers.
+type WhisperId = (Seat, u32);
+
+/// A whisper (PROTOCOL.md §5.11): `owner`'s private roll `roll`, sealed to whichever candidate
+/// holds `card` of `deck`.
+#[derive(Clone)]
+struct Whisper {
+    owner: Seat,
+    roll: u32,
+    deck: DeckId,
+    card: CardId,
+    /// The candidates: each position and the one seat it was dealt to, in request order.
+    cands: Vec<(u16, Seat)>,
+    /// Their mailbox keys, as published.
+    keys: Vec<Option<PublicKey>>,
+    /// The letter key and one letter per candidate.
+    letter: Option<(PublicKey, Vec<String>)>,
+    /// The whisperer's die for the roll, once its letters were opened for everyone.
+    opened: Option<VerifiedValue>,
+}
+
+impl Whisper {
+    fn id(&self) -> WhisperId {
+        (self.owner, self.roll)
     }
 }
 
@@ -251,9 +300,18 @@ pub enum Stage {
     Shuffle(usize),
     /// Every participant that owes something reveals.
     Reveal,
+    /// The candidates of the batch's whispers publish their mailbox keys.
+    Mailbox,
+    /// The whisperers publish their letters.
+    Letter,
+    /// Whispers being opened: the whisperers' letter secrets and the decoys' seeds.
+    Unseal,
     /// Everything is in: the outcomes can be computed.
     Ready,
 }
+
+/// The parallel stages after the shuffles, in the order a batch runs them.
+const PARALLEL: [Stage; 4] = [Stage::Reveal, Stage::Mailbox, Stage::Letter, Stage::Unseal];
 
 /// A dice value's place: (epoch, slot).
 type SlotKey = (u32, u32);
@@ -289,6 +347,27 @@ struct Batch {
     /// What each participant's setup says about seats coming back (sitting out is the table's
     /// business; the batch only keeps what was signed).
     backs: BTreeMap<Seat, BTreeSet<Seat>>,
+    /// The batch's whispers, in request order; kept by the table once the batch is done.
+    whispers: Vec<Whisper>,
+}
+
+impl Batch {
+    /// The first parallel stage after `from` in which somebody owes something, or `Ready`.
+    fn next_stage(&self, from: Stage) -> Stage {
+        let start = PARALLEL
+            .iter()
+            .position(|s| *s == from)
+            .map_or(0, |i| i + 1);
+        PARALLEL[start..]
+            .iter()
+            .copied()
+            .find(|s| self.owed.values().any(|o| o.owes(*s)))
+            .unwrap_or(Stage::Ready)
+    }
+
+    fn whisper_mut(&mut self, id: WhisperId) -> Option<&mut Whisper> {
+        self.whispers.iter_mut().find(|w| w.id() == id)
+    }
 }
 
 impl Batch {
@@ -370,6 +449,8 @@ pub struct Chance {
     decks: BTreeMap<DeckId, Deck>,
     private_rolls: BTreeMap<(Seat, u32), PrivateRoll>,
     rolls_made: BTreeMap<Seat, u32>,
+    /// Whispers sent, by whisperer and roll (PROTOCOL.md §5.11).
+    whispers: BTreeMap<WhisperId, Whisper>,
     /// Dice values revealed so far, by (epoch, slot).
     values: BTreeMap<(u32, u32), Vec<VerifiedValue>>,
     /// Spares made so far (the next spare's id is `SPARE_BASE + spares_made`).
@@ -426,6 +507,7 @@ impl Chance {
             decks: BTreeMap::new(),
             private_rolls: BTreeMap::new(),
             rolls_made: BTreeMap::new(),
+            whispers: BTreeMap::new(),
             values: BTreeMap::new(),
             spares_made: 0,
             ahead: None,
@@ -571,10 +653,10 @@ impl Chance {
                 .filter(|s| !b.got.contains(s))
                 .collect(),
             Stage::Shuffle(k) => vec![b.order[k]],
-            Stage::Reveal => b
+            Stage::Reveal | Stage::Mailbox | Stage::Letter | Stage::Unseal => b
                 .owed
                 .iter()
-                .filter(|(s, o)| !o.is_empty() && !b.got.contains(s))
+                .filter(|(s, o)| o.owes(b.stage) && !b.got.contains(s))
                 .map(|(s, _)| *s)
                 .collect(),
             Stage::Ready => Vec::new(),
@@ -619,6 +701,8 @@ impl Chance {
     ) -> Result<(), ChanceError> {
         let mut new_decks = Vec::new();
         let mut dice_needed = 0u32;
+        let mut whispers: Vec<Whisper> = Vec::new();
+        let mut opening: Vec<WhisperId> = Vec::new();
         for r in &requests {
             match r {
                 ChanceRequest::Shuffle { deck, spec } => {
@@ -657,6 +741,30 @@ impl Chance {
                             "seat {owner} has no private roll {roll} to open"
                         )));
                     }
+                }
+                ChanceRequest::Whisper {
+                    owner,
+                    roll,
+                    deck,
+                    card,
+                    positions,
+                } => {
+                    let w = self.new_whisper(*owner, *roll, *deck, *card, positions, &parts)?;
+                    if whispers.iter().any(|x| x.id() == w.id()) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {owner}'s roll {roll} is whispered twice in one batch"
+                        )));
+                    }
+                    whispers.push(w);
+                }
+                ChanceRequest::OpenWhisper { owner, roll } => {
+                    self.check_opening(*owner, *roll, &parts)?;
+                    if opening.contains(&(*owner, *roll)) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {owner}'s whisper of roll {roll} is opened twice in one batch"
+                        )));
+                    }
+                    opening.push((*owner, *roll));
                 }
             }
         }
@@ -703,6 +811,7 @@ impl Chance {
             got: BTreeSet::new(),
             setups: BTreeMap::new(),
             backs: BTreeMap::new(),
+            whispers,
         };
         if !needs_setup {
             self.plan(&mut batch)?;
@@ -719,6 +828,114 @@ impl Chance {
         }
         self.batch = Some(batch);
         self.settle_empty_stage();
+        Ok(())
+    }
+
+    /// A whisper asked for, checked (PROTOCOL.md §5.11): a private roll of `owner` not whispered
+    /// before, and positions of a live deck each dealt face down to one seat — a participant of
+    /// the deck and of the batch (`parts`), other than `owner` and each holding one of them.
+    fn new_whisper(
+        &self,
+        owner: Seat,
+        roll: u32,
+        deck: DeckId,
+        card: CardId,
+        positions: &[u16],
+        parts: &[Seat],
+    ) -> Result<Whisper, ChanceError> {
+        let no = |why: String| Err(ChanceError::Protocol(why));
+        if !self.private_rolls.contains_key(&(owner, roll)) {
+            return no(format!(
+                "seat {owner} has no private roll {roll} to whisper"
+            ));
+        }
+        if self.whispers.contains_key(&(owner, roll)) {
+            return no(format!("seat {owner}'s roll {roll} was whispered already"));
+        }
+        if !parts.contains(&owner) {
+            return no(format!(
+                "seat {owner} whispers but takes no part in the batch"
+            ));
+        }
+        let Some(d) = self.decks.get(&deck) else {
+            return no(format!("deck {deck} was never shuffled"));
+        };
+        if d.dead {
+            return no(format!(
+                "deck {deck} cannot be used: a player who held its key left"
+            ));
+        }
+        d.spec
+            .check(card)
+            .map_err(|e| ChanceError::Protocol(format!("deck {deck}: {e}")))?;
+        if positions.is_empty() {
+            return no("a whisper to nobody".into());
+        }
+        let mut cands: Vec<(u16, Seat)> = Vec::new();
+        for p in positions {
+            let holder = match d.holders.get(p).map(Vec::as_slice) {
+                Some([h]) => *h,
+                _ => {
+                    return no(format!(
+                        "position {p} of deck {deck} was not dealt face down to one seat before \
+                         the whisper"
+                    ))
+                }
+            };
+            if holder == owner || d.idx(holder).is_none() || !parts.contains(&holder) {
+                return no(format!(
+                    "seat {holder}, holding position {p} of deck {deck}, cannot be a candidate of \
+                     seat {owner}'s whisper"
+                ));
+            }
+            if cands.iter().any(|(q, h)| q == p || *h == holder) {
+                return no(format!(
+                    "seat {holder} (position {p}) is a candidate of one whisper twice"
+                ));
+            }
+            cands.push((*p, holder));
+        }
+        Ok(Whisper {
+            owner,
+            roll,
+            deck,
+            card,
+            keys: vec![None; cands.len()],
+            cands,
+            letter: None,
+            opened: None,
+        })
+    }
+
+    /// A whisper to open: sent, not opened yet, every candidate's card shown, and its whisperer
+    /// and candidates in the batch.
+    fn check_opening(&self, owner: Seat, roll: u32, parts: &[Seat]) -> Result<(), ChanceError> {
+        let no = |why: String| Err(ChanceError::Protocol(why));
+        let Some(w) = self.whispers.get(&(owner, roll)) else {
+            return no(format!("seat {owner} whispered no roll {roll}"));
+        };
+        if w.opened.is_some() {
+            return no(format!(
+                "seat {owner}'s whisper of roll {roll} is open already"
+            ));
+        }
+        let d = &self.decks[&w.deck];
+        for (p, s) in &w.cands {
+            if !d.revealed.contains_key(p) {
+                return no(format!(
+                    "position {p} of deck {} must be shown before the whisper is opened",
+                    w.deck
+                ));
+            }
+            if !parts.contains(s) {
+                return no(format!("seat {s} must take part in opening the whisper"));
+            }
+        }
+        if !parts.contains(&owner) {
+            return no(format!(
+                "seat {owner} must take part in opening its whisper"
+            ));
+        }
         Ok(())
     }
 
@@ -900,6 +1117,28 @@ impl Chance {
                         }
                     }
                 }
+                // Every candidate publishes a mailbox key, then the whisperer its letters.
+                ChanceRequest::Whisper { owner, roll, .. } => {
+                    let id = (*owner, *roll);
+                    let w = b.whispers.iter().find(|w| w.id() == id).expect("checked");
+                    for (_, s) in &w.cands {
+                        b.owed.entry(*s).or_default().mailbox.push(id);
+                    }
+                    b.owed.entry(*owner).or_default().letters.push(id);
+                }
+                // The whisperer shows its letter secret; every candidate whose shown card is
+                // not the whispered one shows its decoy's seed.
+                ChanceRequest::OpenWhisper { owner, roll } => {
+                    let id = (*owner, *roll);
+                    let w = &self.whispers[&id];
+                    let d = &self.decks[&w.deck];
+                    b.owed.entry(*owner).or_default().unseal.push(id);
+                    for (p, s) in &w.cands {
+                        if d.revealed.get(p) != Some(&w.card) {
+                            b.owed.entry(*s).or_default().unseal.push(id);
+                        }
+                    }
+                }
             }
         }
         if let Some(e) = epoch_no {
@@ -919,11 +1158,11 @@ impl Chance {
             .ok_or_else(|| ChanceError::Protocol(format!("deck {deck} was never shuffled")))
     }
 
-    /// Skips a reveal stage nobody owes anything in.
+    /// Skips parallel stages nobody owes anything in.
     fn settle_empty_stage(&mut self) {
         if let Some(b) = &mut self.batch {
-            if b.stage == Stage::Reveal && b.owed.values().all(Owed::is_empty) {
-                b.stage = Stage::Ready;
+            if PARALLEL.contains(&b.stage) && !b.owed.values().any(|o| o.owes(b.stage)) {
+                b.stage = b.next_stage(b.stage);
             }
         }
     }
@@ -1293,8 +1532,196 @@ impl Chance {
                     dice,
                 }))
             }
+            Stage::Mailbox => {
+                let owed = b
+                    .owed
+                    .get(&seat)
+                    .map(|o| o.mailbox.clone())
+                    .unwrap_or_default();
+                if owed.is_empty() || b.got.contains(&seat) {
+                    return Ok(None);
+                }
+                let mut keys = Vec::new();
+                for id in owed {
+                    let w = b.whispers.iter().find(|w| w.id() == id).expect("planned");
+                    keys.push(self.my_mailbox(w)?.to_hex());
+                }
+                Ok(Some(Body::Mailbox { keys }))
+            }
+            Stage::Letter => {
+                let owed = b
+                    .owed
+                    .get(&seat)
+                    .map(|o| o.letters.clone())
+                    .unwrap_or_default();
+                if owed.is_empty() || b.got.contains(&seat) {
+                    return Ok(None);
+                }
+                let mut letters = Vec::new();
+                for id in owed {
+                    let w = b.whispers.iter().find(|w| w.id() == id).expect("planned");
+                    letters.push(self.my_letters(w)?);
+                }
+                Ok(Some(Body::Letter { letters }))
+            }
+            Stage::Unseal => {
+                let owed = b
+                    .owed
+                    .get(&seat)
+                    .map(|o| o.unseal.clone())
+                    .unwrap_or_default();
+                if owed.is_empty() || b.got.contains(&seat) {
+                    return Ok(None);
+                }
+                let secrets = owed
+                    .into_iter()
+                    .map(|(owner, roll)| {
+                        let purpose = if owner == seat { "letter" } else { "decoy" };
+                        hex::encode(*me.derive(&self.table, purpose, &whisper_params(owner, roll)))
+                    })
+                    .collect();
+                Ok(Some(Body::Unseal { secrets }))
+            }
             _ => Ok(None),
         }
+    }
+
+    // ---- whispers (PROTOCOL.md §5.11) ------------------------------------------------------
+
+    /// This seat's mailbox key for whisper `w`: a key of its own when it holds the whispered
+    /// card, else its decoy.
+    fn my_mailbox(&self, w: &Whisper) -> Result<PublicKey, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let local = |e: String| ChanceError::Protocol(format!("our mailbox: {e}"));
+        let position = w
+            .cands
+            .iter()
+            .find(|(_, s)| *s == me.seat)
+            .map(|(p, _)| *p)
+            .ok_or_else(|| local("not a candidate".into()))?;
+        let params = whisper_params(w.owner, w.roll);
+        if self.open_mine(w.deck, position)? == w.card {
+            let secret =
+                whisper::secret_key(&me.derive(&self.table, "mailbox", &params)).map_err(local)?;
+            Ok(whisper::public_key(&secret))
+        } else {
+            let seed = me.derive(&self.table, "decoy", &params);
+            whisper::decoy_key(&self.table, w.owner, w.roll, me.seat, &seed).map_err(local)
+        }
+    }
+
+    /// This seat's letters for its whisper `w`: its die of the roll (value and Merkle path),
+    /// sealed to every candidate's mailbox under its one-time letter key.
+    fn my_letters(&self, w: &Whisper) -> Result<LetterMsg, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let local = |e: String| ChanceError::Protocol(format!("our letters: {e}"));
+        let pr = self.private_rolls[&(w.owner, w.roll)];
+        let die = self.epochs[&pr.epoch]
+            .my_dice
+            .as_ref()
+            .ok_or_else(|| local("no dice secret of our own".into()))?
+            .reveal(pr.slot)
+            .map_err(|e| local(e.to_string()))?
+            .to_bytes();
+        let params = whisper_params(w.owner, w.roll);
+        let secret =
+            whisper::secret_key(&me.derive(&self.table, "letter", &params)).map_err(local)?;
+        let mut sealed = Vec::new();
+        for (i, k) in w.keys.iter().enumerate() {
+            let k = k.ok_or_else(|| local("a mailbox key is missing".into()))?;
+            let mut rng = me.rng(
+                &self.table,
+                "letter-nonce",
+                &[u64::from(w.owner), u64::from(w.roll), i as u64],
+            );
+            sealed.push(whisper::seal(&mut rng, &secret, &k, &die).map_err(local)?);
+        }
+        Ok(LetterMsg {
+            key: whisper::public_key(&secret).to_hex(),
+            sealed,
+        })
+    }
+
+    /// `owner`'s die for its private roll `pr`, read from a letter's bytes and checked against
+    /// the dice commitment of its epoch.
+    fn owner_die(
+        &self,
+        owner: Seat,
+        pr: PrivateRoll,
+        bytes: &[u8],
+    ) -> Result<VerifiedValue, String> {
+        let ep = &self.epochs[&pr.epoch];
+        let idx = ep
+            .idx(owner)
+            .ok_or("the whisperer is not in the roll's epoch")?;
+        let commit = &ep.dice[idx];
+        let reveal = DiceReveal::from_bytes(bytes, commit.depth).map_err(|e| e.to_string())?;
+        if reveal.slot != pr.slot {
+            return Err(format!(
+                "it holds the die of slot {}, not slot {}",
+                reveal.slot, pr.slot
+            ));
+        }
+        let ctx = self
+            .ctx(ep.dice_hand(), idx, owner)
+            .with_step(FairStep::Dice);
+        verify_reveal(&ctx, commit, &reveal).map_err(|e| e.to_string())
+    }
+
+    /// The dice of `owner`'s private roll `pr` from every participant's value, `owner`'s
+    /// included (`own`).
+    fn dice_with(
+        &self,
+        owner: Seat,
+        pr: PrivateRoll,
+        own: VerifiedValue,
+    ) -> Result<Vec<u8>, String> {
+        let s = Slot {
+            epoch: pr.epoch,
+            slot: pr.slot,
+        };
+        let roll = self.roll(s, Some(owner), pr.sides, pr.count);
+        let mut values = self
+            .values
+            .get(&(s.epoch, s.slot))
+            .cloned()
+            .unwrap_or_default();
+        values.retain(|v| v.seat() != own.seat());
+        values.push(own);
+        open_private_roll(&roll, &values).map_err(|e| e.to_string())
+    }
+
+    /// What this client learns from whisper `w`: the dice when it whispered them, or when it
+    /// holds the card and its letter opens to the whisperer's committed die. A letter that does
+    /// not open gives nothing here (its holder cannot complain without showing who it is); the
+    /// opening catches the whisperer.
+    fn whispered_to_me(&self, w: &Whisper) -> Option<Vec<u8>> {
+        let me = self.me.as_ref()?;
+        let pr = *self.private_rolls.get(&(w.owner, w.roll))?;
+        if me.seat == w.owner {
+            let s = Slot {
+                epoch: pr.epoch,
+                slot: pr.slot,
+            };
+            let roll = self.roll(s, Some(w.owner), pr.sides, pr.count);
+            let others = self
+                .values
+                .get(&(s.epoch, s.slot))
+                .cloned()
+                .unwrap_or_default();
+            let ep = &self.epochs[&pr.epoch];
+            return private_roll(&roll, ep.my_dice.as_ref()?, &others).ok();
+        }
+        let i = w.cands.iter().position(|(_, s)| *s == me.seat)?;
+        if self.open_mine(w.deck, w.cands[i].0).ok()? != w.card {
+            return None;
+        }
+        let params = whisper_params(w.owner, w.roll);
+        let secret = whisper::secret_key(&me.derive(&self.table, "mailbox", &params)).ok()?;
+        let (key, letters) = w.letter.as_ref()?;
+        let bytes = whisper::open(&secret, key, letters.get(i)?).ok()?;
+        let own = self.owner_die(w.owner, pr, &bytes).ok()?;
+        self.dice_with(w.owner, pr, own).ok()
     }
 
     /// This seat's dice secret and box key of the epoch opened at `setup_step`.
@@ -1414,6 +1841,9 @@ impl Chance {
                     dice,
                 },
             ) => self.accept_reveal(seat, tokens, sealed, dice),
+            (Stage::Mailbox, Body::Mailbox { keys }) => self.accept_mailbox(seat, keys),
+            (Stage::Letter, Body::Letter { letters }) => self.accept_letters(seat, letters),
+            (Stage::Unseal, Body::Unseal { secrets }) => self.accept_unseal(seat, secrets),
             (_, other) => Err(bad(
                 seat,
                 format!(
@@ -1778,8 +2208,171 @@ impl Chance {
             .iter()
             .all(|(s, o)| o.is_empty() || b.got.contains(s));
         if done {
-            b.stage = Stage::Ready;
+            b.got.clear();
+            b.stage = b.next_stage(Stage::Reveal);
         }
+        Ok(())
+    }
+
+    /// What `seat` owes in the whisper stage under way, checked against what it sent: the
+    /// number of items, and that it did not send twice.
+    fn whisper_owed(
+        &self,
+        seat: Seat,
+        sent: usize,
+        pick: impl Fn(&Owed) -> &Vec<WhisperId>,
+    ) -> Result<Vec<WhisperId>, ChanceError> {
+        let b = self.batch.as_ref().expect("batch");
+        if b.got.contains(&seat) {
+            return Err(bad(
+                seat,
+                format!("a second event for {}", stage_name(b.stage)),
+            ));
+        }
+        let owed = b
+            .owed
+            .get(&seat)
+            .map(|o| pick(o).clone())
+            .unwrap_or_default();
+        if owed.is_empty() {
+            return Err(bad(
+                seat,
+                format!("sent {} though it owed nothing", stage_name(b.stage)),
+            ));
+        }
+        if sent != owed.len() {
+            return Err(bad(seat, format!("{sent} items for {} owed", owed.len())));
+        }
+        Ok(owed)
+    }
+
+    /// `seat` is in for the whisper stage under way: the next stage opens once all are.
+    fn whisper_got(&mut self, seat: Seat) {
+        let b = self.batch.as_mut().expect("batch");
+        b.got.insert(seat);
+        let stage = b.stage;
+        if b.owed
+            .iter()
+            .all(|(s, o)| !o.owes(stage) || b.got.contains(s))
+        {
+            b.got.clear();
+            b.stage = b.next_stage(stage);
+        }
+    }
+
+    fn accept_mailbox(&mut self, seat: Seat, keys: &[String]) -> Result<(), ChanceError> {
+        let owed = self.whisper_owed(seat, keys.len(), |o| &o.mailbox)?;
+        let parsed: Vec<PublicKey> = keys
+            .iter()
+            .map(|k| whisper::parse_key(k).map_err(|e| bad(seat, format!("mailbox key: {e}"))))
+            .collect::<Result<_, _>>()?;
+        let b = self.batch.as_mut().expect("batch");
+        for (id, k) in owed.into_iter().zip(parsed) {
+            let w = b.whisper_mut(id).expect("planned");
+            let i = w
+                .cands
+                .iter()
+                .position(|(_, s)| *s == seat)
+                .expect("a candidate");
+            w.keys[i] = Some(k);
+        }
+        self.whisper_got(seat);
+        Ok(())
+    }
+
+    /// Only the form of the letters can be checked now: a valid letter key, one NIP-44 v2
+    /// payload per candidate. What they hold is checked by the holder as it opens its own, and
+    /// by everyone at the opening.
+    fn accept_letters(&mut self, seat: Seat, letters: &[LetterMsg]) -> Result<(), ChanceError> {
+        let owed = self.whisper_owed(seat, letters.len(), |o| &o.letters)?;
+        let mut checked = Vec::new();
+        for (id, l) in owed.iter().zip(letters) {
+            let key =
+                whisper::parse_key(&l.key).map_err(|e| bad(seat, format!("letter key: {e}")))?;
+            let b = self.batch.as_ref().expect("batch");
+            let w = b.whispers.iter().find(|w| w.id() == *id).expect("planned");
+            if l.sealed.len() != w.cands.len() {
+                return Err(bad(
+                    seat,
+                    format!("{} letters for {} mailboxes", l.sealed.len(), w.cands.len()),
+                ));
+            }
+            for x in &l.sealed {
+                whisper::check_form(x).map_err(|e| bad(seat, e))?;
+            }
+            checked.push((*id, key, l.sealed.clone()));
+        }
+        let b = self.batch.as_mut().expect("batch");
+        for (id, key, sealed) in checked {
+            b.whisper_mut(id).expect("planned").letter = Some((key, sealed));
+        }
+        self.whisper_got(seat);
+        Ok(())
+    }
+
+    /// The openings: the whisperer's letter secret must be its letter key's and open every
+    /// letter to its committed die for the roll; a decoy's seed must make its mailbox key.
+    /// Either failing names the seat, which cannot repair it (a second event is a fork) and is
+    /// removed when the others vote it out.
+    fn accept_unseal(&mut self, seat: Seat, secrets: &[String]) -> Result<(), ChanceError> {
+        let owed = self.whisper_owed(seat, secrets.len(), |o| &o.unseal)?;
+        let mut opened = Vec::new();
+        for (id, text) in owed.iter().zip(secrets) {
+            let bytes: [u8; 32] = hex::decode(text)
+                .ok()
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| bad(seat, "an opening is not 32 bytes of hex"))?;
+            let w = &self.whispers[id];
+            let (owner, roll) = *id;
+            if seat == owner {
+                let (key, letters) = w.letter.as_ref().expect("a sent whisper");
+                let secret = whisper::secret_key(&bytes).map_err(|e| bad(seat, e))?;
+                if whisper::public_key(&secret) != *key {
+                    return Err(bad(seat, "the letter secret is not the letter key's"));
+                }
+                let pr = self.private_rolls[id];
+                let mut die = None;
+                for (i, (_, to)) in w.cands.iter().enumerate() {
+                    let mailbox = w.keys[i].expect("a sent whisper has every key");
+                    let v = whisper::open(&secret, &mailbox, &letters[i])
+                        .and_then(|b| self.owner_die(owner, pr, &b))
+                        .map_err(|e| {
+                            bad(
+                                seat,
+                                format!(
+                                    "the letter to seat {to}'s mailbox does not hold seat \
+                                     {owner}'s die of roll {roll}: {e}"
+                                ),
+                            )
+                        })?;
+                    die = Some(v);
+                }
+                opened.push((*id, die));
+            } else {
+                let i = w
+                    .cands
+                    .iter()
+                    .position(|(_, s)| *s == seat)
+                    .expect("a candidate");
+                let k = whisper::decoy_key(&self.table, owner, roll, seat, &bytes)
+                    .map_err(|e| bad(seat, e))?;
+                if Some(k) != w.keys[i] {
+                    return Err(bad(
+                        seat,
+                        format!(
+                            "its seed does not make its mailbox key for seat {owner}'s whisper: \
+                             the key was not a decoy"
+                        ),
+                    ));
+                }
+            }
+        }
+        for (id, die) in opened {
+            if let Some(w) = self.whispers.get_mut(&id) {
+                w.opened = die;
+            }
+        }
+        self.whisper_got(seat);
         Ok(())
     }
 
@@ -1829,10 +2422,41 @@ impl Chance {
                     let all = d.tokens.get(position).cloned().unwrap_or_default();
                     let index = fair::open_card(joint, d.verified()?, *position, &all)
                         .map_err(|e| ChanceError::Protocol(format!("opening a card: {e}")))?;
+                    let card = card_of(&d.spec, index)?;
+                    if let Some(d) = self.decks.get_mut(deck) {
+                        d.revealed.insert(*position, card);
+                    }
                     ChanceOutcome::Revealed {
                         deck: *deck,
                         position: *position,
-                        card: card_of(&d.spec, index)?,
+                        card,
+                    }
+                }
+                ChanceRequest::Whisper { owner, roll, .. } => {
+                    let w = b
+                        .whispers
+                        .iter()
+                        .find(|w| w.id() == (*owner, *roll))
+                        .expect("planned");
+                    ChanceOutcome::Whispered {
+                        owner: *owner,
+                        roll: *roll,
+                        values: self.whispered_to_me(w),
+                        to: None,
+                    }
+                }
+                ChanceRequest::OpenWhisper { owner, roll } => {
+                    let id = (*owner, *roll);
+                    let die = self.whispers[&id].opened.ok_or_else(|| {
+                        ChanceError::Protocol("the whisper was not opened".into())
+                    })?;
+                    let pr = self.private_rolls[&id];
+                    ChanceOutcome::WhisperOpened {
+                        owner: *owner,
+                        roll: *roll,
+                        values: self.dice_with(*owner, pr, die).map_err(|e| {
+                            ChanceError::Protocol(format!("opening a whisper: {e}"))
+                        })?,
                     }
                 }
                 ChanceRequest::RollPublic { sides, count, .. } => {
@@ -1906,6 +2530,9 @@ impl Chance {
                 }
             });
         }
+        for w in b.whispers {
+            self.whispers.insert(w.id(), w);
+        }
         Ok(out)
     }
 
@@ -1957,6 +2584,11 @@ impl Chance {
     }
 }
 
+/// The derivation parameters of everything a seat keeps for `owner`'s whisper of roll `roll`.
+fn whisper_params(owner: Seat, roll: u32) -> [u64; 2] {
+    [u64::from(owner), u64::from(roll)]
+}
+
 /// The proof context hand number of deck `j` of the batch whose setup is step `setup_step`.
 fn deck_hand(setup_step: u32, j: usize) -> u64 {
     (u64::from(setup_step) << 8) | j as u64
@@ -1972,6 +2604,9 @@ fn stage_name(stage: Stage) -> &'static str {
         Stage::Setup => "the setup",
         Stage::Shuffle(_) => "a shuffle",
         Stage::Reveal => "the reveals",
+        Stage::Mailbox => "the mailbox keys of a whisper",
+        Stage::Letter => "the letters of a whisper",
+        Stage::Unseal => "the opening of a whisper",
         Stage::Ready => "nothing",
     }
 }
@@ -2493,5 +3128,306 @@ mod tests {
             true,
         );
         assert!(matches!(err, Err(ChanceError::Protocol(_))), "{err:?}");
+    }
+
+    // ---- whispers (PROTOCOL.md §5.11) ------------------------------------------------------
+
+    /// Runs one batch like [`run`], letting `tamper` rewrite each event before every client
+    /// checks it; stops at the first event a client refuses, naming its signer.
+    fn run_tampered(
+        cs: &mut [Chance],
+        reqs: &[ChanceRequest],
+        parts: &[Seat],
+        step: &mut u32,
+        mut tamper: impl FnMut(Seat, &mut Body),
+    ) -> Result<Vec<Vec<ChanceOutcome>>, (Seat, String)> {
+        for c in cs.iter_mut() {
+            c.begin(reqs.to_vec(), parts.to_vec(), false).unwrap();
+        }
+        loop {
+            let stage = cs[0].stage().unwrap();
+            assert!(cs.iter().all(|c| c.stage() == Some(stage)));
+            if stage == Stage::Ready {
+                break;
+            }
+            let events: Vec<(Seat, Body)> = cs
+                .iter()
+                .filter_map(|c| c.produce(*step).unwrap().map(|b| (c.my_seat().unwrap(), b)))
+                .collect();
+            assert!(!events.is_empty(), "nobody acts at {stage:?}");
+            for (seat, mut body) in events {
+                tamper(seat, &mut body);
+                let id = format!("{step}/{seat}");
+                for c in cs.iter_mut() {
+                    c.accept(seat, &id, &body, *step)
+                        .map_err(|e| (seat, e.to_string()))?;
+                }
+            }
+            *step += 1;
+        }
+        Ok(cs.iter_mut().map(|c| c.finish().unwrap()).collect())
+    }
+
+    const ROLES: [&str; 4] = ["Insider", "Common", "Common", "Common"];
+
+    /// Five seats: seat 0 rolls six private dice; seats 1–4 alone key a deck of one Insider
+    /// and three Common cards, and each is dealt one face down. Returns the dice seat 0 sees
+    /// and the seat dealt the Insider card.
+    fn insider_table(cs: &mut [Chance], step: &mut u32) -> (Vec<u8>, Seat) {
+        let all: Vec<Seat> = (0..5).collect();
+        let roll = run(
+            cs,
+            &[ChanceRequest::RollPrivate {
+                owner: 0,
+                sides: 100,
+                count: 6,
+            }],
+            &all,
+            step,
+        );
+        let dice = match &roll.outcomes[0][0] {
+            ChanceOutcome::RolledPrivate {
+                values: Some(v), ..
+            } => v.clone(),
+            x => panic!("{x:?}"),
+        };
+        let mut reqs = vec![ChanceRequest::Shuffle {
+            deck: 0,
+            spec: DeckSpec::Custom {
+                names: ROLES.iter().map(|s| s.to_string()).collect(),
+            },
+        }];
+        reqs.extend((0..4u16).map(|p| ChanceRequest::deal(0, p, p as Seat + 1)));
+        let deal = run(cs, &reqs, &[1, 2, 3, 4], step);
+        let mut insider = None;
+        for (c, o) in deal.outcomes.iter().enumerate() {
+            for out in &o[1..] {
+                if let ChanceOutcome::Dealt {
+                    position,
+                    card: Some(card),
+                    ..
+                } = out
+                {
+                    assert_eq!(
+                        *position as usize + 1,
+                        c,
+                        "a card opens for its holder alone"
+                    );
+                    if *card == CardId(0) {
+                        insider = Some(c as Seat);
+                    }
+                }
+            }
+        }
+        (dice, insider.expect("someone holds the Insider card"))
+    }
+
+    fn whisper_req() -> ChanceRequest {
+        ChanceRequest::Whisper {
+            owner: 0,
+            roll: 0,
+            deck: 0,
+            card: CardId(0),
+            positions: vec![0, 1, 2, 3],
+        }
+    }
+
+    fn show_roles(cs: &mut [Chance], step: &mut u32) {
+        let reqs: Vec<ChanceRequest> = (0..4)
+            .map(|position| ChanceRequest::Reveal { deck: 0, position })
+            .collect();
+        run(cs, &reqs, &[0, 1, 2, 3, 4], step);
+    }
+
+    #[test]
+    fn a_whisper_reaches_the_card_holder_alone_and_the_whisperer_never_learns_who() {
+        let mut cs = clients(5);
+        let mut step = 0;
+        let (dice, insider) = insider_table(&mut cs, &mut step);
+        let mut keys = Vec::new();
+        let outs = run_tampered(
+            &mut cs,
+            &[whisper_req()],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+            |_, b| {
+                if let Body::Mailbox { keys: k } = b {
+                    keys.push(k[0].clone());
+                }
+            },
+        )
+        .unwrap();
+        // Four mailbox keys, all valid x-only keys, all different: nothing tells the real one.
+        assert_eq!(keys.len(), 4);
+        assert!(keys.iter().all(|k| whisper::parse_key(k).is_ok()));
+        assert_eq!(keys.iter().collect::<BTreeSet<_>>().len(), 4);
+        for (c, o) in outs.iter().enumerate() {
+            let ChanceOutcome::Whispered { values, to, .. } = &o[0] else {
+                panic!("{o:?}")
+            };
+            assert_eq!(*to, None, "no client is told who holds the card");
+            if c == 0 || c == insider as usize {
+                assert_eq!(values.as_ref(), Some(&dice), "client {c}");
+            } else {
+                assert_eq!(*values, None, "client {c} (the spectator is client 5)");
+            }
+        }
+        // What the whisperer holds of the role deck: nothing (it holds no key share of it and
+        // was dealt nothing), and its whisper names no holder.
+        let d = &cs[0].decks[&0];
+        assert!(d.idx(0).is_none() && d.my_secret.is_none());
+        // At the end: the roles are shown, the whisper opened, and everyone checks it.
+        show_roles(&mut cs, &mut step);
+        let opened = run(
+            &mut cs,
+            &[ChanceRequest::OpenWhisper { owner: 0, roll: 0 }],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+        );
+        for o in &opened.outcomes {
+            assert_eq!(
+                o[0],
+                ChanceOutcome::WhisperOpened {
+                    owner: 0,
+                    roll: 0,
+                    values: dice.clone()
+                }
+            );
+        }
+        // Only the whisperer and the three Commons owed an opening; the Insider none.
+        let again = cs[0].begin(
+            vec![ChanceRequest::OpenWhisper { owner: 0, roll: 0 }],
+            vec![0, 1, 2, 3, 4],
+            false,
+        );
+        assert!(matches!(again, Err(ChanceError::Protocol(e)) if e.contains("open already")));
+    }
+
+    #[test]
+    fn a_whisperer_who_seals_another_secret_to_one_mailbox_is_caught_at_the_opening() {
+        let mut cs = clients(5);
+        let mut step = 0;
+        let (_, insider) = insider_table(&mut cs, &mut step);
+        // The whisperer's letter secret, as its client derives it.
+        let whisperer = Secrets::new(0, Zeroizing::new([40; 32]));
+        let letter = whisper::secret_key(&whisperer.derive(&TABLE, "letter", &[0, 0])).unwrap();
+        let mut mailboxes: BTreeMap<Seat, PublicKey> = BTreeMap::new();
+        // It seals something else to the mailbox of seat 2 (a Common or the Insider): a way to
+        // learn the Insider from what each seat goes on to say.
+        let outs = run_tampered(
+            &mut cs,
+            &[whisper_req()],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+            |seat, b| match b {
+                Body::Mailbox { keys } => {
+                    mailboxes.insert(seat, whisper::parse_key(&keys[0]).unwrap());
+                }
+                Body::Letter { letters } => {
+                    let mut rng = ChaCha20Rng::seed_from_u64(5);
+                    letters[0].sealed[1] =
+                        whisper::seal(&mut rng, &letter, &mailboxes[&2], b"another word").unwrap();
+                }
+                _ => {}
+            },
+        )
+        .expect("every client accepts letters it cannot open");
+        if insider == 2 {
+            // Its holder cannot read a die from it: it learns nothing, and says nothing.
+            assert!(matches!(
+                &outs[2][0],
+                ChanceOutcome::Whispered { values: None, .. }
+            ));
+        }
+        show_roles(&mut cs, &mut step);
+        let caught = run_tampered(
+            &mut cs,
+            &[ChanceRequest::OpenWhisper { owner: 0, roll: 0 }],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+            |_, _| {},
+        )
+        .unwrap_err();
+        assert_eq!(caught.0, 0, "{caught:?}");
+        assert!(
+            caught
+                .1
+                .contains("the letter to seat 2's mailbox does not hold seat 0's die"),
+            "{caught:?}"
+        );
+    }
+
+    #[test]
+    fn a_candidate_whose_mailbox_was_not_a_decoy_is_caught_at_the_opening() {
+        let mut cs = clients(5);
+        let mut step = 0;
+        let (dice, insider) = insider_table(&mut cs, &mut step);
+        let common = (1..5).find(|s| *s != insider).unwrap();
+        // A Common publishes a key it holds the secret of instead of its decoy: it reads the
+        // letter the whisperer seals to it.
+        let cheat = whisper::secret_key(&[77; 32]).unwrap();
+        let mut letter_key = None;
+        let mut its_letter = None;
+        run_tampered(
+            &mut cs,
+            &[whisper_req()],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+            |seat, b| match b {
+                Body::Mailbox { keys } if seat == common => {
+                    keys[0] = whisper::public_key(&cheat).to_hex();
+                }
+                Body::Letter { letters } => {
+                    letter_key = Some(whisper::parse_key(&letters[0].key).unwrap());
+                    its_letter = Some(letters[0].sealed[usize::from(common) - 1].clone());
+                }
+                _ => {}
+            },
+        )
+        .unwrap();
+        // It can read the Master's die indeed...
+        let bytes = whisper::open(&cheat, &letter_key.unwrap(), &its_letter.unwrap()).unwrap();
+        assert!(!bytes.is_empty() && !dice.is_empty());
+        // ...but at the end its client can show no seed that makes that key.
+        show_roles(&mut cs, &mut step);
+        let caught = run_tampered(
+            &mut cs,
+            &[ChanceRequest::OpenWhisper { owner: 0, roll: 0 }],
+            &[0, 1, 2, 3, 4],
+            &mut step,
+            |_, _| {},
+        )
+        .unwrap_err();
+        assert_eq!(caught.0, common, "{caught:?}");
+        assert!(caught.1.contains("the key was not a decoy"), "{caught:?}");
+    }
+
+    #[test]
+    fn a_whisper_is_asked_only_of_dealt_positions_and_private_rolls() {
+        let mut cs = clients(5);
+        let mut step = 0;
+        insider_table(&mut cs, &mut step);
+        let refused = |req: ChanceRequest| {
+            let mut c = cs[1].clone();
+            match c.begin(vec![req], vec![0, 1, 2, 3, 4], false) {
+                Err(ChanceError::Protocol(e)) => e,
+                x => panic!("{:?}", x.map(|_| ())),
+            }
+        };
+        let w = |owner: Seat, roll: u32, positions: Vec<u16>| ChanceRequest::Whisper {
+            owner,
+            roll,
+            deck: 0,
+            card: CardId(0),
+            positions,
+        };
+        assert!(refused(w(0, 1, vec![0])).contains("no private roll 1"));
+        assert!(refused(w(1, 0, vec![0])).contains("no private roll"));
+        assert!(refused(w(0, 0, vec![])).contains("to nobody"));
+        assert!(refused(w(0, 0, vec![0, 0])).contains("twice"));
+        assert!(refused(w(0, 0, vec![4])).contains("was not dealt"));
+        assert!(
+            refused(ChanceRequest::OpenWhisper { owner: 0, roll: 0 }).contains("whispered no roll")
+        );
     }
 }

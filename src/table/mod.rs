@@ -24,6 +24,7 @@ pub mod lobby;
 pub mod runner;
 pub mod session;
 pub mod verify;
+pub mod whisper;
 
 pub use error::TableError;
 pub use runner::{run_client, ClientReport, Decider, RunConfig};

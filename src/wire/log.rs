@@ -55,6 +55,15 @@ pub struct SealedToken {
     pub sealed: String,
 }
 
+/// A whisperer's letters for one whisper (PROTOCOL.md §5.11): its one-time letter key (x-only
+/// hex) and one NIP-44 v2 payload (base64) per candidate, in the whisper's candidate order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LetterMsg {
+    pub key: String,
+    pub sealed: Vec<String>,
+}
+
 /// What an event says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
@@ -89,6 +98,15 @@ pub enum Body {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         dice: Vec<String>,
     },
+    /// Parallel, every candidate of the batch's whispers (PROTOCOL.md §5.11): one mailbox key
+    /// (x-only hex) per whisper it is a candidate of, in request order — a key of its own if it
+    /// holds the whispered card, a decoy nobody can read otherwise.
+    Mailbox { keys: Vec<String> },
+    /// Parallel, the whisperer of each of the batch's whispers: its letters, in request order.
+    Letter { letters: Vec<LetterMsg> },
+    /// Parallel, at the opening of whispers: what each seat owes, in request order (hex): the
+    /// whisperer's letter-key secret, or a non-holder's decoy seed.
+    Unseal { secrets: Vec<String> },
     /// Sequential: the game move of the seat to act, as the game writes its actions in JSON.
     Move { action: serde_json::Value },
     /// Parallel, each seat of a sealed decision: `sha256` (hex) of its move and a secret salt;
@@ -129,6 +147,9 @@ impl Body {
             Body::Setup { .. } => "setup",
             Body::Shuffle { .. } => "shuffle",
             Body::Reveal { .. } => "reveal",
+            Body::Mailbox { .. } => "mailbox",
+            Body::Letter { .. } => "letter",
+            Body::Unseal { .. } => "unseal",
             Body::Move { .. } => "move",
             Body::Seal { .. } => "seal",
             Body::Open { .. } => "open",
@@ -316,6 +337,18 @@ mod tests {
                 }],
                 sealed: vec![],
                 dice: vec!["DD".into()],
+            },
+            Body::Mailbox {
+                keys: vec!["ee".into()],
+            },
+            Body::Letter {
+                letters: vec![LetterMsg {
+                    key: "ff".into(),
+                    sealed: vec!["AgAA".into()],
+                }],
+            },
+            Body::Unseal {
+                secrets: vec!["01".into()],
             },
             Body::Seal {
                 commitment: "ab".into(),

@@ -6,7 +6,10 @@
 //! - `d`: a slug of the title (publishing again under the same title replaces the proposal);
 //! - `title`, `summary`: what people see in a list;
 //! - `p`: the key the proposal is addressed to (the game's author by default);
-//! - `alt` (NIP-31): a one-line description for clients that do not know the kind.
+//! - `alt` (NIP-31): a one-line description for clients that do not know the kind;
+//! - `game`: the game of a variant of another game than The Game of Tolerance (absent:
+//!   Tolerance), whose `content` is that game's variant file as JSON — an ArtOfFacts deck file,
+//!   say — read and checked by the game itself ([`GameVariantPost`]).
 
 use crate::games::tolerance::variant::{Betting, Style, Variant, VariantError};
 use nostr_sdk::prelude::*;
@@ -64,6 +67,129 @@ pub enum VariantPostError {
     /// The content is not a valid variant; the inner error names the field.
     #[error("{0}")]
     Invalid(#[from] VariantError),
+    /// A variant of another game (its `game` tag).
+    #[error("event {id} is a variant of {game}, not of The Game of Tolerance")]
+    OtherGame { id: EventId, game: String },
+}
+
+/// The tag naming the game of a variant of another game than Tolerance.
+pub const GAME_TAG: &str = "game";
+
+/// The game a variant event is for: its `game` tag, or Tolerance.
+pub fn event_game(e: &Event) -> String {
+    e.tags
+        .iter()
+        .find(|t| t.kind() == TagKind::custom(GAME_TAG))
+        .and_then(|t| t.content())
+        .unwrap_or("tolerance")
+        .to_string()
+}
+
+/// A variant of another game, as published: the game reads and checks `content` (its variant
+/// file as JSON); the wire knows no game's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameVariantPost {
+    pub game: String,
+    pub content: String,
+    pub title: String,
+    pub description: String,
+    pub publisher: PublicKey,
+    pub slug: String,
+    pub addressed_to: Vec<PublicKey>,
+    pub created_at: Timestamp,
+    pub event_id: EventId,
+}
+
+impl GameVariantPost {
+    pub fn naddr(&self, relays: &[RelayUrl]) -> String {
+        Nip19Coordinate::new(
+            variant_coordinate(&self.publisher, &self.slug),
+            relays.iter().take(3).cloned(),
+        )
+        .to_bech32()
+        .expect("a coordinate always encodes")
+    }
+}
+
+/// Builds (unsigned) the event proposing a variant of `game` (`content`: its variant file as
+/// JSON, already checked by the game) under `title`, addressed to `to`.
+pub fn game_variant_event(
+    game: &str,
+    content: &str,
+    title: &str,
+    description: &str,
+    to: &PublicKey,
+) -> (EventBuilder, String) {
+    let title = clip(title, MAX_TITLE);
+    let title = if title.is_empty() {
+        format!("a {game} variant")
+    } else {
+        title
+    };
+    let summary = clip(description, MAX_DESCRIPTION);
+    let d = slug(&title);
+    let builder = EventBuilder::new(Kind::from(KIND_VARIANT), content).tags([
+        Tag::identifier(d.clone()),
+        Tag::title(title.clone()),
+        Tag::from_standardized(TagStandard::Summary(summary)),
+        Tag::public_key(*to),
+        Tag::hashtag("tolerance"),
+        Tag::custom(TagKind::custom(GAME_TAG), [game.to_string()]),
+        Tag::alt(format!("A variant of the game {game}: {title}")),
+    ]);
+    (builder, d)
+}
+
+/// Reads a variant event of another game: kind, signature, size, `d` and `game` tags, a JSON
+/// object as content. The game checks the content.
+pub fn parse_game_variant_event(e: &Event) -> Result<GameVariantPost, VariantPostError> {
+    check_variant_event(e)?;
+    let game = event_game(e);
+    if !e.content.trim_start().starts_with('{') {
+        return Err(VariantError::Syntax("the content is not a JSON object".into()).into());
+    }
+    let text = |kind: TagKind| {
+        e.tags
+            .find(kind)
+            .and_then(|t| t.content())
+            .map(|s| s.to_string())
+    };
+    Ok(GameVariantPost {
+        game,
+        content: e.content.clone(),
+        title: clip(&text(TagKind::Title).unwrap_or_default(), MAX_TITLE),
+        description: clip(&text(TagKind::Summary).unwrap_or_default(), MAX_DESCRIPTION),
+        publisher: e.pubkey,
+        slug: e
+            .tags
+            .identifier()
+            .ok_or(VariantPostError::NoSlug { id: e.id })?
+            .to_string(),
+        addressed_to: e.tags.public_keys().copied().collect(),
+        created_at: e.created_at,
+        event_id: e.id,
+    })
+}
+
+/// What every variant event must be: the kind, within the size limit, signed, with a `d` tag.
+fn check_variant_event(e: &Event) -> Result<(), VariantPostError> {
+    if e.kind != Kind::from(KIND_VARIANT) {
+        return Err(VariantPostError::WrongKind {
+            id: e.id,
+            kind: e.kind.as_u16(),
+        });
+    }
+    let size = e.as_json().len();
+    if size > MAX_EVENT_BYTES {
+        return Err(VariantPostError::TooLarge { id: e.id, size });
+    }
+    if e.verify().is_err() {
+        return Err(VariantPostError::BadSignature { id: e.id });
+    }
+    if e.tags.identifier().is_none() {
+        return Err(VariantPostError::NoSlug { id: e.id });
+    }
+    Ok(())
 }
 
 /// `title` made into a `d` tag: lower-case letters, digits and single dashes.
@@ -173,18 +299,10 @@ pub fn variant_event(
 /// Reads a variant event: kind, signature, size, `d` tag, then the variant itself with the
 /// same validation (and errors naming the field) as a variant file.
 pub fn parse_variant_event(e: &Event) -> Result<VariantPost, VariantPostError> {
-    if e.kind != Kind::from(KIND_VARIANT) {
-        return Err(VariantPostError::WrongKind {
-            id: e.id,
-            kind: e.kind.as_u16(),
-        });
-    }
-    let size = e.as_json().len();
-    if size > MAX_EVENT_BYTES {
-        return Err(VariantPostError::TooLarge { id: e.id, size });
-    }
-    if e.verify().is_err() {
-        return Err(VariantPostError::BadSignature { id: e.id });
+    check_variant_event(e)?;
+    let game = event_game(e);
+    if game != "tolerance" {
+        return Err(VariantPostError::OtherGame { id: e.id, game });
     }
     let slug = e
         .tags
@@ -231,6 +349,23 @@ pub fn parse_variant_naddr(text: &str) -> Result<Nip19Coordinate, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variant_of_another_game_round_trips_and_is_not_read_as_tolerance() {
+        let keys = Keys::generate();
+        let author = Keys::generate().public_key();
+        let content = r#"{"name":"real deck","feather":"feather","cards":[]}"#;
+        let (b, d) = game_variant_event("art-of-facts", content, "The real deck", "", &author);
+        assert_eq!(d, "the-real-deck");
+        let e = b.sign_with_keys(&keys).unwrap();
+        assert_eq!(event_game(&e), "art-of-facts");
+        let post = parse_game_variant_event(&e).unwrap();
+        assert_eq!(post.game, "art-of-facts");
+        assert_eq!(post.content, content);
+        assert_eq!(post.addressed_to, vec![author]);
+        let err = parse_variant_event(&e).unwrap_err().to_string();
+        assert!(err.contains("a variant of art-of-facts"), "{err}");
+    }
 
     #[test]
     fn slugs_are_tame() {

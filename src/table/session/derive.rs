@@ -232,6 +232,8 @@ impl<G: Game> Session<G> {
     /// Works out what the open step is from the game. Returns `false` when that settled
     /// something without a step (a chance batch nobody owes anything for): look again.
     fn open_step(&mut self) -> bool {
+        // The game's timers run on the log's time (Game::clock), never a client's clock.
+        self.r.game.clock(self.r.t_open);
         if self.r.chance.in_batch() {
             return self.chance_kind();
         }
@@ -355,6 +357,7 @@ impl<G: Game> Session<G> {
         }
         self.r.step += 1;
         self.r.t_open = t.max(self.r.t_open);
+        self.r.game.clock(self.r.t_open);
         self.r.got.clear();
         let parts = std::mem::take(&mut self.r.ahead_parts);
         self.r.chance.commit_ahead(parts);

@@ -519,3 +519,70 @@ fn a_rate_limited_relay_is_named_on_the_table() {
         "{s}"
     );
 }
+
+#[test]
+fn an_insider_asker_sees_its_role_and_types_a_question() {
+    use crate::games::insider::{Action as I, Insider, Phase as P};
+    let g = (0..50)
+        .map(|seed| {
+            game_until::<Insider>(
+                5,
+                seed,
+                |_, _, legal| {
+                    if legal.contains(&I::Pass) {
+                        I::Pass
+                    } else {
+                        legal[0].clone()
+                    }
+                },
+                |g| matches!(g.phase, P::Ask { .. }),
+            )
+        })
+        .find(|g| g.master != Some(0))
+        .expect("a table where seat 0 asks");
+    let mut f = asked(&g, 5);
+    let s = screen(&f);
+    assert!(s.contains("you are") && s.contains("questions"), "{s}");
+    // A Common sees no word; the Insider sees it.
+    let insider = g.role_of(0) == Some(crate::games::insider::Role::Insider);
+    assert_eq!(s.contains("the word:"), insider, "{s}");
+    for c in "Is it alive?".chars() {
+        f.key(ch(c));
+    }
+    assert!(screen(&f).contains("type: Is it alive?_"));
+    assert_eq!(
+        f.key(key(KeyCode::Enter)),
+        Key::Play(I::Ask("Is it alive?".into()))
+    );
+    // A guess is typed as "guess WORD".
+    let mut f = asked(&g, 5);
+    for c in "guess apple".chars() {
+        f.key(ch(c));
+    }
+    assert_eq!(
+        f.key(key(KeyCode::Enter)),
+        Key::Play(I::Guess("apple".into()))
+    );
+}
+
+#[test]
+fn an_art_of_facts_player_sees_its_cards_and_the_ante_and_keeps_or_declares() {
+    use crate::games::art_of_facts::{Action as A, ArtOfFacts, Phase as P};
+    let g = game_until::<ArtOfFacts>(
+        3,
+        4,
+        |_, _, legal| legal[0].clone(),
+        |g| matches!(g.phase, P::Swap { .. }),
+    );
+    let mut f = asked(&g, 3);
+    let s = screen(&f);
+    assert!(s.contains("ante 200") && s.contains("[face down]"), "{s}");
+    let mine = g.view(Some(0)).player(0).unwrap().cards.clone();
+    for c in mine.iter().flatten() {
+        assert!(s.contains(&c.name()), "{} missing:\n{s}", c.name());
+    }
+    for c in "keep".chars() {
+        f.key(ch(c));
+    }
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(A::Keep));
+}
