@@ -56,7 +56,11 @@ async fn every_game_under_every_fault_reaches_one_verdict() {
             out.wall.as_secs(),
             out.events,
             out.removals,
-            if out.failures.is_empty() { "" } else { " — FAILED" }
+            if out.failures.is_empty() {
+                ""
+            } else {
+                " — FAILED"
+            }
         );
         if !out.failures.is_empty() {
             failed.push(format!(

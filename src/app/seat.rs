@@ -244,7 +244,10 @@ impl Visit for PlaySeat {
             if let Some(path) = std::env::var_os("TOLERANCE_REPORT") {
                 let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
                 std::fs::write(&path, json).map_err(|e| {
-                    format!("could not write the report to {}: {e}", path.to_string_lossy())
+                    format!(
+                        "could not write the report to {}: {e}",
+                        path.to_string_lossy()
+                    )
                 })?;
             }
             let record = crate::history::Record {

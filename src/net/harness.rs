@@ -414,9 +414,7 @@ fn due(rules: &Rules) -> Instant {
         Duration::ZERO
     } else {
         use rand::Rng;
-        rules
-            .jitter
-            .mul_f64(rand::thread_rng().gen_range(0.0..1.0))
+        rules.jitter.mul_f64(rand::thread_rng().gen_range(0.0..1.0))
     };
     Instant::now() + rules.delay + jitter
 }

@@ -111,9 +111,9 @@ mod tests {
         for _ in 0..20 {
             for from in 0..clocks.len() {
                 let (at, corr) = (clocks[from].now(system), clocks[from].correction());
-                for to in 0..clocks.len() {
+                for (to, c) in clocks.iter_mut().enumerate() {
                     if to != from {
-                        clocks[to].observe(from as Seat, at, corr, system);
+                        c.observe(from as Seat, at, corr, system);
                     }
                 }
             }

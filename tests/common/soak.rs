@@ -321,7 +321,9 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
                 Fault::ConnLimit => both(&pa, &pb, |r| r.window = Some(60)),
                 Fault::IpLimit => both(&pa, &pb, |r| r.ip_window = Some(150)),
                 Fault::Reject => {
-                    both(&pa, &pb, |r| r.reject_events = Some("error: soak says no".into()));
+                    both(&pa, &pb, |r| {
+                        r.reject_events = Some("error: soak says no".into())
+                    });
                     unreject_at = Some(Instant::now() + Duration::from_secs(4));
                 }
                 Fault::Delay => both(&pa, &pb, |r| r.delay = Duration::from_millis(150)),
@@ -503,7 +505,8 @@ fn check(
         out.events = v["chain_events"].as_u64().unwrap_or(0);
         for (i, r) in &reports {
             if r["finished"] != true {
-                out.failures.push(format!("seat {i}'s client did not see the end"));
+                out.failures
+                    .push(format!("seat {i}'s client did not see the end"));
             }
             if r["violations"].as_array().is_some_and(|x| !x.is_empty()) {
                 out.failures.push(format!(

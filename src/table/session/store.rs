@@ -123,6 +123,13 @@ pub struct Want {
     pub head: String,
 }
 
+/// What a bounded list did with an event.
+enum Admit {
+    /// Kept, turning away the event it outranks, if the list was full.
+    Kept(Option<Box<Held>>),
+    Refused,
+}
+
 /// Where an event goes in a bounded list: its rank (lower is kept first) decides between it and
 /// the worst held, never its arrival.
 fn admit<K: Ord>(
@@ -131,10 +138,10 @@ fn admit<K: Ord>(
     max: usize,
     rank: impl Fn(&Held) -> K,
     applied: &dyn Fn(&Held) -> bool,
-) -> Result<Option<Held>, Held> {
+) -> Admit {
     if list.len() < max {
         list.push(held);
-        return Ok(None);
+        return Admit::Kept(None);
     }
     // The worst one not applied on the current branch (that one stays while it counts).
     let worst = list
@@ -147,9 +154,9 @@ fn admit<K: Ord>(
         Some(i) if rank(&held) < rank(&list[i]) => {
             let out = list.swap_remove(i);
             list.push(held);
-            Ok(Some(out))
+            Admit::Kept(Some(Box::new(out)))
         }
-        _ => Err(held),
+        _ => Admit::Refused,
     }
 }
 
@@ -194,16 +201,17 @@ impl<G: Game> Session<G> {
                 };
                 let v = marks.entry(seat).or_default();
                 // One per step (the lowest id), the earliest steps first.
-                match v.iter().position(|h| h.payload.step == step) {
-                    Some(i) if v[i].id() <= held.id() => Err(held),
+                let admitted = match v.iter().position(|h| h.payload.step == step) {
+                    Some(i) if v[i].id() <= held.id() => Admit::Refused,
                     Some(i) => {
                         let out = v.remove(i);
                         v.push(held);
-                        Ok(Some(out))
+                        Admit::Kept(Some(Box::new(out)))
                     }
                     None => admit(v, held, MAX_MARKS, |h| (h.payload.step, h.id()), &|_| false),
-                }
-                .inspect(|_| v.sort_by_key(|h| h.payload.step))
+                };
+                v.sort_by_key(|h| h.payload.step);
+                admitted
             }
             Body::Vote { .. } => {
                 let per = self
@@ -233,7 +241,7 @@ impl<G: Game> Session<G> {
             }
         };
         match admitted {
-            Ok(evicted) => {
+            Admit::Kept(evicted) => {
                 if let Some(out) = evicted {
                     let bytes = out.size;
                     self.log.forget(&out, bytes);
@@ -242,7 +250,7 @@ impl<G: Game> Session<G> {
                 *self.log.sizes.entry((seat, step)).or_default() += size;
                 true
             }
-            Err(_) => {
+            Admit::Refused => {
                 self.log.note_dropped(seat, step);
                 self.stats.dropped += 1;
                 false
@@ -324,7 +332,7 @@ impl<G: Game> Session<G> {
                 (p.step, p.prev, e)
             })
             .collect();
-        order.sort_by(|a, b| (a.0, a.2.created_at, a.2.id).cmp(&(b.0, b.2.created_at, b.2.id)));
+        order.sort_by_key(|a| (a.0, a.2.created_at, a.2.id));
         for (_, _, e) in &order {
             self.handle(e);
         }

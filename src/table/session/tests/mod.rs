@@ -23,6 +23,9 @@ enum Mode {
     Dead,
 }
 
+/// Which of a seat's own events its relays hold back.
+type HoldBack = fn(&Payload) -> bool;
+
 struct Harness<G: Game> {
     keys: Vec<Keys>,
     host: PublicKey,
@@ -41,7 +44,7 @@ struct Harness<G: Game> {
     speculate: bool,
     /// Per seat: which of its own events its relays hold back (signed and applied by its own
     /// client, published by nobody until the test releases them from `held`).
-    hold: Vec<Option<fn(&Payload) -> bool>>,
+    hold: Vec<Option<HoldBack>>,
     held: Vec<Event>,
 }
 
