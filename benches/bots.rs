@@ -5,8 +5,9 @@
 //! `BOTS_BENCH_SEED` the seed (default 2026). Every figure is reproducible from the seed.
 
 use std::time::Instant;
-use tolerance::bots::arena::{duel, setting, table_match, Contestant};
+use tolerance::bots::arena::setting;
 use tolerance::bots::BotLevel;
+use tolerance::games::tolerance::arena::{duel, table_match, Contestant};
 use tolerance::games::tolerance::Variant;
 
 fn main() {

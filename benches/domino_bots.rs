@@ -6,15 +6,15 @@
 //! `DOMINO_BENCH_SEED` the seed (default 2026). Every figure is reproducible from the seed.
 
 use std::time::Instant;
-use tolerance::bots::arena::{game_duel, setting, GameDuel};
+use tolerance::bots::arena::{setting, GameDuel};
 use tolerance::bots::BotLevel;
-use tolerance::games::registry::TableGame;
+use tolerance::games::registry::{duel, TableGame};
 use tolerance::games::{all_fives, chickenfoot};
 
 fn row<G: TableGame>(what: &str, unit: &str, setup: &G::Setup, pairs: u64, seed: u64) {
     let started = Instant::now();
-    let r: GameDuel = game_duel::<G>(setup, BotLevel::Normal, BotLevel::Easy, pairs, seed)
-        .expect("the match plays");
+    let r: GameDuel =
+        duel::<G>(setup, BotLevel::Normal, BotLevel::Easy, pairs, seed).expect("the match plays");
     println!(
         "| {what} | {} | {} | {} {unit} | {:.1} s |",
         r.games,

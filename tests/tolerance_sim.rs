@@ -5,9 +5,10 @@
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use tolerance::bots::{tolerance::HeuristicBot, Bot, RandomBot};
+use tolerance::bots::{Bot, RandomBot};
 use tolerance::engine::sim::{fulfil_all, simulate, Oracle, SimOptions};
 use tolerance::engine::{Game, Seat, ToAct};
+use tolerance::games::tolerance::bot::HeuristicBot;
 use tolerance::games::tolerance::variant::BlindLevel;
 use tolerance::games::tolerance::{Betting, Hand, Style, Table, Variant};
 

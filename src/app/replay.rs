@@ -9,7 +9,7 @@ pub fn run(file: PathBuf) -> Result<(), String> {
         std::fs::read_to_string(&file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?
     };
-    let out = crate::games::replay_script(&text)?;
+    let out = crate::games::registry::replay_script(&text)?;
     println!(
         "{}",
         serde_json::to_string_pretty(&out.json).expect("serialisable")

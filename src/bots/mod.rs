@@ -1,11 +1,13 @@
 //! Strategies that see only a seat's view and its legal moves — never the full state.
 //!
+//! Here is what every game's bots share: the [`Bot`] trait, the [`RandomBot`] baseline, the
+//! [`BotLevel`]s a person picks, and the [`arena`] that measures one bot against another. A
+//! game's own bots live in its folder (`games/<name>/bot.rs`), and its registry entry maps each
+//! level to one of them; nothing here knows a game.
+//!
 //! A bot's randomness is an RNG its owner seeds (the engine layer draws no OS randomness).
 
 pub mod arena;
-pub mod dice;
-pub mod montecarlo;
-pub mod tolerance;
 
 use crate::engine::Game;
 use rand::seq::SliceRandom;
@@ -41,37 +43,20 @@ impl<G: Game, R: Rng + Send> Bot<G> for RandomBot<R> {
     }
 }
 
-/// How well the built-in Tolerance opponents play (`--bot-level`).
+/// How well the built-in opponents play (`--bot-level`); each game maps the levels to its bots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BotLevel {
-    /// The heuristic with a quarter of its moves random and more bluffs: beatable.
+    /// Beatable: random moves, or a game's heuristic with noise (Tolerance).
     Easy,
-    /// The heuristic: a normal approximation of its chance, pot odds, win-chance rolls.
+    /// The game's own heuristic bot.
     #[default]
     Normal,
-    /// Monte-Carlo worlds weighted by the opponents' bets; moves by expected chips.
+    /// The game's strongest bot (Tolerance: Monte-Carlo worlds weighted by the bets).
     Hard,
 }
 
 impl BotLevel {
     pub const ALL: [BotLevel; 3] = [BotLevel::Easy, BotLevel::Normal, BotLevel::Hard];
-
-    /// A bot of this level drawing its randomness from `rng`.
-    pub fn bot<R: Rng + Send + 'static>(
-        self,
-        rng: R,
-    ) -> Box<dyn Bot<crate::games::tolerance::Hand>> {
-        match self {
-            BotLevel::Easy => {
-                let mut b = tolerance::HeuristicBot::new(rng);
-                b.noise = 0.25;
-                b.bluff = 0.15;
-                Box::new(b)
-            }
-            BotLevel::Normal => Box::new(tolerance::HeuristicBot::new(rng)),
-            BotLevel::Hard => Box::new(montecarlo::MonteCarloBot::new(rng)),
-        }
-    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -101,11 +86,6 @@ impl std::str::FromStr for BotLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::sim::{play_out, Oracle};
-    use crate::engine::Seat;
-    use crate::games::tolerance::{Hand, Table, Variant};
-    use rand::rngs::StdRng;
-    use rand::SeedableRng;
 
     #[test]
     fn levels_parse_and_print() {
@@ -115,41 +95,5 @@ mod tests {
         assert_eq!("HARD".parse::<BotLevel>(), Ok(BotLevel::Hard));
         assert!("expert".parse::<BotLevel>().is_err());
         assert_eq!(BotLevel::default(), BotLevel::Normal);
-    }
-
-    /// Every level, on every variant axis and table size, only ever picks a legal move.
-    #[test]
-    fn every_level_plays_only_legal_moves() {
-        let variants = ["standard", "super-ace", "card-again", "cash", "tournament"];
-        let mut seed = 0u64;
-        for name in variants {
-            let variant = Variant::builtin(name).expect("built-in");
-            for players in [2u8, 3, 6] {
-                let seats: Vec<(Seat, Option<u64>)> = (0..players).map(|s| (s, None)).collect();
-                let setup = Table::new(variant.clone(), &seats, 0)
-                    .unwrap()
-                    .next_hand()
-                    .unwrap();
-                let mut bots: Vec<Box<dyn Bot<Hand>>> = (0..players)
-                    .map(|s| {
-                        seed += 1;
-                        BotLevel::ALL[s as usize % 3].bot(StdRng::seed_from_u64(seed))
-                    })
-                    .collect();
-                for h in 0..4u64 {
-                    let mut hand = Hand::new(&setup).unwrap();
-                    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed * 100 + h));
-                    let mut moves = 0;
-                    play_out(&mut hand, &mut oracle, 10_000, |g: &Hand, seat, legal| {
-                        let a = bots[seat as usize].choose(&g.view(Some(seat)), &legal);
-                        assert!(legal.contains(&a), "{name}: {a:?} not in {legal:?}");
-                        moves += 1;
-                        a
-                    })
-                    .unwrap();
-                    assert!(moves > 0);
-                }
-            }
-        }
     }
 }

@@ -409,6 +409,20 @@ pub fn check_forfeit(done: bool, playing: &[Seat], offenders: &[Seat]) -> Result
     Ok(())
 }
 
+/// Payoffs of a game that ended because the table removed `offenders` (PROTOCOL.md, forfeits):
+/// each offender loses one point to every other seat, nobody else loses, and there is no winner.
+pub fn forfeit_outcome(seats: &[Seat], offenders: &[Seat]) -> Outcome {
+    let k = offenders.len() as i64;
+    let others = seats.len() as i64 - k;
+    Outcome {
+        payoffs: seats
+            .iter()
+            .map(|s| (*s, if offenders.contains(s) { -others } else { k }))
+            .collect(),
+        winners: Vec::new(),
+    }
+}
+
 /// Checks that `outcomes` answer the `pending` batch one for one: each in form
 /// ([`ChanceOutcome::answers`]), then by the game's own `check`; the common start of every
 /// [`Game::apply_chance`]. Nothing is changed, so a refusal leaves the state as is.

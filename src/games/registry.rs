@@ -4,12 +4,15 @@
 //! `games!` below; nothing in the table runtime, the wire format or the network layer knows
 //! any particular game.
 
+use super::script::Replayed;
+use super::ui::GameUi;
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
     perudo, reformation, tolerance,
 };
+use crate::bots::arena::{game_duel, GameDuel};
 use crate::bots::{Bot, BotLevel};
-use crate::engine::{Game, RuleError, Seat};
+use crate::engine::{Game, RuleError};
 use rand::rngs::StdRng;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -28,10 +31,9 @@ pub struct SetupOptions {
     pub players: u8,
 }
 
-/// A game as the table runtime and the commands see it.
-pub trait TableGame:
-    Game<Action: Send + Sync + 'static, View: Send + Sync + 'static> + Send + Sync + 'static
-{
+/// A game as the table runtime and the commands see it: its rules and how a table of it is
+/// set up, beside its [`GameUi`] (words, typed moves, scripts, panel).
+pub trait TableGame: GameUi + Send + Sync + 'static {
     /// The game's name for people ("The Game of Tolerance").
     const TITLE: &'static str;
     /// One line: what the game is.
@@ -63,39 +65,6 @@ pub trait TableGame:
     /// A bot of this level, drawing its randomness from `rng`; it sees only a seat's view.
     fn bot(level: BotLevel, rng: StdRng) -> Box<dyn Bot<Self>>;
 
-    /// Everything that happened so far, in words, as `viewer` saw it (`names` calls the
-    /// viewer's own seat "you").
-    fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String>;
-
-    /// The table as `view` shows it, a few lines of text ending with a newline.
-    fn render(view: &Self::View, names: &dyn Fn(Seat) -> String) -> String;
-
-    /// What a person may type for a move now.
-    fn prompt(view: &Self::View, legal: &[Self::Action]) -> String;
-
-    /// A typed move (line mode), checked against nothing but its form; the session checks it.
-    fn parse_move(
-        input: &str,
-        view: &Self::View,
-        legal: &[Self::Action],
-    ) -> Result<Self::Action, String>;
-
-    /// A move in words as `view`'s seat knows it, for lists a person picks from ("raise to
-    /// 40", "bid 3 fours", "mark Q♠").
-    fn move_text(view: &Self::View, action: &Self::Action) -> String {
-        let _ = view;
-        super::panel::generic::json_words(&serde_json::to_value(action).unwrap_or_default())
-    }
-
-    /// The game's part of the terminal table; games without one of their own are drawn from
-    /// their words.
-    fn panel() -> Box<dyn super::panel::Panel<Self>> {
-        Box::<super::panel::generic::GenericPanel<Self>>::default()
-    }
-
-    /// One line on how the game ended.
-    fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String;
-
     /// The game-specific part of a report (`demo --json`, `verify --json`).
     fn report(&self) -> serde_json::Value;
 
@@ -118,13 +87,6 @@ pub trait TableGame:
     /// are files proposed through [`TableGame::variant_json`].
     fn variant_template() -> Option<&'static str> {
         None
-    }
-
-    /// Plays a game script (`tolerance replay FILE`: fixed cards and dice, then moves) and
-    /// reports its outcome.
-    fn replay(script: &str) -> Result<super::Replayed, String> {
-        let _ = script;
-        Err(format!("{} has no script format yet", Self::TITLE))
     }
 }
 
@@ -209,10 +171,17 @@ pub fn names() -> Vec<&'static str> {
     all().iter().map(|g| g.name).collect()
 }
 
-/// "1 hand", "3 hands".
-pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
+/// A heads-up duplicate match of `G` from `setup` between two of its bot levels, each as its
+/// registry entry makes them (see [`crate::bots::arena`]).
+pub fn duel<G: TableGame>(
+    setup: &G::Setup,
+    a: BotLevel,
+    b: BotLevel,
+    pairs: u64,
+    seed: u64,
+) -> Result<GameDuel, String> {
+    let start = || G::start(setup, 2).map_err(|e| e.to_string());
+    game_duel(&start, &G::bot, a, b, pairs, seed)
 }
 
 /// What every [`TableGame::start`] checks first: the setup seats as many players as the table.
@@ -225,31 +194,26 @@ pub fn check_players(setup_players: usize, players: u8) -> Result<(), RuleError>
     Ok(())
 }
 
-/// "NAME verbs", or "you verb" when the name is the reader's own seat.
-pub fn says(name: String, verb: &str) -> String {
-    if name != "you" {
-        return format!("{name} {verb}");
-    }
-    let base = match verb {
-        "is" => "are",
-        "has" => "have",
-        "passes" => "pass",
-        "wins" => "win",
-        "loses" => "lose",
-        "rolls" => "roll",
-        "goes" => "go",
-        v => v.strip_suffix('s').unwrap_or(v),
+/// Runs a game script, choosing the game by its `game` field (absent: Tolerance hand script).
+pub fn replay_script(text: &str) -> Result<Replayed, String> {
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("game script: {e}"))?;
+    let game = match value.as_object_mut() {
+        Some(obj) => match obj.remove("game") {
+            None => DEFAULT_GAME.to_string(),
+            Some(serde_json::Value::String(s)) => s,
+            Some(other) => return Err(format!("game script: `game` must be a name, not {other}")),
+        },
+        None => return Err("game script: expected a JSON object".into()),
     };
-    format!("you {base}")
-}
-
-/// "NAME's", or "your" for the reader's own seat.
-pub fn whose(name: String) -> String {
-    if name == "you" {
-        "your".into()
-    } else {
-        format!("{name}'s")
+    struct Replay(String);
+    impl Visit for Replay {
+        type Out = Result<Replayed, String>;
+        fn visit<G: TableGame>(self) -> Self::Out {
+            G::replay(&self.0)
+        }
     }
+    with_game(&game, Replay(value.to_string())).map_err(|e| format!("game script: {e}"))?
 }
 
 #[cfg(test)]

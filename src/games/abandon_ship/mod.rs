@@ -12,8 +12,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod panel;
-pub mod replay;
+pub mod ui;
 
 pub use bot::SailorBot;
 pub use game::{AbandonShip, AbandonView, Action, Entry, Phase, Setup};

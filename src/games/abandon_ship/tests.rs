@@ -686,9 +686,9 @@ fn measure_the_sailor_bot() {
 }
 
 /// The screen a panel draws at 80×24 for seat `me` of three (Ann, Bob, Cy).
-fn panel_screen(p: &panel::AbandonPanel, g: &AbandonShip, me: Seat) -> String {
-    use crate::games::panel::{Ctx, Panel, Theme};
-    use crate::games::registry::TableGame;
+fn panel_screen(p: &ui::panel::AbandonPanel, g: &AbandonShip, me: Seat) -> String {
+    use crate::games::ui::GameUi;
+    use crate::games::ui::{Ctx, Panel, Theme};
     use ratatui::{backend::TestBackend, Terminal};
     let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
     let name = |s: Seat| {
@@ -722,7 +722,7 @@ fn panel_screen(p: &panel::AbandonPanel, g: &AbandonShip, me: Seat) -> String {
 
 #[test]
 fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24() {
-    use crate::games::panel::{Outcome, Panel};
+    use crate::games::ui::{Outcome, Panel};
     use crossterm::event::{KeyCode, KeyEvent};
     let key = |c: char| KeyEvent::from(KeyCode::Char(c));
     let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
@@ -730,7 +730,7 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
     settle(&mut g, &mut script);
     // Seat 0 to play: the cursor's card is discarded with d, or fights with f then whom.
-    let mut p = panel::AbandonPanel::default();
+    let mut p = ui::panel::AbandonPanel::default();
     p.ask(&g.view(Some(0)), &g.legal_actions(0));
     let screen = panel_screen(&p, &g, 0);
     for want in [
@@ -764,7 +764,7 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
         let a = fight(&g, 0, "5S", 1);
         play(&mut g, 0, a, &mut script);
     }
-    let mut p = panel::AbandonPanel::default();
+    let mut p = ui::panel::AbandonPanel::default();
     p.ask(&g.view(Some(1)), &g.legal_actions(1));
     let screen = panel_screen(&p, &g, 1);
     for want in [
@@ -775,7 +775,7 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
         assert!(screen.contains(want), "{want:?} missing from\n{screen}");
     }
     // A spectator sees the fight and the boards, no hand.
-    let mut watching = panel::AbandonPanel::default();
+    let mut watching = ui::panel::AbandonPanel::default();
     watching.see(&g.view(None));
     let seen = panel_screen(&watching, &g, 2);
     assert!(seen.contains("attacks Bob: 5♠"), "{seen}");
@@ -795,7 +795,7 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
     // A surrender: Ann's board gets one of Bob's cards, face up for everyone.
     play(&mut g, 1, Action::Surrender, &mut script);
     let p = {
-        let mut p = panel::AbandonPanel::default();
+        let mut p = ui::panel::AbandonPanel::default();
         p.see(&g.view(Some(2)));
         p
     };

@@ -10,8 +10,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod panel;
-pub mod replay;
+pub mod ui;
 
 pub use bot::GreedyBot;
 pub use game::{Action, AllFives, AllFivesView, End, Entry, HandEnd, Layout, Phase, Setup};

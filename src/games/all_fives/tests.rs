@@ -39,7 +39,7 @@ use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, play_out, Oracle, Script};
 use crate::engine::{ChanceOutcome, ChanceRequest, Game, ToAct};
-use crate::games::registry::TableGame;
+use crate::games::ui::GameUi;
 use game::{halves, Held};
 
 fn id(a: u8, b: u8) -> CardId {
@@ -371,13 +371,13 @@ fn the_greedy_bot_outscores_random() {
 
 #[test]
 fn the_panel_shows_the_line_the_ends_your_tiles_and_the_boneyard_at_80_by_24() {
-    use crate::games::panel::{Ctx, Outcome, Panel, Theme};
+    use crate::games::ui::{Ctx, Outcome, Panel, Theme};
     use crossterm::event::{KeyCode, KeyEvent};
     use ratatui::{backend::TestBackend, Terminal};
     let (g, _) = nine_moves();
     let view = g.view(Some(1));
     let legal = g.legal_actions(1);
-    let mut p = panel::AllFivesPanel::default();
+    let mut p = ui::panel::AllFivesPanel::default();
     p.ask(&view, &legal);
     let names = vec!["Ann".to_string(), "Bob".to_string()];
     let story = g.story(Some(1), &|s| {
@@ -428,7 +428,7 @@ fn the_panel_shows_the_line_the_ends_your_tiles_and_the_boneyard_at_80_by_24() {
         })
     );
     assert_eq!(
-        panel::fit(&["[1|2]".into(), "[2|3]".into(), "[3|4]".into()], 12),
+        ui::panel::fit(&["[1|2]".into(), "[2|3]".into(), "[3|4]".into()], 12),
         "[1|2]…[3|4]"
     );
 }

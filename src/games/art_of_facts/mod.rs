@@ -15,7 +15,7 @@ pub mod bot;
 pub mod deck;
 pub mod entry;
 pub mod game;
-pub mod replay;
+pub mod ui;
 pub mod value;
 
 pub use deck::DeckFile;

@@ -12,8 +12,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod panel;
-pub mod replay;
+pub mod ui;
 
 pub use bot::GreedyBot;
 pub use game::{Action, Chickenfoot, ChickenfootView, Entry, Layout, Phase, RoundEnd, Setup, Spot};

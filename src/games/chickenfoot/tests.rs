@@ -4,7 +4,7 @@ use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, play_out, simulate, Oracle, SimOptions};
 use crate::engine::{ChanceOutcome, ChanceRequest, Game, ToAct};
-use crate::games::registry::TableGame;
+use crate::games::ui::GameUi;
 use rand::{rngs::StdRng, SeedableRng};
 
 #[test]
@@ -368,8 +368,8 @@ fn the_greedy_bot_beats_random() {
 }
 
 /// The screen a panel draws at `w`×`h`, row by row.
-fn screen(p: &panel::ChickenfootPanel, names: &[String], story: &[String], me: u8) -> String {
-    use crate::games::panel::{Ctx, Panel, Theme};
+fn screen(p: &ui::panel::ChickenfootPanel, names: &[String], story: &[String], me: u8) -> String {
+    use crate::games::ui::{Ctx, Panel, Theme};
     use ratatui::{backend::TestBackend, Terminal};
     let theme = Theme { color: false };
     let ctx = Ctx {
@@ -394,7 +394,7 @@ fn screen(p: &panel::ChickenfootPanel, names: &[String], story: &[String], me: u
 
 #[test]
 fn the_panel_shows_the_centerpiece_the_lines_the_pending_foot_and_your_tiles_at_80_by_24() {
-    use crate::games::panel::{Outcome, Panel};
+    use crate::games::ui::{Outcome, Panel};
     use crossterm::event::{KeyCode, KeyEvent};
     let (mut g, mut script) = dealt(
         [
@@ -417,7 +417,7 @@ fn the_panel_shows_the_centerpiece_the_lines_the_pending_foot_and_your_tiles_at_
     }
     let view = g.view(Some(0));
     let legal = g.legal_actions(0);
-    let mut p = panel::ChickenfootPanel::default();
+    let mut p = ui::panel::ChickenfootPanel::default();
     p.ask(&view, &legal);
     let names = vec!["Ann".to_string(), "Bob".to_string()];
     let story = g.story(Some(0), &|s| {
@@ -453,7 +453,7 @@ fn the_panel_shows_the_centerpiece_the_lines_the_pending_foot_and_your_tiles_at_
 
 #[test]
 fn the_panel_stays_legible_with_twelve_seats_and_many_lines() {
-    use crate::games::panel::Panel;
+    use crate::games::ui::Panel;
     let g0 = Chickenfoot::new(&Setup::new(12)).unwrap();
     let mut g = g0.clone();
     let mut oracle = Oracle::new(StdRng::seed_from_u64(3));
@@ -487,7 +487,7 @@ fn the_panel_stays_legible_with_twelve_seats_and_many_lines() {
     );
     g.layout = l;
     let view = g.view(Some(0));
-    let mut p = panel::ChickenfootPanel::default();
+    let mut p = ui::panel::ChickenfootPanel::default();
     p.see(&view);
     let names: Vec<String> = [
         "Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu",
@@ -516,14 +516,14 @@ fn the_panel_stays_legible_with_twelve_seats_and_many_lines() {
     }
     // With room for two rows only, the pending foot and the first open end stay, the rest is
     // counted.
-    let rows = panel::line_rows(&view, 78, 2);
+    let rows = ui::panel::line_rows(&view, 78, 2);
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(rows[0].contains(" 2 [15|2]") && rows[0].contains(" 5 ↳1 [1|5][5|5] ◆foot"));
     assert_eq!(rows[1], "(+5 more lines, none of them awaiting a foot)");
     // Your six tiles are all on the screen.
     for (_, t) in &view.tiles {
         assert!(
-            screen.contains(&entry::tile(*t)),
+            screen.contains(&ui::words::tile(*t)),
             "{t:?} missing from\n{screen}"
         );
     }

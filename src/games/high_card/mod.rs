@@ -10,8 +10,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod panel;
-pub mod replay;
+pub mod ui;
 
 pub use bot::ThresholdBot;
 pub use game::{Action, Entry, HighCard, HighCardView, Phase, Setup};

@@ -1207,12 +1207,12 @@ impl Game for Insider {
         }
         let players = self.players();
         if let Some(End::Removed { seats }) = &self.end {
-            return Some(crate::games::forfeit_outcome(&players, seats));
+            return Some(crate::engine::forfeit_outcome(&players, seats));
         }
         if self.misjudged {
             // A Master who judged a guess against the word voids the game and pays.
             let m = self.master.expect("a Master");
-            return Some(crate::games::forfeit_outcome(&players, &[m]));
+            return Some(crate::engine::forfeit_outcome(&players, &[m]));
         }
         let winners = self.winners();
         let n = players.len() as i64;

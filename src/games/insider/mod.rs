@@ -19,7 +19,7 @@
 pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod replay;
+pub mod ui;
 pub mod words;
 
 pub use game::{Action, Answer, Insider, InsiderView, Phase, Role, Setup};

@@ -12,8 +12,7 @@ pub mod bot;
 pub mod entry;
 pub mod game;
 pub mod hand;
-pub mod panel;
-pub mod replay;
+pub mod ui;
 
 pub use bot::CaptureBot;
 pub use game::{Action, Entry, LamarckianPoker, LamarckianView, Phase, Setup};

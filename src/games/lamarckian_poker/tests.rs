@@ -464,8 +464,8 @@ fn measure_the_capture_bot() {
 
 #[test]
 fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
-    use crate::games::panel::{Ctx, Outcome, Panel, Theme};
-    use crate::games::registry::TableGame;
+    use crate::games::ui::GameUi;
+    use crate::games::ui::{Ctx, Outcome, Panel, Theme};
     use crossterm::event::{KeyCode, KeyEvent};
     use ratatui::{backend::TestBackend, Terminal};
     // The rule book's turn (pool A♥ Q♣ 9♠ 5♥; marks A♠ 10♣ 9♥), seen by seat 1 at turn 2.
@@ -477,7 +477,7 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
     mark(&mut g, 1, "10C");
     mark(&mut g, 2, "9H");
     settle(&mut g, &mut script);
-    let mut p = panel::LamarckianPanel::default();
+    let mut p = ui::panel::LamarckianPanel::default();
     p.ask(&g.view(Some(1)), &g.legal_actions(1));
     let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
     let name = |s: Seat| {
@@ -499,7 +499,7 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
         story: &story,
         asked: true,
     };
-    let draw = |p: &panel::LamarckianPanel| {
+    let draw = |p: &ui::panel::LamarckianPanel| {
         let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
         term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
         term.backend()
@@ -526,7 +526,7 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
         assert!(!screen.contains(hidden), "{hidden} shown:\n{screen}");
     }
     // A spectator's panel: counts and captures, no hand.
-    let mut watching = panel::LamarckianPanel::default();
+    let mut watching = ui::panel::LamarckianPanel::default();
     watching.see(&g.view(None));
     let seen = draw(&watching);
     assert!(seen.contains("face up A♥ 9♠"), "{seen}");

@@ -3,11 +3,12 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/mia.md`; the
 //! section names (§) are cited next to the code that follows them.
 
+use crate::engine::forfeit_outcome;
 use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
-use crate::games::{elimination_outcome, forfeit_outcome};
+use crate::games::dice::elimination_outcome;
 use serde::{Deserialize, Serialize};
 
 pub const MIN_PLAYERS: usize = 2;
@@ -261,7 +262,7 @@ pub struct Mia {
 impl Mia {
     pub fn new(setup: &Setup) -> Result<Mia, RuleError> {
         let n = setup.seats.len();
-        let first = crate::games::check_seating(
+        let first = crate::games::dice::check_seating(
             "Mia",
             &setup.seats,
             MIN_PLAYERS,

@@ -6,9 +6,10 @@
 //!
 //! The precise rules, and every decision the seed leaves open, are in `protocol/rules/mia.md`.
 
+pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod replay;
+pub mod ui;
 
 pub use game::{Action, LogEntry, Mia, MiaView, Phase, Ranking, Setup, Throw};
 

@@ -1,7 +1,7 @@
 use super::game::*;
 use crate::engine::sim::{simulate, SimOptions};
 use crate::engine::{ChanceRequest, Game, RuleError, ToAct};
-use crate::games::run_script;
+use crate::games::script::run_script;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -47,7 +47,7 @@ fn play(
     ranking: Ranking,
     dice: Vec<u8>,
     moves: &[&str],
-) -> (Mia, Option<crate::games::ScriptFailure>) {
+) -> (Mia, Option<crate::games::script::ScriptFailure>) {
     let game = Mia::new(&Setup {
         seats: (0..seats).collect(),
         lives: 3,
@@ -57,7 +57,7 @@ fn play(
     .unwrap();
     let moves: Vec<_> = moves
         .iter()
-        .map(|m| super::replay::parse_action(m).unwrap())
+        .map(|m| super::ui::replay::parse_action(m).unwrap())
         .collect();
     let (g, failure, unused) = run_script(game, dice, &moves).unwrap();
     assert_eq!(unused, 0, "script dice left over");
@@ -274,7 +274,7 @@ fn a_player_out_of_lives_is_skipped_and_the_last_one_wins() {
     .unwrap();
     let moves: Vec<_> = ["0 claim 65", "1 challenge", "2 claim 32", "0 challenge"]
         .iter()
-        .map(|m| super::replay::parse_action(m).unwrap())
+        .map(|m| super::ui::replay::parse_action(m).unwrap())
         .collect();
     let (g, f, unused) = run_script(game, vec![6, 5, 4, 1], &moves).unwrap();
     assert_eq!((f, unused), (None, 0));

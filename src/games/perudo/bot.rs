@@ -1,16 +1,10 @@
-//! Bots for the private-dice bluffing games. Each sees only its seat's view: its own dice, the
-//! number of dice or the claim on the table, and the public log.
-//!
-//! - Perudo: the chance a bid is true is a binomial tail over the dice it cannot see, given how
-//!   many of its own dice already match. It doubts when doubting is more likely to win than its
-//!   best raise is to hold.
-//! - Mia: the chance a claim is true is the chance a fair roll reaches it under the ranking. It
-//!   tells the truth when the truth is a legal claim, bluffs as low as allowed otherwise, and
-//!   challenges claims a fair roll reaches less than half the time.
+//! The Perudo bot. It sees only its seat's view: its own dice, the number of dice on the table,
+//! and the public log. The chance a bid is true is a binomial tail over the dice it cannot see,
+//! given how many of its own dice already match. It doubts when doubting is more likely to win
+//! than its best raise is to hold.
 
-use super::Bot;
-use crate::games::mia::{self, Ranking, Throw};
-use crate::games::perudo::{self, count_for, Bid};
+use super::game::{self as perudo, count_for, Bid};
+use crate::bots::Bot;
 use rand::Rng;
 
 /// P(X ≥ k) for X ~ Binomial(n, p).
@@ -89,93 +83,10 @@ impl<R: Rng + Send> Bot<perudo::Perudo> for PerudoBot<R> {
     }
 }
 
-/// The chance that two fair dice reach at least `t` under `ranking`.
-pub fn mia_reach_chance(ranking: Ranking, t: Throw) -> f64 {
-    let r = ranking.rank(t);
-    let mut hits = 0;
-    for a in 1..=6u8 {
-        for b in 1..=6u8 {
-            if ranking.rank(Throw::of_dice(a, b)) >= r {
-                hits += 1;
-            }
-        }
-    }
-    hits as f64 / 36.0
-}
-
-pub struct MiaBot<R> {
-    rng: R,
-    /// Chance of passing rather than rerolling a claim it believes.
-    pub pass_rate: f64,
-}
-
-impl<R: Rng> MiaBot<R> {
-    pub fn new(rng: R) -> Self {
-        MiaBot {
-            rng,
-            pass_rate: 0.3,
-        }
-    }
-}
-
-impl<R: Rng + Send> Bot<mia::Mia> for MiaBot<R> {
-    fn choose(&mut self, view: &mia::MiaView, legal: &[mia::Action]) -> mia::Action {
-        use mia::Action as A;
-        let ranking = view.ranking;
-        let cup = view.cup.as_ref();
-        let mine = cup.and_then(|c| c.dice).map(|d| Throw::of_dice(d[0], d[1]));
-        let claims: Vec<Throw> = legal
-            .iter()
-            .filter_map(|a| match a {
-                A::Claim(t) => Some(*t),
-                _ => None,
-            })
-            .collect();
-        if !claims.is_empty() {
-            // Just rolled: the truth if it is allowed, else the weakest allowed bluff.
-            if let Some(truth) = mine.map(A::Claim).filter(|a| legal.contains(a)) {
-                return truth;
-            }
-            let weakest = claims.iter().min_by_key(|t| ranking.rank(**t));
-            return A::Claim(*weakest.expect("non-empty"));
-        }
-        let claim = cup
-            .and_then(|c| c.claim)
-            .expect("a claim stands when responding");
-        if let Some(actual) = mine {
-            // The cup came back: this seat knows whether the claim holds.
-            if ranking.rank(actual) < ranking.rank(claim) {
-                return A::Challenge;
-            }
-            if let Some(raise) = legal.iter().find(|a| **a == A::Raise(actual)) {
-                return *raise;
-            }
-            return A::Reroll;
-        }
-        let reach = mia_reach_chance(ranking, claim);
-        if reach < 0.5 || !legal.contains(&A::Reroll) {
-            if reach >= 0.5 && legal.contains(&A::Pass) {
-                return A::Pass;
-            }
-            return A::Challenge;
-        }
-        if legal.contains(&A::Pass) && self.rng.gen_bool(self.pass_rate) {
-            A::Pass
-        } else {
-            A::Reroll
-        }
-    }
-    fn name(&self) -> &str {
-        "mia-odds"
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bots::RandomBot;
-    use crate::engine::sim::{play_out, Oracle};
-    use crate::engine::Game;
+    use crate::bots::arena::wins_against_random;
     use rand::rngs::StdRng;
     use rand::SeedableRng;
 
@@ -217,39 +128,8 @@ mod tests {
     }
 
     #[test]
-    fn reach_chances_follow_the_ranking() {
-        assert!((mia_reach_chance(Ranking::Traditional, Throw(31)) - 1.0).abs() < 1e-12);
-        assert!((mia_reach_chance(Ranking::Traditional, Throw::MIA) - 2.0 / 36.0).abs() < 1e-12);
-        // 66 is reached by 66, the doubles above it and Mia: 6 + 2 of 36 traditionally.
-        assert!((mia_reach_chance(Ranking::Traditional, Throw(66)) - 8.0 / 36.0).abs() < 1e-12);
-        assert!((mia_reach_chance(Ranking::Modern, Throw(66)) - 3.0 / 36.0).abs() < 1e-12);
-    }
-
-    /// Games won by seat 0 (the bot) against random players, over `games` games.
-    fn wins<G: Game>(games: u32, new: impl Fn(u32) -> G, mut bot: impl Bot<G>) -> u32 {
-        let mut random = RandomBot::new(StdRng::seed_from_u64(4));
-        let mut won = 0;
-        for i in 0..games {
-            let mut g = new(i);
-            // Private rolls are numbered per game, so each game gets its own chance source.
-            let mut oracle = Oracle::new(StdRng::seed_from_u64(u64::from(i)));
-            let (o, _) = play_out(&mut g, &mut oracle, 100_000, |g, seat, legal| {
-                let view = g.view(Some(seat));
-                if seat == 0 {
-                    bot.choose(&view, &legal)
-                } else {
-                    Bot::<G>::choose(&mut random, &view, &legal)
-                }
-            })
-            .unwrap();
-            won += u32::from(o.winners == [0]);
-        }
-        won
-    }
-
-    #[test]
     fn perudo_bot_beats_random_players() {
-        let won = wins(
+        let won = wins_against_random(
             400,
             |_| perudo::Perudo::new(&perudo::Setup::standard(4)).unwrap(),
             PerudoBot::new(StdRng::seed_from_u64(5)),
@@ -257,18 +137,5 @@ mod tests {
         // A random player would win a quarter of 4-player games.
         println!("perudo bot won {won} of 400 four-player games against random players");
         assert!(won > 200, "won {won} of 400");
-    }
-
-    #[test]
-    fn mia_bot_beats_random_players() {
-        for ranking in [Ranking::Traditional, Ranking::Modern] {
-            let won = wins(
-                400,
-                |_| mia::Mia::new(&mia::Setup::standard(3, ranking)).unwrap(),
-                MiaBot::new(StdRng::seed_from_u64(6)),
-            );
-            println!("mia bot ({ranking:?}) won {won} of 400 three-player games");
-            assert!(won > 200, "{ranking:?}: won {won} of 400");
-        }
     }
 }

@@ -3,11 +3,12 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/perudo.md`; the
 //! section names (§) are cited next to the code that follows them.
 
+use crate::engine::forfeit_outcome;
 use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
-use crate::games::{elimination_outcome, forfeit_outcome};
+use crate::games::dice::elimination_outcome;
 use serde::{Deserialize, Serialize};
 
 pub const SIDES: u8 = 6;
@@ -248,7 +249,7 @@ pub fn count_for(bid: Bid, putana: bool, dice: impl IntoIterator<Item = u8>) -> 
 impl Perudo {
     pub fn new(setup: &Setup) -> Result<Perudo, RuleError> {
         let n = setup.seats.len();
-        let first = crate::games::check_seating(
+        let first = crate::games::dice::check_seating(
             "Perudo",
             &setup.seats,
             MIN_PLAYERS,

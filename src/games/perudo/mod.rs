@@ -6,9 +6,10 @@
 //!
 //! The precise rules, and every decision the seed leaves open, are in `protocol/rules/perudo.md`.
 
+pub mod bot;
 pub mod entry;
 pub mod game;
-pub mod replay;
+pub mod ui;
 
 pub use game::{
     check_bid, count_for, face_name, Action, Bid, LogEntry, Perudo, PerudoView, Phase, Setup,

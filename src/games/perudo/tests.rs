@@ -1,7 +1,7 @@
 use super::game::*;
 use crate::engine::sim::{simulate, SimOptions};
 use crate::engine::{ChanceRequest, Game, ToAct};
-use crate::games::run_script;
+use crate::games::script::run_script;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -95,7 +95,7 @@ fn play(
     dice_each: u8,
     dice: Vec<u8>,
     moves: &[&str],
-) -> (Perudo, Option<crate::games::ScriptFailure>) {
+) -> (Perudo, Option<crate::games::script::ScriptFailure>) {
     let game = Perudo::new(&Setup {
         seats: (0..seats).collect(),
         dice_each,
@@ -104,7 +104,7 @@ fn play(
     .unwrap();
     let moves: Vec<_> = moves
         .iter()
-        .map(|m| super::replay::parse_action(m).unwrap())
+        .map(|m| super::ui::replay::parse_action(m).unwrap())
         .collect();
     let (g, failure, _) = run_script(game, dice, &moves).unwrap();
     (g, failure)
@@ -175,7 +175,7 @@ fn seed_putana_round_fixes_the_face_and_ones_are_not_wild() {
         "0 bid 3 6",
     ]
     .iter()
-    .map(|m| super::replay::parse_action(m).unwrap())
+    .map(|m| super::ui::replay::parse_action(m).unwrap())
     .collect();
     let (mut g, failure, unused) = run_script(game, dice, &moves).unwrap();
     assert_eq!((failure, unused), (None, 0));

@@ -1901,7 +1901,7 @@ impl Game for Reformation {
         }
         let seats = self.table();
         if !self.removed.is_empty() {
-            return Some(crate::games::forfeit_outcome(&seats, &self.removed));
+            return Some(crate::engine::forfeit_outcome(&seats, &self.removed));
         }
         let w = self.winners.len() as i64;
         let l = seats.len() as i64 - w;

@@ -18,9 +18,8 @@ pub mod data;
 pub mod effects;
 pub mod entry;
 pub mod game;
-pub mod panel;
-pub mod replay;
 pub mod scoring;
+pub mod ui;
 
 pub use bot::ReformBot;
 pub use game::{Action, Entry, Phase, ReformView, Reformation, Setup};

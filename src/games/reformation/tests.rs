@@ -479,8 +479,8 @@ fn setups_and_variant_files_are_checked_in_words() {
 
 #[test]
 fn the_panel_shows_piles_trick_and_hand_at_80_by_24() {
-    use crate::games::panel::{Ctx, Panel, Theme};
-    use crate::games::registry::TableGame;
+    use crate::games::ui::GameUi;
+    use crate::games::ui::{Ctx, Panel, Theme};
     use ratatui::{backend::TestBackend, Terminal};
     for players in [3u8, 5] {
         let mut g = Reformation::new(&Setup::new(players)).unwrap();
@@ -496,7 +496,7 @@ fn the_panel_shows_piles_trick_and_hand_at_80_by_24() {
             g.apply(s, &a).unwrap();
             plays += 1;
         };
-        let mut p = panel::ReformPanel::default();
+        let mut p = ui::panel::ReformPanel::default();
         p.ask(&g.view(Some(me)), &g.legal_actions(me));
         let names: Vec<String> = ["Ana", "Bo", "Cy", "Di", "Ed"][..usize::from(players)]
             .iter()
@@ -549,7 +549,7 @@ fn the_panel_shows_piles_trick_and_hand_at_80_by_24() {
 /// "you play", "Ana plays": the story agrees with its subject.
 #[test]
 fn the_story_says_you_play_and_ana_plays() {
-    use crate::games::registry::TableGame;
+    use crate::games::ui::GameUi;
     let mut g = Reformation::new(&Setup::new(3)).unwrap();
     let mut oracle = Oracle::new(StdRng::seed_from_u64(2));
     let mut rng = StdRng::seed_from_u64(2);

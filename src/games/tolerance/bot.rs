@@ -2,10 +2,43 @@
 //! points, the opponents' public rolls and the number of their hidden cards, and the rolls and
 //! cards still to come — and bets, calls, folds and picks Tolerance numbers by that estimate.
 
-use super::Bot;
+use super::game::{Tolerance, ToleranceView};
+use super::hand::{Action, Hand, Phase};
+use super::montecarlo::MonteCarloBot;
+use super::view::HandView;
+use crate::bots::{Bot, BotLevel};
 use crate::cards::PlayingCard;
-use crate::games::tolerance::{Action, HandView, Phase};
 use rand::Rng;
+
+/// A bot of `level` for one hand, drawing its randomness from `rng`: the heuristic with noise
+/// and more bluffs (easy), the heuristic (normal), Monte-Carlo worlds (hard).
+pub fn level_bot<R: Rng + Send + 'static>(level: BotLevel, rng: R) -> Box<dyn Bot<Hand>> {
+    match level {
+        BotLevel::Easy => {
+            let mut b = HeuristicBot::new(rng);
+            b.noise = 0.25;
+            b.bluff = 0.15;
+            Box::new(b)
+        }
+        BotLevel::Normal => Box::new(HeuristicBot::new(rng)),
+        BotLevel::Hard => Box::new(MonteCarloBot::new(rng)),
+    }
+}
+
+/// A hand bot playing a whole table: it decides from the hand in play.
+pub struct TableBot(pub Box<dyn Bot<Hand>>);
+
+impl Bot<Tolerance> for TableBot {
+    fn choose(&mut self, view: &ToleranceView, legal: &[Action]) -> Action {
+        match &view.hand {
+            Some(h) => self.0.choose(h, legal),
+            None => legal[0],
+        }
+    }
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+}
 
 /// Mean and variance of one unseen card (A..K uniformly: 1..=13).
 const CARD_MEAN: f64 = 7.0;
@@ -203,7 +236,7 @@ impl<R: Rng> HeuristicBot<R> {
     }
 }
 
-impl<R: Rng + Send> Bot<crate::games::tolerance::Hand> for HeuristicBot<R> {
+impl<R: Rng + Send> Bot<Hand> for HeuristicBot<R> {
     fn choose(&mut self, view: &HandView, legal: &[Action]) -> Action {
         if self.noise > 0.0 && self.rng.gen_bool(self.noise) {
             return legal[self.rng.gen_range(0..legal.len())];
@@ -226,6 +259,11 @@ impl<R: Rng + Send> Bot<crate::games::tolerance::Hand> for HeuristicBot<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::sim::{play_out, Oracle};
+    use crate::engine::{Game, Seat};
+    use crate::games::tolerance::{Table, Variant};
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
 
     #[test]
     fn normal_cdf_is_sane() {
@@ -238,5 +276,41 @@ mod tests {
     fn best_d10_roll_is_three() {
         let (ev, _) = best_roll(10);
         assert!((ev - 1.8).abs() < 1e-9, "{ev}");
+    }
+
+    /// Every level, on every variant axis and table size, only ever picks a legal move.
+    #[test]
+    fn every_level_plays_only_legal_moves() {
+        let variants = ["standard", "super-ace", "card-again", "cash", "tournament"];
+        let mut seed = 0u64;
+        for name in variants {
+            let variant = Variant::builtin(name).expect("built-in");
+            for players in [2u8, 3, 6] {
+                let seats: Vec<(Seat, Option<u64>)> = (0..players).map(|s| (s, None)).collect();
+                let setup = Table::new(variant.clone(), &seats, 0)
+                    .unwrap()
+                    .next_hand()
+                    .unwrap();
+                let mut bots: Vec<Box<dyn Bot<Hand>>> = (0..players)
+                    .map(|s| {
+                        seed += 1;
+                        level_bot(BotLevel::ALL[s as usize % 3], StdRng::seed_from_u64(seed))
+                    })
+                    .collect();
+                for h in 0..4u64 {
+                    let mut hand = Hand::new(&setup).unwrap();
+                    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed * 100 + h));
+                    let mut moves = 0;
+                    play_out(&mut hand, &mut oracle, 10_000, |g: &Hand, seat, legal| {
+                        let a = bots[seat as usize].choose(&g.view(Some(seat)), &legal);
+                        assert!(legal.contains(&a), "{name}: {a:?} not in {legal:?}");
+                        moves += 1;
+                        a
+                    })
+                    .unwrap();
+                    assert!(moves > 0);
+                }
+            }
+        }
     }
 }

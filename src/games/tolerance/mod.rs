@@ -10,13 +10,14 @@
 //! The precise rules, and every decision the seed leaves open, are in
 //! `protocol/rules/tolerance.md`.
 
+pub mod arena;
+pub mod bot;
 pub mod entry;
 pub mod game;
 pub mod hand;
-pub mod panel;
-pub mod replay;
+pub mod montecarlo;
 pub mod table;
-pub mod text;
+pub mod ui;
 pub mod variant;
 pub mod view;
 

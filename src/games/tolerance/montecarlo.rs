@@ -13,10 +13,10 @@
 //!   see) pays the price; so a raise earns when it is called by worse hands or folds better ones,
 //!   and bluffs appear wherever folds are likely enough.
 
-use super::Bot;
+use super::hand::{Action, Hand, LogEntry, Phase};
+use super::view::HandView;
+use crate::bots::Bot;
 use crate::cards::PlayingCard;
-use crate::games::tolerance::hand::LogEntry;
-use crate::games::tolerance::{Action, Hand, HandView, Phase};
 use rand::Rng;
 
 pub struct MonteCarloBot<R> {

@@ -1,6 +1,6 @@
 //! Rules tests: the seed's worked examples and the betting cases with exact chips.
 
-use super::replay::{HandScript, ReplayOutput};
+use super::ui::replay::{HandScript, ReplayOutput};
 use super::*;
 use crate::engine::sim::{simulate, SimOptions};
 use crate::engine::{Game, RuleError, ToAct};

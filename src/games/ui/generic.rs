@@ -1,9 +1,9 @@
 //! The panel every game gets for free: the table in the game's own words, the moves open now
 //! as a list to pick from, and a line to type a move the way line mode reads it.
 
+use super::GameUi;
 use super::{Ctx, Outcome, Panel};
 use crate::engine::Seat;
-use crate::games::registry::TableGame;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
-pub struct GenericPanel<G: TableGame> {
+pub struct GenericPanel<G: GameUi> {
     view: Option<G::View>,
     legal: Vec<G::Action>,
     at: usize,
@@ -20,7 +20,7 @@ pub struct GenericPanel<G: TableGame> {
     notice: Option<String>,
 }
 
-impl<G: TableGame> Default for GenericPanel<G> {
+impl<G: GameUi> Default for GenericPanel<G> {
     fn default() -> Self {
         GenericPanel {
             view: None,
@@ -73,7 +73,7 @@ pub fn json_words(v: &serde_json::Value) -> String {
     }
 }
 
-impl<G: TableGame> GenericPanel<G> {
+impl<G: GameUi> GenericPanel<G> {
     fn play(&mut self, a: G::Action) -> Outcome<G::Action> {
         self.legal.clear();
         self.typed = None;
@@ -82,7 +82,7 @@ impl<G: TableGame> GenericPanel<G> {
     }
 }
 
-impl<G: TableGame> Panel<G> for GenericPanel<G> {
+impl<G: GameUi> Panel<G> for GenericPanel<G> {
     fn see(&mut self, view: &G::View) {
         if self.legal.is_empty() {
             self.view = Some(view.clone());

@@ -10,17 +10,13 @@
 //! [`TableGame::prompt`]: super::registry::TableGame::prompt
 //! [`TableGame::move_text`]: super::registry::TableGame::move_text
 
-pub mod dice;
-pub mod generic;
-pub mod theme;
-
+pub use super::theme::Theme;
 use crate::engine::{Game, Seat};
 use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
-pub use theme::Theme;
 
 /// What a key asks of the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]

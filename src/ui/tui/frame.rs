@@ -4,8 +4,8 @@
 //! module passes keys and the time in, and draws with [`Frame::draw`].
 
 use crate::engine::Seat;
-use crate::games::panel::{Ctx, Outcome, Panel, Theme};
 use crate::games::registry::TableGame;
+use crate::games::ui::{Ctx, Outcome, Panel, Theme};
 use crate::table::runner::RelayHealth;
 use crate::table::session::{Awaiting, Session, Verdict};
 use crate::table::verify::verdict_text_named;
@@ -319,7 +319,7 @@ impl<G: TableGame> Frame<G> {
     pub fn draw(&self, frame: &mut ratatui::Frame) {
         let theme = &self.theme;
         let area = frame.area();
-        let [title, body, status, help] = crate::games::panel::theme::screen_areas(area);
+        let [title, body, status, help] = crate::games::ui::theme::screen_areas(area);
         let mut spans = vec![theme.badge(G::TITLE)];
         let t = self.panel.title();
         if !t.is_empty() {

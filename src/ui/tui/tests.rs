@@ -7,6 +7,7 @@ use crate::engine::{Game, Seat, ToAct};
 use crate::games::high_card::HighCard;
 use crate::games::registry::{SetupOptions, TableGame};
 use crate::games::tolerance::{Action, Phase, Tolerance};
+use crate::games::ui::GameUi;
 use crate::table::runner::RelayHealth;
 use crate::table::session::Awaiting;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -133,7 +134,7 @@ fn asked<G: TableGame>(g: &G, players: u8) -> Frame<G> {
 fn asked_with<G: TableGame>(
     g: &G,
     players: u8,
-    panel: Box<dyn crate::games::panel::Panel<G>>,
+    panel: Box<dyn crate::games::ui::Panel<G>>,
 ) -> Frame<G> {
     let mut f = Frame::<G>::new(names(players), Some(0), false);
     f.panel = panel;
@@ -226,7 +227,7 @@ fn the_raise_editor_moves_by_blinds_and_takes_typed_amounts() {
             .any(|a| matches!(a, Action::Raise { .. }))
     });
     let blind = g.view(Some(0)).hand.unwrap().rules.blind;
-    let (lo, hi) = crate::games::tolerance::panel::raise_window(&g.legal_actions(0)).unwrap();
+    let (lo, hi) = crate::games::tolerance::ui::panel::raise_window(&g.legal_actions(0)).unwrap();
     let mut f = asked(&g, 2);
     assert_eq!(f.key(ch('r')), Key::None);
     let s = screen(&f);
@@ -365,8 +366,8 @@ fn no_colour_means_no_colour() {
 }
 
 /// The panel a game without one of its own gets, here for High Card.
-fn generic() -> Box<dyn crate::games::panel::Panel<HighCard>> {
-    Box::<crate::games::panel::generic::GenericPanel<HighCard>>::default()
+fn generic() -> Box<dyn crate::games::ui::Panel<HighCard>> {
+    Box::<crate::games::ui::generic::GenericPanel<HighCard>>::default()
 }
 
 #[test]

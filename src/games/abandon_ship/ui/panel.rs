@@ -3,12 +3,12 @@
 //! the target, hand size and face-up board; your hand with a cursor, and one key per move:
 //! discard, fight (then whom), answer, surrender, Key Card.
 
-use super::game::{card_name, points, AbandonView, Action, Phase};
 use super::AbandonShip;
 use crate::cards::Suit;
 use crate::engine::Seat;
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel, Theme};
-use crate::games::registry::says;
+use crate::games::abandon_ship::game::{card_name, points, AbandonView, Action, Phase};
+use crate::games::ui::words::says;
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;

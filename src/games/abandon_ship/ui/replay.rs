@@ -1,10 +1,12 @@
 //! Abandon Ship scripts: a game with its cards and dice fixed, replayed through the engine.
 //! Format: `protocol/rules/abandon-ship.md` (§ Scripts).
 
-use super::entry::line;
-use super::game::{card_name, suit_name, AbandonShip, Action, Entry, Setup, HAND};
+use super::words::line;
 use crate::cards::{CardId, PlayingCard};
 use crate::engine::Seat;
+use crate::games::abandon_ship::game::{
+    card_name, suit_name, AbandonShip, Action, Entry, Setup, HAND,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -46,7 +48,7 @@ pub struct Boarded {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u32,
     pub scores: Vec<i64>,
     /// Points in each lifeboat now: clubs, diamonds, hearts, spades.
@@ -70,7 +72,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
              'SEAT raise KH', 'SEAT surrender', 'SEAT key QH'"
         )
     };
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let num = |w: &str| w.parse::<u16>().map_err(|_| bad());
     let action = match words.as_slice() {
         ["surrender"] => Action::Surrender,
@@ -159,7 +161,7 @@ impl Script {
         let actions: Vec<String> = self
             .actions
             .iter()
-            .map(|a| match crate::games::script_words(a) {
+            .map(|a| match crate::games::script::script_words(a) {
                 Some((seat, w)) if w.len() >= 2 => {
                     let mut out = format!("{seat} {} {}", w[0], position(w[1])?);
                     for extra in &w[2..] {
@@ -171,8 +173,13 @@ impl Script {
                 _ => Ok(a.clone()),
             })
             .collect::<Result<_, String>>()?;
-        let (game, end) =
-            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
+        let (game, end) = crate::games::script::play_script_with_deck(
+            game,
+            deck,
+            &self.dice,
+            &actions,
+            parse_action,
+        )?;
         let seat_name = |s: Seat| format!("seat {s}");
         Ok(Output {
             end,

@@ -2,10 +2,10 @@
 //! count, every side's score, the tiles each player holds and the boneyard, and your tiles —
 //! ←/→ picks one, w/e/n/s (or Enter when it fits one end only) sets it.
 
-use super::game::{halves, Action, AllFives, AllFivesView, End};
-pub use crate::games::dominoes::panel::fit;
-use crate::games::dominoes::panel::{tile_move, Picker, TileView};
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
+use crate::games::all_fives::game::{halves, Action, AllFives, AllFivesView, End};
+pub use crate::games::dominoes::ui::panel::fit;
+use crate::games::dominoes::ui::panel::{tile_move, Picker, TileView};
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -1,20 +1,20 @@
 //! All Fives scripts: a game with its tiles and lot fixed, replayed through the engine.
 //! Format: `protocol/rules/all-fives.md` (§12).
 
-use super::game::{Action, AllFives, End, Entry, Setup, MAX_PIP};
 use crate::cards::CardId;
 use crate::engine::Seat;
+use crate::games::all_fives::game::{Action, AllFives, End, Entry, Setup, MAX_PIP};
 use crate::games::dominoes;
 use serde::Serialize;
 
 /// An All Fives script: moves are "SEAT a-b END" (END: lead, west, east, north, south),
 /// "SEAT draw", "SEAT pass".
-pub type Script = dominoes::Script<Setup>;
+pub type Script = dominoes::ui::Script<Setup>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub hand: u32,
     pub scores: Vec<i64>,
     /// The points each tile set scored, in order.
@@ -25,14 +25,14 @@ pub struct Output {
 
 /// A tile by its halves in either order: "1-4", "[4|1]", "14".
 pub fn parse_tile(s: &str) -> Result<CardId, String> {
-    crate::games::dominoes::parse_tile(MAX_PIP, s)
+    crate::games::dominoes::ui::parse_tile(MAX_PIP, s)
 }
 
 /// The engine's form of a move: "SEAT play POSITION END", "SEAT draw", "SEAT pass".
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     let bad =
         || format!("'{s}' is not an All Fives move: 'SEAT 1-4 east', 'SEAT draw', 'SEAT pass'");
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let action = match words.as_slice() {
         ["draw"] => Action::Draw,
         ["pass"] => Action::Pass,
@@ -52,14 +52,19 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     Ok((seat, action))
 }
 
-impl dominoes::Script<Setup> {
+impl dominoes::ui::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = AllFives::new(&self.setup).map_err(|e| e.to_string())?;
-        let deck = dominoes::script_deck(MAX_PIP, &self.deck, None)?;
+        let deck = dominoes::ui::script_deck(MAX_PIP, &self.deck, None)?;
         // Scripts name tiles; the engine's moves name deck positions.
-        let actions = dominoes::script_positions(MAX_PIP, &deck, &self.actions)?;
-        let (game, end) =
-            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
+        let actions = dominoes::ui::script_positions(MAX_PIP, &deck, &self.actions)?;
+        let (game, end) = crate::games::script::play_script_with_deck(
+            game,
+            deck,
+            &self.dice,
+            &actions,
+            parse_action,
+        )?;
         Ok(Output {
             end,
             hand: game.hand + 1,

@@ -1,12 +1,12 @@
 //! ArtOfFacts scripts: a table with every deck's order fixed, replayed through the engine.
 //! Format: `protocol/rules/art-of-facts.md` (§ Scripts).
 
-use super::deck::Cards;
-use super::entry::line;
-use super::game::{Action, ArtOfFacts, Entry, Setup};
-use super::value::Declaration;
+use super::words::line;
 use crate::cards::CardId;
 use crate::engine::{DeckId, Seat};
+use crate::games::art_of_facts::deck::Cards;
+use crate::games::art_of_facts::game::{Action, ArtOfFacts, Entry, Setup};
+use crate::games::art_of_facts::value::Declaration;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,7 +42,7 @@ pub struct Won {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub hands: u32,
     pub banks: Vec<u64>,
     pub ante: u64,
@@ -68,7 +68,7 @@ pub fn parse_action(s: &str, loose: bool) -> Result<(Seat, Action), String> {
              with cards numbered 1 to 3"
         )
     };
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let slot = |w: &str| -> Result<u8, String> {
         match w.parse::<u8>() {
             Ok(n) if (1..=3).contains(&n) => Ok(n - 1),
@@ -137,9 +137,10 @@ impl Script {
         }
         let mut chance = crate::engine::sim::Script::new(order(&cards, &[])?, Vec::new());
         chance.decks = decks;
-        let (game, end) = crate::games::play_script_with(game, chance, &self.actions, |a| {
-            parse_action(a, false)
-        })?;
+        let (game, end) =
+            crate::games::script::play_script_with(game, chance, &self.actions, |a| {
+                parse_action(a, false)
+            })?;
         let seat_name = |s: Seat| format!("seat {s}");
         Ok(Output {
             end,

@@ -3,10 +3,10 @@
 //! holds, the chicken yard, the points, and your tiles — ←/→ picks a tile, ↑/↓ picks where it
 //! goes when it fits more than one place, Enter sets it, d draws, p passes.
 
-use super::entry::tile;
-use super::game::{Action, Chickenfoot, ChickenfootView, Spot, ARMS};
-use crate::games::dominoes::panel::{fit, tile_move, Picker, TileView};
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
+use super::words::tile;
+use crate::games::chickenfoot::game::{Action, Chickenfoot, ChickenfootView, Spot, ARMS};
+use crate::games::dominoes::ui::panel::{fit, tile_move, Picker, TileView};
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -1,20 +1,20 @@
 //! Chickenfoot scripts: a round with its tiles and lot fixed, replayed through the engine.
 //! Format: `protocol/rules/chickenfoot.md` (§13).
 
-use super::game::{Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot};
 use crate::engine::Seat;
+use crate::games::chickenfoot::game::{Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot};
 use crate::games::dominoes;
 use serde::Serialize;
 
 /// A Chickenfoot script: every round's deck leaves its centerpiece out; moves are
 /// "SEAT a-b center", "SEAT a-b end LINE", "SEAT a-b toe LINE" (lines numbered from 1 in the
 /// order they began), "SEAT draw", "SEAT pass".
-pub type Script = dominoes::Script<Setup>;
+pub type Script = dominoes::ui::Script<Setup>;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u32,
     pub scores: Vec<i64>,
     /// How the last round ended, if it did.
@@ -48,7 +48,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
              'SEAT 1-4 toe 2', 'SEAT draw', 'SEAT pass'"
         )
     };
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let line = |w: &str| -> Result<u16, String> {
         w.parse::<u16>()
             .ok()
@@ -72,16 +72,21 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     Ok((seat, action))
 }
 
-impl dominoes::Script<Setup> {
+impl dominoes::ui::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = Chickenfoot::new(&self.setup).map_err(|e| e.to_string())?;
         let max = self.setup.max_pip();
-        let center = super::game::double_id(max, game.center());
-        let deck = dominoes::script_deck(max, &self.deck, Some(center))?;
+        let center = crate::games::chickenfoot::game::double_id(max, game.center());
+        let deck = dominoes::ui::script_deck(max, &self.deck, Some(center))?;
         // Scripts name tiles; the engine's moves name deck positions.
-        let actions = dominoes::script_positions(max, &deck, &self.actions)?;
-        let (game, end) =
-            crate::games::play_script_with_deck(game, deck, &self.dice, &actions, parse_action)?;
+        let actions = dominoes::ui::script_positions(max, &deck, &self.actions)?;
+        let (game, end) = crate::games::script::play_script_with_deck(
+            game,
+            deck,
+            &self.dice,
+            &actions,
+            parse_action,
+        )?;
         let players = game.setup.players;
         let mut points = vec![None; usize::from(players)];
         for e in &game.log {

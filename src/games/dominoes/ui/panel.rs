@@ -2,7 +2,7 @@
 //! draw (d) and pass (p), the "your tiles" box with the tiles that fit lit, the key help, and
 //! the chain of tiles cut in the middle to fit.
 
-use crate::games::panel::{seat_box, Outcome, Theme};
+use crate::games::ui::{seat_box, Outcome, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -57,7 +57,7 @@ pub trait TileMove: Copy + PartialEq {
 /// `Play { position, <where>: <Where> }`.
 macro_rules! tile_move {
     ($action:ident, $at:ident: $where:ty) => {
-        impl $crate::games::dominoes::panel::TileMove for $action {
+        impl $crate::games::dominoes::ui::panel::TileMove for $action {
             type Where = $where;
             const DRAW: $action = $action::Draw;
             const PASS: $action = $action::Pass;

@@ -1,8 +1,8 @@
 //! High Card on the terminal table: each seat's points and card (yours, and the shown ones),
 //! whose decision is awaited, and one key per move.
 
-use super::game::{Action, HighCard, HighCardView};
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
+use crate::games::high_card::game::{Action, HighCard, HighCardView};
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -1,9 +1,9 @@
 //! High Card scripts: a game with its deck and lot fixed, replayed through the engine. Format:
 //! `protocol/rules/high-card.md` (§Scripts).
 
-use super::game::{Action, Entry, HighCard, Setup};
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::Seat;
+use crate::games::high_card::game::{Action, Entry, HighCard, Setup};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -25,7 +25,7 @@ pub struct Script {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u32,
     pub points: BTreeMap<Seat, i64>,
     pub log: Vec<Entry>,
@@ -34,7 +34,7 @@ pub struct Output {
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     let bad =
         || format!("'{s}' is not a High Card move: use 'SEAT keep', 'swap', 'stay' or 'fold'");
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let action = match words.as_slice() {
         ["keep"] => Action::Keep,
         ["swap"] => Action::Swap,
@@ -58,7 +58,7 @@ impl Script {
             .iter()
             .map(|c| spec.parse(c).map_err(|e| e.to_string()))
             .collect::<Result<_, _>>()?;
-        let (game, end) = crate::games::play_script_with_deck(
+        let (game, end) = crate::games::script::play_script_with_deck(
             game,
             deck,
             &self.dice,

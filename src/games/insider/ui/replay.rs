@@ -1,12 +1,12 @@
 //! Insider scripts: the lot, the roles, the Master's word cards and the log's times fixed,
 //! then the moves, replayed through the engine. Format: `protocol/rules/insider.md` (§ Scripts).
 
-use super::entry::line;
-use super::game::{Action, Answer, End, Insider, Said, Setup, INSIDER_CARD};
-use super::words::normal;
+use super::record::line;
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, Script as Chance};
 use crate::engine::{Game, Seat, ToAct};
+use crate::games::insider::game::{Action, Answer, End, Insider, Said, Setup, INSIDER_CARD};
+use crate::games::insider::words::normal;
 use serde::{Deserialize, Serialize};
 
 /// The log's time when a script starts (any moment will do; times in scripts count from it).
@@ -36,7 +36,7 @@ pub struct Script {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub master: Option<Seat>,
     pub insider: Option<Seat>,
     pub word: Option<String>,
@@ -52,7 +52,7 @@ pub struct Output {
 
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     let bad = || format!("'{s}' is not an Insider move (see protocol/rules/insider.md, Scripts)");
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let rest = || words[1..].join(" ");
     let num = |w: &str| w.parse::<u8>().map_err(|_| bad());
     let action = match words.as_slice() {
@@ -205,7 +205,7 @@ impl Script {
         });
         let outcome = game.outcome();
         Ok(Output {
-            end: crate::games::ScriptEnd {
+            end: crate::games::script::ScriptEnd {
                 game: "insider",
                 ok: failure.is_none(),
                 error: failure.as_ref().map(|f| f.0.clone()),

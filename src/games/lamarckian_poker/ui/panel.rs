@@ -2,10 +2,10 @@
 //! card count and the cards it captured face up (every card once a showdown opened them); your
 //! hand with a cursor to pick the mark.
 
-use super::game::{Action, LamarckianView, Phase};
-use super::hand::card_name;
 use super::LamarckianPoker;
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel, Theme};
+use crate::games::lamarckian_poker::game::{Action, LamarckianView, Phase};
+use crate::games::lamarckian_poker::hand::card_name;
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;

@@ -1,9 +1,9 @@
 //! Lamarckian Poker scripts: a game with its deck fixed, replayed through the engine. Format:
 //! `protocol/rules/lamarckian-poker.md` (§ Scripts).
 
-use super::game::{Action, Entry, LamarckianPoker, Setup};
 use crate::cards::{CardId, DeckSpec, PlayingCard};
 use crate::engine::Seat;
+use crate::games::lamarckian_poker::game::{Action, Entry, LamarckianPoker, Setup};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -32,7 +32,7 @@ pub struct Play {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub turn: u32,
     /// Every turn's pool as it was dealt.
     pub pools: Vec<Vec<String>>,
@@ -83,7 +83,7 @@ impl Script {
         let actions: Vec<String> = self
             .actions
             .iter()
-            .map(|a| match crate::games::script_words(a) {
+            .map(|a| match crate::games::script::script_words(a) {
                 Some((seat, w)) if w.len() == 2 && w[0] == "mark" => {
                     let c = spec.parse(w[1]).map_err(|e| e.to_string())?;
                     let p = deck.iter().position(|x| *x == c).unwrap_or_default();
@@ -93,7 +93,7 @@ impl Script {
             })
             .collect::<Result<_, String>>()?;
         let (game, end) =
-            crate::games::play_script_with_deck(game, deck, &[], &actions, parse_action)?;
+            crate::games::script::play_script_with_deck(game, deck, &[], &actions, parse_action)?;
         let mut out = Output {
             end,
             turn: game.turn,
@@ -139,7 +139,7 @@ impl Script {
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     let bad =
         || format!("'{s}' is not a Lamarckian Poker move: write 'SEAT mark CARD', as '0 mark QS'");
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     match words.as_slice() {
         ["mark", p] => Ok((
             seat,

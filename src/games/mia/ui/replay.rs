@@ -1,8 +1,8 @@
 //! Mia scripts: a game with its dice fixed in advance, replayed through the engine. The format
 //! is documented in `protocol/rules/mia.md` (§Scripts).
 
-use super::game::{Action, LogEntry, Mia, Ranking, Setup, Throw};
 use crate::engine::Seat;
+use crate::games::mia::game::{Action, LogEntry, Mia, Ranking, Setup, Throw};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -36,7 +36,7 @@ fn three() -> u8 {
 pub struct Output {
     /// Game, legality, the refused move, whether it finished and who won.
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u32,
     pub claim: Option<Throw>,
     pub lives: BTreeMap<Seat, u8>,
@@ -50,7 +50,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
              'SEAT reroll' or 'SEAT challenge'"
         )
     };
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let throw = |w: &str| -> Result<Throw, String> { w.parse().map(Throw).map_err(|_| bad()) };
     let action = match words.as_slice() {
         ["challenge"] => Action::Challenge,
@@ -80,7 +80,8 @@ impl Script {
             first: self.first,
         })
         .map_err(|e| e.to_string())?;
-        let (game, end) = crate::games::play_script(game, &self.dice, &self.actions, parse_action)?;
+        let (game, end) =
+            crate::games::script::play_script(game, &self.dice, &self.actions, parse_action)?;
         Ok(Output {
             end,
             round: game.round,

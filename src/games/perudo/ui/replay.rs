@@ -1,8 +1,8 @@
 //! Perudo scripts: a game with its dice fixed in advance, replayed through the engine. The
 //! format is documented in `protocol/rules/perudo.md` (§Scripts).
 
-use super::game::{Action, Bid, LogEntry, Perudo, Setup};
 use crate::engine::Seat;
+use crate::games::perudo::game::{Action, Bid, LogEntry, Perudo, Setup};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -34,7 +34,7 @@ fn five() -> u8 {
 pub struct Output {
     /// Game, legality, the refused move, whether it finished and who won.
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u32,
     pub putana: bool,
     pub bid: Option<Bid>,
@@ -44,7 +44,7 @@ pub struct Output {
 
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
     let bad = || format!("'{s}' is not a Perudo move: use 'SEAT bid QUANTITY FACE' or 'SEAT dudo'");
-    let (seat, words) = crate::games::script_words(s).ok_or_else(bad)?;
+    let (seat, words) = crate::games::script::script_words(s).ok_or_else(bad)?;
     let action = match words.as_slice() {
         ["dudo"] => Action::Dudo,
         ["bid", q, f] => Action::Bid(Bid {
@@ -69,7 +69,8 @@ impl Script {
             first: self.first,
         })
         .map_err(|e| e.to_string())?;
-        let (game, end) = crate::games::play_script(game, &self.dice, &self.actions, parse_action)?;
+        let (game, end) =
+            crate::games::script::play_script(game, &self.dice, &self.actions, parse_action)?;
         Ok(Output {
             end,
             round: game.round,

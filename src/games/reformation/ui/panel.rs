@@ -4,11 +4,11 @@
 //! declared suits; your hand with a cursor and the card under it in full; and the choices of
 //! effects, the Royal Execution, repayments, Roles and the first leader as a list to pick from.
 
-use super::data::{Data, Suit};
-use super::entry::{card_detail, code, move_words, name, role_name};
-use super::game::{Action, Phase, PileView, ReformView, Reformation};
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel};
-use crate::games::registry::{says, whose};
+use super::words::{card_detail, code, move_words, name, role_name};
+use crate::games::reformation::data::{Data, Suit};
+use crate::games::reformation::game::{Action, Phase, PileView, ReformView, Reformation};
+use crate::games::ui::words::{says, whose};
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -41,8 +41,8 @@ fn short(s: &str, n: usize) -> String {
 /// A pile in a few characters: "C Gilbert+2" (its religion, top card, cards under it).
 fn pile_text(data: &Data, p: &PileView) -> String {
     let r = match p.faith {
-        Some(super::data::Faith::Catholic) => "C",
-        Some(super::data::Faith::Protestant) => "P",
+        Some(crate::games::reformation::data::Faith::Catholic) => "C",
+        Some(crate::games::reformation::data::Faith::Protestant) => "P",
         None => "N",
     };
     let top = p
@@ -259,7 +259,10 @@ impl Panel<Reformation> for ReformPanel {
                 vp,
                 p.hand
             );
-            if let Some(r) = p.role.filter(|r| *r != super::data::Role::Bertram) {
+            if let Some(r) = p
+                .role
+                .filter(|r| *r != crate::games::reformation::data::Role::Bertram)
+            {
                 first.push(' ');
                 first.push_str(&short(&role_name(data, r), 10));
             }
@@ -344,7 +347,7 @@ impl Panel<Reformation> for ReformPanel {
             v.round.max(1),
             v.rounds,
             name(data, v.monarch),
-            super::data::faith_word(v.prevailing),
+            crate::games::reformation::data::faith_word(v.prevailing),
             (v.tricks + 1).min(12)
         );
         let want = (rows.len() as u16 + 2).min(area.height.saturating_sub(7));
@@ -388,8 +391,9 @@ impl Panel<Reformation> for ReformPanel {
                         "{} chooses a card ({}):",
                         name(data, c.card),
                         match c.kind {
-                            super::effects::ChoiceKind::Kill => "to kill",
-                            super::effects::ChoiceKind::Piety => "to collect its piety",
+                            crate::games::reformation::effects::ChoiceKind::Kill => "to kill",
+                            crate::games::reformation::effects::ChoiceKind::Piety =>
+                                "to collect its piety",
                         }
                     ),
                     theme.accent(),

@@ -2,12 +2,12 @@
 //! replayed through the engine (`tolerance replay`, golden tests). Format:
 //! `protocol/rules/reformation.md` (§ Scripts).
 
-use super::data::{Data, Role, Suit};
-use super::entry::line;
-use super::game::{Action, Phase, Reformation, Setup};
+use super::words::line;
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, Script as Chance};
 use crate::engine::{Game, RuleError, Seat, ToAct};
+use crate::games::reformation::data::{Data, Role, Suit};
+use crate::games::reformation::game::{Action, Phase, Reformation, Setup};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -82,7 +82,7 @@ pub struct TrickOut {
     pub card: String,
     pub declared: Option<Suit>,
     pub alive: bool,
-    pub religion: Option<super::data::Faith>,
+    pub religion: Option<crate::games::reformation::data::Faith>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -96,7 +96,7 @@ pub struct ReignOut {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
     #[serde(flatten)]
-    pub end: crate::games::ScriptEnd,
+    pub end: crate::games::script::ScriptEnd,
     pub round: u8,
     pub tricks: u8,
     pub phase: Phase,
@@ -107,8 +107,8 @@ pub struct Output {
     pub story: Vec<String>,
 }
 
-fn piles(data: &Data, t: &super::scoring::Tableau) -> Piles {
-    let names = |v: &Vec<super::scoring::Placed>| -> Pile {
+fn piles(data: &Data, t: &crate::games::reformation::scoring::Tableau) -> Piles {
+    let names = |v: &Vec<crate::games::reformation::scoring::Placed>| -> Pile {
         v.iter()
             .map(|p| data.label(usize::from(p.card.0)))
             .collect()
@@ -137,7 +137,7 @@ impl Script {
     fn decks(&self, data: &Data) -> Result<BTreeMap<u32, Vec<CardId>>, String> {
         let s = &self.setup;
         let n = usize::from(s.players);
-        let slots = super::data::HAND * n;
+        let slots = crate::games::reformation::data::HAND * n;
         let mut decks = BTreeMap::new();
         if self.reigns.len() > usize::from(s.rounds) {
             return Err(format!(
@@ -151,7 +151,11 @@ impl Script {
             let monarch = data.monarch(round);
             let named: Vec<usize> = match self.reigns.get(usize::from(round) - 1) {
                 Some(d) => {
-                    if d.hands.len() != n || d.hands.iter().any(|h| h.len() != super::data::HAND) {
+                    if d.hands.len() != n
+                        || d.hands
+                            .iter()
+                            .any(|h| h.len() != crate::games::reformation::data::HAND)
+                    {
                         return Err(format!(
                             "reign {round}: the script deals {n} hands of 12 cards, one to each player"
                         ));
@@ -248,7 +252,7 @@ impl Script {
                  role NAME', 'SEAT agenda NAME' or 'SEAT auto'"
             )
         };
-        let (seat, words) = crate::games::script_words(text).ok_or_else(bad)?;
+        let (seat, words) = crate::games::script::script_words(text).ok_or_else(bad)?;
         let (verb, rest) = words.split_first().ok_or_else(bad)?;
         let rest = rest.join(" ");
         let named = |label: &str| Script::card(data, label).map(|c| CardId(c as u16));
@@ -395,7 +399,7 @@ impl Script {
             ));
         }
         let seat_name = |s: Seat| format!("seat {s}");
-        let end = crate::games::ScriptEnd {
+        let end = crate::games::script::ScriptEnd {
             game: <Reformation as Game>::NAME,
             ok: failure.is_none(),
             at_action: failure.as_ref().and_then(|f| f.1),
@@ -418,7 +422,9 @@ impl Script {
                     money: p.money,
                     catholic: p.catholic,
                     protestant: p.protestant,
-                    pennants: p.best.map(|b| super::scoring::pennants(&data, b)),
+                    pennants: p
+                        .best
+                        .map(|b| crate::games::reformation::scoring::pennants(&data, b)),
                     loans: p.loans,
                     vp: p.vp,
                     role: role_name(g.roles[s]),

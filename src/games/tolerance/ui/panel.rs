@@ -2,12 +2,12 @@
 //! and what was shown) and rolls, a turn arrow, the pot, this seat's box with its choices —
 //! check or call, a raise editor, a roll picker with the odds — and the last showdown.
 
-use super::game::{HandSummary, Tolerance, ToleranceView};
-use super::hand::{Action, LogEntry, RollRecord};
-use super::text::phase_text;
-use super::view::HandView;
+use super::words::phase_text;
 use crate::engine::Seat;
-use crate::games::panel::{seat_box, Ctx, Outcome, Panel, Theme};
+use crate::games::tolerance::game::{HandSummary, Tolerance, ToleranceView};
+use crate::games::tolerance::hand::{Action, LogEntry, RollRecord};
+use crate::games::tolerance::view::HandView;
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -129,7 +129,8 @@ impl TolerancePanel {
             return match key.code {
                 KeyCode::Char('p') => self.play(Action::Pass),
                 KeyCode::Char('r') | KeyCode::Enter => {
-                    let best = crate::bots::montecarlo::best_ev_target(self.die_sides());
+                    let best =
+                        crate::games::tolerance::montecarlo::best_ev_target(self.die_sides());
                     self.input = Input::Roll { target: best };
                     self.notice = None;
                     Outcome::None
@@ -304,7 +305,7 @@ impl TolerancePanel {
     /// Chance of success and expected points of rolling with `target` (Super Ace included).
     pub fn roll_odds(&self, target: u8) -> (f64, f64) {
         let sides = self.die_sides();
-        let p = crate::bots::montecarlo::success_chance(sides, target);
+        let p = crate::games::tolerance::montecarlo::success_chance(sides, target);
         let t = target as f64;
         let bonus = if target == sides && self.super_ace_open() {
             13.0
@@ -768,7 +769,7 @@ fn winner_lines(ctx: &Ctx, h: &HandSummary) -> Vec<String> {
             };
             out.push(format!(
                 "{which}: {} {a}{how}",
-                crate::games::registry::says(ctx.name(s), "wins")
+                crate::games::ui::words::says(ctx.name(s), "wins")
             ));
         } else {
             let shares: Vec<String> = pot

@@ -1,11 +1,11 @@
 //! Hand scripts: a hand with its cards and dice fixed in advance, replayed through the engine.
 //! The format is documented in `protocol/rules/tolerance.md` (§Hand scripts).
 
-use super::hand::{Action, Hand, HandResult, HandRules, HandSetup, LogEntry};
-use super::variant::Variant;
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::sim::{fulfil_all, Script};
 use crate::engine::{Game, RuleError, Seat, ToAct};
+use crate::games::tolerance::hand::{Action, Hand, HandResult, HandRules, HandSetup, LogEntry};
+use crate::games::tolerance::variant::Variant;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -3,9 +3,9 @@
 
 use crate::cards::PlayingCard;
 use crate::engine::Seat;
-use crate::games::registry::says;
 use crate::games::tolerance::hand::LogEntry;
 use crate::games::tolerance::{Action, HandView, Phase};
+use crate::games::ui::words::says;
 use std::fmt::Write;
 
 fn card_text(c: Option<crate::cards::CardId>) -> String {

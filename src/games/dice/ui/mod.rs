@@ -7,8 +7,8 @@ pub mod state;
 
 pub use state::{ChallengeResult, DiceAction, DiceInput, DiceScreen, DiceState, DiceView};
 
-use super::{Ctx, Outcome, Panel};
 use crate::engine::Game;
+use crate::games::ui::{Ctx, Outcome, Panel};
 use crate::games::{mia, perudo};
 use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;

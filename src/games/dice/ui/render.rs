@@ -3,8 +3,8 @@
 use super::state::{BidField, ChallengeResult, DiceInput, DiceScreen, DiceState, DiceView};
 use crate::engine::Seat;
 use crate::games::mia::{self, Throw};
-use crate::games::panel::{Ctx, Theme};
 use crate::games::perudo::{self, count_for, Bid};
+use crate::games::ui::{Ctx, Theme};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -111,7 +111,7 @@ fn draw_table(frame: &mut Frame, area: Rect, state: &DiceState, ctx: &Ctx, theme
         Some(DiceView::Mia(v)) => v.lives.len(),
         None => 0,
     } as u16;
-    let [table, log, you] = crate::games::panel::theme::table_areas(area, seats);
+    let [table, log, you] = crate::games::ui::theme::table_areas(area, seats);
     draw_seats(frame, table, state, theme);
     ctx.draw_story(frame, log, " Story ");
     draw_you(frame, you, state, theme);

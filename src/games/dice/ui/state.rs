@@ -2,11 +2,12 @@
 //! the parent module feeds views, turns and keys in, and draws [`DiceState`] with
 //! [`super::render::draw_body`].
 
-use crate::bots::dice::{mia_reach_chance, perudo_bid_chance};
 use crate::engine::Seat;
+use crate::games::mia::bot::mia_reach_chance;
 use crate::games::mia::{self, MiaView, Throw};
-use crate::games::panel::Outcome;
+use crate::games::perudo::bot::perudo_bid_chance;
 use crate::games::perudo::{self, check_bid, Bid, PerudoView};
+use crate::games::ui::Outcome;
 use crossterm::event::{KeyCode, KeyEvent};
 use std::time::Duration;
 

@@ -1,0 +1,198 @@
+//! abandon_ship's ui part.
+
+use crate::cards::{PlayingCard, Suit};
+use crate::engine::{Game, Seat};
+use crate::games::abandon_ship::game::{
+    card_name, points, AbandonShip, AbandonView, Action, Entry, Phase,
+};
+use crate::games::script::Replayed;
+use crate::games::ui::words::count;
+use crate::games::ui::GameUi;
+use std::fmt::Write;
+use words::{cards, held_card, line, named, names_of};
+
+pub mod panel;
+pub mod replay;
+pub mod words;
+
+impl GameUi for AbandonShip {
+    fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
+        self.view(viewer)
+            .log
+            .iter()
+            .map(|e| line(e, names))
+            .collect()
+    }
+
+    fn render(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> String {
+        let mut s = format!(
+            "── round {} · {} left in the deck · playing to {} ──\n",
+            v.round,
+            count(v.deck_left, "card", "cards"),
+            v.target
+        );
+        let _ = write!(s, "  lifeboats:");
+        for (i, b) in v.lifeboats.iter().enumerate() {
+            let p: i64 = b.iter().map(|c| points(*c)).sum();
+            let _ = write!(s, "  {} {p}", Suit::ALL[i].symbol());
+        }
+        s.push('\n');
+        if let Some(f) = &v.fight {
+            if f.winner.is_none() {
+                let played: Vec<String> = f
+                    .plays
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{} {}",
+                            n(p.seat),
+                            p.card.map(card_name).unwrap_or_else(|| "??".into())
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "  fight: {} against {}: {}",
+                    n(f.attacker),
+                    n(f.defender),
+                    played.join(", ")
+                );
+            }
+        }
+        for (seat, held) in &v.hands {
+            let shown: Vec<String> = held
+                .iter()
+                .map(|c| c.map(card_name).unwrap_or_else(|| "??".into()))
+                .collect();
+            let board = v
+                .boards
+                .iter()
+                .find(|(b, _)| b == seat)
+                .map(|(_, b)| cards(b))
+                .unwrap_or_default();
+            let score = v
+                .scores
+                .iter()
+                .find(|(x, _)| x == seat)
+                .map(|(_, p)| *p)
+                .unwrap_or(0);
+            let state = if v.removed.contains(seat) {
+                " (removed)"
+            } else if v.to_act.contains(seat) {
+                " ◀"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "  #{seat} {:<12} {score:>4} pts  hand {}  board {board}{state}",
+                n(*seat),
+                if shown.is_empty() {
+                    "empty".into()
+                } else {
+                    shown.join(" ")
+                }
+            );
+        }
+        s
+    }
+
+    fn prompt(view: &AbandonView, _legal: &[Action]) -> String {
+        match view.phase {
+            Phase::Play => "discard a card (discard QS) or pick a fight (fight QS 2: card, then the player's #)? > ".into(),
+            Phase::Fight => "answer with a higher card (raise KH) or surrender? > ".into(),
+            Phase::Key => "your Key Card, face down (key QH)? > ".into(),
+            _ => "wait > ".into(),
+        }
+    }
+
+    fn parse_move(input: &str, view: &AbandonView, _legal: &[Action]) -> Result<Action, String> {
+        let words: Vec<String> = input
+            .split_whitespace()
+            .map(|w| w.to_ascii_lowercase())
+            .collect();
+        let card = |i: usize| -> Result<u16, String> {
+            let w = words
+                .get(i)
+                .ok_or_else(|| "name a card of your hand, as QS or 10H".to_string())?;
+            held_card(view, w)
+        };
+        match words.first().map(String::as_str) {
+            Some("surrender" | "s") => Ok(Action::Surrender),
+            Some("discard" | "d") => Ok(Action::Discard { position: card(1)? }),
+            Some("raise" | "r") => Ok(Action::Raise { position: card(1)? }),
+            Some("key" | "k") => Ok(Action::Key { position: card(1)? }),
+            Some("fight" | "f") => {
+                let position = card(1)?;
+                let target = words
+                    .get(2)
+                    .map(|w| w.trim_start_matches('#'))
+                    .and_then(|w| w.parse::<Seat>().ok())
+                    .ok_or_else(|| {
+                        "name the player to fight by their #, as fight QS 2".to_string()
+                    })?;
+                Ok(Action::Fight { position, target })
+            }
+            Some(w) if PlayingCard::parse(w).is_ok() => {
+                // A bare card: the one move it can mean now.
+                let position = card(0)?;
+                match view.phase {
+                    Phase::Play => Ok(Action::Discard { position }),
+                    Phase::Fight => Ok(Action::Raise { position }),
+                    Phase::Key => Ok(Action::Key { position }),
+                    _ => Err("it is not your move".into()),
+                }
+            }
+            _ => Err("type discard QS, fight QS 2, raise KH, surrender or key QH".into()),
+        }
+    }
+
+    fn move_text(view: &AbandonView, action: &Action) -> String {
+        match action {
+            Action::Discard { position } => format!("discard {}", named(view, *position)),
+            Action::Fight { position, target } => {
+                format!("fight #{target} with {}", named(view, *position))
+            }
+            Action::Raise { position } => format!("answer with {}", named(view, *position)),
+            Action::Surrender => "surrender".into(),
+            Action::Key { position } => format!("Key Card {}", named(view, *position)),
+        }
+    }
+
+    fn panel() -> Box<dyn crate::games::ui::Panel<AbandonShip>> {
+        Box::<crate::games::abandon_ship::ui::panel::AbandonPanel>::default()
+    }
+
+    fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
+        if self.outcome().is_none() {
+            return "the game is not over".into();
+        }
+        if !self.removed.is_empty() {
+            return format!(
+                "the game ends without a winner: the table removed {}",
+                names_of(&self.removed, names)
+            );
+        }
+        let scores: Vec<String> = self
+            .table()
+            .iter()
+            .map(|s| format!("{} {}", names(*s), self.scores[usize::from(*s)]))
+            .collect();
+        format!(
+            "{} after {} ({})",
+            line(
+                &Entry::Won {
+                    seats: self.winners.clone()
+                },
+                names
+            ),
+            count(self.round, "round", "rounds"),
+            scores.join(", ")
+        )
+    }
+
+    fn replay(script: &str) -> Result<Replayed, String> {
+        let out = crate::games::abandon_ship::ui::replay::Script::parse(script)?.run()?;
+        Ok(out.end.replayed(&out))
+    }
+}

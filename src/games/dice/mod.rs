@@ -1,0 +1,50 @@
+//! What the dice games (Perudo, Mia) share: their seating, their payoffs, and (in [`ui`]) the
+//! terminal panel both draw on.
+
+pub mod ui;
+
+use crate::engine::{Outcome, RuleError, Seat};
+
+/// Checks a dice game's seats (`min..=max` players, none listed twice) and finds the chosen
+/// first player among them, if any: the setup checks Perudo and Mia share.
+pub fn check_seating(
+    game: &str,
+    seats: &[Seat],
+    min: usize,
+    max: usize,
+    first: Option<Seat>,
+) -> Result<Option<usize>, RuleError> {
+    let n = seats.len();
+    if !(min..=max).contains(&n) {
+        return Err(RuleError::Setup(format!(
+            "{game} needs {min} to {max} players, not {n}"
+        )));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for s in seats {
+        if !seen.insert(*s) {
+            return Err(RuleError::Setup(format!("seat {s} is listed twice")));
+        }
+    }
+    first
+        .map(|f| {
+            seats
+                .iter()
+                .position(|s| *s == f)
+                .ok_or_else(|| RuleError::Setup(format!("first player {f} is not seated")))
+        })
+        .transpose()
+}
+
+/// Payoffs of a last-player-standing game (Perudo, Mia): the winner takes one point from every
+/// other player, so the payoffs sum to zero like chips do.
+pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
+    let others = seats.len() as i64 - 1;
+    Outcome {
+        payoffs: seats
+            .iter()
+            .map(|&s| (s, if s == winner { others } else { -1 }))
+            .collect(),
+        winners: vec![winner],
+    }
+}

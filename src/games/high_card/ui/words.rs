@@ -1,0 +1,37 @@
+//! high_card: the words of its record and table.
+
+use crate::cards::PlayingCard;
+use crate::engine::Seat;
+use crate::games::high_card::game::{Action, Entry};
+use crate::games::ui::words::says;
+
+pub fn card(c: crate::cards::CardId) -> String {
+    PlayingCard::from_id(c).to_string()
+}
+
+/// A record entry in words.
+pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
+    match e {
+        Entry::First { seat } => format!("by lot, {} first", says(n(*seat), "plays")),
+        Entry::Kept { seat } => format!("{} the card", says(n(*seat), "keeps")),
+        Entry::Swapped { seat, discarded } => format!(
+            "{} {} face up and {} a new card",
+            says(n(*seat), "discards"),
+            card(*discarded),
+            if n(*seat) == "you" { "draw" } else { "draws" }
+        ),
+        Entry::Decided { seat, action } => {
+            let verb = if *action == Action::Stay {
+                "stays"
+            } else {
+                "folds"
+            };
+            says(n(*seat), verb)
+        }
+        Entry::Shown { seat, card: c } => format!("{} {}", says(n(*seat), "shows"), card(*c)),
+        Entry::Won { seat, points } => format!("{} {points} points", says(n(*seat), "wins")),
+        Entry::Forfeited { seat, points } => {
+            format!("{} and pays {points} points", says(n(*seat), "forfeits"))
+        }
+    }
+}

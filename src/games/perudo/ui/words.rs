@@ -1,0 +1,49 @@
+//! perudo: the words of its record and table.
+
+use crate::engine::Seat;
+use crate::games::perudo::game::LogEntry;
+use crate::games::ui::words::says;
+
+pub fn dice_text(d: &[u8]) -> String {
+    d.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A log entry in words.
+pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
+    use LogEntry as E;
+    match e {
+        E::Toss { first } => format!("the toss: {}", says(n(*first), "opens")),
+        E::Round {
+            round,
+            opener,
+            putana,
+        } => format!(
+            "round {round}{}: {} opens",
+            if *putana {
+                " (PUTANA: ones not wild, face fixed)"
+            } else {
+                ""
+            },
+            n(*opener)
+        ),
+        E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
+        E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
+        E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), dice_text(dice)),
+        E::Counted { bid, count, loser } => {
+            format!(
+                "{count} counted for {bid}: {} a die",
+                says(n(*loser), "loses")
+            )
+        }
+        E::Out { seat } => format!("{} out", says(n(*seat), "is")),
+        E::Won { seat } => format!("{} the game", says(n(*seat), "wins")),
+    }
+}
+
+/// What a person may type.
+pub fn help() -> &'static str {
+    "'bid QUANTITY FACE' (e.g. 'bid 4 3') or 'dudo'"
+}

@@ -1,0 +1,108 @@
+//! tolerance's ui part.
+
+use crate::games::tolerance::game::{Tolerance, ToleranceView};
+use crate::games::tolerance::hand::Action;
+
+use crate::engine::Seat;
+use crate::games::script::Replayed;
+use crate::games::ui::GameUi;
+use std::fmt::Write;
+
+pub mod panel;
+pub mod replay;
+pub mod words;
+
+impl GameUi for Tolerance {
+    fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
+        let mut out = Vec::new();
+        for h in &self.history {
+            out.push(format!("— hand {} —", h.hand + 1));
+            for e in &h.log {
+                out.push(words::entry_text(e, names));
+            }
+            for (seat, why) in &h.forfeits {
+                out.push(format!("{} forfeited the hand: {why}", names(*seat)));
+            }
+            // Last, so that the story only ever grows while a hand turns into history.
+            if let Some(v) = viewer {
+                if let Some(cards) = self.known_cards(h.hand, v) {
+                    out.push(format!(
+                        "{} held {} (not shown)",
+                        names(v),
+                        words::cards_text(cards)
+                    ));
+                }
+            }
+        }
+        if let Some(hand) = &self.hand {
+            out.push(format!("— hand {} —", hand.hand_no + 1));
+            let v = crate::engine::Game::view(hand, viewer);
+            out.extend(words::log_lines(&v, 0, names));
+        }
+        out
+    }
+
+    fn render(view: &ToleranceView, names: &dyn Fn(Seat) -> String) -> String {
+        let mut s = String::new();
+        match &view.hand {
+            Some(h) => s += &words::render(h, names),
+            None => {
+                let _ = writeln!(s, "── between hands ({} played) ──", view.hands_played);
+                for (seat, st) in view.stacks.iter().enumerate() {
+                    if let Some(c) = st {
+                        let _ = writeln!(s, "  {:<14} stack {c:>6}", names(seat as Seat));
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    fn prompt(view: &ToleranceView, _legal: &[Action]) -> String {
+        view.hand.as_ref().map(words::prompt).unwrap_or_default()
+    }
+
+    fn parse_move(input: &str, view: &ToleranceView, _legal: &[Action]) -> Result<Action, String> {
+        let hand = view.hand.as_ref().ok_or("no hand is being played")?;
+        words::parse_move(input, hand)
+    }
+
+    fn move_text(_: &Self::View, a: &Action) -> String {
+        words::action_text(a)
+    }
+
+    fn panel() -> Box<dyn crate::games::ui::Panel<Tolerance>> {
+        Box::<crate::games::tolerance::ui::panel::TolerancePanel>::default()
+    }
+
+    fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
+        let finals = self.final_stacks();
+        let stacks: Vec<String> = finals
+            .iter()
+            .map(|(s, c)| format!("{} {c}", names(*s)))
+            .collect();
+        match self.table.winner() {
+            Some(w) => format!(
+                "{} the table after {} ({})",
+                crate::games::ui::words::says(names(w), "wins"),
+                crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
+                stacks.join(", ")
+            ),
+            None => format!(
+                "{} played; stacks: {}",
+                crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
+                stacks.join(", ")
+            ),
+        }
+    }
+
+    fn replay(script: &str) -> Result<Replayed, String> {
+        let out = crate::games::tolerance::ui::replay::HandScript::parse(script)?.run()?;
+        Ok(Replayed {
+            ok: out.ok,
+            error: out.error.clone(),
+            at_action: out.at_action,
+            json: serde_json::to_value(&out).expect("outputs serialise"),
+        })
+    }
+}

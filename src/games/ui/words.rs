@@ -1,0 +1,134 @@
+//! English for every game's words: a verb that agrees with its subject ("Ann passes", "you
+//! pass"), possessives, counted nouns and lists. The reader's own seat is named "you".
+
+use crate::engine::Seat;
+
+/// The name a seat's own reader sees for itself.
+pub const YOU: &str = "you";
+
+/// The base form of a verb given in the third person ("passes" → "pass", "has" → "have").
+pub fn base_form(verb: &str) -> &str {
+    match verb {
+        "is" => "are",
+        "has" => "have",
+        "passes" => "pass",
+        "wins" => "win",
+        "loses" => "lose",
+        "rolls" => "roll",
+        "goes" => "go",
+        v => v.strip_suffix('s').unwrap_or(v),
+    }
+}
+
+/// "NAME verbs", or "you verb" when the name is the reader's own seat. Only the first word of
+/// `verb` agrees ("you cannot play" from "cannot play").
+pub fn says(name: String, verb: &str) -> String {
+    if name != YOU {
+        return format!("{name} {verb}");
+    }
+    let (first, rest) = match verb.split_once(' ') {
+        Some((f, r)) => (f, Some(r)),
+        None => (verb, None),
+    };
+    match rest {
+        Some(r) => format!("{YOU} {} {r}", base_form(first)),
+        None => format!("{YOU} {}", base_form(first)),
+    }
+}
+
+/// The verb alone, agreeing with `who`: "pass" for "you", "passes" for anyone else.
+pub fn agree(who: &str, verb: &'static str) -> &'static str {
+    if who == YOU {
+        base_form(verb)
+    } else {
+        verb
+    }
+}
+
+/// The verb alone for a list of `k` names with `first` among them: plural for more than one
+/// or for "you" ("win"), the third person otherwise ("wins").
+pub fn agree_many(k: usize, first: &str, verb: &'static str) -> &'static str {
+    if k > 1 {
+        base_form(verb)
+    } else {
+        agree(first, verb)
+    }
+}
+
+/// "NAME's", or "your" for the reader's own seat.
+pub fn whose(name: String) -> String {
+    if name == YOU {
+        "your".into()
+    } else {
+        format!("{name}'s")
+    }
+}
+
+/// "1 hand", "3 hands".
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "a", "a and b", "a, b and c"; "nothing" for none.
+pub fn list(items: &[String]) -> String {
+    match items.len() {
+        0 => "nothing".into(),
+        1 => items[0].clone(),
+        k => format!("{} and {}", items[..k - 1].join(", "), items[k - 1]),
+    }
+}
+
+/// Seats by their names, as [`list`] joins them.
+pub fn seats(ss: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
+    list(&ss.iter().map(|s| n(*s)).collect::<Vec<_>>())
+}
+
+/// A move's serialised form read as words: `{"bid":{"quantity":3,"face":4}}` becomes
+/// "bid quantity 3 face 4". The fallback for games that do not name their moves.
+pub fn json_words(v: &serde_json::Value) -> String {
+    use serde_json::Value as V;
+    match v {
+        V::Null => String::new(),
+        V::String(s) => s.replace('_', " "),
+        V::Array(xs) => xs.iter().map(json_words).collect::<Vec<_>>().join(" "),
+        V::Object(m) => m
+            .iter()
+            .map(|(k, x)| {
+                let rest = json_words(x);
+                let k = k.replace('_', " ");
+                if rest.is_empty() {
+                    k
+                } else {
+                    format!("{k} {rest}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbs_agree_with_you_and_with_others() {
+        assert_eq!(says("Ann".into(), "passes"), "Ann passes");
+        assert_eq!(says(YOU.into(), "passes"), "you pass");
+        assert_eq!(says(YOU.into(), "is"), "you are");
+        assert_eq!(says(YOU.into(), "loses"), "you lose");
+        assert_eq!(says(YOU.into(), "sets"), "you set");
+        assert_eq!(agree("Ann", "wins"), "wins");
+        assert_eq!(agree(YOU, "wins"), "win");
+        assert_eq!(agree_many(2, "Ann", "wins"), "win");
+        assert_eq!(agree_many(1, "Ann", "wins"), "wins");
+        assert_eq!(whose(YOU.into()), "your");
+        assert_eq!(whose("Ann".into()), "Ann's");
+        assert_eq!(count(1u8, "hand", "hands"), "1 hand");
+        assert_eq!(count(3u8, "hand", "hands"), "3 hands");
+        assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+        assert_eq!(list(&[]), "nothing");
+    }
+}
