@@ -1,27 +1,71 @@
 //! Variants shared over Nostr ([`crate::wire::variant`] has the event format): propose one
-//! (publish it, then send the author its `naddr` privately), list those on the relays, fetch one
-//! by `naddr`, and turn any `--variant` argument — a built-in name, an `naddr1…` or a file — into
-//! validated rules.
+//! (publish it, then send the author its `naddr` privately), list those on the relays, and fetch
+//! one by `naddr`. A variant is a game's name and its JSON; the game checks it through its
+//! registry entry ([`TableGame::variant_check`]), so nothing here knows any game.
 
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
 
 use crate::feedback;
-use crate::games::tolerance::Variant;
+use crate::games::registry::{with_game, TableGame, Visit};
 use crate::net::dm::{self, SendReport};
 use crate::net::{PublishReport, RelayPool};
-use crate::wire::variant::{self as wv, GameVariantPost, VariantPost, KIND_VARIANT};
+use crate::wire::variant::{self as wv, VariantDraft, VariantPost, KIND_VARIANT, UNTAGGED_GAME};
 
 /// Bound on fetching stored variants.
 const FETCH: Duration = Duration::from_secs(5);
 /// Page size when listing (relays cap results per request).
 const PAGE: usize = 500;
 
+/// A published variant its game has read: the post and one line on what it changes.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub post: VariantPost,
+    /// What the game says the variant changes (may be empty).
+    pub rules: String,
+}
+
+/// `post`'s content checked by its game.
+pub fn check(post: VariantPost) -> Result<Checked, String> {
+    let rules = variant_check(&post.game, &post.content)?;
+    Ok(Checked { post, rules })
+}
+
+/// `json` checked by `game` ([`TableGame::variant_check`]).
+fn variant_check(game: &str, json: &str) -> Result<String, String> {
+    struct Check<'a>(&'a str);
+    impl Visit for Check<'_> {
+        type Out = Result<String, String>;
+        fn visit<G: TableGame>(self) -> Self::Out {
+            G::variant_check(self.0)
+        }
+    }
+    with_game(game, Check(json))?
+}
+
+/// How a game is named around its variants: in the `alt` tag, in the message's subject and
+/// in its text. The untagged game's forms are those its events and messages always had.
+fn names(game: &str) -> Result<(String, String, String), String> {
+    struct Title;
+    impl Visit for Title {
+        type Out = &'static str;
+        fn visit<G: TableGame>(self) -> &'static str {
+            G::TITLE
+        }
+    }
+    let title = with_game(game, Title)?;
+    Ok(if game == UNTAGGED_GAME {
+        (title.into(), "Tolerance".into(), title.into())
+    } else {
+        (format!("the game {game}"), game.into(), game.into())
+    })
+}
+
 /// What [`propose`] did.
 #[derive(Debug)]
 pub struct Proposal {
-    pub post: VariantPost,
+    pub post: Checked,
     /// The proposal's address, with the relays that took it as hints.
     pub naddr: String,
     pub published: PublishReport,
@@ -29,17 +73,35 @@ pub struct Proposal {
     pub message: Result<SendReport, String>,
 }
 
-/// Publishes `v` as a variant proposal addressed to `to`, then sends `to` its naddr in a NIP-17
-/// message. An invalid variant is refused before anything is sent. Fails if no relay took the
-/// proposal; a failed message is reported in [`Proposal::message`].
+/// Publishes a variant of `game` (`json`: its variant file as JSON) under `title` (empty: the
+/// variant's `name`) addressed to `to`, then sends `to` its naddr in a NIP-17 message. The game
+/// checks the variant first: an invalid one is refused before anything is sent. Fails if no
+/// relay took the proposal; a failed message is reported in [`Proposal::message`].
 pub async fn propose(
     pool: &RelayPool,
-    v: &Variant,
+    game: &str,
+    (name, json): (&str, &str),
     title: &str,
     description: &str,
     to: &PublicKey,
 ) -> Result<Proposal, String> {
-    let (builder, _) = wv::variant_event(v, title, description, to).map_err(|e| e.to_string())?;
+    let rules = variant_check(game, json)?;
+    let (alt_game, subject_game, text_game) = names(game)?;
+    let fallback_title = if name.trim().is_empty() {
+        format!("a {game} variant")
+    } else {
+        name.to_string()
+    };
+    let (builder, _) = wv::variant_event(&VariantDraft {
+        game,
+        content: json,
+        title,
+        fallback_title: &fallback_title,
+        description,
+        fallback_summary: &rules,
+        alt_game: &alt_game,
+        to,
+    });
     let event = pool.sign(builder).map_err(|e| e.to_string())?;
     let post = wv::parse_variant_event(&event).map_err(|e| e.to_string())?;
     let (published, naddr, message) = publish_and_tell(
@@ -47,17 +109,17 @@ pub async fn propose(
         &event,
         post.coordinate(),
         to,
-        format!("Tolerance variant: {}", post.title),
+        format!("{subject_game} variant: {}", post.title),
         |naddr| {
             format!(
-                "A variant of The Game of Tolerance for you to try: {}\n\n{}\n\nnostr:{naddr}",
+                "A variant of {text_game} for you to try: {}\n\n{}\n\nnostr:{naddr}",
                 post.title, post.description
             )
         },
     )
     .await?;
     Ok(Proposal {
-        post,
+        post: Checked { post, rules },
         naddr,
         published,
         message,
@@ -97,99 +159,46 @@ async fn publish_and_tell(
     Ok((published, naddr, message))
 }
 
-/// What [`propose_game`] did.
-#[derive(Debug)]
-pub struct GameProposal {
-    pub post: GameVariantPost,
-    pub naddr: String,
-    pub published: PublishReport,
-    pub message: Result<SendReport, String>,
-}
-
-/// Publishes a variant of another game (`json`: its variant file, checked by the game, e.g. an
-/// ArtOfFacts deck) addressed to `to`, then sends `to` its naddr privately.
-pub async fn propose_game(
-    pool: &RelayPool,
-    game: &str,
-    json: &str,
-    title: &str,
-    description: &str,
-    to: &PublicKey,
-) -> Result<GameProposal, String> {
-    let (builder, _) = wv::game_variant_event(game, json, title, description, to);
-    let event = pool.sign(builder).map_err(|e| e.to_string())?;
-    let post = wv::parse_game_variant_event(&event).map_err(|e| e.to_string())?;
-    let coordinate = wv::variant_coordinate(&post.publisher, &post.slug);
-    let (published, naddr, message) = publish_and_tell(
-        pool,
-        &event,
-        coordinate,
-        to,
-        format!("{game} variant: {}", post.title),
-        |naddr| {
-            format!(
-                "A variant of {game} for you to try: {}\n\n{}\n\nnostr:{naddr}",
-                post.title, post.description
-            )
-        },
-    )
-    .await?;
-    Ok(GameProposal {
-        post,
-        naddr,
-        published,
-        message,
-    })
-}
-
 /// What [`list`] found.
 #[derive(Debug, Default)]
 pub struct Listing {
-    /// Valid proposals, the newest version of each address, newest first.
-    pub posts: Vec<VariantPost>,
-    /// Variants of other games (an ArtOfFacts deck...), newest first; their games check them.
-    pub games: Vec<GameVariantPost>,
+    /// Valid proposals of every game, the newest version of each address; the untagged game's
+    /// first, then the others', each newest first.
+    pub posts: Vec<Checked>,
     /// Variant events that could not be used: the event, its signer, why.
     pub invalid: Vec<(EventId, PublicKey, String)>,
 }
 
-/// Every variant proposal stored on `pool`'s relays.
+/// Every variant proposal stored on `pool`'s relays, each checked by its game.
 pub async fn list(pool: &RelayPool) -> Result<Listing, String> {
     let events = pool
         .fetch_all(Filter::new().kind(Kind::from(KIND_VARIANT)), PAGE, FETCH)
         .await
         .map_err(|e| e.to_string())?;
-    let mut listing = Listing::default();
+    let mut posts = Vec::new();
+    let mut invalid = Vec::new();
     for e in &events {
-        if wv::event_game(e) != "tolerance" {
-            match wv::parse_game_variant_event(e) {
-                Ok(post) => listing.games.push(post),
-                Err(err) => listing.invalid.push((e.id, e.pubkey, err.to_string())),
-            }
-            continue;
-        }
         match wv::parse_variant_event(e) {
-            Ok(post) => listing.posts.push(post),
-            Err(err) => listing.invalid.push((e.id, e.pubkey, err.to_string())),
+            Ok(post) => posts.push(post),
+            Err(err) => invalid.push((e.id, e.pubkey, err.to_string())),
         }
     }
-    listing.posts = newest_per_address(listing.posts);
-    listing.games.sort_by(|a, b| {
-        b.created_at
-            .cmp(&a.created_at)
-            .then(a.event_id.cmp(&b.event_id))
-    });
-    let mut seen = Vec::new();
-    listing.games.retain(|p| {
-        let key = (p.publisher, p.slug.clone());
-        let fresh = !seen.contains(&key);
-        seen.push(key);
-        fresh
-    });
+    let mut listing = Listing {
+        posts: Vec::new(),
+        invalid,
+    };
+    for post in newest_per_address(posts) {
+        let (id, by) = (post.event_id, post.publisher);
+        match check(post) {
+            Ok(c) => listing.posts.push(c),
+            Err(err) => listing.invalid.push((id, by, err)),
+        }
+    }
     listing.posts.sort_by(|a, b| {
-        b.created_at
-            .cmp(&a.created_at)
-            .then(a.event_id.cmp(&b.event_id))
+        (a.post.game != UNTAGGED_GAME)
+            .cmp(&(b.post.game != UNTAGGED_GAME))
+            .then(b.post.created_at.cmp(&a.post.created_at))
+            .then(a.post.event_id.cmp(&b.post.event_id))
     });
     Ok(listing)
 }
@@ -215,36 +224,14 @@ fn newest_per_address(posts: Vec<VariantPost>) -> Vec<VariantPost> {
     out
 }
 
-/// The variant an `naddr1…` names, fetched from its relay hints and `relays`. Returns it with the
-/// relays asked. A stored event that is not a valid variant is an error naming the bad field.
-pub async fn fetch(naddr: &str, relays: &[String]) -> Result<(VariantPost, Vec<String>), String> {
+/// The variant an `naddr1…` names, fetched from its relay hints and `relays` and checked by its
+/// game. Returns it with the relays asked. A stored event that is not a valid variant is an
+/// error naming the bad field.
+pub async fn fetch(naddr: &str, relays: &[String]) -> Result<(Checked, Vec<String>), String> {
     let (newest, urls) = fetch_event(naddr, relays).await?;
-    let post =
-        wv::parse_variant_event(&newest).map_err(|e| format!("variant {}: {e}", naddr.trim()))?;
-    Ok((post, urls))
-}
-
-/// A published variant of any game: Tolerance's read and checked, another game's as its game's
-/// JSON (for the game to check).
-#[derive(Debug, Clone)]
-pub enum AnyVariant {
-    Tolerance(VariantPost),
-    Game(GameVariantPost),
-}
-
-/// The variant an `naddr1…` names, whatever its game.
-pub async fn fetch_any(naddr: &str, relays: &[String]) -> Result<AnyVariant, String> {
-    let (e, _) = fetch_event(naddr, relays).await?;
-    let named = |err: wv::VariantPostError| format!("variant {}: {err}", naddr.trim());
-    if wv::event_game(&e) == "tolerance" {
-        Ok(AnyVariant::Tolerance(
-            wv::parse_variant_event(&e).map_err(named)?,
-        ))
-    } else {
-        Ok(AnyVariant::Game(
-            wv::parse_game_variant_event(&e).map_err(named)?,
-        ))
-    }
+    let named = |err: String| format!("variant {}: {err}", naddr.trim());
+    let post = wv::parse_variant_event(&newest).map_err(|e| named(e.to_string()))?;
+    Ok((check(post).map_err(named)?, urls))
 }
 
 /// The newest event at the address an `naddr1…` names, from its relay hints and `relays`.
@@ -283,36 +270,18 @@ async fn fetch_event(naddr: &str, relays: &[String]) -> Result<(Event, Vec<Strin
     Ok((newest, urls))
 }
 
-/// Rules from a `--variant` argument: a built-in name, an `naddr1…` of a published variant
-/// (fetched from its hints and `relays`), or a variant file.
-pub async fn resolve_variant(arg: &str, relays: &[String]) -> Result<Variant, String> {
-    if let Some(v) = Variant::builtin(arg) {
-        return Ok(v);
-    }
-    if arg.trim().starts_with("naddr1") {
-        return Ok(fetch(arg, relays).await?.0.variant);
-    }
-    load_variant(arg)
+fn npub(k: &PublicKey) -> String {
+    k.to_bech32().expect("a public key always encodes")
 }
 
-/// A built-in variant by name, or a variant file.
-pub fn load_variant(arg: &str) -> Result<Variant, String> {
-    if let Some(v) = Variant::builtin(arg) {
-        return Ok(v);
-    }
-    let text = std::fs::read_to_string(arg).map_err(|e| {
-        format!(
-            "'{arg}' is neither a built-in variant ({}) nor a readable file: {e}",
-            Variant::BUILTIN.join(", ")
-        )
-    })?;
-    Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
-}
-
-/// A published variant as a variant file: its metadata in comments, then the rules.
-pub fn as_file(post: &VariantPost, naddr: &str, author: Option<&PublicKey>) -> String {
-    let npub = |k: &PublicKey| k.to_bech32().expect("a public key always encodes");
-    let mut out = format!("# {}\n", post.title);
+/// A published variant as a variant file (`body`: its game's rendering of the JSON), its
+/// metadata in comments.
+pub fn as_file(post: &VariantPost, naddr: &str, author: Option<&PublicKey>, body: &str) -> String {
+    let mut out = if post.game == UNTAGGED_GAME {
+        format!("# {}\n", post.title)
+    } else {
+        format!("# {} (a variant of {})\n", post.title, post.game)
+    };
     for line in post.description.lines() {
         out.push_str(&format!("# {line}\n"));
     }
@@ -332,41 +301,13 @@ pub fn as_file(post: &VariantPost, naddr: &str, author: Option<&PublicKey>) -> S
         out.push_str(&format!("# proposed to {}\n", mark(to)));
     }
     out.push_str(&format!("# {naddr}\n"));
-    out.push_str(&crate::games::tolerance::variant::commented_toml(
-        &post.variant,
-    ));
-    out
-}
-
-/// A published variant of another game as its variant file (`variant file` is the game's own
-/// rendering of the JSON), its metadata in comments.
-pub fn game_as_file(post: &GameVariantPost, naddr: &str, body: &str) -> String {
-    let npub = post
-        .publisher
-        .to_bech32()
-        .expect("a public key always encodes");
-    let mut out = format!("# {} (a variant of {})\n", post.title, post.game);
-    for line in post.description.lines() {
-        out.push_str(&format!("# {line}\n"));
-    }
-    out.push_str(&format!(
-        "# published by {npub} at {} (unix time)\n# {naddr}\n",
-        post.created_at.as_secs()
-    ));
     out.push_str(body);
     out
 }
 
-/// Lines of `tolerance variant list` for one proposal of another game.
-pub fn game_list_lines(
-    post: &GameVariantPost,
-    relays: &[RelayUrl],
-    author: &PublicKey,
-) -> Vec<String> {
-    let npub = post
-        .publisher
-        .to_bech32()
-        .expect("a public key always encodes");
+/// Lines of `tolerance variant list` for one proposal.
+pub fn list_lines(listed: &Checked, relays: &[RelayUrl], author: &PublicKey) -> Vec<String> {
+    let post = &listed.post;
     let whose = if post.publisher == *author {
         " (the author)"
     } else if post.addressed_to.contains(author) {
@@ -374,35 +315,20 @@ pub fn game_list_lines(
     } else {
         ""
     };
-    vec![
-        post.naddr(relays),
-        format!(
-            "  {} — a variant of {}, by {npub}{whose}",
-            post.title, post.game
-        ),
-    ]
-}
-
-/// Lines of `tolerance variant list` for one proposal.
-pub fn list_lines(post: &VariantPost, relays: &[RelayUrl], author: &PublicKey) -> Vec<String> {
-    let npub = post
-        .publisher
-        .to_bech32()
-        .expect("a public key always encodes");
-    let whose = if post.publisher == *author {
-        " (the author)"
-    } else if post.addressed_to.contains(author) {
-        " (proposed to the author)"
+    let of = if post.game == UNTAGGED_GAME {
+        String::new()
     } else {
-        ""
+        format!("a variant of {}, ", post.game)
     };
     let mut out = vec![
         post.naddr(relays),
-        format!("  {} — by {npub}{whose}", post.title),
-        format!("  {}", wv::rules_line(&post.variant)),
+        format!("  {} — {of}by {}{whose}", post.title, npub(&post.publisher)),
     ];
+    if !listed.rules.is_empty() {
+        out.push(format!("  {}", listed.rules));
+    }
     let about = post.description.lines().next().unwrap_or("");
-    if !about.is_empty() && about != wv::rules_line(&post.variant) {
+    if !about.is_empty() && about != listed.rules {
         out.push(format!("  {about}"));
     }
     out
@@ -411,13 +337,16 @@ pub fn list_lines(post: &VariantPost, relays: &[RelayUrl], author: &PublicKey) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::tolerance::Variant;
 
     fn post(publisher: PublicKey, slug: &str, at: u64, blind: u64) -> VariantPost {
         VariantPost {
-            variant: Variant {
+            game: UNTAGGED_GAME.into(),
+            content: Variant {
                 blind,
                 ..Variant::default()
-            },
+            }
+            .canonical_json(),
             title: slug.into(),
             description: String::new(),
             publisher,
@@ -439,7 +368,39 @@ mod tests {
             post(b, "x", 5, 4),
             post(a, "y", 1, 5),
         ]);
-        let blinds: Vec<u64> = kept.iter().map(|p| p.variant.blind).collect();
+        let blinds: Vec<u64> = kept
+            .iter()
+            .map(|p| Variant::parse(&p.content).unwrap().blind)
+            .collect();
         assert_eq!(blinds, vec![2, 4, 5]);
+    }
+
+    #[test]
+    fn a_post_is_checked_by_its_game_and_the_error_names_the_field() {
+        let a = Keys::generate().public_key();
+        let ok = check(post(a, "x", 1, 40)).unwrap();
+        assert!(ok.rules.contains("blind 40"), "{}", ok.rules);
+        let mut json: serde_json::Value =
+            serde_json::from_str(&post(a, "x", 1, 2).content).unwrap();
+        json["seats"] = 30.into();
+        let bad = VariantPost {
+            content: json.to_string(),
+            ..post(a, "x", 1, 2)
+        };
+        let err = check(bad).unwrap_err();
+        assert!(err.starts_with("variant field `seats`"), "{err}");
+        let unknown = VariantPost {
+            game: "tiddlywinks".into(),
+            ..post(a, "x", 1, 2)
+        };
+        assert!(check(unknown)
+            .unwrap_err()
+            .contains("not a game this program plays"));
+        // A game without variant files refuses a published one in words.
+        let mia = VariantPost {
+            game: "mia".into(),
+            ..post(a, "x", 1, 2)
+        };
+        assert!(check(mia).unwrap_err().contains("cannot be proposed"));
     }
 }

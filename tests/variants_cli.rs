@@ -11,7 +11,7 @@ use nostr_sdk::prelude::*;
 use tolerance::games::tolerance::variant::{Style, Variant};
 use tolerance::net::dm;
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool};
-use tolerance::wire::variant::{canonical_json, variant_event, KIND_VARIANT};
+use tolerance::wire::variant::{variant_event, VariantDraft, KIND_VARIANT, UNTAGGED_GAME};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -226,8 +226,9 @@ async fn a_proposal_reaches_the_author_round_trips_lists_and_plays_from_its_nadd
 
     // Round trip: fetched by naddr (its relay hint suffices), the rules are identical, and the
     // printed file is itself a variant file of the same rules.
-    let (post, _) = tolerance::variants::fetch(&naddr, &[]).await.unwrap();
-    assert_eq!(post.variant, v);
+    let (checked, _) = tolerance::variants::fetch(&naddr, &[]).await.unwrap();
+    let post = checked.post;
+    assert_eq!(Variant::parse(&post.content).unwrap(), v);
     assert_eq!(post.title, "Short stacks, d6");
     assert_eq!(post.addressed_to, vec![author.public_key()]);
     let shown = ok(&run(&h, &["variant", "show", &naddr]).await);
@@ -236,13 +237,17 @@ async fn a_proposal_reaches_the_author_round_trips_lists_and_plays_from_its_nadd
 
     // The author publishes one too; the list shows both, marked.
     let author_pool = pool(&author, &shared).await;
-    let (b, _) = variant_event(
-        &Variant::builtin("card-again").unwrap(),
-        "Card Again, official",
-        "",
-        &author.public_key(),
-    )
-    .unwrap();
+    let card_again = Variant::builtin("card-again").unwrap();
+    let (b, _) = variant_event(&VariantDraft {
+        game: UNTAGGED_GAME,
+        content: &card_again.canonical_json(),
+        title: "Card Again, official",
+        fallback_title: &card_again.name,
+        description: "",
+        fallback_summary: &card_again.rules_line(),
+        alt_game: "The Game of Tolerance",
+        to: &author.public_key(),
+    });
     author_pool
         .publish(&author_pool.sign(b).unwrap())
         .await
@@ -370,13 +375,16 @@ async fn invalid_variants_give_the_documented_errors() {
     assert!(stored.is_empty(), "an invalid variant was published");
 
     // Another client publishes an invalid variant: using its naddr gives the same error.
-    let mut json: serde_json::Value = serde_json::from_str(&canonical_json(&Variant {
-        style: Style::Cash {
-            min_buy_in: 100,
-            max_buy_in: 5000,
-        },
-        ..Variant::default()
-    }))
+    let mut json: serde_json::Value = serde_json::from_str(
+        &Variant {
+            style: Style::Cash {
+                min_buy_in: 100,
+                max_buy_in: 5000,
+            },
+            ..Variant::default()
+        }
+        .canonical_json(),
+    )
     .unwrap();
     json["seats"] = 30.into();
     let rogue = Keys::generate();

@@ -107,10 +107,7 @@ pub async fn setup_options(
         None | Some("") => {}
         Some(v) if v.starts_with("naddr1") => {
             // A variant of any game: the game's setup reads it (and refuses another game's).
-            let text = match crate::variants::fetch_any(v, relays).await? {
-                crate::variants::AnyVariant::Tolerance(post) => post.variant.to_toml(),
-                crate::variants::AnyVariant::Game(post) => post.content,
-            };
+            let text = crate::variants::fetch(v, relays).await?.0.post.content;
             opts.variant_text = Some((v.to_string(), text));
         }
         Some(v) if std::path::Path::new(v).is_file() => {

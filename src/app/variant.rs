@@ -6,7 +6,6 @@
 use super::common::{load_identity, runtime};
 use crate::games::reformation::entry as reformation;
 use crate::games::tolerance::Variant;
-use crate::variants::load_variant;
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -129,24 +128,29 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
             description,
             to,
             relays,
-        } if game != "tolerance" => {
+        } => {
             let settings = settings()?;
             let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
             let relays = settings.relays(&relays, &DEFAULT_RELAYS);
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            // The game checks its own file before anything is published.
-            let (name, json) = crate::games::registry::with_game(&game, VariantJson(text))?
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            let title = title.unwrap_or(name);
+            // The game checks its own file (Tolerance: a built-in name too) before anything is
+            // published.
+            let (name, json) = if game == "tolerance" {
+                let v = load_variant(&file.to_string_lossy())?;
+                (v.name.clone(), v.canonical_json())
+            } else {
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                crate::games::registry::with_game(&game, VariantJson(text))?
+                    .map_err(|e| format!("{}: {e}", file.display()))?
+            };
             let keys = load_identity()?;
             runtime()?.block_on(async {
                 let pool = feedback::connect(keys, &relays).await?;
-                let done = variants::propose_game(
+                let done = variants::propose(
                     &pool,
                     &game,
-                    &json,
-                    &title,
+                    (&name, &json),
+                    title.as_deref().unwrap_or(""),
                     description.as_deref().unwrap_or(""),
                     &to,
                 )
@@ -154,56 +158,17 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
                 pool.shutdown().await;
                 let p = done?;
                 println!("{}", p.naddr);
-                println!(
-                    "published \"{}\" (a variant of {game}; kind 37768, d={})",
-                    p.post.title, p.post.slug
-                );
-                for url in &p.published.accepted {
-                    println!("  accepted by {url}");
+                if game == "tolerance" {
+                    println!(
+                        "published \"{}\" (kind 37768, d={})",
+                        p.post.post.title, p.post.post.slug
+                    );
+                } else {
+                    println!(
+                        "published \"{}\" (a variant of {game}; kind 37768, d={})",
+                        p.post.post.title, p.post.post.slug
+                    );
                 }
-                for (url, why) in &p.published.rejected {
-                    println!("  NOT accepted by {url}: {why}");
-                }
-                match p.message {
-                    Ok(r) => {
-                        for line in feedback::report_lines(&feedback::Sent::Private(r)) {
-                            println!("{line}");
-                        }
-                        Ok(())
-                    }
-                    Err(e) => Err(format!(
-                        "the variant is published but {} was not told: {e}",
-                        to.to_bech32().expect("a public key always encodes")
-                    )),
-                }
-            })
-        }
-        VariantCommand::Propose {
-            file,
-            title,
-            description,
-            to,
-            relays,
-            ..
-        } => {
-            let settings = settings()?;
-            let to = settings.recipient(to.as_deref(), AUTHOR_NPUB)?;
-            let relays = settings.relays(&relays, &DEFAULT_RELAYS);
-            let v = load_variant(&file.to_string_lossy())?;
-            let title = title.unwrap_or_else(|| v.name.clone());
-            let keys = load_identity()?;
-            runtime()?.block_on(async {
-                let pool = feedback::connect(keys, &relays).await?;
-                let done =
-                    variants::propose(&pool, &v, &title, description.as_deref().unwrap_or(""), &to)
-                        .await;
-                pool.shutdown().await;
-                let p = done?;
-                println!("{}", p.naddr);
-                println!(
-                    "published \"{}\" (kind 37768, d={})",
-                    p.post.title, p.post.slug
-                );
                 for url in &p.published.accepted {
                     println!("  accepted by {url}");
                 }
@@ -242,11 +207,6 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
                         println!("{line}");
                     }
                 }
-                for post in &listing.games {
-                    for line in variants::game_list_lines(post, &hints, &author) {
-                        println!("{line}");
-                    }
-                }
                 for (id, by, why) in &listing.invalid {
                     eprintln!(
                         "skipped {} by {}: {why}",
@@ -265,19 +225,14 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
             } else {
                 relays
             };
-            match runtime()?.block_on(variants::fetch_any(&naddr, &relays))? {
-                variants::AnyVariant::Tolerance(post) => print!(
-                    "{}",
-                    variants::as_file(&post, naddr.trim(), author.as_ref())
-                ),
-                variants::AnyVariant::Game(post) => {
-                    let body = crate::games::registry::with_game(
-                        &post.game,
-                        VariantFile(post.content.clone()),
-                    )?;
-                    print!("{}", variants::game_as_file(&post, naddr.trim(), &body));
-                }
-            }
+            let (checked, _) = runtime()?.block_on(variants::fetch(&naddr, &relays))?;
+            let post = checked.post;
+            let body =
+                crate::games::registry::with_game(&post.game, VariantFile(post.content.clone()))?;
+            print!(
+                "{}",
+                variants::as_file(&post, naddr.trim(), author.as_ref(), &body)
+            );
             Ok(())
         }
     }
@@ -315,4 +270,18 @@ fn template(game: &str) -> Option<String> {
     crate::games::registry::with_game(game, Template)
         .ok()
         .flatten()
+}
+
+/// A built-in Tolerance variant by name, or a variant file.
+fn load_variant(arg: &str) -> Result<Variant, String> {
+    if let Some(v) = Variant::builtin(arg) {
+        return Ok(v);
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!(
+            "'{arg}' is neither a built-in variant ({}) nor a readable file: {e}",
+            Variant::BUILTIN.join(", ")
+        )
+    })?;
+    Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
 }

@@ -83,6 +83,13 @@ pub trait TableGame: GameUi + Send + Sync + 'static {
         json.to_string()
     }
 
+    /// A published variant's JSON (a variant event's `content` naming this game), checked as a
+    /// variant file is, with one line on what it changes (empty: the title says it all). The
+    /// wire carries a variant as a game's name and this text; only the game reads it.
+    fn variant_check(json: &str) -> Result<String, String> {
+        Self::variant_json(json).map(|_| String::new())
+    }
+
     /// The variant file to start from (`variant new --game NAME`), for games whose variants
     /// are files proposed through [`TableGame::variant_json`].
     fn variant_template() -> Option<&'static str> {

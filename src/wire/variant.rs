@@ -1,17 +1,17 @@
-//! A Tolerance variant published as a Nostr object: an addressable event of kind
-//! [`KIND_VARIANT`], named by an `naddr`. No I/O. Specified in `protocol/PROTOCOL.md` §11.
+//! A game's variant published as a Nostr object: an addressable event of kind
+//! [`KIND_VARIANT`], named by an `naddr`. No I/O, and no game: the event carries a game's name
+//! and its variant file as JSON, and that game reads and checks it
+//! (`crate::games::registry::TableGame::variant_check`). Specified in `protocol/PROTOCOL.md` §11.
 //!
-//! - `content`: the variant as canonical JSON (the fields of [`Variant`] in declaration order,
-//!   no blank space), which [`Variant::parse`] reads back and validates;
+//! - `content`: the variant as the game's JSON (a JSON object; The Game of Tolerance writes its
+//!   variant fields in declaration order, no blank space);
 //! - `d`: a slug of the title (publishing again under the same title replaces the proposal);
 //! - `title`, `summary`: what people see in a list;
 //! - `p`: the key the proposal is addressed to (the game's author by default);
 //! - `alt` (NIP-31): a one-line description for clients that do not know the kind;
-//! - `game`: the game of a variant of another game than The Game of Tolerance (absent:
-//!   Tolerance), whose `content` is that game's variant file as JSON — an ArtOfFacts deck file,
-//!   say — read and checked by the game itself ([`GameVariantPost`]).
+//! - `game`: the game, absent for [`UNTAGGED_GAME`]'s variants (published before the tag
+//!   existed, and still published without it so that older clients read them).
 
-use crate::games::tolerance::variant::{Betting, Style, Variant, VariantError};
 use nostr_sdk::prelude::*;
 
 use super::MAX_EVENT_BYTES;
@@ -24,10 +24,21 @@ pub const MAX_SLUG: usize = 48;
 /// Longest description kept.
 pub const MAX_DESCRIPTION: usize = 4000;
 
-/// A variant event, read and validated.
+/// The tag naming the game of a variant.
+pub const GAME_TAG: &str = "game";
+
+/// The game a variant event without a `game` tag is for. Variant events began before the tag,
+/// for the one game there was; that game's variants still go without it, so this name is part
+/// of the wire format, not knowledge of the game.
+pub const UNTAGGED_GAME: &str = "tolerance";
+
+/// A variant event, read: its game and the game's JSON (unchecked here), its metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariantPost {
-    pub variant: Variant,
+    /// The game (its `game` tag, or [`UNTAGGED_GAME`]).
+    pub game: String,
+    /// The game's variant file as JSON, for the game to check.
+    pub content: String,
     pub title: String,
     pub description: String,
     /// Who published it (the event's signer).
@@ -53,7 +64,7 @@ impl VariantPost {
     }
 }
 
-/// Why an event is not a usable variant.
+/// Why an event is not a usable variant event.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VariantPostError {
     #[error("event {id} has kind {kind}, not a variant (kind {KIND_VARIANT})")]
@@ -64,89 +75,84 @@ pub enum VariantPostError {
     TooLarge { id: EventId, size: usize },
     #[error("event {id} has no `d` tag")]
     NoSlug { id: EventId },
-    /// The content is not a valid variant; the inner error names the field.
-    #[error("{0}")]
-    Invalid(#[from] VariantError),
-    /// A variant of another game (its `game` tag).
-    #[error("event {id} is a variant of {game}, not of The Game of Tolerance")]
-    OtherGame { id: EventId, game: String },
+    #[error("event {id}: the content is not a JSON object")]
+    NotJson { id: EventId },
 }
 
-/// The tag naming the game of a variant of another game than Tolerance.
-pub const GAME_TAG: &str = "game";
-
-/// The game a variant event is for: its `game` tag, or Tolerance.
+/// The game a variant event is for: its `game` tag, or [`UNTAGGED_GAME`].
 pub fn event_game(e: &Event) -> String {
     e.tags
         .iter()
         .find(|t| t.kind() == TagKind::custom(GAME_TAG))
         .and_then(|t| t.content())
-        .unwrap_or("tolerance")
+        .unwrap_or(UNTAGGED_GAME)
         .to_string()
 }
 
-/// A variant of another game, as published: the game reads and checks `content` (its variant
-/// file as JSON); the wire knows no game's rules.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameVariantPost {
-    pub game: String,
-    pub content: String,
-    pub title: String,
-    pub description: String,
-    pub publisher: PublicKey,
-    pub slug: String,
-    pub addressed_to: Vec<PublicKey>,
-    pub created_at: Timestamp,
-    pub event_id: EventId,
+/// What a variant event says, before it is built.
+#[derive(Debug, Clone)]
+pub struct VariantDraft<'a> {
+    /// The game's name; [`UNTAGGED_GAME`] gets no `game` tag.
+    pub game: &'a str,
+    /// The game's variant file as JSON, already checked by the game.
+    pub content: &'a str,
+    /// The title; empty: `fallback_title`.
+    pub title: &'a str,
+    pub fallback_title: &'a str,
+    /// The summary; empty: `fallback_summary` (one line of the rules, say).
+    pub description: &'a str,
+    pub fallback_summary: &'a str,
+    /// The game as the `alt` tag names it ("The Game of Tolerance", "the game art-of-facts").
+    pub alt_game: &'a str,
+    /// The key the proposal is addressed to.
+    pub to: &'a PublicKey,
 }
 
-impl GameVariantPost {
-    pub fn naddr(&self, relays: &[RelayUrl]) -> String {
-        Nip19Coordinate::new(
-            variant_coordinate(&self.publisher, &self.slug),
-            relays.iter().take(3).cloned(),
-        )
-        .to_bech32()
-        .expect("a coordinate always encodes")
-    }
-}
-
-/// Builds (unsigned) the event proposing a variant of `game` (`content`: its variant file as
-/// JSON, already checked by the game) under `title`, addressed to `to`.
-pub fn game_variant_event(
-    game: &str,
-    content: &str,
-    title: &str,
-    description: &str,
-    to: &PublicKey,
-) -> (EventBuilder, String) {
-    let title = clip(title, MAX_TITLE);
+/// Builds (unsigned) the event proposing a variant, and its `d` tag.
+pub fn variant_event(draft: &VariantDraft) -> (EventBuilder, String) {
+    let title = clip(draft.title, MAX_TITLE);
     let title = if title.is_empty() {
-        format!("a {game} variant")
+        clip(draft.fallback_title, MAX_TITLE)
     } else {
         title
     };
-    let summary = clip(description, MAX_DESCRIPTION);
+    let summary = clip(draft.description, MAX_DESCRIPTION);
+    let summary = if summary.is_empty() {
+        clip(draft.fallback_summary, MAX_DESCRIPTION)
+    } else {
+        summary
+    };
     let d = slug(&title);
-    let builder = EventBuilder::new(Kind::from(KIND_VARIANT), content).tags([
+    let mut tags = vec![
         Tag::identifier(d.clone()),
         Tag::title(title.clone()),
         Tag::from_standardized(TagStandard::Summary(summary)),
-        Tag::public_key(*to),
+        Tag::public_key(*draft.to),
         Tag::hashtag("tolerance"),
-        Tag::custom(TagKind::custom(GAME_TAG), [game.to_string()]),
-        Tag::alt(format!("A variant of the game {game}: {title}")),
-    ]);
-    (builder, d)
+    ];
+    if draft.game != UNTAGGED_GAME {
+        tags.push(Tag::custom(
+            TagKind::custom(GAME_TAG),
+            [draft.game.to_string()],
+        ));
+    }
+    tags.push(Tag::alt(format!(
+        "A variant of {}: {title}",
+        draft.alt_game
+    )));
+    (
+        EventBuilder::new(Kind::from(KIND_VARIANT), draft.content).tags(tags),
+        d,
+    )
 }
 
-/// Reads a variant event of another game: kind, signature, size, `d` and `game` tags, a JSON
-/// object as content. The game checks the content.
-pub fn parse_game_variant_event(e: &Event) -> Result<GameVariantPost, VariantPostError> {
+/// Reads a variant event: kind, signature, size, `d` tag, a JSON object as content, and its
+/// game. The game checks the content.
+pub fn parse_variant_event(e: &Event) -> Result<VariantPost, VariantPostError> {
     check_variant_event(e)?;
-    let game = event_game(e);
+    // Only JSON is published; a TOML content would be another client's invention.
     if !e.content.trim_start().starts_with('{') {
-        return Err(VariantError::Syntax("the content is not a JSON object".into()).into());
+        return Err(VariantPostError::NotJson { id: e.id });
     }
     let text = |kind: TagKind| {
         e.tags
@@ -154,8 +160,8 @@ pub fn parse_game_variant_event(e: &Event) -> Result<GameVariantPost, VariantPos
             .and_then(|t| t.content())
             .map(|s| s.to_string())
     };
-    Ok(GameVariantPost {
-        game,
+    Ok(VariantPost {
+        game: event_game(e),
         content: e.content.clone(),
         title: clip(&text(TagKind::Title).unwrap_or_default(), MAX_TITLE),
         description: clip(&text(TagKind::Summary).unwrap_or_default(), MAX_DESCRIPTION),
@@ -218,118 +224,12 @@ pub fn variant_coordinate(publisher: &PublicKey, slug: &str) -> Coordinate {
     Coordinate::new(Kind::from(KIND_VARIANT), *publisher).identifier(slug)
 }
 
-/// The canonical content of a variant event.
-pub fn canonical_json(v: &Variant) -> String {
-    serde_json::to_string(v).expect("a variant always serialises")
-}
-
-/// One line naming what a variant changes, for summaries and lists.
-pub fn rules_line(v: &Variant) -> String {
-    let mut parts = vec![
-        format!("d{}", v.die_sides),
-        format!("blind {}", v.blind),
-        format!("stacks {}", v.starting_stack),
-        format!("up to {} seats", v.seats),
-        match v.betting {
-            Betting::NoLimit => "no-limit".into(),
-            Betting::PotLimit => "pot-limit".into(),
-            Betting::FixedLimit { cap } => format!("fixed-limit (cap {cap})"),
-        },
-    ];
-    if v.super_ace {
-        parts.push("Super Ace".into());
-    }
-    if v.card_again {
-        parts.push("Card Again".into());
-    }
-    parts.push(match &v.style {
-        Style::Tournament { blind_schedule } if blind_schedule.is_empty() => "tournament".into(),
-        Style::Tournament { blind_schedule } => {
-            format!("tournament, {} blind levels", blind_schedule.len())
-        }
-        Style::Cash {
-            min_buy_in,
-            max_buy_in,
-        } => format!("cash {min_buy_in}-{max_buy_in}"),
-    });
-    parts.join(", ")
-}
-
 fn clip(s: &str, max: usize) -> String {
     let s = s.trim();
     match s.char_indices().nth(max) {
         Some((at, _)) => s[..at].to_string(),
         None => s.to_string(),
     }
-}
-
-/// Builds (unsigned) the event proposing `v` under `title`, addressed to `to`. The variant is
-/// validated first: an invalid one is never published.
-pub fn variant_event(
-    v: &Variant,
-    title: &str,
-    description: &str,
-    to: &PublicKey,
-) -> Result<(EventBuilder, String), VariantError> {
-    v.validate()?;
-    let title = clip(title, MAX_TITLE);
-    let title = if title.is_empty() {
-        v.name.clone()
-    } else {
-        title
-    };
-    let description = clip(description, MAX_DESCRIPTION);
-    let summary = if description.is_empty() {
-        rules_line(v)
-    } else {
-        description
-    };
-    let d = slug(&title);
-    let builder = EventBuilder::new(Kind::from(KIND_VARIANT), canonical_json(v)).tags([
-        Tag::identifier(d.clone()),
-        Tag::title(title.clone()),
-        Tag::from_standardized(TagStandard::Summary(summary)),
-        Tag::public_key(*to),
-        Tag::hashtag("tolerance"),
-        Tag::alt(format!("A variant of The Game of Tolerance: {title}")),
-    ]);
-    Ok((builder, d))
-}
-
-/// Reads a variant event: kind, signature, size, `d` tag, then the variant itself with the
-/// same validation (and errors naming the field) as a variant file.
-pub fn parse_variant_event(e: &Event) -> Result<VariantPost, VariantPostError> {
-    check_variant_event(e)?;
-    let game = event_game(e);
-    if game != "tolerance" {
-        return Err(VariantPostError::OtherGame { id: e.id, game });
-    }
-    let slug = e
-        .tags
-        .identifier()
-        .ok_or(VariantPostError::NoSlug { id: e.id })?
-        .to_string();
-    // Only JSON is published; a TOML content would be another client's invention.
-    if !e.content.trim_start().starts_with('{') {
-        return Err(VariantError::Syntax("the content is not a JSON object".into()).into());
-    }
-    let variant = Variant::parse(&e.content)?;
-    let text = |kind: TagKind| {
-        e.tags
-            .find(kind)
-            .and_then(|t| t.content())
-            .map(|s| s.to_string())
-    };
-    Ok(VariantPost {
-        variant,
-        title: clip(&text(TagKind::Title).unwrap_or_default(), MAX_TITLE),
-        description: clip(&text(TagKind::Summary).unwrap_or_default(), MAX_DESCRIPTION),
-        publisher: e.pubkey,
-        slug,
-        addressed_to: e.tags.public_keys().copied().collect(),
-        created_at: e.created_at,
-        event_id: e.id,
-    })
 }
 
 /// `naddr1…` text naming a variant: its coordinate and relay hints.
@@ -350,21 +250,93 @@ pub fn parse_variant_naddr(text: &str) -> Result<Nip19Coordinate, String> {
 mod tests {
     use super::*;
 
+    fn draft<'a>(game: &'a str, content: &'a str, to: &'a PublicKey) -> VariantDraft<'a> {
+        VariantDraft {
+            game,
+            content,
+            title: "",
+            fallback_title: "a fallback",
+            description: "",
+            fallback_summary: "one line of rules",
+            alt_game: "the game x",
+            to,
+        }
+    }
+
     #[test]
-    fn a_variant_of_another_game_round_trips_and_is_not_read_as_tolerance() {
+    fn a_variant_of_a_tagged_game_round_trips() {
         let keys = Keys::generate();
         let author = Keys::generate().public_key();
         let content = r#"{"name":"real deck","feather":"feather","cards":[]}"#;
-        let (b, d) = game_variant_event("art-of-facts", content, "The real deck", "", &author);
+        let (b, d) = variant_event(&VariantDraft {
+            title: "The real deck",
+            alt_game: "the game art-of-facts",
+            ..draft("art-of-facts", content, &author)
+        });
         assert_eq!(d, "the-real-deck");
         let e = b.sign_with_keys(&keys).unwrap();
         assert_eq!(event_game(&e), "art-of-facts");
-        let post = parse_game_variant_event(&e).unwrap();
+        let post = parse_variant_event(&e).unwrap();
         assert_eq!(post.game, "art-of-facts");
         assert_eq!(post.content, content);
+        assert_eq!(post.title, "The real deck");
+        assert_eq!(post.description, "one line of rules");
         assert_eq!(post.addressed_to, vec![author]);
-        let err = parse_variant_event(&e).unwrap_err().to_string();
-        assert!(err.contains("a variant of art-of-facts"), "{err}");
+        assert_eq!(post.publisher, keys.public_key());
+        let naddr = post.naddr(&[RelayUrl::parse("ws://127.0.0.1:7447").unwrap()]);
+        let c = parse_variant_naddr(&naddr).unwrap();
+        assert_eq!(c.coordinate, post.coordinate());
+        assert_eq!(c.relays.len(), 1);
+    }
+
+    /// The untagged game's events carry exactly the tags they always did, in the same order:
+    /// older clients read them, and their ids do not change.
+    #[test]
+    fn the_untagged_games_events_keep_their_tags() {
+        let keys = Keys::generate();
+        let author = Keys::generate().public_key();
+        let (b, d) = variant_event(&VariantDraft {
+            title: "Big blinds",
+            alt_game: "The Game of Tolerance",
+            ..draft(UNTAGGED_GAME, "{}", &author)
+        });
+        let e = b.sign_with_keys(&keys).unwrap();
+        let tags: Vec<Vec<String>> = e.tags.iter().map(|t| t.clone().to_vec()).collect();
+        assert_eq!(
+            tags,
+            vec![
+                vec!["d".to_string(), d.clone()],
+                vec!["title".into(), "Big blinds".into()],
+                vec!["summary".into(), "one line of rules".into()],
+                vec!["p".into(), author.to_hex()],
+                vec!["t".into(), "tolerance".into()],
+                vec![
+                    "alt".into(),
+                    "A variant of The Game of Tolerance: Big blinds".into()
+                ],
+            ]
+        );
+        assert_eq!(event_game(&e), UNTAGGED_GAME);
+        assert_eq!(parse_variant_event(&e).unwrap().game, UNTAGGED_GAME);
+    }
+
+    #[test]
+    fn events_that_are_not_variants_are_refused_in_words() {
+        let keys = Keys::generate();
+        let note = EventBuilder::text_note("hi").sign_with_keys(&keys).unwrap();
+        let err = parse_variant_event(&note).unwrap_err().to_string();
+        assert!(err.contains("not a variant (kind 37768)"), "{err}");
+        let toml = EventBuilder::new(Kind::from(KIND_VARIANT), "blind = 3")
+            .tag(Tag::identifier("x"))
+            .sign_with_keys(&keys)
+            .unwrap();
+        let err = parse_variant_event(&toml).unwrap_err().to_string();
+        assert!(err.contains("not a JSON object"), "{err}");
+        let no_d = EventBuilder::new(Kind::from(KIND_VARIANT), "{}")
+            .sign_with_keys(&keys)
+            .unwrap();
+        let err = parse_variant_event(&no_d).unwrap_err().to_string();
+        assert!(err.contains("no `d` tag"), "{err}");
     }
 
     #[test]
@@ -376,48 +348,8 @@ mod tests {
     }
 
     #[test]
-    fn a_variant_event_round_trips_and_names_bad_fields() {
+    fn naddrs_of_other_kinds_are_not_variants() {
         let keys = Keys::generate();
-        let author = Keys::generate().public_key();
-        let v = Variant {
-            name: "big blinds".into(),
-            blind: 25,
-            starting_stack: 700,
-            die_sides: 12,
-            ..Variant::builtin("super-ace").unwrap()
-        };
-        let (b, d) = variant_event(&v, "Big blinds", "", &author).unwrap();
-        assert_eq!(d, "big-blinds");
-        let e = b.sign_with_keys(&keys).unwrap();
-        let post = parse_variant_event(&e).unwrap();
-        assert_eq!(post.variant, v);
-        assert_eq!(post.title, "Big blinds");
-        assert_eq!(post.description, rules_line(&v));
-        assert_eq!(post.addressed_to, vec![author]);
-        assert_eq!(post.publisher, keys.public_key());
-        let naddr = post.naddr(&[RelayUrl::parse("ws://127.0.0.1:7447").unwrap()]);
-        let c = parse_variant_naddr(&naddr).unwrap();
-        assert_eq!(c.coordinate, post.coordinate());
-        assert_eq!(c.relays.len(), 1);
-
-        let bad = Variant {
-            seats: 30,
-            ..v.clone()
-        };
-        assert!(matches!(
-            variant_event(&bad, "x", "", &author),
-            Err(VariantError::Field { field: "seats", .. })
-        ));
-        // Someone else's client publishes an invalid one: reading it names the field.
-        let mut json: serde_json::Value = serde_json::from_str(&canonical_json(&v)).unwrap();
-        json["die_sides"] = 1.into();
-        let forged = EventBuilder::new(Kind::from(KIND_VARIANT), json.to_string())
-            .tag(Tag::identifier("x"))
-            .sign_with_keys(&keys)
-            .unwrap();
-        let err = parse_variant_event(&forged).unwrap_err().to_string();
-        assert!(err.starts_with("variant field `die_sides`"), "{err}");
-
         let table = Nip19Coordinate::new(
             Coordinate::new(Kind::from(super::super::KIND_TABLE), keys.public_key())
                 .identifier("t"),

@@ -66,6 +66,24 @@ impl TableGame for Tolerance {
         Box::new(TableBot(level_bot(level, rng)))
     }
 
+    fn variant_json(text: &str) -> Result<(String, String), String> {
+        let v = Variant::parse(text).map_err(|e| e.to_string())?;
+        Ok((v.name.clone(), v.canonical_json()))
+    }
+
+    fn variant_file(json: &str) -> String {
+        match Variant::parse(json) {
+            Ok(v) => super::variant::commented_toml(&v),
+            Err(e) => format!("# not a valid variant: {e}\n{json}\n"),
+        }
+    }
+
+    fn variant_check(json: &str) -> Result<String, String> {
+        Variant::parse(json)
+            .map(|v| v.rules_line())
+            .map_err(|e| e.to_string())
+    }
+
     fn report(&self) -> serde_json::Value {
         let finals = self.final_stacks();
         serde_json::json!({

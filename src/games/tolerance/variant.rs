@@ -167,6 +167,46 @@ impl Variant {
         toml::to_string(self).expect("a variant always serialises")
     }
 
+    /// The variant as a published variant event carries it (PROTOCOL §11.1): every field in
+    /// declaration order, no blank space.
+    pub fn canonical_json(&self) -> String {
+        serde_json::to_string(self).expect("a variant always serialises")
+    }
+
+    /// One line naming what the variant changes, for summaries and lists.
+    pub fn rules_line(&self) -> String {
+        let mut parts = vec![
+            format!("d{}", self.die_sides),
+            format!("blind {}", self.blind),
+            format!("stacks {}", self.starting_stack),
+            format!("up to {} seats", self.seats),
+            match self.betting {
+                Betting::NoLimit => "no-limit".into(),
+                Betting::PotLimit => "pot-limit".into(),
+                Betting::FixedLimit { cap } => format!("fixed-limit (cap {cap})"),
+            },
+        ];
+        if self.super_ace {
+            parts.push("Super Ace".into());
+        }
+        if self.card_again {
+            parts.push("Card Again".into());
+        }
+        parts.push(match &self.style {
+            Style::Tournament { blind_schedule } if blind_schedule.is_empty() => {
+                "tournament".into()
+            }
+            Style::Tournament { blind_schedule } => {
+                format!("tournament, {} blind levels", blind_schedule.len())
+            }
+            Style::Cash {
+                min_buy_in,
+                max_buy_in,
+            } => format!("cash {min_buy_in}-{max_buy_in}"),
+        });
+        parts.join(", ")
+    }
+
     pub fn validate(&self) -> Result<(), VariantError> {
         if self.name.trim().is_empty() || self.name.len() > 64 {
             return Err(field("name", "must be 1 to 64 characters"));
@@ -341,6 +381,23 @@ pub fn commented_toml(v: &Variant) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_published_form_round_trips_and_reads_in_one_line() {
+        let v = Variant {
+            name: "big blinds".into(),
+            blind: 25,
+            starting_stack: 700,
+            die_sides: 12,
+            ..Variant::builtin("super-ace").unwrap()
+        };
+        let json = v.canonical_json();
+        assert!(json.starts_with("{\"name\":\"big blinds\","), "{json}");
+        assert_eq!(Variant::parse(&json).unwrap(), v);
+        let line = v.rules_line();
+        assert!(line.starts_with("d12, blind 25, stacks 700"), "{line}");
+        assert!(line.contains("Super Ace"), "{line}");
+    }
 
     #[test]
     fn builtins_are_valid_and_round_trip() {
