@@ -1,0 +1,323 @@
+//! The deck prepared ahead (PROTOCOL.md §5.9): its key shares and shuffles ride on the events of
+//! steps that happen anyway, and a batch that needs a new deck takes it ready.
+
+use super::*;
+
+impl Chance {
+    pub(super) fn start_ahead(&mut self, spec: DeckSpec, parts: Vec<Seat>) {
+        let m = self.spares_made;
+        self.spares_made += 1;
+        self.ahead = Some(AheadDeck {
+            id: SPARE_BASE + m,
+            deck: Deck::fresh(spec, ahead_hand(m), parts),
+            shares: BTreeMap::new(),
+            order: Vec::new(),
+        });
+    }
+
+    /// The rules of PROTOCOL.md §5.9 for a batch that asks for `requested` new decks with
+    /// `parts`: drops the prepared decks no batch with these participants can use, moves a
+    /// finished one under the id of every requested deck it serves, and lets the batch finish
+    /// the deck being prepared when its keys are in (no setup). Returns the requested decks
+    /// left to the batch and, when it finishes the prepared deck, who shuffled it already.
+    pub(super) fn serve_from_spares(
+        &mut self,
+        requested: Vec<(DeckId, DeckSpec)>,
+        parts: &[Seat],
+        allowed: bool,
+        dice_setup: bool,
+    ) -> (Vec<(DeckId, DeckSpec)>, Option<Vec<Seat>>) {
+        // A spare is kept only while it can still serve: every key holder still here and the
+        // same participants as this batch.
+        let spare_ids: Vec<DeckId> = self.decks.range(SPARE_BASE..).map(|(k, _)| *k).collect();
+        for id in spare_ids {
+            let d = &self.decks[&id];
+            if !allowed || d.dead || d.parts != parts || d.shuffles != d.parts.len() {
+                self.decks.remove(&id);
+            }
+        }
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| !allowed || a.deck.parts != parts)
+        {
+            self.ahead = None;
+        }
+        if !allowed {
+            return (requested, None);
+        }
+        let current = self
+            .current
+            .filter(|e| self.epochs[e].parts.as_slice() == parts);
+        let mut left = Vec::new();
+        for (deck, spec) in requested {
+            let spare = self
+                .decks
+                .range(SPARE_BASE..)
+                .find(|(_, d)| d.spec == spec)
+                .map(|(k, _)| *k);
+            match spare {
+                Some(k) => {
+                    let mut d = self.decks.remove(&k).expect("held spare");
+                    d.epoch = d.epoch.or(current);
+                    self.decks.insert(deck, d);
+                    self.stats.spares_used += 1;
+                }
+                None => left.push((deck, spec)),
+            }
+        }
+        // The deck being prepared, keyed but not shuffled by everyone yet: when it is the one
+        // deck left and the batch needs no setup for its dice, the batch goes on with the
+        // shuffles it lacks instead of keying a new deck.
+        let Some(a) = self.ahead.take() else {
+            return (left, None);
+        };
+        let finish = left.len() == 1
+            && !dice_setup
+            && a.deck.joint.is_some()
+            && a.deck.spec == left[0].1
+            && current.is_some();
+        if !finish {
+            // Not ready: it is dropped and the batch keys its own deck.
+            return (left, None);
+        }
+        let mut d = a.deck;
+        d.epoch = current;
+        self.decks.insert(left[0].0, d);
+        self.stats.spares_used += 1;
+        (left, Some(a.order))
+    }
+
+    /// What the deck prepared ahead expects from `seat` on an event of a step whose eligible
+    /// seats — those the step waits for, including those already in — are `eligible`: its key
+    /// share until every share is in; then a shuffle from the first participant in ascending
+    /// order among `eligible` that has not shuffled it yet (one per step: each shuffle builds on
+    /// the one before).
+    pub(super) fn ahead_due(&self, seat: Seat, eligible: &[Seat]) -> Option<bool> {
+        let a = self.ahead.as_ref()?;
+        a.deck.idx(seat)?;
+        if a.deck.joint.is_none() {
+            return (!a.shares.contains_key(&seat)).then_some(true);
+        }
+        let next = a
+            .deck
+            .parts
+            .iter()
+            .find(|p| eligible.contains(p) && !a.order.contains(p))?;
+        (*next == seat).then_some(false)
+    }
+
+    /// Whether the table is preparing a deck ahead (for reports and tests).
+    pub fn preparing(&self) -> Option<(usize, usize)> {
+        self.ahead.as_ref().map(|a| (a.shares.len(), a.order.len()))
+    }
+
+    /// This seat's part of the deck prepared ahead, when one is due on its event of a step
+    /// whose eligible seats are `eligible`.
+    pub fn produce_ahead(
+        &self,
+        eligible: &[Seat],
+    ) -> Result<Option<crate::wire::log::Ahead>, ChanceError> {
+        use crate::wire::log::Ahead;
+        let Some(me) = &self.me else {
+            return Ok(None);
+        };
+        let Some(keys) = self.ahead_due(me.seat, eligible) else {
+            return Ok(None);
+        };
+        let a = self.ahead.as_ref().expect("due");
+        let d = &a.deck;
+        let idx = d.idx(me.seat).expect("a participant");
+        if keys {
+            let (_, public) = self
+                .my_keys(d.fair_hand, a.id, idx)
+                .map_err(|e| ChanceError::Protocol(format!("our own step: {e}")))?;
+            return Ok(Some(Ahead::Keys(public.to_base64())));
+        }
+        // Kept when the joint key was formed (`commit_ahead`).
+        let secret = d.my_secret.as_ref().ok_or_else(|| {
+            ChanceError::Protocol("no key share of our own for the next deck".into())
+        })?;
+        let k = a.order.len();
+        let ctx = self
+            .ctx(d.fair_hand, idx, me.seat)
+            .with_step(FairStep::Shuffle { index: k as u16 });
+        let joint = d.joint.as_ref().expect("keys in");
+        let own = self.own_shuffle(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))?;
+        Ok(Some(Ahead::Shuffle {
+            cards: own.cards,
+            proof: own.proof,
+        }))
+    }
+
+    /// Checks `seat`'s part of the deck prepared ahead on its event `id`, in the state the
+    /// event's step opened in; nothing changes until [`Chance::commit_ahead`].
+    pub fn check_ahead(
+        &self,
+        seat: Seat,
+        id: &str,
+        part: &crate::wire::log::Ahead,
+        eligible: &[Seat],
+    ) -> Result<AheadPart, ChanceError> {
+        use crate::wire::log::Ahead;
+        let due = self.ahead_due(seat, eligible);
+        let a = self.ahead.as_ref();
+        match (due, a, part) {
+            (Some(true), Some(a), Ahead::Keys(text)) => {
+                let idx = a.deck.idx(seat).expect("a participant");
+                let ctx = self.ctx(a.deck.fair_hand, idx, seat);
+                let share = PublicShare::from_base64(text)
+                    .and_then(|s| fair::verify_public_share(&ctx, &s))
+                    .map_err(|e| bad(seat, format!("key share of the next deck: {e}")))?;
+                Ok(AheadPart::Keys(seat, share))
+            }
+            (Some(false), Some(a), Ahead::Shuffle { cards, proof }) => {
+                let k = a.order.len();
+                let (verified, _) = self.verify_shuffle_of(
+                    &a.deck,
+                    a.id,
+                    seat,
+                    k,
+                    id,
+                    (cards, proof),
+                    "the next deck",
+                )?;
+                Ok(AheadPart::Shuffle(seat, verified, id.to_string()))
+            }
+            (_, _, part) => Err(bad(
+                seat,
+                format!(
+                    "a {} for the next deck that the table did not expect from it here",
+                    match part {
+                        Ahead::Keys(_) => "key share",
+                        Ahead::Shuffle { .. } => "shuffle",
+                    }
+                ),
+            )),
+        }
+    }
+
+    /// Verifies `seat`'s shuffle (`cards`, `proof` in base64) as the `k`-th of deck `d` (id
+    /// `deck`), carried by event `id`, on top of the deck as it stands; through the cache, so a
+    /// re-derivation does not prove it again. Returns the deck and whether it was verified now
+    /// (not cached). Errors name the deck as `what`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn verify_shuffle_of(
+        &self,
+        d: &Deck,
+        deck: DeckId,
+        seat: Seat,
+        k: usize,
+        id: &str,
+        (cards, proof): (&str, &str),
+        what: &str,
+    ) -> Result<(VerifiedDeck, bool), ChanceError> {
+        let joint = d.joint.as_ref().expect("keys in");
+        let idx = d
+            .idx(seat)
+            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        let prev = d.deck.as_ref().map(|(v, _)| v);
+        let key = (
+            sha(&[id.as_bytes()]),
+            deck,
+            joint.digest(),
+            prev.map_or([0u8; 32], |v| v.id),
+        );
+        if let Some(v) = self
+            .cache
+            .verified
+            .lock()
+            .expect("cache")
+            .get(&key)
+            .cloned()
+        {
+            return Ok((v, false));
+        }
+        let ctx = self
+            .ctx(d.fair_hand, idx, seat)
+            .with_step(FairStep::Shuffle { index: k as u16 });
+        // Our own event, exactly as we made it from this input: nothing to check.
+        if self.my_seat() == Some(seat) {
+            let own_slot = self
+                .cache
+                .own
+                .lock()
+                .expect("cache")
+                .get(&own_key(&ctx, joint, d.size, prev))
+                .cloned();
+            if let Some(Ok(own)) = own_slot.as_deref().and_then(OnceLock::get) {
+                if own.cards == cards && own.proof == proof {
+                    return Ok((own.deck.clone(), false));
+                }
+            }
+        }
+        let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
+        let cards = fair::from_base64("deck", cards).map_err(fail)?;
+        if self.speculative {
+            // Taken on trust, and not remembered as verified (see `speculative`).
+            let v =
+                fair::unchecked_shuffle_bytes(&ctx, joint, d.size, prev, &cards).map_err(fail)?;
+            return Ok((v, false));
+        }
+        let proof = fair::from_base64("proof", proof).map_err(fail)?;
+        let v =
+            fair::verify_shuffle_bytes(&ctx, joint, d.size, prev, &cards, &proof).map_err(fail)?;
+        self.cache
+            .verified
+            .lock()
+            .expect("cache")
+            .insert(key, v.clone());
+        Ok((v, true))
+    }
+
+    /// Applies the parts of the deck prepared ahead that a closed step carried. Once every
+    /// share is in the deck has its joint key; once everyone shuffled it, it is a spare that
+    /// the next batch with the same participants takes.
+    pub fn commit_ahead(&mut self, parts: Vec<AheadPart>) {
+        let Some(a) = self.ahead.as_mut() else {
+            return;
+        };
+        for part in parts {
+            match part {
+                AheadPart::Keys(seat, share) => {
+                    a.shares.insert(seat, share);
+                }
+                AheadPart::Shuffle(seat, v, id) => {
+                    self.stats.shuffles_verified += 1;
+                    a.order.push(seat);
+                    a.deck.deck = Some((v, id));
+                    a.deck.shuffles = a.order.len();
+                }
+            }
+        }
+        if a.deck.joint.is_none() && a.shares.len() == a.deck.parts.len() {
+            let shares: Vec<VerifiedShare> =
+                a.deck.parts.iter().map(|p| a.shares[p].clone()).collect();
+            let Ok(joint) = JointKey::from_seats(&shares) else {
+                // A repeated key (someone copied another's share): nobody is blamed here, the
+                // deck is not prepared and the next hand keys its own, where a bad key set is.
+                self.ahead = None;
+                return;
+            };
+            a.deck.shares = shares;
+            a.deck.joint = Some(joint);
+            // Our own key share, kept for the shuffle and the tokens.
+            let (hand, id) = (a.deck.fair_hand, a.id);
+            let idx = self.me.as_ref().and_then(|m| a.deck.idx(m.seat));
+            let secret = idx
+                .and_then(|idx| self.my_keys(hand, id, idx).ok())
+                .map(|(secret, _)| Arc::new(secret));
+            self.ahead.as_mut().expect("ahead").deck.my_secret = secret;
+        }
+        if self
+            .ahead
+            .as_ref()
+            .is_some_and(|a| a.deck.joint.is_some() && a.order.len() == a.deck.parts.len())
+        {
+            let a = self.ahead.take().expect("ahead");
+            self.decks.insert(a.id, a.deck);
+        }
+    }
+
+    // ---- producing this seat's contributions -----------------------------------------------
+}
