@@ -8,33 +8,48 @@
 //! # Layout
 //!
 //! One data path, one module per stage, the same for every game; `tests/layering.rs` checks on
-//! the sources that nothing reaches up a layer:
+//! the import graph of the sources that nothing reaches up a layer and that no two files import
+//! each other in a circle:
 //!
 //! ```text
 //! relay events ──> net (pool, subscriptions by seated authors, paging)
-//!              ──> wire (parse, size limits, schema version)
-//!              ──> table::session (signature, seat, step and head, votes, forks, forfeits)
+//!              ──> table::runner (records each event in the journal, feeds the session)
+//!              ──> table::session (signature, seat, payload parsed by wire: size limits and
+//!                  schema version; step and head, votes, forks, forfeits)
 //!              ──> table::chance (verify shuffles, tokens and dice; open what this seat may see)
 //!              ──> Game::apply  ── pure, deterministic, identical on every client
-//!              ──> view(seat) ──> ui / bot ──> chosen action ──> session outbox ──> relays
+//!              ──> view(seat) ──> front end or bot ──> chosen action ──> session outbox
+//!              ──> table::runner (sign, journal, publish queue, heartbeats) ──> net ──> relays
 //! ```
+//!
+//! Layers, bottom up: [`engine`], [`cards`], [`fair`], [`bots`] and [`wire`] know no game;
+//! [`games`] (rules, their words, their bots) and [`table::session`] / [`table::chance`] know
+//! no network, runtime or terminal; [`net`] and the rest of [`table`] are the runtime; [`ui`] and
+//! [`app`] are the terminal front end. Two features: `terminal` (on by default: the commands, the
+//! terminal table and every game's panel, with ratatui and crossterm) and `test-support` (the
+//! relay harnesses and the runner's tampering hook, for this crate's own tests and benches).
 //!
 //! - [`engine`]: the [`engine::Game`] contract (who acts, chance requests, legal moves, sealed
 //!   moves, views, forfeits, outcomes) and the generic simulation harness every game passes.
 //!   Pure: no I/O, no clock, no OS randomness.
 //! - [`games`]: one folder per game and the [`games::registry`] that names them; a game is its
-//!   folder plus one line there. [`games::tolerance`] is the flagship.
+//!   folder plus one line there. Each folder holds the rules, the game's bots, its registry
+//!   entry and a `ui/` part: its words, the moves a person types, its scripts and (with
+//!   `terminal`) its panel. [`games::ui`] is what those parts share (English helpers, the panel
+//!   contract, the generic panel); [`games::dice`] and [`games::dominoes`] are kits sibling
+//!   games share. [`games::tolerance`] is the flagship.
 //! - [`cards`]: deck compositions as data (cards, sub-decks, domino sets) and their ids.
-//! - [`bots`]: strategies that see only a seat's view.
+//! - [`bots`]: what every game's bots share: the [`bots::Bot`] trait, the random bot, the levels
+//!   a person picks, and an arena that measures one bot against another.
 //! - [`fair`]: mental-poker deck (our Bayer–Groth shuffle prover and verifier on arkworks,
 //!   batched Chaum–Pedersen reveal tokens, key ownership proofs; differentially tested against
 //!   `ziffle`) and commit-reveal dice; knows no game rules and no network.
-//! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O.
+//! - [`wire`]: Nostr kinds, tags, versioned JSON payloads and size limits; no I/O and no game (a
+//!   variant on the wire is a game's name and its text, which the game checks).
 //! - [`net`]: relay pool over nostr-sdk (pacing, backoff, per-relay queues, re-subscription,
-//!   NIP-11 limits read at connect, proof of work when relays ask,
-//!   paging, per-relay figures) and the embedded relay; [`net::harness`] is a proxy that makes a
-//!   real relay behave like a throttling public one, for tests and benches. Never interprets a
-//!   game payload.
+//!   NIP-11 limits read at connect, proof of work when relays ask, paging, per-relay figures)
+//!   and the embedded relay. Never interprets a game payload. With `test-support`: a proxy that
+//!   makes a real relay behave like a throttling public one, a delay proxy, nostr-rs-relay.
 //! - [`table`]: the one runtime. [`table::session`] is pure (events in, outbox out, time and the
 //!   seat's secret passed in) and generic over the game; [`table::chance`] answers the game's
 //!   chance requests with decks, dice and whispers ([`table::whisper`]: a secret to whoever
@@ -46,16 +61,16 @@
 //! - [`identity`]: the player's key on this machine (NIP-49 encrypted, or plain by choice);
 //!   [`config`]: optional settings in the same directory.
 //! - [`feedback`]: messages to the game's author (NIP-17 private, or a public note);
-//!   [`variants`]: variants proposed, listed and fetched as Nostr objects (`naddr`).
-//! - [`ui`]: the line interface and the terminal table ([`ui::tui`]: one frame for every game,
-//!   fed by the runner's updates and turns), drawn from a seat's view; [`ui::tui::lobby`] is
-//!   the lobby screen of `tables` (pure state and drawing; the command answers its requests). A game's own part of the
-//!   terminal table, its panel, lives in its folder behind `TableGame::panel`
-//!   ([`games::panel`]: the trait, the shared dice panel, and the generic panel any game gets).
-//! - [`app`]: the commands, one file each; `main.rs` only calls [`app::run`].
+//!   [`variants`]: variants of any game proposed, listed and fetched as Nostr objects (`naddr`).
+//! - [`ui`]: the line interface and the terminal table (`ui::tui`: one frame for every game,
+//!   fed by the runner's updates and turns, around the game's panel), drawn from a seat's view;
+//!   `ui::tui::lobby` is the lobby screen of `tables` (pure state and drawing; the command
+//!   answers its requests).
+//! - `app`: the commands, one file each; `main.rs` only calls `app::run`.
 //!
 //! The written protocol and rules live in `protocol/` at the repository root.
 
+#[cfg(feature = "terminal")]
 pub mod app;
 pub mod bots;
 pub mod cards;

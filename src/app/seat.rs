@@ -200,6 +200,7 @@ impl Visit for PlaySeat {
                 journal: Some(self.journal),
                 on_update: Some(on_update),
                 idle: Duration::from_millis(deadline * 4 + 60_000),
+                #[cfg(any(test, feature = "test-support"))]
                 tamper: None,
                 pool: crate::net::pool::PoolConfig::default(),
                 names: self.names.clone(),

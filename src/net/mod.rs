@@ -23,6 +23,9 @@
 //! - [`testing`]: [`testing::NostrRsRelay`], an independent relay implementation (nostr-rs-relay)
 //!   run as a child process for end-to-end tests and benches.
 //!
+//! The last three are test support, built only with the `test-support` feature (this crate's
+//! tests and benches turn it on); the program does not ship them.
+//!
 //! # Guarantees worth knowing
 //! - [`RelayPool::publish`] succeeds only if at least one relay answered `OK true`; otherwise it
 //!   fails with [`NetError::NotAccepted`] and every relay's reason (nostr-sdk alone returns `Ok`
@@ -43,13 +46,18 @@ use std::time::Duration;
 
 use nostr_sdk::prelude::{EventId, RelayUrl};
 
+// Test support: harnesses for this crate's own tests and benches (the `test-support` feature,
+// which only its dev-dependency on itself turns on), never in the program people run.
+#[cfg(any(test, feature = "test-support"))]
 pub mod delay;
 pub mod dm;
+#[cfg(any(test, feature = "test-support"))]
 pub mod harness;
 pub mod nip11;
 pub mod pool;
 pub mod profiles;
 pub mod relay;
+#[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 
 pub use self::nip11::RelayInfo;

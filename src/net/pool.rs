@@ -1095,6 +1095,7 @@ impl RelayPool {
     /// Sends `events` to every relay back to back, in this order, without waiting for the relays'
     /// answers, so that they arrive together: a test harness's way to publish a fork whose two
     /// halves nobody can see apart. Honest clients use [`RelayPool::publish`].
+    #[cfg(any(test, feature = "test-support"))]
     pub async fn send_together(&self, events: &[Event]) -> Result<()> {
         for url in &self.inner.urls {
             let relay = relay_of(&self.inner.client, url).await?;

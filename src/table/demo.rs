@@ -4,7 +4,9 @@
 //! person) and the end-to-end tests. Every game's summary has the same fields.
 
 use super::error::TableError;
-use super::runner::{run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig, Tamper};
+#[cfg(any(test, feature = "test-support"))]
+use super::runner::Tamper;
+use super::runner::{run_client, BotDecider, ClientReport, Decider, OnUpdate, RunConfig};
 use crate::bots::BotLevel;
 use crate::games::registry::{SetupOptions, TableGame};
 use crate::net::pool::{PoolConfig, RelayPool, RelayStats};
@@ -26,6 +28,7 @@ pub struct DemoOptions {
     /// The players' keys by seat; empty generates fresh ones.
     pub keys: Vec<Keys>,
     /// Per seat: a tampering hook (tests of misbehaving peers).
+    #[cfg(any(test, feature = "test-support"))]
     pub tamper: Vec<Option<Tamper>>,
     /// Check the relays' copy of the log with a fresh spectator afterwards.
     pub verify_after: bool,
@@ -52,6 +55,7 @@ impl Default for DemoOptions {
             idle: Duration::from_secs(120),
             bot_level: BotLevel::default(),
             keys: Vec::new(),
+            #[cfg(any(test, feature = "test-support"))]
             tamper: Vec::new(),
             verify_after: true,
             names: Vec::new(),
@@ -184,10 +188,13 @@ pub async fn announce(
 /// Runs a whole table of `G` and checks that every client agrees. Seat 0 may be decided by
 /// `seat0` (a person) and watched through `seat0_update`.
 pub async fn run_demo<G: TableGame>(
-    mut opts: DemoOptions,
+    opts: DemoOptions,
     seat0: Option<Box<dyn Decider<G>>>,
     seat0_update: Option<OnUpdate<G>>,
 ) -> Result<DemoRun, TableError> {
+    // The tampering hooks are taken out of it, one per seat.
+    #[cfg(any(test, feature = "test-support"))]
+    let mut opts = opts;
     let started = Instant::now();
     let players = opts.setup.players;
     let setup = G::setup(&opts.setup).map_err(TableError::Setup)?;
@@ -246,6 +253,7 @@ pub async fn run_demo<G: TableGame>(
             journal: None,
             on_update: if i == 0 { seat0_update.take() } else { None },
             idle: opts.idle,
+            #[cfg(any(test, feature = "test-support"))]
             tamper: opts.tamper.get_mut(i).and_then(Option::take),
             pool: opts.pool.clone(),
             speculate: opts.speculate,

@@ -12,7 +12,9 @@ use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
 use crate::net::pool::{PoolConfig, RelayPool};
-use crate::wire::log::{log_event, Payload};
+use crate::wire::log::log_event;
+#[cfg(any(test, feature = "test-support"))]
+use crate::wire::log::Payload;
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
@@ -102,7 +104,9 @@ impl<G: Game<Action: Send + 'static>> Decider<G> for Watch {
     }
 }
 
-/// What happens to one outgoing event (tests of misbehaving peers; honest clients have none).
+/// What happens to one outgoing event (tests of misbehaving peers; honest clients have none,
+/// and the program is built without: the `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
 pub enum TamperAction {
     Send,
     Drop,
@@ -113,6 +117,7 @@ pub enum TamperAction {
 }
 
 /// Rewrites or drops this client's outgoing payloads.
+#[cfg(any(test, feature = "test-support"))]
 pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
 
 /// How the relays are doing, for people and reports.
@@ -148,6 +153,8 @@ pub struct RunConfig<G: TableGame> {
     pub on_update: Option<OnUpdate<G>>,
     /// Give up when the table has not moved for this long.
     pub idle: Duration,
+    /// Tests of misbehaving peers: rewrites, drops, delays or doubles what this client sends.
+    #[cfg(any(test, feature = "test-support"))]
     pub tamper: Option<Tamper>,
     /// How the client treats relays: pacing for public ones, timeouts.
     pub pool: PoolConfig,
@@ -385,17 +392,18 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             back_until = None;
         }
         // What the session owes: signed, recorded, applied here, then sent.
-        for mut payload in session.take_outbox() {
-            let mut delay = None;
-            let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
+        for payload in session.take_outbox() {
+            #[cfg(any(test, feature = "test-support"))]
+            let mut payload = payload;
+            #[cfg(any(test, feature = "test-support"))]
+            let (extra, delay) = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
                 Some(TamperAction::Drop) => continue,
-                Some(TamperAction::SendAlso(ev)) => Some(*ev),
-                Some(TamperAction::Delay(d)) => {
-                    delay = Some(Instant::now() + d);
-                    None
-                }
-                _ => None,
+                Some(TamperAction::SendAlso(ev)) => (Some(*ev), None),
+                Some(TamperAction::Delay(d)) => (None, Some(Instant::now() + d)),
+                _ => (None, None),
             };
+            #[cfg(not(any(test, feature = "test-support")))]
+            let delay: Option<Instant> = None;
             let recorded = cfg
                 .journal
                 .as_ref()
@@ -420,6 +428,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 j.record(&ev)?;
             }
             session.handle(&ev);
+            #[cfg(any(test, feature = "test-support"))]
             if let Some(e) = extra {
                 // Both halves leave together, in order, so every client holds both before
                 // anyone could build on one of them.

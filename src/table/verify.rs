@@ -382,6 +382,7 @@ impl Visit for Follow {
                         .max(self.spec.deadlines.crypto_ms)
                         * 3,
                 ) + Duration::from_secs(30),
+                #[cfg(any(test, feature = "test-support"))]
                 tamper: None,
                 pool: PoolConfig::default(),
                 names: self.names.clone(),

@@ -1,6 +1,7 @@
 //! User interfaces: they read a seat's view and return a chosen move, never the full state.
 
 pub mod line;
+#[cfg(feature = "terminal")]
 pub mod tui;
 
 use crate::engine::Seat;

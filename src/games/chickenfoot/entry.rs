@@ -7,8 +7,6 @@ use crate::engine::{Game, RuleError};
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
-pub use crate::games::dominoes::ui::tile_text as tile;
-
 impl TableGame for Chickenfoot {
     const TITLE: &'static str = "Chickenfoot";
     const SUMMARY: &'static str =

@@ -1,6 +1,7 @@
 //! What the dice games (Perudo, Mia) share: their seating, their payoffs, and (in [`ui`]) the
 //! terminal panel both draw on.
 
+#[cfg(feature = "terminal")]
 pub mod ui;
 
 use crate::engine::{Outcome, RuleError, Seat};

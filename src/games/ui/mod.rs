@@ -7,14 +7,22 @@
 //! - [`panel`], [`theme`], [`generic`]: the terminal table's panel contract, its colours and
 //!   layout, and the panel a game without its own gets, drawn from its words.
 //!
-//! Rules never import this module; the front ends and a game's `ui/` do.
+//! The words ([`GameUi`] without its panel, [`words`]) are for every front end, a browser's as
+//! much as the terminal's, and the registry asks each game for them; the panels ([`panel`],
+//! [`theme`], [`generic`], each game's `ui/panel`) are the terminal's and are built only with the
+//! `terminal` feature. The rules never import this module.
 
+#[cfg(feature = "terminal")]
 pub mod generic;
+#[cfg(feature = "terminal")]
 pub mod panel;
+#[cfg(feature = "terminal")]
 pub mod theme;
 pub mod words;
 
+#[cfg(feature = "terminal")]
 pub use panel::{seat_box, Ctx, Outcome, Panel};
+#[cfg(feature = "terminal")]
 pub use theme::Theme;
 
 use crate::engine::{Game, Seat};
@@ -61,6 +69,7 @@ pub trait GameUi:
 
     /// The game's part of the terminal table; games without one of their own are drawn from
     /// their words.
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn Panel<Self>> {
         Box::<generic::GenericPanel<Self>>::default()
     }

@@ -11,6 +11,7 @@ use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{cards, held_card, line, named, names_of};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -159,6 +160,7 @@ impl GameUi for AbandonShip {
         }
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<AbandonShip>> {
         Box::<crate::games::abandon_ship::ui::panel::AbandonPanel>::default()
     }

@@ -10,6 +10,7 @@ use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{act, ends_line, layout_lines, line, scores_line, tile};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -104,6 +105,7 @@ impl GameUi for AllFives {
         }
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<AllFives>> {
         Box::<crate::games::all_fives::ui::panel::AllFivesPanel>::default()
     }

@@ -8,11 +8,12 @@ use crate::games::registry::TableGame;
 use crate::games::ui::words::count;
 use std::fmt::Write;
 
-pub use crate::games::dominoes::ui::tile_text as tile;
+use crate::games::dominoes::ui::tile_text as tile;
 use crate::games::script::Replayed;
 use crate::games::ui::GameUi;
 use words::{layout_lines, line, scores_line, spot_words, spots_line};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -119,6 +120,7 @@ impl GameUi for Chickenfoot {
         )
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Chickenfoot>> {
         Box::<crate::games::chickenfoot::ui::panel::ChickenfootPanel>::default()
     }

@@ -1,6 +1,7 @@
 //! What the domino games' words share: tiles in words and typed, the moves a person types,
 //! scripts with fixed tiles, hand sizes in words; and (in [`panel`]) the terminal panels' parts.
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 
 use super::{halves_in, set};

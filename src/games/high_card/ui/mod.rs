@@ -8,6 +8,7 @@ use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{card, line};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -55,6 +56,7 @@ impl GameUi for HighCard {
         crate::games::high_card::ui::replay::parse_action(&format!("0 {input}")).map(|(_, a)| a)
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<HighCard>> {
         Box::<crate::games::high_card::ui::panel::HighCardPanel>::default()
     }

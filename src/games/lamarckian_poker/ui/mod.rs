@@ -10,6 +10,7 @@ use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{cards, line, names_of};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -91,6 +92,7 @@ impl GameUi for LamarckianPoker {
         }
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<LamarckianPoker>> {
         Box::<crate::games::lamarckian_poker::ui::panel::LamarckianPanel>::default()
     }

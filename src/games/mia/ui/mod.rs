@@ -55,6 +55,7 @@ impl GameUi for Mia {
             .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Mia>> {
         Box::<crate::games::dice::ui::DicePanel<Mia>>::default()
     }

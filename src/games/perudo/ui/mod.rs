@@ -50,6 +50,7 @@ impl GameUi for Perudo {
             .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Perudo>> {
         Box::<crate::games::dice::ui::DicePanel<Perudo>>::default()
     }

@@ -10,6 +10,7 @@ use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{card, card_options, line, move_words, name, names_of, parse, role_name, seats};
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -186,6 +187,7 @@ impl GameUi for Reformation {
         move_words(view, action)
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Reformation>> {
         Box::<crate::games::reformation::ui::panel::ReformPanel>::default()
     }

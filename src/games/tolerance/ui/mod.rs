@@ -8,6 +8,7 @@ use crate::games::script::Replayed;
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 
+#[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
 pub mod words;
@@ -71,6 +72,7 @@ impl GameUi for Tolerance {
         words::action_text(a)
     }
 
+    #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Tolerance>> {
         Box::<crate::games::tolerance::ui::panel::TolerancePanel>::default()
     }
