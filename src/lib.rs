@@ -24,10 +24,23 @@
 //!
 //! Layers, bottom up: [`engine`], [`cards`], [`fair`], [`bots`] and [`wire`] know no game;
 //! [`games`] (rules, their words, their bots) and [`table::session`] / [`table::chance`] know
-//! no network, runtime or terminal; [`net`] and the rest of [`table`] are the runtime; [`ui`] and
-//! [`app`] are the terminal front end. Two features: `terminal` (on by default: the commands, the
-//! terminal table and every game's panel, with ratatui and crossterm) and `test-support` (the
-//! relay harnesses and the runner's tampering hook, for this crate's own tests and benches).
+//! no network, runtime or terminal; `net` and the rest of [`table`] are the runtime; [`ui`] and
+//! `app` are the terminal front end.
+//!
+//! # Features: the core, the runtime, the terminal
+//!
+//! The core is this crate without its default features: the engine, the games' rules, words and
+//! bots, the cryptography, the wire format and the session — no tokio, nostr-sdk, LMDB, ratatui
+//! or crossterm in its dependency tree, and it builds for `wasm32-unknown-unknown`
+//! (`cargo check --lib --no-default-features --target wasm32-unknown-unknown`; `tests/layering.rs`
+//! checks its `cargo tree`). `runtime` adds the relays, the table runner, lobby, journal,
+//! verify and demo, and what lives on this machine (identity, settings, history); `terminal`
+//! (the default, and what `main.rs` needs) adds the commands, the terminal table and every
+//! game's panel; `test-support` adds the relay harnesses and the runner's tampering hook for
+//! this crate's own tests and benches. Features rather than a workspace of crates: the layers
+//! already are modules with checked imports, one crate keeps the two README commands and
+//! every path (`tolerance::games::…`) as they are, and one lock file and one build serve the
+//! program, the tests and a browser build alike.
 //!
 //! - [`engine`]: the [`engine::Game`] contract (who acts, chance requests, legal moves, sealed
 //!   moves, views, forfeits, outcomes) and the generic simulation harness every game passes.
@@ -74,15 +87,21 @@
 pub mod app;
 pub mod bots;
 pub mod cards;
+#[cfg(feature = "runtime")]
 pub mod config;
 pub mod engine;
 pub mod fair;
+#[cfg(feature = "runtime")]
 pub mod feedback;
 pub mod games;
+#[cfg(feature = "runtime")]
 pub mod history;
+#[cfg(feature = "runtime")]
 pub mod identity;
+#[cfg(feature = "runtime")]
 pub mod net;
 pub mod table;
 pub mod ui;
+#[cfg(feature = "runtime")]
 pub mod variants;
 pub mod wire;

@@ -517,7 +517,10 @@ const RULES: &[Rule] = &[
     Rule {
         scope: &["wire"],
         except: |_| false,
-        banned_modules: &["games", "bots", "table", "net", "ui"],
+        banned_modules: &[
+            "games", "bots", "table", "net", "ui", "history", "identity", "config", "feedback",
+            "variants",
+        ],
         banned_presentation: false,
         banned_terminal: false,
         banned_crates: &["tokio", "ratatui", "crossterm"],
@@ -583,9 +586,28 @@ const RULES: &[Rule] = &[
         why: "interfaces sit on top: the runtime reports through callbacks",
     },
     Rule {
-        scope: &["engine", "table::session", "table::chance"],
+        scope: &[
+            "engine",
+            "table::session",
+            "table::chance",
+            "table::whisper",
+        ],
         except: |_| false,
-        banned_modules: &["net", "table::runner", "table::lobby"],
+        banned_modules: &[
+            "net",
+            "table::runner",
+            "table::lobby",
+            "table::journal",
+            "table::verify",
+            "table::demo",
+            "table::clock",
+            "table::error",
+            "history",
+            "identity",
+            "config",
+            "feedback",
+            "variants",
+        ],
         banned_presentation: false,
         banned_terminal: false,
         banned_crates: &["tokio"],
@@ -638,9 +660,11 @@ fn the_pure_modules_take_no_time_and_no_os_randomness() {
             "engine/",
             "table/session/",
             "table/chance/",
+            "table/whisper.rs",
             "games/",
             "bots/",
             "fair/",
+            "wire/",
         ]
         .iter()
         .any(|p| rel.starts_with(p));
@@ -705,10 +729,11 @@ fn the_checker_reads_imports_in_every_form() {
     assert!(real.crates[&m("net::pool")].contains("nostr_sdk"));
 }
 
-/// The library without the `terminal` feature (the rules, their words, the bots, the wire, the
-/// session and the runtime) depends on no terminal crate; with it, it does.
+/// The core (the library without its default features: the rules, their words, the bots, the
+/// cryptography, the wire and the session) depends on no runtime and no terminal crate; the
+/// program does.
 #[test]
-fn without_the_terminal_feature_no_terminal_crate_is_built() {
+fn the_core_builds_no_runtime_and_no_terminal_crate() {
     let tree = |args: &[&str]| -> String {
         let out = std::process::Command::new(env!("CARGO"))
             .args(["tree", "--offline", "-e", "normal", "--prefix", "none"])
@@ -725,9 +750,23 @@ fn without_the_terminal_feature_no_terminal_crate_is_built() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let has = |text: &str, krate: &str| text.lines().any(|l| l.starts_with(&format!("{krate} v")));
+    let banned = [
+        "tokio",
+        "ratatui",
+        "crossterm",
+        "nostr-lmdb",
+        "nostr-sdk",
+        "mio",
+    ];
     let core = tree(&["--no-default-features"]);
-    for krate in ["ratatui", "crossterm"] {
-        assert!(!has(&core, krate), "{krate} is built without the terminal");
+    for krate in banned {
+        assert!(!has(&core, krate), "the core builds {krate}");
     }
-    assert!(has(&tree(&[]), "ratatui"), "the checker sees no dependency");
+    let program = tree(&[]);
+    for krate in banned {
+        assert!(
+            has(&program, krate),
+            "the checker does not see {krate} in the program"
+        );
+    }
 }

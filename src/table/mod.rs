@@ -16,16 +16,25 @@
 //! - [`demo`]: a whole table of bots, each its own client, for `demo`, `play` and the tests.
 
 pub mod chance;
+#[cfg(feature = "runtime")]
 pub mod clock;
+#[cfg(feature = "runtime")]
 pub mod demo;
+#[cfg(feature = "runtime")]
 pub mod error;
+#[cfg(feature = "runtime")]
 pub mod journal;
+#[cfg(feature = "runtime")]
 pub mod lobby;
+#[cfg(feature = "runtime")]
 pub mod runner;
 pub mod session;
+#[cfg(feature = "runtime")]
 pub mod verify;
 pub mod whisper;
 
+#[cfg(feature = "runtime")]
 pub use error::TableError;
+#[cfg(feature = "runtime")]
 pub use runner::{run_client, ClientReport, Decider, RunConfig};
 pub use session::{Session, Verdict, Violation};

@@ -16,7 +16,7 @@
 //! letter is NIP-44 v2 as nostr-sdk implements it, the hash SHA-256.
 
 use crate::engine::Seat;
-use nostr_sdk::prelude::{nip44, Keys, PublicKey, SecretKey};
+use nostr::prelude::{nip44, Keys, PublicKey, SecretKey};
 use rand::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
 

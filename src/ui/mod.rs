@@ -1,5 +1,6 @@
 //! User interfaces: they read a seat's view and return a chosen move, never the full state.
 
+#[cfg(feature = "runtime")]
 pub mod line;
 #[cfg(feature = "terminal")]
 pub mod tui;

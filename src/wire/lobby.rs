@@ -13,7 +13,7 @@ use super::{table_coordinate, TableSpec, WireError, KIND_TABLE};
 
 /// Version of lobby messages (unchanged since version 1 tables).
 pub const LOBBY_VERSION: u8 = 1;
-use nostr_sdk::prelude::*;
+use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -301,7 +301,7 @@ mod tests {
         // runs (five players), and the last check would fail by chance.
         let keys: Vec<PublicKey> = (1..=5u8)
             .map(|i| {
-                Keys::new(nostr_sdk::prelude::SecretKey::from_slice(&[i; 32]).unwrap()).public_key()
+                Keys::new(nostr::prelude::SecretKey::from_slice(&[i; 32]).unwrap()).public_key()
             })
             .collect();
         let nonces: Vec<[u8; 32]> = (0..5u8).map(|i| [i; 32]).collect();

@@ -9,7 +9,7 @@
 
 use super::{check_event, table_coordinate, WireError, KIND_LOG};
 use crate::engine::{DeckId, Seat};
-use nostr_sdk::prelude::*;
+use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).

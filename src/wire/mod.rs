@@ -8,7 +8,7 @@
 //! that game's setup. Lobby messages are kind [`KIND_LOBBY`]; variant proposals are addressable
 //! events of kind [`variant::KIND_VARIANT`].
 
-use nostr_sdk::prelude::*;
+use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub mod lobby;

@@ -12,7 +12,7 @@
 //! - `game`: the game, absent for [`UNTAGGED_GAME`]'s variants (published before the tag
 //!   existed, and still published without it so that older clients read them).
 
-use nostr_sdk::prelude::*;
+use nostr::prelude::*;
 
 use super::MAX_EVENT_BYTES;
 

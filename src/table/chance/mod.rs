@@ -44,7 +44,7 @@ use crate::fair::{
 };
 use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, TokenMsg};
 use ::hkdf::Hkdf;
-use nostr_sdk::prelude::{nip44, Keys, PublicKey, SecretKey};
+use nostr::prelude::{nip44, Keys, PublicKey, SecretKey};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};

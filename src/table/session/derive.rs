@@ -26,7 +26,7 @@ use crate::engine::{ForfeitReason, Game, Seat, ToAct};
 use crate::table::chance::Stage;
 use crate::wire::log::Body;
 use crate::wire::Deadlines;
-use nostr_sdk::prelude::EventId;
+use nostr::prelude::EventId;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the open step is.
@@ -487,7 +487,7 @@ impl<G: Game> Session<G> {
         if self.me().is_none() || self.me() == Some(seat) {
             return;
         }
-        use nostr_sdk::prelude::JsonUtil;
+        use nostr::prelude::JsonUtil;
         let events = vec![a.event.as_json(), b.event.as_json()];
         // Two large shuffles may not fit one event: then name them; relays keep both.
         let events = if events.iter().map(String::len).sum::<usize>()

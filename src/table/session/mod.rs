@@ -30,7 +30,7 @@ use crate::wire::log::{parse_log, Body, Payload, LOG_VERSION};
 use crate::wire::Deadlines;
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
-use nostr_sdk::prelude::{Event, EventId, JsonUtil, PublicKey};
+use nostr::prelude::{Event, EventId, JsonUtil, PublicKey};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -560,7 +560,7 @@ impl<G: Game> Session<G> {
                 id: ev.id.to_hex(),
                 reason: format!(
                     "it carries proof of work of {} bits and the table announced {pow} (NIP-13)",
-                    nostr_sdk::prelude::nip13::get_leading_zero_bits(ev.id.as_bytes())
+                    nostr::prelude::nip13::get_leading_zero_bits(ev.id.as_bytes())
                 ),
             })
         };

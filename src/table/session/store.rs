@@ -8,7 +8,7 @@
 use super::{Held, Session};
 use crate::engine::{Game, Seat};
 use crate::wire::log::Body;
-use nostr_sdk::prelude::EventId;
+use nostr::prelude::EventId;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Contributions kept per seat and step: on the head the table has there first (a fork needs
@@ -320,9 +320,9 @@ impl<G: Game> Session<G> {
     /// `verify` fetched): in step order, so that the table's own events are in hand when their
     /// steps open, then again whatever a bound turned away and the table turns out to need. The
     /// state is the same as from any other order; only a flood's cost changes.
-    pub fn handle_all(&mut self, events: &[nostr_sdk::prelude::Event]) -> Vec<super::Violation> {
+    pub fn handle_all(&mut self, events: &[nostr::prelude::Event]) -> Vec<super::Violation> {
         let before = self.violations.len();
-        let mut order: Vec<(u32, String, &nostr_sdk::prelude::Event)> = events
+        let mut order: Vec<(u32, String, &nostr::prelude::Event)> = events
             .iter()
             .map(|e| {
                 let p: Position = serde_json::from_str(&e.content).unwrap_or(Position {
@@ -345,8 +345,8 @@ impl<G: Game> Session<G> {
 
     /// Hands the session, from `events`, what it wants again (see [`Session::wanted`]) until it
     /// wants nothing more that `events` has: what a client does with its relays after a flood.
-    pub fn serve_wants(&mut self, events: &[nostr_sdk::prelude::Event]) {
-        let order: Vec<(u32, String, &nostr_sdk::prelude::Event)> = events
+    pub fn serve_wants(&mut self, events: &[nostr::prelude::Event]) {
+        let order: Vec<(u32, String, &nostr::prelude::Event)> = events
             .iter()
             .map(|e| {
                 let p: Position = serde_json::from_str(&e.content).unwrap_or(Position {
@@ -368,7 +368,7 @@ impl<G: Game> Session<G> {
             }
             for w in wants {
                 let key = self.cfg.seats.get(w.seat as usize).copied();
-                let found: Vec<&nostr_sdk::prelude::Event> = order
+                let found: Vec<&nostr::prelude::Event> = order
                     .iter()
                     .filter(|(s, prev, e)| *s == w.step && *prev == w.head && Some(e.pubkey) == key)
                     .map(|(_, _, e)| *e)
