@@ -156,37 +156,7 @@ pub fn run(command: VariantCommand) -> Result<(), String> {
                 )
                 .await;
                 pool.shutdown().await;
-                let p = done?;
-                println!("{}", p.naddr);
-                if game == "tolerance" {
-                    println!(
-                        "published \"{}\" (kind 37768, d={})",
-                        p.post.post.title, p.post.post.slug
-                    );
-                } else {
-                    println!(
-                        "published \"{}\" (a variant of {game}; kind 37768, d={})",
-                        p.post.post.title, p.post.post.slug
-                    );
-                }
-                for url in &p.published.accepted {
-                    println!("  accepted by {url}");
-                }
-                for (url, why) in &p.published.rejected {
-                    println!("  NOT accepted by {url}: {why}");
-                }
-                match p.message {
-                    Ok(r) => {
-                        for line in feedback::report_lines(&feedback::Sent::Private(r)) {
-                            println!("{line}");
-                        }
-                        Ok(())
-                    }
-                    Err(e) => Err(format!(
-                        "the variant is published but {} was not told: {e}",
-                        to.to_bech32().expect("a public key always encodes")
-                    )),
-                }
+                print_proposal(&game, done?, &to)
             })
         }
         VariantCommand::List { to, relays } => {
@@ -284,4 +254,44 @@ fn load_variant(arg: &str) -> Result<Variant, String> {
         )
     })?;
     Variant::parse(&text).map_err(|e| format!("{arg}: {e}"))
+}
+
+/// What `variant propose` did, for the person: the naddr, the relays, the message.
+fn print_proposal(
+    game: &str,
+    p: crate::variants::Proposal,
+    to: &nostr_sdk::PublicKey,
+) -> Result<(), String> {
+    use crate::feedback;
+    use nostr_sdk::prelude::ToBech32;
+    println!("{}", p.naddr);
+    if game == "tolerance" {
+        println!(
+            "published \"{}\" (kind 37768, d={})",
+            p.post.post.title, p.post.post.slug
+        );
+    } else {
+        println!(
+            "published \"{}\" (a variant of {game}; kind 37768, d={})",
+            p.post.post.title, p.post.post.slug
+        );
+    }
+    for url in &p.published.accepted {
+        println!("  accepted by {url}");
+    }
+    for (url, why) in &p.published.rejected {
+        println!("  NOT accepted by {url}: {why}");
+    }
+    match p.message {
+        Ok(r) => {
+            for line in feedback::report_lines(&feedback::Sent::Private(r)) {
+                println!("{line}");
+            }
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "the variant is published but {} was not told: {e}",
+            to.to_bech32().expect("a public key always encodes")
+        )),
+    }
 }
