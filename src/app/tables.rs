@@ -194,10 +194,20 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
         println!("  (none)");
     }
     for l in waiting {
+        // Anyone can send an invitation to a public table: say who sent it when that is not
+        // the table's host.
+        let from = match &l.invited_by {
+            Some(by) if *by != l.host => format!(
+                "{} (hosted by {})",
+                host_label(&names, by),
+                host_label(&names, &l.host)
+            ),
+            _ => host_label(&names, &l.host),
+        };
         println!(
             "  {} from {} — {} {}/{} — {} — {}\n    tolerance join {}",
             title(l),
-            host_label(&names, &l.host),
+            from,
             l.status,
             l.players,
             l.max_players,

@@ -76,13 +76,26 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
     })
 }
 
-/// A person deciding by typing: each turn is shown and read on a thread of its own.
+/// A person deciding by typing: each turn is shown and read on a thread of its own. Lines are
+/// read on another, so a turn that timed out while the person was still typing is given up at
+/// once (the next line goes to the next prompt, not to a question nobody waits for).
 pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut lines = stdin.lock().lines();
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    std::thread::spawn(move || {
         while let Some(ask) = rx.blocking_recv() {
+            if ask.answer.is_closed() {
+                // Timed out before it was even shown.
+                continue;
+            }
             let name = namer(&names, Some(me));
             print!("{}", G::render(&ask.turn.view, &name));
             if ask.turn.sealed {
@@ -91,9 +104,26 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
             let answer = loop {
                 print!("{}", G::prompt(&ask.turn.view, &ask.turn.legal));
                 std::io::stdout().flush().ok();
-                let Some(Ok(input)) = lines.next() else {
-                    println!();
-                    break None;
+                let input = loop {
+                    match line_rx.recv_timeout(std::time::Duration::from_millis(200)) {
+                        Ok(line) => break Ok(line),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                            if ask.answer.is_closed() {
+                                break Err(true);
+                            }
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(false),
+                    }
+                };
+                let input = match input {
+                    Ok(line) => line,
+                    // The table went on without this move (its deadline passed).
+                    Err(true) => break None,
+                    // End of input: leave, as before.
+                    Err(false) => {
+                        println!();
+                        break None;
+                    }
                 };
                 let input = input.trim();
                 if matches!(input, "q" | "quit" | "leave") {
@@ -107,6 +137,10 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
                     Err(e) => println!("  {e}"),
                 }
             };
+            if answer.is_none() && ask.answer.is_closed() {
+                println!("\n  too late: the table went on without that move");
+                continue;
+            }
             let leaving = answer.is_none();
             let _ = ask.answer.send(answer);
             if leaving {
