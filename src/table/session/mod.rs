@@ -614,8 +614,14 @@ impl<G: Game> Session<G> {
         self.log.ids.insert(ev.id);
         self.stats.events += 1;
         self.stats.bytes += size as u64;
-        let builds_on_contested = self.watch.contains(&prev);
-        if builds_on_contested {
+        // An event built on a head this derivation never had, after a contested step, may
+        // belong to the branch not taken there (beyond a synthetic head no `prev` link leads
+        // through), and may show everyone followed it: derive that step again.
+        let off_branch = self.r.contested.iter().next().is_some_and(|c| step > *c)
+            && prev != self.r.head
+            && !self.snapshots.values().any(|r| r.head == prev);
+        let builds_on_contested = self.watch.contains(&prev) || off_branch;
+        if self.watch.contains(&prev) {
             self.watch.insert(ev.id.to_hex());
         }
         self.reconsider(step, builds_on_contested);

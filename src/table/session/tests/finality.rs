@@ -383,3 +383,52 @@ fn a_loser_who_seals_and_opens_other_moves_after_the_end_changes_nothing() {
         replays_agree(&h, &verdicts, &end);
     }
 }
+
+/// The chaos test over many seeds, counting those where some client or replay disagrees (the
+/// committed test runs two seeds per game; this measures how far the property holds).
+struct CountDisagreements {
+    seeds: std::ops::Range<u64>,
+}
+
+impl crate::games::registry::Visit for CountDisagreements {
+    type Out = Vec<u64>;
+    fn visit<G: crate::games::registry::TableGame>(self) -> Vec<u64> {
+        let players = G::SEATS.0.max(2);
+        let setup = G::setup(&crate::games::registry::SetupOptions {
+            players,
+            hands: Some(1),
+            ..crate::games::registry::SetupOptions::default()
+        })
+        .expect("a setup");
+        let mut bad = Vec::new();
+        for seed in self.seeds {
+            let game = G::start(&setup, players).expect("a game");
+            let mut h = Harness::new(game, seed, quick());
+            h.chaos = Some(StdRng::seed_from_u64(seed));
+            h.run(400);
+            h.flush();
+            let sv = h.spectator.verdicts().to_vec();
+            let mut back = h.log.clone();
+            back.reverse();
+            if h.seats.iter().any(|s| s.verdicts() != sv)
+                || h.replay_in(&h.log).verdicts() != sv
+                || h.replay_in(&back).verdicts() != sv
+            {
+                bad.push(seed);
+            }
+        }
+        bad
+    }
+}
+
+/// `cargo test --release --lib count_disagreements_on_a_bad_network -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn count_disagreements_on_a_bad_network() {
+    for g in crate::games::registry::all() {
+        let bad =
+            crate::games::registry::with_game(g.name, CountDisagreements { seeds: 2000..2040 })
+                .expect("a registered game");
+        eprintln!("{}: {} of 40 seeds disagree {bad:?}", g.name, bad.len());
+    }
+}
