@@ -76,8 +76,7 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
         return Err(format!(
             "verification failed: the game's own checks fail on the state the log leads to \
              ({why}); this is a fault of this program, please report it"
-        )
-        .into());
+        ));
     }
     match (r.ok, r.finished) {
         (false, _) => Err("verification failed: an event of a seated player breaks a rule".into()),
