@@ -35,6 +35,17 @@ fn loser<G: Game>(g: &G) -> usize {
         .expect("players")
 }
 
+/// The High Card decision a seat did not take, as a move's JSON.
+fn other_choice(action: &serde_json::Value) -> serde_json::Value {
+    let other = match serde_json::from_value(action.clone()).unwrap() {
+        high_card::Action::Keep => high_card::Action::Swap,
+        high_card::Action::Swap => high_card::Action::Keep,
+        high_card::Action::Stay => high_card::Action::Fold,
+        high_card::Action::Fold => high_card::Action::Stay,
+    };
+    serde_json::to_value(other).unwrap()
+}
+
 #[test]
 fn forks_after_the_end_at_several_steps_change_nothing() {
     for seed in [31, 32, 33] {
@@ -59,13 +70,7 @@ fn forks_after_the_end_at_several_steps_change_nothing() {
         assert!(mine.len() >= 4, "seed {seed}: {} events", mine.len());
         for mut p in mine {
             if let Body::Move { action } = &mut p.body {
-                let other = match serde_json::from_value(action.clone()).unwrap() {
-                    high_card::Action::Keep => high_card::Action::Swap,
-                    high_card::Action::Swap => high_card::Action::Keep,
-                    high_card::Action::Stay => high_card::Action::Fold,
-                    high_card::Action::Fold => high_card::Action::Stay,
-                };
-                *action = serde_json::to_value(other).unwrap();
+                *action = other_choice(action);
             }
             let ev = h.sign(z, &p, h.now + 600);
             h.publish(ev);
@@ -252,6 +257,24 @@ fn evidence_that_proves_no_fork_is_attributed_to_its_publisher() {
     );
 }
 
+/// A one-hand table of `G` at its smallest size played to the end on a chaotic network (seeded
+/// by `seed`), then given everything it had not delivered.
+fn on_a_bad_network<G: crate::games::registry::TableGame>(seed: u64) -> Harness<G> {
+    let players = G::SEATS.0.max(2);
+    let setup = G::setup(&crate::games::registry::SetupOptions {
+        players,
+        hands: Some(1),
+        ..crate::games::registry::SetupOptions::default()
+    })
+    .expect("a setup");
+    let game = G::start(&setup, players).expect("a game");
+    let mut h = Harness::new(game, seed, quick());
+    h.chaos = Some(StdRng::seed_from_u64(seed));
+    h.run(400);
+    h.flush();
+    h
+}
+
 /// Plays a table of every registered game with the smallest table it allows, on a network that
 /// delivers out of order, late and twice, with clients that vote when their own clocks say so:
 /// every client and the spectator reach one state, no honest seat is blamed, and the whole log
@@ -263,21 +286,10 @@ struct OnABadNetwork {
 impl crate::games::registry::Visit for OnABadNetwork {
     type Out = ();
     fn visit<G: crate::games::registry::TableGame>(self) {
-        let players = G::SEATS.0.max(2);
-        let setup = G::setup(&crate::games::registry::SetupOptions {
-            players,
-            hands: Some(1),
-            ..crate::games::registry::SetupOptions::default()
-        })
-        .expect("a setup");
-        let game = G::start(&setup, players).expect("a game");
         for round in 0..2u64 {
             let seed = self.seed + round;
-            let mut h = Harness::new(game.clone(), seed, quick());
-            h.chaos = Some(StdRng::seed_from_u64(seed));
-            h.run(400);
-            h.flush();
-            eprintln!("{} at {players} seats, seed {seed}", G::NAME);
+            let h = on_a_bad_network::<G>(seed);
+            eprintln!("{} at {} seats, seed {seed}", G::NAME, h.seats.len());
             h.agree();
             assert!(
                 honest_violations(&h).is_empty(),
@@ -339,13 +351,7 @@ fn a_loser_who_seals_and_opens_other_moves_after_the_end_changes_nothing() {
                 Body::Seal { .. } => seal = Some((id, p)),
                 Body::Open { action, .. } => {
                     let (seal_id, seal_p) = seal.take().expect("a seal before its opening");
-                    let other = match serde_json::from_value(action.clone()).unwrap() {
-                        high_card::Action::Keep => high_card::Action::Swap,
-                        high_card::Action::Swap => high_card::Action::Keep,
-                        high_card::Action::Stay => high_card::Action::Fold,
-                        high_card::Action::Fold => high_card::Action::Stay,
-                    };
-                    let other = serde_json::to_value(other).unwrap();
+                    let other = other_choice(action);
                     let salt = [seed as u8; 32];
                     let commitment = hex::encode(seal_commitment(
                         &table,
@@ -389,20 +395,9 @@ struct CountDisagreements {
 impl crate::games::registry::Visit for CountDisagreements {
     type Out = Vec<u64>;
     fn visit<G: crate::games::registry::TableGame>(self) -> Vec<u64> {
-        let players = G::SEATS.0.max(2);
-        let setup = G::setup(&crate::games::registry::SetupOptions {
-            players,
-            hands: Some(1),
-            ..crate::games::registry::SetupOptions::default()
-        })
-        .expect("a setup");
         let mut bad = Vec::new();
         for seed in self.seeds {
-            let game = G::start(&setup, players).expect("a game");
-            let mut h = Harness::new(game, seed, quick());
-            h.chaos = Some(StdRng::seed_from_u64(seed));
-            h.run(400);
-            h.flush();
+            let h = on_a_bad_network::<G>(seed);
             let sv = h.spectator.verdicts().to_vec();
             let mut back = h.log.clone();
             back.reverse();
