@@ -423,3 +423,22 @@ fn count_disagreements_on_a_bad_network() {
         eprintln!("{}: {} of 40 seeds disagree {bad:?}", g.name, bad.len());
     }
 }
+
+/// Found by the many-seed measurement: heads-up Perudo where seat 1 votes seat 0 out of a
+/// reveal step and ends the table on the removal, while seat 0, which received the vote before
+/// seat 1's own reveal (so the vote did not count yet) and its own late reveal, had already
+/// applied that reveal; when seat 1's reveal came, it carried on from the half-done step, the vote
+/// now counting but its accused no longer awaited, and followed its own branch to the end. A
+/// client must weigh the votes as one that held everything from the step's opening.
+#[test]
+fn a_vote_that_comes_to_count_after_its_accused_was_applied_is_weighed_from_the_step_opening() {
+    let h = on_a_bad_network::<crate::games::perudo::Perudo>(2029);
+    let removed_at_23 = h
+        .spectator
+        .verdicts()
+        .iter()
+        .any(|v| matches!(v, Verdict::Removed { step: 23, seats, .. } if seats == &[0]));
+    assert!(removed_at_23, "{:?}", h.spectator.verdicts());
+    h.agree();
+    replays_agree(&h, h.spectator.verdicts(), &h.spectator.game().clone());
+}
