@@ -80,7 +80,6 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
 /// read on another, so a turn that timed out while the person was still typing is given up at
 /// once (the next line goes to the next prompt, not to a question nobody waits for).
 pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
     let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -90,22 +89,38 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
             }
         }
     });
+    person_reading(names, me, line_rx, Box::new(std::io::stdout()))
+}
+
+/// [`person`] reading typed lines from `lines` and writing to `out`.
+fn person_reading<G: TableGame>(
+    names: Vec<String>,
+    me: Seat,
+    lines: std::sync::mpsc::Receiver<String>,
+    mut out: Box<dyn Write + Send>,
+) -> PersonDecider<G> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
     std::thread::spawn(move || {
+        // A terminal that went away must not stop the table: what cannot be written is lost.
+        let out = &mut out;
         while let Some(ask) = rx.blocking_recv() {
             if ask.answer.is_closed() {
                 // Timed out before it was even shown.
                 continue;
             }
             let name = namer(&names, Some(me));
-            print!("{}", G::render(&ask.turn.view, &name));
+            let _ = write!(out, "{}", G::render(&ask.turn.view, &name));
             if ask.turn.sealed {
-                println!("  (a sealed choice: nobody sees it until everyone chose)");
+                let _ = writeln!(
+                    out,
+                    "  (a sealed choice: nobody sees it until everyone chose)"
+                );
             }
             let answer = loop {
-                print!("{}", G::prompt(&ask.turn.view, &ask.turn.legal));
-                std::io::stdout().flush().ok();
+                let _ = write!(out, "{}", G::prompt(&ask.turn.view, &ask.turn.legal));
+                let _ = out.flush();
                 let input = loop {
-                    match line_rx.recv_timeout(std::time::Duration::from_millis(200)) {
+                    match lines.recv_timeout(std::time::Duration::from_millis(200)) {
                         Ok(line) => break Ok(line),
                         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                             if ask.answer.is_closed() {
@@ -121,7 +136,7 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
                     Err(true) => break None,
                     // End of input: leave, as before.
                     Err(false) => {
-                        println!();
+                        let _ = writeln!(out);
                         break None;
                     }
                 };
@@ -133,12 +148,17 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
                     Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => {
                         break Some(a)
                     }
-                    Ok(_) => println!("  that move is not allowed now"),
-                    Err(e) => println!("  {e}"),
+                    Ok(_) => {
+                        let _ = writeln!(out, "  that move is not allowed now");
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "  {e}");
+                    }
                 }
             };
-            if answer.is_none() && ask.answer.is_closed() {
-                println!("\n  too late: the table went on without that move");
+            if ask.answer.is_closed() {
+                let _ = writeln!(out, "\n  too late: the table went on without that move");
+                let _ = out.flush();
                 continue;
             }
             let leaving = answer.is_none();
@@ -165,4 +185,73 @@ fn legal_amount<G: TableGame>(ask: &Ask<G>, a: &G::Action) -> bool {
             _ => false,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::high_card::{Action, HighCard, Setup};
+    use crate::table::session::Turn;
+    use tokio::sync::oneshot;
+
+    /// What the person's thread writes, for the test to wait on.
+    struct Screen(std::sync::mpsc::Sender<String>);
+
+    impl Write for Screen {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let _ = self.0.send(String::from_utf8_lossy(buf).into_owned());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Reads the screen until `what` appears (the thread's own order of events, no timing).
+    fn until(screen: &std::sync::mpsc::Receiver<String>, what: &str) {
+        let mut seen = String::new();
+        while !seen.contains(what) {
+            seen.push_str(&screen.recv().expect("the person's thread writes on"));
+        }
+    }
+
+    #[test]
+    fn a_line_typed_after_a_turn_timed_out_answers_the_next_turn() {
+        let (line_tx, lines) = std::sync::mpsc::channel();
+        let (screen_tx, screen) = std::sync::mpsc::channel();
+        let d = person_reading::<HighCard>(
+            vec!["Ana".into(), "Ben".into()],
+            0,
+            lines,
+            Box::new(Screen(screen_tx)),
+        );
+        let game = HighCard::new(&Setup::new(2)).unwrap();
+        let turn = || Turn::<HighCard> {
+            step: 1,
+            view: crate::engine::Game::view(&game, Some(0)),
+            legal: vec![Action::Keep, Action::Swap],
+            sealed: false,
+        };
+        let (first, first_rx) = oneshot::channel();
+        d.asks
+            .send(Ask {
+                turn: turn(),
+                answer: first,
+            })
+            .unwrap();
+        until(&screen, "? > ");
+        // The table goes on without this move: its deadline passed while the person thought.
+        drop(first_rx);
+        until(&screen, "too late");
+        let (second, second_rx) = oneshot::channel();
+        d.asks
+            .send(Ask {
+                turn: turn(),
+                answer: second,
+            })
+            .unwrap();
+        until(&screen, "? > ");
+        line_tx.send("swap".into()).unwrap();
+        assert_eq!(second_rx.blocking_recv().unwrap(), Some(Action::Swap));
+    }
 }
