@@ -413,7 +413,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 continue;
             }
         }
-        if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
+        // A seat removed for a step whose event its relays held back past the votes was here
+        // all along: it comes back as a resumed one does.
+        let back_now =
+            back_until.is_some_and(|t| Instant::now() < t) || session.out_though_present();
+        if back_now && session.come_back() {
             back_until = None;
         }
         // Before its first event a seat learns the table's clock from the other seats'
