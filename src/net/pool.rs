@@ -404,8 +404,16 @@ impl RelayState {
     }
 }
 
+/// How long [`RelayPool::publish_mined`] keeps offering an event every relay refused for a
+/// reason that may pass.
+const PUBLISH_PATIENCE: Duration = Duration::from_secs(20);
+
 /// How long a closing pool keeps offering queued events to relays that have not taken them.
 const SHUTDOWN_FLUSH: Duration = Duration::from_secs(3);
+/// How long it waits when a relay still owed events is not connected: a relay restarting takes
+/// seconds, and left without the table's last events it could not show the table on its own.
+/// A relay that is gone for good costs a closing command this much, once.
+const SHUTDOWN_FLUSH_DOWN: Duration = Duration::from_secs(12);
 
 /// Accept times kept per relay to learn its pace from.
 const ACCEPTS_KEPT: usize = 120;
@@ -872,9 +880,27 @@ impl RelayPool {
     ) -> Result<(Event, PublishReport)> {
         let mut difficulty = pow.max(self.min_pow_difficulty()).min(MAX_POW);
         let mut tries = 0;
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(500);
         loop {
             let event = self.sign_mined(builder.clone(), difficulty).await?;
-            let outcome = self.publish_with(&event, !once).await;
+            let outcome = loop {
+                let outcome = self.publish_with(&event, !once).await;
+                // Refused by every relay for a reason that may pass (a rate limit, `error:`, no
+                // answer): tried again for a while, the same event. An announcement or a seat
+                // taken must not be lost to the relays' bad moment (the soak refused everything
+                // for 4 s while a host announced its table, and the table was cancelled).
+                if let Err(NetError::NotAccepted { rejected, .. }) = &outcome {
+                    let passing = rejected.iter().all(|(_, r)| is_transient(r))
+                        && pow_to_retry(rejected, difficulty).is_none();
+                    if !once && passing && started.elapsed() + pause < PUBLISH_PATIENCE {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_secs(4));
+                        continue;
+                    }
+                }
+                break outcome;
+            };
             let rejected = match &outcome {
                 Ok(report) => &report.rejected,
                 Err(NetError::NotAccepted { rejected, .. }) => rejected,
@@ -1289,17 +1315,33 @@ impl RelayPool {
     /// leave every relay the whole of it, or a relay that dropped it a moment ago would hold a
     /// table that cannot be checked on its own.
     pub async fn shutdown(&self) {
-        let until = Instant::now() + SHUTDOWN_FLUSH;
+        let start = Instant::now();
         loop {
-            let owed: usize = self
+            let owed: Vec<bool> = self
                 .inner
                 .state
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .iter()
-                .map(|s| s.owed.len())
-                .sum();
-            if owed == 0 || Instant::now() >= until {
+                .map(|s| !s.owed.is_empty())
+                .collect();
+            if !owed.contains(&true) {
+                break;
+            }
+            // A relay owed events that is down gets the longer wait: it may be restarting.
+            let down = self
+                .statuses()
+                .await
+                .iter()
+                .zip(&owed)
+                .any(|((_, status), owed)| *owed && !is_up(*status));
+            let until = start
+                + if down {
+                    SHUTDOWN_FLUSH_DOWN
+                } else {
+                    SHUTDOWN_FLUSH
+                };
+            if Instant::now() >= until {
                 break;
             }
             flush_owed(&self.inner).await;
