@@ -1316,6 +1316,7 @@ impl RelayPool {
     /// table that cannot be checked on its own.
     pub async fn shutdown(&self) {
         let start = Instant::now();
+        let mut patience = SHUTDOWN_FLUSH;
         loop {
             let owed: Vec<bool> = self
                 .inner
@@ -1328,23 +1329,22 @@ impl RelayPool {
             if !owed.contains(&true) {
                 break;
             }
-            // A relay owed events that is down gets the longer wait: it may be restarting.
+            // A relay owed events that is down gets the longer wait, and keeps it once it is
+            // back: that is the moment it can take them (a wait judged afresh would end then).
             let down = self
                 .statuses()
                 .await
                 .iter()
                 .zip(&owed)
                 .any(|((_, status), owed)| *owed && !is_up(*status));
-            let until = start
-                + if down {
-                    SHUTDOWN_FLUSH_DOWN
-                } else {
-                    SHUTDOWN_FLUSH
-                };
+            if down {
+                patience = SHUTDOWN_FLUSH_DOWN;
+            }
+            flush_owed(&self.inner).await;
+            let until = start + patience;
             if Instant::now() >= until {
                 break;
             }
-            flush_owed(&self.inner).await;
             tokio::time::sleep(OWED_TICK.min(until.saturating_duration_since(Instant::now())))
                 .await;
         }
