@@ -891,8 +891,8 @@ impl RelayPool {
                 // taken must not be lost to the relays' bad moment (the soak refused everything
                 // for 4 s while a host announced its table, and the table was cancelled).
                 if let Err(NetError::NotAccepted { rejected, .. }) = &outcome {
-                    let passing = rejected.iter().all(|(_, r)| is_transient(r))
-                        && pow_to_retry(rejected, difficulty).is_none();
+                    // `pow:` is final here: the outer loop mines again for it.
+                    let passing = rejected.iter().all(|(_, r)| is_transient(r));
                     if !once && passing && started.elapsed() + pause < PUBLISH_PATIENCE {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(Duration::from_secs(4));
@@ -1331,13 +1331,14 @@ impl RelayPool {
             }
             // A relay owed events that is down gets the longer wait, and keeps it once it is
             // back: that is the moment it can take them (a wait judged afresh would end then).
-            let down = self
-                .statuses()
-                .await
-                .iter()
-                .zip(&owed)
-                .any(|((_, status), owed)| *owed && !is_up(*status));
-            if down {
+            if patience < SHUTDOWN_FLUSH_DOWN
+                && self
+                    .statuses()
+                    .await
+                    .iter()
+                    .zip(&owed)
+                    .any(|((_, status), owed)| *owed && !is_up(*status))
+            {
                 patience = SHUTDOWN_FLUSH_DOWN;
             }
             flush_owed(&self.inner).await;
