@@ -249,7 +249,7 @@ pub async fn fetch_table(
             .await?;
         if let Some(ev) = wire::latest(&events) {
             let spec = wire::parse_table(ev).map_err(|e| TableError::Setup(e.to_string()))?;
-            super::lobby::check_seated(pool, host, &spec).await?;
+            super::lobby::check_seated(pool, host, &spec, super::lobby::SEATING_PATIENCE).await?;
             return Ok((spec, ev.created_at.as_secs()));
         }
         if Instant::now() > deadline {
@@ -792,7 +792,29 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         head: session.position().1,
         relays: pool.relay_stats(),
     };
+    let owed: Vec<String> = report
+        .relays
+        .iter()
+        .filter(|r| r.queued > 0)
+        .map(|r| format!("{} ({})", r.url, r.queued))
+        .collect();
+    if !owed.is_empty() {
+        if let Some(cb) = cfg.on_update.as_mut() {
+            // The table is over; a relay that has not taken its end yet gets a last chance, and
+            // the person should know why the client lingers.
+            health.notes = vec![format!(
+                "handing the table's last events to {} before closing (up to {} s while a relay \
+                 limits its rate)",
+                owed.join(", "),
+                crate::net::pool::SHUTDOWN_FLUSH_LIMITED.as_secs()
+            )];
+            cb(&session, &health);
+        }
+    }
     pool.shutdown().await;
+    // What the relays took in the end, the last chance included.
+    let mut report = report;
+    report.relays = pool.relay_stats();
     Ok(report)
 }
 
