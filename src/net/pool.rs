@@ -404,8 +404,25 @@ impl RelayState {
     }
 }
 
+/// How long [`RelayPool::publish_mined`] keeps offering an event every relay refused for a
+/// reason that may pass.
+const PUBLISH_PATIENCE: Duration = Duration::from_secs(20);
+
 /// How long a closing pool keeps offering queued events to relays that have not taken them.
 const SHUTDOWN_FLUSH: Duration = Duration::from_secs(3);
+/// How long it waits when a relay still owed events is not connected: a relay restarting takes
+/// seconds, and left without the table's last events it could not show the table on its own.
+/// A relay that is gone for good costs a closing command this much, once.
+const SHUTDOWN_FLUSH_DOWN: Duration = Duration::from_secs(12);
+/// How long it waits when a relay still owed events answers `rate-limited:`: the usual limit
+/// counts a sliding minute, so the events it refuses now it takes within one (plus the longest
+/// pause between tries, [`BACKOFF_MAX`]). A table that played faster than a relay's limit would
+/// otherwise leave that relay without its end for good. Counted from the last time the queues
+/// shrank, so a relay that keeps taking events keeps being waited for, up to
+/// [`SHUTDOWN_FLUSH_MAX`] in all.
+pub const SHUTDOWN_FLUSH_LIMITED: Duration = Duration::from_secs(75);
+/// The longest a closing pool waits, whatever the relays do.
+pub const SHUTDOWN_FLUSH_MAX: Duration = Duration::from_secs(180);
 
 /// Accept times kept per relay to learn its pace from.
 const ACCEPTS_KEPT: usize = 120;
@@ -872,9 +889,27 @@ impl RelayPool {
     ) -> Result<(Event, PublishReport)> {
         let mut difficulty = pow.max(self.min_pow_difficulty()).min(MAX_POW);
         let mut tries = 0;
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(500);
         loop {
             let event = self.sign_mined(builder.clone(), difficulty).await?;
-            let outcome = self.publish_with(&event, !once).await;
+            let outcome = loop {
+                let outcome = self.publish_with(&event, !once).await;
+                // Refused by every relay for a reason that may pass (a rate limit, `error:`, no
+                // answer): tried again for a while, the same event. An announcement or a seat
+                // taken must not be lost to the relays' bad moment (the soak refused everything
+                // for 4 s while a host announced its table, and the table was cancelled).
+                if let Err(NetError::NotAccepted { rejected, .. }) = &outcome {
+                    // `pow:` is final here: the outer loop mines again for it.
+                    let passing = rejected.iter().all(|(_, r)| is_transient(r));
+                    if !once && passing && started.elapsed() + pause < PUBLISH_PATIENCE {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_secs(4));
+                        continue;
+                    }
+                }
+                break outcome;
+            };
             let rejected = match &outcome {
                 Ok(report) => &report.rejected,
                 Err(NetError::NotAccepted { rejected, .. }) => rejected,
@@ -1284,26 +1319,65 @@ impl RelayPool {
         Ok(out)
     }
 
-    /// Closes every connection now and ends every subscription.
-    /// Closes every connection, after giving the relays still owed events a last chance to
-    /// take them (at most [`SHUTDOWN_FLUSH`]): a command that announced, seated or played must
-    /// leave every relay the whole of it, or a relay that dropped it a moment ago would hold a
-    /// table that cannot be checked on its own.
+    /// Whether a relay still owed events has answered `rate-limited:` in the last `within`.
+    fn owed_limited(&self, within: Duration) -> bool {
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|s| !s.owed.is_empty() && s.limited_at.is_some_and(|t| t.elapsed() < within))
+    }
+
+    /// Closes every connection and ends every subscription, after giving the relays still owed
+    /// events a last chance to take them: [`SHUTDOWN_FLUSH`], [`SHUTDOWN_FLUSH_DOWN`] while such
+    /// a relay is down, [`SHUTDOWN_FLUSH_LIMITED`] while it limits its rate. A command that
+    /// announced, seated or played must leave every relay the whole of it, or a relay that
+    /// dropped it a moment ago would hold a table that cannot be checked on its own.
     pub async fn shutdown(&self) {
-        let until = Instant::now() + SHUTDOWN_FLUSH;
+        let start = Instant::now();
+        let mut patience = SHUTDOWN_FLUSH;
+        let mut left = usize::MAX;
+        let mut progress = start;
         loop {
-            let owed: usize = self
+            let owed: Vec<usize> = self
                 .inner
                 .state
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .iter()
                 .map(|s| s.owed.len())
-                .sum();
-            if owed == 0 || Instant::now() >= until {
+                .collect();
+            let total: usize = owed.iter().sum();
+            if total == 0 {
                 break;
             }
+            if total < left {
+                left = total;
+                progress = Instant::now();
+            }
+            let owed: Vec<bool> = owed.iter().map(|n| *n > 0).collect();
+            // A relay owed events that is down gets the longer wait, and keeps it once it is
+            // back: that is the moment it can take them (a wait judged afresh would end then).
+            if patience < SHUTDOWN_FLUSH_DOWN
+                && self
+                    .statuses()
+                    .await
+                    .iter()
+                    .zip(&owed)
+                    .any(|((_, status), owed)| *owed && !is_up(*status))
+            {
+                patience = SHUTDOWN_FLUSH_DOWN;
+            }
             flush_owed(&self.inner).await;
+            if self.owed_limited(SHUTDOWN_FLUSH_LIMITED) {
+                let waited = progress.duration_since(start) + SHUTDOWN_FLUSH_LIMITED;
+                patience = patience.max(waited.min(SHUTDOWN_FLUSH_MAX));
+            }
+            let until = start + patience;
+            if Instant::now() >= until {
+                break;
+            }
             tokio::time::sleep(OWED_TICK.min(until.saturating_duration_since(Instant::now())))
                 .await;
         }
