@@ -44,7 +44,7 @@ use tolerance::games::registry::{SetupOptions, TableGame};
 use tolerance::games::tolerance::Tolerance;
 use tolerance::net::{PoolConfig, RelayPool};
 use tolerance::table::demo::{announce, run_demo, DemoOptions};
-use tolerance::table::runner::{fetch_table, run_client, BotDecider, RunConfig};
+use tolerance::table::runner::{fetch_table, run_client_on, BotDecider, RunConfig};
 use tolerance::wire::{self, Pace};
 
 /// A `tolerance relay` child process on a free loopback port.
@@ -384,24 +384,27 @@ async fn seat_process(secret: String) {
     let (spec, start) = fetch_table(&pool, &host, &table, Duration::from_secs(10))
         .await
         .expect("the table is on the relay");
-    pool.shutdown().await;
     let rng = rand::SeedableRng::from_rng(rand::rngs::OsRng).expect("OS randomness");
-    let report = run_client::<Tolerance>(RunConfig {
-        keys,
-        relays,
-        host,
-        spec,
-        start,
-        decider: Box::new(BotDecider(Tolerance::bot(BotLevel::Normal, rng))),
-        journal: None,
-        on_update: None,
-        idle: Duration::from_secs(300),
-        tamper: None,
-        names: Vec::new(),
-        pool: tolerance::net::pool::PoolConfig::default(),
-        speculate: true,
-        clock_skew: 0,
-    })
+    // The seat plays on the pool that found the table, as a command does.
+    let report = run_client_on::<Tolerance>(
+        pool,
+        RunConfig {
+            keys,
+            relays,
+            host,
+            spec,
+            start,
+            decider: Box::new(BotDecider(Tolerance::bot(BotLevel::Normal, rng))),
+            journal: None,
+            on_update: None,
+            idle: Duration::from_secs(300),
+            tamper: None,
+            names: Vec::new(),
+            pool: tolerance::net::pool::PoolConfig::default(),
+            speculate: true,
+            clock_skew: 0,
+        },
+    )
     .await
     .expect("the seat plays to the end");
     println!(

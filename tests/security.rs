@@ -53,10 +53,11 @@ struct Seated {
 
 async fn take_seat(keys: &Keys, url: &str, naddr: &str) -> Seated {
     let r = lobby::parse_ref(naddr).unwrap();
-    let joined = lobby::join_lobby(keys, &[url.to_string()], &r, LONG, |_| {})
+    let relays = lobby::table_relays(&[url.to_string()], &r).unwrap();
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
         .await
         .unwrap();
-    let pool = RelayPool::connect(keys.clone(), [url], PoolConfig::default())
+    let joined = lobby::join_lobby(keys, &pool, &relays, &r, LONG, |_| {})
         .await
         .unwrap();
     let (spec, start) = runner::fetch_table(

@@ -4,6 +4,7 @@ use super::common::{load_identity, relays_or_embedded, setup_options};
 use super::seat::{play_seat, SeatUi};
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
+use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::short_npub;
 use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
 use crate::wire::Pace;
@@ -265,41 +266,49 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
         args.seats,
         if public { "public" } else { "invite only" }
     );
-    let spec = lobby::host_lobby(opts, |n| print_news(&n)).await?;
-    let (spec, start) = seated(keys, &relays, &me, &spec.table).await?;
+    // One pool for the whole command: the lobby, the seating, the names and the table itself
+    // (each relay connected and its NIP-11 read once).
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let played = host_on(
+        keys,
+        &pool,
+        opts,
+        relays,
+        SeatUi::choose(args.auto, args.plain),
+    )
+    .await;
+    pool.shutdown().await;
+    played
+}
+
+async fn host_on(
+    keys: &Keys,
+    pool: &RelayPool,
+    opts: HostOptions,
+    relays: Vec<String>,
+    ui: SeatUi,
+) -> Result<(), String> {
+    let me = keys.public_key();
+    let spec = lobby::host_lobby(pool, opts, |n| print_news(&n)).await?;
+    let (spec, start) = seated(pool, &me, &spec.table).await?;
     let joined = Joined {
         spec,
         host: me,
         relays,
     };
-    play_seat(
-        keys,
-        joined,
-        start,
-        SeatUi::choose(args.auto, args.plain),
-        None,
-    )
-    .await
+    play_seat(keys, pool, joined, start, ui, None).await
 }
 
 /// The seated announcement as the relays hold it, with its time (when the game's step 0
 /// opened).
 pub async fn seated(
-    keys: &Keys,
-    relays: &[String],
+    pool: &RelayPool,
     host: &PublicKey,
     table: &str,
 ) -> Result<(crate::wire::TableSpec, u64), String> {
-    let pool = crate::net::pool::RelayPool::connect(
-        keys.clone(),
-        relays,
-        crate::net::pool::PoolConfig::default(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let out = crate::table::runner::fetch_table(&pool, host, table, Duration::from_secs(10)).await;
-    pool.shutdown().await;
-    Ok(out?)
+    Ok(crate::table::runner::fetch_table(pool, host, table, Duration::from_secs(10)).await?)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use super::common::load_identity;
 use super::host::{print_news, seated};
 use super::seat::{play_seat, SeatUi};
+use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::short_npub;
 use crate::table::lobby;
 use nostr_sdk::prelude::*;
@@ -33,19 +34,33 @@ pub async fn run(args: JoinArgs) -> Result<(), String> {
 
 pub async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
+    let relays = lobby::table_relays(&args.relays, &r)?;
     println!("joining as {}", short_npub(&keys.public_key()));
-    let joined = lobby::join_lobby(
-        keys,
-        &args.relays,
-        &r,
-        Duration::from_secs(args.wait),
-        |n| print_news(&n),
-    )
+    // One pool for the whole command: the lobby, the seating, the names and the table itself.
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let played = join_on(keys, &pool, &relays, &r, args).await;
+    pool.shutdown().await;
+    played
+}
+
+async fn join_on(
+    keys: &Keys,
+    pool: &RelayPool,
+    relays: &[String],
+    r: &lobby::TableRef,
+    args: JoinArgs,
+) -> Result<(), String> {
+    let joined = lobby::join_lobby(keys, pool, relays, r, Duration::from_secs(args.wait), |n| {
+        print_news(&n)
+    })
     .await?;
-    let (spec, start) = seated(keys, &joined.relays, &joined.host, &joined.spec.table).await?;
+    let (spec, start) = seated(pool, &joined.host, &joined.spec.table).await?;
     let joined = lobby::Joined { spec, ..joined };
     play_seat(
         keys,
+        pool,
         joined,
         start,
         SeatUi::choose(args.auto, args.plain),

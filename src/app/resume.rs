@@ -4,6 +4,7 @@ use super::common::load_identity;
 use super::host::seated;
 use super::seat::{play_seat, SeatUi};
 use crate::identity;
+use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::short_npub;
 use crate::table::journal;
 use crate::table::lobby::{self, Joined};
@@ -51,12 +52,22 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     } else {
         args.relays
     };
-    let (spec, start) = seated(&keys, &relays, &host, &id).await?;
-    println!(
-        "resuming table {} as {}",
-        &id[..16],
-        short_npub(&keys.public_key())
-    );
+    // One pool for the whole command: the seating, the names and the table itself.
+    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())?;
     let ui = SeatUi::choose(meta.auto, args.plain);
-    play_seat(&keys, Joined { spec, host, relays }, start, ui, Some(meta)).await
+    let played = async {
+        let (spec, start) = seated(&pool, &host, &id).await?;
+        println!(
+            "resuming table {} as {}",
+            &id[..16],
+            short_npub(&keys.public_key())
+        );
+        let joined = Joined { spec, host, relays };
+        play_seat(&keys, &pool, joined, start, ui, Some(meta)).await
+    }
+    .await;
+    pool.shutdown().await;
+    played
 }

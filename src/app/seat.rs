@@ -4,11 +4,11 @@
 use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
-use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::pool::RelayPool;
 use crate::net::profiles::{fetch_names, short_npub};
 use crate::table::journal::{self, Journal, TableMeta};
 use crate::table::lobby::Joined;
-use crate::table::runner::{run_client, BotDecider, Decider, RunConfig};
+use crate::table::runner::{run_client_on, BotDecider, Decider, RunConfig};
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use rand::rngs::{OsRng, StdRng};
@@ -76,8 +76,10 @@ pub fn seat_names(
 }
 
 /// Plays the seat to the end of the table.
+/// Plays on the command's `pool` (signing with `keys`), which the table closes when it ends.
 pub async fn play_seat(
     keys: &Keys,
+    pool: &RelayPool,
     joined: Joined,
     start: u64,
     ui: SeatUi,
@@ -91,14 +93,7 @@ pub async fn play_seat(
         .iter()
         .position(|s| *s == me.to_hex())
         .ok_or("this identity holds no seat at the table")? as Seat;
-    let names = match RelayPool::connect(keys.clone(), &relays, PoolConfig::default()).await {
-        Ok(pool) => {
-            let n = fetch_names(&pool, &spec.seat_keys(), Duration::from_secs(2)).await;
-            pool.shutdown().await;
-            n
-        }
-        Err(_) => HashMap::new(),
-    };
+    let names = fetch_names(pool, &spec.seat_keys(), Duration::from_secs(2)).await;
     let names = seat_names(&spec, &me, &names);
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
@@ -119,6 +114,7 @@ pub async fn play_seat(
         &spec.game,
         PlaySeat {
             keys: keys.clone(),
+            pool: pool.clone(),
             spec: spec.clone(),
             start,
             host,
@@ -168,6 +164,7 @@ struct Played {
 
 struct PlaySeat {
     keys: Keys,
+    pool: RelayPool,
     spec: TableSpec,
     start: u64,
     host: PublicKey,
@@ -214,17 +211,19 @@ impl Visit for PlaySeat {
                         crate::bots::BotLevel::Normal,
                         StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
                     ));
-                    run_client(cfg(Box::new(bot), printer())).await?
+                    run_client_on(self.pool.clone(), cfg(Box::new(bot), printer())).await?
                 }
                 SeatUi::Line => {
                     let person = crate::ui::line::person::<G>(self.names.clone(), self.seat);
-                    run_client(cfg(Box::new(person), printer())).await?
+                    run_client_on(self.pool.clone(), cfg(Box::new(person), printer())).await?
                 }
                 SeatUi::Tui => {
                     let played = crate::ui::tui::play::<G, _, _, _>(
                         self.names.clone(),
                         self.seat,
-                        |person, on_update| run_client(cfg(Box::new(person), on_update)),
+                        |person, on_update| {
+                            run_client_on(self.pool.clone(), cfg(Box::new(person), on_update))
+                        },
                         table_over,
                     )
                     .await?;

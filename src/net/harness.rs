@@ -102,6 +102,8 @@ pub struct ProxyStats {
     pub closed_sent: u64,
     /// Stored events held back by [`Rules::max_stored`].
     pub stored_dropped: u64,
+    /// Plain HTTP requests (the relay's NIP-11 information document) passed to the relay.
+    pub info_reads: u64,
 }
 
 enum Command {
@@ -460,6 +462,7 @@ async fn serve(shared: &Shared, tcp: TcpStream, mut cmds: mpsc::UnboundedReceive
         let Ok(mut up) = TcpStream::connect(&shared.upstream_addr).await else {
             return;
         };
+        shared.count(|s| s.info_reads += 1);
         let mut tcp = tcp;
         let _ = tokio::io::copy_bidirectional(&mut tcp, &mut up).await;
         return;

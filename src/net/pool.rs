@@ -542,6 +542,9 @@ struct Inner {
     state: Mutex<Vec<RelayState>>,
     /// Subscriptions of this pool open now (each holds one on every relay).
     subscriptions: Arc<std::sync::atomic::AtomicUsize>,
+    /// Set by the first [`RelayPool::shutdown`]: a command's pool passes through its phases
+    /// and the last one closes it, so closing again (on the command's way out) does nothing.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl Inner {
@@ -793,6 +796,7 @@ impl RelayPool {
             alive,
             state: Mutex::new(state),
             subscriptions: Arc::default(),
+            closed: std::sync::atomic::AtomicBool::new(false),
         });
         tokio::spawn(keep_relays(Arc::downgrade(&inner), statuses, notifications));
         Ok(Self { inner })
@@ -1334,7 +1338,16 @@ impl RelayPool {
     /// a relay is down, [`SHUTDOWN_FLUSH_LIMITED`] while it limits its rate. A command that
     /// announced, seated or played must leave every relay the whole of it, or a relay that
     /// dropped it a moment ago would hold a table that cannot be checked on its own.
+    ///
+    /// Closing a pool that is closed or closing already returns at once.
     pub async fn shutdown(&self) {
+        if self
+            .inner
+            .closed
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            return;
+        }
         let start = Instant::now();
         let mut patience = SHUTDOWN_FLUSH;
         let mut left = usize::MAX;

@@ -167,10 +167,24 @@ pub async fn announce(
     seats: &[PublicKey],
     deadlines: Deadlines,
 ) -> Result<String, TableError> {
+    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default()).await?;
+    let table = announce_on(&pool, game, setup, seats, deadlines).await;
+    pool.shutdown().await;
+    table
+}
+
+/// Publishes a table announcement on `pool`, hosted by the pool's key; the pool stays open.
+/// Returns the table id.
+pub async fn announce_on(
+    pool: &RelayPool,
+    game: &str,
+    setup: serde_json::Value,
+    seats: &[PublicKey],
+    deadlines: Deadlines,
+) -> Result<String, TableError> {
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
-    let pool = RelayPool::connect(host.clone(), relays, PoolConfig::default()).await?;
     let spec = TableSpec {
         v: VERSION,
         game: game.to_string(),
@@ -179,11 +193,10 @@ pub async fn announce(
         seats: seats.iter().map(|k| k.to_hex()).collect(),
         deadlines,
         lobby: None,
-        pow: super::lobby::table_pow(&pool)?,
+        pow: super::lobby::table_pow(pool)?,
     };
     pool.publish_mined(wire::table_event(&spec), spec.pow, false)
         .await?;
-    pool.shutdown().await;
     Ok(table)
 }
 
@@ -228,12 +241,28 @@ pub async fn run_demo<G: TableGame>(
     let seats: Vec<PublicKey> = keys.iter().map(|k| k.public_key()).collect();
     let host = keys[0].clone();
     let setup_json = serde_json::to_value(&setup).map_err(|e| TableError::Setup(e.to_string()))?;
-    let table = announce(&host, &relays, G::NAME, setup_json, &seats, opts.deadlines).await?;
-    let pool = RelayPool::connect(host.clone(), &relays, PoolConfig::default()).await?;
-    let (spec, start) =
-        super::runner::fetch_table(&pool, &host.public_key(), &table, Duration::from_secs(10))
-            .await?;
-    pool.shutdown().await;
+    // The host's one pool: it announces, reads the table back and plays seat 0.
+    let host_pool = RelayPool::connect(host.clone(), &relays, opts.pool.clone()).await?;
+    let announced = async {
+        let table = announce_on(&host_pool, G::NAME, setup_json, &seats, opts.deadlines).await?;
+        let (spec, start) = super::runner::fetch_table(
+            &host_pool,
+            &host.public_key(),
+            &table,
+            Duration::from_secs(10),
+        )
+        .await?;
+        Ok::<_, TableError>((table, spec, start))
+    }
+    .await;
+    let (table, spec, start) = match announced {
+        Ok(a) => a,
+        Err(e) => {
+            host_pool.shutdown().await;
+            return Err(e);
+        }
+    };
+    let mut host_pool = Some(host_pool);
     let mut seat0 = seat0;
     let mut seat0_update = seat0_update;
     let mut tasks = Vec::new();
@@ -266,7 +295,10 @@ pub async fn run_demo<G: TableGame>(
                 Vec::new()
             },
         };
-        tasks.push(tokio::spawn(run_client(cfg)));
+        tasks.push(match host_pool.take() {
+            Some(pool) => tokio::spawn(super::runner::run_client_on(pool, cfg)),
+            None => tokio::spawn(run_client(cfg)),
+        });
     }
     let mut reports = Vec::new();
     for t in tasks {

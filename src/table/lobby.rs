@@ -4,7 +4,7 @@
 //! every player's committed nonce and each client checks it.
 
 use super::error::TableError;
-use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::pool::RelayPool;
 use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
@@ -235,12 +235,20 @@ pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
     )
 }
 
-/// Runs the host's lobby until the seats are fixed (returns the seated announcement) or the
-/// table is cancelled (an error saying why; the cancellation is published).
+/// Runs the host's lobby on the command's `pool` (signing with `opts.keys`) until the seats are
+/// fixed (returns the seated announcement) or the table is cancelled (an error saying why; the
+/// cancellation is published). The pool stays open for the rest of the command; whoever closes
+/// it last hands the relays what they are still owed.
 pub async fn host_lobby(
+    pool: &RelayPool,
     opts: HostOptions,
     mut news: impl FnMut(LobbyNews) + Send,
 ) -> Result<TableSpec, TableError> {
+    if pool.keys().public_key() != opts.keys.public_key() {
+        return Err(TableError::Setup(
+            "the relay pool signs with another key than the host's".into(),
+        ));
+    }
     if opts.min_players < 2 || opts.min_players > opts.max_players {
         return Err(TableError::Setup(format!(
             "a table needs at least 2 players and no more than its seats ({}..={} asked)",
@@ -258,10 +266,9 @@ pub async fn host_lobby(
             "an invite-only table needs at least one --invite NPUB".into(),
         ));
     }
-    let pool = RelayPool::connect(opts.keys.clone(), &opts.relays, PoolConfig::default()).await?;
     // Every event of the table carries the work its most demanding relay asks (NIP-11), fixed
     // now: a log event mined again later would be a second event for its step.
-    let pow = table_pow(&pool)?;
+    let pow = table_pow(pool)?;
     let me = opts.keys.public_key();
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
@@ -299,7 +306,7 @@ pub async fn host_lobby(
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
     let mut announcer = Announcer { last: None };
     announcer
-        .publish(&pool, &spec)
+        .publish(pool, &spec)
         .await
         .map_err(TableError::Lobby)?;
     let naddr = wire::table_naddr(&me, &table, &opts.relays);
@@ -309,7 +316,7 @@ pub async fn host_lobby(
     for invitee in &opts.invite {
         let text = invitation_text(&opts.game, &opts.title, &naddr);
         match crate::net::dm::send_private(
-            &pool,
+            pool,
             invitee,
             &text,
             vec![
@@ -334,7 +341,7 @@ pub async fn host_lobby(
     let opened = Instant::now();
     let result = run_host(
         &opts,
-        &pool,
+        pool,
         &mut sub,
         &mut spec,
         &mut announcer,
@@ -349,12 +356,11 @@ pub async fn host_lobby(
             l.reason = Some(reason.clone());
         }
         spec.seats.clear();
-        let _ = announcer.publish(&pool, &spec).await;
+        let _ = announcer.publish(pool, &spec).await;
         news(LobbyNews::Cancelled {
             reason: reason.clone(),
         });
     }
-    pool.shutdown().await;
     result.map(|()| spec).map_err(TableError::Lobby)
 }
 
@@ -750,15 +756,9 @@ pub struct Joined {
     pub relays: Vec<String>,
 }
 
-/// Asks for a seat and waits until the table is seated (or cancelled, or full without us).
-pub async fn join_lobby(
-    keys: &Keys,
-    relays: &[String],
-    r: &TableRef,
-    wait: Duration,
-    mut news: impl FnMut(LobbyNews) + Send,
-) -> Result<Joined, TableError> {
-    let mut relays: Vec<String> = relays.to_vec();
+/// The relays to look for a table on: those given, then the reference's hints.
+pub fn table_relays(given: &[String], r: &TableRef) -> Result<Vec<String>, TableError> {
+    let mut relays: Vec<String> = given.to_vec();
     for h in &r.relays {
         if !relays.contains(h) {
             relays.push(h.clone());
@@ -770,10 +770,28 @@ pub async fn join_lobby(
                 .into(),
         ));
     }
-    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default()).await?;
-    let out = join_inner(keys, &pool, &relays, r, wait, &mut news).await;
-    pool.shutdown().await;
-    out.map_err(TableError::Lobby)
+    Ok(relays)
+}
+
+/// Asks for a seat and waits until the table is seated (or cancelled, or full without us), on
+/// the command's `pool` (signing with `keys`), opened on `relays` ([`table_relays`]). The pool
+/// stays open for the rest of the command.
+pub async fn join_lobby(
+    keys: &Keys,
+    pool: &RelayPool,
+    relays: &[String],
+    r: &TableRef,
+    wait: Duration,
+    mut news: impl FnMut(LobbyNews) + Send,
+) -> Result<Joined, TableError> {
+    if pool.keys().public_key() != keys.public_key() {
+        return Err(TableError::Setup(
+            "the relay pool signs with another key than this player's".into(),
+        ));
+    }
+    join_inner(keys, pool, relays, r, wait, &mut news)
+        .await
+        .map_err(TableError::Lobby)
 }
 
 async fn join_inner(
@@ -1115,6 +1133,7 @@ mod tests {
 #[cfg(test)]
 mod pow_tests {
     use super::*;
+    use crate::net::pool::PoolConfig;
     use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
 
     async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
@@ -1153,6 +1172,7 @@ mod pow_tests {
 mod seating_tests {
     use super::*;
     use crate::net::harness::{RelayProxy, Rules};
+    use crate::net::pool::PoolConfig;
     use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
     use crate::wire::lobby::seating;
 

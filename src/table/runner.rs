@@ -323,8 +323,27 @@ const ASK_AGAIN: Duration = Duration::from_secs(5);
 /// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
 
-/// Runs a client until the table ends (or stalls for `idle`).
-pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
+/// Runs a client until the table ends (or stalls for `idle`), on a pool of its own opened on
+/// `cfg.relays` with `cfg.pool`.
+pub async fn run_client<G: TableGame>(cfg: RunConfig<G>) -> Result<ClientReport, TableError> {
+    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, cfg.pool.clone()).await?;
+    run_client_on(pool, cfg).await
+}
+
+/// Runs a client until the table ends (or stalls for `idle`) on `pool`, the pool the command
+/// opened for its lobby and seating (one connection per relay and one NIP-11 read for the whole
+/// command). The pool's keys must be `cfg.keys`: it signs this seat's events. The client closes
+/// it when it stops, after handing the relays what they are owed.
+pub async fn run_client_on<G: TableGame>(
+    pool: RelayPool,
+    mut cfg: RunConfig<G>,
+) -> Result<ClientReport, TableError> {
+    if pool.keys().public_key() != cfg.keys.public_key() {
+        pool.shutdown().await;
+        return Err(TableError::Setup(
+            "the relay pool signs with another key than this seat's".into(),
+        ));
+    }
     let me_key = cfg.keys.public_key();
     let seat = cfg
         .spec
@@ -339,7 +358,6 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         (Some(_), None) => Some(Zeroizing::new(fresh_secret())),
     };
     let me = seat.zip(master);
-    let pool = RelayPool::connect(cfg.keys.clone(), &cfg.relays, cfg.pool.clone()).await?;
     let filter = wire::log_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
     // Heartbeats come on the same subscription; they are never stored, so history has none.
     let presence = wire::presence_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
