@@ -22,6 +22,12 @@
 //!              ──> table::runner (sign, journal, publish queue, heartbeats) ──> net ──> relays
 //! ```
 //!
+//! A command (`host`, `join`, `resume`) opens one relay pool and passes it down: the lobby,
+//! the seating, the players' names and the runner all use it, so each relay is connected and
+//! its NIP-11 document read once per command. The runner is a thin event loop around a
+//! synchronous state (`table::runner::state`: the outbox and its publish queue, heartbeats,
+//! relay health, events held for their time, when to wake, why a table stalled).
+//!
 //! Layers, bottom up: [`engine`], [`cards`], [`fair`], [`bots`] and [`wire`] know no game;
 //! [`games`] (rules, their words, their bots) and [`table::session`] / [`table::chance`] know
 //! no network, runtime or terminal; `net` and the rest of [`table`] are the runtime; [`ui`] and

@@ -36,5 +36,5 @@ pub mod whisper;
 #[cfg(feature = "runtime")]
 pub use error::TableError;
 #[cfg(feature = "runtime")]
-pub use runner::{run_client, ClientReport, Decider, RunConfig};
+pub use runner::{run_client, run_client_on, ClientReport, Decider, RunConfig};
 pub use session::{Session, Verdict, Violation};
