@@ -1,7 +1,8 @@
 //! One relay pool per command (issue 28): `tolerance host` and `tolerance join` each connect to
-//! a relay once and read its NIP-11 document once for the whole command (lobby, seating, the
-//! players' names, the table), instead of once per phase. Each command reaches the same relay
-//! through its own counting proxy, so the proxy's figures are that command's alone.
+//! each relay once and read its NIP-11 document once for the whole command (lobby, seating, the
+//! players' names, the table), instead of once per phase. The table lives on two relays, each
+//! a counting proxy in front of one embedded relay; two commands make two connections and two
+//! information reads on each.
 
 mod common;
 
@@ -24,24 +25,23 @@ fn assert_played(who: &str, ok: bool, out: &str, err: &str) {
 #[test]
 fn host_and_join_each_open_one_pool_for_the_whole_command() {
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
-    let (_relay, host_proxy, join_proxy) = rt.block_on(async {
+    let (_relay, proxy_a, proxy_b) = rt.block_on(async {
         let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
             .await
             .expect("the embedded relay starts");
         let url = RelayUrl::parse(&relay.url().to_string()).expect("a relay url");
-        let host_proxy = RelayProxy::start(&url, Rules::default())
+        let proxy_a = RelayProxy::start(&url, Rules::default())
             .await
-            .expect("the host's proxy starts");
-        let join_proxy = RelayProxy::start(&url, Rules::default())
+            .expect("the first proxy starts");
+        let proxy_b = RelayProxy::start(&url, Rules::default())
             .await
-            .expect("the joiner's proxy starts");
-        (relay, host_proxy, join_proxy)
+            .expect("the second proxy starts");
+        (relay, proxy_a, proxy_b)
     });
     let (ha, hb) = (home("onepool", "a"), home("onepool", "b"));
     player(&ha);
     player(&hb);
-    let host_url = host_proxy.url().to_string();
-    let join_url = join_proxy.url().to_string();
+    let (first, second) = (proxy_a.url().to_string(), proxy_b.url().to_string());
     let host = spawn(
         &ha,
         &[
@@ -49,7 +49,9 @@ fn host_and_join_each_open_one_pool_for_the_whole_command() {
             "--game",
             "high-card",
             "--relay",
-            &host_url,
+            &first,
+            "--relay",
+            &second,
             "--seats",
             "2",
             "--hands",
@@ -58,26 +60,23 @@ fn host_and_join_each_open_one_pool_for_the_whole_command() {
             "--public",
         ],
     );
+    // The naddr carries both relays: the joiner's one pool is on both.
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(30)));
-    // By its bare id, so that the naddr's relay hint (the host's proxy) is not added to the
-    // joiner's relays: the joiner reaches the relay through its own proxy only.
-    let table = Nip19Coordinate::from_bech32(&naddr)
-        .expect("the host prints an naddr")
-        .identifier
-        .clone();
-    let joiner = spawn(&hb, &["join", &table, "--relay", &join_url, "--auto"]);
+    let joiner = spawn(&hb, &["join", &naddr, "--auto"]);
     let (ok, out, err) = joiner.finish_blocking(Duration::from_secs(120));
     assert_played("joiner", ok, &out, &err);
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(60));
     assert_played("host", ok, &out, &err);
-    for (who, proxy) in [("host", &host_proxy), ("join", &join_proxy)] {
+    for proxy in [&proxy_a, &proxy_b] {
         let stats = proxy.stats();
-        // One relay, one pool: one WebSocket connection and one information document for the
-        // lobby, the seating, the names and the whole table.
+        // Two commands, one pool each: two WebSocket connections and two information documents
+        // on each relay for the lobby, the seating, the names and the whole table (a pool per
+        // phase made eight of each).
         assert_eq!(
             (stats.connections, stats.info_reads),
-            (1, 1),
-            "`tolerance {who}` opened more than one pool's worth of connections: {stats:?}"
+            (2, 2),
+            "more than one pool's worth of connections per command on {}: {stats:?}",
+            proxy.url()
         );
     }
     drop(rt);

@@ -37,34 +37,43 @@ pub async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
     let relays = lobby::table_relays(&args.relays, &r)?;
     println!("joining as {}", short_npub(&keys.public_key()));
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
-    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let played = join_on(keys, &pool, &relays, &r, args).await;
+    let pool = connect(keys, &relays).await?;
+    let wait = Duration::from_secs(args.wait);
+    let joined = lobby::join_lobby(keys, &pool, &relays, &r, wait, |n| print_news(&n)).await;
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(e) => {
+            pool.shutdown().await;
+            return Err(e.to_string());
+        }
+    };
+    // The table plays on its own relays as well as those it was found on. An naddr carries the
+    // table's relays, so they are the pool's already; a table found elsewhere (by its id, or
+    // through other relays) lists some the pool lacks, and the table takes a pool on them all.
+    let pool = if joined.relays.iter().all(|u| relays.contains(u)) {
+        pool
+    } else {
+        pool.shutdown().await;
+        connect(keys, &joined.relays).await?
+    };
+    let played = seat_on(keys, &pool, joined, SeatUi::choose(args.auto, args.plain)).await;
     pool.shutdown().await;
     played
 }
 
-async fn join_on(
+async fn connect(keys: &Keys, relays: &[String]) -> Result<RelayPool, String> {
+    RelayPool::connect(keys.clone(), relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn seat_on(
     keys: &Keys,
     pool: &RelayPool,
-    relays: &[String],
-    r: &lobby::TableRef,
-    args: JoinArgs,
+    joined: lobby::Joined,
+    ui: SeatUi,
 ) -> Result<(), String> {
-    let joined = lobby::join_lobby(keys, pool, relays, r, Duration::from_secs(args.wait), |n| {
-        print_news(&n)
-    })
-    .await?;
     let (spec, start) = seated(pool, &joined.host, &joined.spec.table).await?;
     let joined = lobby::Joined { spec, ..joined };
-    play_seat(
-        keys,
-        pool,
-        joined,
-        start,
-        SeatUi::choose(args.auto, args.plain),
-        None,
-    )
-    .await
+    play_seat(keys, pool, joined, start, ui, None).await
 }
