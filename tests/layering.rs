@@ -36,7 +36,8 @@ fn module_of(rel: &str) -> Module {
     parts
 }
 
-/// `text` without comments, and with every string and char literal emptied.
+/// `text` without comments, and with every string and char literal emptied; the line breaks
+/// stay, so a place in it is on the line it was on in `text`.
 fn code_only(text: &str) -> String {
     let b: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -44,6 +45,7 @@ fn code_only(text: &str) -> String {
     while i < b.len() {
         let c = b[i];
         let next = b.get(i + 1).copied();
+        let from = i;
         if c == '/' && next == Some('/') {
             while i < b.len() && b[i] != '\n' {
                 i += 1;
@@ -64,6 +66,7 @@ fn code_only(text: &str) -> String {
                     i += 1;
                 }
             }
+            out.extend(std::iter::repeat_n('\n', line_breaks(&b[from..i])));
         } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&b, i) {
             // A raw string: r"…", r#"…"#.
             let mut j = i + 1;
@@ -89,6 +92,10 @@ fn code_only(text: &str) -> String {
                 j += 1;
             }
             out.push_str("\"\"");
+            out.extend(std::iter::repeat_n(
+                '\n',
+                line_breaks(&b[from..j.min(b.len())]),
+            ));
             i = j;
         } else if c == '"' {
             i += 1;
@@ -100,6 +107,10 @@ fn code_only(text: &str) -> String {
             }
             i += 1;
             out.push_str("\"\"");
+            out.extend(std::iter::repeat_n(
+                '\n',
+                line_breaks(&b[from..i.min(b.len())]),
+            ));
         } else if c == '\'' {
             // A char literal ('a', '\n', '\u{1F600}') or a lifetime ('a, 'static).
             let close = if next == Some('\\') {
@@ -127,11 +138,16 @@ fn code_only(text: &str) -> String {
     out
 }
 
+fn line_breaks(b: &[char]) -> usize {
+    b.iter().filter(|c| **c == '\n').count()
+}
+
 fn ident_before(b: &[char], i: usize) -> bool {
     i > 0 && (b[i - 1].is_alphanumeric() || b[i - 1] == '_')
 }
 
-/// `code` without the bodies of inline `#[cfg(test)] mod name { … }` modules.
+/// `code` without the bodies of inline `#[cfg(test)] mod name { … }` modules (their line breaks
+/// stay).
 fn without_test_modules(code: &str) -> String {
     let mut out = String::new();
     let mut rest = code;
@@ -162,6 +178,10 @@ fn without_test_modules(code: &str) -> String {
                 _ => {}
             }
         }
+        out.extend(std::iter::repeat_n(
+            '\n',
+            after[..end].matches('\n').count(),
+        ));
         rest = &after[end..];
     }
     out.push_str(rest);
@@ -769,4 +789,134 @@ fn the_core_builds_no_runtime_and_no_terminal_crate() {
             "the checker does not see {krate} in the program"
         );
     }
+}
+
+/// The longest a function outside tests may be, in lines from its `fn` to its closing brace.
+const LONGEST_FN: usize = 150;
+
+/// Every function with a body in `code` (comments, strings and test modules taken out, line
+/// breaks kept): its name, first line (1-based) and length in lines.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let b: Vec<char> = code.chars().collect();
+    let line_at = |k: usize| 1 + line_breaks(&b[..k]);
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        let is_fn =
+            b[i] == 'f' && b[i + 1] == 'n' && !ident_before(&b, i) && b[i + 2].is_whitespace();
+        if !is_fn {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < b.len() && b[j].is_whitespace() {
+            j += 1;
+        }
+        let name: String = b[j..]
+            .iter()
+            .take_while(|c| c.is_alphanumeric() || **c == '_')
+            .collect();
+        // `fn(u8) -> u8` is a type, not a function.
+        if name.is_empty() {
+            i = j;
+            continue;
+        }
+        // The body opens at the first brace before any `;` (a declaration without a body).
+        let Some(open) = (j..b.len()).find(|&k| b[k] == '{' || b[k] == ';') else {
+            break;
+        };
+        if b[open] == ';' {
+            i = open;
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut close = b.len() - 1;
+        for (k, ch) in b.iter().enumerate().skip(open) {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = k;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let first = line_at(i);
+        found.push((name, first, line_at(close) - first + 1));
+        // Functions nested in this one are measured too.
+        i = open;
+    }
+    found
+}
+
+/// A file of tests only: a `tests` module in a file of its own, or a test module's folder.
+fn test_file(rel: &str) -> bool {
+    rel.split('/')
+        .any(|p| p == "tests" || p == "tests.rs" || p.ends_with("_tests.rs"))
+}
+
+/// No function outside tests runs over [`LONGEST_FN`] lines: a longer one mixes jobs that want
+/// names of their own.
+#[test]
+fn no_function_outside_tests_is_over_150_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let mut long = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root.join("src"))
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if test_file(&rel) {
+            continue;
+        }
+        let code = without_test_modules(&code_only(&std::fs::read_to_string(f).unwrap()));
+        for (name, line, len) in functions(&code) {
+            if len > LONGEST_FN {
+                long.push(format!("src/{rel}:{line} fn {name}: {len} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {LONGEST_FN} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+/// The measure itself: bodies, declarations, types, strings and comments.
+#[test]
+fn the_function_measure_counts_lines_from_fn_to_its_brace() {
+    let src = "trait T { fn decl(&self); }\n\
+               fn short(f: fn(u8) -> u8) -> u8 {\n    f(1)\n}\n\
+               /* fn commented() {\n\n} */\n\
+               fn with_string() {\n    let s = \"{ not a brace\n still the string\";\n    \
+               let t = '{';\n}\n";
+    let code = without_test_modules(&code_only(src));
+    let got = functions(&code);
+    assert_eq!(
+        got,
+        vec![
+            ("short".to_string(), 2, 3),
+            ("with_string".to_string(), 8, 5)
+        ]
+    );
+    let long = format!(
+        "fn long() {{\n{}}}\n",
+        "    step();\n".repeat(LONGEST_FN - 1)
+    );
+    assert_eq!(
+        functions(&code_only(&long)),
+        vec![("long".to_string(), 1, LONGEST_FN + 1)]
+    );
+    let tested = format!("#[cfg(test)]\nmod tests {{\n{long}}}\nfn after() {{}}\n");
+    assert_eq!(
+        functions(&without_test_modules(&code_only(&tested))),
+        vec![("after".to_string(), LONGEST_FN + 5, 1)]
+    );
 }

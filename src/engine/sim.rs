@@ -417,30 +417,7 @@ pub fn simulate<G: Game>(
             }
         }
         if opts.check_views {
-            for (viewer, replica) in viewers.iter().zip(&replicas) {
-                if replica.to_act() != god.to_act() {
-                    return Err(ctx(format!(
-                        "viewer {viewer:?} disagrees on who acts: {:?} vs {:?}",
-                        replica.to_act(),
-                        god.to_act()
-                    )));
-                }
-                if replica.view(*viewer) != god.view(*viewer) {
-                    return Err(ctx(format!(
-                        "view of {viewer:?} differs between the full state and that seat's own \
-                         state (a leak or a dependence on hidden data):\n full: {:?}\n own:  {:?}",
-                        god.view(*viewer),
-                        replica.view(*viewer)
-                    )));
-                }
-                if let Some(seat) = viewer {
-                    if replica.legal_actions(*seat) != god.legal_actions(*seat) {
-                        return Err(ctx(format!(
-                            "seat {seat}'s legal moves depend on hidden data"
-                        )));
-                    }
-                }
-            }
+            check_replicas(&god, &viewers, &replicas).map_err(ctx)?;
         }
         let to_act = god.to_act();
         match to_act {
@@ -541,6 +518,38 @@ pub fn simulate<G: Game>(
         }
     }
     Err(format!("no end after {} steps", opts.max_steps))
+}
+
+/// Each replica (a viewer's own state, fed only what that viewer may see) agrees with the full
+/// state on who acts, on that viewer's view and on its seat's legal moves.
+fn check_replicas<G: Game>(
+    god: &G,
+    viewers: &[Option<Seat>],
+    replicas: &[G],
+) -> Result<(), String> {
+    for (viewer, replica) in viewers.iter().zip(replicas) {
+        if replica.to_act() != god.to_act() {
+            return Err(format!(
+                "viewer {viewer:?} disagrees on who acts: {:?} vs {:?}",
+                replica.to_act(),
+                god.to_act()
+            ));
+        }
+        if replica.view(*viewer) != god.view(*viewer) {
+            return Err(format!(
+                "view of {viewer:?} differs between the full state and that seat's own \
+                 state (a leak or a dependence on hidden data):\n full: {:?}\n own:  {:?}",
+                god.view(*viewer),
+                replica.view(*viewer)
+            ));
+        }
+        if let Some(seat) = viewer {
+            if replica.legal_actions(*seat) != god.legal_actions(*seat) {
+                return Err(format!("seat {seat}'s legal moves depend on hidden data"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The checks on one actor's moves: listed moves sorted and accepted, a legal timeout move,

@@ -200,6 +200,29 @@ pub async fn announce_on(
     Ok(table)
 }
 
+/// Announces a seated table on the host's `pool` and reads it back as the seats will (with its
+/// time); on failure the pool is closed.
+async fn announce_and_read(
+    pool: &RelayPool,
+    game: &str,
+    setup: serde_json::Value,
+    seats: &[PublicKey],
+    deadlines: Deadlines,
+) -> Result<(String, TableSpec, u64), TableError> {
+    let read = async {
+        let table = announce_on(pool, game, setup, seats, deadlines).await?;
+        let host = pool.keys().public_key();
+        let (spec, start) =
+            super::runner::fetch_table(pool, &host, &table, Duration::from_secs(10)).await?;
+        Ok((table, spec, start))
+    }
+    .await;
+    if read.is_err() {
+        pool.shutdown().await;
+    }
+    read
+}
+
 /// Runs a whole table of `G` and checks that every client agrees. Seat 0 may be decided by
 /// `seat0` (a person) and watched through `seat0_update`.
 pub async fn run_demo<G: TableGame>(
@@ -243,25 +266,8 @@ pub async fn run_demo<G: TableGame>(
     let setup_json = serde_json::to_value(&setup).map_err(|e| TableError::Setup(e.to_string()))?;
     // The host's one pool: it announces, reads the table back and plays seat 0.
     let host_pool = RelayPool::connect(host.clone(), &relays, opts.pool.clone()).await?;
-    let announced = async {
-        let table = announce_on(&host_pool, G::NAME, setup_json, &seats, opts.deadlines).await?;
-        let (spec, start) = super::runner::fetch_table(
-            &host_pool,
-            &host.public_key(),
-            &table,
-            Duration::from_secs(10),
-        )
-        .await?;
-        Ok::<_, TableError>((table, spec, start))
-    }
-    .await;
-    let (table, spec, start) = match announced {
-        Ok(a) => a,
-        Err(e) => {
-            host_pool.shutdown().await;
-            return Err(e);
-        }
-    };
+    let (table, spec, start) =
+        announce_and_read(&host_pool, G::NAME, setup_json, &seats, opts.deadlines).await?;
     let mut host_pool = Some(host_pool);
     let mut seat0 = seat0;
     let mut seat0_update = seat0_update;

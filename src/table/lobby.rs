@@ -806,27 +806,7 @@ async fn join_inner(
     let host = ev.pubkey;
     let me = keys.public_key();
     let table = spec.table.clone();
-    let lobby = spec
-        .lobby
-        .clone()
-        .ok_or("this table seated its players directly; there is no lobby to join")?;
-    match lobby.status {
-        // Starting: the seats are listed, but a listed player who never reveals loses the seat
-        // and it reopens; wait for that instead of giving up on a table sybils filled.
-        LobbyStatus::Open | LobbyStatus::Starting => {}
-        LobbyStatus::Cancelled => {
-            return Err(format!(
-                "the table was cancelled: {}",
-                lobby.reason.unwrap_or_default()
-            ))
-        }
-        s => {
-            return Err(format!(
-                "the table is {} and takes no more players",
-                s.name()
-            ))
-        }
-    }
+    let lobby = joinable(&spec)?;
     // Play on the table's own relays as well as the ones we found it on.
     let mut all_relays = relays.to_vec();
     for u in &lobby.relays {
@@ -859,18 +839,8 @@ async fn join_inner(
         let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
         if host != me && mine.is_none() && l.status == LobbyStatus::Open && asked != Some(l.round) {
             round = l.round;
-            nonce = new_nonce();
-            commit = seat_commit(&table, &me, &nonce);
-            send_lobby_pow(
-                pool,
-                &host,
-                &table,
-                LobbyBody::Join {
-                    commit: commit.clone(),
-                },
-                Some(l.join_pow.unwrap_or(0).max(spec.pow)),
-            )
-            .await?;
+            let pow = l.join_pow.unwrap_or(0).max(spec.pow);
+            (nonce, commit) = commit_join(pool, &host, &table, &me, Some(pow)).await?;
             asked = Some(l.round);
             if debug() {
                 eprintln!("[join] asked for a seat at {table}");
@@ -879,18 +849,8 @@ async fn join_inner(
         // The host reopened the lobby (someone never revealed): commit to a fresh nonce.
         if l.round > round && mine.is_some() && l.status == LobbyStatus::Open {
             round = l.round;
-            nonce = new_nonce();
-            commit = seat_commit(&table, &me, &nonce);
             revealed = false;
-            send_lobby(
-                pool,
-                &host,
-                &table,
-                LobbyBody::Join {
-                    commit: commit.clone(),
-                },
-            )
-            .await?;
+            (nonce, commit) = commit_join(pool, &host, &table, &me, None).await?;
             continue;
         }
         match l.status {
@@ -962,15 +922,9 @@ async fn join_inner(
             eprintln!("[join] event kind {} from {}", ev.kind, ev.pubkey);
         }
         if ev.kind == Kind::from(wire::KIND_TABLE) {
-            if ev.pubkey != host || latest(&[newest.clone(), ev.clone()]) != Some(&ev) {
-                continue;
-            }
-            match wire::parse_table(&ev) {
-                Ok(s) if s.table == table && s.lobby.is_some() => {
-                    spec = s;
-                    newest = ev;
-                }
-                _ => continue,
+            if let Some(s) = newer_lobby(&ev, &newest, &host, &table) {
+                spec = s;
+                newest = ev;
             }
         } else if let Ok(LobbyMsg {
             body: LobbyBody::Join { .. },
@@ -986,6 +940,56 @@ async fn join_inner(
             }
         }
     }
+}
+
+/// Commits to a fresh seating nonce and asks for a seat with it (with `pow` bits of proof of
+/// work when given); the nonce and its commitment.
+async fn commit_join(
+    pool: &RelayPool,
+    host: &PublicKey,
+    table: &str,
+    me: &PublicKey,
+    pow: Option<u8>,
+) -> Result<([u8; 32], String), String> {
+    let nonce = new_nonce();
+    let commit = seat_commit(table, me, &nonce);
+    let body = LobbyBody::Join {
+        commit: commit.clone(),
+    };
+    send_lobby_pow(pool, host, table, body, pow).await?;
+    Ok((nonce, commit))
+}
+
+/// The lobby of a table a player may still join, or why not.
+fn joinable(spec: &TableSpec) -> Result<Lobby, String> {
+    let lobby = spec
+        .lobby
+        .clone()
+        .ok_or("this table seated its players directly; there is no lobby to join")?;
+    match lobby.status {
+        // Starting: the seats are listed, but a listed player who never reveals loses the seat
+        // and it reopens; wait for that instead of giving up on a table sybils filled.
+        LobbyStatus::Open | LobbyStatus::Starting => Ok(lobby),
+        LobbyStatus::Cancelled => Err(format!(
+            "the table was cancelled: {}",
+            lobby.reason.unwrap_or_default()
+        )),
+        s => Err(format!(
+            "the table is {} and takes no more players",
+            s.name()
+        )),
+    }
+}
+
+/// The table with a lobby that `ev` announces, when it is the host's newer version of `table`
+/// than `newest`.
+fn newer_lobby(ev: &Event, newest: &Event, host: &PublicKey, table: &str) -> Option<TableSpec> {
+    if ev.pubkey != *host || latest(&[newest.clone(), ev.clone()]) != Some(ev) {
+        return None;
+    }
+    wire::parse_table(ev)
+        .ok()
+        .filter(|s| s.table == table && s.lobby.is_some())
 }
 
 /// An open public table or an invitation, as `tolerance tables` lists it.

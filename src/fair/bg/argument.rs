@@ -264,6 +264,38 @@ pub(crate) struct Shuffled {
     pub(crate) proof_bytes: Vec<u8>,
 }
 
+/// The secret half of a shuffle: a uniform permutation of `prev` (`SliceRandom::shuffle` of
+/// `0..n`) and one remasking scalar per output card under `apk`, drawn from `rng` in that order;
+/// the permutation, the scalars and the remasked cards. The permutation and the scalars are
+/// wiped when dropped.
+fn permute_and_remask<R: RngCore + CryptoRng>(
+    rng: &mut R,
+    apk: &Affine,
+    prev: &[Ciphertext],
+) -> (
+    Zeroizing<Vec<usize>>,
+    Zeroizing<Vec<Scalar>>,
+    Vec<Ciphertext>,
+) {
+    let n = prev.len();
+    let mut perm: Zeroizing<Vec<usize>> = Zeroizing::new((0..n).collect());
+    perm.as_mut_slice().shuffle(rng);
+    let rho: Zeroizing<Vec<Scalar>> = Zeroizing::new((0..n).map(|_| Scalar::rand(rng)).collect());
+    let rho_g = mul_generator(&rho);
+    let rho_pk = mul_base(apk, &rho);
+    let remasked: Vec<Point> = (0..n)
+        .flat_map(|i| {
+            let (c1, c2) = prev[perm[i]];
+            [c1.into_group() + rho_g[i], c2.into_group() + rho_pk[i]]
+        })
+        .collect();
+    let cards: Vec<Ciphertext> = Point::normalize_batch(&remasked)
+        .chunks_exact(2)
+        .map(|c| (c[0], c[1]))
+        .collect();
+    (perm, rho, cards)
+}
+
 /// Permute `prev` uniformly, remask every card under `apk`, and prove it. `prev` must hold at
 /// least two cards. The RNG is used in ziffle's order: `SliceRandom::shuffle` of `0..n`, one
 /// remasking scalar per output card, then the proof's blinding values.
@@ -282,22 +314,7 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     let ck = CommitKey::new(&gens, n);
     let g = generator();
 
-    // The permutation and every vector that would reveal it are wiped when dropped.
-    let mut perm: Zeroizing<Vec<usize>> = Zeroizing::new((0..n).collect());
-    perm.as_mut_slice().shuffle(rng);
-    let rho: Zeroizing<Vec<Scalar>> = Zeroizing::new((0..n).map(|_| Scalar::rand(rng)).collect());
-    let rho_g = mul_generator(&rho);
-    let rho_pk = mul_base(apk, &rho);
-    let remasked: Vec<Point> = (0..n)
-        .flat_map(|i| {
-            let (c1, c2) = prev.cards[perm[i]];
-            [c1.into_group() + rho_g[i], c2.into_group() + rho_pk[i]]
-        })
-        .collect();
-    let cards: Vec<Ciphertext> = Point::normalize_batch(&remasked)
-        .chunks_exact(2)
-        .map(|c| (c[0], c[1]))
-        .collect();
+    let (perm, rho, cards) = permute_and_remask(rng, apk, prev.cards);
     let bytes = ciphertexts_bytes(&cards);
     let next = DeckRef {
         cards: &cards,

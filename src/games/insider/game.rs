@@ -946,40 +946,7 @@ impl Game for Insider {
         })?;
         let pending = std::mem::take(&mut self.pending);
         match self.phase {
-            Phase::Lot => {
-                let n = self.setup.players;
-                let mut master = None;
-                for out in outcomes {
-                    if let ChanceOutcome::Rolled { values } = out {
-                        master = Some((values[0] - 1) % n);
-                    }
-                }
-                let m = master.expect("the lot");
-                self.master = Some(m);
-                self.roles.insert(m, Role::Master);
-                for out in outcomes {
-                    if let ChanceOutcome::RolledPrivate {
-                        owner,
-                        values: Some(v),
-                    } = out
-                    {
-                        if *owner == m {
-                            self.dice = Some(v.clone());
-                        }
-                    }
-                }
-                self.log.push(Entry::Master { seat: m });
-                self.phase = Phase::Roles;
-                let mut reqs = vec![ChanceRequest::Shuffle {
-                    deck: ROLE_DECK,
-                    spec: role_spec(n),
-                }];
-                for (i, s) in self.askers_ascending().into_iter().enumerate() {
-                    self.role_pos.insert(s, i as u16);
-                    reqs.push(ChanceRequest::deal(ROLE_DECK, i as u16, s));
-                }
-                self.pending = reqs;
-            }
+            Phase::Lot => self.drew_lot(outcomes),
             Phase::Roles => {
                 for (req, out) in pending.iter().zip(outcomes) {
                     if let (
@@ -1046,35 +1013,7 @@ impl Game for Insider {
                     roll: 0,
                 }];
             }
-            Phase::Open => {
-                for out in outcomes {
-                    if let ChanceOutcome::WhisperOpened { values, .. } = out {
-                        self.dice = Some(values.clone());
-                    }
-                }
-                let word = self.word().unwrap_or_default().to_string();
-                self.log.push(Entry::WordShown { word: word.clone() });
-                // The Master's judgments, checked against the word now everyone sees.
-                let master = self.master.expect("a Master");
-                for q in self.qa.clone() {
-                    if let Said::Guess {
-                        word: g,
-                        right: Some(r),
-                    } = &q.said
-                    {
-                        if (normal(g) == word) != *r {
-                            self.misjudged = true;
-                            self.log.push(Entry::Misjudged {
-                                seat: master,
-                                word: g.clone(),
-                                said: *r,
-                            });
-                        }
-                    }
-                }
-                self.shown_word = Some(word);
-                self.phase = Phase::Done;
-            }
+            Phase::Open => self.word_opened(outcomes),
             _ => {
                 self.pending = pending;
                 return Err(RuleError::BadChance("nothing was asked for".into()));
@@ -1286,6 +1225,73 @@ impl Game for Insider {
 }
 
 impl Insider {
+    /// The lot drew the Master (who sees the word's dice); the role cards are shuffled and
+    /// dealt to the others next.
+    fn drew_lot(&mut self, outcomes: &[ChanceOutcome]) {
+        let n = self.setup.players;
+        let mut master = None;
+        for out in outcomes {
+            if let ChanceOutcome::Rolled { values } = out {
+                master = Some((values[0] - 1) % n);
+            }
+        }
+        let m = master.expect("the lot");
+        self.master = Some(m);
+        self.roles.insert(m, Role::Master);
+        for out in outcomes {
+            if let ChanceOutcome::RolledPrivate {
+                owner,
+                values: Some(v),
+            } = out
+            {
+                if *owner == m {
+                    self.dice = Some(v.clone());
+                }
+            }
+        }
+        self.log.push(Entry::Master { seat: m });
+        self.phase = Phase::Roles;
+        let mut reqs = vec![ChanceRequest::Shuffle {
+            deck: ROLE_DECK,
+            spec: role_spec(n),
+        }];
+        for (i, s) in self.askers_ascending().into_iter().enumerate() {
+            self.role_pos.insert(s, i as u16);
+            reqs.push(ChanceRequest::deal(ROLE_DECK, i as u16, s));
+        }
+        self.pending = reqs;
+    }
+
+    /// The word is shown to all: the Master's judgments of the guesses are checked against it.
+    fn word_opened(&mut self, outcomes: &[ChanceOutcome]) {
+        for out in outcomes {
+            if let ChanceOutcome::WhisperOpened { values, .. } = out {
+                self.dice = Some(values.clone());
+            }
+        }
+        let word = self.word().unwrap_or_default().to_string();
+        self.log.push(Entry::WordShown { word: word.clone() });
+        // The Master's judgments, checked against the word now everyone sees.
+        let master = self.master.expect("a Master");
+        for q in self.qa.clone() {
+            if let Said::Guess {
+                word: g,
+                right: Some(r),
+            } = &q.said
+            {
+                if (normal(g) == word) != *r {
+                    self.misjudged = true;
+                    self.log.push(Entry::Misjudged {
+                        seat: master,
+                        word: g.clone(),
+                        said: *r,
+                    });
+                }
+            }
+        }
+        self.shown_word = Some(word);
+        self.phase = Phase::Done;
+    }
     fn askers_ascending(&self) -> Vec<Seat> {
         let mut a = self.askers();
         a.sort_unstable();

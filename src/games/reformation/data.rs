@@ -469,6 +469,52 @@ impl Data {
                 crate::cards::MAX_DECK_SIZE
             ));
         }
+        self.validate_each_card()?;
+        for reign in 1..=REIGNS as u8 {
+            let count = self
+                .cards
+                .iter()
+                .filter(|c| c.monarch == Some(reign))
+                .count();
+            if count != 1 {
+                return Err(format!(
+                    "the card set has {count} Monarchs of reign {reign}: it needs exactly one"
+                ));
+            }
+        }
+        let plagues = self.cards.iter().filter(|c| c.plague).count();
+        if plagues > 2 {
+            return Err(format!(
+                "the card set has {plagues} Plague cards: a table plays with one or two"
+            ));
+        }
+        let r = &self.rules;
+        in_range(r.start_money, 0, 69, || "rules.start_money".into())?;
+        in_range(r.loan_money, 0, 69, || "rules.loan_money".into())?;
+        in_range(r.loan_repay, 1, 69, || "rules.loan_repay".into())?;
+        in_range(r.loan_penalty, 0, 69, || "rules.loan_penalty".into())?;
+        in_range(r.tally_max, 9, 999, || "rules.tally_max".into())?;
+        in_range(r.pennant_step, 1, r.tally_max, || {
+            "rules.pennant_step".into()
+        })?;
+        if r.round_taxes.len() != REIGNS {
+            return Err(format!(
+                "rules.round_taxes names the pile of each of the 3 reigns, not {}",
+                r.round_taxes.len()
+            ));
+        }
+        self.validate_each_role()?;
+        if self.roles.len() > 40 {
+            return Err(format!(
+                "{} roles is too many: at most 40",
+                self.roles.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each card's name, numbers, Monarch and effect; no two cards with one label.
+    fn validate_each_card(&self) -> Result<(), String> {
         let mut labels = std::collections::BTreeSet::new();
         for (i, c) in self.cards.iter().enumerate() {
             let at = || self.card_words(i);
@@ -536,39 +582,11 @@ impl Data {
                 }
             }
         }
-        for reign in 1..=REIGNS as u8 {
-            let count = self
-                .cards
-                .iter()
-                .filter(|c| c.monarch == Some(reign))
-                .count();
-            if count != 1 {
-                return Err(format!(
-                    "the card set has {count} Monarchs of reign {reign}: it needs exactly one"
-                ));
-            }
-        }
-        let plagues = self.cards.iter().filter(|c| c.plague).count();
-        if plagues > 2 {
-            return Err(format!(
-                "the card set has {plagues} Plague cards: a table plays with one or two"
-            ));
-        }
-        let r = &self.rules;
-        in_range(r.start_money, 0, 69, || "rules.start_money".into())?;
-        in_range(r.loan_money, 0, 69, || "rules.loan_money".into())?;
-        in_range(r.loan_repay, 1, 69, || "rules.loan_repay".into())?;
-        in_range(r.loan_penalty, 0, 69, || "rules.loan_penalty".into())?;
-        in_range(r.tally_max, 9, 999, || "rules.tally_max".into())?;
-        in_range(r.pennant_step, 1, r.tally_max, || {
-            "rules.pennant_step".into()
-        })?;
-        if r.round_taxes.len() != REIGNS {
-            return Err(format!(
-                "rules.round_taxes names the pile of each of the 3 reigns, not {}",
-                r.round_taxes.len()
-            ));
-        }
+        Ok(())
+    }
+
+    /// Each role's name (unique) and its scores for the three reigns and the end.
+    fn validate_each_role(&self) -> Result<(), String> {
         let mut names = std::collections::BTreeSet::new();
         for (k, role) in std::iter::once(&self.bertram)
             .chain(&self.roles)
@@ -628,12 +646,6 @@ impl Data {
             ] {
                 in_range(v, -20, 20, || format!("{}: end.{field}", at()))?;
             }
-        }
-        if self.roles.len() > 40 {
-            return Err(format!(
-                "{} roles is too many: at most 40",
-                self.roles.len()
-            ));
         }
         Ok(())
     }

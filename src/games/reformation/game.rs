@@ -1552,44 +1552,7 @@ impl Game for Reformation {
                 self.phase = Phase::Play;
             }
             (Phase::Play, Action::Play { position, declare }) => {
-                let slot = *self
-                    .slot(seat, position)
-                    .ok_or_else(|| illegal(seat, "that card is not in your hand"))?;
-                if declare == Some(Suit::Wild) {
-                    return Err(illegal(
-                        seat,
-                        "a Wild card is declared as Nobles, Clergy, Townsfolk or Peasants",
-                    ));
-                }
-                let known: Option<Vec<(u16, CardId)>> = self
-                    .held(seat)
-                    .into_iter()
-                    .map(|(p, c)| c.map(|c| (p, c)))
-                    .collect();
-                if let Some(hand) = known {
-                    if !self.plays(&hand).contains(action) {
-                        let c = slot.card(self.monarch()).expect("known");
-                        let why = match (self.card_suit(c), declare) {
-                            (Suit::Wild, None) => "declare the suit your Wild card is played as",
-                            (s, Some(_)) if s != Suit::Wild => {
-                                "only a Wild card is declared as a suit"
-                            }
-                            _ => "follow the suit led when you can (or play a Wild card)",
-                        };
-                        return Err(illegal(seat, why));
-                    }
-                }
-                if slot.shown {
-                    self.place(seat, position, declare, false);
-                } else {
-                    self.played = Some(Pending {
-                        seat,
-                        position: Some(position),
-                        declare,
-                    });
-                    self.phase = Phase::Reveal;
-                    self.reveal(position);
-                }
+                self.play_card(seat, position, declare, action)?
             }
             (Phase::Play, Action::Auto) => {
                 let hidden: Vec<u16> = self.hands[&seat]
@@ -1638,41 +1601,7 @@ impl Game for Reformation {
                 });
                 self.run_effects();
             }
-            (Phase::Execute, Action::Execute { position }) => {
-                if !self.execution_targets(seat).contains(&position) {
-                    return Err(illegal(
-                        seat,
-                        "the Monarch executes a living card of your board or the top living \
-                         card of another player's pile",
-                    ));
-                }
-                let owner = *self
-                    .players
-                    .iter()
-                    .find(|(_, p)| {
-                        p.tableau
-                            .living
-                            .iter()
-                            .flatten()
-                            .any(|c| c.position == position)
-                    })
-                    .expect("a target lies on a board")
-                    .0;
-                let victim = self
-                    .players
-                    .get_mut(&owner)
-                    .expect("a player")
-                    .tableau
-                    .kill(position)
-                    .expect("a living card");
-                self.log.push(Entry::Executed {
-                    seat,
-                    monarch: self.monarch(),
-                    victim: victim.card,
-                    owner,
-                });
-                self.score_round();
-            }
+            (Phase::Execute, Action::Execute { position }) => self.execute(seat, position)?,
             (Phase::Repay, Action::Repay { count }) => {
                 if !self.legal_actions(seat).contains(action) {
                     return Err(illegal(
@@ -1999,6 +1928,93 @@ impl Game for Reformation {
 }
 
 impl Reformation {
+    /// `seat` plays the card at `position` of its hand (declaring a Wild card's suit): placed
+    /// at once when shown, else revealed first.
+    fn play_card(
+        &mut self,
+        seat: Seat,
+        position: u16,
+        declare: Option<Suit>,
+        action: &Action,
+    ) -> Result<(), RuleError> {
+        let slot = *self
+            .slot(seat, position)
+            .ok_or_else(|| illegal(seat, "that card is not in your hand"))?;
+        if declare == Some(Suit::Wild) {
+            return Err(illegal(
+                seat,
+                "a Wild card is declared as Nobles, Clergy, Townsfolk or Peasants",
+            ));
+        }
+        let known: Option<Vec<(u16, CardId)>> = self
+            .held(seat)
+            .into_iter()
+            .map(|(p, c)| c.map(|c| (p, c)))
+            .collect();
+        if let Some(hand) = known {
+            if !self.plays(&hand).contains(action) {
+                let c = slot.card(self.monarch()).expect("known");
+                let why = match (self.card_suit(c), declare) {
+                    (Suit::Wild, None) => "declare the suit your Wild card is played as",
+                    (s, Some(_)) if s != Suit::Wild => "only a Wild card is declared as a suit",
+                    _ => "follow the suit led when you can (or play a Wild card)",
+                };
+                return Err(illegal(seat, why));
+            }
+        }
+        if slot.shown {
+            self.place(seat, position, declare, false);
+        } else {
+            self.played = Some(Pending {
+                seat,
+                position: Some(position),
+                declare,
+            });
+            self.phase = Phase::Reveal;
+            self.reveal(position);
+        }
+        Ok(())
+    }
+
+    /// The Monarch's execution: `seat` kills the living card at `position`, then the round is
+    /// scored.
+    fn execute(&mut self, seat: Seat, position: u16) -> Result<(), RuleError> {
+        if !self.execution_targets(seat).contains(&position) {
+            return Err(illegal(
+                seat,
+                "the Monarch executes a living card of your board or the top living \
+                 card of another player's pile",
+            ));
+        }
+        let owner = *self
+            .players
+            .iter()
+            .find(|(_, p)| {
+                p.tableau
+                    .living
+                    .iter()
+                    .flatten()
+                    .any(|c| c.position == position)
+            })
+            .expect("a target lies on a board")
+            .0;
+        let victim = self
+            .players
+            .get_mut(&owner)
+            .expect("a player")
+            .tableau
+            .kill(position)
+            .expect("a living card");
+        self.log.push(Entry::Executed {
+            seat,
+            monarch: self.monarch(),
+            victim: victim.card,
+            owner,
+        });
+        self.score_round();
+        Ok(())
+    }
+
     /// Stores a card dealt or shown.
     fn store(
         &mut self,

@@ -284,33 +284,7 @@ impl<R: Rng> MonteCarloBot<R> {
                 opp_equity,
             });
         }
-        // Read the opponents' bets: each world is weighted by how likely the bets each
-        // opponent made are, given its hand there. The model is deliberately mild (a raise is a
-        // few times likelier from a strong hand than a weak one) so bluffs do not fool it badly.
-        for (k, o) in opps.iter().enumerate() {
-            let (mut raises, mut calls, mut checks) = (0i32, 0i32, 0i32);
-            for e in &view.log {
-                if let LogEntry::Act { seat, action } = e {
-                    if *seat == o.seat {
-                        match action {
-                            Action::Raise { .. } => raises += 1,
-                            Action::Call => calls += 1,
-                            Action::Check => checks += 1,
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            if raises + calls + checks == 0 {
-                continue;
-            }
-            for w in &mut worlds {
-                let s = w.opp_equity[k];
-                w.weight *= (0.25 + s).powi(raises)
-                    * (0.6 + 0.4 * s).powi(calls)
-                    * (1.2 - 0.4 * s).powi(checks);
-            }
-        }
+        weigh_by_bets(&mut worlds, &opps, view);
         Some(Estimate { worlds, opps })
     }
 
@@ -475,6 +449,37 @@ impl<R: Rng + Send> Bot<Hand> for MonteCarloBot<R> {
     }
     fn name(&self) -> &str {
         "montecarlo"
+    }
+}
+
+/// Reads the opponents' bets: each world is weighted by how likely the bets each opponent made
+/// are, given its hand there.
+fn weigh_by_bets(worlds: &mut [World], opps: &[Opp], view: &HandView) {
+    // The model is deliberately mild (a raise is a few times likelier from a strong hand than
+    // a weak one) so bluffs do not fool it badly.
+    for (k, o) in opps.iter().enumerate() {
+        let (mut raises, mut calls, mut checks) = (0i32, 0i32, 0i32);
+        for e in &view.log {
+            if let LogEntry::Act { seat, action } = e {
+                if *seat == o.seat {
+                    match action {
+                        Action::Raise { .. } => raises += 1,
+                        Action::Call => calls += 1,
+                        Action::Check => checks += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if raises + calls + checks == 0 {
+            continue;
+        }
+        for w in worlds.iter_mut() {
+            let s = w.opp_equity[k];
+            w.weight *= (0.25 + s).powi(raises)
+                * (0.6 + 0.4 * s).powi(calls)
+                * (1.2 - 0.4 * s).powi(checks);
+        }
     }
 }
 

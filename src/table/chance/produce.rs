@@ -62,59 +62,7 @@ impl Chance {
                 let dice = self.my_dice_reveals(b)?;
                 Ok(Some(Body::Shuffle { decks, dice }))
             }
-            Stage::Reveal => {
-                let owed = b.owed.get(&seat).cloned().unwrap_or_default();
-                if owed.is_empty() {
-                    return Ok(None);
-                }
-                let mut tokens = Vec::new();
-                for (deck, position, recipient) in &owed.tokens {
-                    let d = &self.decks[deck];
-                    let t = self.my_token(d, *deck, *position, *recipient)?;
-                    tokens.push(TokenMsg {
-                        deck: *deck,
-                        position: *position,
-                        token: t.to_base64(),
-                    });
-                }
-                let mut sealed = Vec::new();
-                for (deck, position, to) in &owed.sealed {
-                    let d = &self.decks[deck];
-                    let ridx = d.idx(*to).expect("a recipient holds a key share") as u16;
-                    let t = self.my_token(d, *deck, *position, Some(ridx))?;
-                    let epoch = self.epoch_of_deck(d)?;
-                    let boxk = epoch
-                        .my_box
-                        .as_ref()
-                        .ok_or_else(|| ChanceError::Protocol("no box key".into()))?;
-                    let to_key = epoch.boxes[epoch.idx(*to).expect("in epoch")];
-                    let mut rng = me.rng(
-                        &self.table,
-                        "seal-token",
-                        &[u64::from(*deck), u64::from(*position), u64::from(*to)],
-                    );
-                    let text = nip44::encrypt_with_rng(
-                        &mut rng,
-                        boxk,
-                        &to_key,
-                        t.to_bytes(),
-                        nip44::Version::V2,
-                    )
-                    .map_err(|e| ChanceError::Protocol(format!("sealing a token: {e}")))?;
-                    sealed.push(SealedToken {
-                        deck: *deck,
-                        position: *position,
-                        to: *to,
-                        sealed: text,
-                    });
-                }
-                let dice = self.my_dice_reveals(b)?;
-                Ok(Some(Body::Reveal {
-                    tokens,
-                    sealed,
-                    dice,
-                }))
-            }
+            Stage::Reveal => self.produce_reveal(b, me),
             Stage::Mailbox => {
                 let owed = b
                     .owed
@@ -167,6 +115,58 @@ impl Chance {
             }
             _ => Ok(None),
         }
+    }
+
+    /// This seat's reveal: its tokens for cards shown or dealt, sealed to their recipients
+    /// where the rules say so, and its dice values.
+    fn produce_reveal(&self, b: &Batch, me: &Secrets) -> Result<Option<Body>, ChanceError> {
+        let seat = me.seat;
+        let owed = b.owed.get(&seat).cloned().unwrap_or_default();
+        if owed.is_empty() {
+            return Ok(None);
+        }
+        let mut tokens = Vec::new();
+        for (deck, position, recipient) in &owed.tokens {
+            let d = &self.decks[deck];
+            let t = self.my_token(d, *deck, *position, *recipient)?;
+            tokens.push(TokenMsg {
+                deck: *deck,
+                position: *position,
+                token: t.to_base64(),
+            });
+        }
+        let mut sealed = Vec::new();
+        for (deck, position, to) in &owed.sealed {
+            let d = &self.decks[deck];
+            let ridx = d.idx(*to).expect("a recipient holds a key share") as u16;
+            let t = self.my_token(d, *deck, *position, Some(ridx))?;
+            let epoch = self.epoch_of_deck(d)?;
+            let boxk = epoch
+                .my_box
+                .as_ref()
+                .ok_or_else(|| ChanceError::Protocol("no box key".into()))?;
+            let to_key = epoch.boxes[epoch.idx(*to).expect("in epoch")];
+            let mut rng = me.rng(
+                &self.table,
+                "seal-token",
+                &[u64::from(*deck), u64::from(*position), u64::from(*to)],
+            );
+            let text =
+                nip44::encrypt_with_rng(&mut rng, boxk, &to_key, t.to_bytes(), nip44::Version::V2)
+                    .map_err(|e| ChanceError::Protocol(format!("sealing a token: {e}")))?;
+            sealed.push(SealedToken {
+                deck: *deck,
+                position: *position,
+                to: *to,
+                sealed: text,
+            });
+        }
+        let dice = self.my_dice_reveals(b)?;
+        Ok(Some(Body::Reveal {
+            tokens,
+            sealed,
+            dice,
+        }))
     }
 
     // ---- whispers (PROTOCOL.md §5.11) ------------------------------------------------------

@@ -238,68 +238,7 @@ impl Panel<Reformation> for ReformPanel {
         };
         let data = v.data();
         let width = area.width.saturating_sub(2) as usize;
-        let mut rows: Vec<Line> = Vec::new();
-        for p in &v.players {
-            let arrow = if v.to_act.contains(&p.seat) {
-                "▶ "
-            } else {
-                "  "
-            };
-            let vp = p.vp.map_or("?".into(), |x| x.to_string());
-            let mut first = format!(
-                "{:<10} ${:<2} C{:<2} P{:<2} ⚑{}/{}/{} L{} VP {:<3} hand {:<2}",
-                short(&ctx.name(p.seat), 10),
-                p.money,
-                p.catholic,
-                p.protestant,
-                p.pennants[0],
-                p.pennants[1],
-                p.pennants[2],
-                p.loans,
-                vp,
-                p.hand
-            );
-            if let Some(r) = p
-                .role
-                .filter(|r| *r != crate::games::reformation::data::Role::Bertram)
-            {
-                first.push(' ');
-                first.push_str(&short(&role_name(data, r), 10));
-            }
-            let mut spans = vec![
-                Span::styled(arrow, theme.accent()),
-                Span::raw(short(&first, width.saturating_sub(2))),
-            ];
-            if v.removed.contains(&p.seat) {
-                spans.push(Span::styled(" removed", theme.dim()));
-            }
-            if v.winners.contains(&p.seat) {
-                spans.push(Span::styled(" wins", theme.good()));
-            }
-            rows.push(Line::from(spans));
-            let living: Vec<String> = p.piles[..3]
-                .iter()
-                .filter(|pl| pl.count > 0)
-                .map(|pl| pile_text(data, pl))
-                .collect();
-            let dead: Vec<String> = p.piles[3..]
-                .iter()
-                .filter(|pl| pl.count > 0)
-                .map(|pl| pile_text(data, pl))
-                .collect();
-            let mut piles = format!(
-                "    living {}",
-                if living.is_empty() {
-                    "-".into()
-                } else {
-                    living.join(" ")
-                }
-            );
-            if !dead.is_empty() {
-                piles.push_str(&format!("  dead {}", dead.join(" ")));
-            }
-            rows.push(Line::styled(short(&piles, width), theme.dim()));
-        }
+        let mut rows = player_rows(v, ctx, width);
         let mut trick = vec![Span::raw(match v.led {
             Some(l) => format!("trick ({} led): ", l.word()),
             None => "trick: ".into(),
@@ -458,4 +397,74 @@ impl Panel<Reformation> for ReformPanel {
     fn editing(&self) -> bool {
         self.declaring
     }
+}
+
+/// Two rows a player: its money, piety, pennants, Loans, points, hand and Role; its living and
+/// dead piles.
+fn player_rows(v: &ReformView, ctx: &Ctx, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let data = v.data();
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    for p in &v.players {
+        let arrow = if v.to_act.contains(&p.seat) {
+            "▶ "
+        } else {
+            "  "
+        };
+        let vp = p.vp.map_or("?".into(), |x| x.to_string());
+        let mut first = format!(
+            "{:<10} ${:<2} C{:<2} P{:<2} ⚑{}/{}/{} L{} VP {:<3} hand {:<2}",
+            short(&ctx.name(p.seat), 10),
+            p.money,
+            p.catholic,
+            p.protestant,
+            p.pennants[0],
+            p.pennants[1],
+            p.pennants[2],
+            p.loans,
+            vp,
+            p.hand
+        );
+        if let Some(r) = p
+            .role
+            .filter(|r| *r != crate::games::reformation::data::Role::Bertram)
+        {
+            first.push(' ');
+            first.push_str(&short(&role_name(data, r), 10));
+        }
+        let mut spans = vec![
+            Span::styled(arrow, theme.accent()),
+            Span::raw(short(&first, width.saturating_sub(2))),
+        ];
+        if v.removed.contains(&p.seat) {
+            spans.push(Span::styled(" removed", theme.dim()));
+        }
+        if v.winners.contains(&p.seat) {
+            spans.push(Span::styled(" wins", theme.good()));
+        }
+        rows.push(Line::from(spans));
+        let living: Vec<String> = p.piles[..3]
+            .iter()
+            .filter(|pl| pl.count > 0)
+            .map(|pl| pile_text(data, pl))
+            .collect();
+        let dead: Vec<String> = p.piles[3..]
+            .iter()
+            .filter(|pl| pl.count > 0)
+            .map(|pl| pile_text(data, pl))
+            .collect();
+        let mut piles = format!(
+            "    living {}",
+            if living.is_empty() {
+                "-".into()
+            } else {
+                living.join(" ")
+            }
+        );
+        if !dead.is_empty() {
+            piles.push_str(&format!("  dead {}", dead.join(" ")));
+        }
+        rows.push(Line::styled(short(&piles, width), theme.dim()));
+    }
+    rows
 }

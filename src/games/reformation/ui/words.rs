@@ -97,18 +97,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
             name(data, *monarch),
             faith_word(crate::games::reformation::data::prevailing(*round))
         ),
-        Entry::Chooser { seat, by_lot } => {
-            let who = n(*seat);
-            if *by_lot {
-                format!("by lot, {} who leads the first trick", says(who, "chooses"))
-            } else {
-                format!(
-                    "{} the fewest Victory Points and {} who leads the first trick",
-                    says(who.clone(), "has"),
-                    verb(&who, "chooses")
-                )
-            }
-        }
+        Entry::Chooser { seat, by_lot } => chooser(n(*seat), *by_lot),
         Entry::Starts { chooser, seat } => {
             if chooser == seat {
                 format!("{} to lead the first trick", says(n(*chooser), "chooses"))
@@ -126,90 +115,13 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
             declared,
             leads,
             auto,
-        } => {
-            let who = n(*seat);
-            let mut s = String::new();
-            if *auto {
-                let _ = write!(
-                    s,
-                    "time is up for {who}: {} hand is shown and its lowest legal card played: ",
-                    whose(who.clone())
-                );
-            }
-            let _ = write!(
-                s,
-                "{} {}",
-                says(who, if *leads { "leads" } else { "plays" }),
-                card(data, *c)
-            );
-            if let Some(d) = declared {
-                let _ = write!(s, " as {}", d.word());
-            }
-            s
-        }
+        } => played(n(*seat), card(data, *c), *declared, *leads, *auto),
         Entry::WonTrick { seat, card: c, trick } => format!(
             "{} trick {trick} with {}",
             says(n(*seat), "wins"),
             name(data, *c)
         ),
-        Entry::Acted { seat, card: c, did } => {
-            let who = n(*seat);
-            let by = name(data, *c);
-            match did {
-                Did::Taxes { from, amount } if from.is_empty() => {
-                    format!("{by} finds no card to tax")
-                }
-                Did::Taxes { from, amount } => {
-                    let got = if *amount >= 0 {
-                        format!("{} {}", says(who, "collects"), money(*amount))
-                    } else {
-                        format!("{} {}", says(who, "pays"), money(*amount))
-                    };
-                    format!("{by} taxes {}: {got}", names_of(data, from))
-                }
-                Did::Piety { from, .. } if from.is_empty() => {
-                    format!("{by} finds no card to collect piety from")
-                }
-                Did::Piety {
-                    from,
-                    catholic,
-                    protestant,
-                } => {
-                    let mut parts = Vec::new();
-                    if *catholic != 0 {
-                        parts.push(format!("{catholic} Catholic"));
-                    }
-                    if *protestant != 0 {
-                        parts.push(format!("{protestant} Protestant"));
-                    }
-                    let got = if parts.is_empty() {
-                        format!("{} no piety (no religion among them)", says(who, "gains"))
-                    } else {
-                        format!("{} {} piety", says(who, "gains"), parts.join(" and "))
-                    };
-                    format!("{by} collects piety from {}: {got}", names_of(data, from))
-                }
-                Did::LostPiety { amount } => format!(
-                    "{by}: {} {amount} Catholic and {amount} Protestant piety",
-                    says(who, "loses")
-                ),
-                Did::Killed { victims } => format!("{by} kills {}", names_of(data, victims)),
-                Did::Condemned { victims } => {
-                    format!("{by} condemns {} to death", names_of(data, victims))
-                }
-                Did::Converted { victims, to } => format!(
-                    "{by} converts {} to {}",
-                    names_of(data, victims),
-                    to.word()
-                ),
-                Did::Nothing {
-                    why: Quiet::NoTarget,
-                } => format!("{by} has no card to act on: no effect"),
-                Did::Nothing {
-                    why: Quiet::NotLower,
-                } => format!("{by} finds no target of lower piety: no effect"),
-            }
-        }
+        Entry::Acted { seat, card: c, did } => acted(n(*seat), name(data, *c), did, data),
         Entry::Silenced { card: c } => {
             format!("{} died before acting: its effect never happens", name(data, *c))
         }
@@ -293,21 +205,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
         Entry::GameOver {
             winners,
             tie_broken,
-        } => {
-            let tie = if *tie_broken {
-                " (tied on Victory Points: the most piety wins)"
-            } else {
-                ""
-            };
-            match winners.len() {
-                0 => "nobody wins".into(),
-                1 => format!("{} the game{tie}", says(n(winners[0]), "wins")),
-                _ => format!(
-                    "{} share the win (tied on Victory Points and piety)",
-                    seats(winners, n)
-                ),
-            }
-        }
+        } => game_over(winners, *tie_broken, n),
         Entry::Misplayed { seat, card: c, why } => format!(
             "{} {}, which breaks the rules ({why}): the table removes {} and the game ends \
              without a winner",
@@ -321,6 +219,115 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
             reason.describe()
         ),
     }
+}
+
+/// Who won, in words.
+fn game_over(winners: &[Seat], tie_broken: bool, n: &dyn Fn(Seat) -> String) -> String {
+    let tie = if tie_broken {
+        " (tied on Victory Points: the most piety wins)"
+    } else {
+        ""
+    };
+    match winners.len() {
+        0 => "nobody wins".into(),
+        1 => format!("{} the game{tie}", says(n(winners[0]), "wins")),
+        _ => format!(
+            "{} share the win (tied on Victory Points and piety)",
+            seats(winners, n)
+        ),
+    }
+}
+
+/// Who chooses the player leading the reign's first trick, and why.
+fn chooser(who: String, by_lot: bool) -> String {
+    if by_lot {
+        format!("by lot, {} who leads the first trick", says(who, "chooses"))
+    } else {
+        format!(
+            "{} the fewest Victory Points and {} who leads the first trick",
+            says(who.clone(), "has"),
+            verb(&who, "chooses")
+        )
+    }
+}
+
+/// What a card's effect did, in words: `who` won the trick with the card named `by`.
+fn acted(who: String, by: String, did: &Did, data: &Data) -> String {
+    match did {
+        Did::Taxes { from, amount } if from.is_empty() => {
+            format!("{by} finds no card to tax")
+        }
+        Did::Taxes { from, amount } => {
+            let got = if *amount >= 0 {
+                format!("{} {}", says(who, "collects"), money(*amount))
+            } else {
+                format!("{} {}", says(who, "pays"), money(*amount))
+            };
+            format!("{by} taxes {}: {got}", names_of(data, from))
+        }
+        Did::Piety { from, .. } if from.is_empty() => {
+            format!("{by} finds no card to collect piety from")
+        }
+        Did::Piety {
+            from,
+            catholic,
+            protestant,
+        } => {
+            let mut parts = Vec::new();
+            if *catholic != 0 {
+                parts.push(format!("{catholic} Catholic"));
+            }
+            if *protestant != 0 {
+                parts.push(format!("{protestant} Protestant"));
+            }
+            let got = if parts.is_empty() {
+                format!("{} no piety (no religion among them)", says(who, "gains"))
+            } else {
+                format!("{} {} piety", says(who, "gains"), parts.join(" and "))
+            };
+            format!("{by} collects piety from {}: {got}", names_of(data, from))
+        }
+        Did::LostPiety { amount } => format!(
+            "{by}: {} {amount} Catholic and {amount} Protestant piety",
+            says(who, "loses")
+        ),
+        Did::Killed { victims } => format!("{by} kills {}", names_of(data, victims)),
+        Did::Condemned { victims } => {
+            format!("{by} condemns {} to death", names_of(data, victims))
+        }
+        Did::Converted { victims, to } => {
+            format!("{by} converts {} to {}", names_of(data, victims), to.word())
+        }
+        Did::Nothing {
+            why: Quiet::NoTarget,
+        } => format!("{by} has no card to act on: no effect"),
+        Did::Nothing {
+            why: Quiet::NotLower,
+        } => format!("{by} finds no target of lower piety: no effect"),
+    }
+}
+
+/// A card played, in words: `who` plays the card `shown` (declared as a suit, leading the
+/// trick, or played for it when its time ran out).
+fn played(who: String, shown: String, declared: Option<Suit>, leads: bool, auto: bool) -> String {
+    let mut s = String::new();
+    if auto {
+        let _ = write!(
+            s,
+            "time is up for {who}: {} hand is shown and its lowest legal card played: ",
+            whose(who.clone())
+        );
+    }
+    let _ = write!(
+        s,
+        "{} {}",
+        says(who, if leads { "leads" } else { "plays" }),
+        shown
+    );
+    if let Some(d) = declared {
+        let _ = write!(s, " as {}", d.word());
+    }
+    s
 }
 
 /// A move in words, as the view's seat knows it.
