@@ -3,7 +3,7 @@
 //! secret.
 
 use super::error::TableError;
-use super::runner::{fetch_table, run_client, table_game, RunConfig, Watch};
+use super::runner::{fetch_table, run_client_on, table_game, RunConfig, Watch};
 use super::session::{Session, Verdict, Violation};
 use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
@@ -315,7 +315,6 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError>
         }
     };
     let names = seat_names(&pool, &spec).await;
-    pool.shutdown().await;
     let game = spec.game.clone();
     let host_name = spec
         .seat_keys()
@@ -330,21 +329,25 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError>
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
     }
-    registry::with_game(
-        &game,
-        Follow {
-            spec,
-            start,
-            host,
-            relays: relays.to_vec(),
-            names,
-        },
-    )
-    .map_err(TableError::Setup)?
-    .await
+    // The spectator follows the table on the pool that found it.
+    let follow = Follow {
+        pool: pool.clone(),
+        spec,
+        start,
+        host,
+        relays: relays.to_vec(),
+        names,
+    };
+    let out = match registry::with_game(&game, follow) {
+        Ok(followed) => followed.await,
+        Err(e) => Err(TableError::Setup(e)),
+    };
+    pool.shutdown().await;
+    out
 }
 
 struct Follow {
+    pool: RelayPool,
     spec: TableSpec,
     start: u64,
     host: PublicKey,
@@ -361,7 +364,7 @@ impl Visit for Follow {
             let mut verdicts = 0usize;
             let seat_names = self.names.clone();
             let cfg = RunConfig::<G> {
-                keys: Keys::generate(),
+                keys: self.pool.keys().clone(),
                 relays: self.relays.clone(),
                 host: self.host,
                 spec: self.spec.clone(),
@@ -395,7 +398,7 @@ impl Visit for Follow {
                 speculate: false,
                 clock_skew: 0,
             };
-            let report = run_client(cfg).await?;
+            let report = run_client_on(self.pool.clone(), cfg).await?;
             for v in &report.violations {
                 println!("  rejected: {}", v.text_named(&|x| name_of(&self.names, x)));
             }

@@ -330,7 +330,7 @@ pub async fn run_client_on<G: TableGame>(
     let mut pending: Option<(u32, DecisionFuture<G::Action>)> = None;
     let mut quit = cfg.decider.quit();
     loop {
-        let wants = state.to_ask(session.wanted(), Instant::now());
+        let wants = state.ask_now(session.wanted(), Instant::now());
         if !wants.is_empty() {
             if let Some(found) =
                 ask_again(&pool, &cfg.host, &cfg.spec.table, &seat_keys, &wants).await

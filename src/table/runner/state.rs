@@ -189,7 +189,7 @@ impl RunnerState {
 
     /// Of the events the session wants, those not asked for within [`ASK_AGAIN`]; they count as
     /// asked from now.
-    pub fn to_ask(&mut self, wanted: Vec<Want>, now: Instant) -> Vec<Want> {
+    pub fn ask_now(&mut self, wanted: Vec<Want>, now: Instant) -> Vec<Want> {
         let due: Vec<Want> = wanted
             .into_iter()
             .filter(|w| {
@@ -764,10 +764,10 @@ mod tests {
             step: 4,
             head: "ab".into(),
         };
-        assert_eq!(s.to_ask(vec![w.clone()], t), vec![w.clone()]);
-        assert!(s.to_ask(vec![w.clone()], t + ASK_AGAIN).is_empty());
+        assert_eq!(s.ask_now(vec![w.clone()], t), vec![w.clone()]);
+        assert!(s.ask_now(vec![w.clone()], t + ASK_AGAIN).is_empty());
         assert_eq!(
-            s.to_ask(vec![w.clone()], t + ASK_AGAIN + Duration::from_millis(1)),
+            s.ask_now(vec![w.clone()], t + ASK_AGAIN + Duration::from_millis(1)),
             vec![w]
         );
     }
