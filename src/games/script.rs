@@ -164,3 +164,15 @@ pub fn script_words(s: &str) -> Option<(Seat, Vec<&str>)> {
     let seat = words.next()?.parse().ok()?;
     Some((seat, words.collect()))
 }
+
+/// A move typed at the table, read as seat 0's line of a script ("bid 4 3" as "0 bid 4 3");
+/// anything else is refused with the game's `help`.
+pub fn typed_move<A>(
+    input: &str,
+    parse: impl Fn(&str) -> Result<(Seat, A), String>,
+    help: &str,
+) -> Result<A, String> {
+    parse(&format!("0 {input}"))
+        .map(|(_, a)| a)
+        .map_err(|_| format!("'{}' is not a move: {help}", input.trim()))
+}

@@ -49,3 +49,31 @@ pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
         winners: vec![winner],
     }
 }
+
+/// Who takes part in the dice while the game runs: every seat, out of dice or not, since every
+/// die needs every seat's committed value (the rules' §Forfeit); nobody once it is over.
+pub fn participants(over: bool, seats: Vec<Seat>) -> Vec<Seat> {
+    if over {
+        Vec::new()
+    } else {
+        seats
+    }
+}
+
+/// The seats a forfeit removes, sorted: the table ends the game there, with them as the losers
+/// and no winner. Refused once the game is over, or for a seat not at the table.
+pub fn forfeiting(
+    over: bool,
+    offenders: &[Seat],
+    seated: impl Fn(Seat) -> bool,
+) -> Result<Vec<Seat>, RuleError> {
+    if over {
+        return Err(RuleError::Finished);
+    }
+    if let Some(o) = offenders.iter().find(|o| !seated(**o)) {
+        return Err(RuleError::Setup(format!("seat {o} is not at this table")));
+    }
+    let mut out = offenders.to_vec();
+    out.sort_unstable();
+    Ok(out)
+}

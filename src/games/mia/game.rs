@@ -717,24 +717,13 @@ impl Game for Mia {
     }
 
     fn participants(&self) -> Vec<Seat> {
-        // A player out of dice still contributes its values to the others' rolls: every die
-        // needs every seat's committed value (rules §Forfeit).
-        if self.phase == Phase::Done {
-            Vec::new()
-        } else {
-            self.seats()
-        }
+        crate::games::dice::participants(self.phase == Phase::Done, self.seats())
     }
 
     fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Done {
-            return Err(RuleError::Finished);
-        }
-        if let Some(o) = offenders.iter().find(|o| self.player(**o).is_none()) {
-            return Err(RuleError::Setup(format!("seat {o} is not at this table")));
-        }
-        self.forfeited = offenders.to_vec();
-        self.forfeited.sort_unstable();
+        let over = self.phase == Phase::Done;
+        self.forfeited =
+            crate::games::dice::forfeiting(over, offenders, |s| self.player(s).is_some())?;
         self.pending.clear();
         self.phase = Phase::Done;
         Ok(())

@@ -1,7 +1,7 @@
 //! English for every game's words: a verb that agrees with its subject ("Ann passes", "you
 //! pass"), possessives, counted nouns and lists. The reader's own seat is named "you".
 
-use crate::engine::Seat;
+use crate::engine::{Outcome, Seat};
 
 /// The name a seat's own reader sees for itself.
 pub const YOU: &str = "you";
@@ -106,6 +106,34 @@ pub fn json_words(v: &serde_json::Value) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         other => other.to_string(),
+    }
+}
+
+/// Dice faces as a cup shows them ("6 3 1").
+pub fn faces(d: &[u8]) -> String {
+    d.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The end of a game the last player standing wins (Perudo, Mia), in words: the winner, or the
+/// seats that forfeited when the table ended it without one.
+pub fn last_standing(outcome: Option<Outcome>, names: &dyn Fn(Seat) -> String) -> String {
+    match outcome {
+        Some(o) if !o.winners.is_empty() => {
+            format!("{} the game", says(names(o.winners[0]), "wins"))
+        }
+        Some(o) => format!(
+            "the game ended without a winner: {} forfeited",
+            o.payoffs
+                .iter()
+                .filter(|(_, p)| *p < 0)
+                .map(|(s, _)| names(*s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "the game is not over".into(),
     }
 }
 

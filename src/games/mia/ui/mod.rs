@@ -3,9 +3,9 @@
 use crate::engine::{Game, Seat};
 use crate::games::mia::game::{Action, Mia, MiaView};
 use crate::games::script::Replayed;
-use crate::games::ui::words::says;
+use crate::games::ui::words::{faces, last_standing};
 use crate::games::ui::GameUi;
-use words::{dice_text, help, line};
+use words::{help, line};
 
 pub mod replay;
 pub mod words;
@@ -34,7 +34,7 @@ impl GameUi for Mia {
             if let Some(d) = c.dice {
                 s += &format!(
                     "the cup you rolled: {} = {}\n",
-                    dice_text(&d),
+                    faces(&d),
                     crate::games::mia::Throw::of_dice(d[0], d[1])
                 );
             }
@@ -50,9 +50,7 @@ impl GameUi for Mia {
     }
 
     fn parse_move(input: &str, _view: &MiaView, _legal: &[Action]) -> Result<Action, String> {
-        crate::games::mia::ui::replay::parse_action(&format!("0 {input}"))
-            .map(|(_, a)| a)
-            .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
+        crate::games::script::typed_move(input, replay::parse_action, help())
     }
 
     #[cfg(feature = "terminal")]
@@ -61,21 +59,7 @@ impl GameUi for Mia {
     }
 
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
-        match self.outcome() {
-            Some(o) if !o.winners.is_empty() => {
-                format!("{} the game", says(names(o.winners[0]), "wins"))
-            }
-            Some(o) => format!(
-                "the game ended without a winner: {} forfeited",
-                o.payoffs
-                    .iter()
-                    .filter(|(_, p)| *p < 0)
-                    .map(|(s, _)| names(*s))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => "the game is not over".into(),
-        }
+        last_standing(self.outcome(), names)
     }
 
     fn replay(script: &str) -> Result<Replayed, String> {

@@ -2,14 +2,7 @@
 
 use crate::engine::Seat;
 use crate::games::mia::game::LogEntry;
-use crate::games::ui::words::{says, whose};
-
-pub fn dice_text(d: &[u8]) -> String {
-    d.iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use crate::games::ui::words::{faces, says, whose};
 
 /// A log entry in words.
 pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
@@ -39,7 +32,7 @@ pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
         } => format!(
             "{} cup shows {} = {value} (claimed {claim})",
             whose(n(*roller)),
-            dice_text(dice)
+            faces(dice)
         ),
         E::LostLives { seat, lives } => format!(
             "{} {lives} {}",

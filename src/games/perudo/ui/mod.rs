@@ -3,9 +3,9 @@
 use crate::engine::{Game, Seat};
 use crate::games::perudo::game::{Action, Perudo, PerudoView};
 use crate::games::script::Replayed;
-use crate::games::ui::words::says;
+use crate::games::ui::words::{faces, last_standing};
 use crate::games::ui::GameUi;
-use words::{dice_text, help, line};
+use words::{help, line};
 
 pub mod replay;
 pub mod words;
@@ -31,7 +31,7 @@ impl GameUi for Perudo {
             v.total_dice
         );
         if let Some(d) = v.me().and_then(|p| p.dice.as_ref()) {
-            s += &format!("your cup: {}\n", dice_text(d));
+            s += &format!("your cup: {}\n", faces(d));
         }
         match (v.bid, v.bidder) {
             (Some(b), Some(by)) => s += &format!("standing bid: {b} by {}\n", n(by)),
@@ -45,9 +45,7 @@ impl GameUi for Perudo {
     }
 
     fn parse_move(input: &str, _view: &PerudoView, _legal: &[Action]) -> Result<Action, String> {
-        crate::games::perudo::ui::replay::parse_action(&format!("0 {input}"))
-            .map(|(_, a)| a)
-            .map_err(|_| format!("'{}' is not a move: {}", input.trim(), help()))
+        crate::games::script::typed_move(input, replay::parse_action, help())
     }
 
     #[cfg(feature = "terminal")]
@@ -56,21 +54,7 @@ impl GameUi for Perudo {
     }
 
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
-        match self.outcome() {
-            Some(o) if !o.winners.is_empty() => {
-                format!("{} the game", says(names(o.winners[0]), "wins"))
-            }
-            Some(o) => format!(
-                "the game ended without a winner: {} forfeited",
-                o.payoffs
-                    .iter()
-                    .filter(|(_, p)| *p < 0)
-                    .map(|(s, _)| names(*s))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => "the game is not over".into(),
-        }
+        last_standing(self.outcome(), names)
     }
 
     fn replay(script: &str) -> Result<Replayed, String> {

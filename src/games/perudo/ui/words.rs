@@ -2,14 +2,7 @@
 
 use crate::engine::Seat;
 use crate::games::perudo::game::LogEntry;
-use crate::games::ui::words::says;
-
-pub fn dice_text(d: &[u8]) -> String {
-    d.iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use crate::games::ui::words::{faces, says};
 
 /// A log entry in words.
 pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
@@ -31,7 +24,7 @@ pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
         ),
         E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
         E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
-        E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), dice_text(dice)),
+        E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), faces(dice)),
         E::Counted { bid, count, loser } => {
             format!(
                 "{count} counted for {bid}: {} a die",
