@@ -392,6 +392,17 @@ impl RelayState {
         }
     }
 
+    /// Whether events owed to this relay are held back for its rate: it answered
+    /// `rate-limited:` in the last `within`, or this pool paces it (what it learnt from such an
+    /// answer, or the rate it was given) and it took events in the last `within`: the events
+    /// leave at that pace, not at once. Paced but taking nothing lately is a relay gone.
+    fn holds_for_rate(&self, within: Duration) -> bool {
+        let lately = |t: Option<&Instant>| t.is_some_and(|t| t.elapsed() < within);
+        !self.owed.is_empty()
+            && (lately(self.limited_at.as_ref())
+                || (self.pace.is_some() && lately(self.accepted_at.back())))
+    }
+
     fn owe(&mut self, event: Arc<Event>) {
         if self.owed.iter().any(|(_, e)| e.id == event.id) {
             return;
@@ -414,7 +425,7 @@ const SHUTDOWN_FLUSH: Duration = Duration::from_secs(3);
 /// seconds, and left without the table's last events it could not show the table on its own.
 /// A relay that is gone for good costs a closing command this much, once.
 const SHUTDOWN_FLUSH_DOWN: Duration = Duration::from_secs(12);
-/// How long it waits when a relay still owed events answers `rate-limited:`: the usual limit
+/// How long it waits when a relay still owed events answers `rate-limited:` or is paced: the usual limit
 /// counts a sliding minute, so the events it refuses now it takes within one (plus the longest
 /// pause between tries, [`BACKOFF_MAX`]). A table that played faster than a relay's limit would
 /// otherwise leave that relay without its end for good. Counted from the last time the queues
@@ -1318,14 +1329,15 @@ impl RelayPool {
         Ok(out)
     }
 
-    /// Whether a relay still owed events has answered `rate-limited:` in the last `within`.
+    /// Whether a relay still owed events holds them back for its rate
+    /// ([`RelayState::holds_for_rate`]).
     fn owed_limited(&self, within: Duration) -> bool {
         self.inner
             .state
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .any(|s| !s.owed.is_empty() && s.limited_at.is_some_and(|t| t.elapsed() < within))
+            .any(|s| s.holds_for_rate(within))
     }
 
     /// Closes every connection and ends every subscription, after giving the relays still owed
@@ -1642,6 +1654,37 @@ fn describe(statuses: Vec<(RelayUrl, RelayStatus)>) -> Vec<(RelayUrl, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Soak table 137: the relay's refusals were long past, but the pace the pool had learnt from
+    /// them held the table's last events back, and the pool closed after 3 s with 19 queued.
+    #[test]
+    fn a_closing_pool_waits_for_a_relay_held_back_by_its_pace_not_for_one_gone() {
+        let url = RelayUrl::parse("ws://127.0.0.1:7447").unwrap();
+        let keys = Keys::generate();
+        let event = Arc::new(
+            EventBuilder::text_note("owed")
+                .sign_with_keys(&keys)
+                .unwrap(),
+        );
+        let within = SHUTDOWN_FLUSH_LIMITED;
+        let mut s = RelayState::new(&url, None);
+        s.accepted_at.push_back(Instant::now());
+        assert!(!s.holds_for_rate(within), "nothing owed");
+        s.owe(Arc::clone(&event));
+        assert!(
+            !s.holds_for_rate(within),
+            "owed, but neither limited nor paced"
+        );
+        s.pace = Some(SendRate {
+            per_minute: 6.0,
+            burst: 2,
+        });
+        assert!(s.holds_for_rate(within), "paced and taking events");
+        s.accepted_at.clear();
+        assert!(!s.holds_for_rate(within), "paced but taking nothing: gone");
+        s.limited_at = Some(Instant::now());
+        assert!(s.holds_for_rate(within), "it said rate-limited just now");
+    }
 
     #[test]
     fn refusals_that_pass_and_refusals_that_stay() {
