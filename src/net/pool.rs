@@ -429,8 +429,8 @@ const SHUTDOWN_FLUSH_DOWN: Duration = Duration::from_secs(12);
 /// counts a sliding minute, so the events it refuses now it takes within one (plus the longest
 /// pause between tries, [`BACKOFF_MAX`]). A table that played faster than a relay's limit would
 /// otherwise leave that relay without its end for good. Counted from the last time the queues
-/// shrank, so a relay that keeps taking events keeps being waited for, up to
-/// [`SHUTDOWN_FLUSH_MAX`] in all.
+/// shrank or the relay said `rate-limited:`, so a relay that keeps taking events, or keeps
+/// answering that it is busy, keeps being waited for, up to [`SHUTDOWN_FLUSH_MAX`] in all.
 pub const SHUTDOWN_FLUSH_LIMITED: Duration = Duration::from_secs(75);
 /// The longest a closing pool waits, whatever the relays do.
 pub const SHUTDOWN_FLUSH_MAX: Duration = Duration::from_secs(180);
@@ -1329,6 +1329,18 @@ impl RelayPool {
         Ok(out)
     }
 
+    /// The last `rate-limited:` answer of a relay still owed events.
+    fn last_limited(&self) -> Option<Instant> {
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|s| !s.owed.is_empty())
+            .filter_map(|s| s.limited_at)
+            .max()
+    }
+
     /// Whether a relay still owed events holds them back for its rate
     /// ([`RelayState::holds_for_rate`]).
     fn owed_limited(&self, within: Duration) -> bool {
@@ -1382,7 +1394,10 @@ impl RelayPool {
             }
             flush_owed(&self.inner).await;
             if self.owed_limited(SHUTDOWN_FLUSH_LIMITED) {
-                let waited = progress.duration_since(start) + SHUTDOWN_FLUSH_LIMITED;
+                // A relay still answering `rate-limited:` is alive and busy (on a shared address
+                // other clients may be taking its whole minute): that counts as progress too.
+                let anchor = self.last_limited().map_or(progress, |t| t.max(progress));
+                let waited = anchor.saturating_duration_since(start) + SHUTDOWN_FLUSH_LIMITED;
                 patience = patience.max(waited.min(SHUTDOWN_FLUSH_MAX));
             }
             let until = start + patience;
