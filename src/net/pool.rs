@@ -1329,27 +1329,22 @@ impl RelayPool {
         Ok(out)
     }
 
-    /// The last `rate-limited:` answer of a relay still owed events.
-    fn last_limited(&self) -> Option<Instant> {
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+    /// While a relay still owed events holds them back for its rate
+    /// ([`RelayState::holds_for_rate`]), when it last showed life: `progress` (the queues last
+    /// shrank) or its latest `rate-limited:` answer, whichever came later. A relay still
+    /// answering that is alive and busy (on a shared address other clients may be taking its
+    /// whole minute). `None` when no relay holds events back for its rate.
+    fn rate_hold(&self, within: Duration, progress: Instant) -> Option<Instant> {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.iter().any(|s| s.holds_for_rate(within)) {
+            return None;
+        }
+        let limited = state
             .iter()
             .filter(|s| !s.owed.is_empty())
             .filter_map(|s| s.limited_at)
-            .max()
-    }
-
-    /// Whether a relay still owed events holds them back for its rate
-    /// ([`RelayState::holds_for_rate`]).
-    fn owed_limited(&self, within: Duration) -> bool {
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .any(|s| s.holds_for_rate(within))
+            .max();
+        Some(limited.map_or(progress, |t| t.max(progress)))
     }
 
     /// Closes every connection and ends every subscription, after giving the relays still owed
@@ -1379,7 +1374,6 @@ impl RelayPool {
                 left = total;
                 progress = Instant::now();
             }
-            let owed: Vec<bool> = owed.iter().map(|n| *n > 0).collect();
             // A relay owed events that is down gets the longer wait, and keeps it once it is
             // back: that is the moment it can take them (a wait judged afresh would end then).
             if patience < SHUTDOWN_FLUSH_DOWN
@@ -1388,16 +1382,13 @@ impl RelayPool {
                     .await
                     .iter()
                     .zip(&owed)
-                    .any(|((_, status), owed)| *owed && !is_up(*status))
+                    .any(|((_, status), owed)| *owed > 0 && !is_up(*status))
             {
                 patience = SHUTDOWN_FLUSH_DOWN;
             }
             flush_owed(&self.inner).await;
-            if self.owed_limited(SHUTDOWN_FLUSH_LIMITED) {
-                // A relay still answering `rate-limited:` is alive and busy (on a shared address
-                // other clients may be taking its whole minute): that counts as progress too.
-                let anchor = self.last_limited().map_or(progress, |t| t.max(progress));
-                let waited = anchor.saturating_duration_since(start) + SHUTDOWN_FLUSH_LIMITED;
+            if let Some(alive) = self.rate_hold(SHUTDOWN_FLUSH_LIMITED, progress) {
+                let waited = alive.saturating_duration_since(start) + SHUTDOWN_FLUSH_LIMITED;
                 patience = patience.max(waited.min(SHUTDOWN_FLUSH_MAX));
             }
             let until = start + patience;

@@ -773,7 +773,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     // The caller names the seats (its own as "you" if it wants); a bot table without names
     // reads as a spectator's would.
     let names = |s: Seat| seat_name(&cfg.names, s);
-    let report = ClientReport {
+    let mut report = ClientReport {
         seat,
         pubkey: me_key.to_hex(),
         finished: session.is_finished(),
@@ -804,16 +804,15 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             // the person should know why the client lingers.
             health.notes = vec![format!(
                 "handing the table's last events to {} before closing (up to {} s while a relay \
-                 limits its rate)",
+                 that limits its rate keeps taking them)",
                 owed.join(", "),
-                crate::net::pool::SHUTDOWN_FLUSH_LIMITED.as_secs()
+                crate::net::pool::SHUTDOWN_FLUSH_MAX.as_secs()
             )];
             cb(&session, &health);
         }
     }
     pool.shutdown().await;
     // What the relays took in the end, the last chance included.
-    let mut report = report;
     report.relays = pool.relay_stats();
     Ok(report)
 }
