@@ -803,10 +803,10 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
             // The table is over; a relay that has not taken its end yet gets a last chance, and
             // the person should know why the client lingers.
             health.notes = vec![format!(
-                "handing the table's last events to {} before closing (up to {} s while a relay \
-                 that limits its rate keeps taking them)",
+                "handing the table's last events to {} before closing (up to {} minutes while a \
+                 relay that limits its rate keeps taking them)",
                 owed.join(", "),
-                crate::net::pool::SHUTDOWN_FLUSH_MAX.as_secs()
+                crate::net::pool::SHUTDOWN_FLUSH_MAX.as_secs() / 60
             )];
             cb(&session, &health);
         }
