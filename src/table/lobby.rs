@@ -1140,21 +1140,22 @@ mod pow_tests {
     use crate::net::pool::PoolConfig;
     use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
 
-    async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
+    pub(super) async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
         let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
             min_pow_difficulty,
             ..EmbeddedRelayConfig::default()
         })
         .await
         .unwrap();
-        let pool = RelayPool::connect(
-            Keys::generate(),
-            [relay.url().as_str()],
-            PoolConfig::default(),
-        )
-        .await
-        .unwrap();
+        let pool = pool_at(relay.url()).await;
         (relay, pool)
+    }
+
+    /// A pool of a fresh key on one relay.
+    pub(super) async fn pool_at(url: &RelayUrl) -> RelayPool {
+        RelayPool::connect(Keys::generate(), [url.as_str()], PoolConfig::default())
+            .await
+            .unwrap()
     }
 
     #[tokio::test]
@@ -1174,10 +1175,9 @@ mod pow_tests {
 
 #[cfg(test)]
 mod seating_tests {
+    use super::pow_tests::{pool_at, pool_on};
     use super::*;
     use crate::net::harness::{RelayProxy, Rules};
-    use crate::net::pool::PoolConfig;
-    use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
     use crate::wire::lobby::seating;
 
     /// A seated two-player table on a fresh relay, the reveals not yet published.
@@ -1240,15 +1240,9 @@ mod seating_tests {
     /// before a player's nonce, and the joiner gave up on a table it should have played.
     #[tokio::test]
     async fn a_nonce_still_on_its_way_is_waited_for_and_one_that_never_comes_is_named() {
-        let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
-            .await
-            .unwrap();
-        let url = relay.url().to_string();
+        let (relay, pool) = pool_on(0).await;
         let (host, guest) = (Keys::generate(), Keys::generate());
-        let (spec, reveals) = seated_table(&host, &guest, &url);
-        let pool = RelayPool::connect(Keys::generate(), [url.as_str()], PoolConfig::default())
-            .await
-            .unwrap();
+        let (spec, reveals) = seated_table(&host, &guest, relay.url().as_str());
         pool.publish(&reveals[0]).await.unwrap();
 
         // Only the host's nonce: after the patience, a refusal in words naming who is missing.
@@ -1267,13 +1261,7 @@ mod seating_tests {
         let proxy = RelayProxy::start(relay.url(), Rules::default())
             .await
             .unwrap();
-        let through = RelayPool::connect(
-            Keys::generate(),
-            [proxy.url().as_str()],
-            PoolConfig::default(),
-        )
-        .await
-        .unwrap();
+        let through = pool_at(proxy.url()).await;
         let asked = proxy.stats().reqs;
         let checking = {
             let host = host.public_key();

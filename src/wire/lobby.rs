@@ -262,7 +262,6 @@ pub fn seats_from_reveals(
         .collect())
 }
 
-/// Checks a `seated` announcement against the lobby's reveals: the host cannot choose the order.
 /// Why a seating did not check out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SeatingFault {
@@ -281,6 +280,7 @@ impl SeatingFault {
     }
 }
 
+/// Checks a `seated` announcement against the lobby's reveals: the host cannot choose the order.
 pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), SeatingFault> {
     let Some(lobby) = &spec.lobby else {
         return Ok(());

@@ -719,10 +719,10 @@ async fn finish<G: TableGame>(
             // The table is over; a relay that has not taken its end yet gets a last chance, and
             // the person should know why the client lingers.
             state.health.notes = vec![format!(
-                "handing the table's last events to {} before closing (up to {} s while a relay \
-                 limits its rate)",
+                "handing the table's last events to {} before closing (up to {} minutes while a \
+                 relay that limits its rate keeps taking them)",
                 owed.join(", "),
-                crate::net::pool::SHUTDOWN_FLUSH_LIMITED.as_secs()
+                crate::net::pool::SHUTDOWN_FLUSH_MAX.as_secs() / 60
             )];
             cb(session, &state.health);
         }
