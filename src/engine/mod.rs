@@ -69,6 +69,14 @@ impl ToAct {
         }
     }
 
+    /// The one seat to move, if one seat is to move.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            ToAct::Seat(s) => Some(*s),
+            _ => None,
+        }
+    }
+
     pub fn includes(&self, seat: Seat) -> bool {
         match self {
             ToAct::Seat(s) => *s == seat,
@@ -421,6 +429,87 @@ pub fn forfeit_outcome(seats: &[Seat], offenders: &[Seat]) -> Outcome {
             .collect(),
         winners: Vec::new(),
     }
+}
+
+/// Who acts in a game of turns: the pending chance batch first, nobody once `over`, else the
+/// seat `on_turn` names.
+pub fn chance_or_turn(
+    pending: &[ChanceRequest],
+    over: bool,
+    on_turn: impl FnOnce() -> Seat,
+) -> ToAct {
+    if !pending.is_empty() {
+        ToAct::Chance(pending.to_vec())
+    } else if over {
+        ToAct::Terminal
+    } else {
+        ToAct::Seat(on_turn())
+    }
+}
+
+/// Payoffs of a game won by `winners` together, once `done`: every loser pays one point to
+/// every winner, so they sum to zero; a game the table ended by removing seats pays as
+/// [`forfeit_outcome`].
+pub fn shared_win_outcome(
+    done: bool,
+    seats: &[Seat],
+    winners: &[Seat],
+    removed: &[Seat],
+) -> Option<Outcome> {
+    if !done {
+        return None;
+    }
+    if !removed.is_empty() {
+        return Some(forfeit_outcome(seats, removed));
+    }
+    let w = winners.len() as i64;
+    let l = seats.len() as i64 - w;
+    Some(Outcome {
+        payoffs: seats
+            .iter()
+            .map(|s| (*s, if winners.contains(s) { l } else { -w }))
+            .collect(),
+        winners: winners.to_vec(),
+    })
+}
+
+/// The seats a running game needs for its chance steps (key shares, dice): every seat still
+/// seated; nobody once it is over.
+pub fn participants(over: bool, seats: Vec<Seat>) -> Vec<Seat> {
+    if over {
+        Vec::new()
+    } else {
+        seats
+    }
+}
+
+/// The seats of `players` not removed.
+pub fn playing(players: u8, removed: &[Seat]) -> Vec<Seat> {
+    (0..players).filter(|s| !removed.contains(s)).collect()
+}
+
+/// The offenders join the removed seats, each once, in seat order.
+pub fn add_removed(removed: &mut Vec<Seat>, offenders: &[Seat]) {
+    for o in offenders {
+        if !removed.contains(o) {
+            removed.push(*o);
+        }
+    }
+    removed.sort_unstable();
+}
+
+/// A forfeit checked as [`check_forfeit`] and told in the game's record, one entry per
+/// offender; what the removal does to the game is the game's own.
+pub fn record_forfeit<E>(
+    done: bool,
+    playing: &[Seat],
+    offenders: &[Seat],
+    log: &mut Vec<E>,
+    entry: impl Fn(Seat) -> E,
+) -> Result<(), RuleError> {
+    check_forfeit(done, playing, offenders)?;
+    log.extend(offenders.iter().map(|o| entry(*o)));
+    Ok(())
 }
 
 /// Checks that `outcomes` answer the `pending` batch one for one: each in form

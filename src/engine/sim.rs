@@ -376,6 +376,40 @@ impl Default for SimOptions {
     }
 }
 
+/// Many whole random games with only the game's invariants checked after every step (the
+/// per-seat replicas, serde round trips, move probes and forfeits left out, so that thousands fit
+/// in a unit test): `per` games at each table size of `players`, seeded by `seed`. Every game
+/// must end, and the games must average `min_steps` steps (so that they are real games).
+#[cfg(test)]
+pub fn light_games<G: Game>(
+    players: std::ops::RangeInclusive<u8>,
+    per: usize,
+    seed: u64,
+    min_steps: usize,
+    new: impl Fn(u8) -> G,
+) {
+    let light = SimOptions {
+        check_views: false,
+        check_serde: false,
+        check_moves: false,
+        forfeit_every: None,
+        ..SimOptions::default()
+    };
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
+    let (mut games, mut steps) = (0, 0);
+    for n in players {
+        let g = new(n);
+        for _ in 0..per {
+            let r = simulate(&g, &mut rng, &light).unwrap();
+            assert!(r.outcome.is_some(), "a game of {n} that did not end");
+            games += 1;
+            steps += r.steps;
+        }
+    }
+    eprintln!("{games} games, {steps} steps");
+    assert!(steps >= min_steps * games, "{games} games, {steps} steps");
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct SimReport {
     pub steps: usize,

@@ -102,6 +102,32 @@ pub fn play_script<G: Game>(
     play_script_with_deck(game, Vec::new(), dice, actions, parse)
 }
 
+/// What a script prints (`tolerance replay`) for a game that reports its own part `T` beside how
+/// it ended and its record.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ScriptOutput<T, E> {
+    /// Game, legality, the refused move, whether it finished and who won.
+    #[serde(flatten)]
+    pub end: ScriptEnd,
+    #[serde(flatten)]
+    pub game: T,
+    pub log: Vec<E>,
+}
+
+/// [`play_script`], reported: `report` reads the game's own part and its record from the game
+/// at its end.
+pub fn play_and_report<G: Game, T, E>(
+    game: G,
+    dice: &[u8],
+    actions: &[String],
+    parse: ParseMove<G>,
+    report: impl FnOnce(&G) -> (T, Vec<E>),
+) -> Result<ScriptOutput<T, E>, String> {
+    let (game, end) = play_script(game, dice, actions, parse)?;
+    let (game, log) = report(&game);
+    Ok(ScriptOutput { end, game, log })
+}
+
 /// [`play_script`] with every deck's cards fixed (position order).
 pub fn play_script_with_deck<G: Game>(
     game: G,

@@ -13,7 +13,7 @@
 pub use super::theme::Theme;
 use crate::engine::{Game, Seat};
 use crossterm::event::KeyEvent;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
@@ -96,6 +96,32 @@ impl Ctx<'_> {
             area,
         );
     }
+
+    /// The layout card games share: the table's `rows` in a box titled `title` on top, `height`
+    /// rows high, and below it the story on the left; returns the right half below, for the
+    /// seat's own box.
+    pub fn table_and_story(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        rows: Vec<Line<'_>>,
+        title: &str,
+        height: u16,
+    ) -> Rect {
+        let [table, lower] =
+            Layout::vertical([Constraint::Length(height), Constraint::Min(4)]).areas(area);
+        frame.render_widget(
+            Paragraph::new(rows)
+                .block(self.theme.panel(title, false))
+                .wrap(Wrap { trim: false }),
+            table,
+        );
+        let [story, you] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(lower);
+        self.draw_story(frame, story, " Story ");
+        you
+    }
 }
 
 /// A game's part of the terminal table for one seat.
@@ -147,4 +173,18 @@ pub fn seat_box(
             .wrap(Wrap { trim: false }),
         area,
     );
+}
+
+/// The screen `panel` draws at 80×24 in `ctx`, row by row, for panel tests.
+#[cfg(test)]
+pub fn screen_80x24<G: Game>(panel: &dyn Panel<G>, ctx: &Ctx) -> String {
+    use ratatui::{backend::TestBackend, Terminal};
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| panel.draw(f, f.area(), ctx)).unwrap();
+    term.backend()
+        .buffer()
+        .content
+        .chunks(80)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+        .collect()
 }

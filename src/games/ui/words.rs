@@ -84,6 +84,15 @@ pub fn seats(ss: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
     list(&ss.iter().map(|s| n(*s)).collect::<Vec<_>>())
 }
 
+/// Seats by their names, as [`seats`] joins them, but "nobody" for none.
+pub fn people(ss: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
+    if ss.is_empty() {
+        "nobody".into()
+    } else {
+        seats(ss, n)
+    }
+}
+
 /// A move's serialised form read as words: `{"bid":{"quantity":3,"face":4}}` becomes
 /// "bid quantity 3 face 4". The fallback for games that do not name their moves.
 pub fn json_words(v: &serde_json::Value) -> String {
@@ -135,6 +144,15 @@ pub fn last_standing(outcome: Option<Outcome>, names: &dyn Fn(Seat) -> String) -
         ),
         None => "the game is not over".into(),
     }
+}
+
+/// A game's record told line by line, each entry by the game's own `line`.
+pub fn told<E>(
+    log: &[E],
+    names: &dyn Fn(Seat) -> String,
+    line: impl Fn(&E, &dyn Fn(Seat) -> String) -> String,
+) -> Vec<String> {
+    log.iter().map(|e| line(e, names)).collect()
 }
 
 #[cfg(test)]
