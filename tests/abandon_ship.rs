@@ -2,61 +2,22 @@
 //! and never names a card the rules keep hidden — with two players the five cards set aside are
 //! never dealt nor opened, so of the 52 exactly 47 can ever be named.
 
+#[path = "common/cards.rs"]
+mod cards;
+
+use cards::{cards_named, played, watch};
 use tolerance::games::abandon_ship::AbandonShip;
 use tolerance::games::registry::SetupOptions;
-use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-use tolerance::table::demo::{run_demo, DemoOptions};
-
-/// Every card named in `text` ("10♥", "A♠"...), distinct.
-fn cards_named(text: &str) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if !"♣♦♥♠".contains(*c) || i == 0 {
-            continue;
-        }
-        let rank = if i >= 2 && chars[i - 2] == '1' && chars[i - 1] == '0' {
-            "10".to_string()
-        } else {
-            chars[i - 1].to_string()
-        };
-        out.insert(format!("{rank}{c}"));
-    }
-    out
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spectator_sees_the_game_in_words_and_never_a_card_set_aside() {
-    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
-        .await
-        .unwrap();
-    let run = run_demo::<AbandonShip>(
-        DemoOptions {
-            setup: SetupOptions {
-                players: 2,
-                hands: Some(1),
-                ..SetupOptions::default()
-            },
-            relays: vec![relay.url().to_string()],
-            ..DemoOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
-    .unwrap();
-    assert!(run.summary.verified, "{:?}", run.summary);
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args(["watch", "--table", &run.summary.naddr])
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_relay, run) = played::<AbandonShip>(SetupOptions {
+        players: 2,
+        hands: Some(1),
+        ..SetupOptions::default()
+    })
+    .await;
+    let stdout = watch(&run.summary.naddr).await;
     assert!(stdout.contains("the ship sinks"), "{stdout}");
     assert!(stdout.contains("hands shown:"), "{stdout}");
     let named = cards_named(&stdout);

@@ -4,31 +4,15 @@
 //! cards the deck never dealt: a sole survivor's hand is never shown, and a showdown opens only
 //! the hands still in the game.
 
+#[path = "common/cards.rs"]
+mod cards;
+
+use cards::{cards_named, played, watch};
 use std::collections::BTreeSet;
 use tolerance::cards::CardId;
 use tolerance::games::lamarckian_poker::hand::card_name;
 use tolerance::games::lamarckian_poker::LamarckianPoker;
 use tolerance::games::registry::SetupOptions;
-use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-use tolerance::table::demo::{run_demo, DemoOptions};
-
-/// Every card named in `text` ("10♥", "A♠"...), distinct.
-fn cards_named(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if !"♣♦♥♠".contains(*c) || i == 0 {
-            continue;
-        }
-        let rank = if i >= 2 && chars[i - 2] == '1' && chars[i - 1] == '0' {
-            "10".to_string()
-        } else {
-            chars[i - 1].to_string()
-        };
-        out.insert(format!("{rank}{c}"));
-    }
-    out
-}
 
 fn names(v: &serde_json::Value) -> Vec<String> {
     v.as_array()
@@ -43,24 +27,11 @@ fn names(v: &serde_json::Value) -> Vec<String> {
 /// the cards the spectator's view shows face up (pool, discards, captured and opened hand
 /// cards), how many it holds face down, and the cards left in the deck.
 async fn watched(players: u8) -> (String, BTreeSet<String>, usize, u64) {
-    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
-        .await
-        .unwrap();
-    let run = run_demo::<LamarckianPoker>(
-        DemoOptions {
-            setup: SetupOptions {
-                players,
-                ..SetupOptions::default()
-            },
-            relays: vec![relay.url().to_string()],
-            ..DemoOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
-    .unwrap();
-    assert!(run.summary.verified, "{:?}", run.summary);
+    let (_relay, run) = played::<LamarckianPoker>(SetupOptions {
+        players,
+        ..SetupOptions::default()
+    })
+    .await;
     let public = &run.reports[0].as_ref().expect("client 0 ran").public;
     let mut shown: BTreeSet<String> = BTreeSet::new();
     shown.extend(names(&public["pool"]));
@@ -72,17 +43,7 @@ async fn watched(players: u8) -> (String, BTreeSet<String>, usize, u64) {
         shown.extend(names(&seat[1]));
     }
     let deck_left = public["deck_left"].as_u64().expect("deck_left");
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tolerance"))
-        .args(["watch", "--table", &run.summary.naddr])
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = watch(&run.summary.naddr).await;
     (stdout, shown, face_down, deck_left)
 }
 

@@ -4,12 +4,13 @@
 //! `protocol/rules/`, and it passes the generic simulation test.
 //!
 //! Beside the games: the [`registry`] that names them, the [`script`] runner their golden
-//! scripts share, the kits sibling games share ([`dice`], [`dominoes`]), and [`ui`], the
+//! scripts share, the kits sibling games share ([`dice`], [`dominoes`], [`card_hands`]), and [`ui`], the
 //! presentation every game's `ui/` builds on.
 
 pub mod abandon_ship;
 pub mod all_fives;
 pub mod art_of_facts;
+pub mod card_hands;
 pub mod chickenfoot;
 pub mod dice;
 pub mod dominoes;

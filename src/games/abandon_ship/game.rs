@@ -8,6 +8,7 @@ use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
+use crate::games::card_hands;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -120,10 +121,7 @@ pub fn suit(c: CardId) -> Suit {
     PlayingCard::from_id(c).suit
 }
 
-pub fn card_name(c: CardId) -> String {
-    let p = PlayingCard::from_id(c);
-    format!("{}{}", p.rank_str(), p.suit.symbol())
-}
+pub use crate::games::card_hands::{card_name, Face, Held};
 
 pub fn suit_name(s: Suit) -> &'static str {
     match s {
@@ -154,21 +152,6 @@ pub enum Phase {
     /// Every hand is being shown.
     Show,
     Done,
-}
-
-/// A card in a hand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Held {
-    pub position: u16,
-    /// `None` where this client may not know it.
-    pub card: Option<CardId>,
-}
-
-/// A card in play: face up once shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Face {
-    pub position: u16,
-    pub card: CardId,
 }
 
 /// One card played in a fight; `card` is `None` until shown (for clients that did not hold it).
@@ -448,18 +431,13 @@ impl AbandonShip {
 
     /// A card this client knows, wherever it is.
     fn known(&self, position: u16) -> Option<CardId> {
-        self.hands
-            .values()
-            .flatten()
-            .find(|h| h.position == position)
-            .and_then(|h| h.card)
-            .or_else(|| {
-                self.fight
-                    .iter()
-                    .flat_map(|f| &f.plays)
-                    .find(|p| p.position == position)
-                    .and_then(|p| p.card)
-            })
+        card_hands::known(&self.hands, position).or_else(|| {
+            self.fight
+                .iter()
+                .flat_map(|f| &f.plays)
+                .find(|p| p.position == position)
+                .and_then(|p| p.card)
+        })
     }
 
     /// Whether `card` may be played from a hand of `left` cards now: § Important restriction,
@@ -977,27 +955,8 @@ impl Game for AbandonShip {
             crate::engine::check_cards(o, &spec, |p| self.known(p))
         })?;
         let pending = std::mem::take(&mut self.pending);
-        let mut opened: Vec<Face> = Vec::new();
-        let mut rolled = None;
-        for (req, out) in pending.iter().zip(outcomes) {
-            match (req, out) {
-                (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card, .. }) => {
-                    if let Some(h) = self
-                        .hands
-                        .get_mut(&to[0])
-                        .and_then(|h| h.iter_mut().find(|h| h.position == *position))
-                    {
-                        h.card = *card;
-                    }
-                }
-                (_, ChanceOutcome::Revealed { position, card, .. }) => opened.push(Face {
-                    position: *position,
-                    card: *card,
-                }),
-                (_, ChanceOutcome::Rolled { values }) => rolled = values.first().copied(),
-                _ => {}
-            }
-        }
+        let card_hands::Brought { opened, rolled } =
+            card_hands::take(&mut self.hands, &pending, outcomes);
         match self.phase {
             Phase::Deal => self.begin_turn(self.dealer),
             Phase::Draw => {
@@ -1100,10 +1059,7 @@ impl Game for AbandonShip {
                     (*s, cards)
                 })
                 .collect(),
-            mine: viewer
-                .and_then(|v| self.hands.get(&v))
-                .cloned()
-                .unwrap_or_default(),
+            mine: card_hands::own(&self.hands, viewer),
             boards: self
                 .boards
                 .iter()
@@ -1156,22 +1112,8 @@ impl Game for AbandonShip {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Done {
-            return None;
-        }
-        let seats = self.table();
-        if !self.removed.is_empty() {
-            return Some(crate::engine::forfeit_outcome(&seats, &self.removed));
-        }
-        let w = self.winners.len() as i64;
-        let l = seats.len() as i64 - w;
-        Some(Outcome {
-            payoffs: seats
-                .iter()
-                .map(|s| (*s, if self.winners.contains(s) { l } else { -w }))
-                .collect(),
-            winners: self.winners.clone(),
-        })
+        let done = self.phase == Phase::Done;
+        crate::engine::shared_win_outcome(done, &self.table(), &self.winners, &self.removed)
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -1246,28 +1188,20 @@ impl Game for AbandonShip {
     }
 
     fn seats(&self) -> Vec<Seat> {
-        self.table()
-            .into_iter()
-            .filter(|s| !self.removed.contains(s))
-            .collect()
+        crate::engine::playing(self.setup.players, &self.removed)
     }
 
     fn participants(&self) -> Vec<Seat> {
-        if self.phase == Phase::Done {
-            Vec::new()
-        } else {
-            self.seats()
-        }
+        crate::engine::participants(self.phase == Phase::Done, self.seats())
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         // § Forfeits: the round's deck dies with the offender's key share; the game ends.
-        for o in offenders {
-            self.log.push(Entry::Forfeited { seat: *o, reason });
-        }
-        self.removed.extend(offenders);
-        self.removed.sort_unstable();
+        let done = self.phase == Phase::Done;
+        crate::engine::record_forfeit(done, &self.seats(), offenders, &mut self.log, |seat| {
+            Entry::Forfeited { seat, reason }
+        })?;
+        crate::engine::add_removed(&mut self.removed, offenders);
         self.keys.clear();
         self.pending.clear();
         self.phase = Phase::Done;

@@ -9,34 +9,12 @@ fn capped(players: u8, rounds: u32) -> Setup {
     }
 }
 
-/// Thousands of whole random games with the game's invariants (every card in exactly one place,
-/// card and point counts) checked after every step; the per-seat view and move probes of the
-/// test above are left out so that the count can be large.
+/// Two thousand one-round games keep every card in one place and the points to the boats.
 #[test]
 fn thousands_of_random_games_keep_every_card_and_point() {
-    let light = SimOptions {
-        check_views: false,
-        check_serde: false,
-        check_moves: false,
-        forfeit_every: None,
-        ..SimOptions::default()
-    };
-    let mut rng = StdRng::seed_from_u64(11);
-    let (mut games, mut steps) = (0, 0);
-    for players in 2..=8 {
-        let g = AbandonShip::new(&capped(players, 1)).unwrap();
-        for _ in 0..300 {
-            let r = simulate(&g, &mut rng, &light).unwrap();
-            assert!(r.outcome.is_some(), "a game that did not end");
-            games += 1;
-            steps += r.steps;
-        }
-    }
-    eprintln!("{games} games, {steps} steps");
-    assert!(
-        games >= 2_000 && steps >= 20 * games,
-        "{games} games, {steps} steps"
-    );
+    crate::engine::sim::light_games(2..=8, 300, 11, 20, |players| {
+        AbandonShip::new(&capped(players, 1)).unwrap()
+    });
 }
 
 #[test]
@@ -688,8 +666,7 @@ fn measure_the_sailor_bot() {
 /// The screen a panel draws at 80×24 for seat `me` of three (Ann, Bob, Cy).
 fn panel_screen(p: &ui::panel::AbandonPanel, g: &AbandonShip, me: Seat) -> String {
     use crate::games::ui::GameUi;
-    use crate::games::ui::{Ctx, Panel, Theme};
-    use ratatui::{backend::TestBackend, Terminal};
+    use crate::games::ui::{Ctx, Theme};
     let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
     let name = |s: Seat| {
         if s == me {
@@ -710,14 +687,7 @@ fn panel_screen(p: &ui::panel::AbandonPanel, g: &AbandonShip, me: Seat) -> Strin
         story: &story,
         asked: true,
     };
-    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
-    term.backend()
-        .buffer()
-        .content
-        .chunks(80)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
-        .collect()
+    crate::games::ui::panel::screen_80x24::<AbandonShip>(p, &ctx)
 }
 
 #[test]

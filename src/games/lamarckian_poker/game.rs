@@ -8,6 +8,7 @@ use crate::engine::illegal;
 use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
+use crate::games::card_hands;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -94,12 +95,19 @@ pub struct Held {
     pub public: bool,
 }
 
-/// A card lying face up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Face {
-    pub position: u16,
-    pub card: CardId,
+impl card_hands::Slot for Held {
+    fn position(&self) -> u16 {
+        self.position
+    }
+    fn card(&self) -> Option<CardId> {
+        self.card
+    }
+    fn learn(&mut self, card: Option<CardId>) {
+        self.card = card;
+    }
 }
+
+pub use crate::games::card_hands::Face;
 
 /// The public record, for views and histories.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -454,35 +462,11 @@ impl Game for LamarckianPoker {
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
         crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
             crate::engine::check_cards(o, &DeckSpec::standard(1), |p| {
-                self.hands
-                    .values()
-                    .flatten()
-                    .find(|h| h.position == p)
-                    .and_then(|h| h.card)
+                card_hands::known(&self.hands, p)
             })
         })?;
         let pending = std::mem::take(&mut self.pending);
-        let mut opened = Vec::new();
-        for (req, out) in pending.iter().zip(outcomes) {
-            match (req, out) {
-                (ChanceRequest::Deal { to, .. }, ChanceOutcome::Dealt { position, card, .. }) => {
-                    if let Some(h) = self
-                        .hands
-                        .get_mut(&to[0])
-                        .and_then(|h| h.iter_mut().find(|h| h.position == *position))
-                    {
-                        h.card = *card;
-                    }
-                }
-                (_, ChanceOutcome::Revealed { position, card, .. }) => {
-                    opened.push(Face {
-                        position: *position,
-                        card: *card,
-                    });
-                }
-                _ => {}
-            }
-        }
+        let opened = card_hands::take(&mut self.hands, &pending, outcomes).opened;
         match self.phase {
             Phase::Deal => {
                 self.turn += 1;
@@ -532,10 +516,7 @@ impl Game for LamarckianPoker {
                     (*s, cards)
                 })
                 .collect(),
-            mine: viewer
-                .and_then(|v| self.hands.get(&v))
-                .cloned()
-                .unwrap_or_default(),
+            mine: card_hands::own(&self.hands, viewer),
             pool: self.pool.iter().map(|f| f.card).collect(),
             deck_left: self.deck_left(),
             discards: self.discards.clone(),
@@ -554,22 +535,8 @@ impl Game for LamarckianPoker {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Done {
-            return None;
-        }
-        let seats = self.table();
-        if !self.removed.is_empty() {
-            return Some(crate::engine::forfeit_outcome(&seats, &self.removed));
-        }
-        let w = self.winners.len() as i64;
-        let l = seats.len() as i64 - w;
-        Some(Outcome {
-            payoffs: seats
-                .iter()
-                .map(|s| (*s, if self.winners.contains(s) { l } else { -w }))
-                .collect(),
-            winners: self.winners.clone(),
-        })
+        let done = self.phase == Phase::Done;
+        crate::engine::shared_win_outcome(done, &self.table(), &self.winners, &self.removed)
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -603,29 +570,21 @@ impl Game for LamarckianPoker {
     }
 
     fn seats(&self) -> Vec<Seat> {
-        self.table()
-            .into_iter()
-            .filter(|s| !self.removed.contains(s))
-            .collect()
+        crate::engine::playing(self.setup.players, &self.removed)
     }
 
     fn participants(&self) -> Vec<Seat> {
         // Extinct players still hold key shares of the one deck: their tokens open every pool.
-        if self.phase == Phase::Done {
-            Vec::new()
-        } else {
-            self.seats()
-        }
+        crate::engine::participants(self.phase == Phase::Done, self.seats())
     }
 
     fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
         // § Forfeits: the deck dies with the offender's key share, so the game ends.
-        for o in offenders {
-            self.log.push(Entry::Forfeited { seat: *o, reason });
-        }
-        self.removed.extend(offenders);
-        self.removed.sort_unstable();
+        let done = self.phase == Phase::Done;
+        crate::engine::record_forfeit(done, &self.seats(), offenders, &mut self.log, |seat| {
+            Entry::Forfeited { seat, reason }
+        })?;
+        crate::engine::add_removed(&mut self.removed, offenders);
         self.alive.retain(|s| !offenders.contains(s));
         self.marks.clear();
         self.pending.clear();

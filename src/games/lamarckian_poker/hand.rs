@@ -68,10 +68,7 @@ impl Ranking {
     }
 }
 
-pub fn card_name(c: CardId) -> String {
-    let p = PlayingCard::from_id(c);
-    format!("{}{}", p.rank_str(), p.suit.symbol())
-}
+pub use crate::games::card_hands::card_name;
 
 /// Ace high.
 pub fn value(c: CardId) -> u8 {

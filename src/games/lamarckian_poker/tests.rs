@@ -2,34 +2,12 @@ use super::*;
 use crate::engine::sim::{simulate, SimOptions};
 use rand::{rngs::StdRng, SeedableRng};
 
-/// Thousands of whole random games with the game's invariants (every card in exactly one place,
-/// card and point counts) checked after every step; the per-seat view and move probes of the
-/// test above are left out so that the count can be large.
+/// Two thousand whole games keep every card in one place.
 #[test]
 fn thousands_of_random_games_keep_every_card_and_point() {
-    let light = SimOptions {
-        check_views: false,
-        check_serde: false,
-        check_moves: false,
-        forfeit_every: None,
-        ..SimOptions::default()
-    };
-    let mut rng = StdRng::seed_from_u64(11);
-    let (mut games, mut steps) = (0, 0);
-    for players in 2..=8 {
-        let g = LamarckianPoker::new(&Setup::new(players)).unwrap();
-        for _ in 0..300 {
-            let r = simulate(&g, &mut rng, &light).unwrap();
-            assert!(r.outcome.is_some(), "a game that did not end");
-            games += 1;
-            steps += r.steps;
-        }
-    }
-    eprintln!("{games} games, {steps} steps");
-    assert!(
-        games >= 2_000 && steps >= 20 * games,
-        "{games} games, {steps} steps"
-    );
+    crate::engine::sim::light_games(2..=8, 300, 11, 20, |players| {
+        LamarckianPoker::new(&Setup::new(players)).unwrap()
+    });
 }
 
 #[test]
@@ -467,7 +445,6 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
     use crate::games::ui::GameUi;
     use crate::games::ui::{Ctx, Outcome, Panel, Theme};
     use crossterm::event::{KeyCode, KeyEvent};
-    use ratatui::{backend::TestBackend, Terminal};
     // The rule book's turn (pool A♥ Q♣ 9♠ 5♥; marks A♠ 10♣ 9♥), seen by seat 1 at turn 2.
     let hands = [cs("AS 2D 3D 4D"), cs("10C 2H 3H 4H"), cs("9H 6D 7D 8D")];
     let mut script = Script::new(deal(&hands, &cs("AH QC 9S 5H KS KH KD KC")), vec![]);
@@ -500,14 +477,7 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
         asked: true,
     };
     let draw = |p: &ui::panel::LamarckianPanel| {
-        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
-        term.draw(|f| p.draw(f, f.area(), &ctx)).unwrap();
-        term.backend()
-            .buffer()
-            .content
-            .chunks(80)
-            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
-            .collect::<String>()
+        crate::games::ui::panel::screen_80x24::<LamarckianPoker>(p, &ctx)
     };
     let screen = draw(&p);
     for want in [

@@ -6,10 +6,10 @@ use crate::games::abandon_ship::game::{
     card_name, points, AbandonShip, AbandonView, Action, Entry, Phase,
 };
 use crate::games::script::Replayed;
-use crate::games::ui::words::count;
+use crate::games::ui::words::{count, people};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
-use words::{cards, held_card, line, named, names_of};
+use words::{cards, held_card, line, named};
 
 #[cfg(feature = "terminal")]
 pub mod panel;
@@ -18,11 +18,7 @@ pub mod words;
 
 impl GameUi for AbandonShip {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer)
-            .log
-            .iter()
-            .map(|e| line(e, names))
-            .collect()
+        crate::games::ui::words::told(&self.view(viewer).log, names, line)
     }
 
     fn render(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> String {
@@ -172,7 +168,7 @@ impl GameUi for AbandonShip {
         if !self.removed.is_empty() {
             return format!(
                 "the game ends without a winner: the table removed {}",
-                names_of(&self.removed, names)
+                people(&self.removed, names)
             );
         }
         let scores: Vec<String> = self

@@ -7,13 +7,13 @@ use super::AbandonShip;
 use crate::cards::Suit;
 use crate::engine::Seat;
 use crate::games::abandon_ship::game::{card_name, points, AbandonView, Action, Phase};
+use crate::games::card_hands::ui::card_row;
 use crate::games::ui::words::says;
-use crate::games::ui::{seat_box, Ctx, Outcome, Panel, Theme};
+use crate::games::ui::{seat_box, Ctx, Outcome, Panel};
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 #[derive(Default)]
@@ -25,18 +25,6 @@ pub struct AbandonPanel {
     /// Picking whom to fight with the card under the cursor.
     targeting: bool,
     notice: Option<String>,
-}
-
-fn cards_row(
-    theme: &Theme,
-    cards: impl IntoIterator<Item = Option<crate::cards::CardId>>,
-) -> Vec<Span<'static>> {
-    let mut out = Vec::new();
-    for c in cards {
-        out.push(theme.card_face(c));
-        out.push(Span::raw(" "));
-    }
-    out
 }
 
 impl AbandonPanel {
@@ -307,7 +295,7 @@ impl Panel<AbandonShip> for AbandonPanel {
             if board.is_empty() {
                 spans.push(Span::styled("empty", theme.dim()));
             } else {
-                spans.extend(cards_row(theme, board.into_iter().map(Some)));
+                spans.extend(card_row(theme, board.into_iter().map(Some)));
             }
             if v.removed.contains(seat) {
                 spans.push(Span::styled(" removed", theme.dim()));
@@ -319,23 +307,13 @@ impl Panel<AbandonShip> for AbandonPanel {
             // Once shown (the showdown), a player's hand is named.
             if Some(*seat) != v.viewer && !held.is_empty() && held.iter().all(|c| c.is_some()) {
                 let mut shown = vec![Span::raw("      shows ")];
-                shown.extend(cards_row(theme, held.iter().copied()));
+                shown.extend(card_row(theme, held.iter().copied()));
                 rows.push(Line::from(shown));
             }
         }
         let want = (rows.len() as u16 + 2).min(area.height.saturating_sub(6));
-        let [table, lower] =
-            Layout::vertical([Constraint::Length(want), Constraint::Min(4)]).areas(area);
-        frame.render_widget(
-            Paragraph::new(rows)
-                .block(theme.panel(&format!(" Round {} ", v.round.max(1)), false))
-                .wrap(Wrap { trim: false }),
-            table,
-        );
-        let [story, you] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(lower);
-        ctx.draw_story(frame, story, " Story ");
+        let title = format!(" Round {} ", v.round.max(1));
+        let you = ctx.table_and_story(frame, area, rows, &title, want);
         let asked = !self.legal.is_empty();
         let mut lines = Vec::new();
         if v.viewer.is_some() {

@@ -3,26 +3,15 @@
 use crate::cards::{CardId, PlayingCard, Suit};
 use crate::engine::Seat;
 use crate::games::abandon_ship::game::{card_name, suit_name, AbandonView, Entry};
-use crate::games::ui::words::{count, says, whose};
+use crate::games::card_hands;
+use crate::games::ui::words::{count, people, says, whose};
 use std::fmt::Write;
 
 pub fn cards(cs: &[CardId]) -> String {
     if cs.is_empty() {
         return "nothing".into();
     }
-    cs.iter()
-        .map(|c| card_name(*c))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-pub fn names_of(seats: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
-    let v: Vec<String> = seats.iter().map(|s| n(*s)).collect();
-    match v.len() {
-        0 => "nobody".into(),
-        1 => v[0].clone(),
-        k => format!("{} and {}", v[..k - 1].join(", "), v[k - 1]),
-    }
+    card_hands::names(cs)
 }
 
 /// "the Hearts lifeboat".
@@ -89,7 +78,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
                     if drowned.len() == 1 {
                         says(n(drowned[0]), "has")
                     } else {
-                        format!("{} have", names_of(drowned, n))
+                        format!("{} have", people(drowned, n))
                     },
                     if drowned.len() == 1 && n(drowned[0]) != "you" {
                         "goes"
@@ -143,7 +132,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
                 ),
                 None => format!(
                     "{} tie exactly for {}: nobody boards it{contest}",
-                    names_of(&claims.iter().map(|c| c.seat).collect::<Vec<_>>(), n),
+                    people(&claims.iter().map(|c| c.seat).collect::<Vec<_>>(), n),
                     boat(*suit)
                 ),
             }
@@ -165,7 +154,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         Entry::Won { seats } => match seats.len() {
             0 => "nobody wins".into(),
             1 => format!("{} the game", says(n(seats[0]), "wins")),
-            _ => format!("{} share the win", names_of(seats, n)),
+            _ => format!("{} share the win", people(seats, n)),
         },
         Entry::Forfeited { seat, reason } => format!(
             "{} {}: the game ends without a winner",

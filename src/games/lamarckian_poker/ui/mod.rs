@@ -5,10 +5,10 @@ use crate::engine::{Game, Seat};
 use crate::games::lamarckian_poker::game::{Action, Entry, LamarckianPoker, LamarckianView, Phase};
 use crate::games::lamarckian_poker::hand::card_name;
 use crate::games::script::Replayed;
-use crate::games::ui::words::count;
+use crate::games::ui::words::{count, people};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
-use words::{cards, line, names_of};
+use words::{cards, line};
 
 #[cfg(feature = "terminal")]
 pub mod panel;
@@ -17,11 +17,7 @@ pub mod words;
 
 impl GameUi for LamarckianPoker {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer)
-            .log
-            .iter()
-            .map(|e| line(e, names))
-            .collect()
+        crate::games::ui::words::told(&self.view(viewer).log, names, line)
     }
 
     fn render(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> String {
@@ -109,7 +105,7 @@ impl GameUi for LamarckianPoker {
             ),
             _ => format!(
                 "the game ends without a winner: the table removed {}",
-                names_of(&self.removed, names)
+                people(&self.removed, names)
             ),
         }
     }

@@ -3,14 +3,14 @@
 //! hand with a cursor to pick the mark.
 
 use super::LamarckianPoker;
+use crate::games::card_hands::ui::card_row;
 use crate::games::lamarckian_poker::game::{Action, LamarckianView, Phase};
 use crate::games::lamarckian_poker::hand::card_name;
 use crate::games::ui::{seat_box, Ctx, Outcome, Panel, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 #[derive(Default)]
@@ -27,11 +27,7 @@ fn row(
     theme: &Theme,
     cards: impl IntoIterator<Item = Option<crate::cards::CardId>>,
 ) -> Vec<Span<'static>> {
-    let mut out = Vec::new();
-    for c in cards {
-        out.push(theme.card_face(c));
-        out.push(Span::raw(" "));
-    }
+    let mut out = card_row(theme, cards);
     if out.is_empty() {
         out.push(Span::styled("none", theme.dim()));
     }
@@ -167,25 +163,12 @@ impl Panel<LamarckianPoker> for LamarckianPanel {
             }
             rows.push(Line::from(spans));
         }
-        let [table, lower] = Layout::vertical([
-            Constraint::Length(rows.len() as u16 + 2),
-            Constraint::Min(4),
-        ])
-        .areas(area);
         let title = match v.phase {
             Phase::Done => " Game over ".to_string(),
             _ => format!(" Turn {} ", v.turn.max(1)),
         };
-        frame.render_widget(
-            Paragraph::new(rows)
-                .block(theme.panel(&title, false))
-                .wrap(Wrap { trim: false }),
-            table,
-        );
-        let [story, you] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(lower);
-        ctx.draw_story(frame, story, " Story ");
+        let height = rows.len() as u16 + 2;
+        let you = ctx.table_and_story(frame, area, rows, &title, height);
         let mut lines = Vec::new();
         let asked = !self.legal.is_empty();
         let mut hand: Vec<Span> = Vec::new();

@@ -1,26 +1,11 @@
 //! lamarckian_poker: the words of its record and table.
 
-use crate::cards::CardId;
 use crate::engine::Seat;
 use crate::games::lamarckian_poker::game::Entry;
 use crate::games::lamarckian_poker::hand::card_name;
-use crate::games::ui::words::says;
+use crate::games::ui::words::{people, says};
 
-pub fn cards(cs: &[CardId]) -> String {
-    cs.iter()
-        .map(|c| card_name(*c))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-pub fn names_of(seats: &[Seat], n: &dyn Fn(Seat) -> String) -> String {
-    let v: Vec<String> = seats.iter().map(|s| n(*s)).collect();
-    match v.len() {
-        0 => "nobody".into(),
-        1 => v[0].clone(),
-        k => format!("{} and {}", v[..k - 1].join(", "), v[k - 1]),
-    }
-}
+pub use crate::games::card_hands::names as cards;
 
 /// A record entry in words.
 pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
@@ -53,7 +38,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             let who = if seats.len() == 1 {
                 says(n(seats[0]), "wins")
             } else {
-                format!("{} share the win", names_of(seats, n))
+                format!("{} share the win", people(seats, n))
             };
             match hand {
                 Some(h) => format!("{who} with {}", h.words()),
