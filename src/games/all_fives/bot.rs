@@ -25,13 +25,7 @@ pub fn value(view: &AllFivesView, action: &Action) -> Option<(i64, bool, u32)> {
 
 impl Bot<AllFives> for GreedyBot {
     fn choose(&mut self, view: &AllFivesView, legal: &[Action]) -> Action {
-        // `max_by_key` keeps the last of equal maxima; reversing keeps the lowest move instead.
-        legal
-            .iter()
-            .rev()
-            .max_by_key(|a| value(view, a))
-            .copied()
-            .unwrap_or(legal[0])
+        crate::games::dominoes::greedy(legal, |a| value(view, a))
     }
 
     fn name(&self) -> &str {

@@ -3,10 +3,8 @@
 
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::illegal;
-use crate::engine::{
-    ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
-};
-use crate::games::dominoes::{self, Hands};
+use crate::engine::{ChanceOutcome, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct};
+use crate::games::dominoes::{self, Board, InPlay};
 pub use crate::games::dominoes::{Held, Phase};
 use serde::{Deserialize, Serialize};
 
@@ -341,6 +339,7 @@ pub enum Entry {
 /// A whole game of All Fives, as one client knows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AllFives {
+    pub board: Board<End>,
     pub setup: Setup,
     /// Sides: one seat each, or two partners.
     pub teams: Vec<Vec<Seat>>,
@@ -348,20 +347,12 @@ pub struct AllFives {
     pub scores: Vec<i64>,
     /// Hands started; the current hand's deck id.
     pub hand: u32,
-    pub phase: Phase,
-    pub hands: Hands,
     pub layout: Layout,
-    pub turn: Seat,
     /// Passes in a row (§6).
     pub passes: u8,
     /// Who leads the next hand: the last to domino, or nobody (by lot).
     pub leader: Option<Seat>,
     pub ended: Option<HandEnd>,
-    pub removed: Vec<Seat>,
-    /// A play waiting for its tile to be shown.
-    played: Option<(Seat, u16, End)>,
-    next_position: u16,
-    pending: Vec<ChanceRequest>,
     pub log: Vec<Entry>,
 }
 
@@ -375,21 +366,15 @@ impl AllFives {
             (0..n).map(|s| vec![s]).collect()
         };
         let mut g = AllFives {
+            board: Board::new(),
             setup: setup.clone(),
             scores: vec![0; teams.len()],
             teams,
             hand: 0,
-            phase: Phase::Deal,
-            hands: Hands::new(),
             layout: Layout::default(),
-            turn: 0,
             passes: 0,
             leader: None,
             ended: None,
-            removed: Vec::new(),
-            played: None,
-            next_position: 0,
-            pending: Vec::new(),
             log: Vec::new(),
         };
         g.deal();
@@ -408,25 +393,18 @@ impl AllFives {
     }
 
     pub fn boneyard(&self) -> usize {
-        usize::from(TILES.saturating_sub(self.next_position))
-    }
-
-    fn players(&self) -> Vec<Seat> {
-        (0..self.setup.players).collect()
+        usize::from(TILES.saturating_sub(self.board.next_position))
     }
 
     /// A new hand: a new deck, every hand dealt, and the lot if nobody dominoed (§2, §3).
     fn deal(&mut self) {
         let deck = self.deck();
         let k = self.setup.hand_size();
-        self.phase = Phase::Deal;
-        self.hands.clear();
         self.layout = Layout::default();
         self.passes = 0;
         self.ended = None;
-        self.played = None;
-        (self.pending, self.next_position) =
-            dominoes::deal(deck, spec(), self.setup.players, k, self.leader.is_none());
+        let lot = self.leader.is_none();
+        self.board.deal(deck, spec(), self.setup.players, k, lot);
     }
 
     fn next_seat(&self, s: Seat) -> Seat {
@@ -442,9 +420,7 @@ impl AllFives {
     }
 
     fn finish(&mut self) {
-        self.phase = Phase::Done;
-        self.pending.clear();
-        self.played = None;
+        self.board.finish();
         let winners = self.winners();
         self.log.push(Entry::Over { winners });
     }
@@ -452,7 +428,11 @@ impl AllFives {
     /// The side(s) with the best score among those with no removed member.
     pub fn winners(&self) -> Vec<Seat> {
         let eligible: Vec<usize> = (0..self.teams.len())
-            .filter(|t| !self.teams[*t].iter().any(|s| self.removed.contains(s)))
+            .filter(|t| {
+                !self.teams[*t]
+                    .iter()
+                    .any(|s| self.board.removed.contains(s))
+            })
             .collect();
         let Some(best) = eligible.iter().map(|t| self.scores[*t]).max() else {
             return Vec::new();
@@ -466,10 +446,7 @@ impl AllFives {
         w
     }
 
-    fn after_play(&mut self, seat: Seat, position: u16, tile: CardId, end: End) {
-        if let Some(h) = self.hands.get_mut(&seat) {
-            h.retain(|x| x.position != position);
-        }
+    fn after_play(&mut self, seat: Seat, tile: CardId, end: End) {
         self.layout.place(halves(tile), end);
         let scored = self.layout.score();
         self.log.push(Entry::Played {
@@ -482,14 +459,14 @@ impl AllFives {
         self.passes = 0;
         if scored > 0 {
             self.award(self.team_of(seat), scored);
-            if self.phase == Phase::Done {
+            if self.board.phase == Phase::Done {
                 return;
             }
         }
-        if self.hands.get(&seat).is_none_or(|h| h.is_empty()) {
+        if self.board.hands.get(&seat).is_none_or(|h| h.is_empty()) {
             self.end_hand(HandEnd::Domino(seat));
         } else {
-            self.turn = self.next_seat(seat);
+            self.board.turn = self.next_seat(seat);
         }
     }
 
@@ -497,15 +474,13 @@ impl AllFives {
     pub(super) fn end_hand(&mut self, how: HandEnd) {
         self.log.push(Entry::Ended { how });
         self.ended = Some(how);
-        self.phase = Phase::Show;
-        self.pending = dominoes::show_all(&self.hands, self.deck());
-        if self.pending.is_empty() {
+        if !self.board.show(self.deck()) {
             self.score_hand();
         }
     }
 
     fn score_hand(&mut self) {
-        for (s, h) in &self.hands {
+        for (s, h) in &self.board.hands {
             self.log.push(Entry::Showed {
                 seat: *s,
                 tiles: h.iter().filter_map(|x| x.tile).collect(),
@@ -516,7 +491,7 @@ impl AllFives {
             .iter()
             .map(|t| {
                 t.iter()
-                    .flat_map(|s| self.hands.get(s).into_iter().flatten())
+                    .flat_map(|s| self.board.hands.get(s).into_iter().flatten())
                     .filter_map(|h| h.tile)
                     .map(pips)
                     .sum()
@@ -572,13 +547,8 @@ impl AllFives {
 
     /// Ends the game with these seats removed (§9).
     fn remove(&mut self, offenders: &[Seat]) {
-        dominoes::add_removed(&mut self.removed, offenders);
+        self.board.remove(offenders);
         self.finish();
-    }
-
-    /// The seat to move, if a seat is to move.
-    fn mover(&self) -> Option<Seat> {
-        dominoes::mover(&self.pending, self.phase, self.turn)
     }
 }
 
@@ -611,15 +581,15 @@ impl Game for AllFives {
     const NAME: &'static str = "all-fives";
 
     fn to_act(&self) -> ToAct {
-        dominoes::to_act(&self.pending, self.phase, self.turn)
+        self.board.to_act()
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if self.mover() != Some(seat) {
+        if self.board.mover() != Some(seat) {
             return Vec::new();
         }
         let plays = dominoes::plays(
-            &self.hands,
+            &self.board.hands,
             seat,
             |t| self.layout.ends_for(halves(t)),
             |position, end| Action::Play { position, end },
@@ -634,7 +604,7 @@ impl Game for AllFives {
     }
 
     fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        dominoes::check_turn(self.phase, self.mover(), seat)?;
+        self.board.check_turn(seat)?;
         // What the others cannot see (whether a draw or pass was forced) is not checked here:
         // every client must accept the same moves from public data (§6).
         match *action {
@@ -645,8 +615,7 @@ impl Game for AllFives {
                 if self.boneyard() == 0 {
                     return Err(illegal(seat, "the boneyard is empty"));
                 }
-                self.pending = vec![ChanceRequest::deal(self.deck(), self.next_position, seat)];
-                self.next_position += 1;
+                self.board.draw(self.deck(), seat);
             }
             Action::Pass => {
                 if self.layout.is_empty() {
@@ -660,11 +629,11 @@ impl Game for AllFives {
                 if self.passes >= self.setup.players {
                     self.end_hand(HandEnd::Blocked);
                 } else {
-                    self.turn = self.next_seat(seat);
+                    self.board.turn = self.next_seat(seat);
                 }
             }
             Action::Play { position, end } => {
-                let Some(h) = dominoes::held(&self.hands, seat, position) else {
+                let Some(h) = dominoes::held(&self.board.hands, seat, position) else {
                     return Err(illegal(seat, "that tile is not in the hand"));
                 };
                 if end == End::Lead {
@@ -682,61 +651,47 @@ impl Game for AllFives {
                         ));
                     }
                 }
-                self.played = Some((seat, position, end));
-                self.pending = vec![ChanceRequest::Reveal {
-                    deck: self.deck(),
-                    position,
-                }];
+                self.board.play(self.deck(), seat, position, end);
             }
         }
         Ok(())
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
-            crate::engine::check_cards(o, &spec(), |p| dominoes::known_tile(&self.hands, p))
-        })?;
-        let pending = std::mem::take(&mut self.pending);
-        match self.phase {
+        let pending = self.board.accept(outcomes, &spec())?;
+        match self.board.phase {
             Phase::Deal => {
-                let lot =
-                    dominoes::take_deal(&mut self.hands, &pending, outcomes, self.setup.players);
+                let lot = self.board.take_deal(&pending, outcomes, self.setup.players);
                 let by_lot = lot.is_some();
                 self.leader = lot.or(self.leader);
                 let leader = self.leader.unwrap_or(0);
-                self.turn = leader;
-                self.phase = Phase::Play;
+                self.board.turn = leader;
+                self.board.phase = Phase::Play;
                 self.log.push(Entry::Hand {
                     number: self.hand + 1,
                     leader,
                     by_lot,
                 });
             }
-            Phase::Play => match (&pending[0], &outcomes[0]) {
-                (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
-                    dominoes::take_draw(&mut self.hands, to[0], out);
-                    self.log.push(Entry::Drew { seat: to[0] });
-                }
-                (_, ChanceOutcome::Revealed { position, card, .. }) => {
-                    let Some((seat, _, end)) = self.played.take() else {
-                        return Err(RuleError::BadChance("no tile was played".into()));
-                    };
-                    dominoes::learn(&mut self.hands, *position, *card);
-                    if self.layout.fits(halves(*card), end) {
-                        self.after_play(seat, *position, *card, end);
-                    } else {
+            Phase::Play => {
+                let layout = &self.layout;
+                let fits = |t, end: &End| layout.fits(halves(t), *end);
+                match self.board.take_in_play(&pending, outcomes, fits)? {
+                    InPlay::Drew(seat) => self.log.push(Entry::Drew { seat }),
+                    InPlay::Fits { seat, tile, spot } => self.after_play(seat, tile, spot),
+                    InPlay::Misfit { seat, tile, spot } => {
                         self.log.push(Entry::Misplayed {
                             seat,
-                            tile: *card,
-                            end,
+                            tile,
+                            end: spot,
                         });
                         self.remove(&[seat]);
                     }
+                    InPlay::Nothing => {}
                 }
-                _ => {}
-            },
+            }
             Phase::Show => {
-                dominoes::learn_all(&mut self.hands, outcomes);
+                dominoes::learn_all(&mut self.board.hands, outcomes);
                 self.score_hand();
             }
             Phase::Done => {}
@@ -752,15 +707,15 @@ impl Game for AllFives {
             scores: self.scores.clone(),
             target: self.setup.target(),
             hand: self.hand + 1,
-            phase: self.phase,
-            to_act: self.mover().into_iter().collect(),
+            phase: self.board.phase,
+            to_act: self.board.mover().into_iter().collect(),
             layout: self.layout.clone(),
             ends: self.layout.ends(),
             count: self.layout.count(),
             tiles: viewer
-                .map(|v| dominoes::known(&self.hands, v).collect())
+                .map(|v| dominoes::known(&self.board.hands, v).collect())
                 .unwrap_or_default(),
-            held: dominoes::counts(&self.hands),
+            held: dominoes::counts(&self.board.hands),
             boneyard: self.boneyard(),
             legal: viewer.map(|v| self.legal_actions(v)).unwrap_or_default(),
             log: self.log.clone(),
@@ -768,10 +723,10 @@ impl Game for AllFives {
     }
 
     fn timeout_action(&self, seat: Seat) -> Option<Action> {
-        self.mover().filter(|m| *m == seat)?;
+        self.board.mover().filter(|m| *m == seat)?;
         Some(if self.layout.is_empty() {
             Action::Play {
-                position: self.hands.get(&seat)?.first()?.position,
+                position: self.board.hands.get(&seat)?.first()?.position,
                 end: End::Lead,
             }
         } else if self.boneyard() > 0 {
@@ -782,25 +737,17 @@ impl Game for AllFives {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Done {
-            return None;
-        }
-        Some(Outcome {
-            payoffs: self
-                .players()
-                .into_iter()
-                .map(|s| (s, self.scores[self.team_of(s)]))
-                .collect(),
-            winners: self.winners(),
-        })
+        dominoes::outcome(
+            self.board.phase,
+            self.setup.players,
+            |s| self.scores[self.team_of(s)],
+            || self.winners(),
+        )
     }
 
     fn check_invariants(&self) -> Result<(), String> {
-        let n = dominoes::check_held(&self.hands, self.next_position, "boneyard")?;
-        if self.phase == Phase::Play
-            && self.pending.is_empty()
-            && self.layout.tiles() + n + self.boneyard() != usize::from(TILES)
-        {
+        let n = dominoes::check_held(&self.board.hands, self.board.next_position, "boneyard")?;
+        if self.board.settled() && self.layout.tiles() + n + self.boneyard() != usize::from(TILES) {
             return Err(format!(
                 "tiles not conserved: {} set, {n} held, {} in the boneyard",
                 self.layout.tiles(),
@@ -824,24 +771,5 @@ impl Game for AllFives {
         v
     }
 
-    fn seats(&self) -> Vec<Seat> {
-        dominoes::playing(self.setup.players, &self.removed)
-    }
-
-    fn participants(&self) -> Vec<Seat> {
-        if self.phase == Phase::Done {
-            Vec::new()
-        } else {
-            self.seats()
-        }
-    }
-
-    fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
-        for o in offenders {
-            self.log.push(Entry::Forfeited { seat: *o, reason });
-        }
-        self.remove(offenders);
-        Ok(())
-    }
+    dominoes::seat_methods!();
 }

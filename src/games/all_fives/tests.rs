@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::sim::{simulate, SimOptions};
+use crate::games::dominoes::testing::{known_hands, shown, you_and_ann};
 use rand::{rngs::StdRng, SeedableRng};
 
 #[test]
@@ -38,9 +39,9 @@ fn random_games_pass_the_generic_simulation() {
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, play_out, Oracle, Script};
-use crate::engine::{ChanceOutcome, ChanceRequest, Game, ToAct};
+use crate::engine::{Game, ToAct};
 use crate::games::ui::GameUi;
-use game::{halves, Held};
+use game::halves;
 
 fn id(a: u8, b: u8) -> CardId {
     (0..28)
@@ -133,7 +134,7 @@ fn resolve(g: &mut AllFives, script: &mut Script) {
 
 fn play(g: &mut AllFives, script: &mut Script, seat: u8, t: (u8, u8), end: End) -> i64 {
     assert_eq!(g.to_act(), ToAct::Seat(seat));
-    let position = g.hands[&seat]
+    let position = g.board.hands[&seat]
         .iter()
         .find(|h| h.tile == Some(id(t.0, t.1)))
         .unwrap_or_else(|| panic!("seat {seat} holds no {t:?}"))
@@ -210,13 +211,7 @@ fn the_nine_move_example_of_the_rules() {
     assert_eq!(scores, vec![5, 0, 10, 5, 5, 10, 15, 5, 0]);
     assert_eq!(g.scores, vec![35, 20]);
     assert_eq!(g.layout.count(), 11);
-    let words = g.story(Some(1), &|s| {
-        if s == 1 {
-            "you".into()
-        } else {
-            "Ann".into()
-        }
-    });
+    let words = g.story(Some(1), &you_and_ann);
     assert!(
         words.contains(&"hand 1: by lot, Ann leads".to_string()),
         "{words:?}"
@@ -233,21 +228,7 @@ fn holding(setup: Setup, hands: &[&[(u8, u8)]]) -> AllFives {
     let mut g = AllFives::new(&setup).unwrap();
     let mut script = Script::new(deck(&[]), vec![1]);
     resolve(&mut g, &mut script);
-    let mut position = 0;
-    for (s, h) in hands.iter().enumerate() {
-        g.hands.insert(
-            s as u8,
-            h.iter()
-                .map(|t| {
-                    position += 1;
-                    Held {
-                        position,
-                        tile: Some(id(t.0, t.1)),
-                    }
-                })
-                .collect(),
-        );
-    }
+    g.board.hands.extend(known_hands(hands, |t| id(t.0, t.1)));
     g
 }
 
@@ -257,24 +238,7 @@ fn end(g: &mut AllFives, how: HandEnd) {
     let ToAct::Chance(reqs) = g.to_act() else {
         panic!("the hands are shown");
     };
-    let outs: Vec<ChanceOutcome> = reqs
-        .iter()
-        .map(|r| match r {
-            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
-                deck: *deck,
-                position: *position,
-                card: g
-                    .hands
-                    .values()
-                    .flatten()
-                    .find(|h| h.position == *position)
-                    .and_then(|h| h.tile)
-                    .unwrap(),
-            },
-            r => panic!("{r:?}"),
-        })
-        .collect();
-    g.apply_chance(&outs).unwrap();
+    g.apply_chance(&shown(&g.board.hands, &reqs)).unwrap();
 }
 
 #[test]
@@ -322,9 +286,9 @@ fn a_tile_that_does_not_fit_loses_the_game_for_its_player() {
     let mut g = AllFives::new(&Setup::new(2)).unwrap();
     resolve(&mut g, &mut script);
     play(&mut g, &mut script, 0, (0, 0), End::Lead);
-    g.turn = 0;
+    g.board.turn = 0;
     // Another client does not know seat 0's tiles, so it accepts the move until it is shown.
-    for h in g.hands.get_mut(&0).unwrap() {
+    for h in g.board.hands.get_mut(&0).unwrap() {
         h.tile = None;
     }
     g.apply(
@@ -336,7 +300,7 @@ fn a_tile_that_does_not_fit_loses_the_game_for_its_player() {
     )
     .unwrap();
     resolve(&mut g, &mut script);
-    assert_eq!(g.phase, Phase::Done);
+    assert_eq!(g.board.phase, Phase::Done);
     assert_eq!(g.outcome().unwrap().winners, vec![1]);
     assert!(matches!(
         g.log[g.log.len() - 2],
@@ -380,13 +344,7 @@ fn the_panel_shows_the_line_the_ends_your_tiles_and_the_boneyard_at_80_by_24() {
     let mut p = ui::panel::AllFivesPanel::default();
     p.ask(&view, &legal);
     let names = vec!["Ann".to_string(), "Bob".to_string()];
-    let story = g.story(Some(1), &|s| {
-        if s == 1 {
-            "you".into()
-        } else {
-            "Ann".into()
-        }
-    });
+    let story = g.story(Some(1), &you_and_ann);
     let theme = Theme { color: false };
     let ctx = Ctx {
         theme: &theme,

@@ -21,13 +21,7 @@ pub fn value(view: &ChickenfootView, action: &Action) -> Option<(u32, bool, bool
 
 impl Bot<Chickenfoot> for GreedyBot {
     fn choose(&mut self, view: &ChickenfootView, legal: &[Action]) -> Action {
-        // `max_by_key` keeps the last of equal maxima; reversing keeps the lowest move instead.
-        legal
-            .iter()
-            .rev()
-            .max_by_key(|a| value(view, a))
-            .copied()
-            .unwrap_or(legal[0])
+        crate::games::dominoes::greedy(legal, |a| value(view, a))
     }
 
     fn name(&self) -> &str {

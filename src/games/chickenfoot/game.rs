@@ -3,10 +3,8 @@
 
 use crate::cards::{CardId, DeckSpec};
 use crate::engine::illegal;
-use crate::engine::{
-    ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
-};
-use crate::games::dominoes::{self, Hands};
+use crate::engine::{ChanceOutcome, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct};
+use crate::games::dominoes::{self, Board, InPlay};
 pub use crate::games::dominoes::{halves_in, set, Held, Phase};
 use serde::{Deserialize, Serialize};
 
@@ -310,25 +308,18 @@ pub enum Entry {
 /// A whole game of Chickenfoot, as one client knows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chickenfoot {
+    pub board: Board<Spot>,
     pub setup: Setup,
     /// Points per seat, lower is better.
     pub scores: Vec<i64>,
     /// Rounds started, from 0; the current round's deck id.
     pub round: u32,
-    pub phase: Phase,
-    pub hands: Hands,
     pub layout: Layout,
-    pub turn: Seat,
     /// The player to move has drawn this turn (§6).
     pub drew: bool,
     /// Who set off the first round (by lot); later rounds move one seat clockwise.
     pub first: Option<Seat>,
     pub ended: Option<RoundEnd>,
-    pub removed: Vec<Seat>,
-    /// A play waiting for its tile to be shown.
-    played: Option<(Seat, u16, Spot)>,
-    pub(super) next_position: u16,
-    pending: Vec<ChanceRequest>,
     pub log: Vec<Entry>,
 }
 
@@ -336,20 +327,14 @@ impl Chickenfoot {
     pub fn new(setup: &Setup) -> Result<Chickenfoot, RuleError> {
         setup.validate()?;
         let mut g = Chickenfoot {
+            board: Board::new(),
             setup: setup.clone(),
             scores: vec![0; usize::from(setup.players)],
             round: 0,
-            phase: Phase::Deal,
-            hands: Hands::new(),
             layout: Layout::default(),
-            turn: 0,
             drew: false,
             first: None,
             ended: None,
-            removed: Vec::new(),
-            played: None,
-            next_position: 0,
-            pending: Vec::new(),
             log: Vec::new(),
         };
         g.deal();
@@ -381,7 +366,7 @@ impl Chickenfoot {
     }
 
     pub fn yard(&self) -> usize {
-        usize::from(self.deck_len().saturating_sub(self.next_position))
+        usize::from(self.deck_len().saturating_sub(self.board.next_position))
     }
 
     fn players(&self) -> Vec<Seat> {
@@ -392,19 +377,11 @@ impl Chickenfoot {
     fn deal(&mut self) {
         let deck = self.deck();
         let k = self.setup.hand_size().unwrap_or(1);
-        self.phase = Phase::Deal;
-        self.hands.clear();
         self.layout = Layout::new(self.center());
         self.drew = false;
         self.ended = None;
-        self.played = None;
-        (self.pending, self.next_position) = dominoes::deal(
-            deck,
-            self.spec(),
-            self.setup.players,
-            k,
-            self.first.is_none(),
-        );
+        let (spec, lot) = (self.spec(), self.first.is_none());
+        self.board.deal(deck, spec, self.setup.players, k, lot);
     }
 
     fn next_seat(&self, s: Seat) -> Seat {
@@ -412,9 +389,7 @@ impl Chickenfoot {
     }
 
     fn finish(&mut self) {
-        self.phase = Phase::Done;
-        self.pending.clear();
-        self.played = None;
+        self.board.finish();
         let winners = self.winners();
         self.log.push(Entry::Over { winners });
     }
@@ -424,7 +399,7 @@ impl Chickenfoot {
         let eligible: Vec<Seat> = self
             .players()
             .into_iter()
-            .filter(|s| !self.removed.contains(s))
+            .filter(|s| !self.board.removed.contains(s))
             .collect();
         let Some(best) = eligible.iter().map(|s| self.scores[usize::from(*s)]).min() else {
             return Vec::new();
@@ -435,10 +410,7 @@ impl Chickenfoot {
             .collect()
     }
 
-    fn after_play(&mut self, seat: Seat, position: u16, tile: CardId, spot: Spot) {
-        if let Some(h) = self.hands.get_mut(&seat) {
-            h.retain(|x| x.position != position);
-        }
+    fn after_play(&mut self, seat: Seat, tile: CardId, spot: Spot) {
         let halves = self.halves(tile);
         self.layout.place(halves, spot);
         self.log.push(Entry::Played {
@@ -448,13 +420,13 @@ impl Chickenfoot {
             spot,
         });
         self.drew = false;
-        match self.hands.get(&seat).map_or(0, Vec::len) {
+        match self.board.hands.get(&seat).map_or(0, Vec::len) {
             0 => self.end_round(RoundEnd::Out(seat)),
             1 => {
                 self.log.push(Entry::LastTile { seat });
-                self.turn = self.next_seat(seat);
+                self.board.turn = self.next_seat(seat);
             }
-            _ => self.turn = self.next_seat(seat),
+            _ => self.board.turn = self.next_seat(seat),
         }
     }
 
@@ -463,9 +435,7 @@ impl Chickenfoot {
     pub(super) fn end_round(&mut self, how: RoundEnd) {
         self.log.push(Entry::Ended { how });
         self.ended = Some(how);
-        self.phase = Phase::Show;
-        self.pending = dominoes::show_all(&self.hands, self.deck());
-        if self.pending.is_empty() {
+        if !self.board.show(self.deck()) {
             self.score_round();
         }
     }
@@ -473,6 +443,7 @@ impl Chickenfoot {
     fn score_round(&mut self) {
         for s in self.players() {
             let tiles: Vec<(u8, u8)> = self
+                .board
                 .hands
                 .get(&s)
                 .into_iter()
@@ -497,19 +468,14 @@ impl Chickenfoot {
 
     /// Ends the game with these seats removed (§9).
     fn remove(&mut self, offenders: &[Seat]) {
-        dominoes::add_removed(&mut self.removed, offenders);
+        self.board.remove(offenders);
         self.finish();
-    }
-
-    /// The seat to move, if a seat is to move.
-    fn mover(&self) -> Option<Seat> {
-        dominoes::mover(&self.pending, self.phase, self.turn)
     }
 
     /// The plays this seat's known tiles allow, ascending.
     fn plays(&self, seat: Seat) -> Vec<Action> {
         dominoes::plays(
-            &self.hands,
+            &self.board.hands,
             seat,
             |t| self.layout.spots_for(self.halves(t)),
             |position, spot| Action::Play { position, spot },
@@ -547,11 +513,11 @@ impl Game for Chickenfoot {
     const NAME: &'static str = "chickenfoot";
 
     fn to_act(&self) -> ToAct {
-        dominoes::to_act(&self.pending, self.phase, self.turn)
+        self.board.to_act()
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if self.mover() != Some(seat) {
+        if self.board.mover() != Some(seat) {
             return Vec::new();
         }
         let plays = self.plays(seat);
@@ -565,7 +531,7 @@ impl Game for Chickenfoot {
     }
 
     fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        dominoes::check_turn(self.phase, self.mover(), seat)?;
+        self.board.check_turn(seat)?;
         // Whether a draw or a pass was forced is not checked: the others cannot see the hand,
         // and every client must accept the same moves from public data (§6).
         match *action {
@@ -576,15 +542,14 @@ impl Game for Chickenfoot {
                 if self.yard() == 0 {
                     return Err(illegal(seat, "the chicken yard is empty"));
                 }
-                self.pending = vec![ChanceRequest::deal(self.deck(), self.next_position, seat)];
-                self.next_position += 1;
+                self.board.draw(self.deck(), seat);
                 self.drew = true;
             }
             Action::Pass => {
                 if self.drew {
                     self.log.push(Entry::Passed { seat });
                     self.drew = false;
-                    self.turn = self.next_seat(seat);
+                    self.board.turn = self.next_seat(seat);
                 } else if self.yard() == 0 {
                     self.end_round(RoundEnd::NoDraw(seat));
                 } else {
@@ -592,7 +557,7 @@ impl Game for Chickenfoot {
                 }
             }
             Action::Play { position, spot } => {
-                let Some(h) = dominoes::held(&self.hands, seat, position) else {
+                let Some(h) = dominoes::held(&self.board.hands, seat, position) else {
                     return Err(illegal(seat, "that tile is not in the hand"));
                 };
                 if !self.layout.spots().iter().any(|(s, _)| *s == spot) {
@@ -603,31 +568,24 @@ impl Game for Chickenfoot {
                         return Err(illegal(seat, "that tile does not match there"));
                     }
                 }
-                self.played = Some((seat, position, spot));
-                self.pending = vec![ChanceRequest::Reveal {
-                    deck: self.deck(),
-                    position,
-                }];
+                self.board.play(self.deck(), seat, position, spot);
             }
         }
         Ok(())
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| {
-            crate::engine::check_cards(o, &self.spec(), |p| dominoes::known_tile(&self.hands, p))
-        })?;
-        let pending = std::mem::take(&mut self.pending);
-        match self.phase {
+        let spec = self.spec();
+        let pending = self.board.accept(outcomes, &spec)?;
+        match self.board.phase {
             Phase::Deal => {
-                let lot =
-                    dominoes::take_deal(&mut self.hands, &pending, outcomes, self.setup.players);
+                let lot = self.board.take_deal(&pending, outcomes, self.setup.players);
                 let by_lot = lot.is_some();
                 self.first = lot.or(self.first);
                 let n = u32::from(self.setup.players);
                 let first = ((u32::from(self.first.unwrap_or(0)) + self.round) % n) as Seat;
-                self.turn = first;
-                self.phase = Phase::Play;
+                self.board.turn = first;
+                self.board.phase = Phase::Play;
                 self.log.push(Entry::Round {
                     number: self.round + 1,
                     center: self.center(),
@@ -635,31 +593,21 @@ impl Game for Chickenfoot {
                     by_lot,
                 });
             }
-            Phase::Play => match (&pending[0], &outcomes[0]) {
-                (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
-                    dominoes::take_draw(&mut self.hands, to[0], out);
-                    self.log.push(Entry::Drew { seat: to[0] });
-                }
-                (_, ChanceOutcome::Revealed { position, card, .. }) => {
-                    let Some((seat, _, spot)) = self.played.take() else {
-                        return Err(RuleError::BadChance("no tile was played".into()));
-                    };
-                    dominoes::learn(&mut self.hands, *position, *card);
-                    if self.layout.fits(self.halves(*card), spot) {
-                        self.after_play(seat, *position, *card, spot);
-                    } else {
-                        self.log.push(Entry::Misplayed {
-                            seat,
-                            tile: *card,
-                            spot,
-                        });
+            Phase::Play => {
+                let (layout, max_pip) = (&self.layout, self.setup.max_pip());
+                let fits = |t, spot: &Spot| layout.fits(halves_in(max_pip, t), *spot);
+                match self.board.take_in_play(&pending, outcomes, fits)? {
+                    InPlay::Drew(seat) => self.log.push(Entry::Drew { seat }),
+                    InPlay::Fits { seat, tile, spot } => self.after_play(seat, tile, spot),
+                    InPlay::Misfit { seat, tile, spot } => {
+                        self.log.push(Entry::Misplayed { seat, tile, spot });
                         self.remove(&[seat]);
                     }
+                    InPlay::Nothing => {}
                 }
-                _ => {}
-            },
+            }
             Phase::Show => {
-                dominoes::learn_all(&mut self.hands, outcomes);
+                dominoes::learn_all(&mut self.board.hands, outcomes);
                 self.score_round();
             }
             Phase::Done => {}
@@ -675,18 +623,18 @@ impl Game for Chickenfoot {
             scores: self.scores.clone(),
             round: self.round + 1,
             rounds: self.setup.rounds(),
-            phase: self.phase,
-            to_act: self.mover().into_iter().collect(),
+            phase: self.board.phase,
+            to_act: self.board.mover().into_iter().collect(),
             layout: self.layout.clone(),
             spots: self.layout.spots(),
             tiles: viewer
                 .map(|v| {
-                    dominoes::known(&self.hands, v)
+                    dominoes::known(&self.board.hands, v)
                         .map(|(p, t)| (p, self.halves(t)))
                         .collect()
                 })
                 .unwrap_or_default(),
-            held: dominoes::counts(&self.hands),
+            held: dominoes::counts(&self.board.hands),
             yard: self.yard(),
             drew: self.drew,
             legal: viewer.map(|v| self.legal_actions(v)).unwrap_or_default(),
@@ -695,7 +643,7 @@ impl Game for Chickenfoot {
     }
 
     fn timeout_action(&self, seat: Seat) -> Option<Action> {
-        self.mover().filter(|m| *m == seat)?;
+        self.board.mover().filter(|m| *m == seat)?;
         Some(if !self.drew && self.yard() > 0 {
             Action::Draw
         } else {
@@ -704,24 +652,16 @@ impl Game for Chickenfoot {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Done {
-            return None;
-        }
-        Some(Outcome {
-            // Points are a cost: the payoff is their negative, so more is better as elsewhere.
-            payoffs: self
-                .players()
-                .into_iter()
-                .map(|s| (s, -self.scores[usize::from(s)]))
-                .collect(),
-            winners: self.winners(),
+        // Points are a cost: the payoff is their negative, so more is better as elsewhere.
+        let payoff = |s: Seat| -self.scores[usize::from(s)];
+        dominoes::outcome(self.board.phase, self.setup.players, payoff, || {
+            self.winners()
         })
     }
 
     fn check_invariants(&self) -> Result<(), String> {
-        let n = dominoes::check_held(&self.hands, self.next_position, "chicken yard")?;
-        if self.phase == Phase::Play
-            && self.pending.is_empty()
+        let n = dominoes::check_held(&self.board.hands, self.board.next_position, "chicken yard")?;
+        if self.board.settled()
             && self.layout.tiles() + n + self.yard() != usize::from(self.deck_len())
         {
             return Err(format!(
@@ -753,24 +693,5 @@ impl Game for Chickenfoot {
         v
     }
 
-    fn seats(&self) -> Vec<Seat> {
-        dominoes::playing(self.setup.players, &self.removed)
-    }
-
-    fn participants(&self) -> Vec<Seat> {
-        if self.phase == Phase::Done {
-            Vec::new()
-        } else {
-            self.seats()
-        }
-    }
-
-    fn forfeit(&mut self, offenders: &[Seat], reason: ForfeitReason) -> Result<(), RuleError> {
-        crate::engine::check_forfeit(self.phase == Phase::Done, &self.seats(), offenders)?;
-        for o in offenders {
-            self.log.push(Entry::Forfeited { seat: *o, reason });
-        }
-        self.remove(offenders);
-        Ok(())
-    }
+    dominoes::seat_methods!();
 }

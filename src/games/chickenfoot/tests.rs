@@ -1,9 +1,10 @@
-use super::game::{cost, double_id, halves_in, Held};
+use super::game::{cost, double_id, halves_in};
 use super::*;
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, play_out, simulate, Oracle, SimOptions};
 use crate::engine::{ChanceOutcome, ChanceRequest, Game, ToAct};
+use crate::games::dominoes::testing::{known_hands, shown, you_and_ann};
 use crate::games::ui::GameUi;
 use rand::{rngs::StdRng, SeedableRng};
 
@@ -183,7 +184,7 @@ fn dealt(hands: [&[(u8, u8)]; 2], yard: &[(u8, u8)]) -> (Chickenfoot, crate::eng
 }
 
 fn pos(g: &Chickenfoot, seat: u8, t: (u8, u8)) -> u16 {
-    g.hands[&seat]
+    g.board.hands[&seat]
         .iter()
         .find(|h| h.tile == Some(id(t)))
         .unwrap_or_else(|| panic!("seat {seat} holds no {t:?}"))
@@ -193,22 +194,8 @@ fn pos(g: &Chickenfoot, seat: u8, t: (u8, u8)) -> u16 {
 /// A round in play with exactly these tiles held and the yard empty (full information).
 fn holding(hands: [&[(u8, u8)]; 2]) -> Chickenfoot {
     let (mut g, _) = dealt([&[], &[]], &[]);
-    let mut position = 0;
-    for (s, h) in hands.iter().enumerate() {
-        g.hands.insert(
-            s as u8,
-            h.iter()
-                .map(|t| {
-                    position += 1;
-                    Held {
-                        position,
-                        tile: Some(id(*t)),
-                    }
-                })
-                .collect(),
-        );
-    }
-    g.next_position = g.deck_len();
+    g.board.hands.extend(known_hands(&hands, id));
+    g.board.next_position = g.deck_len();
     g
 }
 
@@ -217,27 +204,7 @@ fn show(g: &mut Chickenfoot) {
     let ToAct::Chance(reqs) = g.to_act() else {
         panic!("the hands are shown");
     };
-    let outs: Vec<ChanceOutcome> = reqs
-        .iter()
-        .map(|r| {
-            let ChanceRequest::Reveal { deck, position } = r else {
-                panic!("{r:?}")
-            };
-            let card = g
-                .hands
-                .values()
-                .flatten()
-                .find(|h| h.position == *position)
-                .and_then(|h| h.tile)
-                .unwrap();
-            ChanceOutcome::Revealed {
-                deck: *deck,
-                position: *position,
-                card,
-            }
-        })
-        .collect();
-    g.apply_chance(&outs).unwrap();
+    g.apply_chance(&shown(&g.board.hands, &reqs)).unwrap();
 }
 
 #[test]
@@ -292,13 +259,7 @@ fn no_draw_ends_the_round_with_tiles_in_every_hand_and_pips_score() {
     assert_eq!(cost((0, 0)), 50);
     let o = g.outcome().unwrap();
     assert_eq!(o.winners, vec![1], "the fewest points win");
-    let words = g.story(Some(1), &|s| {
-        if s == 1 {
-            "you".into()
-        } else {
-            "Ann".into()
-        }
-    });
+    let words = g.story(Some(1), &you_and_ann);
     assert!(
         words.contains(
             &"Ann cannot play and the chicken yard is empty: no draw, the round is over"

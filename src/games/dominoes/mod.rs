@@ -1,10 +1,11 @@
-//! What the domino games (All Fives, Chickenfoot) share: sets and tiles, hands of tiles known
-//! by deck position, the deal and the draw as private deals, the reveal of a played tile and of
-//! every held tile at a hand's end, the invariants on held tiles; their words and panel parts
-//! are in [`ui`].
+//! What the domino games (All Fives, Chickenfoot) share, so that a fix to one is a fix to both:
+//! sets and tiles, hands of tiles known by deck position, the state both keep alike ([`Board`]:
+//! the deal and the draw as private deals, the reveal of a played tile and of every held tile at
+//! a hand's end), their seat methods ([`seat_methods`]), the invariants on held tiles, the greedy
+//! bots' pick and the unit tests' helpers; their words and panel parts are in [`ui`].
 
 use crate::cards::{CardId, DeckSpec};
-use crate::engine::{ChanceOutcome, ChanceRequest, DeckId, RuleError, Seat, ToAct};
+use crate::engine::{ChanceOutcome, ChanceRequest, DeckId, Outcome, RuleError, Seat, ToAct};
 use serde::{Deserialize, Serialize};
 
 pub mod ui;
@@ -39,15 +40,137 @@ pub enum Phase {
     Done,
 }
 
+/// The part of a domino game's state both games keep alike: where it stands, every hand, whose
+/// turn it is, the seats removed, a play waiting for its tile to be shown (at its spot `S`), the
+/// next undealt position and the chance pending.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Board<S> {
+    pub phase: Phase,
+    pub hands: Hands,
+    pub turn: Seat,
+    pub removed: Vec<Seat>,
+    played: Option<(Seat, u16, S)>,
+    pub next_position: u16,
+    pending: Vec<ChanceRequest>,
+}
+
+impl<S> Board<S> {
+    pub fn new() -> Board<S> {
+        Board {
+            phase: Phase::Deal,
+            hands: Hands::new(),
+            turn: 0,
+            removed: Vec::new(),
+            played: None,
+            next_position: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn to_act(&self) -> ToAct {
+        to_act(&self.pending, self.phase, self.turn)
+    }
+
+    /// The seat to move, if a seat is to move.
+    pub fn mover(&self) -> Option<Seat> {
+        mover(&self.pending, self.phase, self.turn)
+    }
+
+    pub fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
+        check_turn(self.phase, self.mover(), seat)
+    }
+
+    pub fn done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// Whether the play is between chance steps (what the tile counts hold at).
+    pub fn settled(&self) -> bool {
+        self.phase == Phase::Play && self.pending.is_empty()
+    }
+
+    /// A new hand of deck `deck` (see [`deal`]): the hands emptied and dealt anew.
+    pub fn deal(&mut self, deck: DeckId, spec: DeckSpec, players: u8, k: u16, lot: bool) {
+        self.phase = Phase::Deal;
+        self.hands.clear();
+        self.played = None;
+        (self.pending, self.next_position) = deal(deck, spec, players, k, lot);
+    }
+
+    /// A draw by `seat` (see [`draw`]).
+    pub fn draw(&mut self, deck: DeckId, seat: Seat) {
+        self.pending = draw(deck, &mut self.next_position, seat);
+    }
+
+    /// `seat` plays the tile at `position` to `spot`: it is shown first (see [`reveal`]).
+    pub fn play(&mut self, deck: DeckId, seat: Seat, position: u16, spot: S) {
+        self.played = Some((seat, position, spot));
+        self.pending = reveal(deck, position);
+    }
+
+    /// The hand is over: every held tile is to be shown; false if none is held.
+    pub fn show(&mut self, deck: DeckId) -> bool {
+        self.phase = Phase::Show;
+        self.pending = show_all(&self.hands, deck);
+        !self.pending.is_empty()
+    }
+
+    /// Checks a chance batch and takes the requests it answers (see [`accept`]).
+    pub fn accept(
+        &mut self,
+        outcomes: &[ChanceOutcome],
+        spec: &DeckSpec,
+    ) -> Result<Vec<ChanceRequest>, RuleError> {
+        accept(&mut self.pending, outcomes, spec, &self.hands)
+    }
+
+    /// Takes a chance step during play (see [`take_in_play`]).
+    pub fn take_in_play(
+        &mut self,
+        pending: &[ChanceRequest],
+        outcomes: &[ChanceOutcome],
+        fits: impl Fn(CardId, &S) -> bool,
+    ) -> Result<InPlay<S>, RuleError> {
+        take_in_play(&mut self.hands, &mut self.played, pending, outcomes, fits)
+    }
+
+    /// The game is over: nothing more pending.
+    pub fn finish(&mut self) {
+        self.phase = Phase::Done;
+        self.pending.clear();
+        self.played = None;
+    }
+
+    /// The offenders leave the game (see [`crate::engine::add_removed`]).
+    pub fn remove(&mut self, offenders: &[Seat]) {
+        crate::engine::add_removed(&mut self.removed, offenders);
+    }
+
+    /// Takes a deal into the hands (see [`take_deal`]); the lot's seat when the lot was drawn.
+    pub fn take_deal(
+        &mut self,
+        pending: &[ChanceRequest],
+        outcomes: &[ChanceOutcome],
+        players: u8,
+    ) -> Option<Seat> {
+        take_deal(&mut self.hands, pending, outcomes, players)
+    }
+
+    /// The seats of `players` still in the game.
+    pub fn seats(&self, players: u8) -> Vec<Seat> {
+        crate::engine::playing(players, &self.removed)
+    }
+}
+
+impl<S> Default for Board<S> {
+    fn default() -> Self {
+        Board::new()
+    }
+}
+
 /// Who acts: the pending chance first, then the seat to move until the game is done.
 pub fn to_act(pending: &[ChanceRequest], phase: Phase, turn: Seat) -> ToAct {
-    if !pending.is_empty() {
-        return ToAct::Chance(pending.to_vec());
-    }
-    match phase {
-        Phase::Done => ToAct::Terminal,
-        _ => ToAct::Seat(turn),
-    }
+    crate::engine::chance_or_turn(pending, phase == Phase::Done, || turn)
 }
 
 /// The seat to move, if a seat is to move: in play with no chance pending.
@@ -70,21 +193,6 @@ pub fn check_turn(phase: Phase, mover: Option<Seat>, seat: Seat) -> Result<(), R
         });
     }
     Ok(())
-}
-
-/// The seats of `players` not removed.
-pub fn playing(players: u8, removed: &[Seat]) -> Vec<Seat> {
-    (0..players).filter(|s| !removed.contains(s)).collect()
-}
-
-/// The offenders join the removed seats, each once, in seat order.
-pub fn add_removed(removed: &mut Vec<Seat>, offenders: &[Seat]) {
-    for o in offenders {
-        if !removed.contains(o) {
-            removed.push(*o);
-        }
-    }
-    removed.sort_unstable();
 }
 
 /// Every seat's tiles, as one client knows them.
@@ -114,6 +222,106 @@ pub fn deal(
         });
     }
     (pending, u16::from(players) * k)
+}
+
+/// A draw by `seat`: the next undealt tile, dealt privately to it.
+pub fn draw(deck: DeckId, next_position: &mut u16, seat: Seat) -> Vec<ChanceRequest> {
+    let position = *next_position;
+    *next_position += 1;
+    vec![ChanceRequest::deal(deck, position, seat)]
+}
+
+/// A tile played face down is shown before it is set: only then can every client check that it
+/// fits where it was put.
+pub fn reveal(deck: DeckId, position: u16) -> Vec<ChanceRequest> {
+    vec![ChanceRequest::Reveal { deck, position }]
+}
+
+/// What a chance step during play brought.
+pub enum InPlay<S> {
+    /// A tile drawn into this seat's hand.
+    Drew(Seat),
+    /// The tile `seat` played at `spot`, shown: it fits, has left the hand, and is the game's
+    /// to set.
+    Fits {
+        seat: Seat,
+        tile: CardId,
+        spot: S,
+    },
+    /// The shown tile does not fit where `seat` put it: a forged play, for the game to punish.
+    Misfit {
+        seat: Seat,
+        tile: CardId,
+        spot: S,
+    },
+    Nothing,
+}
+
+/// Takes a chance step during play: a drawn tile into its hand, or the shown tile of the play
+/// waiting in `played`, learnt in its hand and judged by `fits` (out of the hand if it fits).
+pub fn take_in_play<S>(
+    hands: &mut Hands,
+    played: &mut Option<(Seat, u16, S)>,
+    pending: &[ChanceRequest],
+    outcomes: &[ChanceOutcome],
+    fits: impl Fn(CardId, &S) -> bool,
+) -> Result<InPlay<S>, RuleError> {
+    Ok(match (&pending[0], &outcomes[0]) {
+        (ChanceRequest::Deal { to, .. }, out @ ChanceOutcome::Dealt { .. }) => {
+            take_draw(hands, to[0], out);
+            InPlay::Drew(to[0])
+        }
+        (_, ChanceOutcome::Revealed { position, card, .. }) => {
+            let Some((seat, _, spot)) = played.take() else {
+                return Err(RuleError::BadChance("no tile was played".into()));
+            };
+            learn(hands, *position, *card);
+            if fits(*card, &spot) {
+                if let Some(h) = hands.get_mut(&seat) {
+                    h.retain(|x| x.position != *position);
+                }
+                InPlay::Fits {
+                    seat,
+                    tile: *card,
+                    spot,
+                }
+            } else {
+                InPlay::Misfit {
+                    seat,
+                    tile: *card,
+                    spot,
+                }
+            }
+        }
+        _ => InPlay::Nothing,
+    })
+}
+
+/// The result once the game is done: every seat's payoff, and the winners.
+pub fn outcome(
+    phase: Phase,
+    players: u8,
+    payoff: impl Fn(Seat) -> i64,
+    winners: impl FnOnce() -> Vec<Seat>,
+) -> Option<Outcome> {
+    (phase == Phase::Done).then(|| Outcome {
+        payoffs: (0..players).map(|s| (s, payoff(s))).collect(),
+        winners: winners(),
+    })
+}
+
+/// Checks a chance batch against the pending requests (every tile dealt or shown one of `spec`,
+/// and the one this client already knows at its position) and takes the requests it answers.
+pub fn accept(
+    pending: &mut Vec<ChanceRequest>,
+    outcomes: &[ChanceOutcome],
+    spec: &DeckSpec,
+    hands: &Hands,
+) -> Result<Vec<ChanceRequest>, RuleError> {
+    crate::engine::check_chance_batch(pending, outcomes, |_, o| {
+        crate::engine::check_cards(o, spec, |p| known_tile(hands, p))
+    })?;
+    Ok(std::mem::take(pending))
 }
 
 /// Takes a deal's outcomes into the hands; returns the lot's seat when the lot was drawn.
@@ -246,4 +454,106 @@ pub fn check_held(hands: &Hands, next_position: u16, yard: &str) -> Result<usize
         return Err(format!("a held tile from the {yard}"));
     }
     Ok(n)
+}
+
+/// The greedy bots' pick: the move `value` rates highest, the lowest such move among equals so
+/// that a bot's choice does not hang on the order of equal moves.
+pub fn greedy<A: Copy, V: Ord>(legal: &[A], value: impl Fn(&A) -> V) -> A {
+    // `max_by_key` keeps the last of equal maxima; reversing keeps the lowest move instead.
+    legal
+        .iter()
+        .rev()
+        .max_by_key(|a| value(a))
+        .copied()
+        .unwrap_or(legal[0])
+}
+
+/// The [`Game`](crate::engine::Game) methods on seats that All Fives and Chickenfoot share,
+/// written once: the seats are the setup's less the removed ones (`self.board`), all of them
+/// take part in the tiles until the end, and a forfeit is told in the record (`Entry::Forfeited`)
+/// and ends the game through the game's own `remove`. Expands inside the game's `impl Game`,
+/// whose module names its own `Entry`.
+macro_rules! seat_methods {
+    () => {
+        fn seats(&self) -> Vec<$crate::engine::Seat> {
+            self.board.seats(self.setup.players)
+        }
+
+        fn participants(&self) -> Vec<$crate::engine::Seat> {
+            $crate::engine::participants(self.board.done(), self.seats())
+        }
+
+        fn forfeit(
+            &mut self,
+            offenders: &[$crate::engine::Seat],
+            reason: $crate::engine::ForfeitReason,
+        ) -> Result<(), $crate::engine::RuleError> {
+            let done = self.board.done();
+            $crate::engine::record_forfeit(
+                done,
+                &self.seats(),
+                offenders,
+                &mut self.log,
+                |seat| Entry::Forfeited { seat, reason },
+            )?;
+            self.remove(offenders);
+            Ok(())
+        }
+    };
+}
+pub(crate) use seat_methods;
+
+/// What the domino games' unit tests share.
+#[cfg(test)]
+pub mod testing {
+    use super::{Hands, Held};
+    use crate::cards::CardId;
+    use crate::engine::{ChanceOutcome, ChanceRequest, Seat};
+
+    /// Hands of exactly these tiles, all known (a full-information state), at deck positions
+    /// from 1 on; `id` names a tile of the game's set.
+    pub fn known_hands(hands: &[&[(u8, u8)]], id: impl Fn((u8, u8)) -> CardId) -> Hands {
+        let mut position = 0;
+        let mut out = Hands::new();
+        for (s, h) in hands.iter().enumerate() {
+            let tiles = h
+                .iter()
+                .map(|t| {
+                    position += 1;
+                    Held {
+                        position,
+                        tile: Some(id(*t)),
+                    }
+                })
+                .collect();
+            out.insert(s as Seat, tiles);
+        }
+        out
+    }
+
+    /// The reveals of every held tile answered from what the state knows (a full-information
+    /// state).
+    pub fn shown(hands: &Hands, reqs: &[ChanceRequest]) -> Vec<ChanceOutcome> {
+        reqs.iter()
+            .map(|r| {
+                let ChanceRequest::Reveal { deck, position } = r else {
+                    panic!("{r:?}")
+                };
+                ChanceOutcome::Revealed {
+                    deck: *deck,
+                    position: *position,
+                    card: super::known_tile(hands, *position).unwrap(),
+                }
+            })
+            .collect()
+    }
+
+    /// Names as seat 1 reads them: itself "you", everyone else "Ann".
+    pub fn you_and_ann(s: Seat) -> String {
+        if s == 1 {
+            "you".into()
+        } else {
+            "Ann".into()
+        }
+    }
 }

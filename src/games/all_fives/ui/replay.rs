@@ -55,16 +55,7 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
 impl dominoes::ui::Script<Setup> {
     pub fn run(&self) -> Result<Output, String> {
         let game = AllFives::new(&self.setup).map_err(|e| e.to_string())?;
-        let deck = dominoes::ui::script_deck(MAX_PIP, &self.deck, None)?;
-        // Scripts name tiles; the engine's moves name deck positions.
-        let actions = dominoes::ui::script_positions(MAX_PIP, &deck, &self.actions)?;
-        let (game, end) = crate::games::script::play_script_with_deck(
-            game,
-            deck,
-            &self.dice,
-            &actions,
-            parse_action,
-        )?;
+        let (game, end) = self.play(game, MAX_PIP, None, parse_action)?;
         Ok(Output {
             end,
             hand: game.hand + 1,

@@ -77,16 +77,7 @@ impl dominoes::ui::Script<Setup> {
         let game = Chickenfoot::new(&self.setup).map_err(|e| e.to_string())?;
         let max = self.setup.max_pip();
         let center = crate::games::chickenfoot::game::double_id(max, game.center());
-        let deck = dominoes::ui::script_deck(max, &self.deck, Some(center))?;
-        // Scripts name tiles; the engine's moves name deck positions.
-        let actions = dominoes::ui::script_positions(max, &deck, &self.actions)?;
-        let (game, end) = crate::games::script::play_script_with_deck(
-            game,
-            deck,
-            &self.dice,
-            &actions,
-            parse_action,
-        )?;
+        let (game, end) = self.play(game, max, Some(center), parse_action)?;
         let players = game.setup.players;
         let mut points = vec![None; usize::from(players)];
         for e in &game.log {
@@ -104,7 +95,7 @@ impl dominoes::ui::Script<Setup> {
             scores: game.scores.clone(),
             ended: game.ended,
             held: (0..players)
-                .map(|s| game.hands.get(&s).map_or(0, Vec::len))
+                .map(|s| game.board.hands.get(&s).map_or(0, Vec::len))
                 .collect(),
             points,
             foot: game.layout.foot.map(|(l, k)| (l + 1, k)),

@@ -109,6 +109,23 @@ impl<S: serde::de::DeserializeOwned> Script<S> {
     }
 }
 
+impl<S> Script<S> {
+    /// Plays the script on `game` (a double-`max_pip` set, less `skip`), its moves read by
+    /// `parse`.
+    pub fn play<G: crate::engine::Game>(
+        &self,
+        game: G,
+        max_pip: u8,
+        skip: Option<CardId>,
+        parse: crate::games::script::ParseMove<G>,
+    ) -> Result<(G, crate::games::script::ScriptEnd), String> {
+        let deck = script_deck(max_pip, &self.deck, skip)?;
+        // Scripts name tiles; the engine's moves name deck positions.
+        let actions = script_positions(max_pip, &deck, &self.actions)?;
+        crate::games::script::play_script_with_deck(game, deck, &self.dice, &actions, parse)
+    }
+}
+
 /// A script's moves name tiles ("SEAT 1-4 WHERE"); the engine's name deck positions: this
 /// rewrites the first into "SEAT play POSITION WHERE".
 pub fn script_positions(
