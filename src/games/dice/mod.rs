@@ -1,5 +1,5 @@
-//! What the dice games (Perudo, Mia) share: their seating, their payoffs, and (in [`ui`]) the
-//! terminal panel both draw on.
+//! What the dice games (Perudo, Mia) share: their seating and seat methods, their payoffs, and
+//! (in [`ui`]) the terminal panel both draw on.
 
 #[cfg(feature = "terminal")]
 pub mod ui;
@@ -50,15 +50,26 @@ pub fn elimination_outcome(seats: &[Seat], winner: Seat) -> Outcome {
     }
 }
 
+/// A dice game's result once `over`: a forfeit's payoffs when the table removed seats, else the
+/// last player standing's (`last`).
+pub fn outcome(
+    over: bool,
+    seats: &[Seat],
+    forfeited: &[Seat],
+    last: Option<Seat>,
+) -> Option<Outcome> {
+    if !over {
+        return None;
+    }
+    if !forfeited.is_empty() {
+        return Some(crate::engine::forfeit_outcome(seats, forfeited));
+    }
+    Some(elimination_outcome(seats, last?))
+}
+
 /// Who takes part in the dice while the game runs: every seat, out of dice or not, since every
 /// die needs every seat's committed value (the rules' §Forfeit); nobody once it is over.
-pub fn participants(over: bool, seats: Vec<Seat>) -> Vec<Seat> {
-    if over {
-        Vec::new()
-    } else {
-        seats
-    }
-}
+pub use crate::engine::participants;
 
 /// The seats a forfeit removes, sorted: the table ends the game there, with them as the losers
 /// and no winner. Refused once the game is over, or for a seat not at the table.
@@ -77,3 +88,34 @@ pub fn forfeiting(
     out.sort_unstable();
     Ok(out)
 }
+
+/// The [`Game`](crate::engine::Game) methods on seats that Perudo and Mia share, written once:
+/// the seats are `self.players` in order, every one of them takes part in the dice until the
+/// end (see [`participants`]), and a forfeit ends the game there with the offenders in
+/// `self.forfeited` (see [`forfeiting`]). Expands inside the game's `impl Game`, whose module
+/// names its own `Phase` (with `Phase::Done`).
+macro_rules! seat_methods {
+    () => {
+        fn seats(&self) -> Vec<$crate::engine::Seat> {
+            self.players.iter().map(|p| p.seat).collect()
+        }
+
+        fn participants(&self) -> Vec<$crate::engine::Seat> {
+            $crate::games::dice::participants(self.phase == Phase::Done, self.seats())
+        }
+
+        fn forfeit(
+            &mut self,
+            offenders: &[$crate::engine::Seat],
+            _reason: $crate::engine::ForfeitReason,
+        ) -> Result<(), $crate::engine::RuleError> {
+            let over = self.phase == Phase::Done;
+            self.forfeited =
+                $crate::games::dice::forfeiting(over, offenders, |s| self.player(s).is_some())?;
+            self.pending.clear();
+            self.phase = Phase::Done;
+            Ok(())
+        }
+    };
+}
+pub(crate) use seat_methods;

@@ -3,12 +3,8 @@
 //! Decisions the seed leaves open are written, with reasons, in `protocol/rules/mia.md`; the
 //! section names (§) are cited next to the code that follows them.
 
-use crate::engine::forfeit_outcome;
 use crate::engine::illegal;
-use crate::engine::{
-    ChanceOutcome, ChanceRequest, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
-};
-use crate::games::dice::elimination_outcome;
+use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
 use serde::{Deserialize, Serialize};
 
 pub const MIN_PLAYERS: usize = 2;
@@ -505,13 +501,8 @@ impl Game for Mia {
     const NAME: &'static str = "mia";
 
     fn to_act(&self) -> ToAct {
-        if !self.pending.is_empty() {
-            return ToAct::Chance(self.pending.clone());
-        }
-        match self.phase {
-            Phase::Done => ToAct::Terminal,
-            _ => ToAct::Seat(self.players[self.actor].seat),
-        }
+        let over = self.phase == Phase::Done;
+        crate::engine::chance_or_turn(&self.pending, over, || self.players[self.actor].seat)
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
@@ -645,14 +636,9 @@ impl Game for Mia {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Done {
-            return None;
-        }
-        if !self.forfeited.is_empty() {
-            return Some(forfeit_outcome(&self.seats(), &self.forfeited));
-        }
-        let winner = self.players.iter().find(|p| p.lives > 0)?.seat;
-        Some(elimination_outcome(&self.seats(), winner))
+        let last = self.players.iter().find(|p| p.lives > 0).map(|p| p.seat);
+        let over = self.phase == Phase::Done;
+        crate::games::dice::outcome(over, &self.seats(), &self.forfeited, last)
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -712,22 +698,7 @@ impl Game for Mia {
         v
     }
 
-    fn seats(&self) -> Vec<Seat> {
-        self.players.iter().map(|p| p.seat).collect()
-    }
-
-    fn participants(&self) -> Vec<Seat> {
-        crate::games::dice::participants(self.phase == Phase::Done, self.seats())
-    }
-
-    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
-        let over = self.phase == Phase::Done;
-        self.forfeited =
-            crate::games::dice::forfeiting(over, offenders, |s| self.player(s).is_some())?;
-        self.pending.clear();
-        self.phase = Phase::Done;
-        Ok(())
-    }
+    crate::games::dice::seat_methods!();
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -784,10 +755,7 @@ impl MiaView {
                     None
                 },
             }),
-            to_act: match g.to_act() {
-                ToAct::Seat(s) => Some(s),
-                _ => None,
-            },
+            to_act: g.to_act().seat(),
             legal: viewer.map(|v| g.legal_actions(v)).unwrap_or_default(),
             log: g.log.clone(),
             winner: g.outcome().and_then(|o| o.winners.first().copied()),

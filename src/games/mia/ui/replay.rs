@@ -32,15 +32,14 @@ fn three() -> u8 {
     3
 }
 
+pub type Output = crate::games::script::ScriptOutput<State, LogEntry>;
+
+/// What a Mia script's end shows of the game besides its record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Output {
-    /// Game, legality, the refused move, whether it finished and who won.
-    #[serde(flatten)]
-    pub end: crate::games::script::ScriptEnd,
+pub struct State {
     pub round: u32,
     pub claim: Option<Throw>,
     pub lives: BTreeMap<Seat, u8>,
-    pub log: Vec<LogEntry>,
 }
 
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
@@ -80,14 +79,13 @@ impl Script {
             first: self.first,
         })
         .map_err(|e| e.to_string())?;
-        let (game, end) =
-            crate::games::script::play_script(game, &self.dice, &self.actions, parse_action)?;
-        Ok(Output {
-            end,
-            round: game.round,
-            claim: game.cup.as_ref().and_then(|c| c.claim),
-            lives: game.players.iter().map(|p| (p.seat, p.lives)).collect(),
-            log: game.log.clone(),
+        crate::games::script::play_and_report(game, &self.dice, &self.actions, parse_action, |g| {
+            let state = State {
+                round: g.round,
+                claim: g.cup.as_ref().and_then(|c| c.claim),
+                lives: g.players.iter().map(|p| (p.seat, p.lives)).collect(),
+            };
+            (state, g.log.clone())
         })
     }
 }

@@ -12,11 +12,7 @@ pub mod words;
 
 impl GameUi for Perudo {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        self.view(viewer)
-            .log
-            .iter()
-            .map(|e| line(e, names))
-            .collect()
+        crate::games::ui::words::told(&self.view(viewer).log, names, line)
     }
 
     fn render(v: &PerudoView, n: &dyn Fn(Seat) -> String) -> String {

@@ -30,16 +30,15 @@ fn five() -> u8 {
     5
 }
 
+pub type Output = crate::games::script::ScriptOutput<State, LogEntry>;
+
+/// What a Perudo script's end shows of the game besides its record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Output {
-    /// Game, legality, the refused move, whether it finished and who won.
-    #[serde(flatten)]
-    pub end: crate::games::script::ScriptEnd,
+pub struct State {
     pub round: u32,
     pub putana: bool,
     pub bid: Option<Bid>,
     pub dice_left: BTreeMap<Seat, u8>,
-    pub log: Vec<LogEntry>,
 }
 
 pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
@@ -69,15 +68,14 @@ impl Script {
             first: self.first,
         })
         .map_err(|e| e.to_string())?;
-        let (game, end) =
-            crate::games::script::play_script(game, &self.dice, &self.actions, parse_action)?;
-        Ok(Output {
-            end,
-            round: game.round,
-            putana: game.putana,
-            bid: game.bid,
-            dice_left: game.players.iter().map(|p| (p.seat, p.dice_left)).collect(),
-            log: game.log.clone(),
+        crate::games::script::play_and_report(game, &self.dice, &self.actions, parse_action, |g| {
+            let state = State {
+                round: g.round,
+                putana: g.putana,
+                bid: g.bid,
+                dice_left: g.players.iter().map(|p| (p.seat, p.dice_left)).collect(),
+            };
+            (state, g.log.clone())
         })
     }
 }
