@@ -152,16 +152,19 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                 self.decks.insert(*deck, cards);
                 ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. }
+            | ChanceRequest::DealSealed { deck, position, .. } => ChanceOutcome::Dealt {
                 deck: *deck,
                 position: *position,
                 card: Some(card_at(&self.decks, *deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
-                deck: *deck,
-                position: *position,
-                card: card_at(&self.decks, *deck, *position)?,
-            },
+            ChanceRequest::Reveal { deck, position } | ChanceRequest::Show { deck, position, .. } => {
+                ChanceOutcome::Revealed {
+                    deck: *deck,
+                    position: *position,
+                    card: card_at(&self.decks, *deck, *position)?,
+                }
+            }
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: (0..*count)
                     .map(|_| self.rng.gen_range(1..=*sides))
@@ -261,16 +264,19 @@ impl ChanceSource for Script {
                 }
                 ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. }
+            | ChanceRequest::DealSealed { deck, position, .. } => ChanceOutcome::Dealt {
                 deck: *deck,
                 position: *position,
                 card: Some(self.scripted(*deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
-                deck: *deck,
-                position: *position,
-                card: self.scripted(*deck, *position)?,
-            },
+            ChanceRequest::Reveal { deck, position } | ChanceRequest::Show { deck, position, .. } => {
+                ChanceOutcome::Revealed {
+                    deck: *deck,
+                    position: *position,
+                    card: self.scripted(*deck, *position)?,
+                }
+            }
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: self.dice(*count, *sides)?,
             },
