@@ -14,6 +14,7 @@ pub mod panel;
 pub mod perudo;
 pub mod reformation;
 pub mod registry;
+pub mod scoundrel;
 pub mod tolerance;
 
 use crate::engine::{Outcome, RuleError, Seat};
