@@ -74,6 +74,18 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     // All Fives: the seed's nine moves, a tile that must fit, spinner scoring (and its arms
     // waiting for both sides), a blocked hand's count, partnerships.
     assert!(count("all-fives-") >= 6, "{names:?}");
+    // Scoundrel: the seed's two weapon examples (with its "11 - 5 = 5 dmg" read as 6), the
+    // potion cap, the rule against avoiding two rooms in a row.
+    for name in [
+        "weapon-jack-takes-six",
+        "weapon-queen-then-six",
+        "weapon-six-then-queen-is-refused",
+        "weapon-six-then-queen-barehanded",
+        "potion-cap",
+        "no-two-avoids-in-a-row",
+    ] {
+        assert!(names.contains(&format!("scoundrel-{name}.json")), "{names:?}");
+    }
     for name in [
         "all-fives-nine-moves",
         "all-fives-spinner-scoring",

@@ -1,0 +1,236 @@
+//! Scoundrel races through the real session and chance layer: every entrant its own key,
+//! master secret and session, signed events delivered to everyone and a spectator, time a
+//! number the test moves. What each entrant learns before the end (only its own cards), and
+//! what happens when an entrant's client stops answering mid-race (rules §8).
+
+use nostr_sdk::prelude::{Event, Keys, PublicKey, SecretKey, Timestamp};
+use tolerance::bots::{Bot, BotLevel};
+use tolerance::engine::{Game, Seat};
+use tolerance::games::registry::TableGame;
+use tolerance::games::scoundrel::game::Phase;
+use tolerance::games::scoundrel::{Scoundrel, Setup, Status, Verdict};
+use tolerance::table::session::{Session, SessionConfig, Verdict as TableVerdict};
+use tolerance::wire::log::log_event;
+use tolerance::wire::Deadlines;
+use zeroize::Zeroizing;
+
+const START: u64 = 1_700_000_000;
+
+struct Race {
+    keys: Vec<Keys>,
+    host: PublicKey,
+    seats: Vec<Session<Scoundrel>>,
+    spectator: Session<Scoundrel>,
+    bots: Vec<Box<dyn Bot<Scoundrel>>>,
+    log: Vec<Event>,
+    seen: Vec<usize>,
+    now: u64,
+    /// An entrant whose client stops once the log holds this many events.
+    drop: Option<(usize, usize)>,
+    /// Spectator checks made while the race ran.
+    peeks: usize,
+}
+
+impl Race {
+    fn new(players: u8, seed: u64) -> Race {
+        let setup = Setup { players };
+        let game = Scoundrel::start(&setup, players).unwrap();
+        let keys: Vec<Keys> = (0..players)
+            .map(|i| {
+                let mut b = [0u8; 32];
+                b[0] = 1 + i;
+                b[1..9].copy_from_slice(&seed.to_be_bytes());
+                Keys::new(SecretKey::from_slice(&b).unwrap())
+            })
+            .collect();
+        let cfg = SessionConfig {
+            table: [seed as u8 ^ 0x3c; 32],
+            seats: keys.iter().map(|k| k.public_key()).collect(),
+            deadlines: Deadlines {
+                move_ms: 15_000,
+                crypto_ms: 20_000,
+                bank_ms: 0,
+                ..Deadlines::default()
+            },
+            start: START,
+            pow: 0,
+        };
+        let seats = (0..players)
+            .map(|i| {
+                let mut m = [0u8; 32];
+                m[..8].copy_from_slice(&seed.to_be_bytes());
+                m[8] = i;
+                Session::new(cfg.clone(), game.clone(), Some((i, Zeroizing::new(m)))).unwrap()
+            })
+            .collect();
+        use rand::SeedableRng;
+        Race {
+            host: keys[0].public_key(),
+            seats,
+            spectator: Session::new(cfg, game, None).unwrap(),
+            bots: (0..players)
+                .map(|i| {
+                    Scoundrel::bot(
+                        BotLevel::Normal,
+                        rand::rngs::StdRng::seed_from_u64(seed * 31 + u64::from(i)),
+                    )
+                })
+                .collect(),
+            keys,
+            log: Vec::new(),
+            seen: vec![0; usize::from(players) + 1],
+            now: START,
+            drop: None,
+            peeks: 0,
+        }
+    }
+
+    fn gone(&self, i: usize) -> bool {
+        self.drop.is_some_and(|(s, at)| s == i && self.log.len() >= at)
+    }
+
+    fn deliver(&mut self, client: usize) {
+        while self.seen[client] < self.log.len() {
+            let ev = self.log[self.seen[client]].clone();
+            self.seen[client] += 1;
+            if client < self.seats.len() {
+                self.seats[client].handle(&ev);
+            } else {
+                self.spectator.handle(&ev);
+            }
+        }
+    }
+
+    /// While racing, the spectator (as anyone reading the relay) knows no card, and each
+    /// entrant knows only the cards of its own rooms.
+    fn check_privacy(&mut self) {
+        let g = self.spectator.game();
+        if g.phase != Phase::Racing {
+            return;
+        }
+        self.peeks += 1;
+        let v = g.view(None);
+        assert!(v
+            .entrants
+            .iter()
+            .all(|e| e.room.iter().all(Option::is_none) && e.life.is_none()));
+        for (i, s) in self.seats.iter().enumerate() {
+            if self.gone(i) {
+                continue;
+            }
+            let v = s.game().view(Some(i as Seat));
+            for e in &v.entrants {
+                if e.seat != i as Seat {
+                    assert!(e.room.iter().all(Option::is_none), "seat {i} sees {e:?}");
+                    assert!(e.life.is_none());
+                }
+            }
+        }
+    }
+
+    fn settle(&mut self) {
+        for _ in 0..20_000 {
+            let before = self.log.len();
+            for i in 0..self.seats.len() {
+                if self.gone(i) {
+                    continue;
+                }
+                self.deliver(i);
+                if let Some(turn) = self.seats[i].my_turn() {
+                    let a = self.bots[i].choose(&turn.view, &turn.legal);
+                    self.seats[i].submit(&a).unwrap();
+                }
+                for p in self.seats[i].take_outbox() {
+                    let ev = log_event(&self.host, &p)
+                        .custom_created_at(Timestamp::from(self.now))
+                        .sign_with_keys(&self.keys[i])
+                        .unwrap();
+                    self.seats[i].handle(&ev);
+                    self.log.push(ev);
+                }
+            }
+            let n = self.seats.len();
+            self.deliver(n);
+            self.check_privacy();
+            if self.log.len() == before {
+                return;
+            }
+            self.now += 1;
+        }
+        panic!("the race never settled");
+    }
+
+    fn run(&mut self) {
+        for _ in 0..400 {
+            self.settle();
+            if self.spectator.is_finished() {
+                return;
+            }
+            self.now += 25;
+            for (i, s) in self.seats.iter_mut().enumerate() {
+                if !self.drop.is_some_and(|(d, at)| d == i && self.log.len() >= at) {
+                    s.vote(self.now);
+                }
+            }
+        }
+        panic!("the race did not finish: {:?}", self.spectator.awaiting());
+    }
+}
+
+#[test]
+fn a_race_of_three_plays_to_a_verified_end_and_every_game_is_checked_from_the_log() {
+    let mut r = Race::new(3, 7);
+    r.run();
+    assert!(r.peeks > 10, "the privacy checks ran while racing ({})", r.peeks);
+    let g = r.spectator.game();
+    assert_eq!(g.phase, Phase::Over);
+    for s in &r.seats {
+        assert!(s.violations.is_empty(), "{:?}", s.violations);
+        assert_eq!(s.verdicts(), r.spectator.verdicts());
+        assert_eq!(s.game().verdicts, g.verdicts);
+    }
+    // The spectator, from the signed log alone, verified every entrant's game.
+    for e in &g.entrants {
+        assert!(e.status.finished(), "{:?}", e.status);
+        assert!(
+            matches!(g.verdicts[&e.seat], Verdict::Verified { .. }),
+            "{:?}",
+            g.verdicts
+        );
+    }
+    assert_eq!(g.leaderboard().len(), 3);
+}
+
+#[test]
+fn an_entrant_who_drops_mid_race_stops_it_and_the_others_are_still_shown_checked_and_scored() {
+    let mut r = Race::new(3, 12);
+    // Entrant 1's client stops answering after a few rounds.
+    r.drop = Some((1, 60));
+    r.run();
+    let removed: Vec<&TableVerdict> = r
+        .spectator
+        .verdicts()
+        .iter()
+        .filter(|v| matches!(v, TableVerdict::Removed { .. }))
+        .collect();
+    assert!(
+        matches!(removed.as_slice(), [TableVerdict::Removed { seats, .. }] if seats == &vec![1]),
+        "{removed:?}"
+    );
+    let g = r.spectator.game();
+    assert_eq!(g.phase, Phase::Over);
+    assert_eq!(g.verdicts[&1], Verdict::Left);
+    assert_eq!(g.stopped_by, vec![1]);
+    for s in [0u8, 2] {
+        let e = g.entrant(s).unwrap();
+        assert!(matches!(e.status, Status::Stopped) || e.status.finished());
+        assert!(
+            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            "{:?}",
+            g.verdicts
+        );
+        // The entrant's own client agrees with the spectator.
+        assert_eq!(r.seats[usize::from(s)].game().verdicts, g.verdicts);
+    }
+    assert!(!g.outcome().unwrap().winners.contains(&1));
+}
