@@ -111,7 +111,11 @@ pub enum ChanceRequest {
     /// to it (PROTOCOL.md §5.12): unlike [`ChanceRequest::Deal`], no token is published, so the
     /// same position can later be dealt the same way to other seats — each learns it only when
     /// it is dealt to it. Duplicate solitaire races deal every entrant the same deck so.
-    DealSealed { deck: DeckId, position: u16, to: Seat },
+    DealSealed {
+        deck: DeckId,
+        position: u16,
+        to: Seat,
+    },
     /// `holder`, dealt `position` with [`ChanceRequest::DealSealed`], opens it for everyone by
     /// itself: it publishes its own token and every token sealed to it. No other key holder is
     /// needed — the card opens even when one of them has since left the table (PROTOCOL.md

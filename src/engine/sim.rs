@@ -158,13 +158,12 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                 position: *position,
                 card: Some(card_at(&self.decks, *deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } | ChanceRequest::Show { deck, position, .. } => {
-                ChanceOutcome::Revealed {
-                    deck: *deck,
-                    position: *position,
-                    card: card_at(&self.decks, *deck, *position)?,
-                }
-            }
+            ChanceRequest::Reveal { deck, position }
+            | ChanceRequest::Show { deck, position, .. } => ChanceOutcome::Revealed {
+                deck: *deck,
+                position: *position,
+                card: card_at(&self.decks, *deck, *position)?,
+            },
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: (0..*count)
                     .map(|_| self.rng.gen_range(1..=*sides))
@@ -270,13 +269,12 @@ impl ChanceSource for Script {
                 position: *position,
                 card: Some(self.scripted(*deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } | ChanceRequest::Show { deck, position, .. } => {
-                ChanceOutcome::Revealed {
-                    deck: *deck,
-                    position: *position,
-                    card: self.scripted(*deck, *position)?,
-                }
-            }
+            ChanceRequest::Reveal { deck, position }
+            | ChanceRequest::Show { deck, position, .. } => ChanceOutcome::Revealed {
+                deck: *deck,
+                position: *position,
+                card: self.scripted(*deck, *position)?,
+            },
             ChanceRequest::RollPublic { sides, count, .. } => ChanceOutcome::Rolled {
                 values: self.dice(*count, *sides)?,
             },

@@ -1866,12 +1866,15 @@ impl Chance {
                 tokens.push(t.to_base64());
                 continue;
             }
-            let (_, bytes) = got.iter().find(|(k, _)| usize::from(*k) == i).ok_or_else(|| {
-                ChanceError::Protocol(format!(
+            let (_, bytes) = got
+                .iter()
+                .find(|(k, _)| usize::from(*k) == i)
+                .ok_or_else(|| {
+                    ChanceError::Protocol(format!(
                     "position {position} of deck {deck}: no token of key holder {i} was sealed \
                      to us"
                 ))
-            })?;
+                })?;
             tokens.push(fair::to_base64(bytes));
         }
         Ok(ShownCard {
