@@ -16,7 +16,8 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-#[tokio::test(flavor = "multi_thread")]
+// The relays and proxies live in this process: workers to spare while tables wait on them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
 async fn every_game_under_every_fault_reaches_one_verdict() {
     let seed = env("SOAK_SEED", 20_261_127);
     let games: Vec<(String, u8, u8)> = registry::all()

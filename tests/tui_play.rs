@@ -1304,7 +1304,9 @@ fn a_reign_of_reformation_played_with_keys_in_the_terminal() {
     }
     assert!(after.contains("End of Round taxes: you collect"), "{after}");
     assert!(
-        after.contains(" wins Tolerance: Reformation") || after.contains("share the win"),
+        after.contains(" wins Tolerance: Reformation")
+            || after.contains("you win Tolerance: Reformation")
+            || after.contains("share the win"),
         "{after}"
     );
     let _ = std::fs::remove_dir_all(&home);

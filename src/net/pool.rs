@@ -404,6 +404,9 @@ impl RelayState {
     }
 }
 
+/// How long a closing pool keeps offering queued events to relays that have not taken them.
+const SHUTDOWN_FLUSH: Duration = Duration::from_secs(3);
+
 /// Accept times kept per relay to learn its pace from.
 const ACCEPTS_KEPT: usize = 120;
 /// The shortest and longest pause after a rate limit.
@@ -1281,7 +1284,28 @@ impl RelayPool {
     }
 
     /// Closes every connection now and ends every subscription.
+    /// Closes every connection, after giving the relays still owed events a last chance to
+    /// take them (at most [`SHUTDOWN_FLUSH`]): a command that announced, seated or played must
+    /// leave every relay the whole of it, or a relay that dropped it a moment ago would hold a
+    /// table that cannot be checked on its own.
     pub async fn shutdown(&self) {
+        let until = Instant::now() + SHUTDOWN_FLUSH;
+        loop {
+            let owed: usize = self
+                .inner
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .map(|s| s.owed.len())
+                .sum();
+            if owed == 0 || Instant::now() >= until {
+                break;
+            }
+            flush_owed(&self.inner).await;
+            tokio::time::sleep(OWED_TICK.min(until.saturating_duration_since(Instant::now())))
+                .await;
+        }
         self.inner.client.shutdown().await;
     }
 }

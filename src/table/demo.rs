@@ -83,6 +83,8 @@ pub struct DemoSummary {
     /// Log events and their bytes, as one client received them.
     pub events: u64,
     pub bytes: u64,
+    /// Events on the table's chain up to its end step: what `verify` counts as `chain_events`.
+    pub chain_events: u64,
     /// Relay passes: steps completed in sequence.
     pub passes: u64,
     pub wall_ms: u128,
@@ -300,6 +302,7 @@ pub async fn run_demo<G: TableGame>(
             .unwrap_or_default(),
         result: first.map(|r| r.result.clone()).unwrap_or_default(),
         events: first.map_or(0, |r| r.stats.events),
+        chain_events: first.map_or(0, |r| r.stats.chain),
         bytes: first.map_or(0, |r| r.stats.bytes),
         passes: first.map_or(0, |r| r.stats.passes),
         wall_ms: started.elapsed().as_millis(),

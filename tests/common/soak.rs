@@ -341,7 +341,17 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
                     pb.close_subscriptions("soak: closed by the relay");
                 }
                 Fault::KillResume => {
-                    let victim = rng.gen_range(0..n);
+                    // Only a client that has written its record of the table can resume it (one
+                    // killed while still joining would join again), so the fault waits for one.
+                    let recorded: Vec<usize> = (0..n)
+                        .filter(|&i| has_table_record(&seats[i].home))
+                        .collect();
+                    if recorded.is_empty() {
+                        *out.struck.entry(format!("{kind:?}")).or_default() -= 1;
+                        pending.insert(0, (kind, forwarded + 1));
+                        break;
+                    }
+                    let victim = recorded[rng.gen_range(0..recorded.len())];
                     if let Some(mut p) = seats[victim].proc.take() {
                         let _ = p.child.kill();
                         let _ = p.child.wait();
@@ -402,7 +412,7 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
         }
     }
     if out.failures.is_empty() {
-        check(plan, &seats, &naddr, &a, &b, b_wiped, &mut out);
+        check(tag, &seats, &naddr, &a, &b, b_wiped, &mut out).await;
     }
     out.wall = started.elapsed();
     drop((pa, pb));
@@ -430,15 +440,22 @@ fn both(a: &RelayProxy, b: &RelayProxy, f: impl Fn(&mut Rules)) {
     b.update_rules(&f);
 }
 
-/// `tolerance verify` of the table against `relays`, as its JSON report.
-fn verify(naddr: &str, relays: &[String]) -> Result<Value, String> {
-    let h = home("soak-verify", &format!("{}", relays.len()));
-    let mut args = vec!["verify", naddr, "--json"];
+/// `tolerance verify` of the table against `relays` only (the table named by its id, so the
+/// naddr's relay hints add none), as its JSON report.
+async fn verify(naddr: &str, relays: &[String], tag: &str) -> Result<Value, String> {
+    let (id, _, _) = tolerance::wire::parse_table_ref(naddr)?;
+    let h = home(&format!("soak-verify-{tag}"), &format!("{}", relays.len()));
+    let mut args = vec!["verify".to_string(), id, "--json".into()];
     for r in relays {
-        args.push("--relay");
-        args.push(r);
+        args.push("--relay".into());
+        args.push(r.clone());
     }
-    let out = super::run(&h, &args);
+    let out = tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        super::run(&h, &refs)
+    })
+    .await
+    .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(text.trim()).map_err(|e| {
         format!(
@@ -448,8 +465,8 @@ fn verify(naddr: &str, relays: &[String]) -> Result<Value, String> {
     })
 }
 
-fn check(
-    plan: &Plan,
+async fn check(
+    tag: &str,
     seats: &[Seat],
     naddr: &str,
     a: &Relay,
@@ -479,7 +496,7 @@ fn check(
         sets.push(vec![b.url()]);
     }
     for relays in sets {
-        let v = match verify(naddr, &relays) {
+        let v = match verify(naddr, &relays, tag).await {
             Ok(v) => v,
             Err(e) => {
                 out.failures.push(e);
@@ -528,5 +545,14 @@ fn check(
             }
         }
     }
-    let _ = plan;
+}
+
+/// Whether a client's home holds its record of a table (what `resume` reads).
+fn has_table_record(home: &std::path::Path) -> bool {
+    std::fs::read_dir(home.join("tables"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .any(|e| e.path().join("meta.json").is_file())
+        })
+        .unwrap_or(false)
 }

@@ -352,13 +352,19 @@ impl<G: Game> Session<G> {
                 *used = (*used + over).min(bank_secs(&self.cfg.deadlines));
             }
         }
-        if let Some(h) = head {
-            self.r.head = h;
+        match head {
+            Some(h) => self.r.head = h,
+            None if !self.r.got_ids.is_empty() => {
+                let ids = self.applied_here();
+                self.r.head = synthetic_head(&[b"parallel", self.r.head.as_bytes(), &ids]);
+            }
+            None => {}
         }
         self.r.step += 1;
         self.r.t_open = t.max(self.r.t_open);
         self.r.game.clock(self.r.t_open);
         self.r.got.clear();
+        self.r.got_ids.clear();
         let parts = std::mem::take(&mut self.r.ahead_parts);
         self.r.chance.commit_ahead(parts);
         self.r.passes += 1;
@@ -366,6 +372,23 @@ impl<G: Game> Session<G> {
         if !matches!(self.r.kind, Kind::Unset) {
             self.snapshot();
         }
+    }
+
+    /// Notes that `x`'s event `h` counts at the open step.
+    fn took(&mut self, x: Seat, h: &Held) {
+        self.r.got.insert(x, h.at());
+        self.r.got_ids.insert(x, h.id());
+    }
+
+    /// The events applied at the open step, as bytes for a head: seat, then event id, in seat
+    /// order. Empty at a sequential step (its event is the next head itself).
+    fn applied_here(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(33 * self.r.got_ids.len());
+        for (seat, id) in &self.r.got_ids {
+            v.push(*seat);
+            v.extend_from_slice(id.as_bytes());
+        }
+        v
     }
 
     // ---- forks ------------------------------------------------------------------------------
@@ -459,6 +482,13 @@ impl<G: Game> Session<G> {
     /// Whether every seat of `others` showed, at a step after `s` on the current branch, that
     /// it followed this branch, or left it there (removed, or voted out of confirming the end):
     /// a barrier.
+    fn followed_after(&self, s: u32, others: &[Seat]) -> bool {
+        !others.is_empty()
+            && others
+                .iter()
+                .all(|o| self.r.last_seen.get(o).is_some_and(|t| *t > s))
+    }
+
     fn barrier_after(&self, s: u32, others: &[Seat]) -> bool {
         let after = |m: &BTreeMap<Seat, u32>, o: &Seat| m.get(o).is_some_and(|t| *t > s);
         !others.is_empty()
@@ -688,8 +718,17 @@ impl<G: Game> Session<G> {
             self.r.stand.insert((s, *x));
         }
         self.advance();
-        let barrier = self.barrier_after(s, &others);
+        // Only what the others signed shows they followed it: being voted out there (of
+        // confirming the end, say) is the accused's doing, not theirs.
+        let barrier = self.followed_after(s, &others);
+        let next = self.snapshots.get(&(s + 1)).map(|r| r.head.clone());
         self.restore(saved, s);
+        if let Some(head) = next.filter(|_| !barrier) {
+            // The timeout may be taken now; events on this branch arriving later may still
+            // show everyone followed it, and must send the derivation back here.
+            self.r.contested.insert(s);
+            self.watch_branch(head);
+        }
         barrier
     }
 
@@ -851,7 +890,7 @@ impl<G: Game> Session<G> {
                     .chance
                     .accept(x, &id, body, self.r.step)
                     .map_err(|e| e.to_string())?;
-                self.r.got.insert(x, t);
+                self.took(x, h);
                 if self.r.chance.stage() == stage && !matches!(stage, Some(Stage::Shuffle(_))) {
                     return Ok(None);
                 }
@@ -876,7 +915,7 @@ impl<G: Game> Session<G> {
                 if !ok {
                     return Err("the commitment is not 32 bytes of hex".into());
                 }
-                self.r.got.insert(x, t);
+                self.took(x, h);
                 Ok(None)
             }
             (Kind::Open(sealing), Body::Open { action, salt }) => {
@@ -903,11 +942,11 @@ impl<G: Game> Session<G> {
                 if let Kind::Open(sealing) = &mut self.r.kind {
                     sealing.opened.insert(x, a);
                 }
-                self.r.got.insert(x, t);
+                self.took(x, h);
                 Ok(None)
             }
             (Kind::Ack { .. }, Body::Ack {}) | (Kind::End(_), Body::End {}) => {
-                self.r.got.insert(x, t);
+                self.took(x, h);
                 Ok(None)
             }
             (kind, body) => Err(format!(
@@ -1030,12 +1069,20 @@ impl<G: Game> Session<G> {
             _ => b"forfeit",
         };
         let v: Vec<u8> = seats.iter().copied().collect();
-        synthetic_head(&[
-            label,
-            self.table_hex.as_bytes(),
-            &self.r.step.to_be_bytes(),
-            &v,
-        ])
+        self.step_head(label, &v)
+    }
+
+    /// The synthetic head a timeout or removal at the open step gives: it names the step, the
+    /// seats and, at a parallel step, the events the others' contributions were, so a second
+    /// contribution signed later by one of them leads to another head.
+    fn step_head(&self, label: &[u8], seats: &[Seat]) -> String {
+        let ids = self.applied_here();
+        let step = self.r.step.to_be_bytes();
+        let mut parts: Vec<&[u8]> = vec![label, self.table_hex.as_bytes(), &step, seats];
+        if !ids.is_empty() {
+            parts.push(&ids);
+        }
+        synthetic_head(&parts)
     }
 
     /// Applies a timeout against `seats` at the open step.
@@ -1120,12 +1167,7 @@ impl<G: Game> Session<G> {
     pub(crate) fn forfeit(&mut self, seats: Vec<Seat>, reason: ForfeitReason, t: u64) {
         let s = self.r.step;
         let set: BTreeSet<Seat> = seats.iter().copied().collect();
-        let head = synthetic_head(&[
-            b"forfeit",
-            self.table_hex.as_bytes(),
-            &s.to_be_bytes(),
-            &seats,
-        ]);
+        let head = self.step_head(b"forfeit", &seats);
         self.r.chance.forget(&seats);
         // Seats already gone from the game (removed earlier, or out) have nothing to forfeit.
         let in_game: Vec<Seat> = seats

@@ -239,6 +239,9 @@ pub(crate) struct Replica<G: Game> {
     pub kind: derive::Kind<G>,
     /// Who has contributed to the open parallel step, with the events' times.
     pub got: BTreeMap<Seat, u64>,
+    /// The events applied at the open parallel step, by seat: the head that closes the step
+    /// names them (PROTOCOL.md §4.1), so the next step's events show which ones they followed.
+    pub got_ids: BTreeMap<Seat, EventId>,
     pub removed: BTreeSet<Seat>,
     pub verdicts: Vec<Verdict>,
     /// Every applied event, in log order.
@@ -251,8 +254,9 @@ pub(crate) struct Replica<G: Game> {
     pub provisional: BTreeSet<u32>,
     /// Steps settled by votes.
     pub timeouts: BTreeSet<u32>,
-    /// Steps where a voted-out seat's event counted because the timeout was not final: an
-    /// event built on the timeout may still make it final (PROTOCOL.md §7.4).
+    /// Steps where a voted-out seat's event counted because the timeout was not final (an
+    /// event built on the timeout may still make it final), or where a final timeout was taken
+    /// while the accused's branch may still show everyone followed it (PROTOCOL.md §7.4).
     pub contested: BTreeSet<u32>,
     /// Voted-out seats whose event counts whatever arrives: every other participant followed
     /// it (PROTOCOL.md §7.4), by step and seat.
@@ -293,6 +297,7 @@ impl<G: Game> Replica<G> {
             t_open: start,
             kind: derive::Kind::Unset,
             got: BTreeMap::new(),
+            got_ids: BTreeMap::new(),
             removed: BTreeSet::new(),
             verdicts: Vec::new(),
             applied: Vec::new(),
@@ -356,9 +361,9 @@ pub struct Session<G: Game> {
     /// Sealed moves this seat chose, by the step of the seal, until opened.
     my_seals: BTreeMap<u32, G::Action>,
     rejected: HashSet<EventId>,
-    /// Heads of the timeout branches of contested steps, and the ids of held events built on
-    /// them: an event naming one may complete the barrier that makes a timeout final, so it
-    /// sends the derivation back to the contested step.
+    /// Heads of the branch not taken at contested steps (the timeout's, or the accused's when
+    /// the timeout was taken), and the ids of held events built on them: an event naming one
+    /// may complete the barrier that decides the step, so it sends the derivation back there.
     watch: HashSet<String>,
     pub violations: Vec<Violation>,
     pub stats: Stats,

@@ -251,3 +251,135 @@ fn evidence_that_proves_no_fork_is_attributed_to_its_publisher() {
         "{named}"
     );
 }
+
+/// Plays a table of every registered game with the smallest table it allows, on a network that
+/// delivers out of order, late and twice, with clients that vote when their own clocks say so:
+/// every client and the spectator reach one state, no honest seat is blamed, and the whole log
+/// replayed in any order gives that state.
+struct OnABadNetwork {
+    seed: u64,
+}
+
+impl crate::games::registry::Visit for OnABadNetwork {
+    type Out = ();
+    fn visit<G: crate::games::registry::TableGame>(self) {
+        let players = G::SEATS.0.max(2);
+        let setup = G::setup(&crate::games::registry::SetupOptions {
+            players,
+            hands: Some(1),
+            ..crate::games::registry::SetupOptions::default()
+        })
+        .expect("a setup");
+        let game = G::start(&setup, players).expect("a game");
+        for round in 0..2u64 {
+            let seed = self.seed + round;
+            let mut h = Harness::new(game.clone(), seed, quick());
+            h.chaos = Some(StdRng::seed_from_u64(seed));
+            h.run(400);
+            h.flush();
+            eprintln!("{} at {players} seats, seed {seed}", G::NAME);
+            h.agree();
+            assert!(
+                honest_violations(&h).is_empty(),
+                "{}: {:?}",
+                G::NAME,
+                honest_violations(&h)
+            );
+            replays_agree(
+                &h,
+                &h.spectator.verdicts().to_vec(),
+                &h.spectator.game().clone(),
+            );
+        }
+    }
+}
+
+#[test]
+fn every_game_reaches_one_state_on_a_network_that_reorders_loses_and_duplicates() {
+    for (i, g) in crate::games::registry::all().into_iter().enumerate() {
+        crate::games::registry::with_game(
+            g.name,
+            OnABadNetwork {
+                seed: 500 + 10 * i as u64,
+            },
+        )
+        .expect("a registered game");
+    }
+}
+
+/// Signs `p` as `seat` at successive times until the event's id sorts below `than`: an
+/// attacker grinds its second event to come first wherever ids break ties.
+fn below<G: Game + 'static>(h: &Harness<G>, seat: usize, p: &Payload, than: EventId) -> Event {
+    (h.now + 600..)
+        .map(|t| h.sign(seat, p, t))
+        .find(|e| e.id < than)
+        .expect("an id below")
+}
+
+#[test]
+fn a_loser_who_seals_and_opens_other_moves_after_the_end_changes_nothing() {
+    for seed in [36, 37, 38] {
+        let game = HighCard::new(&high_card::Setup::new(3)).unwrap();
+        let mut h = Harness::new(game, seed, quick());
+        h.run(8);
+        assert!(h.spectator.is_finished());
+        let verdicts = h.spectator.verdicts().to_vec();
+        let end = h.spectator.game().clone();
+        let z = loser(&end);
+        let table = hex::encode(h.cfg.table);
+        let mine: Vec<(EventId, Payload)> = h
+            .log
+            .iter()
+            .filter(|e| e.pubkey == h.keys[z].public_key())
+            .filter_map(|e| parse_log(e, &table).ok().map(|p| (e.id, p)))
+            .collect();
+        // For every sealed decision of the loser: the other choice, sealed and opened with a
+        // salt of its own, each event ground to an id below the one it replaces. Every other
+        // seat's later events apply on either branch (they name no head of the loser's).
+        let mut forged = Vec::new();
+        let mut seal: Option<(EventId, Payload)> = None;
+        for (id, p) in mine {
+            match &p.body {
+                Body::Seal { .. } => seal = Some((id, p)),
+                Body::Open { action, .. } => {
+                    let (seal_id, seal_p) = seal.take().expect("a seal before its opening");
+                    let other = match serde_json::from_value(action.clone()).unwrap() {
+                        high_card::Action::Keep => high_card::Action::Swap,
+                        high_card::Action::Swap => high_card::Action::Keep,
+                        high_card::Action::Stay => high_card::Action::Fold,
+                        high_card::Action::Fold => high_card::Action::Stay,
+                    };
+                    let other = serde_json::to_value(other).unwrap();
+                    let salt = [seed as u8; 32];
+                    let commitment = hex::encode(seal_commitment(
+                        &table,
+                        seal_p.step,
+                        z as Seat,
+                        &other,
+                        &salt,
+                    ));
+                    let mut alt_seal = seal_p.clone();
+                    alt_seal.body = Body::Seal {
+                        commitment,
+                        mine: None,
+                    };
+                    let mut alt_open = p.clone();
+                    alt_open.body = Body::Open {
+                        action: other,
+                        salt: hex::encode(salt),
+                    };
+                    forged.push(below(&h, z, &alt_seal, seal_id));
+                    forged.push(below(&h, z, &alt_open, id));
+                }
+                _ => {}
+            }
+        }
+        assert!(forged.len() >= 2, "seed {seed}: the loser sealed nothing");
+        for ev in forged {
+            h.publish(ev);
+        }
+        h.settle();
+        h.agree();
+        replays_agree(&h, &verdicts, &end);
+    }
+}

@@ -46,6 +46,10 @@ struct Harness<G: Game> {
     /// client, published by nobody until the test releases them from `held`).
     hold: Vec<Option<HoldBack>>,
     held: Vec<Event>,
+    /// Delivery as a bad network gives it: out of order, some events only later, some twice.
+    chaos: Option<StdRng>,
+    /// Per client: indices of `log` it has not been given yet (under `chaos`).
+    late: Vec<Vec<usize>>,
 }
 
 fn master(seat: usize, seed: u64) -> Zeroizing<[u8; 32]> {
@@ -103,6 +107,8 @@ impl<G: Game + 'static> Harness<G> {
             speculate: false,
             hold: vec![None; n],
             held: Vec::new(),
+            chaos: None,
+            late: vec![Vec::new(); n + 1],
         }
     }
 
@@ -150,29 +156,87 @@ impl<G: Game + 'static> Harness<G> {
             let n = self.seats.len();
             self.deliver(n);
             if self.log.len() == before {
-                return;
+                // Under chaos, some clients get what was held back now, the others only after
+                // the clock has moved (and they may have voted).
+                let Some(rng) = self.chaos.as_mut() else {
+                    return;
+                };
+                use rand::Rng;
+                let now: Vec<usize> = (0..=n)
+                    .filter(|c| !self.late[*c].is_empty() && rng.gen_bool(0.5))
+                    .collect();
+                if now.is_empty() {
+                    return;
+                }
+                for c in now {
+                    for i in std::mem::take(&mut self.late[c]) {
+                        let ev = self.log[i].clone();
+                        self.give(c, &ev);
+                    }
+                }
             }
         }
         panic!("the table never settled");
     }
 
     fn deliver(&mut self, client: usize) {
+        if let Some(rng) = self.chaos.as_mut() {
+            use rand::Rng;
+            let late = &mut self.late[client];
+            late.extend(self.seen[client]..self.log.len());
+            self.seen[client] = self.log.len();
+            late.shuffle(rng);
+            let mut now = Vec::new();
+            late.retain(|i| {
+                let go = rng.gen_bool(0.6);
+                if go {
+                    now.push(*i);
+                }
+                !go
+            });
+            if let Some(&twice) = now.first().filter(|_| rng.gen_bool(0.1)) {
+                now.push(twice);
+            }
+            for i in now {
+                let ev = self.log[i].clone();
+                self.give(client, &ev);
+            }
+            return;
+        }
         while self.seen[client] < self.log.len() {
             let ev = self.log[self.seen[client]].clone();
             self.seen[client] += 1;
-            if client < self.seats.len() {
-                if let Some(copy) = self
-                    .speculate
-                    .then(|| self.seats[client].speculation(&ev))
-                    .flatten()
-                {
-                    copy.run();
-                }
-                self.seats[client].handle(&ev);
-            } else {
-                self.spectator.handle(&ev);
+            self.give(client, &ev);
+        }
+    }
+
+    /// Hands `ev` to one client (seats, then the spectator).
+    fn give(&mut self, client: usize, ev: &Event) {
+        if client < self.seats.len() {
+            if let Some(copy) = self
+                .speculate
+                .then(|| self.seats[client].speculation(ev))
+                .flatten()
+            {
+                copy.run();
+            }
+            self.seats[client].handle(ev);
+        } else {
+            self.spectator.handle(ev);
+        }
+    }
+
+    /// Gives every client everything it has not had yet, and lets the table settle.
+    fn flush(&mut self) {
+        let chaos = self.chaos.take();
+        for c in 0..self.late.len() {
+            for i in std::mem::take(&mut self.late[c]) {
+                let ev = self.log[i].clone();
+                self.give(c, &ev);
             }
         }
+        self.settle();
+        self.chaos = chaos;
     }
 
     /// Moves the clock and lets every live seat vote where its deadline passed.
