@@ -586,3 +586,32 @@ fn an_art_of_facts_player_sees_its_cards_and_the_ante_and_keeps_or_declares() {
     }
     assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(A::Keep));
 }
+
+#[test]
+fn a_scoundrel_entrant_sees_its_room_weapon_health_and_the_race_at_80_by_24() {
+    use crate::games::scoundrel::{Action as Turn, Scoundrel};
+    let g = game_until::<Scoundrel>(
+        3,
+        4,
+        |_, _, legal| {
+            legal
+                .iter()
+                .find(|a| matches!(a, Turn::Face { fallen: false, .. }))
+                .cloned()
+                .unwrap_or_else(|| legal[0].clone())
+        },
+        |g| g.entrants[0].moves.len() == 1,
+    );
+    let s = screen(&asked(&g, 3));
+    assert!(
+        s.contains("health") && s.contains("weapon") && s.contains("room [1]"),
+        "{s}"
+    );
+    assert!(
+        s.contains("bot 1") && s.contains("bot 2") && s.contains("turn  1"),
+        "{s}"
+    );
+    // Its own room by card, the moves as the cards they face.
+    assert!(['♣', '♦', '♥', '♠'].iter().any(|c| s.contains(*c)), "{s}");
+    assert!(s.contains("face "), "{s}");
+}
