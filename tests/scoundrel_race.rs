@@ -10,11 +10,14 @@ use tolerance::games::registry::TableGame;
 use tolerance::games::scoundrel::game::Phase;
 use tolerance::games::scoundrel::{Scoundrel, Setup, Status, Verdict};
 use tolerance::table::session::{Session, SessionConfig, Verdict as TableVerdict};
-use tolerance::wire::log::log_event;
+use tolerance::wire::log::{log_event, Body, Payload};
 use tolerance::wire::Deadlines;
 use zeroize::Zeroizing;
 
 const START: u64 = 1_700_000_000;
+
+/// What a cheating entrant's client does to its own payloads before signing them.
+type Tamper = Box<dyn FnMut(Seat, &mut Payload)>;
 
 struct Race {
     keys: Vec<Keys>,
@@ -29,6 +32,8 @@ struct Race {
     drop: Option<(usize, usize)>,
     /// Spectator checks made while the race ran.
     peeks: usize,
+    /// What a cheating entrant's client does to its own payloads before signing them.
+    tamper: Tamper,
 }
 
 impl Race {
@@ -82,11 +87,13 @@ impl Race {
             now: START,
             drop: None,
             peeks: 0,
+            tamper: Box::new(|_, _| {}),
         }
     }
 
     fn gone(&self, i: usize) -> bool {
-        self.drop.is_some_and(|(s, at)| s == i && self.log.len() >= at)
+        self.drop
+            .is_some_and(|(s, at)| s == i && self.log.len() >= at)
     }
 
     fn deliver(&mut self, client: usize) {
@@ -140,7 +147,8 @@ impl Race {
                     let a = self.bots[i].choose(&turn.view, &turn.legal);
                     self.seats[i].submit(&a).unwrap();
                 }
-                for p in self.seats[i].take_outbox() {
+                for mut p in self.seats[i].take_outbox() {
+                    (self.tamper)(i as Seat, &mut p);
                     let ev = log_event(&self.host, &p)
                         .custom_created_at(Timestamp::from(self.now))
                         .sign_with_keys(&self.keys[i])
@@ -168,7 +176,10 @@ impl Race {
             }
             self.now += 25;
             for (i, s) in self.seats.iter_mut().enumerate() {
-                if !self.drop.is_some_and(|(d, at)| d == i && self.log.len() >= at) {
+                if !self
+                    .drop
+                    .is_some_and(|(d, at)| d == i && self.log.len() >= at)
+                {
                     s.vote(self.now);
                 }
             }
@@ -181,7 +192,11 @@ impl Race {
 fn a_race_of_three_plays_to_a_verified_end_and_every_game_is_checked_from_the_log() {
     let mut r = Race::new(3, 7);
     r.run();
-    assert!(r.peeks > 10, "the privacy checks ran while racing ({})", r.peeks);
+    assert!(
+        r.peeks > 10,
+        "the privacy checks ran while racing ({})",
+        r.peeks
+    );
     let g = r.spectator.game();
     assert_eq!(g.phase, Phase::Over);
     for s in &r.seats {
@@ -233,4 +248,46 @@ fn an_entrant_who_drops_mid_race_stops_it_and_the_others_are_still_shown_checked
         assert_eq!(r.seats[usize::from(s)].game().verdicts, g.verdicts);
     }
     assert!(!g.outcome().unwrap().winners.contains(&1));
+}
+
+#[test]
+fn a_turn_changed_after_it_was_sealed_is_refused_naming_the_entrant_and_the_others_are_scored() {
+    let mut r = Race::new(3, 5);
+    // Entrant 2 opens its third turn as something else than it sealed (a give-up instead).
+    let mut opened = 0;
+    r.tamper = Box::new(move |seat, p| {
+        if seat == 2 {
+            if let Body::Open { action, .. } = &mut p.body {
+                opened += 1;
+                if opened == 3 {
+                    *action = serde_json::json!("give_up");
+                }
+            }
+        }
+    });
+    r.run();
+    let names = |s: Seat| ["Ann", "Bob", "Cy"][usize::from(s)].to_string();
+    let told: Vec<String> = r
+        .spectator
+        .violations
+        .iter()
+        .filter(|v| v.culprit() == 2)
+        .map(|v| v.text_named(&names))
+        .collect();
+    assert!(
+        told.iter()
+            .any(|t| t.contains("by Cy") && t.contains("does not match its commitment")),
+        "{told:?}"
+    );
+    assert!(r.spectator.violations.iter().all(|v| v.culprit() == 2));
+    let g = r.spectator.game();
+    assert_eq!(g.phase, Phase::Over);
+    assert_eq!(g.verdicts[&2], Verdict::Left);
+    for s in [0u8, 1] {
+        assert!(
+            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            "{:?}",
+            g.verdicts
+        );
+    }
 }
