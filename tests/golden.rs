@@ -84,7 +84,10 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
         "potion-cap",
         "no-two-avoids-in-a-row",
     ] {
-        assert!(names.contains(&format!("scoundrel-{name}.json")), "{names:?}");
+        assert!(
+            names.contains(&format!("scoundrel-{name}.json")),
+            "{names:?}"
+        );
     }
     for name in [
         "all-fives-nine-moves",

@@ -62,11 +62,11 @@ fn status_word(e: &EntrantView) -> String {
             format!("stopped at {health} health")
         }
         (Some(Verdict::Refused { .. }), _) => "REFUSED".into(),
-        (_, s) => s.words().to_string(),
+        (_, s) => s.label().to_string(),
     }
 }
 
-fn me<'a>(v: &'a ScoundrelView) -> Option<&'a EntrantView> {
+fn me(v: &ScoundrelView) -> Option<&EntrantView> {
     v.entrants.iter().find(|e| Some(e.seat) == v.viewer)
 }
 
@@ -103,8 +103,7 @@ impl TableGame for Scoundrel {
     }
 
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        let mut out =
-            vec!["the dungeon is shuffled by every entrant; nobody knows its order".into()];
+        let mut out = vec!["the dungeon's 44 cards are shuffled face down".into()];
         let rounds = self
             .entrants
             .iter()
@@ -123,7 +122,7 @@ impl TableGame for Scoundrel {
                 let who = names(e.seat);
                 let text = match a {
                     Action::Avoid => format!("{} the room", says(who, "avoids")),
-                    Action::GiveUp => format!("{}", says(who, "gives up")),
+                    Action::GiveUp => format!("{} up", says(who, "gives")),
                     Action::Face { .. } if room.iter().all(Option::is_none) => {
                         format!("{} a turn", says(who, "plays"))
                     }
@@ -301,9 +300,31 @@ impl TableGame for Scoundrel {
                 _ => None,
             })
             .collect();
+        // Once every card drawn is shown, each entrant's game turn by turn, as anyone reading
+        // the relay can replay it.
+        let mut games = serde_json::Map::new();
+        if self.phase == Phase::Over {
+            for e in &self.entrants {
+                let mut places = Places::new();
+                let mut turns = Vec::new();
+                for a in &e.moves {
+                    let room: Vec<Option<CardId>> = places
+                        .room
+                        .iter()
+                        .map(|p| self.card_seen(e.seat, None, *p))
+                        .collect();
+                    turns.push(turn_words(a, &room));
+                    if let Ok((p, _)) = places.after(a) {
+                        places = p;
+                    }
+                }
+                games.insert(e.seat.to_string(), serde_json::json!(turns));
+            }
+        }
         serde_json::json!({
             "entrants": self.entrants.len(),
             "leaderboard": board,
+            "games": games,
             "refused": refused,
             "stopped_by": self.stopped_by,
             "winners": self.outcome().map(|o| o.winners),

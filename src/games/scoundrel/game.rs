@@ -144,6 +144,18 @@ impl Status {
         }
     }
 
+    /// "in the dungeon", "fallen"...: the state beside a name in a list.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Playing => "in the dungeon",
+            Status::Fallen => "fallen",
+            Status::Escaped => "escaped",
+            Status::GaveUp => "gave up",
+            Status::Stopped => "stopped",
+            Status::Left => "left the race",
+        }
+    }
+
     pub fn finished(self) -> bool {
         matches!(self, Status::Fallen | Status::Escaped | Status::GaveUp)
     }
@@ -201,7 +213,7 @@ impl Places {
                 if self.avoided_last {
                     return Err("the room before was avoided: two rooms in a row cannot be".into());
                 }
-                p.dungeon.extend(p.room.drain(..));
+                p.dungeon.append(&mut p.room);
                 p.refill();
                 p.avoided_last = true;
                 Ok((p, false))

@@ -285,11 +285,7 @@ impl crate::games::registry::Visit for OnABadNetwork {
                 G::NAME,
                 honest_violations(&h)
             );
-            replays_agree(
-                &h,
-                &h.spectator.verdicts().to_vec(),
-                &h.spectator.game().clone(),
-            );
+            replays_agree(&h, h.spectator.verdicts(), &h.spectator.game().clone());
         }
     }
 }
