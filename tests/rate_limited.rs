@@ -6,18 +6,12 @@
 
 mod common;
 
+use common::soak::env_number as env;
 use common::{home, run};
 use serde_json::Value;
 use std::process::Stdio;
 use std::time::Duration;
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig};
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn tables_on_a_throttling_relay_end_verified_and_agree_with_a_later_verify() {

@@ -552,3 +552,105 @@ async fn silent_sybils_do_not_empty_a_public_table() {
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["finished"], true, "{v}");
 }
+
+/// `bytes` of junk as a move for `step`, signed by a seated key.
+fn seated_junk(keys: &Keys, host: &PublicKey, table: &str, step: u32, prev: &str) -> Event {
+    let p = Payload {
+        v: tolerance::wire::log::LOG_VERSION,
+        table: table.to_string(),
+        step,
+        prev: prev.to_string(),
+        ahead: None,
+        body: Body::Move {
+            action: Value::String("x".repeat(60_000)),
+        },
+    };
+    log_event(host, &p).sign_with_keys(keys).unwrap()
+}
+
+/// The size of the table's journal in a player's home.
+fn journal_bytes(home: &std::path::Path, table: &str) -> u64 {
+    std::fs::metadata(home.join("tables").join(table).join("events.jsonl"))
+        .map(|m| m.len())
+        .unwrap_or_else(|e| panic!("no journal in {}: {e}", home.display()))
+}
+
+/// A seated player signs, while the table waits on its move, 1,000 contributions of 60 KB for
+/// the steps to come and 1,000 votes naming the others missing, then plays on. The honest
+/// clients stay within 64 MB of memory and 16 MB of journal, finish, and a later `verify`
+/// finds the table finished with the result the players saw.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_seated_flood_neither_swamps_the_others_nor_makes_the_table_unauditable() {
+    let _serial = SERIAL.lock().await;
+    let test = "seated-flood";
+    let (_relay, url) = relay().await;
+    let flooder = Keys::generate();
+    let (jh, jnpub) = joiner(test, "p1");
+    let invite = vec![flooder.public_key().to_bech32().unwrap(), jnpub];
+    let host = host(test, "mia", 3, &invite, &url, &[]);
+    let host_home =
+        std::env::temp_dir().join(format!("tolerance-{test}-host-{}", std::process::id()));
+    let naddr = naddr_of(&host.line("tolerance join ", LONG).await);
+    let join = spawn(&jh, &["join", &naddr, "--auto", "--relay", &url]);
+    let at = take_seat(&flooder, &url, &naddr).await;
+    let (open, gate) = oneshot::channel();
+    let (pos_tx, pos_rx) = oneshot::channel::<(u32, String)>();
+    let mut pos_tx = Some(pos_tx);
+    let hook: OnUpdate<Mia> = Box::new(move |s: &Session<Mia>, _| {
+        if s.awaiting().what == "move" {
+            if let Some(tx) = pos_tx.take() {
+                let _ = tx.send(s.position());
+            }
+        }
+    });
+    let decider: Box<dyn Decider<Mia>> = Box::new(Gated {
+        bot: Mia::bot(BotLevel::Normal, StdRng::seed_from_u64(4)),
+        gate: Some(gate),
+    });
+    let (at2, u2, k2) = (at.clone(), url.clone(), flooder.clone());
+    let player =
+        tokio::spawn(async move { play_seat::<Mia>(&k2, &u2, &at2, decider, Some(hook)).await });
+    let (step, prev) = pos_rx.await.unwrap();
+    let table = at.spec.table.clone();
+    let pool = RelayPool::connect(Keys::generate(), [url.as_str()], PoolConfig::default())
+        .await
+        .unwrap();
+    let others: Vec<Seat> = (0..at.spec.seats.len() as Seat)
+        .filter(|s| at.spec.seats[*s as usize] != flooder.public_key().to_hex())
+        .collect();
+    for i in 0..1_000u32 {
+        let ev = seated_junk(&flooder, &at.host, &table, step + 1 + i % 200, &prev);
+        pool.publish(&ev).await.unwrap();
+        let v = vote(&flooder, &at.host, &table, step + i % 50, &prev, &others);
+        pool.publish(&v).await.unwrap();
+    }
+    for (who, p) in [("host", &host), ("joiner", &join)] {
+        let rss = p.peak_rss().expect("the player is still at the table");
+        eprintln!(
+            "after the seated flood, the {who}'s client peaked at {} MB",
+            rss >> 20
+        );
+        assert!(rss < 64 << 20, "{who} peaked at {} MB", rss >> 20);
+    }
+    open.send(()).unwrap();
+    let mine = player.await.unwrap();
+    assert!(mine.finished, "{mine:?}");
+    for (ok, out, err) in [host.finish(LONG).await, join.finish(LONG).await] {
+        assert!(ok, "{err}\n{out}");
+        table_over(&out);
+    }
+    for (who, h) in [("host", &host_home), ("joiner", &jh)] {
+        let bytes = journal_bytes(h, &table);
+        eprintln!("the {who}'s journal holds {} KB", bytes >> 10);
+        assert!(bytes < 16 << 20, "{who}'s journal is {} MB", bytes >> 20);
+    }
+    pool.shutdown().await;
+    let v = verify(&naddr, &url);
+    assert_eq!(v["finished"], true, "{v}");
+    assert_eq!(v["report"], mine.report, "{v}");
+    assert_eq!(v["chain_events"], mine.stats.chain, "{v}");
+    // Whatever it rejected, it names the flooder and nobody else.
+    for bad in v["violations"].as_array().unwrap() {
+        assert_eq!(bad["seat"], at.seat, "{v}");
+    }
+}

@@ -34,6 +34,28 @@ fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
         .unwrap_or_else(|| host.to_string())
 }
 
+/// An invitation as `tables --plain` lists it. Anyone can send an invitation to a public table:
+/// it says who sent it when that is not the table's host.
+fn invitation_line(l: &Listing, names: &HashMap<PublicKey, String>) -> String {
+    let from = match &l.invited_by {
+        Some(by) if *by != l.host => format!(
+            "{} (hosted by {})",
+            host_label(names, by),
+            host_label(names, &l.host)
+        ),
+        _ => host_label(names, &l.host),
+    };
+    let title = if l.title.is_empty() {
+        "table"
+    } else {
+        l.title.as_str()
+    };
+    format!(
+        "  {title} from {from} — {} {}/{} — {} — {}\n    tolerance join {}",
+        l.status, l.players, l.max_players, l.game, l.pace, l.naddr
+    )
+}
+
 /// Open public tables, the invitations to `keys`, and the hosts' profile names.
 async fn list(
     pool: &RelayPool,
@@ -194,17 +216,7 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
         println!("  (none)");
     }
     for l in waiting {
-        println!(
-            "  {} from {} — {} {}/{} — {} — {}\n    tolerance join {}",
-            title(l),
-            host_label(&names, &l.host),
-            l.status,
-            l.players,
-            l.max_players,
-            l.game,
-            l.pace,
-            l.naddr
-        );
+        println!("{}", invitation_line(l, &names));
     }
     println!("Open public tables:");
     if public.is_empty() {
@@ -223,4 +235,38 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invitation_sent_by_someone_else_than_the_host_names_both() {
+        let host = Keys::generate().public_key();
+        let stranger = Keys::generate().public_key();
+        let names: HashMap<PublicKey, String> =
+            [(host, "Ana".to_string()), (stranger, "Mallory".to_string())].into();
+        let mut l = Listing {
+            naddr: "naddr1example".into(),
+            title: "Friday".into(),
+            host: host.to_bech32().unwrap(),
+            status: "open".into(),
+            players: 1,
+            max_players: 3,
+            game: "tolerance".into(),
+            public: true,
+            invited_by: Some(stranger.to_bech32().unwrap()),
+            pace: "fast".into(),
+        };
+        let line = invitation_line(&l, &names);
+        assert!(
+            line.contains("Friday from Mallory (hosted by Ana)"),
+            "{line}"
+        );
+        l.invited_by = Some(host.to_bech32().unwrap());
+        let line = invitation_line(&l, &names);
+        assert!(line.contains("Friday from Ana — open 1/3"), "{line}");
+        assert!(!line.contains("hosted by"), "{line}");
+    }
 }

@@ -72,6 +72,12 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
             }
         );
     }
+    if let Some(why) = &r.invariants {
+        return Err(format!(
+            "verification failed: the game's own checks fail on the state the log leads to \
+             ({why}); this is a fault of this program, please report it"
+        ));
+    }
     match (r.ok, r.finished) {
         (false, _) => Err("verification failed: an event of a seated player breaks a rule".into()),
         (true, true) => {

@@ -65,9 +65,16 @@ impl TableClock {
         self.off_by
     }
 
+    /// How many other seats' clocks this clock has heard.
+    pub fn heard(&self) -> usize {
+        self.ahead.len()
+    }
+
     /// A heartbeat of `seat`, signed at `created_at` by a client applying `their` correction,
-    /// received when the system clock read `system`.
-    pub fn observe(&mut self, seat: Seat, created_at: u64, their: i64, system: u64) {
+    /// received when the system clock read `system`. Returns whether it was the first heard
+    /// from that seat.
+    pub fn observe(&mut self, seat: Seat, created_at: u64, their: i64, system: u64) -> bool {
+        let first = !self.ahead.contains_key(&seat);
         let their_raw = created_at as i64 - their.clamp(-MAX_CORRECTION_SECS, MAX_CORRECTION_SECS);
         let sample = their_raw - self.raw(system) as i64;
         let v = self.ahead.entry(seat).or_default();
@@ -76,6 +83,7 @@ impl TableClock {
             v.pop_front();
         }
         self.recompute();
+        first
     }
 
     fn recompute(&mut self) {

@@ -262,6 +262,36 @@ pub async fn fetch_table(
     }
 }
 
+/// Offers the table's announcement and its seating messages (by the host and the seats) to every
+/// relay of this client, in the background. They were published by the commands that seated the
+/// table, whose pools are closed now: a relay that was down or dropped them then would hold a
+/// log nobody can check on that relay alone. Relays keep one copy of an event, and the pool keeps
+/// offering it to a relay that cannot take it yet, for as long as the table runs.
+fn carry_seating(pool: &RelayPool, host: &PublicKey, table: &str, seats: &[PublicKey]) {
+    let announcement = Filter::new()
+        .kind(Kind::from(wire::KIND_TABLE))
+        .author(*host)
+        .identifier(table);
+    let mut authors = seats.to_vec();
+    authors.push(*host);
+    let seating = wire::lobby::lobby_filter(host, table).authors(authors);
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        let Ok(events) = pool
+            .fetch(vec![announcement, seating], Duration::from_secs(5))
+            .await
+        else {
+            return;
+        };
+        for ev in events {
+            let _ = pool.publish(&ev).await;
+        }
+    });
+}
+
+/// How long a seat waits, before its first event, to hear the other seats' clocks.
+const CLOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// How far ahead of this machine's clock an event may be dated before it is held back: a
 /// vote dated in the future must not count before its time.
 const CLOCK_SKEW_SECS: u64 = 5;
@@ -308,7 +338,9 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     let presence = wire::presence_filter(&cfg.host, &cfg.spec.table, &scfg.seats);
     let mut sub = pool.subscribe(vec![filter.clone(), presence]).await?;
     let seat_keys = scfg.seats.clone();
+    carry_seating(&pool, &cfg.host, &cfg.spec.table, &seat_keys);
     let mut last_beat: Option<Instant> = None;
+    let clock_until = Instant::now() + CLOCK_WAIT;
     let mut session = Session::new(scfg, game, me).map_err(|e| TableError::Setup(e.to_string()))?;
     // What this client recorded before it stopped, then what the relays hold.
     let recorded: Vec<Event> = cfg
@@ -384,8 +416,21 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
             back_until = None;
         }
+        // Before its first event a seat learns the table's clock from the other seats'
+        // heartbeats (each client sends one as it starts, and answers a seat it hears for the
+        // first time), so it does not date that event by a machine clock that is off: the
+        // others would hold it back as dated ahead and could vote it out (PROTOCOL.md §4.4).
+        let learning_clock = seat.is_some()
+            && !resuming
+            && clock.heard() + 1 < seat_keys.len()
+            && Instant::now() < clock_until;
+        let outbox = if learning_clock {
+            Vec::new()
+        } else {
+            session.take_outbox()
+        };
         // What the session owes: signed, recorded, applied here, then sent.
-        for mut payload in session.take_outbox() {
+        for mut payload in outbox {
             let mut delay = None;
             let extra = match cfg.tamper.as_mut().map(|t| t(&mut payload)) {
                 Some(TamperAction::Drop) => continue,
@@ -509,6 +554,16 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if relays_checked.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
             health.connected = pool.connected().await.len();
             health.notes = pool.notes();
+            if let Some(off) = clock.off_by() {
+                // Beyond the bound the client keeps its own clock: votes and deadlines then
+                // disagree with the others' by that much, and the person should fix it.
+                health.notes.push(format!(
+                    "this computer's clock reads {} s {} the other players' clocks; set it right \
+                     (deadlines and votes are judged by the time events are signed)",
+                    off.unsigned_abs(),
+                    if off > 0 { "behind" } else { "ahead of" }
+                ));
+            }
             relays_checked = Some(Instant::now());
         }
         if let Some(cb) = cfg.on_update.as_mut() {
@@ -576,6 +631,13 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         if !unsent.is_empty() {
             wake = wake.min(Duration::from_millis(500));
         }
+        if learning_clock {
+            wake = wake.min(
+                clock_until
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_millis(50)),
+            );
+        }
         if let Some(t) = last_beat {
             wake = wake.min(
                 HEARTBEAT
@@ -635,7 +697,12 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                     if let Some(i) = seat_keys.iter().position(|k| *k == ev.pubkey) {
                         if ev.kind == Kind::from(wire::KIND_PRESENCE) && Some(i as Seat) != seat {
                             if let Some(c) = wire::presence_clock(ev) {
-                                clock.observe(i as Seat, ev.created_at.as_secs(), c, system);
+                                if clock.observe(i as Seat, ev.created_at.as_secs(), c, system) {
+                                    // A seat heard for the first time may have subscribed
+                                    // after our last heartbeat: answer it now, so it learns
+                                    // our clock before it signs its first event.
+                                    last_beat = None;
+                                }
                             }
                         }
                         let now = clock.now(system);

@@ -23,7 +23,8 @@ pub struct VerifyReport {
     pub seats: Vec<String>,
     /// How the seats are called for people (profile names, else short npubs), by seat.
     pub names: Vec<String>,
-    /// Every event of a seated key checked out and the table reached its end.
+    /// Every event of a seated key checked out, and the game's own checks hold on the state
+    /// reached (finished or not: see `finished`).
     pub ok: bool,
     pub finished: bool,
     /// The table's decisions (timeouts, removals, ignored forks, the end), in order.
@@ -237,7 +238,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         host: npub(&host),
         seats: seat_keys.iter().map(npub).collect(),
         names: names.clone(),
-        ok: checked.violations.is_empty(),
+        ok: checked.violations.is_empty() && checked.invariants.is_none(),
         finished: checked.finished,
         verdicts: checked.verdicts,
         violations: checked.violations,

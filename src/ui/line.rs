@@ -76,24 +76,69 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
     })
 }
 
-/// A person deciding by typing: each turn is shown and read on a thread of its own.
+/// A person deciding by typing: each turn is shown and read on a thread of its own. Lines are
+/// read on another, so a turn that timed out while the person was still typing is given up at
+/// once (the next line goes to the next prompt, not to a question nobody waits for).
 pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    person_reading(names, me, line_rx, Box::new(std::io::stdout()))
+}
+
+/// [`person`] reading typed lines from `lines` and writing to `out`.
+fn person_reading<G: TableGame>(
+    names: Vec<String>,
+    me: Seat,
+    lines: std::sync::mpsc::Receiver<String>,
+    mut out: Box<dyn Write + Send>,
+) -> PersonDecider<G> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
     std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut lines = stdin.lock().lines();
+        // A terminal that went away must not stop the table: what cannot be written is lost.
+        let out = &mut out;
         while let Some(ask) = rx.blocking_recv() {
+            if ask.answer.is_closed() {
+                // Timed out before it was even shown.
+                continue;
+            }
             let name = namer(&names, Some(me));
-            print!("{}", G::render(&ask.turn.view, &name));
+            let _ = write!(out, "{}", G::render(&ask.turn.view, &name));
             if ask.turn.sealed {
-                println!("  (a sealed choice: nobody sees it until everyone chose)");
+                let _ = writeln!(
+                    out,
+                    "  (a sealed choice: nobody sees it until everyone chose)"
+                );
             }
             let answer = loop {
-                print!("{}", G::prompt(&ask.turn.view, &ask.turn.legal));
-                std::io::stdout().flush().ok();
-                let Some(Ok(input)) = lines.next() else {
-                    println!();
-                    break None;
+                let _ = write!(out, "{}", G::prompt(&ask.turn.view, &ask.turn.legal));
+                let _ = out.flush();
+                let input = loop {
+                    match lines.recv_timeout(std::time::Duration::from_millis(200)) {
+                        Ok(line) => break Ok(line),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                            if ask.answer.is_closed() {
+                                break Err(true);
+                            }
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(false),
+                    }
+                };
+                let input = match input {
+                    Ok(line) => line,
+                    // The table went on without this move (its deadline passed).
+                    Err(true) => break None,
+                    // End of input: leave, as before.
+                    Err(false) => {
+                        let _ = writeln!(out);
+                        break None;
+                    }
                 };
                 let input = input.trim();
                 if matches!(input, "q" | "quit" | "leave") {
@@ -103,10 +148,19 @@ pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
                     Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => {
                         break Some(a)
                     }
-                    Ok(_) => println!("  that move is not allowed now"),
-                    Err(e) => println!("  {e}"),
+                    Ok(_) => {
+                        let _ = writeln!(out, "  that move is not allowed now");
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "  {e}");
+                    }
                 }
             };
+            if ask.answer.is_closed() {
+                let _ = writeln!(out, "\n  too late: the table went on without that move");
+                let _ = out.flush();
+                continue;
+            }
             let leaving = answer.is_none();
             let _ = ask.answer.send(answer);
             if leaving {
@@ -131,4 +185,73 @@ fn legal_amount<G: TableGame>(ask: &Ask<G>, a: &G::Action) -> bool {
             _ => false,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::high_card::{Action, HighCard, Setup};
+    use crate::table::session::Turn;
+    use tokio::sync::oneshot;
+
+    /// What the person's thread writes, for the test to wait on.
+    struct Screen(std::sync::mpsc::Sender<String>);
+
+    impl Write for Screen {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let _ = self.0.send(String::from_utf8_lossy(buf).into_owned());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Reads the screen until `what` appears (the thread's own order of events, no timing).
+    fn until(screen: &std::sync::mpsc::Receiver<String>, what: &str) {
+        let mut seen = String::new();
+        while !seen.contains(what) {
+            seen.push_str(&screen.recv().expect("the person's thread writes on"));
+        }
+    }
+
+    #[test]
+    fn a_line_typed_after_a_turn_timed_out_answers_the_next_turn() {
+        let (line_tx, lines) = std::sync::mpsc::channel();
+        let (screen_tx, screen) = std::sync::mpsc::channel();
+        let d = person_reading::<HighCard>(
+            vec!["Ana".into(), "Ben".into()],
+            0,
+            lines,
+            Box::new(Screen(screen_tx)),
+        );
+        let game = HighCard::new(&Setup::new(2)).unwrap();
+        let turn = || Turn::<HighCard> {
+            step: 1,
+            view: crate::engine::Game::view(&game, Some(0)),
+            legal: vec![Action::Keep, Action::Swap],
+            sealed: false,
+        };
+        let (first, first_rx) = oneshot::channel();
+        d.asks
+            .send(Ask {
+                turn: turn(),
+                answer: first,
+            })
+            .unwrap();
+        until(&screen, "? > ");
+        // The table goes on without this move: its deadline passed while the person thought.
+        drop(first_rx);
+        until(&screen, "too late");
+        let (second, second_rx) = oneshot::channel();
+        d.asks
+            .send(Ask {
+                turn: turn(),
+                answer: second,
+            })
+            .unwrap();
+        until(&screen, "? > ");
+        line_tx.send("swap".into()).unwrap();
+        assert_eq!(second_rx.blocking_recv().unwrap(), Some(Action::Swap));
+    }
 }

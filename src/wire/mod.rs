@@ -428,12 +428,13 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         spec.deadlines.move_ms,
         spec.deadlines.crypto_ms,
         spec.deadlines.bank_ms,
+        spec.deadlines.relay_ms,
     ]
     .iter()
     .any(|ms| *ms > week)
     {
         return Err(malformed(
-            "a deadline or time bank longer than a week".into(),
+            "a deadline, time bank or relay allowance longer than a week".into(),
         ));
     }
     if let Some(l) = &spec.lobby {

@@ -556,3 +556,86 @@ fn has_table_record(home: &std::path::Path) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// What a soak of many tables showed.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub tables: usize,
+    /// Faults that struck, by kind, over every table.
+    pub struck: BTreeMap<String, u64>,
+    /// Each failing table: what failed and the command that plays it again.
+    pub failed: Vec<String>,
+    /// Timeouts and removals decided (allowed, counted).
+    pub removals: usize,
+    pub chain_events: u64,
+    pub wall: Duration,
+}
+
+/// Plays tables `from..from + tables` of the soak seeded `seed`, `concurrency` at a time, and
+/// prints a line per table.
+pub async fn soak(seed: u64, from: usize, tables: usize, concurrency: usize) -> Summary {
+    let started = std::time::Instant::now();
+    let games: Vec<(String, u8, u8)> = tolerance::games::registry::all()
+        .into_iter()
+        .map(|g| (g.name.to_string(), g.min_players, g.max_players))
+        .collect();
+    let plans: Vec<(usize, Plan)> = (from..from + tables)
+        .map(|i| (i, Plan::new(seed, i, &games)))
+        .collect();
+    let mut sum = Summary {
+        tables,
+        ..Summary::default()
+    };
+    for chunk in plans.chunks(concurrency.max(1)) {
+        let mut tasks = Vec::new();
+        for (i, plan) in chunk.iter().cloned() {
+            tasks.push(tokio::spawn(async move {
+                let out = run_table(&plan, &format!("t{i}")).await;
+                (i, plan, out)
+            }));
+        }
+        for t in tasks {
+            let (i, plan, out) = t.await.expect("a soak table task");
+            for (k, n) in &out.struck {
+                *sum.struck.entry(k.clone()).or_default() += n;
+            }
+            sum.removals += out.removals;
+            sum.chain_events += out.events;
+            eprintln!(
+                "soak table {i}: {} at {} seats, faults {:?}: {} s, {} chain events, {} removals{}",
+                plan.game,
+                plan.players,
+                plan.faults.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+                out.wall.as_secs(),
+                out.events,
+                out.removals,
+                if out.failures.is_empty() {
+                    ""
+                } else {
+                    " — FAILED"
+                }
+            );
+            if !out.failures.is_empty() {
+                sum.failed.push(format!(
+                    "table {i} (seed {}, {} at {} seats, faults {:?}):\n  {}\n  replay: {}",
+                    plan.seed,
+                    plan.game,
+                    plan.players,
+                    plan.faults,
+                    out.failures.join("\n  "),
+                    plan.replay(seed, i)
+                ));
+            }
+        }
+    }
+    sum.wall = started.elapsed();
+    sum
+}
+
+/// A variable of the environment as a number.
+pub fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -614,8 +614,14 @@ impl<G: Game> Session<G> {
         self.log.ids.insert(ev.id);
         self.stats.events += 1;
         self.stats.bytes += size as u64;
-        let builds_on_contested = self.watch.contains(&prev);
-        if builds_on_contested {
+        // An event built on a head this derivation never had, after a contested step, may
+        // belong to the branch not taken there (beyond a synthetic head no `prev` link leads
+        // through), and may show everyone followed it: derive that step again.
+        let off_branch = self.r.contested.iter().next().is_some_and(|c| step > *c)
+            && prev != self.r.head
+            && !self.snapshots.values().any(|r| r.head == prev);
+        let builds_on_contested = self.watch.contains(&prev) || off_branch;
+        if self.watch.contains(&prev) {
             self.watch.insert(ev.id.to_hex());
         }
         self.reconsider(step, builds_on_contested);
@@ -782,11 +788,27 @@ impl<G: Game> Session<G> {
                 from = from.min(c);
             }
         }
-        if from < self.r.step {
+        if from < self.r.step || (from == self.r.step && self.applied_seat_named()) {
             self.rederive(from);
         } else {
             self.advance();
         }
+    }
+
+    /// Whether a vote on the open step's head names a seat whose event this derivation already
+    /// applied there. Votes are judged against the seats awaited when the step opened, and
+    /// whether one counts depends on events that may arrive after the accused's (its signer's
+    /// own contribution): carrying on from the partial step would judge by arrival order, so the
+    /// step is derived again from its opening, as by a client that held everything at once.
+    fn applied_seat_named(&self) -> bool {
+        let r = &self.r;
+        self.log.votes_at(r.step).is_some_and(|m| {
+            m.values().flatten().any(|h| {
+                h.payload.prev == r.head
+                    && matches!(&h.payload.body, Body::Vote { missing }
+                        if missing.iter().any(|x| r.got.contains_key(x)))
+            })
+        })
     }
 
     /// Follows the timeout branch `head` of a contested step: the held events built on it, and
@@ -1136,6 +1158,29 @@ impl<G: Game> Session<G> {
         let p = self.payload(Body::Back {});
         self.outbox.push(p);
         true
+    }
+
+    /// Whether this seat sits out after a removal for absence at a step for which it had signed
+    /// its own event: its relays held that event back past the others' votes, so it was there
+    /// all along and asks to be dealt in again at once (PROTOCOL.md §7.10). A seat that really
+    /// was gone signed nothing for that step; one that left signed a `leave`, and stays out.
+    pub fn out_though_present(&self) -> bool {
+        let Some(me) = self.me() else {
+            return false;
+        };
+        if self.r.finished || !self.r.game.sitting_out().contains(&me) {
+            return false;
+        }
+        let removed_at = self.r.verdicts.iter().rev().find_map(|v| match v {
+            Verdict::Removed {
+                step,
+                seats,
+                reason: ForfeitReason::Withheld | ForfeitReason::Absent,
+                sitting_out: true,
+            } if seats.contains(&me) => Some(*step),
+            _ => None,
+        });
+        removed_at.is_some_and(|s| !self.log.at(s, me).is_empty())
     }
 
     /// When this seat's next vote would be due (unix seconds), if it would cast one.
