@@ -33,10 +33,10 @@ fn main() {
         d.random_se,
         d.margin,
         d.margin_se,
-        100.0 * d.bot_escapes,
-        (d.bot_escapes * deals as f64).round(),
+        100.0 * d.bot_wins,
+        (d.bot_wins * deals as f64).round(),
         deals,
-        100.0 * d.random_escapes,
+        100.0 * d.random_wins,
         started.elapsed().as_secs_f64()
     );
 }

@@ -12,6 +12,7 @@ pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;
 pub mod perudo;
+pub mod race;
 pub mod reformation;
 pub mod registry;
 pub mod scoundrel;

@@ -6,8 +6,7 @@ use super::game::{kind, value, Action, Kind, Life, ScoundrelView, Take, ALL_MONS
 use super::Scoundrel;
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
-use crate::engine::sim::{play_out, Oracle};
-use crate::engine::Game;
+pub use crate::games::race::Duplicate;
 use rand::Rng;
 use rand::{rngs::StdRng, SeedableRng};
 
@@ -170,74 +169,22 @@ impl<R: Rng + Send> Bot<Scoundrel> for DungeonBot<R> {
     }
 }
 
-/// The dungeon bot and the random player on the same deals (a two-entrant race per deal, so
-/// both face the same dungeon): mean scores with their standard errors, and escape rates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Duplicate {
-    pub deals: u64,
-    pub bot_mean: f64,
-    pub bot_se: f64,
-    pub random_mean: f64,
-    pub random_se: f64,
-    pub bot_escapes: f64,
-    pub random_escapes: f64,
-    /// Mean of (bot − random) per deal, and its standard error.
-    pub margin: f64,
-    pub margin_se: f64,
-}
-
-fn mean_se(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let m = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (m, (var / n).sqrt())
-}
-
-/// Plays `deals` races of the dungeon bot (seat 0) against the random player (seat 1), every
-/// deal from `seed`: reproducible.
+/// The dungeon bot (seat 0, with these weights) and the random player (seat 1) on `deals`
+/// deals drawn from `seed`, through the race kit: reproducible. A win is an escape.
 pub fn duplicate(deals: u64, seed: u64, weights: Weights) -> Duplicate {
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
-    let (mut bot, mut rnd, mut diff) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut bot_esc, mut rnd_esc) = (0u64, 0u64);
-    for k in 0..deals {
-        let mut g = Scoundrel::new(&super::Setup { players: 2 }).expect("two entrants");
-        let mut smart = DungeonBot::new(StdRng::seed_from_u64(seed ^ k));
-        smart.weights = weights;
-        let mut random = RandomBot::new(StdRng::seed_from_u64(seed ^ (k + (1 << 40))));
-        let (o, _) = play_out(&mut g, &mut oracle, 10_000, |g, seat, legal| {
-            let v = g.view(Some(seat));
-            if seat == 0 {
-                smart.choose(&v, &legal)
-            } else {
-                Bot::<Scoundrel>::choose(&mut random, &v, &legal)
-            }
-        })
-        .expect("a race ends");
-        let score = |s: u8| {
-            o.payoffs
-                .iter()
-                .find(|(x, _)| *x == s)
-                .map(|x| x.1)
-                .unwrap_or(0) as f64
-        };
-        bot.push(score(0));
-        rnd.push(score(1));
-        diff.push(score(0) - score(1));
-        bot_esc += u64::from(g.entrants[0].status == super::Status::Escaped);
-        rnd_esc += u64::from(g.entrants[1].status == super::Status::Escaped);
-    }
-    let (bot_mean, bot_se) = mean_se(&bot);
-    let (random_mean, random_se) = mean_se(&rnd);
-    let (margin, margin_se) = mean_se(&diff);
-    Duplicate {
+    crate::games::race::duplicate(
         deals,
-        bot_mean,
-        bot_se,
-        random_mean,
-        random_se,
-        bot_escapes: bot_esc as f64 / deals as f64,
-        random_escapes: rnd_esc as f64 / deals as f64,
-        margin,
-        margin_se,
-    }
+        seed,
+        || Scoundrel::new(&super::Setup { players: 2 }).expect("two entrants"),
+        |k| {
+            let mut smart = DungeonBot::new(StdRng::seed_from_u64(seed ^ k));
+            smart.weights = weights;
+            Box::new(smart)
+        },
+        |k| Box::new(RandomBot::new(StdRng::seed_from_u64(seed ^ (k + (1 << 40))))),
+        |g, seat| {
+            g.entrant(seat)
+                .is_some_and(|e| e.status == super::Status::Escaped)
+        },
+    )
 }

@@ -249,12 +249,10 @@ impl TableGame for Scoundrel {
         }
         let mut parts = Vec::new();
         let board = self.leaderboard();
+        let standings = self.standings();
         for (i, (seat, score, status)) in board.iter().enumerate() {
             // Ties share the place of the first of them.
-            let place = 1 + board[..i]
-                .iter()
-                .filter(|(_, s, st)| st.finished() && s > score)
-                .count();
+            let place = crate::games::race::place(&standings, i);
             parts.push(if *status == Status::Stopped {
                 format!("{} stopped at {score} health", names(*seat))
             } else {

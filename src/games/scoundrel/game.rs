@@ -8,9 +8,10 @@
 
 use crate::cards::{CardId, DeckSpec, PlayingCard, Suit};
 use crate::engine::{
-    check_cards, check_chance_batch, illegal, ChanceOutcome, ChanceRequest, DeckId, ForfeitReason,
-    Game, Outcome, RuleError, Seat, ToAct,
+    illegal, ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat,
+    ToAct,
 };
+use crate::games::race::{self, RaceCards, Standing};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -474,8 +475,6 @@ pub struct Entrant {
     pub places: Places,
     pub moves: Vec<Action>,
     pub status: Status,
-    /// Positions dealt to this entrant (each once, §2).
-    pub dealt: BTreeSet<u16>,
 }
 
 /// How an entrant's game was judged once its cards were shown (§6).
@@ -511,13 +510,10 @@ pub struct Scoundrel {
     /// Turns chosen this round, applied together once every racing entrant chose (sealed).
     chosen: BTreeMap<Seat, Action>,
     pending: Vec<ChanceRequest>,
-    /// Cards this client knows, by position (its own, and every shown one).
-    cards: BTreeMap<u16, CardId>,
-    /// Positions shown to everyone.
-    shown: BTreeSet<u16>,
-    /// Entrants whose dealt cards this client sees (its own seat; every seat in a simulation's
-    /// full state): their turns are checked in full when made, the others' in form (§6).
-    sees: BTreeSet<Seat>,
+    /// The cards this client knows (its own, and every shown one), and who was dealt which:
+    /// an entrant whose cards it sees has its turns checked in full when made, the others in
+    /// form (§6).
+    cards: RaceCards,
     pub verdicts: BTreeMap<Seat, Verdict>,
     /// Why the race stopped early, if it did.
     pub stopped_by: Vec<Seat>,
@@ -557,7 +553,6 @@ impl Scoundrel {
                 places: Places::new(),
                 moves: Vec::new(),
                 status: Status::Playing,
-                dealt: BTreeSet::new(),
             })
             .collect();
         let mut pending = vec![ChanceRequest::Shuffle {
@@ -579,9 +574,7 @@ impl Scoundrel {
             entrants,
             chosen: BTreeMap::new(),
             pending,
-            cards: BTreeMap::new(),
-            shown: BTreeSet::new(),
-            sees: BTreeSet::new(),
+            cards: RaceCards::default(),
             verdicts: BTreeMap::new(),
             stopped_by: Vec::new(),
         })
@@ -601,12 +594,12 @@ impl Scoundrel {
 
     /// The card at `p` as `viewer` may see it in entrant `e`'s hands.
     fn visible(&self, e: &Entrant, viewer: Option<Seat>, p: u16) -> Option<CardId> {
-        let mine = viewer == Some(e.seat) && e.dealt.contains(&p);
-        if mine || self.shown.contains(&p) {
-            self.cards.get(&p).copied()
-        } else {
-            None
-        }
+        self.cards.visible(e.seat, viewer, (DUNGEON, p))
+    }
+
+    /// The card at position `p`, if this client knows it.
+    fn card(&self, p: u16) -> Option<CardId> {
+        self.cards.card((DUNGEON, p))
     }
 
     /// The card at position `p` of entrant `seat`'s game, if `viewer` may see it.
@@ -617,10 +610,10 @@ impl Scoundrel {
     /// An entrant's game as this client can check it: in full where it sees the cards.
     pub fn life_of(&self, seat: Seat) -> Option<Life> {
         let e = self.entrant(seat)?;
-        if !self.sees.contains(&seat) && self.phase != Phase::Over {
+        if !self.cards.sees(seat) && self.phase != Phase::Over {
             return None;
         }
-        replay_entrant(&e.moves, &|p| self.cards.get(&p).copied())
+        replay_entrant(&e.moves, &|p| self.card(p))
             .ok()
             .map(|(_, l, _)| l)
     }
@@ -630,7 +623,7 @@ impl Scoundrel {
         e.places
             .room
             .iter()
-            .map(|p| self.cards.get(p).copied())
+            .map(|p| self.card(*p))
             .collect()
     }
 
@@ -642,34 +635,18 @@ impl Scoundrel {
             if e.status != Status::Playing {
                 continue;
             }
-            for p in &e.places.room {
-                if !e.dealt.contains(p) {
-                    reqs.push(ChanceRequest::DealSealed {
-                        deck: DUNGEON,
-                        position: *p,
-                        to: e.seat,
-                    });
-                }
-            }
+            reqs.extend(
+                self.cards
+                    .deals(e.seat, e.places.room.iter().map(|p| (DUNGEON, *p))),
+            );
         }
         if reqs.is_empty() && self.racing().is_empty() {
             self.phase = Phase::Showing;
             // One holder shows each card: the lowest entrant still at the table that drew it.
-            let mut holders: BTreeMap<u16, Seat> = BTreeMap::new();
-            for e in self.entrants.iter().filter(|e| e.status != Status::Left) {
-                for p in &e.dealt {
-                    holders.entry(*p).or_insert(e.seat);
-                }
-            }
-            reqs = holders
-                .into_iter()
-                .filter(|(p, _)| !self.shown.contains(p))
-                .map(|(position, holder)| ChanceRequest::Show {
-                    deck: DUNGEON,
-                    position,
-                    holder,
-                })
-                .collect();
+            reqs = self.cards.shows(|s| {
+                self.entrant(s)
+                    .is_some_and(|e| e.status != Status::Left)
+            });
             if reqs.is_empty() {
                 self.judge();
                 return;
@@ -686,7 +663,7 @@ impl Scoundrel {
             let v = if e.status == Status::Left {
                 Verdict::Left
             } else {
-                match replay_entrant(&e.moves, &|p| self.cards.get(&p).copied()) {
+                match replay_entrant(&e.moves, &|p| self.card(p)) {
                     Ok((_, life, status)) if status == e.status || e.status == Status::Stopped => {
                         Verdict::Verified {
                             score: if e.status == Status::Stopped {
@@ -714,16 +691,27 @@ impl Scoundrel {
 
     /// Finished, verified entrants by score, best first; then stopped ones by health.
     pub fn leaderboard(&self) -> Vec<(Seat, i32, Status)> {
-        let mut rows: Vec<(Seat, i32, Status)> = self
-            .entrants
+        self.standings()
             .iter()
-            .filter_map(|e| match self.verdicts.get(&e.seat) {
-                Some(Verdict::Verified { score, .. }) => Some((e.seat, *score, e.status)),
-                _ => None,
-            })
-            .collect();
-        rows.sort_by_key(|(s, score, st)| (*st == Status::Stopped, -score, *s));
-        rows
+            .map(|r| (r.seat, r.score, self.entrant(r.seat).expect("entrant").status))
+            .collect()
+    }
+
+    /// The verified results in leaderboard order (the race kit's).
+    pub fn standings(&self) -> Vec<Standing> {
+        race::leaderboard(
+            self.entrants
+                .iter()
+                .filter_map(|e| match self.verdicts.get(&e.seat) {
+                    Some(Verdict::Verified { score, .. }) => Some(Standing {
+                        seat: e.seat,
+                        score: *score,
+                        finished: e.status.finished(),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+        )
     }
 }
 
@@ -787,7 +775,7 @@ impl Game for Scoundrel {
         }
         let e = self.entrant(seat).expect("a racing seat");
         e.places.after(action).map_err(|r| illegal(seat, r))?;
-        if self.sees.contains(&seat) {
+        if self.cards.sees(seat) {
             if let Action::Face { takes, fallen } = action {
                 let mut life = self.life_of(seat).ok_or_else(|| {
                     illegal(seat, "its game so far does not follow from its cards")
@@ -823,31 +811,9 @@ impl Game for Scoundrel {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        let spec = dungeon_spec();
-        check_chance_batch(&self.pending, outcomes, |_, o| {
-            check_cards(o, &spec, |p| self.cards.get(&p).copied())
-        })?;
-        for (req, out) in std::mem::take(&mut self.pending).iter().zip(outcomes) {
-            match (req, out) {
-                (
-                    ChanceRequest::DealSealed { position, to, .. },
-                    ChanceOutcome::Dealt { card, .. },
-                ) => {
-                    if let Some(c) = card {
-                        self.cards.insert(*position, *c);
-                        self.sees.insert(*to);
-                    }
-                    if let Some(e) = self.entrants.iter_mut().find(|e| e.seat == *to) {
-                        e.dealt.insert(*position);
-                    }
-                }
-                (ChanceRequest::Show { position, .. }, ChanceOutcome::Revealed { card, .. }) => {
-                    self.cards.insert(*position, *card);
-                    self.shown.insert(*position);
-                }
-                _ => {}
-            }
-        }
+        self.cards
+            .record(&self.pending, outcomes, |d| (d == DUNGEON).then(dungeon_spec))?;
+        self.pending.clear();
         match self.phase {
             Phase::Start => self.phase = Phase::Racing,
             Phase::Showing => self.judge(),
@@ -903,30 +869,10 @@ impl Game for Scoundrel {
         if self.phase != Phase::Over {
             return None;
         }
-        let board = self.leaderboard();
-        let best = board
-            .iter()
-            .filter(|(_, _, st)| st.finished())
-            .map(|(_, s, _)| *s)
-            .max();
-        let winners = board
-            .iter()
-            .filter(|(_, s, st)| st.finished() && Some(*s) == best)
-            .map(|(seat, _, _)| *seat)
-            .collect();
-        let payoffs = self
-            .entrants
-            .iter()
-            .map(|e| {
-                let score = board
-                    .iter()
-                    .find(|(s, _, st)| *s == e.seat && st.finished())
-                    .map(|(_, sc, _)| i64::from(*sc))
-                    .unwrap_or(0);
-                (e.seat, score)
-            })
-            .collect();
-        Some(Outcome { payoffs, winners })
+        Some(race::outcome(
+            self.entrants.iter().map(|e| e.seat),
+            &self.standings(),
+        ))
     }
 
     fn check_invariants(&self) -> Result<(), String> {

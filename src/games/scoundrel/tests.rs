@@ -209,6 +209,6 @@ fn the_dungeon_bot_beats_random_on_the_same_deals() {
         "bot {:.1} against random {:.1} (escapes {:.3})",
         d.bot_mean,
         d.random_mean,
-        d.bot_escapes
+        d.bot_wins
     );
 }
