@@ -89,6 +89,24 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
             "{names:?}"
         );
     }
+    // The Bogey: the column rules (one suit, going down, values skipped, twelve at most), the
+    // pass, the reshuffle of the discards, the harder variant, and a lost game.
+    for name in [
+        "columns-go-down-by-suit",
+        "a-higher-card-is-refused",
+        "another-suit-is-refused",
+        "twelve-columns-at-most",
+        "a-pass-lets-the-bogey-play-again",
+        "discards-are-reshuffled",
+        "the-hard-variant-draws-four",
+        "a-lost-game",
+        "a-false-stuck-is-refused",
+    ] {
+        assert!(
+            names.contains(&format!("the-bogey-{name}.json")),
+            "{names:?}"
+        );
+    }
     for name in [
         "all-fives-nine-moves",
         "all-fives-spinner-scoring",

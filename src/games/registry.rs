@@ -6,7 +6,7 @@
 
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
-    perudo, reformation, scoundrel, tolerance,
+    perudo, reformation, scoundrel, the_bogey, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -203,6 +203,7 @@ games! {
     insider::Insider,
     reformation::Reformation,
     scoundrel::Scoundrel,
+    the_bogey::TheBogey,
 }
 
 /// The registered games' names.

@@ -615,3 +615,44 @@ fn a_scoundrel_entrant_sees_its_room_weapon_health_and_the_race_at_80_by_24() {
     assert!(['♣', '♦', '♥', '♠'].iter().any(|c| s.contains(*c)), "{s}");
     assert!(s.contains("face "), "{s}");
 }
+
+#[test]
+fn a_bogey_entrant_sees_every_column_its_hand_and_the_bogeys_card_at_80_by_24() {
+    use crate::games::the_bogey::entry::column_text;
+    use crate::games::the_bogey::{game::Awaits, Action as B, TheBogey};
+    // Random moves that never give up, until seat 0 has ten columns and the bogey's card to
+    // place: the table at its most crowded short of the limit.
+    let mut rng = StdRng::seed_from_u64(9);
+    let g = game_until::<TheBogey>(
+        2,
+        6,
+        |_, _, legal| {
+            use rand::seq::SliceRandom;
+            let playing: Vec<&B> = legal.iter().filter(|a| **a != B::GiveUp).collect();
+            **playing.choose(&mut rng).unwrap()
+        },
+        |g| {
+            let p = &g.entrants[0].places;
+            p.columns.len() >= 10 && p.awaits() == Awaits::Bogey
+        },
+    );
+    let s = screen(&asked(&g, 2));
+    let me = g.view(Some(0)).entrants[0].clone();
+    for (i, col) in me.columns.iter().enumerate() {
+        let cell = format!("{:>2} {}", i + 1, column_text(col));
+        assert!(s.contains(&cell), "column {} ({cell}) missing:\n{s}", i + 1);
+    }
+    let hand = if me.hand.is_empty() {
+        "hand empty"
+    } else {
+        "hand [1]"
+    };
+    assert!(s.contains(hand) && s.contains("the bogey plays"), "{s}");
+    assert!(
+        s.contains(" col\n") || s.contains(" col "),
+        "the other entrant's line fits:\n{s}"
+    );
+    assert!(s.contains("/12 columns") && s.contains("bot 1"), "{s}");
+    // The moves: where the bogey's card may go, in words.
+    assert!(s.contains("put the bogey's"), "{s}");
+}
