@@ -117,7 +117,8 @@ impl RaceCards {
                 ChanceOutcome::Dealt { deck, .. } | ChanceOutcome::Revealed { deck, .. } => *deck,
                 _ => return Ok(()),
             };
-            let spec = spec(deck).ok_or_else(|| format!("deck {deck} is not one of this race's"))?;
+            let spec =
+                spec(deck).ok_or_else(|| format!("deck {deck} is not one of this race's"))?;
             check_cards(o, &spec, |p| self.card((deck, p)))
         })?;
         for (req, out) in pending.iter().zip(outcomes) {
@@ -139,7 +140,10 @@ impl RaceCards {
                     ChanceRequest::Show { deck, position, .. },
                     ChanceOutcome::Revealed { card, .. },
                 ) => {
-                    self.known.entry(*deck).or_default().insert(*position, *card);
+                    self.known
+                        .entry(*deck)
+                        .or_default()
+                        .insert(*position, *card);
                     self.shown.insert((*deck, *position));
                 }
                 _ => {}
@@ -309,7 +313,10 @@ mod tests {
         ]);
         let seats: Vec<Seat> = board.iter().map(|r| r.seat).collect();
         assert_eq!(seats, vec![0, 1, 3, 2]);
-        assert_eq!((place(&board, 0), place(&board, 1), place(&board, 2)), (1, 1, 3));
+        assert_eq!(
+            (place(&board, 0), place(&board, 1), place(&board, 2)),
+            (1, 1, 3)
+        );
         let o = outcome(0..4, &board);
         assert_eq!(o.winners, vec![0, 1]);
         assert_eq!(o.payoffs, vec![(0, 10), (1, 10), (2, 0), (3, 4)]);
@@ -339,7 +346,10 @@ mod tests {
         assert_eq!(rc.visible(1, Some(0), (0, 3)), None);
         let shows = rc.shows(|s| s != 0);
         assert_eq!(shows.len(), 2);
-        assert!(rc.shows(|s| s != 1).is_empty(), "nobody still here holds them");
+        assert!(
+            rc.shows(|s| s != 1).is_empty(),
+            "nobody still here holds them"
+        );
         // A card shown as another than the one dealt is refused, and nothing changes.
         let before = rc.clone();
         let lie = vec![ChanceOutcome::Revealed {

@@ -181,7 +181,11 @@ pub fn duplicate(deals: u64, seed: u64, weights: Weights) -> Duplicate {
             smart.weights = weights;
             Box::new(smart)
         },
-        |k| Box::new(RandomBot::new(StdRng::seed_from_u64(seed ^ (k + (1 << 40))))),
+        |k| {
+            Box::new(RandomBot::new(StdRng::seed_from_u64(
+                seed ^ (k + (1 << 40)),
+            )))
+        },
         |g, seat| {
             g.entrant(seat)
                 .is_some_and(|e| e.status == super::Status::Escaped)

@@ -620,11 +620,7 @@ impl Scoundrel {
 
     /// The room's cards, when this client knows them all.
     fn room_cards(&self, e: &Entrant) -> Option<Vec<CardId>> {
-        e.places
-            .room
-            .iter()
-            .map(|p| self.card(*p))
-            .collect()
+        e.places.room.iter().map(|p| self.card(*p)).collect()
     }
 
     /// Deals each racing entrant the cards new to it in its room; or, when nobody races, shows
@@ -643,10 +639,9 @@ impl Scoundrel {
         if reqs.is_empty() && self.racing().is_empty() {
             self.phase = Phase::Showing;
             // One holder shows each card: the lowest entrant still at the table that drew it.
-            reqs = self.cards.shows(|s| {
-                self.entrant(s)
-                    .is_some_and(|e| e.status != Status::Left)
-            });
+            reqs = self
+                .cards
+                .shows(|s| self.entrant(s).is_some_and(|e| e.status != Status::Left));
             if reqs.is_empty() {
                 self.judge();
                 return;
@@ -693,7 +688,13 @@ impl Scoundrel {
     pub fn leaderboard(&self) -> Vec<(Seat, i32, Status)> {
         self.standings()
             .iter()
-            .map(|r| (r.seat, r.score, self.entrant(r.seat).expect("entrant").status))
+            .map(|r| {
+                (
+                    r.seat,
+                    r.score,
+                    self.entrant(r.seat).expect("entrant").status,
+                )
+            })
             .collect()
     }
 
@@ -811,8 +812,9 @@ impl Game for Scoundrel {
     }
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        self.cards
-            .record(&self.pending, outcomes, |d| (d == DUNGEON).then(dungeon_spec))?;
+        self.cards.record(&self.pending, outcomes, |d| {
+            (d == DUNGEON).then(dungeon_spec)
+        })?;
         self.pending.clear();
         match self.phase {
             Phase::Start => self.phase = Phase::Racing,
