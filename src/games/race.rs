@@ -1,7 +1,7 @@
-//! The kit the solitaires raced by npub share (Scoundrel, The Bogey): what a client knows of a
-//! race's cards, the chance requests that deal them sealed to one entrant and show them at the
-//! end, the leaderboard's order and outcome, and the bot-against-random measurement on the same
-//! deals.
+//! The kit the solitaires raced by npub share (Scoundrel, The Bogey, Shooting Party): what a
+//! client knows of a race's cards, the chance requests that deal them sealed to one entrant and
+//! show them at the end, an entrant's piles reshuffled as decks of indices nobody can steer, the
+//! leaderboard's order and outcome, and the bot-against-random measurement on the same deals.
 //!
 //! A duplicate race deals the same position of a deck to several entrants, each only when that
 //! entrant draws it ([`ChanceRequest::DealSealed`], PROTOCOL.md §5.12), and once nobody races
@@ -150,6 +150,131 @@ impl RaceCards {
             }
         }
         Ok(())
+    }
+}
+
+/// The deck id of entrant `seat`'s `n`-th reshuffle (0-based): one id per entrant and
+/// reshuffle, the same on every client, above a race's first deck (0).
+pub fn reshuffle_deck(seat: Seat, n: usize) -> DeckId {
+    1 + DeckId::from(seat) * 1_000 + n as DeckId
+}
+
+/// A reshuffle of `k` cards as a deck: the indices `0..k` into the pile shuffled, each named by
+/// the standard card with that id (the name means nothing: only the index counts).
+pub fn index_spec(k: usize) -> DeckSpec {
+    DeckSpec::Subset {
+        base: Box::new(DeckSpec::standard(1)),
+        cards: (0..k as u16).map(CardId).collect(),
+    }
+}
+
+/// An entrant's reshuffles: each one's deck and the pile it shuffled, in the pile's order.
+/// Position `i` of that deck opens to an index into its pile, never to a card, so that nobody
+/// else learns what the pile held and the entrant, who knows the pile, learns its new order
+/// only as it draws (every entrant shuffles the deck of indices, so nobody steers it).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Reshuffles(Vec<(DeckId, Vec<Spot>)>);
+
+impl std::ops::Deref for Reshuffles {
+    type Target = [(DeckId, Vec<Spot>)];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Reshuffles {
+    /// The pile reshuffled as deck `deck`, if it is one of these.
+    pub fn pile(&self, deck: DeckId) -> Option<&[Spot]> {
+        self.0
+            .iter()
+            .find(|(d, _)| *d == deck)
+            .map(|(_, p)| p.as_slice())
+    }
+
+    /// `seat`'s `pile` as its new draw pile, top first: a new deck of indices into it, or the
+    /// pile where it lies when it holds one card (one card cannot be shuffled, nor has an order
+    /// to hide).
+    pub fn shuffle(&mut self, seat: Seat, pile: Vec<Spot>) -> Vec<Spot> {
+        if pile.len() < 2 {
+            return pile;
+        }
+        let d = reshuffle_deck(seat, self.0.len());
+        let deck = (0..pile.len() as u16).map(|i| (d, i)).collect();
+        self.0.push((d, pile));
+        deck
+    }
+
+    /// The card at `spot`, reading a reshuffle's index through its pile: `raw` gives what a
+    /// spot opened to, where known.
+    pub fn face(&self, spot: Spot, raw: &dyn Fn(Spot) -> Option<CardId>) -> Option<CardId> {
+        let c = raw(spot)?;
+        match self.pile(spot.0) {
+            None => Some(c),
+            Some(pile) => self.face(*pile.get(usize::from(c.0))?, raw),
+        }
+    }
+
+    /// The spec of deck `deck` if it is one of these reshuffles.
+    pub fn spec(&self, deck: DeckId) -> Option<DeckSpec> {
+        self.pile(deck).map(|p| index_spec(p.len()))
+    }
+}
+
+/// The order a script gives one reshuffle: position `i` of the new deck is the pile's card
+/// `order[i]` (0 = the pile's first).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedReshuffle {
+    pub seat: Seat,
+    pub order: Vec<u16>,
+}
+
+/// Puts each entrant's scripted reshuffles, in the order they happen, in `chance`.
+pub fn script_reshuffles(chance: &mut crate::engine::sim::Script, list: &[ScriptedReshuffle]) {
+    let mut count: BTreeMap<Seat, usize> = BTreeMap::new();
+    for r in list {
+        let n = count.entry(r.seat).or_default();
+        chance.decks.insert(
+            reshuffle_deck(r.seat, *n),
+            r.order.iter().map(|i| CardId(*i)).collect(),
+        );
+        *n += 1;
+    }
+}
+
+/// A race's move that stops the entrant (its give-up).
+pub trait GiveUp {
+    fn is_give_up(&self) -> bool;
+}
+
+/// The random player the solitaires' bots are measured against: uniform over the legal moves
+/// other than giving up (one that gives up at random ends nearly every game on its first moves
+/// and would flatter any bot).
+pub struct RandomPlayer<R> {
+    rng: R,
+}
+
+impl<R: rand::Rng> RandomPlayer<R> {
+    pub fn new(rng: R) -> Self {
+        RandomPlayer { rng }
+    }
+}
+
+impl<G: Game, R: rand::Rng + Send> Bot<G> for RandomPlayer<R>
+where
+    G::Action: GiveUp,
+{
+    fn choose(&mut self, _view: &G::View, legal: &[G::Action]) -> G::Action {
+        let playing: Vec<&G::Action> = legal.iter().filter(|a| !a.is_give_up()).collect();
+        match playing.as_slice() {
+            [] => legal[self.rng.gen_range(0..legal.len())].clone(),
+            some => some[self.rng.gen_range(0..some.len())].clone(),
+        }
+    }
+
+    fn name(&self) -> &str {
+        "random"
     }
 }
 

@@ -3,8 +3,7 @@
 //! [`ColumnBot`] weighs every decision by the table it leaves: cards on the table, columns
 //! used, how many of the cards still to come would fit under a column, and the risk that the
 //! bogey's next card fits nowhere. [`RandomPlayer`] is the baseline it is measured against:
-//! uniform over the legal moves, except that it never gives up (giving up at random would end
-//! nearly every game on the first turns and say nothing about the bot).
+//! the race kit's, uniform over the legal moves except that it never gives up.
 
 use super::game::{fits, Action, BogeyView, EntrantView, Place, CARDS, MAX_COLUMNS};
 use super::TheBogey;
@@ -186,28 +185,11 @@ impl<R: Rng + Send> Bot<TheBogey> for ColumnBot<R> {
     }
 }
 
-/// Uniform over the legal moves other than giving up.
-pub struct RandomPlayer<R> {
-    rng: R,
-}
+pub use crate::games::race::RandomPlayer;
 
-impl<R: Rng> RandomPlayer<R> {
-    pub fn new(rng: R) -> Self {
-        RandomPlayer { rng }
-    }
-}
-
-impl<R: Rng + Send> Bot<TheBogey> for RandomPlayer<R> {
-    fn choose(&mut self, _view: &BogeyView, legal: &[Action]) -> Action {
-        let playing: Vec<&Action> = legal.iter().filter(|a| **a != Action::GiveUp).collect();
-        match playing.as_slice() {
-            [] => legal[self.rng.gen_range(0..legal.len())],
-            some => *some[self.rng.gen_range(0..some.len())],
-        }
-    }
-
-    fn name(&self) -> &str {
-        "random"
+impl crate::games::race::GiveUp for Action {
+    fn is_give_up(&self) -> bool {
+        *self == Action::GiveUp
     }
 }
 

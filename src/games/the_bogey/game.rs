@@ -16,7 +16,7 @@ use crate::engine::{
     illegal, ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat,
     ToAct,
 };
-use crate::games::race::{self, RaceCards, Spot, Standing};
+use crate::games::race::{self, RaceCards, Reshuffles, Spot, Standing};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,20 +27,7 @@ pub const CARDS: u16 = 52;
 /// Columns the table holds at most.
 pub const MAX_COLUMNS: usize = 12;
 
-/// The deck id of entrant `seat`'s `n`-th reshuffle (0-based): one id per entrant and
-/// reshuffle, the same on every client, below the table's spare decks.
-pub fn reshuffle_deck(seat: Seat, n: usize) -> DeckId {
-    1 + DeckId::from(seat) * 1_000 + n as DeckId
-}
-
-/// A reshuffle of `k` discards as a deck: the indices `0..k` into the discard pile, each named
-/// by the standard card with that id (the name means nothing: only the index counts).
-pub fn index_spec(k: usize) -> DeckSpec {
-    DeckSpec::Subset {
-        base: Box::new(DeckSpec::standard(1)),
-        cards: (0..k as u16).map(CardId).collect(),
-    }
-}
+pub use crate::games::race::{index_spec, reshuffle_deck};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,9 +185,8 @@ pub struct Places {
     pub discards: Vec<Spot>,
     /// The bogey's card, drawn and waiting to be placed.
     pub bogey: Option<Spot>,
-    /// Each reshuffle's deck and the discards it shuffled, in discard order: position `i` of
-    /// that deck opens to an index into this list.
-    pub reshuffles: Vec<(DeckId, Vec<Spot>)>,
+    /// Each reshuffle's deck and the discards it shuffled, in discard order.
+    pub reshuffles: Reshuffles,
     /// Turns begun.
     pub turn: u32,
     /// This turn played or discarded a card (a turn that did neither is a pass).
@@ -227,7 +213,7 @@ impl Places {
             columns: Vec::new(),
             discards: Vec::new(),
             bogey: None,
-            reshuffles: Vec::new(),
+            reshuffles: Reshuffles::default(),
             turn: 0,
             acted: false,
         };
@@ -254,21 +240,13 @@ impl Places {
 
     /// The discard pile shuffled by `reshuffle` deck `deck`, if it is one of this entrant's.
     pub fn pile(&self, deck: DeckId) -> Option<&[Spot]> {
-        self.reshuffles
-            .iter()
-            .find(|(d, _)| *d == deck)
-            .map(|(_, p)| p.as_slice())
+        self.reshuffles.pile(deck)
     }
 
     /// The card at `spot`, reading a reshuffle's index through its discard pile: `raw` gives
     /// what a spot opened to, where known.
     pub fn face(&self, spot: Spot, raw: &dyn Fn(Spot) -> Option<CardId>) -> Option<CardId> {
-        let c = raw(spot)?;
-        if spot.0 == DECK {
-            return Some(c);
-        }
-        let inner = *self.pile(spot.0)?.get(usize::from(c.0))?;
-        self.face(inner, raw)
+        self.reshuffles.face(spot, raw)
     }
 
     /// The top card of the deck; an empty deck is first replaced by the discards, shuffled
@@ -279,13 +257,7 @@ impl Places {
                 return None;
             }
             let pile = std::mem::take(&mut self.discards);
-            if pile.len() == 1 {
-                self.deck = pile;
-            } else {
-                let d = reshuffle_deck(self.seat, self.reshuffles.len());
-                self.deck = (0..pile.len() as u16).map(|i| (d, i)).collect();
-                self.reshuffles.push((d, pile));
-            }
+            self.deck = self.reshuffles.shuffle(self.seat, pile);
         }
         Some(self.deck.remove(0))
     }
@@ -671,7 +643,7 @@ impl TheBogey {
             if e.status != Status::Playing {
                 continue;
             }
-            for (d, pile) in &e.places.reshuffles {
+            for (d, pile) in e.places.reshuffles.iter() {
                 if self.shuffled.insert(*d) {
                     reqs.push(ChanceRequest::Shuffle {
                         deck: *d,
@@ -861,8 +833,7 @@ impl Game for TheBogey {
             }
             entrants
                 .iter()
-                .find_map(|e| e.places.pile(d))
-                .map(|p| index_spec(p.len()))
+                .find_map(|e| e.places.reshuffles.spec(d))
         })?;
         self.pending.clear();
         match self.phase {

@@ -7,14 +7,7 @@ use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The order one reshuffle comes in: position `i` of the new deck is the discard pile's card
-/// `order[i]` (0 = the oldest discard).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Reshuffle {
-    pub seat: Seat,
-    pub order: Vec<u16>,
-}
+pub use crate::games::race::ScriptedReshuffle as Reshuffle;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -141,15 +134,7 @@ impl Script {
         deck.extend(rest);
         let mut chance = crate::engine::sim::Script::new(deck, Vec::new());
         chance.in_order = true;
-        let mut count: BTreeMap<Seat, usize> = BTreeMap::new();
-        for r in &self.reshuffles {
-            let n = count.entry(r.seat).or_default();
-            chance.decks.insert(
-                super::game::reshuffle_deck(r.seat, *n),
-                r.order.iter().map(|i| CardId(*i)).collect(),
-            );
-            *n += 1;
-        }
+        crate::games::race::script_reshuffles(&mut chance, &self.reshuffles);
         let (game, end) =
             crate::games::play_script_with(game, chance, &self.actions, parse_action)?;
         let entrants = game
