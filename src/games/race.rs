@@ -20,6 +20,12 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// At most this many cards shown by one holder in one batch: a holder publishes every key
+/// holder's token and proof for each card it shows in one event, which must stay under the
+/// relays' 64 KiB (a race of three drawing a hundred positions needs about 72 KB at once; 16
+/// cards of six key holders stay near 35 KB).
+pub const SHOWS_PER_HOLDER: usize = 16;
+
 /// A card of a race by where it lies: a deck and a position in it.
 pub type Spot = (DeckId, u16);
 
@@ -81,7 +87,8 @@ impl RaceCards {
     }
 
     /// One `Show` for every spot dealt to an entrant still at the table (`present`) and not yet
-    /// shown, held by the lowest such entrant: what the end of a race asks.
+    /// shown, held by the lowest such entrant: what the end of a race asks, at most
+    /// [`SHOWS_PER_HOLDER`] per holder in one batch (ask again until none is left).
     pub fn shows(&self, present: impl Fn(Seat) -> bool) -> Vec<ChanceRequest> {
         let mut holders: BTreeMap<Spot, Seat> = BTreeMap::new();
         for (seat, spots) in &self.dealt {
@@ -92,9 +99,15 @@ impl RaceCards {
                 holders.entry(*s).or_insert(*seat);
             }
         }
+        let mut per_holder: BTreeMap<Seat, usize> = BTreeMap::new();
         holders
             .into_iter()
             .filter(|(s, _)| !self.is_shown(*s))
+            .filter(|(_, h)| {
+                let n = per_holder.entry(*h).or_default();
+                *n += 1;
+                *n <= SHOWS_PER_HOLDER
+            })
             .map(|((deck, position), holder)| ChanceRequest::Show {
                 deck,
                 position,
@@ -484,5 +497,43 @@ mod tests {
         }];
         assert!(rc.record(&shows[..1], &lie, spec).is_err());
         assert_eq!(rc, before);
+    }
+
+    #[test]
+    fn the_end_of_a_race_shows_a_holders_cards_a_batch_at_a_time() {
+        let mut rc = RaceCards::default();
+        let spec = |_| Some(DeckSpec::standard(1));
+        let reqs = rc.deals(0, (0..40).map(|p| (0, p)));
+        let outs: Vec<ChanceOutcome> = (0..40)
+            .map(|p| ChanceOutcome::Dealt {
+                deck: 0,
+                position: p,
+                card: Some(CardId(p)),
+            })
+            .collect();
+        rc.record(&reqs, &outs, spec).unwrap();
+        let mut batches = 0;
+        loop {
+            let shows = rc.shows(|_| true);
+            if shows.is_empty() {
+                break;
+            }
+            assert!(shows.len() <= SHOWS_PER_HOLDER, "{}", shows.len());
+            let outs: Vec<ChanceOutcome> = shows
+                .iter()
+                .map(|r| match r {
+                    ChanceRequest::Show { deck, position, .. } => ChanceOutcome::Revealed {
+                        deck: *deck,
+                        position: *position,
+                        card: CardId(*position),
+                    },
+                    _ => unreachable!(),
+                })
+                .collect();
+            rc.record(&shows, &outs, spec).unwrap();
+            batches += 1;
+        }
+        assert_eq!(batches, 3, "40 cards in batches of {SHOWS_PER_HOLDER}");
+        assert!((0..40).all(|p| rc.is_shown((0, p))));
     }
 }

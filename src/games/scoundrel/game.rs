@@ -818,7 +818,7 @@ impl Game for Scoundrel {
         self.pending.clear();
         match self.phase {
             Phase::Start => self.phase = Phase::Racing,
-            Phase::Showing => self.judge(),
+            Phase::Showing => self.next_chance(),
             _ => {}
         }
         if self.phase == Phase::Racing && self.racing().is_empty() {

@@ -831,14 +831,12 @@ impl Game for TheBogey {
             if d == DECK {
                 return Some(DeckSpec::standard(1));
             }
-            entrants
-                .iter()
-                .find_map(|e| e.places.reshuffles.spec(d))
+            entrants.iter().find_map(|e| e.places.reshuffles.spec(d))
         })?;
         self.pending.clear();
         match self.phase {
             Phase::Start => self.phase = Phase::Racing,
-            Phase::Showing => self.judge(),
+            Phase::Showing => self.next_chance(),
             _ => {}
         }
         if self.phase == Phase::Racing && self.racing().is_empty() {
