@@ -1,5 +1,6 @@
 //! The solitaires' bots through the engine alone (no crypto, no network): each deal raced by
-//! the game's bot and the random player (for The Bogey, one that never gives up: rules §9),
+//! the game's bot and the random player (for The Bogey and Shooting Party, one that never gives
+//! up: their rules §9 and §10),
 //! printed as Markdown for BENCHMARKS.md.
 //!
 //! `SOLITAIRE_DEALS` sets the deals (default 10,000), `SOLITAIRE_SEED` the seed (default 2026).
@@ -63,4 +64,20 @@ fn main() {
             started.elapsed().as_secs_f64()
         );
     }
+    let started = Instant::now();
+    let d = tolerance::games::shooting_party::bot::duplicate(deals, seed);
+    println!(
+        "| shooting-party | {:.2} ± {:.2} | {:.2} ± {:.2} | {:.2} ± {:.2} | {:.2} % ({} of {}) | {:.2} % | {:.1} s |",
+        d.bot_mean,
+        d.bot_se,
+        d.random_mean,
+        d.random_se,
+        d.margin,
+        d.margin_se,
+        100.0 * d.bot_wins,
+        (d.bot_wins * deals as f64).round(),
+        deals,
+        100.0 * d.random_wins,
+        started.elapsed().as_secs_f64()
+    );
 }

@@ -107,6 +107,27 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
             "{names:?}"
         );
     }
+    // Shooting Party: the etiquette's precedence (spouses over the queen rule and over two
+    // jacks), two jacks, the queen held longest, the joker retrieving an ace and a discard, an
+    // ace going up, and refusals.
+    for name in [
+        "the-spouse-rule-comes-before-the-queen-rule",
+        "the-queen-rule-may-not-come-first",
+        "the-spouse-rule-comes-before-two-jacks",
+        "two-jacks-leave-the-room",
+        "two-jacks-cannot-be-ignored",
+        "the-queen-held-longest-leaves",
+        "the-joker-retrieves-an-ace",
+        "the-joker-brings-back-a-discard",
+        "an-ace-goes-up-and-is-replaced",
+        "a-discard-must-be-two-of-a-suit-or-all-of-a-rank",
+        "her-displayed-ace-goes-with-her",
+    ] {
+        assert!(
+            names.contains(&format!("shooting-party-{name}.json")),
+            "{names:?}"
+        );
+    }
     for name in [
         "all-fives-nine-moves",
         "all-fives-spinner-scoring",

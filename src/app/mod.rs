@@ -44,7 +44,7 @@ pub enum Command {
     Host(host::HostArgs),
     /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
     Join(join::JoinArgs),
-    /// Open a duplicate race of a solitaire (--game scoundrel or the-bogey): every entrant plays the same
+    /// Open a duplicate race of a solitaire (--game scoundrel, the-bogey or shooting-party): every entrant plays the same
     /// deal nobody could choose; others join by naddr or npub invitation.
     Race(race::RaceArgs),
     /// Open public tables and the invitations addressed to you.

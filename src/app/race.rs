@@ -1,4 +1,4 @@
-//! `tolerance race`: open a duplicate race of a solitaire (Scoundrel, The Bogey) — a table whose entrants
+//! `tolerance race`: open a duplicate race of a solitaire (Scoundrel, The Bogey, Shooting Party) — a table whose entrants
 //! all play the same deal, which none of them could choose or foresee — and play your entry.
 //! Others join it by naddr (`tolerance join`) or by the invitation sent to their npub. It is
 //! `host` with the race's words: which clients must stay online, and what happens if one drops.
@@ -6,7 +6,7 @@
 use super::host::HostArgs;
 
 /// The games played as races (each entrant alone on the one deal).
-pub const RACE_GAMES: &[&str] = &["scoundrel", "the-bogey"];
+pub const RACE_GAMES: &[&str] = &["scoundrel", "the-bogey", "shooting-party"];
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RaceArgs {
@@ -28,6 +28,11 @@ pub async fn run(args: RaceArgs) -> Result<(), String> {
             "deck",
             "it draws it (into its hand or for the bogey); an entrant's discards are reshuffled \
              by every entrant when its deck runs out",
+        ),
+        "shooting-party" => (
+            "deck of guests",
+            "it draws it; an entrant's draw pile is rebuilt from its discards (twice at most) and \
+             shuffled after the joker's search by every entrant",
         ),
         _ => ("dungeon", "it enters that entrant's room"),
     };

@@ -16,6 +16,7 @@ pub mod race;
 pub mod reformation;
 pub mod registry;
 pub mod scoundrel;
+pub mod shooting_party;
 pub mod the_bogey;
 pub mod tolerance;
 

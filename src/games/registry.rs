@@ -6,7 +6,7 @@
 
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
-    perudo, reformation, scoundrel, the_bogey, tolerance,
+    perudo, reformation, scoundrel, shooting_party, the_bogey, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -204,6 +204,7 @@ games! {
     reformation::Reformation,
     scoundrel::Scoundrel,
     the_bogey::TheBogey,
+    shooting_party::ShootingParty,
 }
 
 /// The registered games' names.

@@ -656,3 +656,41 @@ fn a_bogey_entrant_sees_every_column_its_hand_and_the_bogeys_card_at_80_by_24() 
     // The moves: where the bogey's card may go, in words.
     assert!(s.contains("put the bogey's"), "{s}");
 }
+
+#[test]
+fn a_shooting_party_entrant_sees_its_room_the_aces_up_and_its_score_pile_at_80_by_24() {
+    use crate::games::shooting_party::entry::row;
+    use crate::games::shooting_party::{bot::pick, game::card_short, ShootingParty};
+    // The agent bot plays until seat 0 has made contact and an ace is displayed: a room, the
+    // displayed row and the score pile all hold cards.
+    let g = game_until::<ShootingParty>(
+        3,
+        4,
+        |g, s, legal| pick(&g.view(Some(s)), legal).unwrap_or_else(|| legal[0].clone()),
+        |g| {
+            let p = &g.entrants[0].places;
+            !p.scored.is_empty() && !p.aces.is_empty() && !p.searching
+        },
+    );
+    let s = screen(&asked(&g, 3));
+    let me = g.view(Some(0)).entrants[0].clone();
+    for (i, c) in me.hand.iter().enumerate() {
+        let cell = format!("[{}] {}", i + 1, card_short(c.unwrap()));
+        assert!(s.contains(&cell), "room card {cell} missing:\n{s}");
+    }
+    assert!(
+        s.contains(&format!("aces up     {}", row(&me.aces))),
+        "the displayed aces:\n{s}"
+    );
+    assert!(
+        s.contains(&format!("score pile  {}", row(&me.scored))),
+        "the score pile:\n{s}"
+    );
+    assert!(s.contains(&format!("score {}", me.scored.len())), "{s}");
+    assert!(s.contains("bot 1") && s.contains("bot 2"), "the race:\n{s}");
+    // The moves, in words with the cards.
+    assert!(
+        s.contains("leave the room") || s.contains("goes up") || s.contains("must"),
+        "{s}"
+    );
+}
