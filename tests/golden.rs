@@ -122,6 +122,7 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
         "an-ace-goes-up-and-is-replaced",
         "a-discard-must-be-two-of-a-suit-or-all-of-a-rank",
         "her-displayed-ace-goes-with-her",
+        "the-third-time-the-pile-runs-out-the-game-ends",
     ] {
         assert!(
             names.contains(&format!("shooting-party-{name}.json")),

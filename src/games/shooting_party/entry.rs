@@ -105,6 +105,39 @@ pub fn move_words(a: &Action, e: &EntrantView) -> String {
     }
 }
 
+/// A move as it is typed (hand places from 1): the inverse of `replay::parse_move`.
+pub fn typed(a: &Action) -> String {
+    let n = |x: &u8| x + 1;
+    match a {
+        Action::AceUp { slot } => format!("ace {}", n(slot)),
+        Action::Spouses { a, b } => format!("spouses {} {}", n(a), n(b)),
+        Action::Queen { slot } => format!("queen {}", n(slot)),
+        Action::Draw => "draw".into(),
+        Action::Leave => "leave".into(),
+        Action::Discard { slots } => {
+            let v: Vec<String> = slots.iter().map(|s| n(s).to_string()).collect();
+            format!("discard {}", v.join(" "))
+        }
+        Action::Joker { slot } => format!("joker {}", n(slot)),
+        Action::Retrieve { slot, card } => format!("retrieve {} {}", n(slot), n(card)),
+        Action::Search { slot } => format!("search {}", n(slot)),
+        Action::TakeAce { at } => format!("take {}", n(at)),
+        Action::Contact { ace: None } => "contact".into(),
+        Action::Contact { ace: Some(i) } => format!("contact {}", n(i)),
+        Action::GiveUp => "give up".into(),
+    }
+}
+
+/// Jacks in the viewer's room.
+fn jacks(view: &PartyView) -> usize {
+    view.me().map_or(0, |e| {
+        e.hand
+            .iter()
+            .filter(|c| c.and_then(rank) == Some(JACK))
+            .count()
+    })
+}
+
 fn grade(e: &EntrantView) -> String {
     let aces = e.scored.len() - usize::from(e.contacts);
     format!(
@@ -338,19 +371,33 @@ impl TableGame for ShootingParty {
             return "the joker's ace: 'take' and its place in the pile (take 5), or 'give up' > "
                 .into();
         }
-        let forced: Vec<&Action> = legal
-            .iter()
-            .filter(|a| {
-                matches!(
-                    a,
-                    Action::AceUp { .. } | Action::Spouses { .. } | Action::Queen { .. }
-                )
-            })
-            .collect();
-        if !forced.is_empty() {
-            return "etiquette first: 'ace' N, 'spouses' N M or 'queen' N as the rules say, or \
-                    'give up' > "
-                .into();
+        // A forced move (an ace, the spouse rule, one queen, two jacks) is offered alone, or
+        // with the spouse rule's choice: name it as it is typed.
+        let forced = legal.iter().any(|a| {
+            matches!(
+                a,
+                Action::AceUp { .. } | Action::Spouses { .. } | Action::Queen { .. }
+            )
+        });
+        let free = legal.iter().any(|a| {
+            matches!(
+                a,
+                Action::Discard { .. } | Action::Draw | Action::Joker { .. }
+            )
+        }) || (!forced && legal.len() > 2);
+        if !free {
+            let typed: Vec<String> = legal
+                .iter()
+                .filter(|a| **a != Action::GiveUp)
+                .map(|a| format!("'{}'", typed(a)))
+                .collect();
+            // Two jacks force the room to be left; so does a full room with nothing to discard.
+            let why = if forced || jacks(view) >= 2 {
+                "etiquette first"
+            } else {
+                "the only move"
+            };
+            return format!("{why}: {} (or 'give up') > ", typed.join(" or "));
         }
         let mut parts = vec![];
         if legal.contains(&Action::Draw) {

@@ -887,7 +887,12 @@ impl ShootingParty {
     fn next_chance(&mut self) {
         let mut reqs = Vec::new();
         for e in &self.entrants {
-            if e.status != Status::Playing {
+            // A game that ended mid-draw (the pile ran out a third time) still gets the cards
+            // it drew, so that every card in its room is shown at the end — unless the race
+            // stopped, when a departed key holder can deal nothing more.
+            let deals =
+                e.status == Status::Playing || (e.status.finished() && self.stopped_by.is_empty());
+            if !deals {
                 continue;
             }
             for (d, pile) in e.places.reshuffles.iter() {

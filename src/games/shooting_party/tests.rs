@@ -307,8 +307,17 @@ fn an_entrant_who_leaves_stops_the_race_and_the_others_are_still_shown_and_score
     assert!(show
         .iter()
         .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-    let o = fulfil_all(&mut oracle, &show).unwrap();
-    g.apply_chance(&o).unwrap();
+    // The shows come in batches of at most 16 per holder until every card drawn is shown.
+    let mut batches = 0;
+    while let ToAct::Chance(show) = g.to_act() {
+        assert!(show
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
+        let o = fulfil_all(&mut oracle, &show).unwrap();
+        g.apply_chance(&o).unwrap();
+        batches += 1;
+    }
+    assert!(batches >= 1);
     assert_eq!(g.phase, Phase::Over);
     assert_eq!(g.verdicts[&2], Verdict::Left);
     for s in [0, 1] {
@@ -354,4 +363,45 @@ fn the_setup_has_one_variant() {
     })
     .unwrap_err();
     assert!(e.contains("'standard'"), "{e}");
+}
+
+#[test]
+fn every_move_reads_back_as_it_is_typed_and_a_forced_one_is_named_in_the_prompt() {
+    use super::entry::typed;
+    use super::replay::parse_move;
+    let all = [
+        Action::AceUp { slot: 2 },
+        Action::Spouses { a: 0, b: 4 },
+        Action::Queen { slot: 1 },
+        Action::Draw,
+        Action::Leave,
+        Action::Discard {
+            slots: vec![0, 2, 3],
+        },
+        Action::Joker { slot: 3 },
+        Action::Retrieve { slot: 3, card: 7 },
+        Action::Search { slot: 0 },
+        Action::TakeAce { at: 11 },
+        Action::Contact { ace: None },
+        Action::Contact { ace: Some(1) },
+        Action::GiveUp,
+    ];
+    for a in all {
+        assert_eq!(parse_move(&typed(&a)).unwrap(), a, "{}", typed(&a));
+    }
+    let e = parse_move("shoot 3").unwrap_err();
+    assert!(e.contains("not a move of Shooting Party"), "{e}");
+    let (mut g, mut oracle) = race(1, 1);
+    let ToAct::Chance(r) = g.to_act() else {
+        panic!()
+    };
+    let o = fulfil_all(&mut oracle, &r).unwrap();
+    g.apply_chance(&o).unwrap();
+    let v = g.view(Some(0));
+    let p = ShootingParty::prompt(&v, &[Action::AceUp { slot: 1 }, Action::GiveUp]);
+    assert!(p.contains("'ace 2'"), "{p}");
+    let p = ShootingParty::prompt(&v, &[Action::Leave, Action::GiveUp]);
+    assert!(p.contains("'leave'"), "{p}");
+    let p = ShootingParty::prompt(&v, &g.legal_actions(0));
+    assert!(p.contains("'give up'"), "{p}");
 }
