@@ -124,5 +124,20 @@ async fn tables_on_a_throttling_relay_end_verified_and_agree_with_a_later_verify
             s["result"], s["verdicts"], s["chain_events"], s["wall_ms"]
         );
     }
+    // Every seat here is a live bot: one dealt out was held back by the relay (its deadline
+    // and the relay allowance passed first), and comes back by itself when it had signed its
+    // part (PROTOCOL.md §7.10). Counted for BENCHMARKS.md.
+    let said = |what: &str| {
+        summaries
+            .iter()
+            .flat_map(|s| s["verdicts"].as_array().cloned().unwrap_or_default())
+            .filter(|v| v.as_str().is_some_and(|t| t.contains(what)))
+            .count()
+    };
+    eprintln!(
+        "seats dealt out: {}; dealt in again: {}",
+        said("dealt out until back"),
+        said("back at the table")
+    );
     relay.shutdown().await;
 }

@@ -137,6 +137,39 @@ async fn a_relay_that_could_not_take_an_event_gets_it_from_its_queue() {
     assert_eq!(p.relay_stats()[1].queued, 0);
 }
 
+/// Soak tables 79, 137, 208: a table played faster than one relay's per-address limit, and the
+/// closing clients gave that relay 12 s, less than its minute: on its own it never showed the
+/// table's end. A closing pool now waits for a relay that limits its rate as long as it refuses.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closing_pool_waits_out_a_relays_rate_window_for_the_events_it_owes() {
+    let a = embedded().await;
+    let b = embedded().await;
+    let limited = proxy(
+        &b,
+        Rules {
+            ip_window: Some(4),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool_with(&[a.url(), limited.url()], PoolConfig::unpaced()).await;
+    for i in 0..8 {
+        p.publish(&note(&p, &format!("closing {i}")))
+            .await
+            .expect("a takes every one");
+    }
+    assert!(p.relay_stats()[1].queued > 0, "{:?}", p.relay_stats()[1]);
+    p.shutdown().await;
+    let reader = pool_with(&[b.url()], PoolConfig::unpaced()).await;
+    let got = reader
+        .fetch(from(p.public_key()), Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(got.len(), 8, "the limited relay kept {} of 8", got.len());
+    assert_eq!(p.relay_stats()[1].queued, 0);
+    assert_eq!(limited.stats().events_forwarded, 8);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_closed_subscription_is_sent_again_and_its_reason_shown() {
     let relay = embedded().await;

@@ -45,15 +45,25 @@ fn invitation_line(l: &Listing, names: &HashMap<PublicKey, String>) -> String {
         ),
         _ => host_label(names, &l.host),
     };
-    let title = if l.title.is_empty() {
+    format!(
+        "  {} from {from} — {} {}/{} — {} — {}\n    tolerance join {}",
+        title(l),
+        l.status,
+        l.players,
+        l.max_players,
+        l.game,
+        l.pace,
+        l.naddr
+    )
+}
+
+/// A listing's title as people read it: "table" when the host gave none.
+fn title(l: &Listing) -> &str {
+    if l.title.is_empty() {
         "table"
     } else {
-        l.title.as_str()
-    };
-    format!(
-        "  {title} from {from} — {} {}/{} — {} — {}\n    tolerance join {}",
-        l.status, l.players, l.max_players, l.game, l.pace, l.naddr
-    )
+        &l.title
+    }
 }
 
 /// Open public tables, the invitations to `keys`, and the hosts' profile names.
@@ -201,13 +211,6 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    let title = |l: &Listing| {
-        if l.title.is_empty() {
-            "table".to_string()
-        } else {
-            l.title.clone()
-        }
-    };
     println!("Invitations for {}:", short_npub(&keys.public_key()));
     // Only tables still waiting for players: a finished or cancelled invitation is history.
     let open = LobbyStatus::Open.name();

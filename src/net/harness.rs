@@ -464,10 +464,12 @@ async fn serve(shared: &Shared, tcp: TcpStream, mut cmds: mpsc::UnboundedReceive
         let _ = tokio::io::copy_bidirectional(&mut tcp, &mut up).await;
         return;
     }
-    let Ok(client) = tokio_tungstenite::accept_async(tcp).await else {
+    // Upstream first: while the relay is down the client's connection fails, as it would to the
+    // relay itself, instead of opening and dropping at once (which reads as connected).
+    let Ok(up_tcp) = TcpStream::connect(&shared.upstream_addr).await else {
         return;
     };
-    let Ok(up_tcp) = TcpStream::connect(&shared.upstream_addr).await else {
+    let Ok(client) = tokio_tungstenite::accept_async(tcp).await else {
         return;
     };
     let _ = up_tcp.set_nodelay(true);

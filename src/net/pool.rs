@@ -240,6 +240,10 @@ pub struct RelayStats {
 struct RelayState {
     stats: RelayStats,
     pace: Option<SendRate>,
+    /// The pace the pool was given for this relay, which a learnt pace never exceeds.
+    given: Option<SendRate>,
+    /// Whether `pace` was learnt from `rate-limited:` answers (and so may rise again).
+    learnt: bool,
     tokens: f64,
     refilled: Instant,
     backoff: Duration,
@@ -266,6 +270,8 @@ impl RelayState {
                 ..RelayStats::default()
             },
             pace,
+            given: pace,
+            learnt: false,
             tokens: pace.map_or(0.0, |p| f64::from(p.burst)),
             refilled: Instant::now(),
             backoff: Duration::ZERO,
@@ -344,6 +350,7 @@ impl RelayState {
                 if self.accepted_at.len() > ACCEPTS_KEPT {
                     self.accepted_at.pop_front();
                 }
+                self.raise_pace();
                 false
             }
             Err(reason) => {
@@ -388,8 +395,46 @@ impl RelayState {
                 per_minute,
                 burst: LEARNT_BURST,
             });
+            self.learnt = true;
             self.stats.learnt_per_minute = Some(per_minute.round() as u32);
         }
+    }
+
+    /// A pace learnt in one minute is what the relay took then, and on an address other clients
+    /// share, or just after the relay restarted, that can be far below its limit. Kept for good,
+    /// a table that publishes about that fast would never work off what it owes that relay (soak
+    /// table 137: one client learnt 25 a minute and closed still owing it events from a hundred
+    /// steps before). So, as in additive-increase congestion control, every event the relay
+    /// takes once it has been quiet for [`LEARNT_QUIET`] raises the pace by one a minute (a
+    /// connection kept busy doubles it in about a minute), up to the pace given, or with none
+    /// given up to [`LEARNT_RELEASED`], where the pool stops pacing. The next `rate-limited:`
+    /// answer learns a pace again.
+    fn raise_pace(&mut self) {
+        let Some(pace) = self.pace.filter(|_| self.learnt) else {
+            return;
+        };
+        if self.limited_at.is_some_and(|t| t.elapsed() < LEARNT_QUIET) {
+            return;
+        }
+        let per_minute = pace.per_minute + 1.0;
+        let ceiling = self.given.map_or(LEARNT_RELEASED, |g| g.per_minute);
+        if per_minute >= ceiling {
+            self.pace = self.given;
+            self.learnt = false;
+        } else {
+            self.pace = Some(SendRate { per_minute, ..pace });
+        }
+    }
+
+    /// Whether events owed to this relay are held back for its rate: it answered
+    /// `rate-limited:` in the last `within`, or this pool paces it (what it learnt from such an
+    /// answer, or the rate it was given) and it took events in the last `within`: the events
+    /// leave at that pace, not at once. Paced but taking nothing lately is a relay gone.
+    fn holds_for_rate(&self, within: Duration) -> bool {
+        let lately = |t: Option<&Instant>| t.is_some_and(|t| t.elapsed() < within);
+        !self.owed.is_empty()
+            && (lately(self.limited_at.as_ref())
+                || (self.pace.is_some() && lately(self.accepted_at.back())))
     }
 
     fn owe(&mut self, event: Arc<Event>) {
@@ -404,8 +449,44 @@ impl RelayState {
     }
 }
 
+/// Which relays a new event goes to at once, given which are still owed earlier events: those
+/// that are not, or every relay when all are (someone must take it now; the caller waits).
+fn send_now(behind: &[bool]) -> Vec<bool> {
+    let all_behind = behind.iter().all(|b| *b);
+    behind.iter().map(|b| !b || all_behind).collect()
+}
+
+/// Why an event was not sent to a relay that is still owed earlier ones.
+const QUEUED_BEHIND: &str = "queued: after the events this relay is still owed";
+
+/// How long [`RelayPool::publish_mined`] keeps offering an event every relay refused for a
+/// reason that may pass.
+const PUBLISH_PATIENCE: Duration = Duration::from_secs(20);
+
 /// How long a closing pool keeps offering queued events to relays that have not taken them.
 const SHUTDOWN_FLUSH: Duration = Duration::from_secs(3);
+/// How long it waits when a relay still owed events is not connected: a relay restarting takes
+/// seconds, and left without the table's last events it could not show the table on its own.
+/// A relay that is gone for good costs a closing command this much, once.
+const SHUTDOWN_FLUSH_DOWN: Duration = Duration::from_secs(12);
+/// How long it waits when a relay still owed events answers `rate-limited:` or is paced: the usual limit
+/// counts a sliding minute, so the events it refuses now it takes within one (plus the longest
+/// pause between tries, [`BACKOFF_MAX`]). A table that played faster than a relay's limit would
+/// otherwise leave that relay without its end for good. Counted from the last time the queues
+/// shrank or the relay said `rate-limited:`, so a relay that keeps taking events keeps being
+/// waited for, up to [`SHUTDOWN_FLUSH_MAX`] in all, and one that keeps answering that it is
+/// busy for [`SHUTDOWN_FLUSH_STARVED`] after the queues last shrank.
+pub const SHUTDOWN_FLUSH_LIMITED: Duration = Duration::from_secs(75);
+/// How long a closing pool keeps offering events to relays that answer only `rate-limited:`
+/// while the queues do not shrink: on an address others share, they may take its whole minute
+/// for a while, but not for ever.
+const SHUTDOWN_FLUSH_STARVED: Duration = Duration::from_secs(180);
+/// The longest a closing pool waits, whatever the relays do: as long as a queue keeps an event
+/// ([`OWED_MAX_AGE`]). A table can be played far faster than a relay's limit (the soak's
+/// Chickenfoot table: 330 events in 3 s on one relay, 150 a minute from the address on the
+/// other, so more than two minutes to hand that relay the table); while that relay keeps taking
+/// them, leaving it without the end would leave a table it cannot show.
+pub const SHUTDOWN_FLUSH_MAX: Duration = OWED_MAX_AGE;
 
 /// Accept times kept per relay to learn its pace from.
 const ACCEPTS_KEPT: usize = 120;
@@ -415,6 +496,11 @@ const BACKOFF_MAX: Duration = Duration::from_secs(8);
 /// The slowest pace learnt from a relay, and the bursts it allows.
 const LEARNT_MIN_PER_MINUTE: f64 = 6.0;
 const LEARNT_BURST: u32 = 2;
+/// How long after its last `rate-limited:` answer a relay's learnt pace starts rising again:
+/// the usual limit counts a sliding minute.
+const LEARNT_QUIET: Duration = Duration::from_secs(60);
+/// The learnt pace at which the pool stops pacing a relay it was given no pace for.
+const LEARNT_RELEASED: f64 = 600.0;
 
 /// Most proof of work this client mines for one event (see `wire::MAX_TABLE_POW`).
 pub const MAX_POW: u8 = 24;
@@ -475,7 +561,7 @@ impl Refusal {
         match prefix {
             "rate-limited" if reason.contains("retrying in") => Refusal::Unanswered,
             "rate-limited" => Refusal::RateLimited,
-            "paced" => Refusal::Unanswered,
+            "paced" | "queued" => Refusal::Unanswered,
             "error" | "auth-required" => Refusal::Retry,
             "invalid"
             | "blocked"
@@ -872,9 +958,27 @@ impl RelayPool {
     ) -> Result<(Event, PublishReport)> {
         let mut difficulty = pow.max(self.min_pow_difficulty()).min(MAX_POW);
         let mut tries = 0;
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(500);
         loop {
             let event = self.sign_mined(builder.clone(), difficulty).await?;
-            let outcome = self.publish_with(&event, !once).await;
+            let outcome = loop {
+                let outcome = self.publish_with(&event, !once).await;
+                // Refused by every relay for a reason that may pass (a rate limit, `error:`, no
+                // answer): tried again for a while, the same event. An announcement or a seat
+                // taken must not be lost to the relays' bad moment (the soak refused everything
+                // for 4 s while a host announced its table, and the table was cancelled).
+                if let Err(NetError::NotAccepted { rejected, .. }) = &outcome {
+                    // `pow:` is final here: the outer loop mines again for it.
+                    let passing = rejected.iter().all(|(_, r)| is_transient(r));
+                    if !once && passing && started.elapsed() + pause < PUBLISH_PATIENCE {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_secs(4));
+                        continue;
+                    }
+                }
+                break outcome;
+            };
             let rejected = match &outcome {
                 Ok(report) => &report.rejected,
                 Err(NetError::NotAccepted { rejected, .. }) => rejected,
@@ -1035,13 +1139,32 @@ impl RelayPool {
         }
 
         let event = Arc::new(event.clone());
+        // A relay still owed earlier events gets this one after them, from its queue, while
+        // another relay can take it now: sent at once it would spend the relay's pace before
+        // the older events, and a relay paced near the table's speed would owe them for good.
+        let behind: Vec<bool> = self
+            .inner
+            .urls
+            .iter()
+            .map(|url| {
+                self.inner
+                    .with_state(url, |s| !s.owed.is_empty())
+                    .unwrap_or(false)
+            })
+            .collect();
+        let now = send_now(&behind);
         let mut sends = JoinSet::new();
         for (index, url) in self.inner.urls.iter().enumerate() {
             let inner = Arc::clone(&self.inner);
             let event = Arc::clone(&event);
             let url = url.clone();
+            let wait = !now[index];
             sends.spawn(async move {
-                let result = inner.send_to(&url, &event).await;
+                let result = if wait {
+                    Err(QUEUED_BEHIND.to_string())
+                } else {
+                    inner.send_to(&url, &event).await
+                };
                 (index, result)
             });
         }
@@ -1283,26 +1406,74 @@ impl RelayPool {
         Ok(out)
     }
 
-    /// Closes every connection now and ends every subscription.
-    /// Closes every connection, after giving the relays still owed events a last chance to
-    /// take them (at most [`SHUTDOWN_FLUSH`]): a command that announced, seated or played must
-    /// leave every relay the whole of it, or a relay that dropped it a moment ago would hold a
-    /// table that cannot be checked on its own.
+    /// While a relay still owed events holds them back for its rate
+    /// ([`RelayState::holds_for_rate`]), when it last showed life: `progress` (the queues last
+    /// shrank) or its latest `rate-limited:` answer, whichever came later. A relay still
+    /// answering that is alive and busy (on a shared address other clients may be taking its
+    /// whole minute). `None` when no relay holds events back for its rate.
+    fn rate_hold(&self, within: Duration, progress: Instant) -> Option<Instant> {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.iter().any(|s| s.holds_for_rate(within)) {
+            return None;
+        }
+        let limited = state
+            .iter()
+            .filter(|s| !s.owed.is_empty())
+            .filter_map(|s| s.limited_at)
+            .max();
+        Some(limited.map_or(progress, |t| t.max(progress)))
+    }
+
+    /// Closes every connection and ends every subscription, after giving the relays still owed
+    /// events a last chance to take them: [`SHUTDOWN_FLUSH`], [`SHUTDOWN_FLUSH_DOWN`] while such
+    /// a relay is down, [`SHUTDOWN_FLUSH_LIMITED`] while it limits its rate. A command that
+    /// announced, seated or played must leave every relay the whole of it, or a relay that
+    /// dropped it a moment ago would hold a table that cannot be checked on its own.
     pub async fn shutdown(&self) {
-        let until = Instant::now() + SHUTDOWN_FLUSH;
+        let start = Instant::now();
+        let mut patience = SHUTDOWN_FLUSH;
+        let mut left = usize::MAX;
+        let mut progress = start;
         loop {
-            let owed: usize = self
+            let owed: Vec<usize> = self
                 .inner
                 .state
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .iter()
                 .map(|s| s.owed.len())
-                .sum();
-            if owed == 0 || Instant::now() >= until {
+                .collect();
+            let total: usize = owed.iter().sum();
+            if total == 0 {
                 break;
             }
+            if total < left {
+                left = total;
+                progress = Instant::now();
+            }
+            // A relay owed events that is down gets the longer wait, and keeps it once it is
+            // back: that is the moment it can take them (a wait judged afresh would end then).
+            if patience < SHUTDOWN_FLUSH_DOWN
+                && self
+                    .statuses()
+                    .await
+                    .iter()
+                    .zip(&owed)
+                    .any(|((_, status), owed)| *owed > 0 && !is_up(*status))
+            {
+                patience = SHUTDOWN_FLUSH_DOWN;
+            }
             flush_owed(&self.inner).await;
+            if let Some(alive) = self.rate_hold(SHUTDOWN_FLUSH_LIMITED, progress) {
+                let waited = (alive.saturating_duration_since(start) + SHUTDOWN_FLUSH_LIMITED)
+                    .min(progress.saturating_duration_since(start) + SHUTDOWN_FLUSH_STARVED)
+                    .min(SHUTDOWN_FLUSH_MAX);
+                patience = patience.max(waited);
+            }
+            let until = start + patience;
+            if Instant::now() >= until {
+                break;
+            }
             tokio::time::sleep(OWED_TICK.min(until.saturating_duration_since(Instant::now())))
                 .await;
         }
@@ -1568,6 +1739,104 @@ fn describe(statuses: Vec<(RelayUrl, RelayStatus)>) -> Vec<(RelayUrl, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Soak table 137: the relay's refusals were long past, but the pace the pool had learnt from
+    /// them held the table's last events back, and the pool closed after 3 s with 19 queued.
+    #[test]
+    fn a_closing_pool_waits_for_a_relay_held_back_by_its_pace_not_for_one_gone() {
+        let url = RelayUrl::parse("ws://127.0.0.1:7447").unwrap();
+        let keys = Keys::generate();
+        let event = Arc::new(
+            EventBuilder::text_note("owed")
+                .sign_with_keys(&keys)
+                .unwrap(),
+        );
+        let within = SHUTDOWN_FLUSH_LIMITED;
+        let mut s = RelayState::new(&url, None);
+        s.accepted_at.push_back(Instant::now());
+        assert!(!s.holds_for_rate(within), "nothing owed");
+        s.owe(Arc::clone(&event));
+        assert!(
+            !s.holds_for_rate(within),
+            "owed, but neither limited nor paced"
+        );
+        s.pace = Some(SendRate {
+            per_minute: 6.0,
+            burst: 2,
+        });
+        assert!(s.holds_for_rate(within), "paced and taking events");
+        s.accepted_at.clear();
+        assert!(!s.holds_for_rate(within), "paced but taking nothing: gone");
+        s.limited_at = Some(Instant::now());
+        assert!(s.holds_for_rate(within), "it said rate-limited just now");
+    }
+
+    /// Soak table 137: a client learnt 25 events a minute from a relay whose per-address minute
+    /// three other clients shared, published about that fast for the rest of the table, and
+    /// closed still owing that relay events from a hundred steps before.
+    #[test]
+    fn a_learnt_pace_rises_again_once_the_relay_is_quiet_up_to_the_pace_given() {
+        let url = RelayUrl::parse("ws://127.0.0.1:7447").unwrap();
+        let limited = || Err::<(), String>("rate-limited: max 150 events per minute".into());
+        let mut s = RelayState::new(&url, None);
+        for _ in 0..20 {
+            s.answered(&Ok(()));
+        }
+        assert!(s.pace.is_none(), "no pace before any refusal");
+        assert!(s.answered(&limited()));
+        let learnt = s.pace.expect("a pace learnt").per_minute;
+        assert_eq!(learnt, 18.0, "nine tenths of the 20 taken in the minute");
+        s.answered(&Ok(()));
+        assert_eq!(
+            s.pace.unwrap().per_minute,
+            learnt,
+            "not within the quiet minute"
+        );
+        s.limited_at = Instant::now().checked_sub(LEARNT_QUIET + Duration::from_secs(1));
+        for _ in 0..10 {
+            s.answered(&Ok(()));
+        }
+        assert_eq!(
+            s.pace.unwrap().per_minute,
+            learnt + 10.0,
+            "one a minute per event"
+        );
+        for _ in 0..600 {
+            s.answered(&Ok(()));
+        }
+        assert!(s.pace.is_none(), "released: no pace was given");
+        assert!(s.answered(&limited()));
+        assert!(s.pace.is_some(), "a new refusal learns again");
+
+        let given = SendRate {
+            per_minute: 50.0,
+            burst: 8,
+        };
+        let mut s = RelayState::new(&url, Some(given));
+        for _ in 0..10 {
+            s.answered(&Ok(()));
+        }
+        assert!(s.answered(&limited()));
+        assert_eq!(s.pace.unwrap().per_minute, 9.0);
+        s.limited_at = Instant::now().checked_sub(LEARNT_QUIET + Duration::from_secs(1));
+        for _ in 0..100 {
+            s.answered(&Ok(()));
+        }
+        assert_eq!(
+            s.pace,
+            Some(given),
+            "back to the pace given, never above it"
+        );
+    }
+
+    #[test]
+    fn a_relay_owed_earlier_events_gets_a_new_one_after_them_unless_every_relay_is() {
+        assert_eq!(send_now(&[false, false]), [true, true]);
+        assert_eq!(send_now(&[true, false]), [false, true]);
+        assert_eq!(send_now(&[true, true]), [true, true]);
+        assert_eq!(send_now(&[true]), [true]);
+        assert!(is_transient(QUEUED_BEHIND));
+    }
 
     #[test]
     fn refusals_that_pass_and_refusals_that_stay() {

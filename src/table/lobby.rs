@@ -8,7 +8,7 @@ use crate::net::pool::{PoolConfig, RelayPool};
 use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
-    LOBBY_VERSION,
+    SeatingFault, LOBBY_VERSION,
 };
 use crate::wire::{
     self, Deadlines, Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
@@ -601,12 +601,19 @@ async fn take_joins(
     }
 }
 
+/// How long a player waits for the nonces of a table announced as seated. The host saw them all
+/// before it seated the table, so one still missing here is on its way (a relay that reorders or
+/// delivers late); this is the same allowance a relay gets for any event (PROTOCOL §7.1).
+pub const SEATING_PATIENCE: Duration = Duration::from_secs(20);
+
 /// Checks that a lobby table's seats are fixed and follow from its players' nonces (fetched from
-/// the pool's relays), whoever announced them. A table seated without a lobby passes.
+/// the pool's relays), whoever announced them. A table seated without a lobby passes. While a
+/// nonce is missing it fetches again, for up to `patience`.
 pub async fn check_seated(
     pool: &RelayPool,
     host: &PublicKey,
     spec: &TableSpec,
+    patience: Duration,
 ) -> Result<(), TableError> {
     let Some(l) = &spec.lobby else {
         return Ok(());
@@ -628,10 +635,21 @@ pub async fn check_seated(
             )))
         }
     }
-    let events = pool
-        .fetch_all(lobby_filter(host, &spec.table), 500, Duration::from_secs(5))
-        .await?;
-    wire::lobby::check_seating(spec, &events).map_err(TableError::Seating)
+    let deadline = Instant::now() + patience;
+    let mut pause = Duration::from_millis(250);
+    loop {
+        let events = pool
+            .fetch_all(lobby_filter(host, &spec.table), 500, Duration::from_secs(5))
+            .await?;
+        match wire::lobby::check_seating(spec, &events) {
+            Ok(()) => return Ok(()),
+            Err(SeatingFault::Missing(_)) if Instant::now() + pause < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            Err(f) => return Err(TableError::Seating(f.words().to_string())),
+        }
+    }
 }
 
 /// Where a table named by a person lives.
@@ -898,7 +916,7 @@ async fn join_inner(
                 revealed = true;
             }
             LobbyStatus::Seated => {
-                check_seated(pool, &host, &spec).await?;
+                check_seated(pool, &host, &spec, SEATING_PATIENCE).await?;
                 news(LobbyNews::Seated {
                     seats: spec.seats.clone(),
                 });
@@ -1099,21 +1117,22 @@ mod pow_tests {
     use super::*;
     use crate::net::{EmbeddedRelay, EmbeddedRelayConfig};
 
-    async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
+    pub(super) async fn pool_on(min_pow_difficulty: u8) -> (EmbeddedRelay, RelayPool) {
         let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
             min_pow_difficulty,
             ..EmbeddedRelayConfig::default()
         })
         .await
         .unwrap();
-        let pool = RelayPool::connect(
-            Keys::generate(),
-            [relay.url().as_str()],
-            PoolConfig::default(),
-        )
-        .await
-        .unwrap();
+        let pool = pool_at(relay.url()).await;
         (relay, pool)
+    }
+
+    /// A pool of a fresh key on one relay.
+    pub(super) async fn pool_at(url: &RelayUrl) -> RelayPool {
+        RelayPool::connect(Keys::generate(), [url.as_str()], PoolConfig::default())
+            .await
+            .unwrap()
     }
 
     #[tokio::test]
@@ -1128,6 +1147,131 @@ mod pow_tests {
                 && err.contains("at most 24 bits"),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod seating_tests {
+    use super::pow_tests::{pool_at, pool_on};
+    use super::*;
+    use crate::net::harness::{RelayProxy, Rules};
+    use crate::wire::lobby::seating;
+
+    /// A seated two-player table on a fresh relay, the reveals not yet published.
+    fn seated_table(host: &Keys, guest: &Keys, url: &str) -> (TableSpec, Vec<Event>) {
+        let table = hex::encode([7u8; 32]);
+        let players = vec![
+            (host.public_key(), [1u8; 32]),
+            (guest.public_key(), [2u8; 32]),
+        ];
+        let spec = TableSpec {
+            v: VERSION,
+            game: "high-card".into(),
+            table: table.clone(),
+            setup: serde_json::json!({}),
+            seats: seating(&table, &players)
+                .iter()
+                .map(|k| k.to_hex())
+                .collect(),
+            deadlines: Deadlines::default(),
+            lobby: Some(Lobby {
+                status: LobbyStatus::Seated,
+                title: "seating".into(),
+                public: true,
+                min_players: 2,
+                max_players: 2,
+                relays: vec![url.to_string()],
+                players: players
+                    .iter()
+                    .map(|(k, n)| LobbyPlayer {
+                        pubkey: k.to_hex(),
+                        commit: seat_commit(&table, k, n),
+                    })
+                    .collect(),
+                reason: None,
+                round: 0,
+                join_pow: None,
+                expires: None,
+            }),
+            pow: 0,
+        };
+        let reveals = [(host, players[0].1), (guest, players[1].1)]
+            .into_iter()
+            .map(|(keys, nonce)| {
+                let msg = LobbyMsg {
+                    v: LOBBY_VERSION,
+                    table: table.clone(),
+                    body: LobbyBody::Reveal {
+                        nonce: hex::encode(nonce),
+                    },
+                };
+                lobby_event(&host.public_key(), &msg)
+                    .sign_with_keys(keys)
+                    .unwrap()
+            })
+            .collect();
+        (spec, reveals)
+    }
+
+    /// Soak tables 95, 134, 186, 258: a relay that reorders delivered the seated announcement
+    /// before a player's nonce, and the joiner gave up on a table it should have played.
+    #[tokio::test]
+    async fn a_nonce_still_on_its_way_is_waited_for_and_one_that_never_comes_is_named() {
+        let (relay, pool) = pool_on(0).await;
+        let (host, guest) = (Keys::generate(), Keys::generate());
+        let (spec, reveals) = seated_table(&host, &guest, relay.url().as_str());
+        pool.publish(&reveals[0]).await.unwrap();
+
+        // Only the host's nonce: after the patience, a refusal in words naming who is missing.
+        let err = check_seated(&pool, &host.public_key(), &spec, Duration::from_millis(600))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no valid nonce from") && err.contains(&guest.public_key().to_hex()),
+            "{err}"
+        );
+
+        // The guest's nonce arrives while the check waits: the seating checks out. The reveal
+        // goes out once the check has asked the relay twice (so its first look found the nonce
+        // missing and it kept waiting), which is what is tested.
+        let proxy = RelayProxy::start(relay.url(), Rules::default())
+            .await
+            .unwrap();
+        let through = pool_at(proxy.url()).await;
+        let asked = proxy.stats().reqs;
+        let checking = {
+            let host = host.public_key();
+            let spec = spec.clone();
+            tokio::spawn(async move {
+                let out = check_seated(&through, &host, &spec, SEATING_PATIENCE).await;
+                through.shutdown().await;
+                out
+            })
+        };
+        assert!(
+            proxy
+                .wait_until(|s| s.reqs >= asked + 2, SEATING_PATIENCE)
+                .await,
+            "the check gave up at its first look"
+        );
+        pool.publish(&reveals[1]).await.unwrap();
+        checking.await.unwrap().unwrap();
+
+        // A seat order that does not follow from the nonces is refused at once, not waited on.
+        let mut wrong = spec.clone();
+        wrong.seats.reverse();
+        let started = Instant::now();
+        let err = check_seated(&pool, &host.public_key(), &wrong, SEATING_PATIENCE)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("does not follow from the players' nonces"),
+            "{err}"
+        );
+        assert!(started.elapsed() < SEATING_PATIENCE / 2);
+        pool.shutdown().await;
     }
 }
 

@@ -249,7 +249,7 @@ pub async fn fetch_table(
             .await?;
         if let Some(ev) = wire::latest(&events) {
             let spec = wire::parse_table(ev).map_err(|e| TableError::Setup(e.to_string()))?;
-            super::lobby::check_seated(pool, host, &spec).await?;
+            super::lobby::check_seated(pool, host, &spec, super::lobby::SEATING_PATIENCE).await?;
             return Ok((spec, ev.created_at.as_secs()));
         }
         if Instant::now() > deadline {
@@ -413,7 +413,11 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
                 continue;
             }
         }
-        if back_until.is_some_and(|t| Instant::now() < t) && session.come_back() {
+        // A seat removed for a step whose event its relays held back past the votes was here
+        // all along: it comes back as a resumed one does.
+        let back_now =
+            back_until.is_some_and(|t| Instant::now() < t) || session.out_though_present();
+        if back_now && session.come_back() {
             back_until = None;
         }
         // Before its first event a seat learns the table's clock from the other seats'
@@ -769,7 +773,7 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
     // The caller names the seats (its own as "you" if it wants); a bot table without names
     // reads as a spectator's would.
     let names = |s: Seat| seat_name(&cfg.names, s);
-    let report = ClientReport {
+    let mut report = ClientReport {
         seat,
         pubkey: me_key.to_hex(),
         finished: session.is_finished(),
@@ -788,7 +792,28 @@ pub async fn run_client<G: TableGame>(mut cfg: RunConfig<G>) -> Result<ClientRep
         head: session.position().1,
         relays: pool.relay_stats(),
     };
+    let owed: Vec<String> = report
+        .relays
+        .iter()
+        .filter(|r| r.queued > 0)
+        .map(|r| format!("{} ({})", r.url, r.queued))
+        .collect();
+    if !owed.is_empty() {
+        if let Some(cb) = cfg.on_update.as_mut() {
+            // The table is over; a relay that has not taken its end yet gets a last chance, and
+            // the person should know why the client lingers.
+            health.notes = vec![format!(
+                "handing the table's last events to {} before closing (up to {} minutes while a \
+                 relay that limits its rate keeps taking them)",
+                owed.join(", "),
+                crate::net::pool::SHUTDOWN_FLUSH_MAX.as_secs() / 60
+            )];
+            cb(&session, &health);
+        }
+    }
     pool.shutdown().await;
+    // What the relays took in the end, the last chance included.
+    report.relays = pool.relay_stats();
     Ok(report)
 }
 

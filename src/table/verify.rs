@@ -83,7 +83,11 @@ pub async fn find_table(
         let mine: Vec<Event> = events.iter().filter(|e| e.pubkey == *h).cloned().collect();
         if let Some(ev) = latest(&mine) {
             if let Ok(spec) = wire::parse_table(ev) {
-                if spec.is_seated() && super::lobby::check_seated(pool, h, &spec).await.is_ok() {
+                if spec.is_seated()
+                    && super::lobby::check_seated(pool, h, &spec, Duration::ZERO)
+                        .await
+                        .is_ok()
+                {
                     seated.push((*h, spec, ev.created_at.as_secs()));
                 }
             }

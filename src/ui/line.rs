@@ -102,7 +102,6 @@ fn person_reading<G: TableGame>(
     let (tx, mut rx) = mpsc::unbounded_channel::<Ask<G>>();
     std::thread::spawn(move || {
         // A terminal that went away must not stop the table: what cannot be written is lost.
-        let out = &mut out;
         while let Some(ask) = rx.blocking_recv() {
             if ask.answer.is_closed() {
                 // Timed out before it was even shown.

@@ -262,31 +262,49 @@ pub fn seats_from_reveals(
         .collect())
 }
 
+/// Why a seating did not check out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatingFault {
+    /// Some player's nonce is not among the events: it may still be on its way (a relay that
+    /// reorders or delivers late), so a caller that can wait should fetch again.
+    Missing(String),
+    /// The seats do not follow from the nonces, or the table is not seated: final.
+    Wrong(String),
+}
+
+impl SeatingFault {
+    pub fn words(&self) -> &str {
+        match self {
+            SeatingFault::Missing(w) | SeatingFault::Wrong(w) => w,
+        }
+    }
+}
+
 /// Checks a `seated` announcement against the lobby's reveals: the host cannot choose the order.
-pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), String> {
+pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), SeatingFault> {
     let Some(lobby) = &spec.lobby else {
         return Ok(());
     };
     if lobby.status != LobbyStatus::Seated {
-        return Err(format!(
+        return Err(SeatingFault::Wrong(format!(
             "table {} is {}, not seated",
             spec.table,
             lobby.status.name()
-        ));
+        )));
     }
     let (reveals, _) = collect_reveals(spec, events);
     let seats = seats_from_reveals(spec, &reveals).map_err(|missing| {
-        format!(
+        SeatingFault::Missing(format!(
             "the seating of table {} cannot be checked: no valid nonce from {}",
             spec.table,
             missing.join(", ")
-        )
+        ))
     })?;
     if seats != spec.seats {
-        return Err(format!(
+        return Err(SeatingFault::Wrong(format!(
             "the host's seat order for table {} does not follow from the players' nonces",
             spec.table
-        ));
+        )));
     }
     Ok(())
 }

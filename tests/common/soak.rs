@@ -387,13 +387,16 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
                 "the table did not end within {} s",
                 TABLE_LIMIT.as_secs()
             ));
-            for (i, s) in seats.iter().enumerate() {
-                if let Some(p) = &s.proc {
+            for (i, s) in seats.iter_mut().enumerate() {
+                if let Some(mut p) = s.proc.take() {
                     out.failures.push(format!(
                         "seat {i} said: {} / {}",
                         p.lines.lock().unwrap().join(" | "),
                         p.stderr.lock().unwrap()
                     ));
+                    // Reported above: a table that hangs must not stop the soak's other tables.
+                    let _ = p.child.kill();
+                    let _ = p.child.wait();
                 }
             }
             break;

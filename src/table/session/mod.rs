@@ -620,10 +620,11 @@ impl<G: Game> Session<G> {
         let off_branch = self.r.contested.iter().next().is_some_and(|c| step > *c)
             && prev != self.r.head
             && !self.snapshots.values().any(|r| r.head == prev);
-        let builds_on_contested = self.watch.contains(&prev) || off_branch;
-        if self.watch.contains(&prev) {
+        let watched = self.watch.contains(&prev);
+        if watched {
             self.watch.insert(ev.id.to_hex());
         }
+        let builds_on_contested = watched || off_branch;
         self.reconsider(step, builds_on_contested);
         self.since(before)
     }

@@ -1427,10 +1427,74 @@ fn a_dead_tolerance_seat_sits_out_after_one_missed_step_and_is_not_waited_for_ag
     assert!(g.table.stacks[mover as usize].is_some());
     // It keeps its chips but does not win.
     assert!(!g.outcome().unwrap().winners.contains(&mover));
+    // Gone for real, it signed nothing for the step it lost: its client does not ask back.
+    assert!(!h.seats[mover as usize].out_though_present());
     // Its client, restarted on the whole log, reaches the same end.
     let back = h.restarted(mover as usize, 52, &h.log);
     assert!(back.is_finished(), "{:?}", back.awaiting());
     assert_eq!(back.verdicts(), h.spectator.verdicts());
+}
+
+/// Issue 27's throttling relay: a seat signs its reveals in time, its relays hold them past the
+/// others' votes, and the table goes on without it. It was there all along: once its events are
+/// through, its client asks to be dealt in again by itself and plays from the next hand.
+#[test]
+fn a_seat_whose_relays_held_its_reveal_past_the_votes_is_dealt_in_again_from_the_next_hand() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
+    let mut h = Harness::new(t, 54, quick());
+    h.settle_to_decision();
+    h.hold[1] = Some(|p: &Payload| matches!(p.body, Body::Reveal { .. }));
+    let out = |h: &Harness<Tolerance>| {
+        h.spectator.verdicts().iter().any(
+            |v| matches!(v, Verdict::Removed { seats, sitting_out: true, .. } if seats == &[1]),
+        )
+    };
+    // The table stops at each decision, so it does not play to its end before the release.
+    for _ in 0..40 {
+        if out(&h) {
+            break;
+        }
+        if h.spectator.my_turn().is_none() && h.seats.iter().all(|s| s.my_turn().is_none()) {
+            h.now += 23;
+            for i in 0..3 {
+                h.seats[i].vote(h.now);
+            }
+        }
+        h.settle_deciding(false);
+        for i in 0..3 {
+            if let Some(turn) = h.seats[i].my_turn() {
+                let a = h.bots[i].choose(&turn.view, &turn.legal);
+                h.seats[i].submit(&a).unwrap();
+            }
+        }
+    }
+    assert!(out(&h), "{:?}", h.spectator.verdicts());
+    assert!(!h.held.is_empty(), "the reveals were signed, and held back");
+    // The relays let its events through at last.
+    h.hold[1] = None;
+    for ev in std::mem::take(&mut h.held) {
+        h.publish(ev);
+    }
+    h.settle_deciding(false);
+    assert!(
+        h.seats[1].out_though_present(),
+        "{:?}",
+        h.seats[1].verdicts()
+    );
+    assert!(!h.seats[0].out_though_present() && !h.seats[2].out_though_present());
+    h.come_back(1);
+    h.run(60);
+    h.agree();
+    let v = h.spectator.verdicts();
+    assert!(
+        v.iter()
+            .any(|x| matches!(x, Verdict::Back { seats, .. } if seats == &[1])),
+        "{v:?}"
+    );
+    assert!(!h.seats[1].out_though_present());
+    let back = h.restarted(1, 54, &h.log);
+    assert_eq!(back.verdicts(), v);
 }
 
 #[test]
