@@ -12,8 +12,12 @@ pub mod lamarckian_poker;
 pub mod mia;
 pub mod panel;
 pub mod perudo;
+pub mod race;
 pub mod reformation;
 pub mod registry;
+pub mod scoundrel;
+pub mod shooting_party;
+pub mod the_bogey;
 pub mod tolerance;
 
 use crate::engine::{Outcome, RuleError, Seat};

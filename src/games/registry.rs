@@ -6,7 +6,7 @@
 
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
-    perudo, reformation, tolerance,
+    perudo, reformation, scoundrel, shooting_party, the_bogey, tolerance,
 };
 use crate::bots::{Bot, BotLevel};
 use crate::engine::{Game, RuleError, Seat};
@@ -202,6 +202,9 @@ games! {
     art_of_facts::ArtOfFacts,
     insider::Insider,
     reformation::Reformation,
+    scoundrel::Scoundrel,
+    the_bogey::TheBogey,
+    shooting_party::ShootingParty,
 }
 
 /// The registered games' names.

@@ -33,7 +33,7 @@ use crate::fair::{
     self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, TokenCheck,
     VerifiedDeck, VerifiedShare, VerifiedToken,
 };
-use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, TokenMsg};
+use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, ShownCard, TokenMsg};
 use ::hkdf::Hkdf;
 use nostr_sdk::prelude::{nip44, Keys, PublicKey, SecretKey};
 use rand::SeedableRng;
@@ -177,6 +177,14 @@ struct Deck {
     tokens: BTreeMap<u16, Vec<VerifiedToken>>,
     /// Tokens sent to this client sealed, by position.
     sealed_to_me: BTreeMap<u16, Vec<VerifiedToken>>,
+    /// The same tokens as their makers sent them (token and proof, by maker's participant
+    /// index), so that this client can show a card it was dealt sealed (PROTOCOL.md §5.12).
+    sealed_raw: BTreeMap<u16, Vec<(u16, Vec<u8>)>>,
+    /// Who each position was dealt to with `DealSealed`, over every batch: each such seat may
+    /// show it later (§5.12).
+    drawn: BTreeMap<u16, BTreeSet<Seat>>,
+    /// Every key holder's token for a position its holder showed, by position.
+    shown: BTreeMap<u16, Vec<VerifiedToken>>,
     /// Who a position was dealt to.
     holders: BTreeMap<u16, Vec<Seat>>,
     /// Cards opened to everyone, by position.
@@ -204,6 +212,9 @@ impl Deck {
             shuffles: 0,
             tokens: BTreeMap::new(),
             sealed_to_me: BTreeMap::new(),
+            sealed_raw: BTreeMap::new(),
+            drawn: BTreeMap::new(),
+            shown: BTreeMap::new(),
             holders: BTreeMap::new(),
             revealed: BTreeMap::new(),
             dead: false,
@@ -236,6 +247,8 @@ struct Owed {
     tokens: Vec<(DeckId, u16, Option<u16>)>,
     /// `(deck, position, to)` sealed tokens, in this order.
     sealed: Vec<(DeckId, u16, Seat)>,
+    /// `(deck, position)` cards it shows by itself, as their holder (§5.12), in this order.
+    shown: Vec<(DeckId, u16)>,
     /// `(epoch, slot)` dice values, in this order.
     dice: Vec<(u32, u32)>,
     /// Whispers it is a candidate of: a mailbox key each, in request order (PROTOCOL.md §5.11).
@@ -249,7 +262,10 @@ struct Owed {
 impl Owed {
     /// Nothing owed in the reveal stage.
     fn is_empty(&self) -> bool {
-        self.tokens.is_empty() && self.sealed.is_empty() && self.dice.is_empty()
+        self.tokens.is_empty()
+            && self.sealed.is_empty()
+            && self.dice.is_empty()
+            && self.shown.is_empty()
     }
 
     /// Whether something is owed in the parallel stage `stage`.
@@ -723,7 +739,9 @@ impl Chance {
                 ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
                     dice_needed += 1
                 }
-                ChanceRequest::Deal { deck, .. } | ChanceRequest::Reveal { deck, .. } => {
+                ChanceRequest::Deal { deck, .. }
+                | ChanceRequest::DealSealed { deck, .. }
+                | ChanceRequest::Reveal { deck, .. } => {
                     if !new_decks.iter().any(|(d, _)| d == deck) {
                         let d = self.decks.get(deck).ok_or_else(|| {
                             ChanceError::Protocol(format!("deck {deck} was never shuffled"))
@@ -733,6 +751,28 @@ impl Chance {
                                 "deck {deck} cannot be dealt from: a player who held its key left"
                             )));
                         }
+                    }
+                }
+                // Shown by its holder alone, with the tokens it was sealed: it opens even on a
+                // deck one of whose key holders has left (§5.12).
+                ChanceRequest::Show {
+                    deck,
+                    position,
+                    holder,
+                } => {
+                    let d = self.decks.get(deck).ok_or_else(|| {
+                        ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                    })?;
+                    if !d.drawn.get(position).is_some_and(|h| h.contains(holder)) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {holder} was not dealt position {position} of deck {deck} \
+                             sealed, so it cannot show it alone"
+                        )));
+                    }
+                    if !parts.contains(holder) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {holder} shows a card but takes no part in the batch"
+                        )));
                     }
                 }
                 ChanceRequest::OpenPrivate { owner, roll } => {
@@ -1099,6 +1139,35 @@ impl Chance {
                                 .push((*deck, *position, recipient));
                         }
                     }
+                }
+                // Every other key holder seals its token to the one recipient: nothing is
+                // published, so the position can be dealt again to another seat (§5.12).
+                ChanceRequest::DealSealed { deck, position, to } => {
+                    let d = self.deck_parts(*deck, b)?;
+                    if !d.contains(to) || !b.parts.contains(to) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {to} is dealt position {position} of deck {deck} sealed but \
+                             holds no key share of it"
+                        )));
+                    }
+                    for s in d.iter().filter(|s| *s != to) {
+                        b.owed
+                            .entry(*s)
+                            .or_default()
+                            .sealed
+                            .push((*deck, *position, *to));
+                    }
+                }
+                ChanceRequest::Show {
+                    deck,
+                    position,
+                    holder,
+                } => {
+                    b.owed
+                        .entry(*holder)
+                        .or_default()
+                        .shown
+                        .push((*deck, *position));
                 }
                 ChanceRequest::Reveal { deck, position } => {
                     let d = self.deck_parts(*deck, b)?;
@@ -1525,11 +1594,16 @@ impl Chance {
                         sealed: text,
                     });
                 }
+                let mut shown = Vec::new();
+                for (deck, position) in &owed.shown {
+                    shown.push(self.my_showing(*deck, *position)?);
+                }
                 let dice = self.my_dice_reveals(b)?;
                 Ok(Some(Body::Reveal {
                     tokens,
                     sealed,
                     dice,
+                    shown,
                 }))
             }
             Stage::Mailbox => {
@@ -1776,6 +1850,118 @@ impl Chance {
         .map_err(|e| ChanceError::Protocol(format!("our token: {e}")))
     }
 
+    /// Every key holder's token for a card this seat was dealt sealed, to show it to everyone
+    /// (PROTOCOL.md §5.12): its own, made now, and the ones sealed to it, as they were sent.
+    fn my_showing(&self, deck: DeckId, position: u16) -> Result<ShownCard, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let d = &self.decks[&deck];
+        let my_idx = d
+            .idx(me.seat)
+            .ok_or_else(|| ChanceError::Protocol("we hold no key share of the deck".into()))?;
+        let got = d.sealed_raw.get(&position).cloned().unwrap_or_default();
+        let mut tokens = Vec::with_capacity(d.parts.len());
+        for i in 0..d.parts.len() {
+            if i == my_idx {
+                let t = self.my_token(d, deck, position, Some(my_idx as u16))?;
+                tokens.push(t.to_base64());
+                continue;
+            }
+            let (_, bytes) = got
+                .iter()
+                .find(|(k, _)| usize::from(*k) == i)
+                .ok_or_else(|| {
+                    ChanceError::Protocol(format!(
+                    "position {position} of deck {deck}: no token of key holder {i} was sealed \
+                     to us"
+                ))
+                })?;
+            tokens.push(fair::to_base64(bytes));
+        }
+        Ok(ShownCard {
+            deck,
+            position,
+            tokens,
+        })
+    }
+
+    /// Checks the cards `seat` shows by itself against what it owes (§5.12): the owed
+    /// positions in order, one token per key holder, each verified under the context naming
+    /// `seat` as its recipient.
+    #[allow(clippy::type_complexity)]
+    fn check_showings(
+        &self,
+        seat: Seat,
+        shown: &[ShownCard],
+        owed: &[(DeckId, u16)],
+    ) -> Result<Vec<(DeckId, u16, Vec<VerifiedToken>)>, ChanceError> {
+        let mut out = Vec::with_capacity(shown.len());
+        for (c, (deck, position)) in shown.iter().zip(owed) {
+            if c.deck != *deck || c.position != *position {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "shows deck {} position {}, deck {deck} position {position} owed",
+                        c.deck, c.position
+                    ),
+                ));
+            }
+            let d = &self.decks[deck];
+            let ridx = d
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
+            if c.tokens.len() != d.parts.len() {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "shows position {position} with {} tokens; the deck has {} key holders",
+                        c.tokens.len(),
+                        d.parts.len()
+                    ),
+                ));
+            }
+            let deck_now = d.verified()?;
+            let toks = c
+                .tokens
+                .iter()
+                .map(|t| {
+                    RevealToken::from_base64(t)
+                        .map_err(|e| bad(seat, format!("a token of position {position}: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let checks: Vec<TokenCheck<'_>> = toks
+                .iter()
+                .enumerate()
+                .map(|(i, tok)| TokenCheck {
+                    ctx: self
+                        .ctx(d.fair_hand, i, d.parts[i])
+                        .with_step(FairStep::Reveal {
+                            position: *position,
+                            recipient: Some(ridx as u16),
+                        }),
+                    share: &d.shares[i],
+                    token: tok,
+                })
+                .collect();
+            let mut verified = Vec::with_capacity(toks.len());
+            for (i, r) in fair::verify_tokens_each(deck_now, &checks)
+                .into_iter()
+                .enumerate()
+            {
+                verified.push(r.map_err(|e| {
+                    bad(
+                        seat,
+                        format!(
+                            "the token of seat {} for position {position}, shown by its holder: {e}",
+                            d.parts[i]
+                        ),
+                    )
+                })?);
+            }
+            out.push((*deck, *position, verified));
+        }
+        Ok(out)
+    }
+
     fn my_dice_reveals(&self, b: &Batch) -> Result<Vec<String>, ChanceError> {
         let me = self.me.as_ref().expect("seated");
         let owed = b.owed.get(&me.seat).cloned().unwrap_or_default();
@@ -1839,8 +2025,9 @@ impl Chance {
                     tokens,
                     sealed,
                     dice,
+                    shown,
                 },
-            ) => self.accept_reveal(seat, tokens, sealed, dice),
+            ) => self.accept_reveal(seat, tokens, sealed, dice, shown),
             (Stage::Mailbox, Body::Mailbox { keys }) => self.accept_mailbox(seat, keys),
             (Stage::Letter, Body::Letter { letters }) => self.accept_letters(seat, letters),
             (Stage::Unseal, Body::Unseal { secrets }) => self.accept_unseal(seat, secrets),
@@ -2088,6 +2275,7 @@ impl Chance {
         tokens: &[TokenMsg],
         sealed: &[SealedToken],
         dice: &[String],
+        shown: &[ShownCard],
     ) -> Result<(), ChanceError> {
         let b = self.batch.as_ref().expect("batch");
         if b.got.contains(&seat) {
@@ -2099,18 +2287,24 @@ impl Chance {
             .cloned()
             .filter(|o| !o.is_empty())
             .ok_or_else(|| bad(seat, "revealed though it owed nothing"))?;
-        if tokens.len() != owed.tokens.len() || sealed.len() != owed.sealed.len() {
+        if tokens.len() != owed.tokens.len()
+            || sealed.len() != owed.sealed.len()
+            || shown.len() != owed.shown.len()
+        {
             return Err(bad(
                 seat,
                 format!(
-                    "{} tokens and {} sealed tokens, {} and {} owed",
+                    "{} tokens, {} sealed tokens and {} cards shown; {}, {} and {} owed",
                     tokens.len(),
                     sealed.len(),
+                    shown.len(),
                     owed.tokens.len(),
-                    owed.sealed.len()
+                    owed.sealed.len(),
+                    owed.shown.len()
                 ),
             ));
         }
+        let showings = self.check_showings(seat, shown, &owed.shown)?;
         // A token event may carry dozens of tokens (a showdown, a board); they are checked per
         // deck as one random linear combination (FAIR.md §9.5), and only a failing batch is
         // re-checked token by token to name the bad one.
@@ -2187,7 +2381,7 @@ impl Chance {
                 let v = RevealToken::from_bytes(&bytes)
                     .and_then(|tok| fair::verify_token(&ctx, &d.shares[idx], deck_now, &tok))
                     .map_err(|e| bad(seat, format!("sealed token for position {position}: {e}")))?;
-                mine.push((*deck, *position, v));
+                mine.push((*deck, *position, v, (idx as u16, bytes)));
             }
         }
         let values = self.check_dice(seat, &owed.dice, dice)?;
@@ -2196,9 +2390,14 @@ impl Chance {
             let d = self.decks.get_mut(&deck).expect("deck");
             d.tokens.entry(position).or_default().push(v);
         }
-        for (deck, position, v) in mine {
+        for (deck, position, v, raw) in mine {
             let d = self.decks.get_mut(&deck).expect("deck");
             d.sealed_to_me.entry(position).or_default().push(v);
+            d.sealed_raw.entry(position).or_default().push(raw);
+        }
+        for (deck, position, toks) in showings {
+            let d = self.decks.get_mut(&deck).expect("deck");
+            d.shown.insert(position, toks);
         }
         self.store_values(values);
         let b = self.batch.as_mut().expect("batch");
@@ -2416,6 +2615,35 @@ impl Chance {
                         card,
                     }
                 }
+                ChanceRequest::DealSealed { deck, position, to } => {
+                    let d = self.decks.get_mut(deck).expect("deck");
+                    d.drawn.entry(*position).or_default().insert(*to);
+                    let card = match me {
+                        Some(m) if m == *to => Some(self.open_mine(*deck, *position)?),
+                        _ => None,
+                    };
+                    ChanceOutcome::Dealt {
+                        deck: *deck,
+                        position: *position,
+                        card,
+                    }
+                }
+                ChanceRequest::Show { deck, position, .. } => {
+                    let d = &self.decks[deck];
+                    let joint = d.joint.as_ref().expect("keys");
+                    let all = d.shown.get(position).cloned().unwrap_or_default();
+                    let index = fair::open_card(joint, d.verified()?, *position, &all)
+                        .map_err(|e| ChanceError::Protocol(format!("opening a shown card: {e}")))?;
+                    let card = card_of(&d.spec, index)?;
+                    if let Some(d) = self.decks.get_mut(deck) {
+                        d.revealed.insert(*position, card);
+                    }
+                    ChanceOutcome::Revealed {
+                        deck: *deck,
+                        position: *position,
+                        card,
+                    }
+                }
                 ChanceRequest::Reveal { deck, position } => {
                     let d = &self.decks[deck];
                     let joint = d.joint.as_ref().expect("keys");
@@ -2578,6 +2806,10 @@ impl Chance {
         let mut all: Vec<VerifiedToken> = d.tokens.get(&position).cloned().unwrap_or_default();
         all.extend(d.sealed_to_me.get(&position).cloned().unwrap_or_default());
         all.push(own);
+        // A key holder's token may be both published and sealed to us (a position dealt in
+        // several ways): one per key holder opens the card.
+        let mut seen = BTreeSet::new();
+        all.retain(|t| seen.insert(t.seat()));
         let index = fair::open_card(joint, d.verified()?, position, &all)
             .map_err(|e| ChanceError::Protocol(format!("opening our card: {e}")))?;
         card_of(&d.spec, index)
@@ -3166,6 +3398,127 @@ mod tests {
             *step += 1;
         }
         Ok(cs.iter_mut().map(|c| c.finish().unwrap()).collect())
+    }
+
+    /// The card of a sealed deal as each client knows it (`None`: not dealt to it).
+    fn dealt_card(o: &ChanceOutcome) -> Option<CardId> {
+        match o {
+            ChanceOutcome::Dealt { card, .. } => *card,
+            x => panic!("{x:?}"),
+        }
+    }
+
+    #[test]
+    fn a_position_dealt_sealed_to_each_seat_in_turn_opens_for_each_alone_and_its_holder_shows_it_after_a_key_holder_left(
+    ) {
+        let mut cs = clients(3);
+        let spectator = cs.len() - 1;
+        let mut step = 0;
+        let mut sealed_seen = Vec::new();
+        // Seat 0 draws position 0 first: every other key holder seals its token to it and
+        // publishes nothing.
+        let first = run_tampered(
+            &mut cs,
+            &[
+                ChanceRequest::Shuffle {
+                    deck: 0,
+                    spec: DeckSpec::standard(1),
+                },
+                ChanceRequest::DealSealed {
+                    deck: 0,
+                    position: 0,
+                    to: 0,
+                },
+            ],
+            &[0, 1, 2],
+            &mut step,
+            |seat, b| {
+                if let Body::Reveal { tokens, sealed, .. } = b {
+                    assert!(tokens.is_empty(), "seat {seat} published a token");
+                    sealed_seen.extend(sealed.iter().map(|t| (seat, t.to)));
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(sealed_seen, vec![(1, 0), (2, 0)]);
+        let card = dealt_card(&first[0][1]).expect("seat 0 holds it");
+        for (c, o) in first.iter().enumerate().skip(1) {
+            assert_eq!(dealt_card(&o[1]), None, "client {c} learnt seat 0's card");
+        }
+        // Seat 1 draws the same position later, the same way: the same card, still hidden from
+        // seat 2 and the spectator, although seat 2 sealed its token twice.
+        let second = run(
+            &mut cs,
+            &[ChanceRequest::DealSealed {
+                deck: 0,
+                position: 0,
+                to: 1,
+            }],
+            &[0, 1, 2],
+            &mut step,
+        );
+        assert_eq!(dealt_card(&second.outcomes[1][0]), Some(card));
+        for c in [0, 2, spectator] {
+            assert_eq!(dealt_card(&second.outcomes[c][0]), None, "client {c}");
+        }
+        assert!(cs[spectator].decks[&0].tokens.is_empty(), "no plain token");
+        // Seat 2 leaves: the deck is dead for dealing, but seat 1 shows its card by itself.
+        for c in cs.iter_mut() {
+            c.forget(&[2]);
+        }
+        let dead = cs[0]
+            .begin(
+                vec![ChanceRequest::DealSealed {
+                    deck: 0,
+                    position: 1,
+                    to: 0,
+                }],
+                vec![0, 1],
+                false,
+            )
+            .unwrap_err();
+        assert!(dead.to_string().contains("cannot be dealt from"), "{dead}");
+        cs[0].abandon();
+        let never = cs[0]
+            .begin(
+                vec![ChanceRequest::Show {
+                    deck: 0,
+                    position: 1,
+                    holder: 0,
+                }],
+                vec![0, 1],
+                false,
+            )
+            .unwrap_err();
+        assert!(never.to_string().contains("was not dealt"), "{never}");
+        cs[0].abandon();
+        let show = [ChanceRequest::Show {
+            deck: 0,
+            position: 0,
+            holder: 1,
+        }];
+        // A shown token that is not the maker's is refused, naming the shower.
+        let mut bad = cs.clone();
+        let e = run_tampered(&mut bad, &show, &[0, 1], &mut step.clone(), |_, b| {
+            if let Body::Reveal { shown, .. } = b {
+                shown[0].tokens.swap(0, 2);
+            }
+        })
+        .unwrap_err();
+        assert_eq!(e.0, 1);
+        assert!(e.1.contains("shown by its holder"), "{}", e.1);
+        let opened = run(&mut cs, &show, &[0, 1], &mut step);
+        assert_eq!(opened.stages, vec![Stage::Reveal]);
+        for o in &opened.outcomes {
+            assert_eq!(
+                o[0],
+                ChanceOutcome::Revealed {
+                    deck: 0,
+                    position: 0,
+                    card
+                }
+            );
+        }
     }
 
     const ROLES: [&str; 4] = ["Insider", "Common", "Common", "Common"];
