@@ -221,7 +221,9 @@ const TIMING: [&str; 8] = [
     "4",
 ];
 
-/// How long a table may go without a new event in any seat's journal before it counts as stuck.
+/// How long a table may go without a new event in any seat's journal, and without a relay taking
+/// an event (closing clients hand a throttled relay the table's end for minutes), before it
+/// counts as stuck.
 /// A table that keeps moving is not stuck, however long it is: a solitaire race of a thousand
 /// steps under a relay's limit of 60 events a minute takes many minutes (soak tables 26 and 27
 /// were still playing, at step 146 and 84, when a fixed 300 s limit stopped them).
@@ -389,7 +391,9 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
         if running == 0 && resume_at.is_none() {
             break;
         }
-        let now_journals: u64 = seats.iter().map(|s| journal_bytes(&s.home)).sum();
+        let now_journals: u64 = seats.iter().map(|s| journal_bytes(&s.home)).sum::<u64>()
+            + pa.stats().events_forwarded
+            + pb.stats().events_forwarded;
         if now_journals != journals {
             journals = now_journals;
             moved = Instant::now();
@@ -398,7 +402,8 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
         if stalled || Instant::now() > limit {
             out.failures.push(if stalled {
                 format!(
-                    "the table did not move for {} s (no seat's journal grew)",
+                    "the table did not move for {} s (no seat's journal grew, no relay took an \
+                     event)",
                     TABLE_STALL.as_secs()
                 )
             } else {
