@@ -557,6 +557,7 @@ fn assert_privacy_check_can_fail(seen: &Spectated) {
                 }],
                 sealed: Vec::new(),
                 dice: Vec::new(),
+                shown: Vec::new(),
             },
             ..template
         },

@@ -74,6 +74,61 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
     // All Fives: the seed's nine moves, a tile that must fit, spinner scoring (and its arms
     // waiting for both sides), a blocked hand's count, partnerships.
     assert!(count("all-fives-") >= 6, "{names:?}");
+    // Scoundrel: the seed's two weapon examples (with its "11 - 5 = 5 dmg" read as 6), the
+    // potion cap, the rule against avoiding two rooms in a row.
+    for name in [
+        "weapon-jack-takes-six",
+        "weapon-queen-then-six",
+        "weapon-six-then-queen-is-refused",
+        "weapon-six-then-queen-barehanded",
+        "potion-cap",
+        "no-two-avoids-in-a-row",
+    ] {
+        assert!(
+            names.contains(&format!("scoundrel-{name}.json")),
+            "{names:?}"
+        );
+    }
+    // The Bogey: the column rules (one suit, going down, values skipped, twelve at most), the
+    // pass, the reshuffle of the discards, the harder variant, and a lost game.
+    for name in [
+        "columns-go-down-by-suit",
+        "a-higher-card-is-refused",
+        "another-suit-is-refused",
+        "twelve-columns-at-most",
+        "a-pass-lets-the-bogey-play-again",
+        "discards-are-reshuffled",
+        "the-hard-variant-draws-four",
+        "a-lost-game",
+        "a-false-stuck-is-refused",
+    ] {
+        assert!(
+            names.contains(&format!("the-bogey-{name}.json")),
+            "{names:?}"
+        );
+    }
+    // Shooting Party: the etiquette's precedence (spouses over the queen rule and over two
+    // jacks), two jacks, the queen held longest, the joker retrieving an ace and a discard, an
+    // ace going up, and refusals.
+    for name in [
+        "the-spouse-rule-comes-before-the-queen-rule",
+        "the-queen-rule-may-not-come-first",
+        "the-spouse-rule-comes-before-two-jacks",
+        "two-jacks-leave-the-room",
+        "two-jacks-cannot-be-ignored",
+        "the-queen-held-longest-leaves",
+        "the-joker-retrieves-an-ace",
+        "the-joker-brings-back-a-discard",
+        "an-ace-goes-up-and-is-replaced",
+        "a-discard-must-be-two-of-a-suit-or-all-of-a-rank",
+        "her-displayed-ace-goes-with-her",
+        "the-third-time-the-pile-runs-out-the-game-ends",
+    ] {
+        assert!(
+            names.contains(&format!("shooting-party-{name}.json")),
+            "{names:?}"
+        );
+    }
     for name in [
         "all-fives-nine-moves",
         "all-fives-spinner-scoring",

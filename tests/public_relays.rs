@@ -161,9 +161,26 @@ async fn queries_capped_at_500_a_long_table_still_verifies_and_watches() {
     })
     .await;
     let relays = urls(&[&proxy]);
-    // 10 seats log 60 to 75 events a hand: 10 hands pass 500 (a table that ends early because
-    // seats went broke fails the count below rather than passing without testing the cap).
-    let run = play(relays.clone(), 10, 10, PoolConfig::unpaced()).await;
+    // 10 seats log 60 to 75 events a hand, so 10 hands pass 500 only if nobody goes broke: with
+    // fixed-limit bets (at most 4 a round) and stacks of 100,000 nobody can lose that much in 10
+    // hands, so the table always reaches its last hand.
+    let deep =
+        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n";
+    let opts = DemoOptions {
+        setup: SetupOptions {
+            players: 10,
+            hands: Some(10),
+            variant_text: Some(("deep.toml".into(), deep.into())),
+            ..SetupOptions::default()
+        },
+        relays: relays.clone(),
+        pool: PoolConfig::unpaced(),
+        ..DemoOptions::default()
+    };
+    let run = run_demo::<Tolerance>(opts, None, None)
+        .await
+        .expect("the table runs");
+    assert_eq!(run.summary.report["hands"], 10, "{:?}", run.summary.report);
     assert_clean(&run);
     let events = run.summary.events;
     assert!(events > 500, "the log must pass the cap: {events} events");

@@ -10,6 +10,7 @@ mod host;
 mod join;
 mod keys;
 mod play;
+mod race;
 mod relay;
 mod replay;
 mod resume;
@@ -43,6 +44,9 @@ pub enum Command {
     Host(host::HostArgs),
     /// Take a seat at a table (naddr1…, nevent1… or hex id) and play it.
     Join(join::JoinArgs),
+    /// Open a duplicate race of a solitaire (--game scoundrel, the-bogey or shooting-party): every entrant plays the same
+    /// deal nobody could choose; others join by naddr or npub invitation.
+    Race(race::RaceArgs),
     /// Open public tables and the invitations addressed to you.
     Tables(tables::TablesArgs),
     /// Continue a table this machine was playing when it stopped (crash, kill, power cut).
@@ -95,6 +99,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Play(a) => play::run(a),
         Command::Host(a) => runtime()?.block_on(host::run(a)),
         Command::Join(a) => runtime()?.block_on(join::run(a)),
+        Command::Race(a) => runtime()?.block_on(race::run(a)),
         Command::Tables(a) => runtime()?.block_on(tables::run(a)),
         Command::Resume(a) => runtime()?.block_on(resume::run(a)),
         Command::Demo(a) => runtime()?.block_on(demo::run(a)),

@@ -115,6 +115,24 @@ pub enum ChanceRequest {
     /// Everyone learns the private dice `owner` rolled as its roll number `roll` (0-based count
     /// of that owner's private rolls).
     OpenPrivate { owner: Seat, roll: u32 },
+    /// The card at `position` goes face down to `to` alone, every other key holder's token sealed
+    /// to it (PROTOCOL.md §5.12): unlike [`ChanceRequest::Deal`], no token is published, so the
+    /// same position can later be dealt the same way to other seats — each learns it only when
+    /// it is dealt to it. Duplicate solitaire races deal every entrant the same deck so.
+    DealSealed {
+        deck: DeckId,
+        position: u16,
+        to: Seat,
+    },
+    /// `holder`, dealt `position` with [`ChanceRequest::DealSealed`], opens it for everyone by
+    /// itself: it publishes its own token and every token sealed to it. No other key holder is
+    /// needed — the card opens even when one of them has since left the table (PROTOCOL.md
+    /// §5.12). The outcome is a [`ChanceOutcome::Revealed`].
+    Show {
+        deck: DeckId,
+        position: u16,
+        holder: Seat,
+    },
     /// `owner` whispers its private roll number `roll` to whichever seat holds `card` of deck
     /// `deck` at one of `positions` — each a position dealt face down to exactly one seat other
     /// than `owner` — without learning which seat that is; nobody else learns the dice, nor who
@@ -138,7 +156,9 @@ impl ChanceRequest {
         match self {
             ChanceRequest::Shuffle { .. } => "shuffle",
             ChanceRequest::Deal { .. } => "deal",
+            ChanceRequest::DealSealed { .. } => "sealed deal",
             ChanceRequest::Reveal { .. } => "reveal",
+            ChanceRequest::Show { .. } => "showing by its holder",
             ChanceRequest::RollPublic { .. } => "public roll",
             ChanceRequest::RollPrivate { .. } => "private roll",
             ChanceRequest::OpenPrivate { .. } => "opening of a private roll",
@@ -235,7 +255,7 @@ impl ChanceOutcome {
                 same("deck", d.to_string(), deck.to_string())
             }
             (
-                R::Deal { deck, position, .. },
+                R::Deal { deck, position, .. } | R::DealSealed { deck, position, .. },
                 O::Dealt {
                     deck: d,
                     position: p,
@@ -243,7 +263,7 @@ impl ChanceOutcome {
                 },
             )
             | (
-                R::Reveal { deck, position },
+                R::Reveal { deck, position } | R::Show { deck, position, .. },
                 O::Revealed {
                     deck: d,
                     position: p,
@@ -336,6 +356,18 @@ impl ChanceOutcome {
                 } else {
                     None
                 },
+            },
+            (
+                ChanceOutcome::Dealt {
+                    deck,
+                    position,
+                    card,
+                },
+                ChanceRequest::DealSealed { to, .. },
+            ) => ChanceOutcome::Dealt {
+                deck: *deck,
+                position: *position,
+                card: if viewer == Some(*to) { *card } else { None },
             },
             (
                 ChanceOutcome::Whispered {

@@ -124,6 +124,17 @@ impl<R: Rng> Oracle<R> {
     pub fn rng(&mut self) -> &mut R {
         &mut self.rng
     }
+
+    /// The same cards and dice dealt so far, with new randomness from `rng` for what comes
+    /// next: an episode branching off this one (a card dealt before must show as itself).
+    pub fn fork<R2: Rng>(&self, rng: R2) -> Oracle<R2> {
+        Oracle {
+            rng,
+            decks: self.decks.clone(),
+            private: self.private.clone(),
+            holders: self.holders.clone(),
+        }
+    }
 }
 
 fn card_at(
@@ -152,12 +163,14 @@ impl<R: Rng> ChanceSource for Oracle<R> {
                 self.decks.insert(*deck, cards);
                 ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. }
+            | ChanceRequest::DealSealed { deck, position, .. } => ChanceOutcome::Dealt {
                 deck: *deck,
                 position: *position,
                 card: Some(card_at(&self.decks, *deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
+            ChanceRequest::Reveal { deck, position }
+            | ChanceRequest::Show { deck, position, .. } => ChanceOutcome::Revealed {
                 deck: *deck,
                 position: *position,
                 card: card_at(&self.decks, *deck, *position)?,
@@ -199,6 +212,9 @@ impl<R: Rng> ChanceSource for Oracle<R> {
 pub struct Script {
     pub deck: Vec<CardId>,
     pub decks: BTreeMap<DeckId, Vec<CardId>>,
+    /// A deck `decks` does not name and of another size than `deck` comes in its unshuffled
+    /// order (a solitaire's reshuffles, which a script cannot size ahead), instead of `deck`.
+    pub in_order: bool,
     pub dice: Vec<u8>,
     next_die: usize,
     private: PrivateRolls,
@@ -256,17 +272,23 @@ impl ChanceSource for Script {
         note_deal(&mut self.holders, request);
         Ok(match request {
             ChanceRequest::Shuffle { deck, spec } => {
+                if self.in_order && !self.decks.contains_key(deck) && spec.len() != self.deck.len()
+                {
+                    self.decks.insert(*deck, spec.cards());
+                }
                 for c in self.cards(*deck) {
                     spec.check(*c).map_err(|e| e.to_string())?;
                 }
                 ChanceOutcome::Shuffled { deck: *deck }
             }
-            ChanceRequest::Deal { deck, position, .. } => ChanceOutcome::Dealt {
+            ChanceRequest::Deal { deck, position, .. }
+            | ChanceRequest::DealSealed { deck, position, .. } => ChanceOutcome::Dealt {
                 deck: *deck,
                 position: *position,
                 card: Some(self.scripted(*deck, *position)?),
             },
-            ChanceRequest::Reveal { deck, position } => ChanceOutcome::Revealed {
+            ChanceRequest::Reveal { deck, position }
+            | ChanceRequest::Show { deck, position, .. } => ChanceOutcome::Revealed {
                 deck: *deck,
                 position: *position,
                 card: self.scripted(*deck, *position)?,
@@ -547,7 +569,7 @@ pub fn simulate<G: Game>(
         }
         if let Some(every) = opts.forfeit_every {
             if step % every == every - 1 && !god.is_terminal() {
-                check_forfeit(&god, rng, opts).map_err(&ctx)?;
+                check_forfeit(&god, &oracle, rng, opts).map_err(&ctx)?;
             }
         }
     }
@@ -678,7 +700,12 @@ fn check_sit_in<G: Game>(
 /// Removes a random participant from a copy of `god` and plays the copy out with random moves:
 /// the game must stay consistent, never give the offender a move, and end without the offender
 /// among the winners.
-fn check_forfeit<G: Game>(god: &G, rng: &mut impl Rng, opts: &SimOptions) -> Result<(), String> {
+fn check_forfeit<G: Game, R: Rng>(
+    god: &G,
+    dealt: &Oracle<R>,
+    rng: &mut impl Rng,
+    opts: &SimOptions,
+) -> Result<(), String> {
     let parts = god.participants();
     let Some(&offender) = parts.choose(rng) else {
         return Ok(());
@@ -696,9 +723,10 @@ fn check_forfeit<G: Game>(god: &G, rng: &mut impl Rng, opts: &SimOptions) -> Res
     if g.sitting_out().contains(&offender) {
         check_sit_in(&g, offender, rng, opts)?;
     }
-    let mut oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
+    // The cards dealt before the forfeit stay what they were (a race shows them afterwards).
+    let oracle_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
         .map_err(|e| e.to_string())?;
-    let mut oracle = Oracle::new(&mut oracle_rng);
+    let mut oracle = dealt.fork(oracle_rng);
     let mut moves_rng = <rand::rngs::StdRng as rand::SeedableRng>::from_rng(&mut *rng)
         .map_err(|e| e.to_string())?;
     let (outcome, _) = play_out(&mut g, &mut oracle, opts.max_steps, |g, seat, legal| {

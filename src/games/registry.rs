@@ -8,7 +8,7 @@ use super::script::Replayed;
 use super::ui::GameUi;
 use super::{
     abandon_ship, all_fives, art_of_facts, chickenfoot, high_card, insider, lamarckian_poker, mia,
-    perudo, reformation, tolerance,
+    perudo, reformation, scoundrel, shooting_party, the_bogey, tolerance,
 };
 use crate::bots::arena::{game_duel, GameDuel};
 use crate::bots::{Bot, BotLevel};
@@ -171,6 +171,9 @@ games! {
     art_of_facts::ArtOfFacts,
     insider::Insider,
     reformation::Reformation,
+    scoundrel::Scoundrel,
+    the_bogey::TheBogey,
+    shooting_party::ShootingParty,
 }
 
 /// The registered games' names.

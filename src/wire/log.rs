@@ -55,6 +55,18 @@ pub struct SealedToken {
     pub sealed: String,
 }
 
+/// A card its holder opens for everyone by itself (PROTOCOL.md §5.12): one token (with its
+/// proof, base64) per key holder of the deck, in key-holder order — the holder's own and the
+/// ones the others sealed to it when the card was dealt to it, all under the context that
+/// names the holder as the recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShownCard {
+    pub deck: DeckId,
+    pub position: u16,
+    pub tokens: Vec<String>,
+}
+
 /// A whisperer's letters for one whisper (PROTOCOL.md §5.11): its one-time letter key (x-only
 /// hex) and one NIP-44 v2 payload (base64) per candidate, in the whisper's candidate order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +109,9 @@ pub enum Body {
         sealed: Vec<SealedToken>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         dice: Vec<String>,
+        /// Cards the sender, their holder, opens for everyone by itself (§5.12).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        shown: Vec<ShownCard>,
     },
     /// Parallel, every candidate of the batch's whispers (PROTOCOL.md §5.11): one mailbox key
     /// (x-only hex) per whisper it is a candidate of, in request order — a key of its own if it
@@ -337,6 +352,11 @@ mod tests {
                 }],
                 sealed: vec![],
                 dice: vec!["DD".into()],
+                shown: vec![ShownCard {
+                    deck: 9,
+                    position: 1,
+                    tokens: vec!["EE".into(), "FF".into()],
+                }],
             },
             Body::Mailbox {
                 keys: vec!["ee".into()],

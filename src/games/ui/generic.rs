@@ -18,6 +18,9 @@ pub struct GenericPanel<G: GameUi> {
     /// A move being typed, once a letter or digit was pressed.
     typed: Option<String>,
     notice: Option<String>,
+    /// Rows kept under the table for the moves and the story; none: the table takes at most
+    /// half the screen.
+    room_below: Option<u16>,
 }
 
 impl<G: GameUi> Default for GenericPanel<G> {
@@ -28,6 +31,18 @@ impl<G: GameUi> Default for GenericPanel<G> {
             at: 0,
             typed: None,
             notice: None,
+            room_below: None,
+        }
+    }
+}
+
+impl<G: GameUi> GenericPanel<G> {
+    /// A panel whose table may take all but `rows` of the screen's middle (a game whose table
+    /// is most of what a player reads, such as The Bogey's columns).
+    pub fn with_room_below(rows: u16) -> Self {
+        GenericPanel {
+            room_below: Some(rows),
+            ..GenericPanel::default()
         }
     }
 }
@@ -159,7 +174,11 @@ impl<G: GameUi> Panel<G> for GenericPanel<G> {
                 .collect(),
             None => vec![Line::styled("waiting for the table…", theme.dim())],
         };
-        let want = (table.len() as u16 + 2).clamp(4, area.height / 2);
+        let most = match self.room_below {
+            Some(rows) => area.height.saturating_sub(rows),
+            None => area.height / 2,
+        };
+        let want = (table.len() as u16 + 2).clamp(4, most.max(4));
         let [top, lower] =
             Layout::vertical([Constraint::Length(want), Constraint::Min(4)]).areas(area);
         frame.render_widget(

@@ -47,8 +47,9 @@ impl Chance {
                     tokens,
                     sealed,
                     dice,
+                    shown,
                 },
-            ) => self.accept_reveal(seat, tokens, sealed, dice),
+            ) => self.accept_reveal(seat, tokens, sealed, dice, shown),
             (Stage::Mailbox, Body::Mailbox { keys }) => self.accept_mailbox(seat, keys),
             (Stage::Letter, Body::Letter { letters }) => self.accept_letters(seat, letters),
             (Stage::Unseal, Body::Unseal { secrets }) => self.accept_unseal(seat, secrets),
@@ -284,6 +285,84 @@ impl Chance {
         Ok(out)
     }
 
+    /// Checks the cards `seat` shows by itself against what it owes (§5.12): the owed
+    /// positions in order, one token per key holder, each verified under the context naming
+    /// `seat` as its recipient.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn check_showings(
+        &self,
+        seat: Seat,
+        shown: &[ShownCard],
+        owed: &[(DeckId, u16)],
+    ) -> Result<Vec<(DeckId, u16, Vec<VerifiedToken>)>, ChanceError> {
+        let mut out = Vec::with_capacity(shown.len());
+        for (c, (deck, position)) in shown.iter().zip(owed) {
+            if c.deck != *deck || c.position != *position {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "shows deck {} position {}, deck {deck} position {position} owed",
+                        c.deck, c.position
+                    ),
+                ));
+            }
+            let d = &self.decks[deck];
+            let ridx = d
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
+            if c.tokens.len() != d.parts.len() {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "shows position {position} with {} tokens; the deck has {} key holders",
+                        c.tokens.len(),
+                        d.parts.len()
+                    ),
+                ));
+            }
+            let deck_now = d.verified()?;
+            let toks = c
+                .tokens
+                .iter()
+                .map(|t| {
+                    RevealToken::from_base64(t)
+                        .map_err(|e| bad(seat, format!("a token of position {position}: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let checks: Vec<TokenCheck<'_>> = toks
+                .iter()
+                .enumerate()
+                .map(|(i, tok)| TokenCheck {
+                    ctx: self
+                        .ctx(d.fair_hand, i, d.parts[i])
+                        .with_step(FairStep::Reveal {
+                            position: *position,
+                            recipient: Some(ridx as u16),
+                        }),
+                    share: &d.shares[i],
+                    token: tok,
+                })
+                .collect();
+            let mut verified = Vec::with_capacity(toks.len());
+            for (i, r) in fair::verify_tokens_each(deck_now, &checks)
+                .into_iter()
+                .enumerate()
+            {
+                verified.push(r.map_err(|e| {
+                    bad(
+                        seat,
+                        format!(
+                            "the token of seat {} for position {position}, shown by its holder: {e}",
+                            d.parts[i]
+                        ),
+                    )
+                })?);
+            }
+            out.push((*deck, *position, verified));
+        }
+        Ok(out)
+    }
+
     pub(super) fn store_values(&mut self, values: Vec<(SlotKey, VerifiedValue)>) {
         for (k, v) in values {
             self.values.entry(k).or_default().push(v);
@@ -296,6 +375,7 @@ impl Chance {
         tokens: &[TokenMsg],
         sealed: &[SealedToken],
         dice: &[String],
+        shown: &[ShownCard],
     ) -> Result<(), ChanceError> {
         let b = self.batch.as_ref().expect("batch");
         if b.got.contains(&seat) {
@@ -307,18 +387,24 @@ impl Chance {
             .cloned()
             .filter(|o| !o.is_empty())
             .ok_or_else(|| bad(seat, "revealed though it owed nothing"))?;
-        if tokens.len() != owed.tokens.len() || sealed.len() != owed.sealed.len() {
+        if tokens.len() != owed.tokens.len()
+            || sealed.len() != owed.sealed.len()
+            || shown.len() != owed.shown.len()
+        {
             return Err(bad(
                 seat,
                 format!(
-                    "{} tokens and {} sealed tokens, {} and {} owed",
+                    "{} tokens, {} sealed tokens and {} cards shown; {}, {} and {} owed",
                     tokens.len(),
                     sealed.len(),
+                    shown.len(),
                     owed.tokens.len(),
-                    owed.sealed.len()
+                    owed.sealed.len(),
+                    owed.shown.len()
                 ),
             ));
         }
+        let showings = self.check_showings(seat, shown, &owed.shown)?;
         // A token event may carry dozens of tokens (a showdown, a board); they are checked per
         // deck as one random linear combination (FAIR.md §9.5), and only a failing batch is
         // re-checked token by token to name the bad one.
@@ -395,7 +481,7 @@ impl Chance {
                 let v = RevealToken::from_bytes(&bytes)
                     .and_then(|tok| fair::verify_token(&ctx, &d.shares[idx], deck_now, &tok))
                     .map_err(|e| bad(seat, format!("sealed token for position {position}: {e}")))?;
-                mine.push((*deck, *position, v));
+                mine.push((*deck, *position, v, (idx as u16, bytes)));
             }
         }
         let values = self.check_dice(seat, &owed.dice, dice)?;
@@ -404,9 +490,14 @@ impl Chance {
             let d = self.decks.get_mut(&deck).expect("deck");
             d.tokens.entry(position).or_default().push(v);
         }
-        for (deck, position, v) in mine {
+        for (deck, position, v, raw) in mine {
             let d = self.decks.get_mut(&deck).expect("deck");
             d.sealed_to_me.entry(position).or_default().push(v);
+            d.sealed_raw.entry(position).or_default().push(raw);
+        }
+        for (deck, position, toks) in showings {
+            let d = self.decks.get_mut(&deck).expect("deck");
+            d.shown.insert(position, toks);
         }
         self.store_values(values);
         let b = self.batch.as_mut().expect("batch");

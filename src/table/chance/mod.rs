@@ -42,7 +42,7 @@ use crate::fair::{
     self, Context, JointKey, PublicShare, RevealToken, SecretShare, Step as FairStep, TokenCheck,
     VerifiedDeck, VerifiedShare, VerifiedToken,
 };
-use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, TokenMsg};
+use crate::wire::log::{Body, DeckShuffle, LetterMsg, SealedToken, ShownCard, TokenMsg};
 use ::hkdf::Hkdf;
 use nostr::prelude::{nip44, Keys, PublicKey, SecretKey};
 use rand::SeedableRng;
@@ -186,6 +186,14 @@ struct Deck {
     tokens: BTreeMap<u16, Vec<VerifiedToken>>,
     /// Tokens sent to this client sealed, by position.
     sealed_to_me: BTreeMap<u16, Vec<VerifiedToken>>,
+    /// The same tokens as their makers sent them (token and proof, by maker's participant
+    /// index), so that this client can show a card it was dealt sealed (PROTOCOL.md §5.12).
+    sealed_raw: BTreeMap<u16, Vec<(u16, Vec<u8>)>>,
+    /// Who each position was dealt to with `DealSealed`, over every batch: each such seat may
+    /// show it later (§5.12).
+    drawn: BTreeMap<u16, BTreeSet<Seat>>,
+    /// Every key holder's token for a position its holder showed, by position.
+    shown: BTreeMap<u16, Vec<VerifiedToken>>,
     /// Who a position was dealt to.
     holders: BTreeMap<u16, Vec<Seat>>,
     /// Cards opened to everyone, by position.
@@ -213,6 +221,9 @@ impl Deck {
             shuffles: 0,
             tokens: BTreeMap::new(),
             sealed_to_me: BTreeMap::new(),
+            sealed_raw: BTreeMap::new(),
+            drawn: BTreeMap::new(),
+            shown: BTreeMap::new(),
             holders: BTreeMap::new(),
             revealed: BTreeMap::new(),
             dead: false,
@@ -245,6 +256,8 @@ struct Owed {
     tokens: Vec<(DeckId, u16, Option<u16>)>,
     /// `(deck, position, to)` sealed tokens, in this order.
     sealed: Vec<(DeckId, u16, Seat)>,
+    /// `(deck, position)` cards it shows by itself, as their holder (§5.12), in this order.
+    shown: Vec<(DeckId, u16)>,
     /// `(epoch, slot)` dice values, in this order.
     dice: Vec<(u32, u32)>,
     /// Whispers it is a candidate of: a mailbox key each, in request order (PROTOCOL.md §5.11).
@@ -258,7 +271,10 @@ struct Owed {
 impl Owed {
     /// Nothing owed in the reveal stage.
     fn is_empty(&self) -> bool {
-        self.tokens.is_empty() && self.sealed.is_empty() && self.dice.is_empty()
+        self.tokens.is_empty()
+            && self.sealed.is_empty()
+            && self.dice.is_empty()
+            && self.shown.is_empty()
     }
 
     /// Whether something is owed in the parallel stage `stage`.
@@ -732,7 +748,9 @@ impl Chance {
                 ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
                     dice_needed += 1
                 }
-                ChanceRequest::Deal { deck, .. } | ChanceRequest::Reveal { deck, .. } => {
+                ChanceRequest::Deal { deck, .. }
+                | ChanceRequest::DealSealed { deck, .. }
+                | ChanceRequest::Reveal { deck, .. } => {
                     if !new_decks.iter().any(|(d, _)| d == deck) {
                         let d = self.decks.get(deck).ok_or_else(|| {
                             ChanceError::Protocol(format!("deck {deck} was never shuffled"))
@@ -742,6 +760,28 @@ impl Chance {
                                 "deck {deck} cannot be dealt from: a player who held its key left"
                             )));
                         }
+                    }
+                }
+                // Shown by its holder alone, with the tokens it was sealed: it opens even on a
+                // deck one of whose key holders has left (§5.12).
+                ChanceRequest::Show {
+                    deck,
+                    position,
+                    holder,
+                } => {
+                    let d = self.decks.get(deck).ok_or_else(|| {
+                        ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                    })?;
+                    if !d.drawn.get(position).is_some_and(|h| h.contains(holder)) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {holder} was not dealt position {position} of deck {deck} \
+                             sealed, so it cannot show it alone"
+                        )));
+                    }
+                    if !parts.contains(holder) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {holder} shows a card but takes no part in the batch"
+                        )));
                     }
                 }
                 ChanceRequest::OpenPrivate { owner, roll } => {
@@ -1024,6 +1064,35 @@ impl Chance {
                                 .push((*deck, *position, recipient));
                         }
                     }
+                }
+                // Every other key holder seals its token to the one recipient: nothing is
+                // published, so the position can be dealt again to another seat (§5.12).
+                ChanceRequest::DealSealed { deck, position, to } => {
+                    let d = self.deck_parts(*deck, b)?;
+                    if !d.contains(to) || !b.parts.contains(to) {
+                        return Err(ChanceError::Protocol(format!(
+                            "seat {to} is dealt position {position} of deck {deck} sealed but \
+                             holds no key share of it"
+                        )));
+                    }
+                    for s in d.iter().filter(|s| *s != to) {
+                        b.owed
+                            .entry(*s)
+                            .or_default()
+                            .sealed
+                            .push((*deck, *position, *to));
+                    }
+                }
+                ChanceRequest::Show {
+                    deck,
+                    position,
+                    holder,
+                } => {
+                    b.owed
+                        .entry(*holder)
+                        .or_default()
+                        .shown
+                        .push((*deck, *position));
                 }
                 ChanceRequest::Reveal { deck, position } => {
                     let d = self.deck_parts(*deck, b)?;

@@ -36,6 +36,35 @@ impl Chance {
                         card,
                     }
                 }
+                ChanceRequest::DealSealed { deck, position, to } => {
+                    let d = self.decks.get_mut(deck).expect("deck");
+                    d.drawn.entry(*position).or_default().insert(*to);
+                    let card = match me {
+                        Some(m) if m == *to => Some(self.open_mine(*deck, *position)?),
+                        _ => None,
+                    };
+                    ChanceOutcome::Dealt {
+                        deck: *deck,
+                        position: *position,
+                        card,
+                    }
+                }
+                ChanceRequest::Show { deck, position, .. } => {
+                    let d = &self.decks[deck];
+                    let joint = d.joint.as_ref().expect("keys");
+                    let all = d.shown.get(position).cloned().unwrap_or_default();
+                    let index = fair::open_card(joint, d.verified()?, *position, &all)
+                        .map_err(|e| ChanceError::Protocol(format!("opening a shown card: {e}")))?;
+                    let card = card_of(&d.spec, index)?;
+                    if let Some(d) = self.decks.get_mut(deck) {
+                        d.revealed.insert(*position, card);
+                    }
+                    ChanceOutcome::Revealed {
+                        deck: *deck,
+                        position: *position,
+                        card,
+                    }
+                }
                 ChanceRequest::Reveal { deck, position } => {
                     let d = &self.decks[deck];
                     let joint = d.joint.as_ref().expect("keys");
@@ -198,6 +227,10 @@ impl Chance {
         let mut all: Vec<VerifiedToken> = d.tokens.get(&position).cloned().unwrap_or_default();
         all.extend(d.sealed_to_me.get(&position).cloned().unwrap_or_default());
         all.push(own);
+        // A key holder's token may be both published and sealed to us (a position dealt in
+        // several ways): one per key holder opens the card.
+        let mut seen = BTreeSet::new();
+        all.retain(|t| seen.insert(t.seat()));
         let index = fair::open_card(joint, d.verified()?, position, &all)
             .map_err(|e| ChanceError::Protocol(format!("opening our card: {e}")))?;
         card_of(&d.spec, index)

@@ -161,11 +161,16 @@ impl Chance {
                 sealed: text,
             });
         }
+        let mut shown = Vec::new();
+        for (deck, position) in &owed.shown {
+            shown.push(self.my_showing(*deck, *position)?);
+        }
         let dice = self.my_dice_reveals(b)?;
         Ok(Some(Body::Reveal {
             tokens,
             sealed,
             dice,
+            shown,
         }))
     }
 
@@ -357,6 +362,40 @@ impl Chance {
             d.verified()?,
         )
         .map_err(|e| ChanceError::Protocol(format!("our token: {e}")))
+    }
+
+    /// Every key holder's token for a card this seat was dealt sealed, to show it to everyone
+    /// (PROTOCOL.md §5.12): its own, made now, and the ones sealed to it, as they were sent.
+    fn my_showing(&self, deck: DeckId, position: u16) -> Result<ShownCard, ChanceError> {
+        let me = self.me.as_ref().expect("seated");
+        let d = &self.decks[&deck];
+        let my_idx = d
+            .idx(me.seat)
+            .ok_or_else(|| ChanceError::Protocol("we hold no key share of the deck".into()))?;
+        let got = d.sealed_raw.get(&position).cloned().unwrap_or_default();
+        let mut tokens = Vec::with_capacity(d.parts.len());
+        for i in 0..d.parts.len() {
+            if i == my_idx {
+                let t = self.my_token(d, deck, position, Some(my_idx as u16))?;
+                tokens.push(t.to_base64());
+                continue;
+            }
+            let (_, bytes) = got
+                .iter()
+                .find(|(k, _)| usize::from(*k) == i)
+                .ok_or_else(|| {
+                    ChanceError::Protocol(format!(
+                    "position {position} of deck {deck}: no token of key holder {i} was sealed \
+                     to us"
+                ))
+                })?;
+            tokens.push(fair::to_base64(bytes));
+        }
+        Ok(ShownCard {
+            deck,
+            position,
+            tokens,
+        })
     }
 
     pub(super) fn my_dice_reveals(&self, b: &Batch) -> Result<Vec<String>, ChanceError> {

@@ -551,6 +551,127 @@ fn run_tampered(
     Ok(cs.iter_mut().map(|c| c.finish().unwrap()).collect())
 }
 
+/// The card of a sealed deal as each client knows it (`None`: not dealt to it).
+fn dealt_card(o: &ChanceOutcome) -> Option<CardId> {
+    match o {
+        ChanceOutcome::Dealt { card, .. } => *card,
+        x => panic!("{x:?}"),
+    }
+}
+
+#[test]
+fn a_position_dealt_sealed_to_each_seat_in_turn_opens_for_each_alone_and_its_holder_shows_it_after_a_key_holder_left(
+) {
+    let mut cs = clients(3);
+    let spectator = cs.len() - 1;
+    let mut step = 0;
+    let mut sealed_seen = Vec::new();
+    // Seat 0 draws position 0 first: every other key holder seals its token to it and
+    // publishes nothing.
+    let first = run_tampered(
+        &mut cs,
+        &[
+            ChanceRequest::Shuffle {
+                deck: 0,
+                spec: DeckSpec::standard(1),
+            },
+            ChanceRequest::DealSealed {
+                deck: 0,
+                position: 0,
+                to: 0,
+            },
+        ],
+        &[0, 1, 2],
+        &mut step,
+        |seat, b| {
+            if let Body::Reveal { tokens, sealed, .. } = b {
+                assert!(tokens.is_empty(), "seat {seat} published a token");
+                sealed_seen.extend(sealed.iter().map(|t| (seat, t.to)));
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(sealed_seen, vec![(1, 0), (2, 0)]);
+    let card = dealt_card(&first[0][1]).expect("seat 0 holds it");
+    for (c, o) in first.iter().enumerate().skip(1) {
+        assert_eq!(dealt_card(&o[1]), None, "client {c} learnt seat 0's card");
+    }
+    // Seat 1 draws the same position later, the same way: the same card, still hidden from
+    // seat 2 and the spectator, although seat 2 sealed its token twice.
+    let second = run(
+        &mut cs,
+        &[ChanceRequest::DealSealed {
+            deck: 0,
+            position: 0,
+            to: 1,
+        }],
+        &[0, 1, 2],
+        &mut step,
+    );
+    assert_eq!(dealt_card(&second.outcomes[1][0]), Some(card));
+    for c in [0, 2, spectator] {
+        assert_eq!(dealt_card(&second.outcomes[c][0]), None, "client {c}");
+    }
+    assert!(cs[spectator].decks[&0].tokens.is_empty(), "no plain token");
+    // Seat 2 leaves: the deck is dead for dealing, but seat 1 shows its card by itself.
+    for c in cs.iter_mut() {
+        c.forget(&[2]);
+    }
+    let dead = cs[0]
+        .begin(
+            vec![ChanceRequest::DealSealed {
+                deck: 0,
+                position: 1,
+                to: 0,
+            }],
+            vec![0, 1],
+            false,
+        )
+        .unwrap_err();
+    assert!(dead.to_string().contains("cannot be dealt from"), "{dead}");
+    cs[0].abandon();
+    let never = cs[0]
+        .begin(
+            vec![ChanceRequest::Show {
+                deck: 0,
+                position: 1,
+                holder: 0,
+            }],
+            vec![0, 1],
+            false,
+        )
+        .unwrap_err();
+    assert!(never.to_string().contains("was not dealt"), "{never}");
+    cs[0].abandon();
+    let show = [ChanceRequest::Show {
+        deck: 0,
+        position: 0,
+        holder: 1,
+    }];
+    // A shown token that is not the maker's is refused, naming the shower.
+    let mut bad = cs.clone();
+    let e = run_tampered(&mut bad, &show, &[0, 1], &mut step.clone(), |_, b| {
+        if let Body::Reveal { shown, .. } = b {
+            shown[0].tokens.swap(0, 2);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.0, 1);
+    assert!(e.1.contains("shown by its holder"), "{}", e.1);
+    let opened = run(&mut cs, &show, &[0, 1], &mut step);
+    assert_eq!(opened.stages, vec![Stage::Reveal]);
+    for o in &opened.outcomes {
+        assert_eq!(
+            o[0],
+            ChanceOutcome::Revealed {
+                deck: 0,
+                position: 0,
+                card
+            }
+        );
+    }
+}
+
 const ROLES: [&str; 4] = ["Insider", "Common", "Common", "Common"];
 
 /// Five seats: seat 0 rolls six private dice; seats 1–4 alone key a deck of one Insider

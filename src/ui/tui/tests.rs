@@ -587,3 +587,111 @@ fn an_art_of_facts_player_sees_its_cards_and_the_ante_and_keeps_or_declares() {
     }
     assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(A::Keep));
 }
+
+#[test]
+fn a_scoundrel_entrant_sees_its_room_weapon_health_and_the_race_at_80_by_24() {
+    use crate::games::scoundrel::{Action as Turn, Scoundrel};
+    let g = game_until::<Scoundrel>(
+        3,
+        4,
+        |_, _, legal| {
+            legal
+                .iter()
+                .find(|a| matches!(a, Turn::Face { fallen: false, .. }))
+                .cloned()
+                .unwrap_or_else(|| legal[0].clone())
+        },
+        |g| g.entrants[0].moves.len() == 1,
+    );
+    let s = screen(&asked(&g, 3));
+    assert!(
+        s.contains("health") && s.contains("weapon") && s.contains("room [1]"),
+        "{s}"
+    );
+    assert!(
+        s.contains("bot 1") && s.contains("bot 2") && s.contains("turn  1"),
+        "{s}"
+    );
+    // Its own room by card, the moves as the cards they face.
+    assert!(['♣', '♦', '♥', '♠'].iter().any(|c| s.contains(*c)), "{s}");
+    assert!(s.contains("face "), "{s}");
+}
+
+#[test]
+fn a_bogey_entrant_sees_every_column_its_hand_and_the_bogeys_card_at_80_by_24() {
+    use crate::games::the_bogey::ui::words::column_text;
+    use crate::games::the_bogey::{game::Awaits, Action as B, TheBogey};
+    // Random moves that never give up, until seat 0 has ten columns and the bogey's card to
+    // place: the table at its most crowded short of the limit.
+    let mut rng = StdRng::seed_from_u64(9);
+    let g = game_until::<TheBogey>(
+        2,
+        6,
+        |_, _, legal| {
+            use rand::seq::SliceRandom;
+            let playing: Vec<&B> = legal.iter().filter(|a| **a != B::GiveUp).collect();
+            **playing.choose(&mut rng).unwrap()
+        },
+        |g| {
+            let p = &g.entrants[0].places;
+            p.columns.len() >= 10 && p.awaits() == Awaits::Bogey
+        },
+    );
+    let s = screen(&asked(&g, 2));
+    let me = g.view(Some(0)).entrants[0].clone();
+    for (i, col) in me.columns.iter().enumerate() {
+        let cell = format!("{:>2} {}", i + 1, column_text(col));
+        assert!(s.contains(&cell), "column {} ({cell}) missing:\n{s}", i + 1);
+    }
+    let hand = if me.hand.is_empty() {
+        "hand empty"
+    } else {
+        "hand [1]"
+    };
+    assert!(s.contains(hand) && s.contains("the bogey plays"), "{s}");
+    assert!(
+        s.contains(" col\n") || s.contains(" col "),
+        "the other entrant's line fits:\n{s}"
+    );
+    assert!(s.contains("/12 columns") && s.contains("bot 1"), "{s}");
+    // The moves: where the bogey's card may go, in words.
+    assert!(s.contains("put the bogey's"), "{s}");
+}
+
+#[test]
+fn a_shooting_party_entrant_sees_its_room_the_aces_up_and_its_score_pile_at_80_by_24() {
+    use crate::games::shooting_party::ui::words::row;
+    use crate::games::shooting_party::{bot::pick, game::card_short, ShootingParty};
+    // The agent bot plays until seat 0 has made contact and an ace is displayed: a room, the
+    // displayed row and the score pile all hold cards.
+    let g = game_until::<ShootingParty>(
+        3,
+        4,
+        |g, s, legal| pick(&g.view(Some(s)), legal).unwrap_or_else(|| legal[0].clone()),
+        |g| {
+            let p = &g.entrants[0].places;
+            !p.scored.is_empty() && !p.aces.is_empty() && !p.searching
+        },
+    );
+    let s = screen(&asked(&g, 3));
+    let me = g.view(Some(0)).entrants[0].clone();
+    for (i, c) in me.hand.iter().enumerate() {
+        let cell = format!("[{}] {}", i + 1, card_short(c.unwrap()));
+        assert!(s.contains(&cell), "room card {cell} missing:\n{s}");
+    }
+    assert!(
+        s.contains(&format!("aces up     {}", row(&me.aces))),
+        "the displayed aces:\n{s}"
+    );
+    assert!(
+        s.contains(&format!("score pile  {}", row(&me.scored))),
+        "the score pile:\n{s}"
+    );
+    assert!(s.contains(&format!("score {}", me.scored.len())), "{s}");
+    assert!(s.contains("bot 1") && s.contains("bot 2"), "the race:\n{s}");
+    // The moves, in words with the cards.
+    assert!(
+        s.contains("leave the room") || s.contains("goes up") || s.contains("must"),
+        "{s}"
+    );
+}

@@ -1,0 +1,215 @@
+use super::game::{dungeon_cards, replay_entrant, Life, Phase, ALL_MONSTERS};
+use super::*;
+use crate::bots::Bot;
+use crate::cards::{CardId, PlayingCard};
+use crate::engine::sim::{fulfil_all, simulate, Oracle, SimOptions};
+use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, ToAct};
+use crate::games::ui::GameUi;
+
+use rand::{rngs::StdRng, SeedableRng};
+
+fn c(s: &str) -> CardId {
+    PlayingCard::parse(s).unwrap().id()
+}
+
+#[test]
+fn the_dungeon_is_44_cards_worth_208_in_monsters() {
+    let d = dungeon_cards();
+    assert_eq!(d.len(), 44);
+    assert_eq!(ALL_MONSTERS, 208);
+    assert!(!d.contains(&c("AH")) && !d.contains(&c("KD")) && d.contains(&c("AS")));
+}
+
+#[test]
+fn random_races_pass_the_generic_simulation() {
+    let mut rng = StdRng::seed_from_u64(3);
+    for players in 1..=4 {
+        let g = Scoundrel::new(&Setup { players }).unwrap();
+        for _ in 0..12 {
+            simulate(&g, &mut rng, &SimOptions::default()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
+    let mut g = Scoundrel::new(&Setup { players: 3 }).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(5));
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!()
+    };
+    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
+    // Seat 1's own client: it learns its room and nothing of the others'.
+    let mut one = g.clone();
+    let masked: Vec<ChanceOutcome> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(1)))
+        .collect();
+    one.apply_chance(&masked).unwrap();
+    g.apply_chance(&outs).unwrap();
+    let v = one.view(Some(1));
+    assert!(v.entrants[1].room.iter().all(Option::is_some));
+    assert!(v.entrants[0].room.iter().all(Option::is_none));
+    assert!(v.entrants[0].life.is_none());
+    // Everyone's first room is the same four cards.
+    let full = g.view(None);
+    assert!(full.entrants[0].room.iter().all(Option::is_none));
+    let rooms: Vec<Vec<Option<CardId>>> = (0..3)
+        .map(|s| g.view(Some(s)).entrants[usize::from(s)].room.clone())
+        .collect();
+    assert!(rooms.windows(2).all(|w| w[0] == w[1]), "{rooms:?}");
+    // Only sealed deals: nothing is shown before the race ends.
+    assert!(reqs.iter().all(|r| matches!(
+        r,
+        ChanceRequest::Shuffle { .. } | ChanceRequest::DealSealed { .. }
+    )));
+}
+
+#[test]
+fn a_turn_that_does_not_follow_from_the_cards_is_refused_at_the_end_naming_the_entrant() {
+    // Seat 1's client sees seat 0's turns only in form: a lying seat 0 passes then, and is
+    // caught when its cards are shown.
+    let mut god = Scoundrel::new(&Setup { players: 2 }).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(11));
+    let ToAct::Chance(reqs) = god.to_act() else {
+        panic!()
+    };
+    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
+    let mut one = god.clone();
+    let masked: Vec<ChanceOutcome> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(1)))
+        .collect();
+    one.apply_chance(&masked).unwrap();
+    god.apply_chance(&outs).unwrap();
+    // A claim of falling on the first card at full health cannot be true.
+    let lie = Action::Face {
+        takes: vec![Take {
+            slot: 0,
+            weapon: false,
+        }],
+        fallen: true,
+    };
+    assert!(god.apply(0, &lie).is_err(), "its own client refuses it");
+    one.apply(0, &lie).unwrap();
+    one.apply(1, &Action::GiveUp).unwrap();
+    // The end: every card drawn is shown.
+    let ToAct::Chance(show) = one.to_act() else {
+        panic!("{:?}", one.to_act())
+    };
+    assert!(show.iter().all(|r| matches!(r, ChanceRequest::Show { .. })));
+    let shown = fulfil_all(&mut oracle, &show).unwrap();
+    one.apply_chance(&shown).unwrap();
+    assert!(one.is_terminal());
+    match &one.verdicts[&0] {
+        Verdict::Refused { reason } => assert!(reason.contains("says it fell"), "{reason}"),
+        v => panic!("{v:?}"),
+    }
+    let names = |s: u8| ["Ann", "Bob"][usize::from(s)].to_string();
+    let line = one.result_line(&names);
+    assert!(
+        line.contains("Ann's game refused: turn 1: says it fell"),
+        "{line}"
+    );
+    // The honest one is scored: it gave up, so it loses every monster.
+    assert_eq!(
+        one.verdicts[&1],
+        Verdict::Verified {
+            score: -ALL_MONSTERS,
+            health: 20
+        }
+    );
+    assert_eq!(one.outcome().unwrap().winners, vec![1]);
+}
+
+#[test]
+fn an_entrant_who_leaves_stops_the_race_and_the_others_are_still_shown_and_scored() {
+    let mut g = Scoundrel::new(&Setup { players: 3 }).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(8));
+    let mut bots: Vec<Box<dyn Bot<Scoundrel>>> = (0..3)
+        .map(|s| Box::new(DungeonBot::new(StdRng::seed_from_u64(s))) as Box<dyn Bot<Scoundrel>>)
+        .collect();
+    for _ in 0..4 {
+        match g.to_act() {
+            ToAct::Chance(r) => {
+                let o = fulfil_all(&mut oracle, &r).unwrap();
+                g.apply_chance(&o).unwrap();
+            }
+            ToAct::Sealed(seats) => {
+                for s in seats {
+                    let a = bots[usize::from(s)].choose(&g.view(Some(s)), &g.legal_actions(s));
+                    g.apply(s, &a).unwrap();
+                }
+            }
+            _ => break,
+        }
+    }
+    g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+    let ToAct::Chance(show) = g.to_act() else {
+        panic!()
+    };
+    assert!(show
+        .iter()
+        .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
+    let o = fulfil_all(&mut oracle, &show).unwrap();
+    g.apply_chance(&o).unwrap();
+    assert_eq!(g.phase, Phase::Over);
+    assert_eq!(g.verdicts[&2], Verdict::Left);
+    for s in [0, 1] {
+        assert!(matches!(g.verdicts[&s], Verdict::Verified { .. }), "{s}");
+    }
+    assert!(!g.outcome().unwrap().winners.contains(&2));
+}
+
+#[test]
+fn the_weapon_binds_and_only_fights_what_is_no_stronger_than_its_last_kill() {
+    let mut l = Life::default();
+    let mut potion = false;
+    l.face(c("5D"), false, &mut potion).unwrap();
+    l.face(c("QS"), true, &mut potion).unwrap();
+    assert_eq!(l.health, 13, "12 - 5 = 7 damage");
+    l.face(c("6C"), true, &mut potion).unwrap();
+    assert_eq!(l.health, 12, "6 - 5 = 1");
+    let e = l.clone().face(c("7C"), true, &mut potion).unwrap_err();
+    assert!(e.contains("stronger"), "{e}");
+    // A new weapon replaces the old and its kills.
+    l.face(c("9D"), false, &mut potion).unwrap();
+    assert!(l.slain.is_empty());
+    l.face(c("KS"), true, &mut potion).unwrap();
+    assert_eq!(l.health, 8);
+}
+
+#[test]
+fn scores_follow_the_seed() {
+    let mut l = Life {
+        health: 20,
+        last: Some(c("7H")),
+        ..Life::default()
+    };
+    assert_eq!(
+        l.score(Status::Escaped),
+        27,
+        "full health and a last potion"
+    );
+    l.health = 19;
+    assert_eq!(l.score(Status::Escaped), 19);
+    l.monsters_faced = 100;
+    assert_eq!(l.score(Status::Fallen), -108);
+    // A whole replay: no moves, nothing faced.
+    let (_, life, status) = replay_entrant(&[], &|_| None).unwrap();
+    assert_eq!((life.health, status), (20, Status::Playing));
+}
+
+#[test]
+fn the_dungeon_bot_beats_random_on_the_same_deals() {
+    let d = super::bot::duplicate(300, 21, Default::default());
+    assert!(
+        d.bot_mean > d.random_mean + 50.0,
+        "bot {:.1} against random {:.1} (escapes {:.3})",
+        d.bot_mean,
+        d.random_mean,
+        d.bot_wins
+    );
+}
