@@ -326,10 +326,22 @@ fn a_whole_perudo_game_played_with_keys_in_the_terminal() {
 
 /// `tables` on a terminal: the lobby screen lists a public table another process hosts, Enter
 /// joins it as `tolerance join` would, and the seat is played on the terminal table to the end.
+/// The lobby's pool goes on to the table: the relay (a counting proxy) sees one connection and
+/// one NIP-11 read for the host's command and one for the guest's.
 #[test]
 fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     let relay = common::relays::ServedRelay::start();
-    let (rt, url) = (&relay.rt, relay.url.clone());
+    let rt = &relay.rt;
+    let proxy = rt.block_on(async {
+        let served = nostr_sdk::RelayUrl::parse(&relay.url).expect("a relay url");
+        tolerance::net::harness::RelayProxy::start(
+            &served,
+            tolerance::net::harness::Rules::default(),
+        )
+        .await
+        .expect("the counting proxy starts")
+    });
+    let url = proxy.url().to_string();
     let host_home = common::home("tui-lobby", "host");
     let home = common::home("tui-lobby", "guest");
     common::player(&host_home);
@@ -402,6 +414,13 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
     assert!(ok, "the host failed:\n{out}\n{err}");
     assert!(out.contains("table over: "), "{out}");
+    let stats = proxy.stats();
+    assert_eq!(
+        (stats.connections, stats.info_reads),
+        (2, 2),
+        "the host's command and the guest's (lobby and table) should each open one pool: \
+         {stats:?}"
+    );
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&host_home);
 }

@@ -2,6 +2,7 @@
 //! person's `--variant` into a game's setup.
 
 use crate::games::registry::SetupOptions;
+use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use std::io::BufRead;
 
@@ -89,6 +90,32 @@ pub async fn relays_or_embedded(
         println!("embedded relay at {} (this machine only)", r.url());
     }
     Ok((vec![r.url().to_string()], Some(r)))
+}
+
+/// A pool on `relays` for the rest of a command: `open`, the pool the command already holds
+/// (the lobby screen's), when it is on the same relays, so that each relay is connected and its
+/// NIP-11 read once per command; else a new one (and `open` is closed).
+pub async fn pool_on(
+    keys: &nostr_sdk::Keys,
+    relays: &[String],
+    open: Option<RelayPool>,
+) -> Result<RelayPool, String> {
+    if let Some(pool) = open {
+        let wanted: std::collections::BTreeSet<String> = relays
+            .iter()
+            .filter_map(|r| nostr_sdk::RelayUrl::parse(r).ok())
+            .map(|u| u.to_string())
+            .collect();
+        let held: std::collections::BTreeSet<String> =
+            pool.relays().iter().map(|u| u.to_string()).collect();
+        if wanted == held && pool.public_key() == keys.public_key() {
+            return Ok(pool);
+        }
+        pool.shutdown().await;
+    }
+    RelayPool::connect(keys.clone(), relays, PoolConfig::default())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// A person's `--variant`: a built-in name, a file, or the naddr of a published variant.

@@ -4,7 +4,7 @@ use super::common::{load_identity, relays_or_embedded, setup_options};
 use super::seat::{play_seat, SeatUi};
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
-use crate::net::pool::{PoolConfig, RelayPool};
+use crate::net::pool::RelayPool;
 use crate::net::profiles::short_npub;
 use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
 use crate::wire::Pace;
@@ -164,7 +164,7 @@ pub fn print_news(n: &LobbyNews) {
 
 pub async fn run(args: HostArgs) -> Result<(), String> {
     let keys = load_identity()?;
-    host_as(&keys, args).await
+    host_as(&keys, args, None).await
 }
 
 /// The game's setup as JSON and the most players it seats.
@@ -202,7 +202,9 @@ pub async fn check_setup(
     Ok(())
 }
 
-pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
+/// Hosts as `keys`; `open`: a pool the command already holds (the lobby screen's), used when
+/// it is on the table's relays.
+pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Result<(), String> {
     let me = keys.public_key();
     let invite: Vec<PublicKey> = args
         .invite
@@ -268,9 +270,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs) -> Result<(), String> {
     );
     // One pool for the whole command: the lobby, the seating, the names and the table itself
     // (each relay connected and its NIP-11 read once).
-    let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
-        .await
-        .map_err(|e| e.to_string())?;
+    let pool = super::common::pool_on(keys, &relays, open).await?;
     let played = host_on(
         keys,
         &pool,

@@ -29,15 +29,17 @@ pub struct JoinArgs {
 
 pub async fn run(args: JoinArgs) -> Result<(), String> {
     let keys = load_identity()?;
-    join_as(&keys, args).await
+    join_as(&keys, args, None).await
 }
 
-pub async fn join_as(keys: &Keys, args: JoinArgs) -> Result<(), String> {
+/// Joins as `keys`; `open`: a pool the command already holds (the lobby screen's), used when
+/// it is on the table's relays.
+pub async fn join_as(keys: &Keys, args: JoinArgs, open: Option<RelayPool>) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     let relays = lobby::table_relays(&args.relays, &r)?;
     println!("joining as {}", short_npub(&keys.public_key()));
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
-    let pool = connect(keys, &relays).await?;
+    let pool = super::common::pool_on(keys, &relays, open).await?;
     let wait = Duration::from_secs(args.wait);
     let joined = lobby::join_lobby(keys, &pool, &relays, &r, wait, |n| print_news(&n)).await;
     let joined = match joined {

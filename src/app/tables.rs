@@ -87,11 +87,17 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
         return print_list(&keys, &args).await;
     }
     // The screen is gone (the terminal given back) before joining or hosting prints a line.
-    match lobby_screen(&keys, &args).await? {
-        LobbyChoice::Quit => Ok(()),
+    // The lobby's pool goes on to the table chosen (one pool for the command when the table
+    // plays on the same relays).
+    let (choice, pool) = lobby_screen(&keys, &args).await?;
+    match choice {
+        LobbyChoice::Quit => {
+            pool.shutdown().await;
+            Ok(())
+        }
         LobbyChoice::Join(naddr) => {
             let join: JoinArgs = command_args("join", &[&naddr])?;
-            super::join::join_as(&keys, join).await
+            super::join::join_as(&keys, join, Some(pool)).await
         }
         LobbyChoice::Host(t) => {
             let seats = t.seats.to_string();
@@ -109,7 +115,7 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
                 argv.extend(["--relay", r.as_str()]);
             }
             let host: HostArgs = command_args("host", &argv)?;
-            super::host::host_as(&keys, host).await
+            super::host::host_as(&keys, host, Some(pool)).await
         }
     }
 }
@@ -127,7 +133,7 @@ fn command_args<A: clap::Args + clap::FromArgMatches>(
 }
 
 /// Runs the lobby screen on its own thread and answers what it asks until the person chooses.
-async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<LobbyChoice, String> {
+async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, RelayPool), String> {
     let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
@@ -149,7 +155,7 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<LobbyChoice, Str
     let chosen = loop {
         tokio::select! {
             chosen = &mut done => {
-                break chosen.map_err(|_| "the lobby screen failed".to_string())?;
+                break chosen.map_err(|_| "the lobby screen failed".to_string()).and_then(|r| r);
             }
             Some(request) = requests.recv() => {
                 // Each answer on its own task: the screen stays live while relays are slow.
@@ -161,8 +167,13 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<LobbyChoice, Str
             }
         }
     };
-    pool.shutdown().await;
-    chosen
+    match chosen {
+        Ok(choice) => Ok((choice, pool)),
+        Err(e) => {
+            pool.shutdown().await;
+            Err(e)
+        }
+    }
 }
 
 async fn answer(

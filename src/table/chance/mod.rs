@@ -748,42 +748,10 @@ impl Chance {
                 ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
                     dice_needed += 1
                 }
-                ChanceRequest::Deal { deck, .. }
-                | ChanceRequest::DealSealed { deck, .. }
-                | ChanceRequest::Reveal { deck, .. } => {
-                    if !new_decks.iter().any(|(d, _)| d == deck) {
-                        let d = self.decks.get(deck).ok_or_else(|| {
-                            ChanceError::Protocol(format!("deck {deck} was never shuffled"))
-                        })?;
-                        if d.dead {
-                            return Err(ChanceError::Protocol(format!(
-                                "deck {deck} cannot be dealt from: a player who held its key left"
-                            )));
-                        }
-                    }
-                }
-                // Shown by its holder alone, with the tokens it was sealed: it opens even on a
-                // deck one of whose key holders has left (§5.12).
-                ChanceRequest::Show {
-                    deck,
-                    position,
-                    holder,
-                } => {
-                    let d = self.decks.get(deck).ok_or_else(|| {
-                        ChanceError::Protocol(format!("deck {deck} was never shuffled"))
-                    })?;
-                    if !d.drawn.get(position).is_some_and(|h| h.contains(holder)) {
-                        return Err(ChanceError::Protocol(format!(
-                            "seat {holder} was not dealt position {position} of deck {deck} \
-                             sealed, so it cannot show it alone"
-                        )));
-                    }
-                    if !parts.contains(holder) {
-                        return Err(ChanceError::Protocol(format!(
-                            "seat {holder} shows a card but takes no part in the batch"
-                        )));
-                    }
-                }
+                ChanceRequest::Deal { .. }
+                | ChanceRequest::DealSealed { .. }
+                | ChanceRequest::Reveal { .. }
+                | ChanceRequest::Show { .. } => self.check_card_request(r, &new_decks, &parts)?,
                 ChanceRequest::OpenPrivate { owner, roll } => {
                     if !self.private_rolls.contains_key(&(*owner, *roll)) {
                         return Err(ChanceError::Protocol(format!(
@@ -877,6 +845,56 @@ impl Chance {
         }
         self.batch = Some(batch);
         self.settle_empty_stage();
+        Ok(())
+    }
+
+    /// Checks a card request against the decks as they are (`new_decks`: shuffled in this
+    /// batch; `parts`: its participants).
+    fn check_card_request(
+        &self,
+        r: &ChanceRequest,
+        new_decks: &[(DeckId, DeckSpec)],
+        parts: &[Seat],
+    ) -> Result<(), ChanceError> {
+        match r {
+            ChanceRequest::Deal { deck, .. }
+            | ChanceRequest::DealSealed { deck, .. }
+            | ChanceRequest::Reveal { deck, .. } => {
+                if !new_decks.iter().any(|(d, _)| d == deck) {
+                    let d = self.decks.get(deck).ok_or_else(|| {
+                        ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                    })?;
+                    if d.dead {
+                        return Err(ChanceError::Protocol(format!(
+                            "deck {deck} cannot be dealt from: a player who held its key left"
+                        )));
+                    }
+                }
+            }
+            // Shown by its holder alone, with the tokens it was sealed: it opens even on a
+            // deck one of whose key holders has left (§5.12).
+            ChanceRequest::Show {
+                deck,
+                position,
+                holder,
+            } => {
+                let d = self.decks.get(deck).ok_or_else(|| {
+                    ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                })?;
+                if !d.drawn.get(position).is_some_and(|h| h.contains(holder)) {
+                    return Err(ChanceError::Protocol(format!(
+                        "seat {holder} was not dealt position {position} of deck {deck} \
+                         sealed, so it cannot show it alone"
+                    )));
+                }
+                if !parts.contains(holder) {
+                    return Err(ChanceError::Protocol(format!(
+                        "seat {holder} shows a card but takes no part in the batch"
+                    )));
+                }
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -994,7 +1012,9 @@ impl Chance {
         b.slots = vec![None; b.requests.len()];
         b.owed = b.parts.iter().map(|s| (*s, Owed::default())).collect();
         let mut next = epoch_no.map(|e| self.epochs[&e].next_slot).unwrap_or(0);
-        for (i, r) in b.requests.iter().enumerate() {
+        for i in 0..b.requests.len() {
+            // A copy: the batch's owed lists grow while the request is read.
+            let r = &b.requests[i].clone();
             match r {
                 ChanceRequest::Shuffle { .. } => {}
                 ChanceRequest::RollPublic { .. } | ChanceRequest::RollPrivate { .. } => {
@@ -1033,84 +1053,10 @@ impl Chance {
                         .dice
                         .push((pr.epoch, pr.slot));
                 }
-                ChanceRequest::Deal { deck, position, to } => {
-                    let d = self.deck_parts(*deck, b)?;
-                    if to.is_empty() {
-                        return Err(ChanceError::Protocol(format!(
-                            "position {position} of deck {deck} is dealt to nobody"
-                        )));
-                    }
-                    for s in &d {
-                        if to.contains(s) {
-                            if to.len() > 1 {
-                                for r in to.iter().filter(|r| *r != s) {
-                                    b.owed
-                                        .entry(*s)
-                                        .or_default()
-                                        .sealed
-                                        .push((*deck, *position, *r));
-                                }
-                            }
-                        } else {
-                            let recipient = if to.len() == 1 {
-                                d.iter().position(|x| *x == to[0]).map(|i| i as u16)
-                            } else {
-                                None
-                            };
-                            b.owed
-                                .entry(*s)
-                                .or_default()
-                                .tokens
-                                .push((*deck, *position, recipient));
-                        }
-                    }
-                }
-                // Every other key holder seals its token to the one recipient: nothing is
-                // published, so the position can be dealt again to another seat (§5.12).
-                ChanceRequest::DealSealed { deck, position, to } => {
-                    let d = self.deck_parts(*deck, b)?;
-                    if !d.contains(to) || !b.parts.contains(to) {
-                        return Err(ChanceError::Protocol(format!(
-                            "seat {to} is dealt position {position} of deck {deck} sealed but \
-                             holds no key share of it"
-                        )));
-                    }
-                    for s in d.iter().filter(|s| *s != to) {
-                        b.owed
-                            .entry(*s)
-                            .or_default()
-                            .sealed
-                            .push((*deck, *position, *to));
-                    }
-                }
-                ChanceRequest::Show {
-                    deck,
-                    position,
-                    holder,
-                } => {
-                    b.owed
-                        .entry(*holder)
-                        .or_default()
-                        .shown
-                        .push((*deck, *position));
-                }
-                ChanceRequest::Reveal { deck, position } => {
-                    let d = self.deck_parts(*deck, b)?;
-                    let given: BTreeSet<u16> = self
-                        .decks
-                        .get(deck)
-                        .map(|x| x.tokened(*position))
-                        .unwrap_or_default();
-                    for (i, s) in d.iter().enumerate() {
-                        if !given.contains(&(i as u16)) {
-                            b.owed
-                                .entry(*s)
-                                .or_default()
-                                .tokens
-                                .push((*deck, *position, None));
-                        }
-                    }
-                }
+                ChanceRequest::Deal { .. }
+                | ChanceRequest::DealSealed { .. }
+                | ChanceRequest::Show { .. }
+                | ChanceRequest::Reveal { .. } => self.plan_card(r, b)?,
                 // Every candidate publishes a mailbox key, then the whisperer its letters.
                 ChanceRequest::Whisper { owner, roll, .. } => {
                     let id = (*owner, *roll);
@@ -1137,6 +1083,93 @@ impl Chance {
         }
         if let Some(e) = epoch_no {
             self.epochs.get_mut(&e).expect("current epoch").next_slot = next;
+        }
+        Ok(())
+    }
+
+    /// What a card request asks of each key holder in the batch's reveal stage: plain tokens,
+    /// sealed tokens, or a card its holder shows.
+    fn plan_card(&self, r: &ChanceRequest, b: &mut Batch) -> Result<(), ChanceError> {
+        match r {
+            ChanceRequest::Deal { deck, position, to } => {
+                let d = self.deck_parts(*deck, b)?;
+                if to.is_empty() {
+                    return Err(ChanceError::Protocol(format!(
+                        "position {position} of deck {deck} is dealt to nobody"
+                    )));
+                }
+                for s in &d {
+                    if to.contains(s) {
+                        if to.len() > 1 {
+                            for r in to.iter().filter(|r| *r != s) {
+                                b.owed
+                                    .entry(*s)
+                                    .or_default()
+                                    .sealed
+                                    .push((*deck, *position, *r));
+                            }
+                        }
+                    } else {
+                        let recipient = if to.len() == 1 {
+                            d.iter().position(|x| *x == to[0]).map(|i| i as u16)
+                        } else {
+                            None
+                        };
+                        b.owed
+                            .entry(*s)
+                            .or_default()
+                            .tokens
+                            .push((*deck, *position, recipient));
+                    }
+                }
+            }
+            // Every other key holder seals its token to the one recipient: nothing is
+            // published, so the position can be dealt again to another seat (§5.12).
+            ChanceRequest::DealSealed { deck, position, to } => {
+                let d = self.deck_parts(*deck, b)?;
+                if !d.contains(to) || !b.parts.contains(to) {
+                    return Err(ChanceError::Protocol(format!(
+                        "seat {to} is dealt position {position} of deck {deck} sealed but \
+                         holds no key share of it"
+                    )));
+                }
+                for s in d.iter().filter(|s| *s != to) {
+                    b.owed
+                        .entry(*s)
+                        .or_default()
+                        .sealed
+                        .push((*deck, *position, *to));
+                }
+            }
+            ChanceRequest::Show {
+                deck,
+                position,
+                holder,
+            } => {
+                b.owed
+                    .entry(*holder)
+                    .or_default()
+                    .shown
+                    .push((*deck, *position));
+            }
+            ChanceRequest::Reveal { deck, position } => {
+                let d = self.deck_parts(*deck, b)?;
+                let given: BTreeSet<u16> = self
+                    .decks
+                    .get(deck)
+                    .map(|x| x.tokened(*position))
+                    .unwrap_or_default();
+                for (i, s) in d.iter().enumerate() {
+                    if !given.contains(&(i as u16)) {
+                        b.owed
+                            .entry(*s)
+                            .or_default()
+                            .tokens
+                            .push((*deck, *position, None));
+                    }
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

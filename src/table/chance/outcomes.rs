@@ -23,64 +23,10 @@ impl Chance {
         for (i, r) in b.requests.iter().enumerate() {
             out.push(match r {
                 ChanceRequest::Shuffle { deck, .. } => ChanceOutcome::Shuffled { deck: *deck },
-                ChanceRequest::Deal { deck, position, to } => {
-                    let d = self.decks.get_mut(deck).expect("deck");
-                    d.holders.insert(*position, to.clone());
-                    let card = match me {
-                        Some(m) if to.contains(&m) => Some(self.open_mine(*deck, *position)?),
-                        _ => None,
-                    };
-                    ChanceOutcome::Dealt {
-                        deck: *deck,
-                        position: *position,
-                        card,
-                    }
-                }
-                ChanceRequest::DealSealed { deck, position, to } => {
-                    let d = self.decks.get_mut(deck).expect("deck");
-                    d.drawn.entry(*position).or_default().insert(*to);
-                    let card = match me {
-                        Some(m) if m == *to => Some(self.open_mine(*deck, *position)?),
-                        _ => None,
-                    };
-                    ChanceOutcome::Dealt {
-                        deck: *deck,
-                        position: *position,
-                        card,
-                    }
-                }
-                ChanceRequest::Show { deck, position, .. } => {
-                    let d = &self.decks[deck];
-                    let joint = d.joint.as_ref().expect("keys");
-                    let all = d.shown.get(position).cloned().unwrap_or_default();
-                    let index = fair::open_card(joint, d.verified()?, *position, &all)
-                        .map_err(|e| ChanceError::Protocol(format!("opening a shown card: {e}")))?;
-                    let card = card_of(&d.spec, index)?;
-                    if let Some(d) = self.decks.get_mut(deck) {
-                        d.revealed.insert(*position, card);
-                    }
-                    ChanceOutcome::Revealed {
-                        deck: *deck,
-                        position: *position,
-                        card,
-                    }
-                }
-                ChanceRequest::Reveal { deck, position } => {
-                    let d = &self.decks[deck];
-                    let joint = d.joint.as_ref().expect("keys");
-                    let all = d.tokens.get(position).cloned().unwrap_or_default();
-                    let index = fair::open_card(joint, d.verified()?, *position, &all)
-                        .map_err(|e| ChanceError::Protocol(format!("opening a card: {e}")))?;
-                    let card = card_of(&d.spec, index)?;
-                    if let Some(d) = self.decks.get_mut(deck) {
-                        d.revealed.insert(*position, card);
-                    }
-                    ChanceOutcome::Revealed {
-                        deck: *deck,
-                        position: *position,
-                        card,
-                    }
-                }
+                ChanceRequest::Deal { .. }
+                | ChanceRequest::DealSealed { .. }
+                | ChanceRequest::Show { .. }
+                | ChanceRequest::Reveal { .. } => self.card_outcome(r, me)?,
                 ChanceRequest::Whisper { owner, roll, .. } => {
                     let w = b
                         .whispers
@@ -183,6 +129,75 @@ impl Chance {
             self.whispers.insert(w.id(), w);
         }
         Ok(out)
+    }
+
+    /// What a card request of the batch came to, as this client may know it (`me`: its seat).
+    fn card_outcome(
+        &mut self,
+        r: &ChanceRequest,
+        me: Option<Seat>,
+    ) -> Result<ChanceOutcome, ChanceError> {
+        Ok(match r {
+            ChanceRequest::Deal { deck, position, to } => {
+                let d = self.decks.get_mut(deck).expect("deck");
+                d.holders.insert(*position, to.clone());
+                let card = match me {
+                    Some(m) if to.contains(&m) => Some(self.open_mine(*deck, *position)?),
+                    _ => None,
+                };
+                ChanceOutcome::Dealt {
+                    deck: *deck,
+                    position: *position,
+                    card,
+                }
+            }
+            ChanceRequest::DealSealed { deck, position, to } => {
+                let d = self.decks.get_mut(deck).expect("deck");
+                d.drawn.entry(*position).or_default().insert(*to);
+                let card = match me {
+                    Some(m) if m == *to => Some(self.open_mine(*deck, *position)?),
+                    _ => None,
+                };
+                ChanceOutcome::Dealt {
+                    deck: *deck,
+                    position: *position,
+                    card,
+                }
+            }
+            ChanceRequest::Show { deck, position, .. } => {
+                let d = &self.decks[deck];
+                let joint = d.joint.as_ref().expect("keys");
+                let all = d.shown.get(position).cloned().unwrap_or_default();
+                let index = fair::open_card(joint, d.verified()?, *position, &all)
+                    .map_err(|e| ChanceError::Protocol(format!("opening a shown card: {e}")))?;
+                let card = card_of(&d.spec, index)?;
+                if let Some(d) = self.decks.get_mut(deck) {
+                    d.revealed.insert(*position, card);
+                }
+                ChanceOutcome::Revealed {
+                    deck: *deck,
+                    position: *position,
+                    card,
+                }
+            }
+            ChanceRequest::Reveal { deck, position } => {
+                let d = &self.decks[deck];
+                let joint = d.joint.as_ref().expect("keys");
+                let all = d.tokens.get(position).cloned().unwrap_or_default();
+                let index = fair::open_card(joint, d.verified()?, *position, &all)
+                    .map_err(|e| ChanceError::Protocol(format!("opening a card: {e}")))?;
+                let card = card_of(&d.spec, index)?;
+                if let Some(d) = self.decks.get_mut(deck) {
+                    d.revealed.insert(*position, card);
+                }
+                ChanceOutcome::Revealed {
+                    deck: *deck,
+                    position: *position,
+                    card,
+                }
+            }
+            _ => unreachable!("only card requests"),
+        })
     }
 
     pub(super) fn roll(&self, s: Slot, owner: Option<Seat>, sides: u8, count: u8) -> Roll {
