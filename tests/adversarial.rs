@@ -30,6 +30,7 @@ fn opts(players: u8, hands: u64) -> DemoOptions {
             // No bank: these tests time seats out and count on the plain allowance.
             bank_ms: 0,
             relay_ms: 2_000,
+            return_ms: 0,
         },
         idle: Duration::from_secs(60),
         ..DemoOptions::default()

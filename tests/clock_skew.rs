@@ -24,6 +24,7 @@ fn opts(players: u8, hands: u64) -> DemoOptions {
             crypto_ms: 5_000,
             bank_ms: 0,
             relay_ms: 2_000,
+            return_ms: 0,
         },
         idle: Duration::from_secs(120),
         clock_skews: vec![30, 0, -30],

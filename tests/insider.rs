@@ -60,6 +60,7 @@ impl Table {
             deadlines: deadlines(),
             start: START,
             pow: 0,
+            version: tolerance::wire::VERSION,
         };
         let seats = (0..players)
             .map(|i| {

@@ -297,6 +297,7 @@ async fn a_table_whose_quorum_is_gone_ends_with_words_instead_of_looping() {
             crypto_ms: 1_000,
             bank_ms: 0,
             relay_ms: 2_000,
+            return_ms: 0,
         },
         idle,
         tamper: vec![None, vanish(), vanish()],

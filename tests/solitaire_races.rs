@@ -155,6 +155,7 @@ impl<G: Raced> Race<G> {
             },
             start: START,
             pow: 0,
+            version: tolerance::wire::VERSION,
         };
         let seats = (0..players)
             .map(|i| {

@@ -64,6 +64,11 @@ pub struct HostArgs {
     /// throttling relays before anyone may be voted out for it (instead of the pace's).
     #[arg(long)]
     pub relay_secs: Option<u64>,
+    /// Seconds the table waits for a crashed or disconnected player to come back (`tolerance
+    /// resume`) when fewer than two players are left dealt in, before it ends (instead of the
+    /// pace's; 0 ends it at once).
+    #[arg(long)]
+    pub return_secs: Option<u64>,
     /// Ask joiners for NIP-13 proof of work of this many bits (public tables against floods
     /// of throwaway keys).
     #[arg(long)]
@@ -220,6 +225,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
         (&mut deadlines.crypto_ms, args.crypto_secs),
         (&mut deadlines.bank_ms, args.bank_secs),
         (&mut deadlines.relay_ms, args.relay_secs),
+        (&mut deadlines.return_ms, args.return_secs),
     ] {
         if let Some(s) = secs {
             *field = s.saturating_mul(1000);

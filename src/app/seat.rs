@@ -196,7 +196,11 @@ impl Visit for PlaySeat {
                 decider,
                 journal: Some(self.journal),
                 on_update: Some(on_update),
-                idle: Duration::from_millis(deadline * 4 + 60_000),
+                // Long enough to sit through a step and its votes, or a wait for a crashed
+                // player to come back and the votes after it (PROTOCOL §7.10).
+                idle: Duration::from_millis((deadline * 4 + 60_000).max(
+                    self.spec.deadlines.return_ms + 2 * self.spec.deadlines.relay_ms + 120_000,
+                )),
                 #[cfg(any(test, feature = "test-support"))]
                 tamper: None,
                 pool: crate::net::pool::PoolConfig::default(),

@@ -725,7 +725,16 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
         Vec::new()
     }
 
-    /// Deals `seats` (sitting out) back in from the next episode the game starts. Games without
+    /// Whether dealing `seats` (sitting out) in again would let a game that is over only because
+    /// fewer than two seats are dealt in go on: the table then waits for them before it ends
+    /// (PROTOCOL §7.10). No by default.
+    fn resumes_with(&self, seats: &[Seat]) -> bool {
+        let _ = seats;
+        false
+    }
+
+    /// Deals `seats` (sitting out) back in from the next episode the game starts (also when the
+    /// game is over only for want of players and [`Game::resumes_with`] them). Games without
     /// sitting out refuse.
     fn sit_in(&mut self, seats: &[Seat]) -> Result<(), RuleError> {
         match seats.first() {

@@ -290,6 +290,10 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
             "step {step}: {}: back at the table, dealt in from the next hand",
             seats(s)
         ),
+        V::NotBack { step, seats: s } => format!(
+            "step {step}: {}: did not come back within the return allowance",
+            seats(s)
+        ),
         V::Finished { step } => format!("step {step}: the game is over"),
         V::Broken { step, reason } => format!("step {step}: the table stopped: {reason}"),
     }

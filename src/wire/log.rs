@@ -13,7 +13,7 @@ use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 4;
+pub const LOG_VERSION: u8 = 5;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +147,9 @@ pub enum Body {
     Leave {},
     /// The sender, sitting out, asks to be dealt in again (after a leave, a crash or a timeout).
     Back {},
+    /// Parallel, at a return step (version 5, PROTOCOL.md §7.10): the sender, sitting out while
+    /// the table waits for it with fewer than two seats dealt in, is back and is dealt in.
+    Return {},
     /// Proof of misconduct: the offending signed events verbatim (or their ids when both would
     /// not fit in one event; relays keep the originals).
     Evidence {
@@ -173,6 +176,7 @@ impl Body {
             Body::Vote { .. } => "vote",
             Body::Leave {} => "leave",
             Body::Back {} => "back",
+            Body::Return {} => "return",
             Body::Evidence { .. } => "evidence",
         }
     }
@@ -233,7 +237,7 @@ pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
         v: u8,
     }
     match serde_json::from_str::<Versioned>(&event.content) {
-        Ok(Versioned { v }) if v != LOG_VERSION => {
+        Ok(Versioned { v }) if !super::READS.contains(&v) => {
             return Err(WireError::Version { id, got: v });
         }
         _ => {}
@@ -304,7 +308,7 @@ mod tests {
         // heads-up timeouts never final): named as older, never read.
         let v2 = EventBuilder::new(
             Kind::from(KIND_LOG),
-            serde_json::json!({"v": LOG_VERSION - 1, "table": p.table, "step": 0,
+            serde_json::json!({"v": 3, "table": p.table, "step": 0,
                 "prev": p.table, "type": "end"})
             .to_string(),
         )

@@ -25,7 +25,10 @@ pub const KIND_LOG: u16 = 7767;
 pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
-pub const VERSION: u8 = 4;
+pub const VERSION: u8 = 5;
+/// Versions this client reads: version 4 tables are version 5 without a return allowance
+/// (PROTOCOL.md §10.1), judged by the same rules, so they still verify and resume.
+pub const READS: [u8; 2] = [4, 5];
 /// Largest event we publish or accept (strfry's default limit).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 
@@ -44,7 +47,7 @@ pub enum WireError {
     #[error("event {id}: malformed payload: {reason}")]
     Malformed { id: String, reason: String },
     #[error(
-        "event {id} is of protocol version {got}: it was made by {}; this client plays version {VERSION} tables only",
+        "event {id} is of protocol version {got}: it was made by {}; this client plays version 4 and {VERSION} tables only",
         if *got < VERSION { "an older version of tolerance" } else { "a newer version of tolerance" }
     )]
     Version { id: String, got: u8 },
@@ -71,6 +74,11 @@ pub struct Deadlines {
     /// throttle or reconnect: votes count only from the deadline plus this, so an honest seat
     /// held back that long is never judged absent (`protocol/PROTOCOL.md` §7.2).
     pub relay_ms: u64,
+    /// How long a table that fewer than two seats are dealt into waits for a seat sitting out
+    /// (a crash, a dropped link) to come back before it ends (§7.10); 0: it ends at once, as
+    /// version 4 tables do.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub return_ms: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -113,16 +121,23 @@ impl Pace {
     }
 
     pub fn deadlines(self) -> Deadlines {
-        let (move_ms, crypto_ms, bank_ms, relay_ms) = match self {
-            Pace::Fast => (15_000, 20_000, 30_000, 20_000),
-            Pace::Normal => (60_000, 30_000, 120_000, 30_000),
-            Pace::Correspondence => (12 * 3_600_000, 12 * 3_600_000, 0, 3_600_000),
+        let (move_ms, crypto_ms, bank_ms, relay_ms, return_ms) = match self {
+            Pace::Fast => (15_000, 20_000, 30_000, 20_000, 120_000),
+            Pace::Normal => (60_000, 30_000, 120_000, 30_000, 300_000),
+            Pace::Correspondence => (
+                12 * 3_600_000,
+                12 * 3_600_000,
+                0,
+                3_600_000,
+                2 * 24 * 3_600_000,
+            ),
         };
         Deadlines {
             move_ms,
             crypto_ms,
             bank_ms,
             relay_ms,
+            return_ms,
         }
     }
 }
@@ -383,7 +398,7 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         v: u8,
     }
     if let Ok(Versioned { v }) = serde_json::from_str::<Versioned>(&event.content) {
-        if v != VERSION {
+        if !READS.contains(&v) {
             return Err(WireError::Version { id, got: v });
         }
     }
@@ -414,6 +429,11 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
     if spec.deadlines.move_ms < 1000 || spec.deadlines.crypto_ms < 1000 {
         return Err(malformed("deadlines shorter than a second".into()));
     }
+    if spec.v < 5 && spec.deadlines.return_ms > 0 {
+        return Err(malformed(
+            "a return allowance on a version 4 table (it came with version 5)".into(),
+        ));
+    }
     if spec.pow > MAX_TABLE_POW {
         return Err(malformed(format!(
             "the table asks for proof of work of {} bits on every event; this client mines at \
@@ -429,12 +449,13 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         spec.deadlines.crypto_ms,
         spec.deadlines.bank_ms,
         spec.deadlines.relay_ms,
+        spec.deadlines.return_ms,
     ]
     .iter()
     .any(|ms| *ms > week)
     {
         return Err(malformed(
-            "a deadline, time bank or relay allowance longer than a week".into(),
+            "a deadline, time bank, relay or return allowance longer than a week".into(),
         ));
     }
     if let Some(l) = &spec.lobby {

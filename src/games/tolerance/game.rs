@@ -405,7 +405,7 @@ impl Game for Tolerance {
                 return Err(crate::engine::illegal(*s, "this seat is not sitting out"));
             }
         }
-        if self.is_terminal() {
+        if self.is_terminal() && !self.resumes_with(seats) {
             return Err(RuleError::Finished);
         }
         // The hand in play keeps its players: the seat is dealt in when the next hand is set
@@ -418,6 +418,19 @@ impl Game for Tolerance {
             self.prepare_next();
         }
         Ok(())
+    }
+
+    fn resumes_with(&self, seats: &[Seat]) -> bool {
+        let hands_left = self.hands_limit.is_none_or(|n| self.table.hands_played < n);
+        let with_chips: Vec<Seat> = self.table.with_chips().iter().map(|(s, _)| *s).collect();
+        let returning = seats
+            .iter()
+            .all(|s| self.table.sitting_out.contains(s) && with_chips.contains(s));
+        self.hand.is_none()
+            && hands_left
+            && !seats.is_empty()
+            && returning
+            && self.table.active_seats().len() + seats.len() >= 2
     }
 
     fn participants(&self) -> Vec<Seat> {

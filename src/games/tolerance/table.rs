@@ -165,7 +165,7 @@ impl Table {
     }
 
     /// Seats with chips, sitting out or not.
-    fn with_chips(&self) -> Vec<(Seat, u64)> {
+    pub fn with_chips(&self) -> Vec<(Seat, u64)> {
         self.stacks
             .iter()
             .enumerate()

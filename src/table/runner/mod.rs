@@ -235,6 +235,7 @@ pub fn table_game<G: TableGame>(
         deadlines: spec.deadlines,
         start,
         pow: spec.pow,
+        version: spec.v,
     };
     Ok((cfg, game))
 }

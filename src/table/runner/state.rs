@@ -493,6 +493,7 @@ pub(super) fn stall_words(
         "open" => "the sealed choices to be opened",
         "ack" => "acknowledgements",
         "end" => "the end to be confirmed",
+        "return" => "a player to come back",
         other => other,
     };
     let head = format!(

@@ -47,6 +47,9 @@ pub(crate) enum Kind<G: Game> {
         seats: Vec<Seat>,
         then: Option<Sealing<G>>,
     },
+    /// Fewer than two seats are dealt in: the table waits for these seats sitting out to come
+    /// back (PROTOCOL §7.10), each with a `return` event, for the return allowance.
+    Return(Vec<Seat>),
     /// The game is over: every seat still at the table confirms the final head.
     End(Vec<Seat>),
     /// Nothing more.
@@ -73,6 +76,7 @@ impl<G: Game> Kind<G> {
             Kind::Seal(_) => "seal",
             Kind::Open(_) => "open",
             Kind::Ack { .. } => "ack",
+            Kind::Return(_) => "return",
             Kind::End(_) => "end",
             Kind::Over => "over",
         }
@@ -99,6 +103,7 @@ pub(crate) fn seat_list(seats: &[Seat]) -> String {
 pub(crate) fn kind_secs<G: Game>(kind: &Kind<G>, d: &Deadlines) -> u64 {
     let ms = match kind {
         Kind::Move(_) | Kind::Seal(_) => d.move_ms,
+        Kind::Return(_) => d.return_ms,
         _ => d.crypto_ms,
     };
     ms.div_ceil(1000).max(1)
@@ -127,7 +132,7 @@ impl<G: Game> Session<G> {
         match &self.r.kind {
             Kind::Chance => self.r.chance.awaited(),
             Kind::Move(s) => vec![*s],
-            Kind::Seal(v) | Kind::End(v) => not_in(v),
+            Kind::Seal(v) | Kind::End(v) | Kind::Return(v) => not_in(v),
             Kind::Ack { seats, .. } => not_in(seats),
             Kind::Open(sealing) => {
                 let v: Vec<Seat> = sealing.commitments.keys().copied().collect();
@@ -178,6 +183,14 @@ impl<G: Game> Session<G> {
         match &self.r.kind {
             Kind::Chance => self.r.chance.batch_parts(),
             Kind::End(v) => v.clone(),
+            // The seats dealt in and the ones the table waits for.
+            Kind::Return(v) => {
+                let mut p = self.still_seated();
+                p.extend(v.iter().copied());
+                p.sort_unstable();
+                p.dedup();
+                p
+            }
             Kind::Unset | Kind::Over => Vec::new(),
             _ => {
                 let mut p = self.r.game.participants();
@@ -239,6 +252,11 @@ impl<G: Game> Session<G> {
         }
         match self.r.game.to_act() {
             ToAct::Terminal => {
+                let waiting = self.return_wait();
+                if !waiting.is_empty() {
+                    self.r.kind = Kind::Return(waiting);
+                    return true;
+                }
                 let seats = self.still_seated();
                 self.r.before_end = Some(self.r.applied.len());
                 if seats.is_empty() {
@@ -293,20 +311,8 @@ impl<G: Game> Session<G> {
                     self.broken(format!("the game refused the chance outcomes: {e}"));
                     return true;
                 }
-                if !back.is_empty() && !self.r.game.is_terminal() {
-                    if let Err(e) = self.r.game.sit_in(&back) {
-                        self.broken(format!("the game could not deal a seat back in: {e}"));
-                        return true;
-                    }
-                    for x in &back {
-                        self.r.removed.remove(x);
-                        self.r.out_at.remove(x);
-                        self.r.back_at.insert(*x, self.r.step);
-                    }
-                    self.r.verdicts.push(Verdict::Back {
-                        step: self.r.step,
-                        seats: back,
-                    });
+                if !back.is_empty() && !self.r.game.is_terminal() && !self.deal_back(back) {
+                    return true;
                 }
                 self.r.kind = Kind::Unset;
                 false
@@ -316,6 +322,47 @@ impl<G: Game> Session<G> {
                 true
             }
         }
+    }
+
+    /// Deals `seats` (sitting out) in again from the next hand; `false` when the game could not
+    /// (the table is broken then).
+    fn deal_back(&mut self, seats: Vec<Seat>) -> bool {
+        if let Err(e) = self.r.game.sit_in(&seats) {
+            self.broken(format!("the game could not deal a seat back in: {e}"));
+            return false;
+        }
+        for x in &seats {
+            self.r.removed.remove(x);
+            self.r.out_at.remove(x);
+            self.r.back_at.insert(*x, self.r.step);
+        }
+        self.r.verdicts.push(Verdict::Back {
+            step: self.r.step,
+            seats,
+        });
+        true
+    }
+
+    /// The seats sitting out that the table waits for before it ends (PROTOCOL §7.10): with a
+    /// return allowance, when fewer than two seats are dealt in and dealing these in again
+    /// would let the game go on — not those that signed they leave, nor those it waited for
+    /// already.
+    fn return_wait(&self) -> Vec<Seat> {
+        if self.cfg.deadlines.return_ms == 0 {
+            return Vec::new();
+        }
+        let s = self.r.step;
+        let seats: Vec<Seat> = self
+            .r
+            .game
+            .sitting_out()
+            .into_iter()
+            .filter(|x| !self.r.not_back.contains(x) && self.left(*x, s).is_none())
+            .collect();
+        if seats.is_empty() || !self.r.game.resumes_with(&seats) {
+            return Vec::new();
+        }
+        seats
     }
 
     fn broken(&mut self, reason: String) {
@@ -801,6 +848,12 @@ impl<G: Game> Session<G> {
                 self.r.step += 1;
                 self.finish(Vec::new());
             }
+            // Every seat waited for is back: all are dealt in from the next hand.
+            Kind::Return(seats) => {
+                if self.deal_back(seats) {
+                    self.complete(None, t, None);
+                }
+            }
             // Chance stages complete inside `apply_event`; nothing else is parallel.
             other => {
                 self.r.kind = other;
@@ -945,7 +998,9 @@ impl<G: Game> Session<G> {
                 self.took(x, h);
                 Ok(None)
             }
-            (Kind::Ack { .. }, Body::Ack {}) | (Kind::End(_), Body::End {}) => {
+            (Kind::Ack { .. }, Body::Ack {})
+            | (Kind::End(_), Body::End {})
+            | (Kind::Return(_), Body::Return {}) => {
                 self.took(x, h);
                 Ok(None)
             }
@@ -1152,6 +1207,18 @@ impl<G: Game> Session<G> {
                 self.r.step += 1;
                 self.finish(seats);
             }
+            // The allowance passed: those back are dealt in, the others are not waited for again
+            // (the game ends at the next step if too few are dealt in).
+            Kind::Return(all) => {
+                let back: Vec<Seat> = all.iter().copied().filter(|x| !set.contains(x)).collect();
+                if !back.is_empty() && !self.deal_back(back) {
+                    return;
+                }
+                self.r.not_back.extend(seats.iter().copied());
+                self.r.verdicts.push(Verdict::NotBack { step: s, seats });
+                self.r.timeouts.insert(s);
+                self.complete(Some(head), t, None);
+            }
             Kind::Ack { .. } => {
                 let reason = self.reason(&seats, ForfeitReason::Absent);
                 self.forfeit(seats, reason, t)
@@ -1234,6 +1301,11 @@ impl<G: Game> Session<G> {
             }
             Kind::Ack { seats, .. } if seats.contains(&me) => Ok(Some(Body::Ack {})),
             Kind::End(seats) if seats.contains(&me) => Ok(Some(Body::End {})),
+            // Back only if it asked to be (a `resume`, or a seat that was there all along,
+            // §7.10): a seat that withheld a step on purpose is not dealt in again unasked.
+            Kind::Return(seats) if seats.contains(&me) && self.returning().contains(&me) => {
+                Ok(Some(Body::Return {}))
+            }
             _ => Ok(None),
         }
     }

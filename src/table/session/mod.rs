@@ -26,7 +26,7 @@ pub use store::Want;
 
 use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
 use crate::engine::{ForfeitReason, Game, Seat, ToAct};
-use crate::wire::log::{parse_log, Body, Payload, LOG_VERSION};
+use crate::wire::log::{parse_log, Body, Payload};
 use crate::wire::Deadlines;
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
@@ -59,6 +59,9 @@ pub struct SessionConfig {
     pub start: u64,
     /// NIP-13 difficulty the announcement asks of every log event (`TableSpec::pow`).
     pub pow: u8,
+    /// The announcement's protocol version (`TableSpec::v`): every log event of the table
+    /// carries it (PROTOCOL.md §10.1).
+    pub version: u8,
 }
 
 /// Something wrong with an event, attributed to its signer where it can be.
@@ -143,6 +146,9 @@ pub enum Verdict {
     /// Seats that sat out are dealt in again from the next hand: every participant's setup at
     /// this step named them.
     Back { step: u32, seats: Vec<Seat> },
+    /// Fewer than two seats were dealt in, and the table waited the return allowance for these
+    /// seats sitting out to come back; they did not (PROTOCOL §7.10).
+    NotBack { step: u32, seats: Vec<Seat> },
     /// The game is over: every seat still at the table confirmed it, or was voted out of
     /// confirming. Who confirmed is not part of the verdict (a confirmation that arrives after
     /// the votes changes nothing, PROTOCOL.md §7.5); [`Session::unconfirmed`] tells it.
@@ -156,7 +162,7 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Awaiting {
     pub step: u32,
-    /// "chance", "move", "seal", "open", "ack", "end", "over" or "nothing" (before the first
+    /// "chance", "move", "seal", "open", "ack", "return", "end", "over" or "nothing" (before the first
     /// step).
     pub what: &'static str,
     pub seats: Vec<Seat>,
@@ -281,6 +287,9 @@ pub(crate) struct Replica<G: Game> {
     pub out_at: BTreeMap<Seat, u32>,
     /// Seats dealt back in, with the step: their leaves signed before it are spent.
     pub back_at: BTreeMap<Seat, u32>,
+    /// Seats sitting out that a return step waited for in vain (PROTOCOL §7.10): the table does
+    /// not wait for them again.
+    pub not_back: BTreeSet<Seat>,
     /// Parts of the deck prepared ahead carried by the open step's applied events, applied
     /// when it closes (PROTOCOL §5.9).
     pub ahead_parts: Vec<AheadPart>,
@@ -317,6 +326,7 @@ impl<G: Game> Replica<G> {
             bank_used: BTreeMap::new(),
             out_at: BTreeMap::new(),
             back_at: BTreeMap::new(),
+            not_back: BTreeSet::new(),
             ahead_parts: Vec::new(),
         }
     }
@@ -583,7 +593,19 @@ impl<G: Game> Session<G> {
                 return self.since(before);
             }
         };
-        debug_assert_eq!(payload.v, LOG_VERSION);
+        if payload.v != self.cfg.version {
+            if self.rejected.insert(ev.id) {
+                self.violations.push(Violation::Wire {
+                    id: ev.id.to_hex(),
+                    seat,
+                    reason: format!(
+                        "an event of protocol version {} at a version {} table",
+                        payload.v, self.cfg.version
+                    ),
+                });
+            }
+            return self.since(before);
+        }
         let step = payload.step;
         let prev = payload.prev.clone();
         let size = ev.as_json().len();
@@ -893,7 +915,7 @@ impl<G: Game> Session<G> {
 
     fn payload(&self, body: Body) -> Payload {
         Payload {
-            v: LOG_VERSION,
+            v: self.cfg.version,
             table: self.table_hex.clone(),
             step: self.r.step,
             prev: self.r.head.clone(),
@@ -934,7 +956,9 @@ impl<G: Game> Session<G> {
     /// Queues this seat's contribution to the open step, if it owes one.
     fn produce(&mut self) {
         let Some(me) = self.me() else { return };
-        if self.r.finished || self.r.removed.contains(&me) || self.has_own() {
+        // A seat sitting out contributes only to the step that waits for it to come back.
+        let waited_for = matches!(self.r.kind, derive::Kind::Return(_));
+        if self.r.finished || (self.r.removed.contains(&me) && !waited_for) || self.has_own() {
             return;
         }
         // A seat that signed its leave contributes nothing more, even after a `resume`.

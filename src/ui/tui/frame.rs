@@ -293,6 +293,7 @@ impl<G: TableGame> Frame<G> {
             "open" => format!("opening: waiting for {who}"),
             "ack" => format!("waiting for {who} to say they are still here"),
             "end" => format!("closing the table: waiting for {who}"),
+            "return" => format!("waiting for {who} to come back (tolerance resume)"),
             "over" => "table over".into(),
             other => format!("waiting for {who} ({other})"),
         }

@@ -146,7 +146,7 @@ fn filler<G: Game + 'static>(
     at: u64,
 ) -> Event {
     let p = Payload {
-        v: LOG_VERSION,
+        v: crate::wire::VERSION,
         table: hex::encode(h.cfg.table),
         step,
         prev: prev.to_string(),
@@ -233,7 +233,7 @@ fn evidence_that_proves_no_fork_is_attributed_to_its_publisher() {
     let a = filler(&h, 1, step, &head, 10, h.now);
     let b = filler(&h, 1, step, &head, 11, h.now);
     let p = Payload {
-        v: LOG_VERSION,
+        v: crate::wire::VERSION,
         table: hex::encode(h.cfg.table),
         step,
         prev: head.clone(),

@@ -76,6 +76,7 @@ impl<G: Game + 'static> Harness<G> {
             deadlines,
             start: START,
             pow: 0,
+            version: crate::wire::VERSION,
         };
         let seats = (0..n)
             .map(|i| {
@@ -327,6 +328,7 @@ fn quick() -> Deadlines {
         crypto_ms: 10_000,
         bank_ms: 0,
         relay_ms: 2_000,
+        return_ms: 0,
     }
 }
 
@@ -488,7 +490,7 @@ impl<G: Game + 'static> Harness<G> {
         at: u64,
     ) -> Event {
         let p = Payload {
-            v: LOG_VERSION,
+            v: crate::wire::VERSION,
             table: hex::encode(self.cfg.table),
             step,
             prev: prev.to_string(),
@@ -749,7 +751,7 @@ fn a_fork_removes_its_signer_unless_everyone_else_had_built_past_it() {
     let turn = h.seats[mover].my_turn().unwrap();
     let (step, head) = h.spectator.position();
     let mk = |a: high_card::Action| Payload {
-        v: LOG_VERSION,
+        v: crate::wire::VERSION,
         table: hex::encode(h.cfg.table),
         step,
         prev: head.clone(),
@@ -1267,7 +1269,7 @@ fn a_leave_dated_back_to_an_early_step_rewrites_nothing() {
     // After the end, a seat signs a leave naming step 1: its own events at every step it
     // owed stand, so the table it played is the table.
     let p = Payload {
-        v: LOG_VERSION,
+        v: crate::wire::VERSION,
         table: hex::encode(h.cfg.table),
         step: 1,
         prev: hex::encode(h.cfg.table),
@@ -1515,6 +1517,124 @@ fn heads_up_a_tolerance_leave_ends_the_table_and_the_leaver_keeps_its_chips() {
     let kept = g.table.stacks[1].unwrap() as i64;
     assert!(out.payoffs.contains(&(1, kept - start)), "{out:?}");
     assert!(kept > 0);
+}
+
+/// Heads-up with a return allowance (version 5): a crashed seat's hand is forfeited and it sits
+/// out; with one seat dealt in, the table waits for it instead of ending, until `tick` says.
+fn heads_up_crash(seed: u64) -> (Harness<crate::games::tolerance::Tolerance>, Seat) {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let t = Tolerance::new(Variant::default(), 2, Some(6)).unwrap();
+    let waits = Deadlines {
+        return_ms: 60_000,
+        ..quick()
+    };
+    let mut h = Harness::new(t, seed, waits);
+    h.settle_to_decision();
+    let gone = h.spectator.awaiting().seats[0];
+    h.modes[gone as usize] = Mode::Dead;
+    for _ in 0..20 {
+        if h.spectator.awaiting().what == "return" {
+            break;
+        }
+        h.tick(13);
+    }
+    let a = h.spectator.awaiting();
+    assert_eq!(
+        (a.what, a.seats.clone()),
+        ("return", vec![gone]),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    assert!(!h.spectator.is_finished());
+    assert!(
+        h.spectator.verdicts().iter().any(
+            |v| matches!(v, Verdict::Removed { seats, sitting_out: true, .. } if seats == &[gone])
+        ),
+        "{:?}",
+        h.spectator.verdicts()
+    );
+    (h, gone)
+}
+
+#[test]
+fn heads_up_a_crashed_tolerance_seat_is_waited_for_and_dealt_in_again_when_it_comes_back() {
+    let (mut h, gone) = heads_up_crash(61);
+    let hands_out = h.spectator.game().history.len();
+    // Its `resume`: it signs that it is back, and its client answers the step that waits for it.
+    h.come_back(gone as usize);
+    h.run(60);
+    h.agree();
+    let v = h.spectator.verdicts();
+    assert!(
+        v.iter()
+            .any(|x| matches!(x, Verdict::Back { seats, .. } if seats == &[gone])),
+        "{v:?}"
+    );
+    assert!(
+        !v.iter().any(|x| matches!(x, Verdict::NotBack { .. })),
+        "{v:?}"
+    );
+    let g = h.spectator.game();
+    assert!(
+        dealt(g)[hands_out..].iter().any(|p| p.contains(&gone)),
+        "dealt in again: {:?}",
+        dealt(g)
+    );
+    // Played on to its end: the hands limit, or a player out of chips.
+    assert!(
+        g.table.hands_played == 6 || g.table.stacks.iter().any(|c| *c == Some(0) || c.is_none()),
+        "{:?}",
+        g.table.stacks
+    );
+    assert_eq!(g.table.total_chips() + g.table.chips_out, g.table.chips_in);
+    assert!(
+        honest_violations(&h).is_empty(),
+        "{:?}",
+        honest_violations(&h)
+    );
+    // The same table whatever order the log arrives in, and for the returned seat restarted.
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    let late = h.replay_in(&backwards);
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
+    assert_eq!(late.game(), h.spectator.game());
+    let again = h.restarted(gone as usize, 61, &h.log);
+    assert_eq!(again.verdicts(), h.spectator.verdicts());
+}
+
+#[test]
+fn heads_up_a_seat_that_does_not_come_back_within_the_return_allowance_ends_the_table() {
+    let (mut h, gone) = heads_up_crash(62);
+    let waiting_since = h.now;
+    h.run(60);
+    h.agree();
+    let v = h.spectator.verdicts().to_vec();
+    assert!(
+        v.iter()
+            .any(|x| matches!(x, Verdict::NotBack { seats, .. } if seats == &[gone])),
+        "{v:?}"
+    );
+    // Not before the return allowance and the relay allowance passed (votes count from then).
+    assert!(
+        h.now >= waiting_since + 60 + 2,
+        "{} {}",
+        h.now,
+        waiting_since
+    );
+    let g = h.spectator.game();
+    let out = g.outcome().unwrap();
+    let stayed = 1 - gone;
+    assert_eq!(out.winners, vec![stayed]);
+    assert!(
+        g.table.stacks[gone as usize].is_some_and(|c| c > 0),
+        "it keeps its chips"
+    );
+    // A late `resume` changes nothing: the table is over.
+    assert!(!h.seats[gone as usize].come_back());
+    let mut backwards = h.log.clone();
+    backwards.reverse();
+    let late = h.replay_in(&backwards);
+    assert_eq!(late.verdicts(), h.spectator.verdicts());
 }
 
 #[test]
