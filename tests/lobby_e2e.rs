@@ -780,6 +780,8 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
             "--auto",
             "--pace",
             "fast",
+            "--return-secs",
+            "10",
             "--hands",
             "50",
         ],
@@ -793,7 +795,7 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
         || format!("{:?}", log.lock().unwrap()),
     );
     let killed = Instant::now();
-    let (ok, out, err) = host.finish_blocking(Duration::from_secs(150));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(200));
     let took = killed.elapsed();
     assert!(ok, "{out}\n{err}");
     eprintln!(
@@ -802,9 +804,10 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
     );
     // What the pace allows: the longest wait is a move (15 s + 30 s bank) then its
     // acknowledgement (20 s), each followed by the 20 s relay allowance before votes count
-    // (PROTOCOL §7.2); the rest is slack for a loaded machine.
+    // (PROTOCOL §7.2); then, with one player left, the wait for it to come back (10 s here)
+    // and its relay allowance (§7.10); the rest is slack for a loaded machine.
     assert!(
-        took < Duration::from_secs(15 + 30 + 20 + 2 * 20 + 20),
+        took < Duration::from_secs(15 + 30 + 20 + 2 * 20 + 10 + 20 + 20),
         "{took:?}\n{out}"
     );
     let over = out
@@ -824,6 +827,105 @@ fn a_vanished_heads_up_opponent_ends_the_table_within_the_fast_pace() {
         "{over}\n{out}"
     );
     let _ = victim;
+}
+
+/// Heads-up, a player killed mid-hand is not the end of the table (issue 30): its hand is
+/// forfeited, it sits out, and with one player left the table waits its return allowance
+/// (PROTOCOL §7.10); `resume` brings it back and both play on to the end.
+#[test]
+fn heads_up_a_crashed_player_is_waited_for_and_resume_deals_it_back_in() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb) = (home("heads-up-back", "a"), home("heads-up-back", "b"));
+    player(&ha);
+    let b = player(&hb);
+    let b_key = PublicKey::parse(&b).unwrap();
+    // Deep stacks and fixed-limit bets: nobody busts before the crashed player is back.
+    let variant = ha.join("deep.toml");
+    std::fs::write(
+        &variant,
+        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n",
+    )
+    .unwrap();
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--game",
+            "tolerance",
+            "--variant",
+            variant.to_str().unwrap(),
+            "--relay",
+            &r.url,
+            "--seats",
+            "2",
+            "--invite",
+            &b,
+            "--auto",
+            "--move-secs",
+            "5",
+            "--crypto-secs",
+            "5",
+            "--bank-secs",
+            "0",
+            "--relay-secs",
+            "2",
+            "--return-secs",
+            "90",
+            "--hands",
+            "6",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let log = spy_log(&r, &naddr);
+    let mut victim = spawn(&hb, &["join", &naddr, "--auto"]);
+    kill_when(
+        &mut victim,
+        || moves_in(&log) >= 2,
+        || format!("{:?}", log.lock().unwrap()),
+    );
+    // The host votes it out and the table, with one player dealt in, waits: what the relay
+    // holds says so (a verify of the log so far shows it sitting out, the table not over).
+    let end = Instant::now() + Duration::from_secs(90);
+    loop {
+        let v = run(
+            &ha,
+            &["verify", "--table", &naddr, "--relay", &r.url, "--json"],
+        );
+        let text = String::from_utf8_lossy(&v.stdout).to_string();
+        if text.contains("\"sitting_out\":true") {
+            assert!(text.contains("\"finished\":false"), "{text}");
+            break;
+        }
+        assert!(Instant::now() < end, "never sat out: {text}");
+    }
+    let resumed = spawn(&hb, &["resume", &naddr]);
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(240));
+    assert!(ok, "{out}\n{err}");
+    let (ok_b, out_b, err_b) = resumed.finish_blocking(Duration::from_secs(60));
+    assert!(ok_b, "the resumed player failed:\n{out_b}\n{err_b}");
+    assert!(out_b.contains("table over:"), "{out_b}");
+    // It signed its return at the step that waited for it, then took part in a setup again.
+    let seen = log.lock().unwrap().clone();
+    let back = seen
+        .iter()
+        .position(|(by, k)| *by == b_key && k == "return")
+        .unwrap_or_else(|| panic!("no return event: {seen:?}"));
+    assert!(
+        seen[back..]
+            .iter()
+            .any(|(by, k)| *by == b_key && k == "setup"),
+        "never dealt in again: {seen:?}"
+    );
+    let v = run(
+        &ha,
+        &["verify", "--table", &naddr, "--relay", &r.url, "--json"],
+    );
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(v.status.success(), "{text}");
+    assert!(text.contains("\"kind\":\"back\""), "{text}");
+    assert!(!text.contains("not_back"), "{text}");
+    assert!(text.contains("\"ok\":true"), "{text}");
 }
 
 /// A player killed mid-table sits out with its chips instead of stalling or leaving the table,

@@ -1398,3 +1398,89 @@ fn a_person_hosts_reformation_for_two_strangers_and_plays_a_reign_with_keys() {
         let _ = std::fs::remove_dir_all(h);
     }
 }
+
+/// Ctrl-C on the terminal table stops the program as a crash would (issue 30): no leave is
+/// signed, the program says the seat is kept, and `resume` takes it back and plays on to the
+/// end. Heads-up, so the table waits for the player (PROTOCOL §7.10) instead of ending.
+#[test]
+fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
+    let host_home = common::home("tui-ctrl-c", "host");
+    let home = common::home("tui-ctrl-c", "guest");
+    common::player(&host_home);
+    let guest = common::player(&home);
+    let variant = host_home.join("deep.toml");
+    std::fs::write(
+        &variant,
+        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n",
+    )
+    .unwrap();
+    let host = common::spawn(
+        &host_home,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--game",
+            "tolerance",
+            "--variant",
+            variant.to_str().unwrap(),
+            "--seats",
+            "2",
+            "--invite",
+            &guest,
+            "--hands",
+            "3",
+            "--move-secs",
+            "8",
+            "--crypto-secs",
+            "8",
+            "--bank-secs",
+            "0",
+            "--relay-secs",
+            "2",
+            "--return-secs",
+            "120",
+            "--auto",
+        ],
+    );
+    let naddr =
+        common::naddr_of(&rt.block_on(host.line("tolerance join naddr1", Duration::from_secs(30))));
+    let mut pty = Pty::spawn(&["join", &naddr], &home);
+    let mut stopped = false;
+    let status = pty.run(|s| {
+        if !stopped && s.contains("Your move") {
+            stopped = true;
+            return Some("\x03");
+        }
+        None
+    });
+    assert!(stopped, "never reached a move:\n{}", pty.text());
+    assert!(
+        !status.contains(", 0)"),
+        "Ctrl-C is not a finished table: {status}"
+    );
+    pty.assert_restored();
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("you stopped without leaving"), "{raw}");
+    assert!(raw.contains("tolerance resume"), "{raw}");
+    assert!(!raw.contains("left the table"), "{raw}");
+    let resumed = common::spawn(&home, &["resume", &naddr, "--auto"]);
+    let (ok, out, err) = rt.block_on(resumed.finish(Duration::from_secs(240)));
+    assert!(ok, "the resumed seat failed:\n{out}\n{err}");
+    assert!(out.contains("table over: "), "{out}");
+    let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
+    assert!(ok, "the host failed:\n{out}\n{err}");
+    // Nobody signed a leave: the verdicts name no seat that left.
+    let v = common::run(
+        &host_home,
+        &["verify", "--table", &naddr, "--relay", &url, "--json"],
+    );
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("\"ok\":true"), "{text}");
+    assert!(!text.contains("\"reason\":\"left\""), "{text}");
+    record(&pty);
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&host_home);
+}

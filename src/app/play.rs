@@ -3,7 +3,7 @@
 //! — or `--local`, the engine alone with this machine's dice and cards.
 
 use super::common::{practice_names, relays_or_embedded, runtime, setup_options};
-use super::seat::{print_record, table_over, SeatUi, LEFT};
+use super::seat::{print_record, table_over, SeatUi};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{Seat, ToAct};
@@ -140,8 +140,15 @@ impl Visit for Networked {
                         },
                     )
                     .await?;
-                    let Some(run) = played else {
-                        return Err(LEFT.into());
+                    // Practice runs every seat in this process: stopping or leaving ends it.
+                    let run = match played {
+                        crate::ui::tui::Played::Done(run) => run,
+                        crate::ui::tui::Played::Left(_) => {
+                            return Err("you left the practice table".into())
+                        }
+                        crate::ui::tui::Played::Stopped => {
+                            return Err("you stopped the practice table".into())
+                        }
                     };
                     if let Ok(r) = &run.reports[0] {
                         print_record(r, &names);

@@ -20,6 +20,9 @@ pub struct ResumeArgs {
     /// The line interface even on a terminal (for scripts and screen readers).
     #[arg(long, alias = "line")]
     pub plain: bool,
+    /// A bot plays the seat from here on (as `join --auto` does), whoever played it before.
+    #[arg(long)]
+    pub auto: bool,
 }
 
 pub async fn run(args: ResumeArgs) -> Result<(), String> {
@@ -56,7 +59,7 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let ui = SeatUi::choose(meta.auto, args.plain);
+    let ui = SeatUi::choose(meta.auto || args.auto, args.plain);
     let played = async {
         let (spec, start) = seated(&pool, &host, &id).await?;
         println!(

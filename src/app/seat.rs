@@ -142,10 +142,33 @@ pub async fn play_seat(
     Ok(())
 }
 
-/// What leaving the terminal table mid-game says.
-pub const LEFT: &str =
-    "you left the table for good: your seat forfeits wherever the table waits for it, and the \
-     others go on (`tolerance watch` follows it to the end)";
+/// What stopping the program (Ctrl-C) at a table still running says: no leave was signed,
+/// so the seat is kept as after a crash, and `resume` takes it back (PROTOCOL §7.10).
+pub fn stopped_words(sits_out: bool, return_ms: u64) -> String {
+    if !sits_out {
+        return "you stopped without leaving: `tolerance resume` takes your seat back; if you \
+                are not back before your time at a step runs out, you forfeit the game"
+            .into();
+    }
+    let mut words = "you stopped without leaving: your seat and your chips are kept, and \
+                     `tolerance resume` takes the seat back. Until then you sit out from the \
+                     next step that waits for you"
+        .to_string();
+    if return_ms > 0 {
+        let secs = return_ms.div_ceil(1000);
+        let wait = if secs >= 3600 && secs % 3600 == 0 {
+            format!("{} h", secs / 3600)
+        } else if secs >= 60 && secs % 60 == 0 {
+            format!("{} min", secs / 60)
+        } else {
+            format!("{secs} s")
+        };
+        words.push_str(&format!(
+            "; with one player left, the table waits up to {wait} for you"
+        ));
+    }
+    words
+}
 
 /// The line every interface ends a table with.
 pub fn table_over(r: &crate::table::runner::ClientReport) -> String {
@@ -231,8 +254,12 @@ impl Visit for PlaySeat {
                         table_over,
                     )
                     .await?;
-                    let Some(report) = played else {
-                        return Err(LEFT.into());
+                    let report = match played {
+                        crate::ui::tui::Played::Done(report) => report,
+                        crate::ui::tui::Played::Left(words) => return Err(words),
+                        crate::ui::tui::Played::Stopped => {
+                            return Err(stopped_words(G::SITS_OUT, self.spec.deadlines.return_ms))
+                        }
                     };
                     print_record(&report, &self.names);
                     report

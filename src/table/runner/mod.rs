@@ -355,7 +355,19 @@ pub async fn run_client_on<G: TableGame>(
         if let Some(told) = state.left(Instant::now()) {
             pool.shutdown().await;
             let error = state.health.last_error.as_deref();
-            return Err(TableError::Left(left_words(told, G::SITS_OUT, error)));
+            // Whether this seat's leave leaves fewer than two players dealt in: the table ends.
+            let dealt_in = session
+                .game()
+                .seats()
+                .into_iter()
+                .filter(|s| Some(*s) != session.me() && !session.sitting_out().contains(s))
+                .count();
+            return Err(TableError::Left(left_words(
+                told,
+                G::SITS_OUT,
+                dealt_in < 2,
+                error,
+            )));
         }
         if state.beat_due(
             Instant::now(),

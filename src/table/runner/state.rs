@@ -460,8 +460,16 @@ impl RunnerState {
 
 /// What a seat that leaves is told: whether the others were told, and that a table where a
 /// seat sits out deals it in again on `resume`.
-pub(super) fn left_words(told: bool, sits_out: bool, last_error: Option<&str>) -> String {
-    if told && sits_out {
+pub(super) fn left_words(
+    told: bool,
+    sits_out: bool,
+    last_one: bool,
+    last_error: Option<&str>,
+) -> String {
+    if told && last_one {
+        "you left the table: the others were told, and with one player left the table is over"
+            .into()
+    } else if told && sits_out {
         "you left the table: the others were told and go on without you; your chips stay and \
          `tolerance resume` deals you in again"
             .into()
@@ -789,12 +797,20 @@ mod tests {
         );
         let _ = s.outbox.next();
         assert_eq!(s.left(t), Some(true));
-        assert!(left_words(true, true, None).contains("`tolerance resume` deals you in again"));
+        assert!(
+            left_words(true, true, false, None).contains("`tolerance resume` deals you in again")
+        );
         assert_eq!(
-            left_words(true, false, None),
+            left_words(true, false, false, None),
             "you left the table: the others were told and go on without you"
         );
-        assert!(left_words(false, false, Some("relay down")).contains("(relay down)"));
+        // Heads-up, leaving ends the table: it does not promise the others go on.
+        let alone = left_words(true, true, true, None);
+        assert!(
+            alone.contains("the table is over") && !alone.contains("go on"),
+            "{alone}"
+        );
+        assert!(left_words(false, false, false, Some("relay down")).contains("(relay down)"));
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub enum Key<A> {
     Play(A),
     /// Leave the table (or, once it is over, the screen).
     Leave,
+    /// Stop the program without leaving (Ctrl-C, Ctrl-D): like a crash, the seat is kept and
+    /// `tolerance resume` takes it back.
+    Stop,
 }
 
 pub struct Frame<G: TableGame> {
@@ -199,13 +202,13 @@ impl<G: TableGame> Frame<G> {
     }
 
     pub fn key(&mut self, key: KeyEvent) -> Key<G::Action> {
+        if self.closed.is_some() {
+            return Key::Leave;
+        }
         if key.modifiers.contains(KeyModifiers::CONTROL)
             && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
         {
-            return Key::Leave;
-        }
-        if self.closed.is_some() {
-            return Key::Leave;
+            return Key::Stop;
         }
         if self.confirm_quit {
             self.confirm_quit = false;

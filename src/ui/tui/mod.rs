@@ -111,8 +111,28 @@ enum Msg<G: TableGame> {
     Update(Box<Update<G>>),
     /// The runtime is done, with its last words; the screen stays until a key.
     Closed(String),
-    /// Leave now (a signal).
+    /// Stop now without leaving (Ctrl-C as a signal).
     Stop,
+}
+
+/// How the person quit a table still running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quit {
+    /// q then y: the runner signs the leave.
+    Leave,
+    /// Ctrl-C: the program stops as if it crashed; the seat is kept.
+    Stop,
+}
+
+/// How a table played on the terminal ended for the person.
+#[derive(Debug)]
+pub enum Played<T> {
+    /// The table ended (or stopped) and the person closed the screen: the run's result.
+    Done(T),
+    /// The person left the table (q, y): what the runner said about it, in one line.
+    Left(String),
+    /// The person stopped the program (Ctrl-C): no leave was signed.
+    Stopped,
 }
 
 /// How the screen ended.
@@ -120,6 +140,9 @@ enum Msg<G: TableGame> {
 pub enum Ended {
     /// The person left while the table was still running.
     Left,
+    /// The person stopped the program (Ctrl-C) while the table was still running: no leave
+    /// is signed, the seat is kept.
+    Stopped,
     /// The table was over (or stopped) and the person closed the screen.
     Done,
 }
@@ -138,14 +161,14 @@ fn screen<G: TableGame>(
     mut frame: Frame<G>,
     msgs: Receiver<Msg<G>>,
     mut asks: mpsc::UnboundedReceiver<Ask<G>>,
-    left: oneshot::Sender<()>,
+    left: oneshot::Sender<Quit>,
 ) -> Result<Ended, String> {
     let mut ask: Option<Ask<G>> = None;
-    let leave = |ask: Option<Ask<G>>, left: oneshot::Sender<()>| {
+    let leave = |ask: Option<Ask<G>>, left: oneshot::Sender<Quit>| {
         if let Some(a) = ask {
             let _ = a.answer.send(None);
         }
-        let _ = left.send(());
+        let _ = left.send(Quit::Leave);
         Ok(Ended::Left)
     };
     loop {
@@ -156,7 +179,7 @@ fn screen<G: TableGame>(
                     ask = None;
                     frame.close(words);
                 }
-                Ok(Msg::Stop) => return leave(ask, left),
+                Ok(Msg::Stop) => return Ok(Ended::Stopped),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     if !frame.is_closed() {
@@ -191,6 +214,10 @@ fn screen<G: TableGame>(
             },
             Key::Leave if frame.is_closed() => return Ok(Ended::Done),
             Key::Leave => return leave(ask, left),
+            Key::Stop => {
+                let _ = left.send(Quit::Stop);
+                return Ok(Ended::Stopped);
+            }
             Key::None => {}
         }
     }
@@ -198,13 +225,13 @@ fn screen<G: TableGame>(
 
 /// The terminal table for seat `me`, while `run` plays the table with the decider and the
 /// update callback it is given. `summary` says how the run ended in one line for the end
-/// screen. Returns the run's result, or `None` when the person left first.
+/// screen. Returns the run's result, or how the person quit first.
 pub async fn play<G, T, E, F>(
     names: Vec<String>,
     me: Seat,
     run: impl FnOnce(PersonDecider<G>, OnUpdate<G>) -> F,
     summary: impl FnOnce(&T) -> String,
-) -> Result<Option<T>, String>
+) -> Result<Played<T>, String>
 where
     G: TableGame,
     E: std::fmt::Display,
@@ -227,14 +254,14 @@ where
     );
     tokio::pin!(fut);
     let outcome = tokio::select! {
-        r = &mut fut => Some(r),
-        _ = left_rx => None,
+        r = &mut fut => Ok(r),
+        q = left_rx => Err(q.unwrap_or(Quit::Stop)),
         _ = tokio::signal::ctrl_c() => {
             let _ = msg_tx.send(Msg::Stop);
-            None
+            Err(Quit::Stop)
         }
     };
-    if let Some(r) = &outcome {
+    if let Ok(r) = &outcome {
         let words = match r {
             Ok(t) => summary(t),
             Err(e) => format!("the table stopped: {e}"),
@@ -248,20 +275,27 @@ where
         .map_err(|_| "the terminal table failed".to_string())?;
     restore_terminal();
     ended?;
-    if outcome.is_none() {
-        // The person left: the runner signs the leave and offers it to the relays, so the
-        // others go on at once instead of waiting out this seat's deadlines.
-        println!("leaving the table: telling the others…");
-        let _ = quit_tx.send(());
-        match tokio::time::timeout(Duration::from_secs(15), &mut fut).await {
-            Ok(Err(e)) => println!("{e}"),
-            Ok(Ok(_)) => {}
-            Err(_) => {
-                println!("no relay answered in time: the others will go on once your time runs out")
-            }
+    match outcome {
+        Ok(r) => r.map(Played::Done).map_err(|e| e.to_string()),
+        // Like a crash: the runner is dropped with nothing signed; what it signed is in the
+        // journal, so `resume` goes on from there.
+        Err(Quit::Stop) => Ok(Played::Stopped),
+        Err(Quit::Leave) => {
+            // The runner signs the leave and offers it to the relays, so the others go on at
+            // once instead of waiting out this seat's deadlines; its words say what follows.
+            println!("leaving the table: telling the others…");
+            let _ = quit_tx.send(());
+            Ok(Played::Left(
+                match tokio::time::timeout(Duration::from_secs(15), &mut fut).await {
+                    Ok(Err(e)) => e.to_string(),
+                    Ok(Ok(_)) => "you left the table".into(),
+                    Err(_) => "you left the table, but no relay answered in time: the others \
+                               go on once your time runs out"
+                        .into(),
+                },
+            ))
         }
     }
-    outcome.transpose().map_err(|e| e.to_string())
 }
 
 /// The runner's update callback, sending this seat's reading of each batch to the screen.

@@ -321,7 +321,7 @@ fn a_timed_out_turn_is_withdrawn_and_said_so() {
 }
 
 #[test]
-fn leaving_asks_first_and_ctrl_c_leaves_at_once() {
+fn leaving_asks_first_and_ctrl_c_stops_without_leaving() {
     let g = game_until::<Tolerance>(2, 7, calm, betting);
     let mut f = asked(&g, 2);
     assert_eq!(f.key(ch('q')), Key::None);
@@ -330,8 +330,16 @@ fn leaving_asks_first_and_ctrl_c_leaves_at_once() {
     assert!(screen(&f).contains("Your move"));
     f.key(ch('q'));
     assert_eq!(f.key(ch('y')), Key::Leave);
+    // Ctrl-C stops the program as a crash would: the seat is kept, nothing is asked.
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-    assert_eq!(asked(&g, 2).key(ctrl_c), Key::Leave);
+    assert_eq!(asked(&g, 2).key(ctrl_c), Key::Stop);
+    let mut closed = asked(&g, 2);
+    closed.close("table over".into());
+    assert_eq!(
+        closed.key(ctrl_c),
+        Key::Leave,
+        "once over, it only closes the screen"
+    );
 }
 
 #[test]
