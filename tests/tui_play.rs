@@ -1480,7 +1480,6 @@ fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
     let text = String::from_utf8_lossy(&v.stdout);
     assert!(text.contains("\"ok\":true"), "{text}");
     assert!(!text.contains("\"reason\":\"left\""), "{text}");
-    record(&pty);
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&host_home);
 }

@@ -151,8 +151,8 @@ pub fn stopped_words(sits_out: bool, return_ms: u64) -> String {
             .into();
     }
     let mut words = "you stopped without leaving: your seat and your chips are kept, and \
-                     `tolerance resume` takes the seat back. Until then you sit out from the \
-                     next step that waits for you"
+                     `tolerance resume` takes the seat back. If the table waits for you past \
+                     your time, your hand is forfeited and you sit out until you are back"
         .to_string();
     if return_ms > 0 {
         let secs = return_ms.div_ceil(1000);

@@ -1148,6 +1148,14 @@ impl<G: Game> Session<G> {
         match &self.r.kind {
             Kind::Move(actor) => {
                 let actor = *actor;
+                // A seat that left makes no move (version 5): it is removed where it is
+                // awaited, rather than shown checking or folding first (PROTOCOL §7.8).
+                if self.cfg.version >= 5
+                    && self.reason(&seats, ForfeitReason::Absent) == ForfeitReason::Left
+                {
+                    self.forfeit(seats, ForfeitReason::Left, t);
+                    return;
+                }
                 let Some(action) = self.r.game.timeout_action(actor) else {
                     let reason = self.reason(&seats, ForfeitReason::Withheld);
                     self.forfeit(seats, reason, t);
