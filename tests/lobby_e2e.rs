@@ -348,13 +348,14 @@ fn moves_in(log: &Log) -> usize {
         .count()
 }
 
-/// The journal names the table; `resume` with no argument lists it.
-fn assert_resume_lists(home: &Path, naddr: &str) {
-    let out = run(home, &["resume"]);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains(naddr),
-        "{out:?}"
-    );
+/// `resume` with no argument continues the one table in play on this machine (issue 30).
+fn resume_the_one_in_play(home: &Path) -> Proc {
+    spawn(home, &["resume"])
+}
+
+/// It said which table it continued.
+fn assert_resumed_the_one_in_play(out: &str) {
+    assert!(out.contains("resuming your table in play: "), "{out}");
 }
 
 /// Three players; the one at `victim` is SIGKILLed when `point` first holds for the log, then
@@ -384,10 +385,10 @@ fn kill_and_resume(test: &str, point: fn(&[(u64, String, String)]) -> bool, hand
         || format!("{:?}", log.lock().unwrap()),
     );
     let before = log.lock().unwrap().len();
-    assert_resume_lists(&hb, &naddr);
-    let resumed = spawn(&hb, &["resume", &naddr]);
+    let resumed = resume_the_one_in_play(&hb);
     let (ok, out, err) = resumed.finish_blocking(Duration::from_secs(240));
     assert!(ok, "resumed: {out}\n{err}");
+    assert_resumed_the_one_in_play(&out);
     let played = assert_table_over(&out, &err, hands, 3000);
     for p in [host, other] {
         let (ok, out, err) = p.finish_blocking(Duration::from_secs(60));
@@ -655,12 +656,14 @@ fn perudo_resume_after_sigkill_mid_game() {
     let journalled = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
     assert!(journalled.contains(r#"\"type\":\"setup"#), "{journalled}");
     let before = t.log.lock().unwrap().len();
-    assert_resume_lists(&hb, &naddr);
-    let resumed = spawn(&hb, &["resume", &naddr]);
+    let resumed = resume_the_one_in_play(&hb);
     let mut winners = Vec::new();
-    for p in [resumed, t.host, t.other] {
+    for (i, p) in [resumed, t.host, t.other].into_iter().enumerate() {
         let (ok, out, err) = p.finish_blocking(Duration::from_secs(180));
         assert!(ok, "{out}\n{err}");
+        if i == 0 {
+            assert_resumed_the_one_in_play(&out);
+        }
         let line = out
             .lines()
             .find(|l| l.starts_with("table over:"))

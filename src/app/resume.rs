@@ -12,7 +12,8 @@ use nostr_sdk::prelude::*;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ResumeArgs {
-    /// The table to resume (naddr1… or hex id); none lists unfinished tables.
+    /// The table to resume (naddr1…, hex id, or its number in the list); none continues the
+    /// one table in play, or lists them when there are several.
     pub table: Option<String>,
     /// Use these relays instead of the recorded ones (repeatable).
     #[arg(long = "relay")]
@@ -27,15 +28,41 @@ pub struct ResumeArgs {
 
 pub async fn run(args: ResumeArgs) -> Result<(), String> {
     let home = identity::config_dir();
-    let Some(table) = args.table else {
-        let open = journal::unfinished(&home);
-        if open.is_empty() {
-            println!("no unfinished table on this machine");
-        }
-        for m in open {
-            println!("{} ({})\n  tolerance resume {}", m.naddr, m.game, m.table);
-        }
-        return Ok(());
+    let live = resumable(&home);
+    let table = match args.table {
+        Some(t) => match t.trim().parse::<usize>() {
+            Ok(n) if (1..=live.len()).contains(&n) => live[n - 1].meta.table.clone(),
+            Ok(n) => {
+                return Err(format!(
+                    "there is no table {n} to resume: {}",
+                    crate::games::ui::words::count(live.len() as u64, "table is", "tables are")
+                        + " in play on this machine"
+                ))
+            }
+            Err(_) => t,
+        },
+        None => match live.as_slice() {
+            [] => {
+                println!("no table in play on this machine");
+                return Ok(());
+            }
+            [one] => {
+                println!("resuming your table in play: {}", describe(one));
+                one.meta.table.clone()
+            }
+            several => {
+                println!("tables in play on this machine, most recent first:");
+                for (i, t) in several.iter().enumerate() {
+                    println!(
+                        "  {}. {}\n     tolerance resume {}",
+                        i + 1,
+                        describe(t),
+                        i + 1
+                    );
+                }
+                return Ok(());
+            }
+        },
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
@@ -73,4 +100,63 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     .await;
     pool.shutdown().await;
     played
+}
+
+/// Tables this machine can resume: not seen to finish, and not left for good (a game that
+/// keeps a seat that left, such as Tolerance, deals it in again: those stay).
+fn resumable(home: &std::path::Path) -> Vec<journal::Unfinished> {
+    journal::unfinished_tables(home)
+        .into_iter()
+        .filter(|t| {
+            !t.left || crate::games::registry::with_game(&t.meta.game, SitsOut).unwrap_or(false)
+        })
+        .collect()
+}
+
+struct SitsOut;
+
+impl crate::games::registry::Visit for SitsOut {
+    type Out = bool;
+    fn visit<G: crate::games::registry::TableGame>(self) -> bool {
+        G::SITS_OUT
+    }
+}
+
+/// One table in play for a person: its game, its players, where this seat is, and when it
+/// last moved ("The Game of Tolerance with you, Ana — you left (resume deals you in again) —
+/// last event 5 min ago").
+fn describe(t: &journal::Unfinished) -> String {
+    let title = crate::games::registry::all()
+        .into_iter()
+        .find(|g| g.name == t.meta.game)
+        .map(|g| g.title.to_string())
+        .unwrap_or_else(|| t.meta.game.clone());
+    let with = if t.meta.players.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", t.meta.players.join(", "))
+    };
+    let state = if t.left {
+        "you left (resume deals you in again)"
+    } else {
+        "in play"
+    };
+    let when = t
+        .last
+        .and_then(|l| std::time::SystemTime::now().duration_since(l).ok())
+        .map(|d| {
+            let s = d.as_secs();
+            if s < 120 {
+                format!("{s} s ago")
+            } else if s < 2 * 3600 {
+                format!("{} min ago", s / 60)
+            } else if s < 2 * 86_400 {
+                format!("{} h ago", s / 3600)
+            } else {
+                format!("{} days ago", s / 86_400)
+            }
+        })
+        .map(|w| format!(" — last event {w}"))
+        .unwrap_or_default();
+    format!("{title}{with} — {state}{when}")
 }

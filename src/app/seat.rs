@@ -99,7 +99,7 @@ pub async fn play_seat(
         println!("  seat {s}: {n}");
     }
     let journal = Journal::open(&home, keys, &spec.table)?;
-    let meta = resumed.unwrap_or_else(|| TableMeta {
+    let mut meta = resumed.unwrap_or_else(|| TableMeta {
         table: spec.table.clone(),
         host: host.to_hex(),
         relays: relays.clone(),
@@ -108,7 +108,9 @@ pub async fn play_seat(
         auto: ui == SeatUi::Bot,
         finished: false,
         game: spec.game.clone(),
+        players: Vec::new(),
     });
+    meta.players = names.clone();
     journal::write_meta(&home, &meta)?;
     let outcome = registry::with_game(
         &spec.game,

@@ -47,6 +47,19 @@ pub struct TableMeta {
     /// The game's registry name.
     #[serde(default = "tolerance_game")]
     pub game: String,
+    /// The seats' names as this client called them ("you", profile names), by seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<String>,
+}
+
+/// A table this machine joined and did not see finish, for `resume` to list.
+#[derive(Debug, Clone)]
+pub struct Unfinished {
+    pub meta: TableMeta,
+    /// When its journal last recorded an event.
+    pub last: Option<std::time::SystemTime>,
+    /// This seat signed its leave there.
+    pub left: bool,
 }
 
 fn tolerance_game() -> String {
@@ -76,6 +89,9 @@ pub struct Journal {
     /// Own signed events by step key.
     signed: HashMap<SignedKey, Event>,
     me: PublicKey,
+    /// Held locked while the journal is open: a second client on this seat and machine is
+    /// refused in words, instead of signing its own moves for the same steps.
+    _lock: File,
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
@@ -124,6 +140,25 @@ impl Journal {
             use std::os::unix::fs::PermissionsExt;
             let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
         }
+        let lock_path = dir.join("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(TableError::Journal(
+                    "this seat is already being played by another tolerance program on this \
+                     machine: stop that one first (two clients on one seat would each sign \
+                     their own moves)"
+                        .into(),
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
+        }
         let hk = Hkdf::<Sha256>::new(
             Some(b"tolerance/journal/v1"),
             keys.secret_key().as_secret_bytes(),
@@ -170,6 +205,7 @@ impl Journal {
             seen,
             signed,
             me,
+            _lock: lock,
         })
     }
 
@@ -302,6 +338,28 @@ pub fn read_meta(home: &Path, table: &str) -> Result<TableMeta, TableError> {
     serde_json::from_str(&text).map_err(|e| TableError::Journal(format!("{}: {e}", path.display())))
 }
 
+/// Tables this machine joined and did not see finish, most recently played first, with
+/// whether this seat signed its leave (read from its own events in the journal, unopened).
+pub fn unfinished_tables(home: &Path) -> Vec<Unfinished> {
+    let mut out: Vec<Unfinished> = unfinished(home)
+        .into_iter()
+        .map(|meta| {
+            let path = tables_dir(home).join(&meta.table).join("events.jsonl");
+            let last = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+            let left = std::fs::read_to_string(&path).is_ok_and(|text| {
+                text.lines()
+                    .filter_map(|l| Event::from_json(l).ok())
+                    .filter(|e| e.pubkey.to_hex() == meta.me)
+                    .filter_map(|e| parse_log(&e, &meta.table).ok())
+                    .any(|p| matches!(p.body, Body::Leave {}))
+            });
+            Unfinished { meta, last, left }
+        })
+        .collect();
+    out.sort_by(|a, b| b.last.cmp(&a.last));
+    out
+}
+
 /// Tables this machine joined and did not see finish.
 pub fn unfinished(home: &Path) -> Vec<TableMeta> {
     let Ok(rd) = std::fs::read_dir(tables_dir(home)) else {
@@ -341,6 +399,8 @@ mod tests {
         assert_eq!(*j.master(|| [8u8; 32]).unwrap(), [7u8; 32]);
         let raw = std::fs::read(j.dir().join("master.bin")).unwrap();
         assert!(!raw.windows(8).any(|w| w == [7u8; 8]), "not in the clear");
+        let dir = j.dir().to_path_buf();
+        drop(j);
         let other = Journal::open(&home, &Keys::generate(), &table).unwrap();
         let e = other.master(|| [9u8; 32]).unwrap_err();
         assert!(
@@ -350,8 +410,83 @@ mod tests {
         // Moved to another table's directory, it fails its binding.
         let t2 = hex::encode([6u8; 32]);
         let j2 = Journal::open(&home, &keys, &t2).unwrap();
-        std::fs::copy(j.dir().join("master.bin"), j2.dir().join("master.bin")).unwrap();
+        std::fs::copy(dir.join("master.bin"), j2.dir().join("master.bin")).unwrap();
         assert!(j2.master(|| [9u8; 32]).is_err());
+        std::fs::remove_dir_all(home).unwrap();
+    }
+
+    #[test]
+    fn unfinished_tables_leave_out_finished_ones_and_know_where_this_seat_left() {
+        let home = tmp();
+        let keys = Keys::generate();
+        let host = Keys::generate();
+        let meta = |table: &str, finished: bool| TableMeta {
+            table: table.to_string(),
+            host: host.public_key().to_hex(),
+            relays: vec!["ws://127.0.0.1:1".into()],
+            naddr: format!("naddr-{table}"),
+            me: keys.public_key().to_hex(),
+            auto: false,
+            finished,
+            game: "tolerance".into(),
+            players: vec!["you".into(), "Ana".into()],
+        };
+        let (left, playing, done) = (
+            hex::encode([1u8; 32]),
+            hex::encode([2u8; 32]),
+            hex::encode([3u8; 32]),
+        );
+        for (t, finished) in [(&left, false), (&playing, false), (&done, true)] {
+            let mut j = Journal::open(&home, &keys, t).unwrap();
+            write_meta(&home, &meta(t, finished)).unwrap();
+            let body = if t == &left {
+                Body::Leave {}
+            } else {
+                Body::End {}
+            };
+            let p = Payload {
+                v: LOG_VERSION,
+                table: t.clone(),
+                step: 3,
+                prev: t.clone(),
+                ahead: None,
+                body,
+            };
+            j.record(
+                &log_event(&host.public_key(), &p)
+                    .sign_with_keys(&keys)
+                    .unwrap(),
+            )
+            .unwrap();
+        }
+        let found = unfinished_tables(&home);
+        let mut seen: Vec<(String, bool)> = found
+            .iter()
+            .map(|u| (u.meta.table.clone(), u.left))
+            .collect();
+        seen.sort();
+        assert_eq!(seen, vec![(left, true), (playing, false)]);
+        assert!(found.iter().all(|u| u.last.is_some()));
+        std::fs::remove_dir_all(home).unwrap();
+    }
+
+    #[test]
+    fn a_second_program_on_the_same_seat_is_refused_in_words_until_the_first_ends() {
+        let home = tmp();
+        let keys = Keys::generate();
+        let table = hex::encode([7u8; 32]);
+        let first = Journal::open(&home, &keys, &table).unwrap();
+        let e = Journal::open(&home, &keys, &table).err().expect("refused");
+        assert!(
+            e.to_string()
+                .contains("already being played by another tolerance program"),
+            "{e}"
+        );
+        drop(first);
+        assert!(
+            Journal::open(&home, &keys, &table).is_ok(),
+            "free once it ended"
+        );
         std::fs::remove_dir_all(home).unwrap();
     }
 
