@@ -758,9 +758,16 @@ fn seat_name(names: &[String], s: Seat) -> String {
 /// The result line, followed by who was removed from the table and why, so every end screen
 /// says it ("… — Ben stopped answering").
 fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {
+    // A seat dealt in again after sitting out is told as back, not as gone.
+    let back_after = |i: usize, s: Seat| {
+        verdicts[i + 1..]
+            .iter()
+            .any(|v| matches!(v, Verdict::Back { seats, .. } if seats.contains(&s)))
+    };
     let removed: Vec<String> = verdicts
         .iter()
-        .filter_map(|v| match v {
+        .enumerate()
+        .filter_map(|(i, v)| match v {
             Verdict::Removed {
                 seats,
                 reason,
@@ -770,10 +777,20 @@ fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> S
                 seats
                     .iter()
                     .map(|s| {
-                        let out = if *sitting_out { " and sat out" } else { "" };
+                        let out = match (*sitting_out, back_after(i, *s)) {
+                            (true, true) => ", sat out and came back",
+                            (true, false) => " and sat out",
+                            _ => "",
+                        };
                         format!("{} {}{out}", names(*s), reason.describe())
                     })
                     .collect::<Vec<_>>(),
+            ),
+            Verdict::NotBack { seats, .. } => Some(
+                seats
+                    .iter()
+                    .map(|s| format!("{} did not come back in time", names(*s)))
+                    .collect(),
             ),
             _ => None,
         })
@@ -876,5 +893,48 @@ mod tests {
         .join();
         assert!(ended.is_err());
         assert!(!flag.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn the_end_line_tells_a_seat_that_came_back_as_back_and_one_that_did_not_as_gone() {
+        use crate::engine::ForfeitReason;
+        let names = |s: Seat| ["you", "Ben"][s as usize].to_string();
+        let out = |seats: Vec<Seat>| Verdict::Removed {
+            step: 4,
+            seats,
+            reason: ForfeitReason::Absent,
+            sitting_out: true,
+        };
+        let came_back = with_removals(
+            "6 hands played".into(),
+            &[
+                out(vec![1]),
+                Verdict::Back {
+                    step: 9,
+                    seats: vec![1],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            came_back.ends_with("Ben stopped answering, sat out and came back"),
+            "{came_back}"
+        );
+        let gone = with_removals(
+            "3 hands played".into(),
+            &[
+                out(vec![1]),
+                Verdict::NotBack {
+                    step: 9,
+                    seats: vec![1],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            gone.contains("Ben stopped answering and sat out")
+                && gone.ends_with("Ben did not come back in time"),
+            "{gone}"
+        );
     }
 }

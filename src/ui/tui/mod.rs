@@ -76,10 +76,13 @@ impl TuiTerminal {
             restore_terminal();
             return Err(format!("cannot use the terminal: {e}"));
         }
-        let terminal = Terminal::new(CrosstermBackend::new(out)).map_err(|e| {
+        let mut terminal = Terminal::new(CrosstermBackend::new(out)).map_err(|e| {
             restore_terminal();
             format!("cannot use the terminal: {e}")
         })?;
+        // Some terminals keep what an earlier program left on the alternate screen, and the
+        // first frame writes only the cells that are not blank: start from a cleared screen.
+        let _ = terminal.clear();
         Ok(TuiTerminal { terminal })
     }
 
@@ -205,6 +208,14 @@ fn screen<G: TableGame>(
         let Some(k) = tui.next_key(Duration::from_millis(200))? else {
             continue;
         };
+        // Ctrl-L redraws the whole screen, as in a shell.
+        if k.modifiers
+            .contains(crossterm::event::KeyModifiers::CONTROL)
+            && k.code == crossterm::event::KeyCode::Char('l')
+        {
+            let _ = tui.terminal.clear();
+            continue;
+        }
         match frame.key(k) {
             Key::Play(a) => match ask.take() {
                 Some(x) => {

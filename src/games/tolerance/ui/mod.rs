@@ -90,11 +90,27 @@ impl GameUi for Tolerance {
                 crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
                 stacks.join(", ")
             ),
-            None => format!(
-                "{} played; stacks: {}",
-                crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
-                stacks.join(", ")
-            ),
+            None => {
+                // Most chips at the end (a seat sitting out is never among the winners).
+                let ahead = match crate::engine::Game::outcome(self).map(|o| o.winners) {
+                    Some(w) if w.len() == 1 => format!(
+                        "{} with the most chips; ",
+                        crate::games::ui::words::says(names(w[0]), "finishes")
+                    ),
+                    Some(w) if w.len() > 1 => format!(
+                        "{} finish level with the most chips; ",
+                        crate::games::ui::words::list(
+                            &w.iter().map(|s| names(*s)).collect::<Vec<_>>()
+                        )
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "{} played; {ahead}stacks: {}",
+                    crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
+                    stacks.join(", ")
+                )
+            }
         }
     }
 
