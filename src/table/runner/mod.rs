@@ -77,10 +77,15 @@ impl<G: Game<Action: Send + 'static, View: Send + 'static> + Send + 'static> Dec
             answer: tx,
         });
         Box::pin(async move {
+            // Only an explicit answer of no move (q, y) leaves: a screen that is gone (Ctrl-C
+            // stops the program as a crash would) decides nothing, and must sign no leave.
             if sent.is_err() {
-                return None;
+                return std::future::pending().await;
             }
-            rx.await.ok().flatten()
+            match rx.await {
+                Ok(answer) => answer,
+                Err(_) => std::future::pending().await,
+            }
         })
     }
 
