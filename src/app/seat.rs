@@ -158,9 +158,9 @@ pub fn stopped_words(sits_out: bool, return_ms: u64) -> String {
         .to_string();
     if return_ms > 0 {
         let secs = return_ms.div_ceil(1000);
-        let wait = if secs >= 3600 && secs % 3600 == 0 {
+        let wait = if secs >= 3600 && secs.is_multiple_of(3600) {
             format!("{} h", secs / 3600)
-        } else if secs >= 60 && secs % 60 == 0 {
+        } else if secs >= 60 && secs.is_multiple_of(60) {
             format!("{} min", secs / 60)
         } else {
             format!("{secs} s")

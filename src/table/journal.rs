@@ -356,7 +356,7 @@ pub fn unfinished_tables(home: &Path) -> Vec<Unfinished> {
             Unfinished { meta, last, left }
         })
         .collect();
-    out.sort_by(|a, b| b.last.cmp(&a.last));
+    out.sort_by_key(|u| std::cmp::Reverse(u.last));
     out
 }
 

@@ -152,9 +152,9 @@ impl Deadlines {
     pub fn words(&self) -> String {
         let secs = |ms: u64| {
             let s = ms.div_ceil(1000);
-            if s >= 3600 && s % 3600 == 0 {
+            if s >= 3600 && s.is_multiple_of(3600) {
                 format!("{} h", s / 3600)
-            } else if s >= 60 && s % 60 == 0 {
+            } else if s >= 60 && s.is_multiple_of(60) {
                 format!("{} min", s / 60)
             } else {
                 format!("{s} s")

@@ -81,7 +81,7 @@ pub(crate) fn decode_scalar(bytes: &[u8]) -> Option<Scalar> {
 
 /// Strict decoding of `66·n` bytes into `n` ciphertexts.
 pub(crate) fn decode_ciphertexts(bytes: &[u8]) -> Option<Vec<Ciphertext>> {
-    if bytes.len() % CIPHERTEXT_LEN != 0 {
+    if !bytes.len().is_multiple_of(CIPHERTEXT_LEN) {
         return None;
     }
     bytes

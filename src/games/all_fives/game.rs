@@ -274,7 +274,7 @@ impl Layout {
     /// The points a count scores: itself when a positive multiple of five.
     pub fn score(&self) -> i64 {
         let c = self.count();
-        if c > 0 && c % 5 == 0 {
+        if c > 0 && c.is_multiple_of(5) {
             i64::from(c)
         } else {
             0

@@ -567,7 +567,7 @@ impl Reformation {
     fn spec_of(&self, deck: DeckId) -> DeckSpec {
         if deck == ROLE_DECK || deck < 10 {
             self.role_spec()
-        } else if deck % 2 == 0 {
+        } else if deck.is_multiple_of(2) {
             self.suit_spec()
         } else {
             self.slot_spec()
