@@ -53,7 +53,7 @@ impl Raced for Scoundrel {
         view.entrants
             .iter()
             .filter(|e| e.seat == seat)
-            .any(|e| e.room.iter().any(Option::is_some) || e.life.is_some())
+            .any(|e| e.board.room.iter().any(Option::is_some) || e.board.life.is_some())
     }
 }
 
@@ -63,6 +63,7 @@ impl Raced for TheBogey {
     }
     fn shows_cards_of(view: &Self::View, seat: Seat) -> bool {
         view.entrants.iter().filter(|e| e.seat == seat).any(|e| {
+            let e = &e.board;
             e.hand
                 .iter()
                 .chain(e.columns.iter().flatten())
@@ -79,6 +80,7 @@ impl Raced for ShootingParty {
     }
     fn shows_cards_of(view: &Self::View, seat: Seat) -> bool {
         view.entrants.iter().filter(|e| e.seat == seat).any(|e| {
+            let e = &e.board;
             e.hand
                 .iter()
                 .chain(&e.discards)
@@ -91,7 +93,7 @@ impl Raced for ShootingParty {
     fn judged(&self, seat: Seat) -> &'static str {
         use shooting_party::Verdict;
         match self.verdicts.get(&seat) {
-            Some(Verdict::Verified { .. }) => "verified",
+            Some(Verdict::Verified(..)) => "verified",
             Some(Verdict::Refused { .. }) => "refused",
             Some(Verdict::Left) => "left",
             None => "unjudged",
@@ -315,12 +317,12 @@ fn a_scoundrel_race_of_three_plays_to_a_verified_end_and_every_game_is_checked_f
     for e in &g.entrants {
         assert!(e.status.finished(), "{:?}", e.status);
         assert!(
-            matches!(g.verdicts[&e.seat], Verdict::Verified { .. }),
+            matches!(g.verdicts[&e.seat], Verdict::Verified(..)),
             "{:?}",
             g.verdicts
         );
     }
-    assert_eq!(g.leaderboard().len(), 3);
+    assert_eq!(g.standings().len(), 3);
 }
 
 #[test]
@@ -350,7 +352,7 @@ fn a_scoundrel_entrant_who_drops_mid_race_stops_it_and_the_others_are_still_show
         let e = g.entrant(s).unwrap();
         assert!(matches!(e.status, Status::Stopped) || e.status.finished());
         assert!(
-            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            matches!(g.verdicts[&s], Verdict::Verified(..)),
             "{:?}",
             g.verdicts
         );
@@ -398,7 +400,7 @@ fn a_scoundrel_turn_changed_after_it_was_sealed_is_refused_naming_the_entrant_an
     assert_eq!(g.verdicts[&2], Verdict::Left);
     for s in [0u8, 1] {
         assert!(
-            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            matches!(g.verdicts[&s], Verdict::Verified(..)),
             "{:?}",
             g.verdicts
         );
@@ -416,7 +418,7 @@ impl Bot<TheBogey> for Discarder {
         legal: &[the_bogey::Action],
     ) -> the_bogey::Action {
         use the_bogey::Action;
-        let early = view.me().is_some_and(|e| e.turn <= 9);
+        let early = view.me().is_some_and(|e| e.board.turn <= 9);
         for a in [Action::Discard { slot: 0 }, Action::EndTurn] {
             if early && legal.contains(&a) {
                 return a;
@@ -462,8 +464,8 @@ fn a_bogey_race_with_a_reshuffle_plays_to_a_verified_end_and_every_game_is_check
     for e in &g.entrants {
         assert!(e.status.finished(), "{:?}", e.status);
         match &g.verdicts[&e.seat] {
-            Verdict::Verified { on_table, .. } => {
-                assert_eq!(*on_table, e.places.on_table())
+            Verdict::Verified(v) => {
+                assert_eq!(v.on_table, e.places.on_table())
             }
             v => panic!("{v:?}"),
         }
@@ -496,7 +498,7 @@ fn a_bogey_entrant_who_drops_mid_race_stops_it_and_the_others_are_still_shown_ch
         let e = g.entrant(s).unwrap();
         assert!(matches!(e.status, Status::Stopped) || e.status.finished());
         assert!(
-            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            matches!(g.verdicts[&s], Verdict::Verified(..)),
             "{:?}",
             g.verdicts
         );
@@ -543,7 +545,7 @@ fn a_bogey_move_changed_after_it_was_sealed_is_refused_naming_the_entrant_and_th
     assert_eq!(g.verdicts[&2], Verdict::Left);
     for s in [0u8, 1] {
         assert!(
-            matches!(g.verdicts[&s], Verdict::Verified { .. }),
+            matches!(g.verdicts[&s], Verdict::Verified(..)),
             "{:?}",
             g.verdicts
         );
@@ -715,11 +717,9 @@ fn a_shooting_party_race_of_three_plays_to_a_verified_end_and_every_game_is_chec
     // Each verified score is the score pile its moves built.
     for e in &g.entrants {
         match &g.verdicts[&e.seat] {
-            shooting_party::Verdict::Verified {
-                score, contacts, ..
-            } => {
-                assert_eq!(*score as usize, e.places.scored.len());
-                assert_eq!(*contacts, e.places.contacts);
+            shooting_party::Verdict::Verified(v) => {
+                assert_eq!(v.score as usize, e.places.scored.len());
+                assert_eq!(v.contacts, e.places.contacts);
             }
             v => panic!("{v:?}"),
         }

@@ -2,13 +2,14 @@
 //! keeps, the weapon it keeps usable and the card it leaves in the room, and avoids a room whose
 //! best turn costs more than an average room would (protocol/rules/scoundrel.md §9).
 
-use super::game::{kind, value, Action, Kind, Life, ScoundrelView, Take, ALL_MONSTERS};
-use super::Scoundrel;
+use super::game::{
+    kind, value, Action, Dungeon, End, Kind, Life, ScoundrelView, Status, Take, ALL_MONSTERS,
+};
+use super::{Scoundrel, Setup};
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
 pub use crate::games::race::Duplicate;
 use rand::Rng;
-use rand::{rngs::StdRng, SeedableRng};
 
 /// What the bot weighs, against one point of health (tuned with `benches/solitaires.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,7 +93,7 @@ pub fn worth(life: &Life, left: &[CardId], escaped: bool, w8: &Weights) -> f64 {
         return -1000.0 - f64::from(ALL_MONSTERS - life.monsters_faced);
     }
     if escaped {
-        return 1000.0 + f64::from(life.score(super::game::Status::Escaped));
+        return 1000.0 + f64::from(life.score(Status::Ended(End::Escaped)));
     }
     let mut w = f64::from(life.health) + w8.weapon * weapon_worth(life, w8);
     for c in left {
@@ -119,7 +120,12 @@ pub fn worth(life: &Life, left: &[CardId], escaped: bool, w8: &Weights) -> f64 {
 /// The bot's judgement of one legal move from what `view` shows its seat.
 pub fn judge(view: &ScoundrelView, a: &Action, w8: &Weights) -> f64 {
     let Some(me) = view.viewer else { return 0.0 };
-    let Some(e) = view.entrants.iter().find(|e| e.seat == me) else {
+    let Some(e) = view
+        .entrants
+        .iter()
+        .find(|e| e.seat == me)
+        .map(|e| &e.board)
+    else {
         return 0.0;
     };
     let Some(life) = e.life.clone() else {
@@ -172,23 +178,18 @@ impl<R: Rng + Send> Bot<Scoundrel> for DungeonBot<R> {
 /// The dungeon bot (seat 0, with these weights) and the random player (seat 1) on `deals`
 /// deals drawn from `seed`, through the race kit: reproducible. A win is an escape.
 pub fn duplicate(deals: u64, seed: u64, weights: Weights) -> Duplicate {
-    crate::games::race::duplicate(
+    crate::games::race::duplicate::<Dungeon>(
         deals,
         seed,
-        || Scoundrel::new(&super::Setup { players: 2 }).expect("two entrants"),
-        |k| {
-            let mut smart = DungeonBot::new(StdRng::seed_from_u64(seed ^ k));
+        &Setup { players: 2 },
+        |rng| {
+            let mut smart = DungeonBot::new(rng);
             smart.weights = weights;
             Box::new(smart)
         },
-        |k| {
-            Box::new(RandomBot::new(StdRng::seed_from_u64(
-                seed ^ (k + (1 << 40)),
-            )))
-        },
-        |g, seat| {
-            g.entrant(seat)
-                .is_some_and(|e| e.status == super::Status::Escaped)
-        },
+        // Uniform over every legal move, give-up included: Scoundrel's `easy` bot, the
+        // baseline its figures in BENCHMARKS.md were measured against.
+        |rng| Box::new(RandomBot::new(rng)),
+        End::Escaped,
     )
 }

@@ -1,10 +1,11 @@
 //! Scoundrel's entry in the game registry: its setup, bots and report.
 
 use super::bot::DungeonBot;
-use super::game::{Phase, Places, Scoundrel, Setup, Verdict};
+use super::game::{Places, Scoundrel, Setup, DUNGEON};
 use crate::bots::{Bot, BotLevel, RandomBot};
-use crate::cards::{CardId, PlayingCard};
-use crate::engine::{Game, RuleError};
+use crate::cards::PlayingCard;
+use crate::engine::RuleError;
+use crate::games::race;
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
@@ -24,7 +25,7 @@ impl TableGame for Scoundrel {
         let s = Setup {
             players: opts.players.max(1),
         };
-        s.validate().map_err(|e| e.to_string())?;
+        race::validate::<super::Dungeon>(&s).map_err(|e| e.to_string())?;
         Ok(s)
     }
 
@@ -41,62 +42,26 @@ impl TableGame for Scoundrel {
     }
 
     fn report(&self) -> serde_json::Value {
-        let board: Vec<serde_json::Value> = self
-            .leaderboard()
-            .iter()
-            .map(|(seat, score, status)| {
-                let e = self.entrant(*seat).expect("entrant");
-                serde_json::json!({
-                    "seat": seat,
-                    "score": score,
-                    "status": status,
-                    "turns": e.moves.len(),
-                    "cards_faced": e.places.faced.len(),
-                })
-            })
-            .collect();
-        let refused: Vec<serde_json::Value> = self
-            .verdicts
-            .iter()
-            .filter_map(|(seat, v)| match v {
-                Verdict::Refused { reason } => {
-                    Some(serde_json::json!({"seat": seat, "reason": reason}))
-                }
-                _ => None,
-            })
-            .collect();
-        // Once every card drawn is shown, each entrant's game turn by turn (the turn and the
-        // room it was made in), as anyone reading the relay can replay it.
-        let mut games = serde_json::Map::new();
-        if self.phase == Phase::Over {
-            for e in &self.entrants {
+        self.race_report(
+            |e, _| serde_json::json!({"turns": e.moves.len(), "cards_faced": e.places.faced.len()}),
+            // Each turn with the room it was made in.
+            |e| {
                 let mut places = Places::new();
                 let mut turns = Vec::new();
                 for a in &e.moves {
-                    let room: Vec<Option<CardId>> = places
+                    let room: Vec<Option<String>> = places
                         .room
                         .iter()
-                        .map(|p| self.card_seen(e.seat, None, *p))
-                        .collect();
-                    let room: Vec<Option<String>> = room
-                        .iter()
+                        .map(|p| self.card_seen(e.seat, None, (DUNGEON, *p)))
                         .map(|c| c.map(|c| PlayingCard::from_id(c).to_string()))
                         .collect();
                     turns.push(serde_json::json!({"turn": a, "room": room}));
-                    if let Ok((p, _)) = places.after(a) {
+                    if let Ok(p) = places.after(a) {
                         places = p;
                     }
                 }
-                games.insert(e.seat.to_string(), serde_json::json!(turns));
-            }
-        }
-        serde_json::json!({
-            "entrants": self.entrants.len(),
-            "leaderboard": board,
-            "games": games,
-            "refused": refused,
-            "stopped_by": self.stopped_by,
-            "winners": self.outcome().map(|o| o.winners),
-        })
+                serde_json::json!(turns)
+            },
+        )
     }
 }

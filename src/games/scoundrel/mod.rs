@@ -15,7 +15,9 @@ pub mod game;
 pub mod ui;
 
 pub use bot::DungeonBot;
-pub use game::{Action, Scoundrel, ScoundrelView, Setup, Status, Take, Verdict};
+pub use game::{
+    Action, Board, Dungeon, End, Scoundrel, ScoundrelView, Setup, Status, Take, Verdict, Verified,
+};
 
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,11 @@
-use super::game::{dungeon_cards, replay_entrant, Life, Phase, ALL_MONSTERS};
+use super::game::{dungeon_cards, Life, ALL_MONSTERS};
 use super::*;
 use crate::bots::Bot;
 use crate::cards::{CardId, PlayingCard};
-use crate::engine::sim::{fulfil_all, simulate, Oracle, SimOptions};
-use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, ToAct};
+use crate::engine::sim::{fulfil_all, simulate, SimOptions};
+use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::games::race::replay_entrant;
+use crate::games::race::testing::{a_leaver_stops_the_race, first_deal, only_sealed, play};
 use crate::games::ui::GameUi;
 
 use rand::{rngs::StdRng, SeedableRng};
@@ -33,57 +35,28 @@ fn random_races_pass_the_generic_simulation() {
 
 #[test]
 fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
-    let mut g = Scoundrel::new(&Setup { players: 3 }).unwrap();
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(5));
-    let ToAct::Chance(reqs) = g.to_act() else {
-        panic!()
-    };
-    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
     // Seat 1's own client: it learns its room and nothing of the others'.
-    let mut one = g.clone();
-    let masked: Vec<ChanceOutcome> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
-    one.apply_chance(&masked).unwrap();
-    g.apply_chance(&outs).unwrap();
+    let (g, one, _, reqs) = first_deal::<Dungeon>(&Setup { players: 3 }, 5);
     let v = one.view(Some(1));
-    assert!(v.entrants[1].room.iter().all(Option::is_some));
-    assert!(v.entrants[0].room.iter().all(Option::is_none));
-    assert!(v.entrants[0].life.is_none());
+    assert!(v.entrants[1].board.room.iter().all(Option::is_some));
+    assert!(v.entrants[0].board.room.iter().all(Option::is_none));
+    assert!(v.entrants[0].board.life.is_none());
     // Everyone's first room is the same four cards.
     let full = g.view(None);
-    assert!(full.entrants[0].room.iter().all(Option::is_none));
+    assert!(full.entrants[0].board.room.iter().all(Option::is_none));
     let rooms: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].room.clone())
+        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.room.clone())
         .collect();
     assert!(rooms.windows(2).all(|w| w[0] == w[1]), "{rooms:?}");
     // Only sealed deals: nothing is shown before the race ends.
-    assert!(reqs.iter().all(|r| matches!(
-        r,
-        ChanceRequest::Shuffle { .. } | ChanceRequest::DealSealed { .. }
-    )));
+    assert!(only_sealed(&reqs));
 }
 
 #[test]
 fn a_turn_that_does_not_follow_from_the_cards_is_refused_at_the_end_naming_the_entrant() {
     // Seat 1's client sees seat 0's turns only in form: a lying seat 0 passes then, and is
     // caught when its cards are shown.
-    let mut god = Scoundrel::new(&Setup { players: 2 }).unwrap();
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(11));
-    let ToAct::Chance(reqs) = god.to_act() else {
-        panic!()
-    };
-    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
-    let mut one = god.clone();
-    let masked: Vec<ChanceOutcome> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
-    one.apply_chance(&masked).unwrap();
-    god.apply_chance(&outs).unwrap();
+    let (mut god, mut one, mut oracle, _) = first_deal::<Dungeon>(&Setup { players: 2 }, 11);
     // A claim of falling on the first card at full health cannot be true.
     let lie = Action::Face {
         takes: vec![Take {
@@ -116,51 +89,22 @@ fn a_turn_that_does_not_follow_from_the_cards_is_refused_at_the_end_naming_the_e
     // The honest one is scored: it gave up, so it loses every monster.
     assert_eq!(
         one.verdicts[&1],
-        Verdict::Verified {
+        Verdict::Verified(Verified {
             score: -ALL_MONSTERS,
             health: 20
-        }
+        })
     );
     assert_eq!(one.outcome().unwrap().winners, vec![1]);
 }
 
 #[test]
 fn an_entrant_who_leaves_stops_the_race_and_the_others_are_still_shown_and_scored() {
-    let mut g = Scoundrel::new(&Setup { players: 3 }).unwrap();
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(8));
+    let (mut g, _, mut oracle, _) = first_deal::<Dungeon>(&Setup { players: 3 }, 8);
     let mut bots: Vec<Box<dyn Bot<Scoundrel>>> = (0..3)
         .map(|s| Box::new(DungeonBot::new(StdRng::seed_from_u64(s))) as Box<dyn Bot<Scoundrel>>)
         .collect();
-    for _ in 0..4 {
-        match g.to_act() {
-            ToAct::Chance(r) => {
-                let o = fulfil_all(&mut oracle, &r).unwrap();
-                g.apply_chance(&o).unwrap();
-            }
-            ToAct::Sealed(seats) => {
-                for s in seats {
-                    let a = bots[usize::from(s)].choose(&g.view(Some(s)), &g.legal_actions(s));
-                    g.apply(s, &a).unwrap();
-                }
-            }
-            _ => break,
-        }
-    }
-    g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
-    let ToAct::Chance(show) = g.to_act() else {
-        panic!()
-    };
-    assert!(show
-        .iter()
-        .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-    let o = fulfil_all(&mut oracle, &show).unwrap();
-    g.apply_chance(&o).unwrap();
-    assert_eq!(g.phase, Phase::Over);
-    assert_eq!(g.verdicts[&2], Verdict::Left);
-    for s in [0, 1] {
-        assert!(matches!(g.verdicts[&s], Verdict::Verified { .. }), "{s}");
-    }
-    assert!(!g.outcome().unwrap().winners.contains(&2));
+    play(&mut g, &mut oracle, &mut bots, 3);
+    a_leaver_stops_the_race(g, &mut oracle);
 }
 
 #[test]
@@ -189,17 +133,17 @@ fn scores_follow_the_seed() {
         ..Life::default()
     };
     assert_eq!(
-        l.score(Status::Escaped),
+        l.score(Status::Ended(End::Escaped)),
         27,
         "full health and a last potion"
     );
     l.health = 19;
-    assert_eq!(l.score(Status::Escaped), 19);
+    assert_eq!(l.score(Status::Ended(End::Escaped)), 19);
     l.monsters_faced = 100;
-    assert_eq!(l.score(Status::Fallen), -108);
+    assert_eq!(l.score(Status::Ended(End::Fallen)), -108);
     // A whole replay: no moves, nothing faced.
-    let (_, life, status) = replay_entrant(&[], &|_| None).unwrap();
-    assert_eq!((life.health, status), (20, Status::Playing));
+    let c = replay_entrant::<Dungeon>(&Setup { players: 1 }, 0, &[], &|_| None).unwrap();
+    assert_eq!((c.tally.health, c.status), (20, Status::Playing));
 }
 
 #[test]

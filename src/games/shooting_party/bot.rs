@@ -8,23 +8,14 @@
 //! the race kit's baseline: uniform over the legal moves except that it never gives up.
 
 use super::game::{
-    card_of, rank, suit, Action, EntrantView, PartyView, ACE, DRAW_AT_MOST, JACK, JOKER, KING,
-    QUEEN,
+    card_of, rank, suit, Action, Board, End, Party, PartyView, ACE, DRAW_AT_MOST, JACK, JOKER,
+    KING, QUEEN,
 };
-use super::ShootingParty;
+use super::{Setup, ShootingParty};
 use crate::bots::Bot;
 use crate::cards::{CardId, Suit};
-use crate::games::race::Duplicate;
+use crate::games::race::{Duplicate, RandomPlayer};
 use rand::Rng;
-use rand::{rngs::StdRng, SeedableRng};
-
-pub use crate::games::race::RandomPlayer;
-
-impl crate::games::race::GiveUp for Action {
-    fn is_give_up(&self) -> bool {
-        *self == Action::GiveUp
-    }
-}
 
 /// What the bot knows of its own game.
 struct Seen {
@@ -36,7 +27,7 @@ struct Seen {
 }
 
 impl Seen {
-    fn of(e: &EntrantView) -> Option<Seen> {
+    fn of(e: &Board) -> Option<Seen> {
         let all = |v: &[Option<CardId>]| v.iter().copied().collect::<Option<Vec<_>>>();
         Some(Seen {
             hand: all(&e.hand)?,
@@ -91,7 +82,7 @@ pub fn pick(view: &PartyView, legal: &[Action]) -> Option<Action> {
     if let [only] = playing.as_slice() {
         return Some((*only).clone());
     }
-    let seen = view.me().and_then(Seen::of)?;
+    let seen = view.me().and_then(|e| Seen::of(&e.board))?;
     // The search: the ace whose queen is in the room, else any ace still wanted.
     let takes: Vec<(u8, CardId)> = playing
         .iter()
@@ -213,19 +204,12 @@ impl<R: Rng + Send> Bot<ShootingParty> for AgentBot<R> {
 /// The agent bot (seat 0) and the random player (seat 1) on `deals` deals drawn from `seed`:
 /// reproducible. A win is all four sources contacted.
 pub fn duplicate(deals: u64, seed: u64) -> Duplicate {
-    crate::games::race::duplicate(
+    crate::games::race::duplicate::<Party>(
         deals,
         seed,
-        || ShootingParty::new(&super::Setup { players: 2 }).expect("two entrants"),
-        |k| Box::new(AgentBot::new(StdRng::seed_from_u64(seed ^ k))),
-        |k| {
-            Box::new(RandomPlayer::new(StdRng::seed_from_u64(
-                seed ^ (k + (1 << 40)),
-            )))
-        },
-        |g, seat| {
-            g.entrant(seat)
-                .is_some_and(|e| e.status == super::Status::AllContacted)
-        },
+        &Setup { players: 2 },
+        |rng| Box::new(AgentBot::new(rng)),
+        |rng| Box::new(RandomPlayer::new(rng)),
+        End::AllContacted,
     )
 }

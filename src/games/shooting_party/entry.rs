@@ -1,11 +1,10 @@
 //! Shooting Party's entry in the game registry: its setup, bots and report.
 
-use super::bot::{AgentBot, RandomPlayer};
-use super::game::{
-    card_short, communique_grade, contact_grade, Phase, Setup, ShootingParty, Verdict,
-};
+use super::bot::AgentBot;
+use super::game::{card_short, communique_grade, contact_grade, Party, Setup, ShootingParty};
 use crate::bots::{Bot, BotLevel};
-use crate::engine::{Game, RuleError};
+use crate::engine::RuleError;
+use crate::games::race::{self, RandomPlayer};
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
@@ -30,7 +29,7 @@ impl TableGame for ShootingParty {
         let s = Setup {
             players: opts.players.max(1),
         };
-        s.validate().map_err(|e| e.to_string())?;
+        race::validate::<Party>(&s).map_err(|e| e.to_string())?;
         Ok(s)
     }
 
@@ -47,69 +46,30 @@ impl TableGame for ShootingParty {
     }
 
     fn report(&self) -> serde_json::Value {
-        let board: Vec<serde_json::Value> = self
-            .standings()
-            .iter()
-            .map(|r| {
-                let e = self.entrant(r.seat).expect("entrant");
-                let (contacts, communiques) = match self.verdicts.get(&r.seat) {
-                    Some(Verdict::Verified {
-                        contacts,
-                        communiques,
-                        ..
-                    }) => (*contacts, *communiques),
-                    _ => (0, 0),
-                };
+        self.race_report(
+            |e, v| {
                 serde_json::json!({
-                    "seat": r.seat,
-                    "score": r.score,
-                    "status": e.status,
-                    "contacts": contacts,
-                    "communiques": communiques,
+                    "contacts": v.contacts,
+                    "communiques": v.communiques,
                     "grade": format!(
                         "{} {}",
-                        communique_grade(usize::from(communiques)),
-                        contact_grade(usize::from(contacts))
+                        communique_grade(usize::from(v.communiques)),
+                        contact_grade(usize::from(v.contacts))
                     ),
                     "moves": e.moves.len(),
                     "exhausted": e.places.exhausted,
                 })
-            })
-            .collect();
-        let refused: Vec<serde_json::Value> = self
-            .verdicts
-            .iter()
-            .filter_map(|(seat, v)| match v {
-                Verdict::Refused { reason } => {
-                    Some(serde_json::json!({"seat": seat, "reason": reason}))
-                }
-                _ => None,
-            })
-            .collect();
-        // Once every card drawn is shown, each entrant's game move by move and its score pile,
-        // as anyone reading the relay can replay them.
-        let mut games = serde_json::Map::new();
-        if self.phase == Phase::Over {
-            for e in &self.entrants {
+            },
+            // Each game move by move, and its score pile.
+            |e| {
                 let scored: Vec<Option<String>> = e
                     .places
                     .scored
                     .iter()
                     .map(|s| self.card_seen(e.seat, None, *s).map(card_short))
                     .collect();
-                games.insert(
-                    e.seat.to_string(),
-                    serde_json::json!({"moves": e.moves, "score_pile": scored}),
-                );
-            }
-        }
-        serde_json::json!({
-            "entrants": self.entrants.len(),
-            "leaderboard": board,
-            "games": games,
-            "refused": refused,
-            "stopped_by": self.stopped_by,
-            "winners": self.outcome().map(|o| o.winners),
-        })
+                serde_json::json!({"moves": e.moves, "score_pile": scored})
+            },
+        )
     }
 }

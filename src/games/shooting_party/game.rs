@@ -1,6 +1,8 @@
-//! Shooting Party's rules as a duplicate race (protocol/rules/shooting-party.md): every entrant
-//! plays the same shuffled 33-card deck alone; each learns a card only when it draws it, and the
-//! others' cards stay face down to it until the race ends and every card drawn is shown.
+//! Shooting Party's rules (protocol/rules/shooting-party.md) as the race kit's [`Solitaire`]:
+//! an entrant's pile, room, discards, aces and score pile by spot ([`Places`]), the etiquette's
+//! moves in their precedence, and the score. The race itself (every entrant on the same shuffled
+//! 33-card deck, each card dealt sealed when drawn, shown at the end and every game checked, §7)
+//! is [`Race`]'s.
 //!
 //! Everything the cards decide (an ace going up, a spouse leading a source away, a second queen
 //! leaving) is a move the entrant makes, so that every client follows every entrant's game by
@@ -10,16 +12,13 @@
 //! moves do not follow from its cards is refused, named, and scores nothing.
 
 use crate::cards::{CardId, DeckSpec, Suit};
-use crate::engine::{
-    illegal, ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat,
-    ToAct,
-};
-use crate::games::race::{self, RaceCards, Reshuffles, Spot, Standing};
+use crate::engine::{DeckId, Seat};
+use crate::games::race::{self, Ending, Face, Race, RaceView, Reshuffles, Solitaire, Spot};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The race's deck: the 33 guests every entrant draws from, in the same order.
-pub const DECK: DeckId = 0;
+pub const DECK: DeckId = race::DECK;
 /// Cards in the deck: ranks A, 2–5, J, Q, K of four suits, and the joker.
 pub const CARDS: u16 = 33;
 /// The joker (the butler).
@@ -124,24 +123,8 @@ pub fn contact_grade(queens: usize) -> &'static str {
     ][queens.min(4)]
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Setup {
-    /// Entrants racing the one deal (1 plays a practice game alone).
-    pub players: u8,
-}
-
-impl Setup {
-    pub fn validate(&self) -> Result<(), RuleError> {
-        if !(1..=6).contains(&self.players) {
-            return Err(RuleError::Setup(format!(
-                "a Shooting Party race takes 1 to 6 entrants, not {}",
-                self.players
-            )));
-        }
-        Ok(())
-    }
-}
+/// A race of Shooting Party's entrants: they announce nothing else.
+pub type Setup = race::Entrants;
 
 /// One decision of an entrant (§3–§5). Hand slots count from 0 in the order the cards arrived
 /// (the oldest first). Its serde JSON is the wire format of a move.
@@ -177,54 +160,37 @@ pub enum Action {
     GiveUp,
 }
 
-/// How an entrant's game stands, as everyone knows it.
+/// How a game of Shooting Party ends by its rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
-    Playing,
+pub enum End {
     /// Every source contacted.
     AllContacted,
     /// The draw pile ran out a third time.
     PileExhausted,
-    GaveUp,
-    /// Still playing when the race had to stop (another entrant left, §9).
-    Stopped,
-    /// Removed from the race by the table (§9): no score.
-    Left,
 }
 
-impl Status {
-    /// What became of the entrant, in words.
-    pub fn words(self) -> &'static str {
+impl Ending for End {
+    fn words(self) -> &'static str {
         match self {
-            Status::Playing => "is still playing",
-            Status::AllContacted => "contacted all four sources",
-            Status::PileExhausted => "ran through the draw pile a third time",
-            Status::GaveUp => "gave up",
-            Status::Stopped => "was stopped by the end of the race",
-            Status::Left => "left the race",
+            End::AllContacted => "contacted all four sources",
+            End::PileExhausted => "ran through the draw pile a third time",
         }
     }
 
-    /// The state beside a name in a list.
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
-            Status::Playing => "playing",
-            Status::AllContacted => "all four",
-            Status::PileExhausted => "pile out",
-            Status::GaveUp => "gave up",
-            Status::Stopped => "stopped",
-            Status::Left => "left the race",
+            End::AllContacted => "all four",
+            End::PileExhausted => "pile out",
         }
     }
-
-    pub fn finished(self) -> bool {
-        matches!(
-            self,
-            Status::AllContacted | Status::PileExhausted | Status::GaveUp
-        )
-    }
 }
+
+/// How an entrant's game stands, as everyone knows it.
+pub type Status = race::Status<End>;
+/// How an entrant's game was judged once its cards were shown (§7).
+pub type Verdict = race::Verdict<Verified>;
+pub use crate::games::race::Phase;
 
 /// Where an entrant's cards are, by spot (deck and position): what every client knows of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -688,106 +654,32 @@ pub fn forced_words(a: &Action, hand: &[CardId]) -> String {
     }
 }
 
-/// An entrant's game checked in full from its cards: every move one the rules allow. `raw`
-/// gives what each spot opened to.
-pub fn replay_entrant(
-    seat: Seat,
-    moves: &[Action],
-    raw: &dyn Fn(Spot) -> Option<CardId>,
-) -> Result<(Places, Status), String> {
-    let mut places = Places::new(seat);
-    let mut status = Status::Playing;
-    for (i, a) in moves.iter().enumerate() {
-        let fail = |e: String| format!("move {}: {e}", i + 1);
-        if status != Status::Playing {
-            return Err(fail("a move after the game ended".into()));
-        }
-        let next = places.after(a).map_err(fail)?;
-        places
-            .check_cards(a, &|s| places.face(s, raw))
-            .map_err(fail)?;
-        status = status_after(a, &next);
-        places = next;
-    }
-    Ok((places, status))
-}
-
-/// What a move leaves the entrant as.
-pub fn status_after(a: &Action, next: &Places) -> Status {
-    match a {
-        Action::GiveUp => Status::GaveUp,
-        _ if next.over && next.contacts >= QUEENS => Status::AllContacted,
-        _ if next.over => Status::PileExhausted,
-        _ => Status::Playing,
-    }
-}
-
 /// A game's score (§6): the queens and aces on the score pile.
 pub fn score(places: &Places) -> i32 {
     places.scored.len() as i32
 }
 
-/// One entrant of the race.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entrant {
-    pub seat: Seat,
-    pub places: Places,
-    pub moves: Vec<Action>,
-    pub status: Status,
-}
-
-/// How an entrant's game was judged once its cards were shown (§7).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Every move followed from the cards: the score stands.
-    Verified {
-        score: i32,
-        contacts: u8,
-        communiques: u8,
-    },
-    /// A move did not follow from the cards: no score.
-    Refused { reason: String },
-    /// Removed from the race.
-    Left,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// The deck is shuffled and the first rooms dealt.
-    Start,
-    /// Entrants decide (sealed, all at once), then the cards they draw are dealt.
-    Racing,
-    /// Every card drawn is shown by an entrant who holds it.
-    Showing,
-    Over,
-}
+/// Shooting Party for the race kit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Party;
 
 /// A Shooting Party race as one client knows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShootingParty {
-    pub setup: Setup,
-    pub phase: Phase,
-    pub entrants: Vec<Entrant>,
-    /// Decisions of this round, applied together once every racing entrant chose (sealed).
-    chosen: BTreeMap<Seat, Action>,
-    pending: Vec<ChanceRequest>,
-    /// Reshuffle decks already asked to be shuffled.
-    shuffled: BTreeSet<DeckId>,
-    /// The cards this client knows and who was dealt which.
-    cards: RaceCards,
-    pub verdicts: BTreeMap<Seat, Verdict>,
-    /// Why the race stopped early, if it did.
-    pub stopped_by: Vec<Seat>,
+pub type ShootingParty = Race<Party>;
+pub type PartyView = RaceView<Party>;
+pub type EntrantView = race::EntrantView<Party>;
+
+/// A verified game's score (§6) and what it is made of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    pub score: i32,
+    pub contacts: u8,
+    pub communiques: u8,
 }
 
-/// An entrant as one viewer sees it: every spot, with its card where the viewer may see it.
+/// An entrant's game as one viewer sees it: every spot, with its card where the viewer may see
+/// it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EntrantView {
-    pub seat: Seat,
-    pub status: Status,
-    pub moves: usize,
+pub struct Board {
     pub pile_left: usize,
     /// Times the draw pile ran out (two rebuild it, the third ends the game).
     pub exhausted: u8,
@@ -800,335 +692,103 @@ pub struct EntrantView {
     pub contacts: u8,
     /// While the joker searches: the draw pile, top first.
     pub search: Option<Vec<Option<CardId>>>,
-    pub verdict: Option<Verdict>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PartyView {
-    pub viewer: Option<Seat>,
-    pub phase: Phase,
-    pub entrants: Vec<EntrantView>,
-    /// Whether the viewer has a decision to make now.
-    pub to_choose: bool,
-    pub stopped_by: Vec<Seat>,
-}
+impl Solitaire for Party {
+    const NAME: &'static str = "shooting-party";
+    const TITLE: &'static str = "Shooting Party";
+    const RACE: &'static str = "Shooting Party";
+    const MOVE: &'static str = "move";
+    const GIVE_UP: Action = Action::GiveUp;
 
-impl PartyView {
-    /// The viewer's own entrant.
-    pub fn me(&self) -> Option<&EntrantView> {
-        self.entrants.iter().find(|e| Some(e.seat) == self.viewer)
-    }
-}
+    type Setup = Setup;
+    type Action = Action;
+    type Places = Places;
+    type Tally = ();
+    type End = End;
+    type Verified = Verified;
+    type Board = Board;
 
-impl ShootingParty {
-    pub fn new(setup: &Setup) -> Result<ShootingParty, RuleError> {
-        setup.validate()?;
-        let entrants: Vec<Entrant> = (0..setup.players)
-            .map(|seat| Entrant {
-                seat,
-                places: Places::new(seat),
-                moves: Vec::new(),
-                status: Status::Playing,
-            })
-            .collect();
-        let cards = RaceCards::default();
-        let mut pending = vec![ChanceRequest::Shuffle {
-            deck: DECK,
-            spec: deck_spec(),
-        }];
-        for e in &entrants {
-            pending.extend(cards.deals(e.seat, e.places.hand.iter().copied()));
-        }
-        Ok(ShootingParty {
-            setup: setup.clone(),
-            phase: Phase::Start,
-            entrants,
-            chosen: BTreeMap::new(),
-            pending,
-            shuffled: BTreeSet::new(),
-            cards,
-            verdicts: BTreeMap::new(),
-            stopped_by: Vec::new(),
-        })
+    fn deck(_: &Setup) -> DeckSpec {
+        deck_spec()
     }
 
-    pub fn entrant(&self, seat: Seat) -> Option<&Entrant> {
-        self.entrants.iter().find(|e| e.seat == seat)
+    fn places(_: &Setup, seat: Seat) -> Places {
+        Places::new(seat)
     }
 
-    fn racing(&self) -> Vec<Seat> {
-        self.entrants
+    fn reshuffles(places: &Places) -> Option<&Reshuffles> {
+        Some(&places.reshuffles)
+    }
+
+    /// The room, and the whole draw pile while the joker searches it.
+    fn drawn(p: &Places) -> Vec<Spot> {
+        let searched = if p.searching { p.pile.as_slice() } else { &[] };
+        p.hand.iter().chain(searched).copied().collect()
+    }
+
+    fn spots(p: &Places) -> Vec<Spot> {
+        p.pile
             .iter()
-            .filter(|e| e.status == Status::Playing)
-            .map(|e| e.seat)
+            .chain(&p.hand)
+            .chain(&p.discards)
+            .chain(&p.aces)
+            .chain(&p.scored)
+            .copied()
             .collect()
     }
 
-    /// The card at `spot` of entrant `seat`'s game, if `viewer` may see it.
-    pub fn card_seen(&self, seat: Seat, viewer: Option<Seat>, spot: Spot) -> Option<CardId> {
-        let e = self.entrant(seat)?;
-        e.places
-            .face(spot, &|s| self.cards.visible(seat, viewer, s))
+    fn after(places: &Places, a: &Action) -> Result<Places, String> {
+        places.after(a)
     }
 
-    /// The card at `spot` of entrant `seat`'s game, if this client knows it.
-    pub fn card_known(&self, seat: Seat, spot: Spot) -> Option<CardId> {
-        let e = self.entrant(seat)?;
-        e.places.face(spot, &|s| self.cards.card(s))
+    fn check(places: &Places, _: &mut (), a: &Action, face: Face) -> Result<(), String> {
+        places.check_cards(a, face)
     }
 
-    /// Shuffles every new reshuffle and deals each racing entrant the cards it drew (and its
-    /// whole draw pile while its joker searches it); or, when nobody races, shows every card
-    /// drawn (§2, §4, §7).
-    fn next_chance(&mut self) {
-        let mut reqs = Vec::new();
-        for e in &self.entrants {
-            // A game that ended mid-draw (the pile ran out a third time) still gets the cards
-            // it drew, so that every card in its room is shown at the end — unless the race
-            // stopped, when a departed key holder can deal nothing more.
-            let deals =
-                e.status == Status::Playing || (e.status.finished() && self.stopped_by.is_empty());
-            if !deals {
-                continue;
-            }
-            for (d, pile) in e.places.reshuffles.iter() {
-                if self.shuffled.insert(*d) {
-                    reqs.push(ChanceRequest::Shuffle {
-                        deck: *d,
-                        spec: race::index_spec(pile.len()),
-                    });
-                }
-            }
-            let p = &e.places;
-            let searched = if p.searching { p.pile.as_slice() } else { &[] };
-            reqs.extend(
-                self.cards
-                    .deals(e.seat, p.hand.iter().chain(searched).copied()),
-            );
-        }
-        if reqs.is_empty() && self.racing().is_empty() {
-            self.phase = Phase::Showing;
-            reqs = self
-                .cards
-                .shows(|s| self.entrant(s).is_some_and(|e| e.status != Status::Left));
-            if reqs.is_empty() {
-                self.judge();
-                return;
-            }
-        }
-        self.pending = reqs;
-    }
-
-    /// Every entrant's game checked against its shown cards (§7).
-    fn judge(&mut self) {
-        self.phase = Phase::Over;
-        let mut verdicts = BTreeMap::new();
-        for e in &self.entrants {
-            let v = if e.status == Status::Left {
-                Verdict::Left
-            } else {
-                match replay_entrant(e.seat, &e.moves, &|s| self.cards.card(s)) {
-                    Ok((places, status)) if status == e.status || e.status == Status::Stopped => {
-                        Verdict::Verified {
-                            score: score(&places),
-                            contacts: places.contacts,
-                            communiques: (places.scored.len() - usize::from(places.contacts)) as u8,
-                        }
-                    }
-                    Ok((_, status)) => Verdict::Refused {
-                        reason: format!(
-                            "it says it {}, but by its cards it {}",
-                            e.status.words(),
-                            status.words()
-                        ),
-                    },
-                    Err(reason) => Verdict::Refused { reason },
-                }
-            };
-            verdicts.insert(e.seat, v);
-        }
-        self.verdicts = verdicts;
-    }
-
-    /// The verified results in leaderboard order.
-    pub fn standings(&self) -> Vec<Standing> {
-        race::leaderboard(
-            self.entrants
-                .iter()
-                .filter_map(|e| match self.verdicts.get(&e.seat) {
-                    Some(Verdict::Verified { score, .. }) => Some(Standing {
-                        seat: e.seat,
-                        score: *score,
-                        finished: e.status.finished(),
-                    }),
-                    _ => None,
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Game for ShootingParty {
-    type Action = Action;
-    type View = PartyView;
-    const NAME: &'static str = "shooting-party";
-
-    fn to_act(&self) -> ToAct {
-        if !self.pending.is_empty() {
-            return ToAct::Chance(self.pending.clone());
-        }
-        match self.phase {
-            Phase::Racing => ToAct::Sealed(
-                self.racing()
-                    .into_iter()
-                    .filter(|s| !self.chosen.contains_key(s))
-                    .collect(),
-            ),
-            _ => ToAct::Terminal,
+    fn status_after(a: &Action, next: &Places) -> Status {
+        match a {
+            Action::GiveUp => Status::GaveUp,
+            _ if next.over && next.contacts >= QUEENS => Status::Ended(End::AllContacted),
+            _ if next.over => Status::Ended(End::PileExhausted),
+            _ => Status::Playing,
         }
     }
 
-    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if !self.to_act().includes(seat) || !self.cards.sees(seat) {
-            return Vec::new();
-        }
-        self.entrant(seat)
-            .and_then(|e| e.places.moves(&|s| self.card_known(seat, s)))
-            .unwrap_or_default()
+    fn moves(places: &Places, _: &(), face: Face) -> Option<Vec<Action>> {
+        places.moves(face)
     }
 
-    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        if !self.to_act().includes(seat) {
-            return Err(RuleError::OutOfTurn {
-                seat,
-                expected: self.to_act().words(),
-            });
-        }
-        let e = self.entrant(seat).expect("a racing seat");
-        e.places.after(action).map_err(|r| illegal(seat, r))?;
-        if self.cards.sees(seat) {
-            e.places
-                .check_cards(action, &|s| self.card_known(seat, s))
-                .map_err(|r| illegal(seat, r))?;
-        }
-        self.chosen.insert(seat, action.clone());
-        if self.racing().iter().all(|s| self.chosen.contains_key(s)) {
-            for (s, a) in std::mem::take(&mut self.chosen) {
-                let e = self
-                    .entrants
-                    .iter_mut()
-                    .find(|e| e.seat == s)
-                    .expect("entrant");
-                let next = e.places.after(&a).expect("checked");
-                e.status = status_after(&a, &next);
-                e.places = next;
-                e.moves.push(a);
-            }
-            self.next_chance();
-        }
-        Ok(())
-    }
-
-    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        let cards = &mut self.cards;
-        let entrants = &self.entrants;
-        cards.record(&self.pending, outcomes, |d| {
-            if d == DECK {
-                return Some(deck_spec());
-            }
-            entrants.iter().find_map(|e| e.places.reshuffles.spec(d))
-        })?;
-        self.pending.clear();
-        match self.phase {
-            Phase::Start => self.phase = Phase::Racing,
-            Phase::Showing => self.next_chance(),
-            _ => {}
-        }
-        if self.phase == Phase::Racing && self.racing().is_empty() {
-            self.next_chance();
-        }
-        Ok(())
-    }
-
-    fn view(&self, viewer: Option<Seat>) -> PartyView {
-        let entrants = self
-            .entrants
-            .iter()
-            .map(|e| entrant_view(self, e, &e.places, viewer))
-            .collect();
-        PartyView {
-            viewer,
-            phase: self.phase,
-            entrants,
-            to_choose: viewer.is_some_and(|s| self.to_act().includes(s)),
-            stopped_by: self.stopped_by.clone(),
+    fn verified(places: &Places, _: &(), _: Status) -> Verified {
+        Verified {
+            score: score(places),
+            contacts: places.contacts,
+            communiques: (places.scored.len() - usize::from(places.contacts)) as u8,
         }
     }
 
-    fn timeout_action(&self, seat: Seat) -> Option<Action> {
-        self.to_act().includes(seat).then_some(Action::GiveUp)
+    fn score(v: &Verified) -> i32 {
+        v.score
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Over {
-            return None;
+    fn invariants(p: &Places, _: Option<&()>, face: Face) -> Result<(), String> {
+        if p.hand.len() > HAND_MAX || p.exhausted > RESHUFFLES + 1 || p.contacts > QUEENS {
+            return Err("holds too much".into());
         }
-        Some(race::outcome(
-            self.entrants.iter().map(|e| e.seat),
-            &self.standings(),
-        ))
-    }
-
-    fn check_invariants(&self) -> Result<(), String> {
-        for e in &self.entrants {
-            let p = &e.places;
-            let spots: Vec<Spot> = p
-                .pile
-                .iter()
-                .chain(&p.hand)
-                .chain(&p.discards)
-                .chain(&p.aces)
-                .chain(&p.scored)
-                .copied()
-                .collect();
-            let distinct: BTreeSet<Spot> = spots.iter().copied().collect();
-            if spots.len() != usize::from(CARDS) || distinct.len() != spots.len() {
-                return Err(format!(
-                    "seat {}'s cards are {} places, not the deck's 33",
-                    e.seat,
-                    distinct.len()
-                ));
-            }
-            if p.hand.len() > HAND_MAX || p.exhausted > RESHUFFLES + 1 || p.contacts > QUEENS {
-                return Err(format!("seat {} holds too much", e.seat));
-            }
-            if p.scored.len() > 2 * usize::from(p.contacts) {
-                return Err(format!("seat {} scored more aces than queens", e.seat));
-            }
-            // Where this client knows the cards: no card twice, a queen and her ace at most on
-            // the score pile, aces only on the displayed row.
-            let mut faces = BTreeSet::new();
-            for s in &spots {
-                if let Some(c) = self.card_known(e.seat, *s) {
-                    if !faces.insert(c) {
-                        return Err(format!("seat {} holds a card twice", e.seat));
-                    }
-                }
-            }
-            for s in &p.aces {
-                if let Some(c) = self.card_known(e.seat, *s) {
-                    if !is(c, ACE) {
-                        return Err(format!("seat {} displays {}", e.seat, card_name(c)));
-                    }
-                }
+        if p.scored.len() > 2 * usize::from(p.contacts) {
+            return Err("scored more aces than queens".into());
+        }
+        // Where this client knows the cards: aces only on the displayed row.
+        for c in p.aces.iter().filter_map(|s| face(*s)) {
+            if !is(c, ACE) {
+                return Err(format!("displays {}", card_name(c)));
             }
         }
         Ok(())
     }
 
-    fn probe_actions(&self, seat: Seat) -> Vec<Action> {
-        let mut v = self.legal_actions(seat);
-        v.extend([
+    fn probes() -> Vec<Action> {
+        vec![
             Action::AceUp { slot: 0 },
             Action::Spouses { a: 0, b: 1 },
             Action::Queen { slot: 0 },
@@ -1146,75 +806,21 @@ impl Game for ShootingParty {
             Action::Contact { ace: None },
             Action::Contact { ace: Some(0) },
             Action::AceUp { slot: 9 },
-        ]);
-        v
+        ]
     }
 
-    fn seats(&self) -> Vec<Seat> {
-        self.entrants
-            .iter()
-            .filter(|e| e.status != Status::Left)
-            .map(|e| e.seat)
-            .collect()
-    }
-
-    fn participants(&self) -> Vec<Seat> {
-        if self.phase == Phase::Over {
-            return Vec::new();
+    fn board(p: &Places, seen: Face, _: Option<()>) -> Board {
+        let seen = |s: &Spot| seen(*s);
+        Board {
+            pile_left: p.pile.len(),
+            exhausted: p.exhausted,
+            hand: p.hand.iter().map(seen).collect(),
+            discards: p.discards.iter().map(seen).collect(),
+            aces: p.aces.iter().map(seen).collect(),
+            scored: p.scored.iter().map(seen).collect(),
+            contacts: p.contacts,
+            search: p.searching.then(|| p.pile.iter().map(seen).collect()),
         }
-        self.seats()
-    }
-
-    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Over {
-            return Err(RuleError::Finished);
-        }
-        // The offenders' key shares are gone: nobody can draw again (§9). The race stops; every
-        // entrant still at the table shows what it drew and is judged on it.
-        self.chosen.clear();
-        self.pending.clear();
-        for e in self.entrants.iter_mut() {
-            if offenders.contains(&e.seat) {
-                e.status = Status::Left;
-            } else if e.status == Status::Playing {
-                e.status = Status::Stopped;
-            }
-        }
-        self.stopped_by.extend(offenders.iter().copied());
-        self.stopped_by.sort_unstable();
-        self.stopped_by.dedup();
-        if self.phase == Phase::Start {
-            self.phase = Phase::Racing;
-        }
-        self.next_chance();
-        Ok(())
-    }
-}
-
-/// Entrant `e` at `places` (a point of its game) as `viewer` sees it.
-pub fn entrant_view(
-    g: &ShootingParty,
-    e: &Entrant,
-    places: &Places,
-    viewer: Option<Seat>,
-) -> EntrantView {
-    // A spot names one card for the whole game (reshuffle piles are only ever added), so the
-    // game as it is now reads the cards of any earlier point.
-    let seen = |s: &Spot| g.card_seen(e.seat, viewer, *s);
-    let p = places;
-    EntrantView {
-        seat: e.seat,
-        status: e.status,
-        moves: e.moves.len(),
-        pile_left: p.pile.len(),
-        exhausted: p.exhausted,
-        hand: p.hand.iter().map(seen).collect(),
-        discards: p.discards.iter().map(seen).collect(),
-        aces: p.aces.iter().map(seen).collect(),
-        scored: p.scored.iter().map(seen).collect(),
-        contacts: p.contacts,
-        search: p.searching.then(|| p.pile.iter().map(seen).collect()),
-        verdict: g.verdicts.get(&e.seat).cloned(),
     }
 }
 

@@ -17,7 +17,9 @@ pub mod game;
 pub mod ui;
 
 pub use bot::AgentBot;
-pub use game::{Action, PartyView, Setup, ShootingParty, Status, Verdict};
+pub use game::{
+    Action, Board, End, Party, PartyView, Setup, ShootingParty, Status, Verdict, Verified,
+};
 
 #[cfg(test)]
 mod tests;

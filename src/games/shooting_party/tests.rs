@@ -1,12 +1,13 @@
-use super::game::{
-    self as game, card_of, deck_spec, forced, replay_entrant, Phase, Places, CARDS, JOKER,
-};
+use super::game::{self as game, card_of, deck_spec, forced, Places, CARDS, JOKER};
 use super::*;
 use crate::bots::Bot;
 use crate::cards::{CardId, Suit};
-use crate::engine::sim::{fulfil_all, simulate, Oracle, SimOptions};
-use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, ToAct};
-use crate::games::race::Spot;
+use crate::engine::sim::{simulate, Oracle, SimOptions};
+use crate::engine::Game;
+use crate::games::race::testing::{
+    a_leaver_stops_the_race, answer_chance, first_deal, only_sealed, play,
+};
+use crate::games::race::{replay_entrant, Solitaire, Spot};
 use crate::games::registry::TableGame;
 use crate::games::ui::GameUi;
 use rand::{rngs::StdRng, SeedableRng};
@@ -149,8 +150,8 @@ fn a_third_exhaustion_ends_the_game_and_two_rebuild_the_pile_with_the_unscored_a
     let r = r.after(&Action::Leave).unwrap();
     assert!(r.over, "{r:?}");
     assert_eq!(
-        game::status_after(&Action::Leave, &r),
-        Status::PileExhausted
+        Party::status_after(&Action::Leave, &r),
+        Status::Ended(End::PileExhausted)
     );
 }
 
@@ -177,41 +178,28 @@ fn the_joker_searches_the_pile_for_an_ace_which_goes_up_and_the_rest_is_shuffled
     assert_eq!(q.pile.len() + q.hand.len() + q.discards.len() + 1, 33);
 }
 
-/// A race of `players` and the oracle that deals it.
-fn race(seed: u64, players: u8) -> (ShootingParty, Oracle<StdRng>) {
-    (
-        ShootingParty::new(&Setup { players }).unwrap(),
-        Oracle::new(StdRng::seed_from_u64(seed)),
-    )
+/// A race of `players` dealt its first cards from `seed` (see [`first_deal`]).
+fn race(seed: u64, players: u8) -> (ShootingParty, ShootingParty, Oracle<StdRng>) {
+    let (god, one, oracle, _) = first_deal::<Party>(&Setup { players }, seed);
+    (god, one, oracle)
 }
 
 #[test]
 fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
-    let (mut g, mut oracle) = race(5, 3);
-    let ToAct::Chance(reqs) = g.to_act() else {
-        panic!()
-    };
-    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
-    let mut one = g.clone();
-    let masked: Vec<ChanceOutcome> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
-    one.apply_chance(&masked).unwrap();
-    g.apply_chance(&outs).unwrap();
+    let (g, one, _, reqs) = first_deal::<Party>(&Setup { players: 3 }, 5);
     let v = one.view(Some(1));
-    assert!(v.entrants[1].hand.iter().all(Option::is_some));
-    assert!(v.entrants[0].hand.iter().all(Option::is_none));
+    assert!(v.entrants[1].board.hand.iter().all(Option::is_some));
+    assert!(v.entrants[0].board.hand.iter().all(Option::is_none));
     let hands: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].hand.clone())
+        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.hand.clone())
         .collect();
     assert!(hands.windows(2).all(|w| w[0] == w[1]), "{hands:?}");
-    assert!(g.view(None).entrants[0].hand.iter().all(Option::is_none));
-    assert!(reqs.iter().all(|r| matches!(
-        r,
-        ChanceRequest::Shuffle { .. } | ChanceRequest::DealSealed { .. }
-    )));
+    assert!(g.view(None).entrants[0]
+        .board
+        .hand
+        .iter()
+        .all(Option::is_none));
+    assert!(only_sealed(&reqs));
 }
 
 #[test]
@@ -220,19 +208,7 @@ fn a_move_the_cards_do_not_allow_is_refused_at_the_end_naming_the_entrant() {
     // allows it), and is checked once the cards are shown. When the etiquette forced another
     // move, seat 0's game is refused.
     for seed in 0..40 {
-        let (mut god, mut oracle) = race(seed, 2);
-        let ToAct::Chance(reqs) = god.to_act() else {
-            panic!()
-        };
-        let outs = fulfil_all(&mut oracle, &reqs).unwrap();
-        let mut one = god.clone();
-        let masked: Vec<ChanceOutcome> = outs
-            .iter()
-            .zip(&reqs)
-            .map(|(o, r)| o.mask_for(r, Some(1)))
-            .collect();
-        one.apply_chance(&masked).unwrap();
-        god.apply_chance(&outs).unwrap();
+        let (mut god, mut one, mut oracle) = race(seed, 2);
         let legal = god.legal_actions(0);
         if legal.contains(&Action::Leave) {
             continue;
@@ -242,25 +218,9 @@ fn a_move_the_cards_do_not_allow_is_refused_at_the_end_naming_the_entrant() {
         assert!(god.apply(0, &Action::Leave).is_err());
         one.apply(0, &Action::Leave).unwrap();
         one.apply(1, &Action::GiveUp).unwrap();
-        while let ToAct::Chance(r) = one.to_act() {
-            let o = fulfil_all(&mut oracle, &r).unwrap();
-            let o: Vec<ChanceOutcome> = o
-                .iter()
-                .zip(&r)
-                .map(|(o, r)| o.mask_for(r, Some(1)))
-                .collect();
-            one.apply_chance(&o).unwrap();
-        }
+        answer_chance(&mut one, &mut oracle, 1);
         one.apply(0, &Action::GiveUp).unwrap();
-        while let ToAct::Chance(r) = one.to_act() {
-            let o = fulfil_all(&mut oracle, &r).unwrap();
-            let o: Vec<ChanceOutcome> = o
-                .iter()
-                .zip(&r)
-                .map(|(o, r)| o.mask_for(r, Some(1)))
-                .collect();
-            one.apply_chance(&o).unwrap();
-        }
+        answer_chance(&mut one, &mut oracle, 1);
         assert!(one.is_terminal());
         match &one.verdicts[&0] {
             Verdict::Refused { reason } => {
@@ -282,55 +242,18 @@ fn a_move_the_cards_do_not_allow_is_refused_at_the_end_naming_the_entrant() {
 
 #[test]
 fn an_entrant_who_leaves_stops_the_race_and_the_others_are_still_shown_and_scored() {
-    let (mut g, mut oracle) = race(8, 3);
+    let (mut g, _, mut oracle) = race(8, 3);
     let mut bots: Vec<Box<dyn Bot<ShootingParty>>> = (0..3)
         .map(|s| Box::new(AgentBot::new(StdRng::seed_from_u64(s))) as Box<dyn Bot<ShootingParty>>)
         .collect();
-    for _ in 0..30 {
-        match g.to_act() {
-            ToAct::Chance(r) => {
-                let o = fulfil_all(&mut oracle, &r).unwrap();
-                g.apply_chance(&o).unwrap();
-            }
-            ToAct::Sealed(seats) => {
-                for s in seats {
-                    let a = bots[usize::from(s)].choose(&g.view(Some(s)), &g.legal_actions(s));
-                    g.apply(s, &a).unwrap();
-                }
-            }
-            _ => break,
-        }
-    }
-    g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
-    let ToAct::Chance(show) = g.to_act() else {
-        panic!()
-    };
-    assert!(show
-        .iter()
-        .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-    // The shows come in batches of at most 16 per holder until every card drawn is shown.
-    let mut batches = 0;
-    while let ToAct::Chance(show) = g.to_act() {
-        assert!(show
-            .iter()
-            .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-        let o = fulfil_all(&mut oracle, &show).unwrap();
-        g.apply_chance(&o).unwrap();
-        batches += 1;
-    }
-    assert!(batches >= 1);
-    assert_eq!(g.phase, Phase::Over);
-    assert_eq!(g.verdicts[&2], Verdict::Left);
-    for s in [0, 1] {
-        assert!(matches!(g.verdicts[&s], Verdict::Verified { .. }), "{s}");
-    }
-    assert!(!g.outcome().unwrap().winners.contains(&2));
+    play(&mut g, &mut oracle, &mut bots, 29);
+    a_leaver_stops_the_race(g, &mut oracle);
 }
 
 #[test]
 fn the_score_is_the_queens_and_aces_scored_with_the_authors_grades() {
-    let (p, status) = replay_entrant(0, &[], &|_| None).unwrap();
-    assert_eq!((game::score(&p), status), (0, Status::Playing));
+    let c = replay_entrant::<Party>(&Setup { players: 1 }, 0, &[], &|_| None).unwrap();
+    assert_eq!((game::score(&c.places), c.status), (0, Status::Playing));
     assert_eq!(game::contact_grade(4), "spymaster");
     assert_eq!(game::communique_grade(0), "inept");
     assert_eq!(game::communique_grade(2), "competent");
@@ -392,12 +315,7 @@ fn every_move_reads_back_as_it_is_typed_and_a_forced_one_is_named_in_the_prompt(
     }
     let e = parse_move("shoot 3").unwrap_err();
     assert!(e.contains("not a move of Shooting Party"), "{e}");
-    let (mut g, mut oracle) = race(1, 1);
-    let ToAct::Chance(r) = g.to_act() else {
-        panic!()
-    };
-    let o = fulfil_all(&mut oracle, &r).unwrap();
-    g.apply_chance(&o).unwrap();
+    let (g, _, _) = race(1, 1);
     let v = g.view(Some(0));
     let p = ShootingParty::prompt(&v, &[Action::AceUp { slot: 1 }, Action::GiveUp]);
     assert!(p.contains("'ace 2'"), "{p}");

@@ -5,13 +5,12 @@
 //! bogey's next card fits nowhere. [`RandomPlayer`] is the baseline it is measured against:
 //! the race kit's, uniform over the legal moves except that it never gives up.
 
-use super::game::{fits, Action, BogeyView, EntrantView, Place, CARDS, MAX_COLUMNS};
-use super::TheBogey;
+use super::game::{fits, Action, Board, Bogey, BogeyView, End, Place, CARDS, MAX_COLUMNS};
+use super::{Setup, TheBogey};
 use crate::bots::Bot;
 use crate::cards::CardId;
-use crate::games::race::Duplicate;
+use crate::games::race::{Duplicate, RandomPlayer};
 use rand::Rng;
-use rand::{rngs::StdRng, SeedableRng};
 use std::collections::BTreeSet;
 
 /// What the bot weighs, against one card on the table (tuned with `benches/solitaires.rs`).
@@ -67,7 +66,7 @@ struct Seen {
 }
 
 impl Seen {
-    fn of(e: &EntrantView) -> Option<Seen> {
+    fn of(e: &Board) -> Option<Seen> {
         Some(Seen {
             columns: e
                 .columns
@@ -125,7 +124,7 @@ impl Seen {
 
 /// The bot's judgement of one legal move from what `view` shows its seat.
 pub fn judge(view: &BogeyView, a: &Action, w: &Weights) -> f64 {
-    let Some(seen) = view.me().and_then(Seen::of) else {
+    let Some(seen) = view.me().and_then(|e| Seen::of(&e.board)) else {
         return 0.0;
     };
     let mut s = seen.clone();
@@ -185,34 +184,19 @@ impl<R: Rng + Send> Bot<TheBogey> for ColumnBot<R> {
     }
 }
 
-pub use crate::games::race::RandomPlayer;
-
-impl crate::games::race::GiveUp for Action {
-    fn is_give_up(&self) -> bool {
-        *self == Action::GiveUp
-    }
-}
-
 /// The column bot (seat 0, with these weights) and the random player (seat 1) on `deals` deals
 /// drawn from `seed`, with a hand of `hand` cards: reproducible. A win is every card played.
 pub fn duplicate(deals: u64, seed: u64, hand: u8, weights: Weights) -> Duplicate {
-    crate::games::race::duplicate(
+    crate::games::race::duplicate::<Bogey>(
         deals,
         seed,
-        || TheBogey::new(&super::Setup { players: 2, hand }).expect("two entrants"),
-        |k| {
-            let mut smart = ColumnBot::new(StdRng::seed_from_u64(seed ^ k));
+        &Setup { players: 2, hand },
+        |rng| {
+            let mut smart = ColumnBot::new(rng);
             smart.weights = weights;
             Box::new(smart)
         },
-        |k| {
-            Box::new(RandomPlayer::new(StdRng::seed_from_u64(
-                seed ^ (k + (1 << 40)),
-            )))
-        },
-        |g, seat| {
-            g.entrant(seat)
-                .is_some_and(|e| e.status == super::Status::Won)
-        },
+        |rng| Box::new(RandomPlayer::new(rng)),
+        End::Won,
     )
 }

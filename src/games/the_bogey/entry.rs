@@ -1,9 +1,10 @@
 //! The Bogey's entry in the game registry: its setup, bots and report.
 
-use super::bot::{ColumnBot, RandomPlayer};
-use super::game::{card_name, level, Phase, Setup, Status, TheBogey, Verdict};
+use super::bot::ColumnBot;
+use super::game::{card_name, level, Bogey, End, Setup, Status, TheBogey};
 use crate::bots::{Bot, BotLevel};
-use crate::engine::{Game, RuleError};
+use crate::engine::RuleError;
+use crate::games::race::{self, RandomPlayer};
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
@@ -35,7 +36,7 @@ impl TableGame for TheBogey {
             players: opts.players.max(1),
             hand,
         };
-        s.validate().map_err(|e| e.to_string())?;
+        race::validate::<Bogey>(&s).map_err(|e| e.to_string())?;
         Ok(s)
     }
 
@@ -52,44 +53,18 @@ impl TableGame for TheBogey {
     }
 
     fn report(&self) -> serde_json::Value {
-        let board: Vec<serde_json::Value> = self
-            .standings()
-            .iter()
-            .map(|r| {
-                let e = self.entrant(r.seat).expect("entrant");
-                let (on_table, columns) = match self.verdicts.get(&r.seat) {
-                    Some(Verdict::Verified {
-                        on_table, columns, ..
-                    }) => (*on_table, *columns),
-                    _ => (0, 0),
-                };
+        let mut report = self.race_report(
+            |e, v| {
                 serde_json::json!({
-                    "seat": r.seat,
-                    "score": r.score,
-                    "status": e.status,
-                    "on_table": on_table,
-                    "columns": columns,
-                    "level": (e.status == Status::Won).then(|| level(columns)),
+                    "on_table": v.on_table,
+                    "columns": v.columns,
+                    "level": (e.status == Status::Ended(End::Won)).then(|| level(v.columns)),
                     "moves": e.moves.len(),
                     "turns": e.places.turn,
                 })
-            })
-            .collect();
-        let refused: Vec<serde_json::Value> = self
-            .verdicts
-            .iter()
-            .filter_map(|(seat, v)| match v {
-                Verdict::Refused { reason } => {
-                    Some(serde_json::json!({"seat": seat, "reason": reason}))
-                }
-                _ => None,
-            })
-            .collect();
-        // Once every card drawn is shown, each entrant's game move by move and its columns, as
-        // anyone reading the relay can replay them.
-        let mut games = serde_json::Map::new();
-        if self.phase == Phase::Over {
-            for e in &self.entrants {
+            },
+            // Each game move by move, and its columns.
+            |e| {
                 let columns: Vec<Vec<Option<String>>> = e
                     .places
                     .columns
@@ -100,20 +75,10 @@ impl TableGame for TheBogey {
                             .collect()
                     })
                     .collect();
-                games.insert(
-                    e.seat.to_string(),
-                    serde_json::json!({"moves": e.moves, "columns": columns}),
-                );
-            }
-        }
-        serde_json::json!({
-            "entrants": self.entrants.len(),
-            "hand": self.setup.hand,
-            "leaderboard": board,
-            "games": games,
-            "refused": refused,
-            "stopped_by": self.stopped_by,
-            "winners": self.outcome().map(|o| o.winners),
-        })
+                serde_json::json!({"moves": e.moves, "columns": columns})
+            },
+        );
+        report["hand"] = serde_json::json!(self.setup.hand);
+        report
     }
 }

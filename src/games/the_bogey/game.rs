@@ -1,33 +1,26 @@
-//! The Bogey's rules as a duplicate race (protocol/rules/the-bogey.md): every entrant plays the
-//! same shuffled deck alone, drawing its hand and the bogey's cards from it; each learns a card
-//! only when it draws it, and the others' cards stay face down to it until the race ends and
-//! every card drawn is shown.
+//! The Bogey's rules (protocol/rules/the-bogey.md) as the race kit's [`Solitaire`]: an
+//! entrant's deck, hand, columns, discards and the bogey's card by spot ([`Places`]), a move's
+//! form, what the cards must allow of it, and the score. The race itself (every entrant on the
+//! same shuffled deck, each card dealt sealed when drawn, shown at the end and every game
+//! checked, §6) is [`Race`]'s.
 //!
 //! An entrant's discards, once its deck runs out, become a new deck that every entrant shuffles
 //! (a deck of *indices* into the discard pile, so that nobody else learns what was discarded,
 //! and the entrant, who knows its discards, does not know their new order).
-//!
-//! Each client checks its own entrant's moves in full when they are made; another entrant's in
-//! form only (it cannot see that entrant's cards), and in full once the cards are shown (§6): an
-//! entrant whose moves do not follow from its cards is refused, named, and scores nothing.
 
 use crate::cards::{CardId, DeckSpec, PlayingCard, Suit};
-use crate::engine::{
-    illegal, ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat,
-    ToAct,
+use crate::engine::{DeckId, Seat};
+use crate::games::race::{
+    self, Ending, Face, Race, RaceSetup, RaceView, Reshuffles, Solitaire, Spot,
 };
-use crate::games::race::{self, RaceCards, Reshuffles, Spot, Standing};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The race's deck: the 52 cards every entrant draws from, in the same order.
-pub const DECK: DeckId = 0;
+pub const DECK: DeckId = race::DECK;
 /// Cards in the deck.
 pub const CARDS: u16 = 52;
 /// Columns the table holds at most.
 pub const MAX_COLUMNS: usize = 12;
-
-pub use crate::games::race::{index_spec, reshuffle_deck};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,19 +36,17 @@ fn five() -> u8 {
     5
 }
 
-impl Setup {
-    pub fn validate(&self) -> Result<(), RuleError> {
-        if !(1..=6).contains(&self.players) {
-            return Err(RuleError::Setup(format!(
-                "a Bogey race takes 1 to 6 entrants, not {}",
-                self.players
-            )));
-        }
+impl RaceSetup for Setup {
+    fn players(&self) -> u8 {
+        self.players
+    }
+
+    fn check(&self) -> Result<(), String> {
         if !(4..=5).contains(&self.hand) {
-            return Err(RuleError::Setup(format!(
+            return Err(format!(
                 "a hand holds 5 cards (4 in the harder variant), not {}",
                 self.hand
-            )));
+            ));
         }
         Ok(())
     }
@@ -124,51 +115,37 @@ pub enum Action {
     GiveUp,
 }
 
-/// How an entrant's game stands, as everyone knows it.
+/// How a game of The Bogey ends by its rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
-    Playing,
+pub enum End {
     /// Every card is on the table.
     Won,
     /// Says the bogey's card fit nowhere (checked once its cards are shown).
     Lost,
-    GaveUp,
-    /// Still playing when the race had to stop (another entrant left, §8).
-    Stopped,
-    /// Removed from the race by the table (§8): no score.
-    Left,
 }
 
-impl Status {
-    /// What became of the entrant, in words.
-    pub fn words(self) -> &'static str {
+impl Ending for End {
+    fn words(self) -> &'static str {
         match self {
-            Status::Playing => "is still playing",
-            Status::Won => "played every card",
-            Status::Lost => "lost to the bogey",
-            Status::GaveUp => "gave up",
-            Status::Stopped => "was stopped by the end of the race",
-            Status::Left => "left the race",
+            End::Won => "played every card",
+            End::Lost => "lost to the bogey",
         }
     }
 
-    /// The state beside a name in a list.
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
-            Status::Playing => "playing",
-            Status::Won => "won",
-            Status::Lost => "lost",
-            Status::GaveUp => "gave up",
-            Status::Stopped => "stopped",
-            Status::Left => "left the race",
+            End::Won => "won",
+            End::Lost => "lost",
         }
     }
-
-    pub fn finished(self) -> bool {
-        matches!(self, Status::Won | Status::Lost | Status::GaveUp)
-    }
 }
+
+/// How an entrant's game stands, as everyone knows it.
+pub type Status = race::Status<End>;
+/// How an entrant's game was judged once its cards were shown (§6).
+pub type Verdict = race::Verdict<Verified>;
+pub use crate::games::race::Phase;
 
 /// Where an entrant's cards are, by spot (deck and position): what every client knows of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -382,6 +359,50 @@ impl Places {
         Ok(p)
     }
 
+    /// The moves the cards allow (§3): `face` gives each card of this entrant's game; `None`
+    /// while one is not known.
+    pub fn moves(&self, face: Face) -> Option<Vec<Action>> {
+        let columns: Vec<Vec<CardId>> = self
+            .columns
+            .iter()
+            .map(|c| c.iter().map(|s| face(*s)).collect::<Option<Vec<_>>>())
+            .collect::<Option<_>>()?;
+        let places_for = |c: CardId| -> Vec<Place> {
+            let mut v: Vec<Place> = (0..columns.len())
+                .filter(|n| fits(&columns[*n], c))
+                .map(|n| Place::Column(n as u8))
+                .collect();
+            if columns.len() < MAX_COLUMNS {
+                v.push(Place::New);
+            }
+            v
+        };
+        let mut out = Vec::new();
+        match self.bogey {
+            Some(b) => {
+                let to = places_for(face(b)?);
+                if to.is_empty() {
+                    out.push(Action::Stuck);
+                }
+                out.extend(to.into_iter().map(|to| Action::Place { to }));
+            }
+            None => {
+                for (i, s) in self.hand.iter().enumerate() {
+                    let slot = i as u8;
+                    out.push(Action::Discard { slot });
+                    for to in places_for(face(*s)?) {
+                        out.push(Action::Play { slot, to });
+                    }
+                }
+                if self.may_end_turn() {
+                    out.push(Action::EndTurn);
+                }
+            }
+        }
+        out.push(Action::GiveUp);
+        Some(out)
+    }
+
     /// Checks a move against the cards (§3, §5): a card played or placed under a column fits
     /// it, and `stuck` is true. `face` gives each card of this entrant's game.
     pub fn check_cards(
@@ -432,115 +453,42 @@ impl Places {
     }
 }
 
-/// An entrant's game checked in full from its cards: every move legal, every claim true. `raw`
-/// gives what each spot opened to.
-pub fn replay_entrant(
-    seat: Seat,
-    hand_size: u8,
-    moves: &[Action],
-    raw: &dyn Fn(Spot) -> Option<CardId>,
-) -> Result<(Places, Status), String> {
-    let mut places = Places::new(seat, hand_size);
-    let mut status = Status::Playing;
-    for (i, a) in moves.iter().enumerate() {
-        let fail = |e: String| format!("move {}: {e}", i + 1);
-        if status != Status::Playing {
-            return Err(fail("a move after the game ended".into()));
-        }
-        let next = places.after(a).map_err(fail)?;
-        places
-            .check_cards(a, &|s| places.face(s, raw))
-            .map_err(fail)?;
-        status = status_after(a, &next);
-        places = next;
-    }
-    Ok((places, status))
-}
-
-/// What a move leaves the entrant as.
-fn status_after(a: &Action, next: &Places) -> Status {
-    match a {
-        Action::GiveUp => Status::GaveUp,
-        Action::Stuck => Status::Lost,
-        _ if next.complete() => Status::Won,
-        _ => Status::Playing,
-    }
-}
-
 /// A game's score (§5): the cards on the table, and for a won game 13 − its columns on top (a
 /// win with fewer columns ranks higher; any win above any loss).
 pub fn score(places: &Places, status: Status) -> i32 {
     let table = places.on_table() as i32;
-    if status == Status::Won {
+    if status == Status::Ended(End::Won) {
         table + 13 - places.columns.len() as i32
     } else {
         table
     }
 }
 
-/// One entrant of the race.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entrant {
-    pub seat: Seat,
-    pub places: Places,
-    pub moves: Vec<Action>,
-    pub status: Status,
-}
-
-/// How an entrant's game was judged once its cards were shown (§6).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Every move followed from the cards: the score stands.
-    Verified {
-        score: i32,
-        on_table: usize,
-        columns: usize,
-    },
-    /// A move did not follow from the cards: no score.
-    Refused { reason: String },
-    /// Removed from the race.
-    Left,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// The deck is shuffled and the first hands dealt.
-    Start,
-    /// Entrants decide (sealed, all at once), then the cards they draw are dealt.
-    Racing,
-    /// Every card drawn is shown by an entrant who holds it.
-    Showing,
-    Over,
-}
+/// The Bogey for the race kit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bogey;
 
 /// A Bogey race as one client knows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TheBogey {
-    pub setup: Setup,
-    pub phase: Phase,
-    pub entrants: Vec<Entrant>,
-    /// Decisions of this round, applied together once every racing entrant chose (sealed).
-    chosen: BTreeMap<Seat, Action>,
-    pending: Vec<ChanceRequest>,
-    /// Reshuffle decks already asked to be shuffled.
-    shuffled: BTreeSet<DeckId>,
-    /// The cards this client knows and who was dealt which.
-    cards: RaceCards,
-    pub verdicts: BTreeMap<Seat, Verdict>,
-    /// Why the race stopped early, if it did.
-    pub stopped_by: Vec<Seat>,
+pub type TheBogey = Race<Bogey>;
+pub type BogeyView = RaceView<Bogey>;
+pub type EntrantView = race::EntrantView<Bogey>;
+
+/// A verified game's score (§5) and what it is made of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    pub score: i32,
+    pub on_table: usize,
+    pub columns: usize,
 }
 
-/// An entrant as one viewer sees it: every spot, with its card where the viewer may see it.
+/// An entrant's game as one viewer sees it: every spot, with its card where the viewer may see
+/// it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EntrantView {
-    pub seat: Seat,
-    pub status: Status,
+pub struct Board {
+    /// Cards in a full hand.
+    pub hand_size: u8,
     pub awaits: Awaits,
     pub turn: u32,
-    pub moves: usize,
     pub deck_left: usize,
     pub hand: Vec<Option<CardId>>,
     pub columns: Vec<Vec<Option<CardId>>>,
@@ -551,401 +499,105 @@ pub struct EntrantView {
     pub bogey: Option<Option<CardId>>,
     pub may_end_turn: bool,
     pub reshuffles: usize,
-    pub verdict: Option<Verdict>,
 }
 
-impl EntrantView {
+impl Board {
     pub fn on_table(&self) -> usize {
         self.columns.iter().map(Vec::len).sum()
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BogeyView {
-    pub viewer: Option<Seat>,
-    pub phase: Phase,
-    pub hand_size: u8,
-    pub entrants: Vec<EntrantView>,
-    /// Whether the viewer has a decision to make now.
-    pub to_choose: bool,
-    pub stopped_by: Vec<Seat>,
-}
+impl Solitaire for Bogey {
+    const NAME: &'static str = "the-bogey";
+    const TITLE: &'static str = "The Bogey";
+    const RACE: &'static str = "Bogey";
+    const MOVE: &'static str = "move";
+    const GIVE_UP: Action = Action::GiveUp;
 
-impl BogeyView {
-    /// The viewer's own entrant.
-    pub fn me(&self) -> Option<&EntrantView> {
-        self.entrants.iter().find(|e| Some(e.seat) == self.viewer)
-    }
-}
+    type Setup = Setup;
+    type Action = Action;
+    type Places = Places;
+    type Tally = ();
+    type End = End;
+    type Verified = Verified;
+    type Board = Board;
 
-impl TheBogey {
-    pub fn new(setup: &Setup) -> Result<TheBogey, RuleError> {
-        setup.validate()?;
-        let entrants: Vec<Entrant> = (0..setup.players)
-            .map(|seat| Entrant {
-                seat,
-                places: Places::new(seat, setup.hand),
-                moves: Vec::new(),
-                status: Status::Playing,
-            })
-            .collect();
-        let cards = RaceCards::default();
-        let mut pending = vec![ChanceRequest::Shuffle {
-            deck: DECK,
-            spec: DeckSpec::standard(1),
-        }];
-        for e in &entrants {
-            pending.extend(cards.deals(e.seat, e.places.hand.iter().copied()));
-        }
-        Ok(TheBogey {
-            setup: setup.clone(),
-            phase: Phase::Start,
-            entrants,
-            chosen: BTreeMap::new(),
-            pending,
-            shuffled: BTreeSet::new(),
-            cards,
-            verdicts: BTreeMap::new(),
-            stopped_by: Vec::new(),
-        })
+    fn deck(_: &Setup) -> DeckSpec {
+        DeckSpec::standard(1)
     }
 
-    pub fn entrant(&self, seat: Seat) -> Option<&Entrant> {
-        self.entrants.iter().find(|e| e.seat == seat)
+    fn places(setup: &Setup, seat: Seat) -> Places {
+        Places::new(seat, setup.hand)
     }
 
-    fn racing(&self) -> Vec<Seat> {
-        self.entrants
+    fn reshuffles(places: &Places) -> Option<&Reshuffles> {
+        Some(&places.reshuffles)
+    }
+
+    fn drawn(p: &Places) -> Vec<Spot> {
+        p.hand.iter().chain(&p.bogey).copied().collect()
+    }
+
+    fn spots(p: &Places) -> Vec<Spot> {
+        p.deck
             .iter()
-            .filter(|e| e.status == Status::Playing)
-            .map(|e| e.seat)
+            .chain(&p.hand)
+            .chain(p.columns.iter().flatten())
+            .chain(&p.discards)
+            .chain(&p.bogey)
+            .copied()
             .collect()
     }
 
-    /// The card at `spot` of entrant `seat`'s game, if `viewer` may see it.
-    pub fn card_seen(&self, seat: Seat, viewer: Option<Seat>, spot: Spot) -> Option<CardId> {
-        let e = self.entrant(seat)?;
-        e.places
-            .face(spot, &|s| self.cards.visible(seat, viewer, s))
+    fn after(places: &Places, a: &Action) -> Result<Places, String> {
+        places.after(a)
     }
 
-    /// The card at `spot` of entrant `seat`'s game, if this client knows it.
-    pub fn card_known(&self, seat: Seat, spot: Spot) -> Option<CardId> {
-        let e = self.entrant(seat)?;
-        e.places.face(spot, &|s| self.cards.card(s))
+    fn check(places: &Places, _: &mut (), a: &Action, face: Face) -> Result<(), String> {
+        places.check_cards(a, face)
     }
 
-    /// Shuffles every new reshuffle and deals each racing entrant the cards it drew; or, when
-    /// nobody races, shows every card drawn (§2, §4, §6).
-    fn next_chance(&mut self) {
-        let mut reqs = Vec::new();
-        for e in &self.entrants {
-            if e.status != Status::Playing {
-                continue;
-            }
-            for (d, pile) in e.places.reshuffles.iter() {
-                if self.shuffled.insert(*d) {
-                    reqs.push(ChanceRequest::Shuffle {
-                        deck: *d,
-                        spec: index_spec(pile.len()),
-                    });
-                }
-            }
-            let drawn = e.places.hand.iter().chain(&e.places.bogey).copied();
-            reqs.extend(self.cards.deals(e.seat, drawn));
-        }
-        if reqs.is_empty() && self.racing().is_empty() {
-            self.phase = Phase::Showing;
-            reqs = self
-                .cards
-                .shows(|s| self.entrant(s).is_some_and(|e| e.status != Status::Left));
-            if reqs.is_empty() {
-                self.judge();
-                return;
-            }
-        }
-        self.pending = reqs;
-    }
-
-    /// Every entrant's game checked against its shown cards (§6).
-    fn judge(&mut self) {
-        self.phase = Phase::Over;
-        let mut verdicts = BTreeMap::new();
-        for e in &self.entrants {
-            let v = if e.status == Status::Left {
-                Verdict::Left
-            } else {
-                match replay_entrant(e.seat, self.setup.hand, &e.moves, &|s| self.cards.card(s)) {
-                    Ok((places, status)) if status == e.status || e.status == Status::Stopped => {
-                        Verdict::Verified {
-                            score: score(&places, status),
-                            on_table: places.on_table(),
-                            columns: places.columns.len(),
-                        }
-                    }
-                    Ok((_, status)) => Verdict::Refused {
-                        reason: format!(
-                            "it says it {}, but by its cards it {}",
-                            e.status.words(),
-                            status.words()
-                        ),
-                    },
-                    Err(reason) => Verdict::Refused { reason },
-                }
-            };
-            verdicts.insert(e.seat, v);
-        }
-        self.verdicts = verdicts;
-    }
-
-    /// The verified results in leaderboard order.
-    pub fn standings(&self) -> Vec<Standing> {
-        race::leaderboard(
-            self.entrants
-                .iter()
-                .filter_map(|e| match self.verdicts.get(&e.seat) {
-                    Some(Verdict::Verified { score, .. }) => Some(Standing {
-                        seat: e.seat,
-                        score: *score,
-                        finished: e.status.finished(),
-                    }),
-                    _ => None,
-                })
-                .collect(),
-        )
-    }
-
-    /// The moves `seat` may make, from its cards (its own client knows them).
-    fn moves_from_cards(&self, e: &Entrant) -> Option<Vec<Action>> {
-        let p = &e.places;
-        let face = |s: Spot| self.card_known(e.seat, s);
-        let columns: Vec<Vec<CardId>> = p
-            .columns
-            .iter()
-            .map(|c| c.iter().map(|s| face(*s)).collect::<Option<Vec<_>>>())
-            .collect::<Option<_>>()?;
-        let places_for = |c: CardId| -> Vec<Place> {
-            let mut v: Vec<Place> = (0..columns.len())
-                .filter(|n| fits(&columns[*n], c))
-                .map(|n| Place::Column(n as u8))
-                .collect();
-            if columns.len() < MAX_COLUMNS {
-                v.push(Place::New);
-            }
-            v
-        };
-        let mut out = Vec::new();
-        match p.bogey {
-            Some(b) => {
-                let to = places_for(face(b)?);
-                if to.is_empty() {
-                    out.push(Action::Stuck);
-                }
-                out.extend(to.into_iter().map(|to| Action::Place { to }));
-            }
-            None => {
-                for (i, s) in p.hand.iter().enumerate() {
-                    let slot = i as u8;
-                    out.push(Action::Discard { slot });
-                    for to in places_for(face(*s)?) {
-                        out.push(Action::Play { slot, to });
-                    }
-                }
-                if p.may_end_turn() {
-                    out.push(Action::EndTurn);
-                }
-            }
-        }
-        out.push(Action::GiveUp);
-        out.sort();
-        out.dedup();
-        Some(out)
-    }
-}
-
-impl Game for TheBogey {
-    type Action = Action;
-    type View = BogeyView;
-    const NAME: &'static str = "the-bogey";
-
-    fn to_act(&self) -> ToAct {
-        if !self.pending.is_empty() {
-            return ToAct::Chance(self.pending.clone());
-        }
-        match self.phase {
-            Phase::Racing => ToAct::Sealed(
-                self.racing()
-                    .into_iter()
-                    .filter(|s| !self.chosen.contains_key(s))
-                    .collect(),
-            ),
-            _ => ToAct::Terminal,
+    fn status_after(a: &Action, next: &Places) -> Status {
+        match a {
+            Action::GiveUp => Status::GaveUp,
+            Action::Stuck => Status::Ended(End::Lost),
+            _ if next.complete() => Status::Ended(End::Won),
+            _ => Status::Playing,
         }
     }
 
-    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if !self.to_act().includes(seat) || !self.cards.sees(seat) {
-            return Vec::new();
-        }
-        self.entrant(seat)
-            .and_then(|e| self.moves_from_cards(e))
-            .unwrap_or_default()
+    fn moves(places: &Places, _: &(), face: Face) -> Option<Vec<Action>> {
+        places.moves(face)
     }
 
-    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
-        if !self.to_act().includes(seat) {
-            return Err(RuleError::OutOfTurn {
-                seat,
-                expected: self.to_act().words(),
-            });
-        }
-        let e = self.entrant(seat).expect("a racing seat");
-        e.places.after(action).map_err(|r| illegal(seat, r))?;
-        if self.cards.sees(seat) {
-            e.places
-                .check_cards(action, &|s| self.card_known(seat, s))
-                .map_err(|r| illegal(seat, r))?;
-        }
-        self.chosen.insert(seat, *action);
-        if self.racing().iter().all(|s| self.chosen.contains_key(s)) {
-            for (s, a) in std::mem::take(&mut self.chosen) {
-                let e = self
-                    .entrants
-                    .iter_mut()
-                    .find(|e| e.seat == s)
-                    .expect("entrant");
-                let next = e.places.after(&a).expect("checked");
-                e.status = status_after(&a, &next);
-                e.places = next;
-                e.moves.push(a);
-            }
-            self.next_chance();
-        }
-        Ok(())
-    }
-
-    fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
-        let cards = &mut self.cards;
-        let entrants = &self.entrants;
-        cards.record(&self.pending, outcomes, |d| {
-            if d == DECK {
-                return Some(DeckSpec::standard(1));
-            }
-            entrants.iter().find_map(|e| e.places.reshuffles.spec(d))
-        })?;
-        self.pending.clear();
-        match self.phase {
-            Phase::Start => self.phase = Phase::Racing,
-            Phase::Showing => self.next_chance(),
-            _ => {}
-        }
-        if self.phase == Phase::Racing && self.racing().is_empty() {
-            self.next_chance();
-        }
-        Ok(())
-    }
-
-    fn view(&self, viewer: Option<Seat>) -> BogeyView {
-        let entrants = self
-            .entrants
-            .iter()
-            .map(|e| {
-                let p = &e.places;
-                let seen = |s: &Spot| self.card_seen(e.seat, viewer, *s);
-                EntrantView {
-                    seat: e.seat,
-                    status: e.status,
-                    awaits: p.awaits(),
-                    turn: p.turn,
-                    moves: e.moves.len(),
-                    deck_left: p.deck.len(),
-                    hand: p.hand.iter().map(seen).collect(),
-                    columns: p
-                        .columns
-                        .iter()
-                        .map(|c| c.iter().map(seen).collect())
-                        .collect(),
-                    discards: p.discards.iter().map(seen).collect(),
-                    bogey: p.bogey.as_ref().map(seen),
-                    may_end_turn: p.may_end_turn(),
-                    reshuffles: p.reshuffles.len(),
-                    verdict: self.verdicts.get(&e.seat).cloned(),
-                }
-            })
-            .collect();
-        BogeyView {
-            viewer,
-            phase: self.phase,
-            hand_size: self.setup.hand,
-            entrants,
-            to_choose: viewer.is_some_and(|s| self.to_act().includes(s)),
-            stopped_by: self.stopped_by.clone(),
+    fn verified(places: &Places, _: &(), status: Status) -> Verified {
+        Verified {
+            score: score(places, status),
+            on_table: places.on_table(),
+            columns: places.columns.len(),
         }
     }
 
-    fn timeout_action(&self, seat: Seat) -> Option<Action> {
-        self.to_act().includes(seat).then_some(Action::GiveUp)
+    fn score(v: &Verified) -> i32 {
+        v.score
     }
 
-    fn outcome(&self) -> Option<Outcome> {
-        if self.phase != Phase::Over {
-            return None;
+    fn invariants(p: &Places, _: Option<&()>, face: Face) -> Result<(), String> {
+        if p.columns.len() > MAX_COLUMNS || p.hand.len() > usize::from(p.hand_size) {
+            return Err("too many columns or cards".into());
         }
-        Some(race::outcome(
-            self.entrants.iter().map(|e| e.seat),
-            &self.standings(),
-        ))
-    }
-
-    fn check_invariants(&self) -> Result<(), String> {
-        for e in &self.entrants {
-            let p = &e.places;
-            let spots: Vec<Spot> = p
-                .deck
-                .iter()
-                .chain(&p.hand)
-                .chain(p.columns.iter().flatten())
-                .chain(&p.discards)
-                .chain(&p.bogey)
-                .copied()
-                .collect();
-            let distinct: BTreeSet<Spot> = spots.iter().copied().collect();
-            if spots.len() != usize::from(CARDS) || distinct.len() != spots.len() {
-                return Err(format!(
-                    "seat {}'s cards are {} places, not the deck's 52",
-                    e.seat,
-                    distinct.len()
-                ));
-            }
-            if p.columns.len() > MAX_COLUMNS || p.hand.len() > usize::from(p.hand_size) {
-                return Err(format!("seat {} has too many columns or cards", e.seat));
-            }
-            // Where this client knows the cards: every column of one suit, going down, and no
-            // card twice.
-            let mut faces = BTreeSet::new();
-            for s in &spots {
-                if let Some(c) = self.card_known(e.seat, *s) {
-                    if !faces.insert(c) {
-                        return Err(format!("seat {} holds a card twice", e.seat));
-                    }
-                }
-            }
-            for col in &p.columns {
-                let cs: Option<Vec<CardId>> =
-                    col.iter().map(|s| self.card_known(e.seat, *s)).collect();
-                if let Some(cs) = cs {
-                    if cs.windows(2).any(|w| !fits(&w[..1], w[1])) {
-                        return Err(format!("seat {} has a column out of order", e.seat));
-                    }
-                }
+        // Where this client knows the cards: every column of one suit, going down.
+        for col in &p.columns {
+            let cs: Option<Vec<CardId>> = col.iter().map(|s| face(*s)).collect();
+            if cs.is_some_and(|cs| cs.windows(2).any(|w| !fits(&w[..1], w[1]))) {
+                return Err("a column out of order".into());
             }
         }
         Ok(())
     }
 
-    fn probe_actions(&self, seat: Seat) -> Vec<Action> {
-        let mut v = self.legal_actions(seat);
-        v.extend([
+    fn probes() -> Vec<Action> {
+        vec![
             Action::Play {
                 slot: 9,
                 to: Place::New,
@@ -965,47 +617,26 @@ impl Game for TheBogey {
             Action::Discard { slot: 4 },
             Action::EndTurn,
             Action::Stuck,
-        ]);
-        v
+        ]
     }
 
-    fn seats(&self) -> Vec<Seat> {
-        self.entrants
-            .iter()
-            .filter(|e| e.status != Status::Left)
-            .map(|e| e.seat)
-            .collect()
-    }
-
-    fn participants(&self) -> Vec<Seat> {
-        if self.phase == Phase::Over {
-            return Vec::new();
+    fn board(p: &Places, seen: Face, _: Option<()>) -> Board {
+        let seen = |s: &Spot| seen(*s);
+        Board {
+            hand_size: p.hand_size,
+            awaits: p.awaits(),
+            turn: p.turn,
+            deck_left: p.deck.len(),
+            hand: p.hand.iter().map(seen).collect(),
+            columns: p
+                .columns
+                .iter()
+                .map(|c| c.iter().map(seen).collect())
+                .collect(),
+            discards: p.discards.iter().map(seen).collect(),
+            bogey: p.bogey.as_ref().map(seen),
+            may_end_turn: p.may_end_turn(),
+            reshuffles: p.reshuffles.len(),
         }
-        self.seats()
-    }
-
-    fn forfeit(&mut self, offenders: &[Seat], _reason: ForfeitReason) -> Result<(), RuleError> {
-        if self.phase == Phase::Over {
-            return Err(RuleError::Finished);
-        }
-        // The offenders' key shares are gone: nobody can draw again (§8). The race stops; every
-        // entrant still at the table shows what it drew and is judged on it.
-        self.chosen.clear();
-        self.pending.clear();
-        for e in self.entrants.iter_mut() {
-            if offenders.contains(&e.seat) {
-                e.status = Status::Left;
-            } else if e.status == Status::Playing {
-                e.status = Status::Stopped;
-            }
-        }
-        self.stopped_by.extend(offenders.iter().copied());
-        self.stopped_by.sort_unstable();
-        self.stopped_by.dedup();
-        if self.phase == Phase::Start {
-            self.phase = Phase::Racing;
-        }
-        self.next_chance();
-        Ok(())
     }
 }

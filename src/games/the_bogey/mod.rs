@@ -17,7 +17,9 @@ pub mod game;
 pub mod ui;
 
 pub use bot::ColumnBot;
-pub use game::{Action, BogeyView, Place, Setup, Status, TheBogey, Verdict};
+pub use game::{
+    Action, Board, Bogey, BogeyView, End, Place, Setup, Status, TheBogey, Verdict, Verified,
+};
 
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,11 @@
-use super::game::{self as game, fits, replay_entrant, Phase, Places, CARDS, MAX_COLUMNS};
+use super::game::{self as game, fits, Places, CARDS, MAX_COLUMNS};
 use super::*;
 use crate::bots::Bot;
 use crate::cards::{CardId, PlayingCard};
-use crate::engine::sim::{fulfil_all, simulate, Oracle, SimOptions};
-use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, ToAct};
+use crate::engine::sim::{fulfil_all, simulate, SimOptions};
+use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::games::race::replay_entrant;
+use crate::games::race::testing::{a_leaver_stops_the_race, first_deal, only_sealed, play};
 use crate::games::registry::{SetupOptions, TableGame};
 use crate::games::ui::GameUi;
 use rand::{rngs::StdRng, SeedableRng};
@@ -83,70 +85,44 @@ fn a_thirteenth_column_is_refused_and_stuck_is_only_possible_with_twelve() {
 
 #[test]
 fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
-    let mut g = TheBogey::new(&Setup {
+    let setup = Setup {
         players: 3,
         hand: 5,
-    })
-    .unwrap();
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(5));
-    let ToAct::Chance(reqs) = g.to_act() else {
-        panic!()
     };
-    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
-    let mut one = g.clone();
-    let masked: Vec<ChanceOutcome> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
-    one.apply_chance(&masked).unwrap();
-    g.apply_chance(&outs).unwrap();
+    let (g, one, _, reqs) = first_deal::<Bogey>(&setup, 5);
     let v = one.view(Some(1));
-    assert!(v.entrants[1].hand.iter().all(Option::is_some));
-    assert!(v.entrants[0].hand.iter().all(Option::is_none));
+    assert!(v.entrants[1].board.hand.iter().all(Option::is_some));
+    assert!(v.entrants[0].board.hand.iter().all(Option::is_none));
     let hands: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].hand.clone())
+        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.hand.clone())
         .collect();
     assert!(hands.windows(2).all(|w| w[0] == w[1]), "{hands:?}");
-    assert!(g.view(None).entrants[0].hand.iter().all(Option::is_none));
-    assert!(reqs.iter().all(|r| matches!(
-        r,
-        ChanceRequest::Shuffle { .. } | ChanceRequest::DealSealed { .. }
-    )));
+    assert!(g.view(None).entrants[0]
+        .board
+        .hand
+        .iter()
+        .all(Option::is_none));
+    assert!(only_sealed(&reqs));
 }
 
-/// A race of `players` and the oracle that deals it.
-fn race(seed: u64, players: u8) -> (TheBogey, Oracle<StdRng>) {
-    (
-        TheBogey::new(&Setup { players, hand: 5 }).unwrap(),
-        Oracle::new(StdRng::seed_from_u64(seed)),
-    )
+/// A race of `players` dealt its first cards from `seed` (see [`first_deal`]).
+fn race(seed: u64, players: u8) -> (TheBogey, TheBogey, crate::engine::sim::Oracle<StdRng>) {
+    let (god, one, oracle, _) = first_deal::<Bogey>(&Setup { players, hand: 5 }, seed);
+    (god, one, oracle)
 }
 
 #[test]
 fn a_card_played_where_it_does_not_fit_is_refused_at_the_end_naming_the_entrant() {
     // Seat 1's client sees seat 0's moves only in form: a card played under a column passes
     // then, and is checked when the cards are shown.
-    let (mut god, mut oracle) = race(11, 2);
-    let ToAct::Chance(reqs) = god.to_act() else {
-        panic!()
-    };
-    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
-    let mut one = god.clone();
-    let masked: Vec<ChanceOutcome> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
-    one.apply_chance(&masked).unwrap();
-    god.apply_chance(&outs).unwrap();
+    let (mut god, mut one, mut oracle) = race(11, 2);
     // Seat 0 starts a column with its first card, then plays its second card under it: the
     // cards decide whether that fits.
     let first = Action::Play {
         slot: 0,
         to: Place::New,
     };
-    let hand = god.view(Some(0)).entrants[0].hand.clone();
+    let hand = god.view(Some(0)).entrants[0].board.hand.clone();
     let (a, b) = (hand[0].unwrap(), hand[1].unwrap());
     let second = Action::Play {
         slot: 0,
@@ -174,10 +150,7 @@ fn a_card_played_where_it_does_not_fit_is_refused_at_the_end_naming_the_entrant(
     let names = |s: u8| ["Ann", "Bob"][usize::from(s)].to_string();
     let line = one.result_line(&names);
     if honest {
-        assert!(
-            matches!(one.verdicts[&0], Verdict::Verified { .. }),
-            "{line}"
-        );
+        assert!(matches!(one.verdicts[&0], Verdict::Verified(..)), "{line}");
     } else {
         match &one.verdicts[&0] {
             Verdict::Refused { reason } => assert!(reason.contains("does not fit"), "{reason}"),
@@ -190,67 +163,39 @@ fn a_card_played_where_it_does_not_fit_is_refused_at_the_end_naming_the_entrant(
 
 #[test]
 fn an_entrant_who_leaves_stops_the_race_and_the_others_are_still_shown_and_scored() {
-    let (mut g, mut oracle) = race(8, 3);
+    let (mut g, _, mut oracle) = race(8, 3);
     let mut bots: Vec<Box<dyn Bot<TheBogey>>> = (0..3)
         .map(|s| Box::new(ColumnBot::new(StdRng::seed_from_u64(s))) as Box<dyn Bot<TheBogey>>)
         .collect();
-    for _ in 0..30 {
-        match g.to_act() {
-            ToAct::Chance(r) => {
-                let o = fulfil_all(&mut oracle, &r).unwrap();
-                g.apply_chance(&o).unwrap();
-            }
-            ToAct::Sealed(seats) => {
-                for s in seats {
-                    let a = bots[usize::from(s)].choose(&g.view(Some(s)), &g.legal_actions(s));
-                    g.apply(s, &a).unwrap();
-                }
-            }
-            _ => break,
-        }
-    }
-    g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
-    let ToAct::Chance(show) = g.to_act() else {
-        panic!()
-    };
-    assert!(show
-        .iter()
-        .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-    // The shows come in batches of at most 16 per holder until every card drawn is shown.
-    let mut batches = 0;
-    while let ToAct::Chance(show) = g.to_act() {
-        assert!(show
-            .iter()
-            .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
-        let o = fulfil_all(&mut oracle, &show).unwrap();
-        g.apply_chance(&o).unwrap();
-        batches += 1;
-    }
-    assert!(batches >= 1);
-    assert_eq!(g.phase, Phase::Over);
-    assert_eq!(g.verdicts[&2], Verdict::Left);
-    for s in [0, 1] {
-        assert!(matches!(g.verdicts[&s], Verdict::Verified { .. }), "{s}");
-    }
-    assert!(!g.outcome().unwrap().winners.contains(&2));
+    play(&mut g, &mut oracle, &mut bots, 29);
+    a_leaver_stops_the_race(g, &mut oracle);
 }
 
 #[test]
 fn a_won_game_scores_its_cards_and_thirteen_less_its_columns() {
     let mut p = Places::new(0, 5);
     p.columns = vec![(0..CARDS).map(|i| (0, i)).collect()];
-    assert_eq!(game::score(&p, Status::Won), 52 + 12);
-    assert_eq!(game::score(&p, Status::Lost), 52);
+    assert_eq!(game::score(&p, Status::Ended(End::Won)), 52 + 12);
+    assert_eq!(game::score(&p, Status::Ended(End::Lost)), 52);
     p.columns = (0..MAX_COLUMNS as u16)
         .map(|k| (0..CARDS).filter(|i| i % 12 == k).map(|i| (0, i)).collect())
         .collect();
-    assert_eq!(game::score(&p, Status::Won), 53, "a novice win");
+    assert_eq!(game::score(&p, Status::Ended(End::Won)), 53, "a novice win");
     assert_eq!(game::level(12), "novice");
     assert_eq!(game::level(8), "epic");
     assert_eq!(game::level(5), "epic");
     // Nothing played yet: a replay of no moves stands at the start.
-    let (q, status) = replay_entrant(0, 5, &[], &|_| None).unwrap();
-    assert_eq!((q.on_table(), status), (0, Status::Playing));
+    let c = replay_entrant::<Bogey>(
+        &Setup {
+            players: 1,
+            hand: 5,
+        },
+        0,
+        &[],
+        &|_| None,
+    )
+    .unwrap();
+    assert_eq!((c.places.on_table(), c.status), (0, Status::Playing));
 }
 
 #[test]

@@ -646,7 +646,7 @@ fn a_bogey_entrant_sees_every_column_its_hand_and_the_bogeys_card_at_80_by_24() 
         },
     );
     let s = screen(&asked(&g, 2));
-    let me = g.view(Some(0)).entrants[0].clone();
+    let me = g.view(Some(0)).entrants[0].board.clone();
     for (i, col) in me.columns.iter().enumerate() {
         let cell = format!("{:>2} {}", i + 1, column_text(col));
         assert!(s.contains(&cell), "column {} ({cell}) missing:\n{s}", i + 1);
@@ -682,7 +682,7 @@ fn a_shooting_party_entrant_sees_its_room_the_aces_up_and_its_score_pile_at_80_b
         },
     );
     let s = screen(&asked(&g, 3));
-    let me = g.view(Some(0)).entrants[0].clone();
+    let me = g.view(Some(0)).entrants[0].board.clone();
     for (i, c) in me.hand.iter().enumerate() {
         let cell = format!("[{}] {}", i + 1, card_short(c.unwrap()));
         assert!(s.contains(&cell), "room card {cell} missing:\n{s}");

@@ -1,28 +1,10 @@
-//! Scoundrel scripts: a race with its dungeon fixed, replayed through the engine. Format:
-//! `protocol/rules/scoundrel.md` (§10).
+//! Scoundrel's part of a script (the race kit's format, `protocol/rules/scoundrel.md` §10):
+//! its turns as typed — "avoid", "give up", "face 2w 1 3" (room slots from 1; w: with the
+//! weapon; a last word "fallen" when the turn kills) — and an entrant as a script ends.
 
-use crate::cards::{CardId, DeckSpec};
 use crate::engine::Seat;
-use crate::games::scoundrel::game::{Action, Life, Scoundrel, Setup, Status, Take, Verdict};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Script {
-    pub setup: Setup,
-    /// The top of the dungeon by position (card names such as "5D", "JS"); the cards not listed
-    /// follow in card order (♣, ♦, ♥, ♠, each by rank).
-    pub deck: Vec<String>,
-    /// What the script shows, for people.
-    #[serde(default)]
-    pub note: Option<String>,
-    /// "SEAT avoid", "SEAT give up", "SEAT face 2w 1 3" (room slots from 1; w: with the weapon;
-    /// a last word "fallen" when the turn kills).
-    pub actions: Vec<String>,
-    #[serde(default)]
-    pub expect: Option<serde_json::Value>,
-}
+use crate::games::scoundrel::game::{Action, Life, Status, Take, Verdict};
+use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntrantOut {
@@ -32,14 +14,6 @@ pub struct EntrantOut {
     /// The room now, by card name.
     pub room: Vec<String>,
     pub verdict: Option<Verdict>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Output {
-    #[serde(flatten)]
-    pub end: crate::games::script::ScriptEnd,
-    /// By seat.
-    pub entrants: BTreeMap<Seat, EntrantOut>,
 }
 
 /// A typed turn without its seat: "avoid", "give up", "face 2w 1 3 [fallen]".
@@ -83,70 +57,5 @@ pub fn parse_turn(s: &str) -> Result<Action, String> {
             Ok(Action::Face { takes, fallen })
         }
         _ => Err(bad()),
-    }
-}
-
-pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
-    let (seat, words) = crate::games::script::script_words(s)
-        .ok_or_else(|| format!("'{s}' is not a Scoundrel move: start with the seat number"))?;
-    Ok((seat, parse_turn(&words.join(" "))?))
-}
-
-impl Script {
-    pub fn parse(text: &str) -> Result<Script, String> {
-        serde_json::from_str(text).map_err(|e| format!("Scoundrel script: {e}"))
-    }
-
-    pub fn run(&self) -> Result<Output, String> {
-        let game = Scoundrel::new(&self.setup).map_err(|e| e.to_string())?;
-        let spec = DeckSpec::standard(1);
-        let mut deck: Vec<CardId> = Vec::new();
-        for name in &self.deck {
-            let c = spec.parse(name).map_err(|e| e.to_string())?;
-            if !crate::games::scoundrel::game::dungeon_cards().contains(&c) {
-                return Err(format!(
-                    "{name} is not a card of the dungeon (no red faces or red aces)"
-                ));
-            }
-            if deck.contains(&c) {
-                return Err(format!("{name} is listed twice in the dungeon"));
-            }
-            deck.push(c);
-        }
-        let rest: Vec<CardId> = crate::games::scoundrel::game::dungeon_cards()
-            .into_iter()
-            .filter(|c| !deck.contains(c))
-            .collect();
-        deck.extend(rest);
-        let (game, end) = crate::games::script::play_script_with_deck(
-            game,
-            deck,
-            &[],
-            &self.actions,
-            parse_action,
-        )?;
-        let entrants = game
-            .entrants
-            .iter()
-            .map(|e| {
-                (
-                    e.seat,
-                    EntrantOut {
-                        seat: e.seat,
-                        status: e.status,
-                        life: game.life_of(e.seat),
-                        room: e
-                            .places
-                            .room
-                            .iter()
-                            .filter_map(|p| game.card_seen(e.seat, Some(e.seat), *p))
-                            .map(|c| crate::cards::PlayingCard::from_id(c).to_string())
-                            .collect(),
-                        verdict: game.verdicts.get(&e.seat).cloned(),
-                    },
-                )
-            })
-            .collect();
-        Ok(Output { end, entrants })
     }
 }

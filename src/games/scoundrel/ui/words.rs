@@ -1,7 +1,8 @@
 //! Scoundrel: its turns and entrants in words.
 
 use crate::cards::{CardId, PlayingCard};
-use crate::games::scoundrel::game::{Action, EntrantView, ScoundrelView, Status, Verdict};
+use crate::games::scoundrel::game::Action;
+
 /// A card as people read it: "7♣", "10♦".
 pub fn card(c: CardId) -> String {
     let p = PlayingCard::from_id(c);
@@ -41,21 +42,4 @@ pub fn turn_words(a: &Action, room: &[Option<CardId>]) -> String {
             )
         }
     }
-}
-
-pub fn status_word(e: &EntrantView) -> String {
-    match (&e.verdict, e.status) {
-        (Some(Verdict::Verified { score, .. }), s) if s.finished() => {
-            format!("{} · score {score}", s.words())
-        }
-        (Some(Verdict::Verified { health, .. }), Status::Stopped) => {
-            format!("stopped at {health} health")
-        }
-        (Some(Verdict::Refused { .. }), _) => "REFUSED".into(),
-        (_, s) => s.label().to_string(),
-    }
-}
-
-pub fn me(v: &ScoundrelView) -> Option<&EntrantView> {
-    v.entrants.iter().find(|e| Some(e.seat) == v.viewer)
 }

@@ -1,194 +1,172 @@
-//! Shooting Party as people see it: its story, rooms and moves in words, the moves a person
-//! types, its scripts and its panel.
+//! Shooting Party as people see it: its rooms and moves in words, the moves a person types, what
+//! a script prints, its panel's layout; the race's frame around them is the race kit's
+//! ([`RaceUi`]).
 
 pub mod replay;
 pub mod words;
 
 use crate::cards::CardId;
 use crate::engine::Seat;
-use crate::games::race::place;
-use crate::games::script::Replayed;
+use crate::games::race::ui::{phase_words, status_word, RaceUi};
+use crate::games::race::{Entrant, Phase, Spot, Status};
 use crate::games::shooting_party::game::{
-    card_short, communique_grade, contact_grade, entrant_view, Action, PartyView, Phase, Places,
-    ShootingParty, Status, Verdict, RESHUFFLES,
+    card_short, communique_grade, contact_grade, deck_spec, Action, EntrantView, Party, PartyView,
+    Places, Setup, ShootingParty, Verified, RESHUFFLES,
 };
 use crate::games::ui::words::{count, says, whose};
-use crate::games::ui::GameUi;
 use std::fmt::Write;
-use words::{grade, jacks, move_words, row, status_word, typed};
+use words::{grade, jacks, move_words, row, typed};
 
-impl GameUi for ShootingParty {
-    fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
-        let mut out = vec!["the 33 guests are shuffled face down; rooms of four".to_string()];
-        let rounds = self
-            .entrants
-            .iter()
-            .map(|e| e.moves.len())
-            .max()
-            .unwrap_or(0);
-        let mut places: Vec<Places> = self.entrants.iter().map(|e| Places::new(e.seat)).collect();
-        // Every move of every entrant would flood the story: a person follows its own game
-        // move by move and the others by their contacts.
-        for r in 0..rounds {
-            for (i, e) in self.entrants.iter().enumerate() {
-                let Some(a) = e.moves.get(r) else { continue };
-                let before = &places[i];
-                let who = names(e.seat);
-                let mine = viewer == Some(e.seat) || self.phase == Phase::Over;
-                let text = if mine {
-                    let ev = entrant_view(self, e, before, viewer);
-                    Some(format!("{}: {}", who, move_words(a, &ev)))
-                } else {
-                    match a {
-                        Action::Contact { .. } => Some(format!(
-                            "{} contact ({})",
-                            says(who, "makes"),
-                            count(u64::from(before.contacts) + 1, "source", "sources")
-                        )),
-                        Action::GiveUp => Some(format!("{} up", says(who, "gives"))),
-                        _ => None,
-                    }
-                };
-                out.extend(text);
-                if let Ok(p) = before.after(a) {
-                    if p.exhausted > before.exhausted {
-                        out.push(if p.over {
-                            format!(
-                                "{} draw pile runs out a third time: the game ends",
-                                whose(names(e.seat))
-                            )
-                        } else {
-                            format!(
-                                "{} draw pile runs out: the discards and unscored aces are \
-                                 shuffled by every entrant into a new one ({} of {RESHUFFLES})",
-                                whose(names(e.seat)),
-                                p.rebuilt()
-                            )
-                        });
-                    }
-                    places[i] = p;
-                }
-            }
-        }
-        if self.phase == Phase::Over {
-            for e in &self.entrants {
-                if let Some(Verdict::Refused { reason }) = self.verdicts.get(&e.seat) {
-                    out.push(format!(
-                        "{} game is refused: {reason}",
-                        whose(names(e.seat))
-                    ));
-                }
-            }
-            out.push(self.result_line(names));
-        }
-        out
+impl RaceUi for Party {
+    // The room, the aces and the score pile take the table's box; the moves keep a few lines
+    // under it.
+    const ROOM_BELOW: Option<u16> = Some(8);
+    type Out = replay::EntrantOut;
+
+    fn opening(_: &Setup) -> String {
+        "the 33 guests are shuffled face down; rooms of four".into()
     }
 
-    fn render(v: &PartyView, n: &dyn Fn(Seat) -> String) -> String {
-        let phase = match v.phase {
-            Phase::Start => "shuffling the deck",
-            Phase::Racing => "racing",
-            Phase::Showing => "showing every card drawn",
-            Phase::Over => "over",
-        };
-        let mut s = String::new();
-        if let Some(e) = v.me() {
-            let _ = writeln!(
-                s,
-                " pile {} · rebuilt {}/{RESHUFFLES} · discards {} · score {} ({}){}",
-                e.pile_left,
-                e.exhausted.min(RESHUFFLES),
-                e.discards.len(),
-                e.scored.len(),
-                grade(e),
-                if v.phase == Phase::Racing {
-                    String::new()
-                } else {
-                    format!(" · {phase}")
-                }
-            );
-            let hand: Vec<String> = e
-                .hand
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    format!(
-                        "[{}] {}",
-                        i + 1,
-                        c.map(card_short).unwrap_or_else(|| "??".into())
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                " room  {}",
-                if hand.is_empty() {
-                    "empty".into()
-                } else {
-                    hand.join("  ")
-                }
-            );
-            let _ = writeln!(s, " aces up     {}", row(&e.aces));
-            let _ = writeln!(s, " score pile  {}", row(&e.scored));
-            let last: Vec<Option<CardId>> =
-                e.discards.iter().rev().take(6).rev().copied().collect();
-            let _ = writeln!(
-                s,
-                " discarded   {}{}",
-                if e.discards.len() > last.len() {
-                    "… "
-                } else {
-                    ""
-                },
-                row(&last)
-            );
-            if let Some(pile) = &e.search {
-                // The whole pile, numbered, in lines of twelve.
-                let cells: Vec<String> = pile
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        format!(
-                            "{}:{}",
-                            i + 1,
-                            c.map(card_short).unwrap_or_else(|| "??".into())
-                        )
-                    })
-                    .collect();
-                let _ = writeln!(s, " the joker searches the draw pile for an ace:");
-                for chunk in cells.chunks(12) {
-                    let _ = writeln!(s, "  {}", chunk.join(" "));
-                }
-            }
+    // Every move of every entrant would flood the story: a person follows its own game move by
+    // move and the others by their contacts.
+    fn told(
+        race: &ShootingParty,
+        seat: Seat,
+        before: &Places,
+        a: &Action,
+        viewer: Option<Seat>,
+        who: String,
+    ) -> Option<String> {
+        if viewer == Some(seat) || race.phase == Phase::Over {
+            let board = race.board_at(seat, before, viewer);
+            return Some(format!("{}: {}", who, move_words(a, &board)));
+        }
+        match a {
+            Action::Contact { .. } => Some(format!(
+                "{} contact ({})",
+                says(who, "makes"),
+                count(u64::from(before.contacts) + 1, "source", "sources")
+            )),
+            Action::GiveUp => Some(format!("{} up", says(who, "gives"))),
+            _ => None,
+        }
+    }
+
+    fn aftermath(before: &Places, after: &Places, who: String) -> Vec<String> {
+        if after.exhausted <= before.exhausted {
+            return Vec::new();
+        }
+        vec![if after.over {
+            format!(
+                "{} draw pile runs out a third time: the game ends",
+                whose(who)
+            )
         } else {
+            format!(
+                "{} draw pile runs out: the discards and unscored aces are shuffled by every \
+                 entrant into a new one ({} of {RESHUFFLES})",
+                whose(who),
+                after.rebuilt()
+            )
+        }]
+    }
+
+    fn render_top(v: &PartyView, _: &dyn Fn(Seat) -> String) -> String {
+        let phase = phase_words::<Party>(v.phase);
+        let mut s = String::new();
+        let Some(e) = v.me().map(|e| &e.board) else {
             let _ = writeln!(
                 s,
                 " Shooting Party · {} on one deal · {phase}",
                 v.entrants.len()
             );
-        }
-        for e in &v.entrants {
-            if Some(e.seat) == v.viewer && e.status == Status::Playing {
-                continue;
+            return s;
+        };
+        let _ = writeln!(
+            s,
+            " pile {} · rebuilt {}/{RESHUFFLES} · discards {} · score {} ({}){}",
+            e.pile_left,
+            e.exhausted.min(RESHUFFLES),
+            e.discards.len(),
+            e.scored.len(),
+            grade(e),
+            if v.phase == Phase::Racing {
+                String::new()
+            } else {
+                format!(" · {phase}")
             }
-            let _ = writeln!(
-                s,
-                " {:<12} {:<22} {} · score {}",
-                n(e.seat),
-                status_word(e),
-                count(u64::from(e.contacts), "contact", "contacts"),
-                e.scored.len()
-            );
-        }
-        if !v.stopped_by.is_empty() {
-            let who: Vec<String> = v.stopped_by.iter().map(|x| n(*x)).collect();
-            let _ = writeln!(s, " the race stopped: {} left it", who.join(", "));
+        );
+        let hand: Vec<String> = e
+            .hand
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                format!(
+                    "[{}] {}",
+                    i + 1,
+                    c.map(card_short).unwrap_or_else(|| "??".into())
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            " room  {}",
+            if hand.is_empty() {
+                "empty".into()
+            } else {
+                hand.join("  ")
+            }
+        );
+        let _ = writeln!(s, " aces up     {}", row(&e.aces));
+        let _ = writeln!(s, " score pile  {}", row(&e.scored));
+        let last: Vec<Option<CardId>> = e.discards.iter().rev().take(6).rev().copied().collect();
+        let _ = writeln!(
+            s,
+            " discarded   {}{}",
+            if e.discards.len() > last.len() {
+                "… "
+            } else {
+                ""
+            },
+            row(&last)
+        );
+        if let Some(pile) = &e.search {
+            // The whole pile, numbered, in lines of twelve.
+            let cells: Vec<String> = pile
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    format!(
+                        "{}:{}",
+                        i + 1,
+                        c.map(card_short).unwrap_or_else(|| "??".into())
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, " the joker searches the draw pile for an ace:");
+            for chunk in cells.chunks(12) {
+                let _ = writeln!(s, "  {}", chunk.join(" "));
+            }
         }
         s
     }
 
+    fn entrant_line(v: &PartyView, e: &EntrantView, n: &dyn Fn(Seat) -> String) -> Option<String> {
+        // The viewer's own game is above while it plays.
+        if Some(e.seat) == v.viewer && e.status == Status::Playing {
+            return None;
+        }
+        Some(format!(
+            " {:<12} {:<22} {} · score {}",
+            n(e.seat),
+            status_word(e),
+            count(u64::from(e.board.contacts), "contact", "contacts"),
+            e.board.scored.len()
+        ))
+    }
+
     fn prompt(view: &PartyView, legal: &[Action]) -> String {
-        if view.me().is_some_and(|e| e.search.is_some()) {
+        if view.me().is_some_and(|e| e.board.search.is_some()) {
             return "the joker's ace: 'take' and its place in the pile (take 5), or 'give up' > "
                 .into();
         }
@@ -239,76 +217,68 @@ impl GameUi for ShootingParty {
         format!("{} > ", parts.join(", "))
     }
 
-    fn parse_move(input: &str, _view: &PartyView, _legal: &[Action]) -> Result<Action, String> {
-        replay::parse_move(input.trim())
+    fn parse_typed(input: &str) -> Result<Action, String> {
+        replay::parse_move(input)
     }
 
     fn move_text(view: &PartyView, action: &Action) -> String {
         match view.me() {
-            Some(e) => move_words(action, e),
+            Some(e) => move_words(action, &e.board),
             None => crate::games::ui::words::json_words(
                 &serde_json::to_value(action).unwrap_or_default(),
             ),
         }
     }
 
-    #[cfg(feature = "terminal")]
-    fn panel() -> Box<dyn crate::games::ui::Panel<Self>> {
-        // The room, the aces and the score pile take the table's box; the moves keep a few
-        // lines under it.
-        Box::new(crate::games::ui::generic::GenericPanel::<Self>::with_room_below(8))
+    fn verified_words(v: &Verified, status: Status<super::End>) -> String {
+        if status == Status::Stopped {
+            format!("stopped · score {}", v.score)
+        } else {
+            format!("{} · score {}", status.label(), v.score)
+        }
     }
 
-    fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
-        if self.phase != Phase::Over {
-            return "the race is not over".into();
+    fn standing(e: &Entrant<Party>, v: &Verified, place: usize, name: String) -> String {
+        let what = format!(
+            "{} and {} ({} {})",
+            count(u64::from(v.contacts), "contact", "contacts"),
+            count(u64::from(v.communiques), "communique", "communiques"),
+            communique_grade(usize::from(v.communiques)),
+            contact_grade(usize::from(v.contacts))
+        );
+        match e.status {
+            Status::Stopped => format!("{name} stopped with {what}"),
+            s => format!("{place}. {name} {}: {what}, score {}", s.words(), v.score),
         }
-        let mut parts = Vec::new();
-        let board = self.standings();
-        for (i, r) in board.iter().enumerate() {
-            let e = self.entrant(r.seat).expect("entrant");
-            let (contacts, communiques) = match self.verdicts.get(&r.seat) {
-                Some(Verdict::Verified {
-                    contacts,
-                    communiques,
-                    ..
-                }) => (*contacts, *communiques),
-                _ => (0, 0),
-            };
-            let what = format!(
-                "{} and {} ({} {})",
-                count(u64::from(contacts), "contact", "contacts"),
-                count(u64::from(communiques), "communique", "communiques"),
-                communique_grade(usize::from(communiques)),
-                contact_grade(usize::from(contacts))
-            );
-            parts.push(match e.status {
-                Status::Stopped => format!("{} stopped with {what}", names(r.seat)),
-                s => format!(
-                    "{}. {} {}: {what}, score {}",
-                    place(&board, i),
-                    names(r.seat),
-                    s.words(),
-                    r.score
-                ),
-            });
-        }
-        for (seat, v) in &self.verdicts {
-            if let Verdict::Refused { reason } = v {
-                parts.push(format!(
-                    "{} refused: {reason}",
-                    whose(names(*seat)).replace("'s", "'s game")
-                ));
-            }
-        }
-        if self.setup.players == 1 {
-            parts.push("a practice game alone proves nothing".into());
-        }
-        parts.join("; ")
     }
 
-    fn replay(script: &str) -> Result<Replayed, String> {
-        let out = replay::Script::parse(script)?.run()?;
-        Ok(out.end.replayed(&out))
+    fn out(race: &ShootingParty, e: &Entrant<Party>) -> replay::EntrantOut {
+        let p = &e.places;
+        let seen = |s: &Spot| {
+            race.card_seen(e.seat, Some(e.seat), *s)
+                .map(|c| deck_spec().name(c))
+                .unwrap_or_else(|| "??".into())
+        };
+        let names = |v: &[Spot]| v.iter().map(seen).collect();
+        let aces = p.scored.len() - usize::from(p.contacts);
+        replay::EntrantOut {
+            seat: e.seat,
+            status: e.status,
+            hand: names(&p.hand),
+            discards: names(&p.discards),
+            aces: names(&p.aces),
+            scored: names(&p.scored),
+            contacts: p.contacts,
+            pile_left: p.pile.len(),
+            exhausted: p.exhausted,
+            grade: e.status.finished().then(|| {
+                format!(
+                    "{} {}",
+                    communique_grade(aces),
+                    contact_grade(usize::from(p.contacts))
+                )
+            }),
+            verdict: race.verdicts.get(&e.seat).cloned(),
+        }
     }
 }

@@ -2,8 +2,7 @@
 
 use crate::cards::CardId;
 use crate::games::shooting_party::game::{
-    card_name, card_short, communique_grade, contact_grade, rank, Action, EntrantView, PartyView,
-    Status, Verdict, JACK,
+    card_name, card_short, communique_grade, contact_grade, rank, Action, Board, PartyView, JACK,
 };
 use crate::games::ui::words::count;
 
@@ -23,9 +22,9 @@ pub fn row(cards: &[Option<CardId>]) -> String {
     v.join(" ")
 }
 
-/// A move in words, with the cards where the reader may see them: `e` is the entrant as the
-/// reader sees it before the move.
-pub fn move_words(a: &Action, e: &EntrantView) -> String {
+/// A move in words, with the cards where the reader may see them: `e` is the entrant's game as
+/// the reader sees it before the move.
+pub fn move_words(a: &Action, e: &Board) -> String {
     let hand = |slot: &u8| {
         card_or(
             e.hand.get(usize::from(*slot)).copied().flatten(),
@@ -125,31 +124,19 @@ pub fn typed(a: &Action) -> String {
 /// Jacks in the viewer's room.
 pub fn jacks(view: &PartyView) -> usize {
     view.me().map_or(0, |e| {
-        e.hand
+        e.board
+            .hand
             .iter()
             .filter(|c| c.and_then(rank) == Some(JACK))
             .count()
     })
 }
 
-pub fn grade(e: &EntrantView) -> String {
+pub fn grade(e: &Board) -> String {
     let aces = e.scored.len() - usize::from(e.contacts);
     format!(
         "{} {}",
         communique_grade(aces),
         contact_grade(usize::from(e.contacts))
     )
-}
-
-pub fn status_word(e: &EntrantView) -> String {
-    match (&e.verdict, e.status) {
-        (Some(Verdict::Verified { score, .. }), s) if s.finished() => {
-            format!("{} · score {score}", s.label())
-        }
-        (Some(Verdict::Verified { score, .. }), Status::Stopped) => {
-            format!("stopped · score {score}")
-        }
-        (Some(Verdict::Refused { .. }), _) => "REFUSED".into(),
-        (_, s) => s.label().to_string(),
-    }
 }

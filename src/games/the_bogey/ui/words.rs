@@ -1,10 +1,7 @@
 //! The Bogey: its moves, columns and entrants in words.
 
 use crate::cards::{CardId, PlayingCard};
-use crate::engine::Seat;
-use crate::games::the_bogey::game::{
-    level, Action, EntrantView, Place, Places, Status, TheBogey, Verdict,
-};
+use crate::games::the_bogey::game::{Action, Board, Place};
 use crate::games::ui::words::count;
 
 pub use crate::games::the_bogey::game::card_name as card;
@@ -46,9 +43,9 @@ fn place_words(to: Place, columns: &[Vec<Option<CardId>>]) -> String {
     }
 }
 
-/// A move in words, with the cards where the reader may see them: `e` is the entrant as the
-/// reader sees it before the move.
-pub fn move_words(a: &Action, e: &EntrantView) -> String {
+/// A move in words, with the cards where the reader may see them: `e` is the entrant's game as
+/// the reader sees it before the move.
+pub fn move_words(a: &Action, e: &Board) -> String {
     let hand = |slot: u8| {
         card_or(
             e.hand.get(usize::from(slot)).copied().flatten(),
@@ -78,53 +75,5 @@ pub fn move_words(a: &Action, e: &EntrantView) -> String {
         Action::Place { to } => format!("put {bogey} in {}", place_words(to, &e.columns)),
         Action::Stuck => format!("{bogey} fits nowhere: the game is lost"),
         Action::GiveUp => "give up (scored as lost)".into(),
-    }
-}
-
-pub fn status_word(e: &EntrantView) -> String {
-    match (&e.verdict, e.status) {
-        (Some(Verdict::Verified { score, columns, .. }), Status::Won) => {
-            format!("won · {} · {columns} col · score {score}", level(*columns))
-        }
-        (Some(Verdict::Verified { score, .. }), s) if s.finished() => {
-            format!("{} · score {score}", s.label())
-        }
-        (Some(Verdict::Verified { on_table, .. }), Status::Stopped) => {
-            format!("stopped at {on_table} cards")
-        }
-        (Some(Verdict::Refused { .. }), _) => "REFUSED".into(),
-        (_, s) => s.label().to_string(),
-    }
-}
-
-/// Entrant `seat` at `places` (a point of its game) as `viewer` sees it: for words about a
-/// move made there.
-pub fn entrant_view(
-    g: &TheBogey,
-    seat: Seat,
-    places: &Places,
-    viewer: Option<Seat>,
-) -> EntrantView {
-    // A spot names one card for the whole game (reshuffle piles are only ever added), so the
-    // game as it is now reads the cards of any earlier point.
-    let seen = |s: &crate::games::race::Spot| g.card_seen(seat, viewer, *s);
-    EntrantView {
-        seat,
-        status: Status::Playing,
-        awaits: places.awaits(),
-        turn: places.turn,
-        moves: 0,
-        deck_left: places.deck.len(),
-        hand: places.hand.iter().map(seen).collect(),
-        columns: places
-            .columns
-            .iter()
-            .map(|c| c.iter().map(seen).collect())
-            .collect(),
-        discards: places.discards.iter().map(seen).collect(),
-        bogey: places.bogey.as_ref().map(seen),
-        may_end_turn: places.may_end_turn(),
-        reshuffles: places.reshuffles.len(),
-        verdict: None,
     }
 }

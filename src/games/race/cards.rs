@@ -1,24 +1,16 @@
-//! The kit the solitaires raced by npub share (Scoundrel, The Bogey, Shooting Party): what a
-//! client knows of a race's cards, the chance requests that deal them sealed to one entrant and
-//! show them at the end, an entrant's piles reshuffled as decks of indices nobody can steer, the
-//! leaderboard's order and outcome, and the bot-against-random measurement on the same deals.
-//!
-//! A duplicate race deals the same position of a deck to several entrants, each only when that
-//! entrant draws it ([`ChanceRequest::DealSealed`], PROTOCOL.md §5.12), and once nobody races
-//! any more one entrant that holds each card drawn shows it ([`ChanceRequest::Show`]) so that
-//! every client can check every entrant's game against its cards.
+//! What a client knows of a race's cards, by deck and position: the sealed deals and the shows
+//! that ask for them, and an entrant's piles reshuffled as decks of indices nobody can steer.
 
-use crate::bots::Bot;
 use crate::cards::{CardId, DeckSpec};
-use crate::engine::sim::{play_out, Oracle};
 use crate::engine::{
-    check_cards, check_chance_batch, ChanceOutcome, ChanceRequest, DeckId, Game, Outcome,
-    RuleError, Seat,
+    check_cards, check_chance_batch, ChanceOutcome, ChanceRequest, DeckId, RuleError, Seat,
 };
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The deck every entrant of a race plays, shuffled by all of them first: the same id in every
+/// race (its reshuffles' ids are above it, [`reshuffle_deck`]).
+pub const DECK: DeckId = 0;
 
 /// At most this many cards shown by one holder in one batch: a holder publishes every key
 /// holder's token and proof for each card it shows in one event, which must stay under the
@@ -234,231 +226,9 @@ impl Reshuffles {
     }
 }
 
-/// The order a script gives one reshuffle: position `i` of the new deck is the pile's card
-/// `order[i]` (0 = the pile's first).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScriptedReshuffle {
-    pub seat: Seat,
-    pub order: Vec<u16>,
-}
-
-/// Puts each entrant's scripted reshuffles, in the order they happen, in `chance`.
-pub fn script_reshuffles(chance: &mut crate::engine::sim::Script, list: &[ScriptedReshuffle]) {
-    let mut count: BTreeMap<Seat, usize> = BTreeMap::new();
-    for r in list {
-        let n = count.entry(r.seat).or_default();
-        chance.decks.insert(
-            reshuffle_deck(r.seat, *n),
-            r.order.iter().map(|i| CardId(*i)).collect(),
-        );
-        *n += 1;
-    }
-}
-
-/// A race's move that stops the entrant (its give-up).
-pub trait GiveUp {
-    fn is_give_up(&self) -> bool;
-}
-
-/// The random player the solitaires' bots are measured against: uniform over the legal moves
-/// other than giving up (one that gives up at random ends nearly every game on its first moves
-/// and would flatter any bot).
-pub struct RandomPlayer<R> {
-    rng: R,
-}
-
-impl<R: rand::Rng> RandomPlayer<R> {
-    pub fn new(rng: R) -> Self {
-        RandomPlayer { rng }
-    }
-}
-
-impl<G: Game, R: rand::Rng + Send> Bot<G> for RandomPlayer<R>
-where
-    G::Action: GiveUp,
-{
-    fn choose(&mut self, _view: &G::View, legal: &[G::Action]) -> G::Action {
-        let playing: Vec<&G::Action> = legal.iter().filter(|a| !a.is_give_up()).collect();
-        match playing.as_slice() {
-            [] => legal[self.rng.gen_range(0..legal.len())].clone(),
-            some => some[self.rng.gen_range(0..some.len())].clone(),
-        }
-    }
-
-    fn name(&self) -> &str {
-        "random"
-    }
-}
-
-/// One verified result of a race.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Standing {
-    pub seat: Seat,
-    pub score: i32,
-    /// Finished its game; a stopped entrant (the race ended under it) is listed after the
-    /// finished ones and cannot win.
-    pub finished: bool,
-}
-
-/// Verified results in leaderboard order: finished entrants by score, best first, then stopped
-/// ones by score; ties by seat.
-pub fn leaderboard(mut rows: Vec<Standing>) -> Vec<Standing> {
-    rows.sort_by_key(|r| (!r.finished, -r.score, r.seat));
-    rows
-}
-
-/// The place of `board[i]` (1 first); a finished entrant tied with others shares the place of
-/// the first of them.
-pub fn place(board: &[Standing], i: usize) -> usize {
-    let me = board[i];
-    1 + board[..i]
-        .iter()
-        .filter(|r| r.finished && r.score > me.score)
-        .count()
-}
-
-/// A race's outcome from its leaderboard: the finished entrants with the best verified score
-/// win (together when tied); each finished entrant's payoff is its score, everyone else's 0.
-pub fn outcome(seats: impl IntoIterator<Item = Seat>, board: &[Standing]) -> Outcome {
-    let best = board.iter().filter(|r| r.finished).map(|r| r.score).max();
-    let winners = board
-        .iter()
-        .filter(|r| r.finished && Some(r.score) == best)
-        .map(|r| r.seat)
-        .collect();
-    let payoffs = seats
-        .into_iter()
-        .map(|s| {
-            let score = board
-                .iter()
-                .find(|r| r.seat == s && r.finished)
-                .map(|r| i64::from(r.score))
-                .unwrap_or(0);
-            (s, score)
-        })
-        .collect();
-    Outcome { payoffs, winners }
-}
-
-/// A game's bot and the random player on the same deals (a two-entrant race per deal, so both
-/// play the same cards): mean scores with their standard errors, and win rates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Duplicate {
-    pub deals: u64,
-    pub bot_mean: f64,
-    pub bot_se: f64,
-    pub random_mean: f64,
-    pub random_se: f64,
-    /// Share of deals the entrant won its solitaire (escaped the dungeon, played every card).
-    pub bot_wins: f64,
-    pub random_wins: f64,
-    /// Mean of (bot − random) per deal, and its standard error.
-    pub margin: f64,
-    pub margin_se: f64,
-}
-
-/// Mean and its standard error.
-pub fn mean_se(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let m = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (m, (var / n).sqrt())
-}
-
-/// Plays `deals` two-entrant races, `bot(k)` in seat 0 against `random(k)` in seat 1 on deal
-/// `k`, every deal drawn from `seed`: reproducible. `won` says whether a seat won its solitaire.
-pub fn duplicate<G: Game>(
-    deals: u64,
-    seed: u64,
-    new_race: impl Fn() -> G,
-    mut bot: impl FnMut(u64) -> Box<dyn Bot<G>>,
-    mut random: impl FnMut(u64) -> Box<dyn Bot<G>>,
-    won: impl Fn(&G, Seat) -> bool,
-) -> Duplicate {
-    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
-    let (mut smart_scores, mut random_scores, mut diff) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut smart_won, mut random_won) = (0u64, 0u64);
-    for k in 0..deals {
-        let mut g = new_race();
-        let mut smart = bot(k);
-        let mut random = random(k);
-        let (o, _) = play_out(&mut g, &mut oracle, 100_000, |g, seat, legal| {
-            let v = g.view(Some(seat));
-            if seat == 0 {
-                smart.choose(&v, &legal)
-            } else {
-                random.choose(&v, &legal)
-            }
-        })
-        .expect("a race ends");
-        let score = |s: Seat| {
-            o.payoffs
-                .iter()
-                .find(|(x, _)| *x == s)
-                .map(|x| x.1)
-                .unwrap_or(0) as f64
-        };
-        smart_scores.push(score(0));
-        random_scores.push(score(1));
-        diff.push(score(0) - score(1));
-        smart_won += u64::from(won(&g, 0));
-        random_won += u64::from(won(&g, 1));
-    }
-    let (bot_mean, bot_se) = mean_se(&smart_scores);
-    let (random_mean, random_se) = mean_se(&random_scores);
-    let (margin, margin_se) = mean_se(&diff);
-    Duplicate {
-        deals,
-        bot_mean,
-        bot_se,
-        random_mean,
-        random_se,
-        bot_wins: smart_won as f64 / deals as f64,
-        random_wins: random_won as f64 / deals as f64,
-        margin,
-        margin_se,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ties_share_a_place_and_a_stopped_entrant_never_wins() {
-        let board = leaderboard(vec![
-            Standing {
-                seat: 2,
-                score: 30,
-                finished: false,
-            },
-            Standing {
-                seat: 0,
-                score: 10,
-                finished: true,
-            },
-            Standing {
-                seat: 1,
-                score: 10,
-                finished: true,
-            },
-            Standing {
-                seat: 3,
-                score: 4,
-                finished: true,
-            },
-        ]);
-        let seats: Vec<Seat> = board.iter().map(|r| r.seat).collect();
-        assert_eq!(seats, vec![0, 1, 3, 2]);
-        assert_eq!(
-            (place(&board, 0), place(&board, 1), place(&board, 2)),
-            (1, 1, 3)
-        );
-        let o = outcome(0..4, &board);
-        assert_eq!(o.winners, vec![0, 1]);
-        assert_eq!(o.payoffs, vec![(0, 10), (1, 10), (2, 0), (3, 4)]);
-    }
 
     #[test]
     fn a_card_is_dealt_once_to_each_entrant_and_shown_by_the_lowest_holder_still_here() {

@@ -1,0 +1,105 @@
+//! What the raced solitaires' tests share: a race dealt its first cards to an all-knowing state
+//! and to one entrant's client, bots playing a race on, the end shown, and the checks every
+//! race must pass when an entrant leaves.
+
+use super::{Phase, Race, Solitaire, Verdict};
+use crate::bots::Bot;
+use crate::engine::sim::{fulfil_all, Oracle};
+use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, Seat, ToAct};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// A race's first chance answered from `seed`: the state that knows every card, and seat 1's
+/// client (only its own cards), with the oracle and the first requests.
+pub fn first_deal<R: Solitaire>(
+    setup: &R::Setup,
+    seed: u64,
+) -> (Race<R>, Race<R>, Oracle<StdRng>, Vec<ChanceRequest>) {
+    let mut god = Race::<R>::new(setup).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(seed));
+    let ToAct::Chance(reqs) = god.to_act() else {
+        panic!("a race starts with its shuffle and deals")
+    };
+    let outs = fulfil_all(&mut oracle, &reqs).unwrap();
+    let mut one = god.clone();
+    one.apply_chance(&masked(&outs, &reqs, Some(1))).unwrap();
+    god.apply_chance(&outs).unwrap();
+    (god, one, oracle, reqs)
+}
+
+/// `outs` as `viewer` receives them.
+pub fn masked(
+    outs: &[ChanceOutcome],
+    reqs: &[ChanceRequest],
+    viewer: Option<Seat>,
+) -> Vec<ChanceOutcome> {
+    outs.iter()
+        .zip(reqs)
+        .map(|(o, r)| o.mask_for(r, viewer))
+        .collect()
+}
+
+/// Nothing is shown before a race ends: its first requests shuffle and deal sealed.
+pub fn only_sealed(reqs: &[ChanceRequest]) -> bool {
+    reqs.iter().all(|r| {
+        matches!(
+            r,
+            ChanceRequest::Shuffle { .. } | ChanceRequest::DealSealed { .. }
+        )
+    })
+}
+
+/// Answers every chance `g` asks (as `viewer` receives it) until it waits for a move or ends.
+pub fn answer_chance<R: Solitaire>(g: &mut Race<R>, oracle: &mut Oracle<StdRng>, viewer: Seat) {
+    while let ToAct::Chance(r) = g.to_act() {
+        let o = fulfil_all(oracle, &r).unwrap();
+        g.apply_chance(&masked(&o, &r, Some(viewer))).unwrap();
+    }
+}
+
+/// Plays `steps` steps of `g`, every seat by its bot and every chance from `oracle`.
+pub fn play<R: Solitaire>(
+    g: &mut Race<R>,
+    oracle: &mut Oracle<StdRng>,
+    bots: &mut [Box<dyn Bot<Race<R>>>],
+    steps: usize,
+) {
+    for _ in 0..steps {
+        match g.to_act() {
+            ToAct::Chance(r) => {
+                let o = fulfil_all(oracle, &r).unwrap();
+                g.apply_chance(&o).unwrap();
+            }
+            ToAct::Sealed(seats) => {
+                for s in seats {
+                    let a = bots[usize::from(s)].choose(&g.view(Some(s)), &g.legal_actions(s));
+                    g.apply(s, &a).unwrap();
+                }
+            }
+            _ => break,
+        }
+    }
+}
+
+/// Entrant 2 of a race of three leaves mid-race: the race stops, every card the others drew is
+/// shown (by them, in batches of at most 16 per holder), their games are verified and entrant 2
+/// can win nothing.
+pub fn a_leaver_stops_the_race<R: Solitaire>(mut g: Race<R>, oracle: &mut Oracle<StdRng>) {
+    g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+    let mut batches = 0;
+    while let ToAct::Chance(show) = g.to_act() {
+        assert!(show
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Show { holder, .. } if *holder != 2)));
+        let o = fulfil_all(oracle, &show).unwrap();
+        g.apply_chance(&o).unwrap();
+        batches += 1;
+    }
+    assert!(batches >= 1);
+    assert_eq!(g.phase, Phase::Over);
+    assert_eq!(g.verdicts[&2], Verdict::Left);
+    for s in [0, 1] {
+        assert!(matches!(g.verdicts[&s], Verdict::Verified(..)), "{s}");
+    }
+    assert!(!g.outcome().unwrap().winners.contains(&2));
+}
