@@ -36,6 +36,23 @@ impl<S: Solitaire, R: Rng + Send> Bot<Race<S>> for RandomPlayer<R> {
     }
 }
 
+/// The move `judge` weighs best, one of the best at random when several weigh the same (within
+/// 1e-9, so that rounding does not decide a tie).
+pub fn best_judged<A: Clone>(legal: &[A], rng: &mut impl Rng, judge: impl Fn(&A) -> f64) -> A {
+    let mut best: Vec<&A> = Vec::new();
+    let mut top = f64::NEG_INFINITY;
+    for a in legal {
+        let w = judge(a);
+        if w > top + 1e-9 {
+            top = w;
+            best = vec![a];
+        } else if (w - top).abs() <= 1e-9 {
+            best.push(a);
+        }
+    }
+    best[rng.gen_range(0..best.len())].clone()
+}
+
 /// A game's bot and the random player on the same deals (a two-entrant race per deal, so both
 /// play the same cards): mean scores with their standard errors, and win rates.
 #[derive(Debug, Clone, PartialEq)]

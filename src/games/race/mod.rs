@@ -46,7 +46,7 @@ pub(crate) mod testing;
 
 pub use cards::{index_spec, reshuffle_deck, RaceCards, Reshuffles, Spot, DECK, SHOWS_PER_HOLDER};
 pub use game::{face_at, replay_entrant, Checked, Entrant, EntrantView, Race, RaceView};
-pub use measure::{duplicate, mean_se, Duplicate, RandomPlayer};
+pub use measure::{best_judged, duplicate, mean_se, Duplicate, RandomPlayer};
 pub use solitaire::{
     validate, Ending, Entrants, Face, Phase, RaceSetup, Solitaire, Status, Verdict,
 };

@@ -2,8 +2,9 @@
 //! and to one entrant's client, bots playing a race on, the end shown, and the checks every
 //! race must pass when an entrant leaves.
 
-use super::{Phase, Race, Solitaire, Verdict};
+use super::{Phase, Race, RaceView, Solitaire, Verdict};
 use crate::bots::Bot;
+use crate::cards::CardId;
 use crate::engine::sim::{fulfil_all, Oracle};
 use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, Seat, ToAct};
 use rand::rngs::StdRng;
@@ -25,6 +26,44 @@ pub fn first_deal<R: Solitaire>(
     one.apply_chance(&masked(&outs, &reqs, Some(1))).unwrap();
     god.apply_chance(&outs).unwrap();
     (god, one, oracle, reqs)
+}
+
+/// The first cards of a race of three dealt from `seed`, seen through `cards` (a part of an
+/// entrant's board): seat 1's client sees its own and nothing of seat 0's, nobody sees any
+/// as a spectator, every entrant got the same ones, and nothing was shown. Returns seat 1's
+/// view for the game's own checks.
+pub fn every_entrant_gets_the_same_first_cards_and_sees_only_its_own<R: Solitaire>(
+    setup: &R::Setup,
+    seed: u64,
+    cards: impl Fn(&R::Board) -> &[Option<CardId>],
+) -> RaceView<R> {
+    let (g, one, _, reqs) = first_deal::<R>(setup, seed);
+    let v = one.view(Some(1));
+    assert!(cards(&v.entrants[1].board).iter().all(Option::is_some));
+    assert!(cards(&v.entrants[0].board).iter().all(Option::is_none));
+    assert!(cards(&g.view(None).entrants[0].board)
+        .iter()
+        .all(Option::is_none));
+    let first: Vec<Vec<Option<CardId>>> = (0..3)
+        .map(|s| cards(&g.view(Some(s)).entrants[usize::from(s)].board).to_vec())
+        .collect();
+    assert!(first.windows(2).all(|w| w[0] == w[1]), "{first:?}");
+    assert!(only_sealed(&reqs));
+    v
+}
+
+/// The end of a race nobody races any more: every card drawn is shown, batch after batch (as
+/// `viewer` receives them), and the race is over.
+pub fn show_the_end<R: Solitaire>(g: &mut Race<R>, oracle: &mut Oracle<StdRng>, viewer: Seat) {
+    let mut batches = 0;
+    while let ToAct::Chance(show) = g.to_act() {
+        assert!(show.iter().all(|r| matches!(r, ChanceRequest::Show { .. })));
+        let o = fulfil_all(oracle, &show).unwrap();
+        g.apply_chance(&masked(&o, &show, Some(viewer))).unwrap();
+        batches += 1;
+    }
+    assert!(batches >= 1, "{:?}", g.to_act());
+    assert!(g.is_terminal());
 }
 
 /// `outs` as `viewer` receives them.

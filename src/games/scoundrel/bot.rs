@@ -8,7 +8,7 @@ use super::game::{
 use super::{Scoundrel, Setup};
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
-pub use crate::games::race::Duplicate;
+pub use crate::games::race::{best_judged, Duplicate};
 use rand::Rng;
 
 /// What the bot weighs, against one point of health (tuned with `benches/solitaires.rs`).
@@ -156,18 +156,7 @@ pub fn judge(view: &ScoundrelView, a: &Action, w8: &Weights) -> f64 {
 
 impl<R: Rng + Send> Bot<Scoundrel> for DungeonBot<R> {
     fn choose(&mut self, view: &ScoundrelView, legal: &[Action]) -> Action {
-        let mut best: Vec<&Action> = Vec::new();
-        let mut top = f64::NEG_INFINITY;
-        for a in legal {
-            let w = judge(view, a, &self.weights);
-            if w > top + 1e-9 {
-                top = w;
-                best = vec![a];
-            } else if (w - top).abs() <= 1e-9 {
-                best.push(a);
-            }
-        }
-        best[self.rng.gen_range(0..best.len())].clone()
+        best_judged(legal, &mut self.rng, |a| judge(view, a, &self.weights))
     }
 
     fn name(&self) -> &str {

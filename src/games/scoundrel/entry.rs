@@ -1,16 +1,17 @@
 //! Scoundrel's entry in the game registry: its setup, bots and report.
 
 use super::bot::DungeonBot;
-use super::game::{Places, Scoundrel, Setup, DUNGEON};
+use super::game::{Dungeon, Places, Scoundrel, Setup, DUNGEON};
 use crate::bots::{Bot, BotLevel, RandomBot};
 use crate::cards::PlayingCard;
 use crate::engine::RuleError;
 use crate::games::race;
+use crate::games::race::Solitaire;
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
 impl TableGame for Scoundrel {
-    const TITLE: &'static str = "Scoundrel";
+    const TITLE: &'static str = Dungeon::TITLE;
     const SUMMARY: &'static str =
         "the 44-card dungeon solitaire, raced by npub on one deal nobody \
                                    could choose: rooms of four, weapons, potions, escape";
@@ -25,7 +26,7 @@ impl TableGame for Scoundrel {
         let s = Setup {
             players: opts.players.max(1),
         };
-        race::validate::<super::Dungeon>(&s).map_err(|e| e.to_string())?;
+        race::validate::<Dungeon>(&s).map_err(|e| e.to_string())?;
         Ok(s)
     }
 

@@ -2,10 +2,13 @@ use super::game::{dungeon_cards, Life, ALL_MONSTERS};
 use super::*;
 use crate::bots::Bot;
 use crate::cards::{CardId, PlayingCard};
-use crate::engine::sim::{fulfil_all, simulate, SimOptions};
-use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::engine::sim::{simulate, SimOptions};
+use crate::engine::Game;
 use crate::games::race::replay_entrant;
-use crate::games::race::testing::{a_leaver_stops_the_race, first_deal, only_sealed, play};
+use crate::games::race::testing::{
+    a_leaver_stops_the_race, every_entrant_gets_the_same_first_cards_and_sees_only_its_own,
+    first_deal, play, show_the_end,
+};
 use crate::games::ui::GameUi;
 
 use rand::{rngs::StdRng, SeedableRng};
@@ -35,21 +38,14 @@ fn random_races_pass_the_generic_simulation() {
 
 #[test]
 fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
-    // Seat 1's own client: it learns its room and nothing of the others'.
-    let (g, one, _, reqs) = first_deal::<Dungeon>(&Setup { players: 3 }, 5);
-    let v = one.view(Some(1));
-    assert!(v.entrants[1].board.room.iter().all(Option::is_some));
-    assert!(v.entrants[0].board.room.iter().all(Option::is_none));
+    // Everyone's first room is the same four cards; seat 1's own client learns its room and
+    // nothing of the others'.
+    let v = every_entrant_gets_the_same_first_cards_and_sees_only_its_own::<Dungeon>(
+        &Setup { players: 3 },
+        5,
+        |b| &b.room,
+    );
     assert!(v.entrants[0].board.life.is_none());
-    // Everyone's first room is the same four cards.
-    let full = g.view(None);
-    assert!(full.entrants[0].board.room.iter().all(Option::is_none));
-    let rooms: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.room.clone())
-        .collect();
-    assert!(rooms.windows(2).all(|w| w[0] == w[1]), "{rooms:?}");
-    // Only sealed deals: nothing is shown before the race ends.
-    assert!(only_sealed(&reqs));
 }
 
 #[test]
@@ -69,13 +65,7 @@ fn a_turn_that_does_not_follow_from_the_cards_is_refused_at_the_end_naming_the_e
     one.apply(0, &lie).unwrap();
     one.apply(1, &Action::GiveUp).unwrap();
     // The end: every card drawn is shown.
-    let ToAct::Chance(show) = one.to_act() else {
-        panic!("{:?}", one.to_act())
-    };
-    assert!(show.iter().all(|r| matches!(r, ChanceRequest::Show { .. })));
-    let shown = fulfil_all(&mut oracle, &show).unwrap();
-    one.apply_chance(&shown).unwrap();
-    assert!(one.is_terminal());
+    show_the_end(&mut one, &mut oracle, 1);
     match &one.verdicts[&0] {
         Verdict::Refused { reason } => assert!(reason.contains("says it fell"), "{reason}"),
         v => panic!("{v:?}"),

@@ -4,12 +4,13 @@ use super::bot::AgentBot;
 use super::game::{card_short, communique_grade, contact_grade, Party, Setup, ShootingParty};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::RuleError;
+use crate::games::race::Solitaire;
 use crate::games::race::{self, RandomPlayer};
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
 impl TableGame for ShootingParty {
-    const TITLE: &'static str = "Shooting Party";
+    const TITLE: &'static str = Party::TITLE;
     const SUMMARY: &'static str =
         "the spy's solitaire of etiquette at a hunting party, raced by npub on one deal nobody \
          could choose: contact four sources alone, with their communiques";

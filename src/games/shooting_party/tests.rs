@@ -5,7 +5,8 @@ use crate::cards::{CardId, Suit};
 use crate::engine::sim::{simulate, Oracle, SimOptions};
 use crate::engine::Game;
 use crate::games::race::testing::{
-    a_leaver_stops_the_race, answer_chance, first_deal, only_sealed, play,
+    a_leaver_stops_the_race, answer_chance,
+    every_entrant_gets_the_same_first_cards_and_sees_only_its_own, first_deal, play,
 };
 use crate::games::race::{replay_entrant, Solitaire, Spot};
 use crate::games::registry::TableGame;
@@ -186,20 +187,11 @@ fn race(seed: u64, players: u8) -> (ShootingParty, ShootingParty, Oracle<StdRng>
 
 #[test]
 fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
-    let (g, one, _, reqs) = first_deal::<Party>(&Setup { players: 3 }, 5);
-    let v = one.view(Some(1));
-    assert!(v.entrants[1].board.hand.iter().all(Option::is_some));
-    assert!(v.entrants[0].board.hand.iter().all(Option::is_none));
-    let hands: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.hand.clone())
-        .collect();
-    assert!(hands.windows(2).all(|w| w[0] == w[1]), "{hands:?}");
-    assert!(g.view(None).entrants[0]
-        .board
-        .hand
-        .iter()
-        .all(Option::is_none));
-    assert!(only_sealed(&reqs));
+    every_entrant_gets_the_same_first_cards_and_sees_only_its_own::<Party>(
+        &Setup { players: 3 },
+        5,
+        |b| &b.hand,
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::game::{fits, Action, Board, Bogey, BogeyView, End, Place, CARDS, MAX_
 use super::{Setup, TheBogey};
 use crate::bots::Bot;
 use crate::cards::CardId;
-use crate::games::race::{Duplicate, RandomPlayer};
+use crate::games::race::{best_judged, Duplicate, RandomPlayer};
 use rand::Rng;
 use std::collections::BTreeSet;
 
@@ -165,18 +165,7 @@ impl<R: Rng> ColumnBot<R> {
 
 impl<R: Rng + Send> Bot<TheBogey> for ColumnBot<R> {
     fn choose(&mut self, view: &BogeyView, legal: &[Action]) -> Action {
-        let mut best: Vec<&Action> = Vec::new();
-        let mut top = f64::NEG_INFINITY;
-        for a in legal {
-            let w = judge(view, a, &self.weights);
-            if w > top + 1e-9 {
-                top = w;
-                best = vec![a];
-            } else if (w - top).abs() <= 1e-9 {
-                best.push(a);
-            }
-        }
-        *best[self.rng.gen_range(0..best.len())]
+        best_judged(legal, &mut self.rng, |a| judge(view, a, &self.weights))
     }
 
     fn name(&self) -> &str {

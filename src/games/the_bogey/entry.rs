@@ -4,12 +4,13 @@ use super::bot::ColumnBot;
 use super::game::{card_name, level, Bogey, End, Setup, Status, TheBogey};
 use crate::bots::{Bot, BotLevel};
 use crate::engine::RuleError;
+use crate::games::race::Solitaire;
 use crate::games::race::{self, RandomPlayer};
 use crate::games::registry::{check_players, SetupOptions, TableGame};
 use rand::rngs::StdRng;
 
 impl TableGame for TheBogey {
-    const TITLE: &'static str = "The Bogey";
+    const TITLE: &'static str = Bogey::TITLE;
     const SUMMARY: &'static str =
         "the columns solitaire against a mischievous bogey, raced by npub on one deal nobody \
                                    could choose: columns by suit going down, at most twelve";

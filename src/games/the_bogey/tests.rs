@@ -2,10 +2,13 @@ use super::game::{self as game, fits, Places, CARDS, MAX_COLUMNS};
 use super::*;
 use crate::bots::Bot;
 use crate::cards::{CardId, PlayingCard};
-use crate::engine::sim::{fulfil_all, simulate, SimOptions};
-use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::engine::sim::{simulate, SimOptions};
+use crate::engine::Game;
 use crate::games::race::replay_entrant;
-use crate::games::race::testing::{a_leaver_stops_the_race, first_deal, only_sealed, play};
+use crate::games::race::testing::{
+    a_leaver_stops_the_race, every_entrant_gets_the_same_first_cards_and_sees_only_its_own,
+    first_deal, play, show_the_end,
+};
 use crate::games::registry::{SetupOptions, TableGame};
 use crate::games::ui::GameUi;
 use rand::{rngs::StdRng, SeedableRng};
@@ -89,20 +92,7 @@ fn every_entrant_draws_the_same_cards_and_sees_only_its_own_until_the_end() {
         players: 3,
         hand: 5,
     };
-    let (g, one, _, reqs) = first_deal::<Bogey>(&setup, 5);
-    let v = one.view(Some(1));
-    assert!(v.entrants[1].board.hand.iter().all(Option::is_some));
-    assert!(v.entrants[0].board.hand.iter().all(Option::is_none));
-    let hands: Vec<Vec<Option<CardId>>> = (0..3)
-        .map(|s| g.view(Some(s)).entrants[usize::from(s)].board.hand.clone())
-        .collect();
-    assert!(hands.windows(2).all(|w| w[0] == w[1]), "{hands:?}");
-    assert!(g.view(None).entrants[0]
-        .board
-        .hand
-        .iter()
-        .all(Option::is_none));
-    assert!(only_sealed(&reqs));
+    every_entrant_gets_the_same_first_cards_and_sees_only_its_own::<Bogey>(&setup, 5, |b| &b.hand);
 }
 
 /// A race of `players` dealt its first cards from `seed` (see [`first_deal`]).
@@ -140,13 +130,7 @@ fn a_card_played_where_it_does_not_fit_is_refused_at_the_end_naming_the_entrant(
     );
     one.apply(0, &second).unwrap();
     one.apply(0, &Action::GiveUp).unwrap();
-    let ToAct::Chance(show) = one.to_act() else {
-        panic!("{:?}", one.to_act())
-    };
-    assert!(show.iter().all(|r| matches!(r, ChanceRequest::Show { .. })));
-    let shown = fulfil_all(&mut oracle, &show).unwrap();
-    one.apply_chance(&shown).unwrap();
-    assert!(one.is_terminal());
+    show_the_end(&mut one, &mut oracle, 1);
     let names = |s: u8| ["Ann", "Bob"][usize::from(s)].to_string();
     let line = one.result_line(&names);
     if honest {
