@@ -108,7 +108,10 @@ fn sibling_games_copy_at_most_what_they_copy_today() {
     );
     assert!(over.is_empty(), "siblings copy more: {over:?}");
     // Issue 28: down by at least 70 % over every pair.
-    assert!(now * 10 <= before * 3, "{now} of {before} lines still copied");
+    assert!(
+        now * 10 <= before * 3,
+        "{now} of {before} lines still copied"
+    );
 }
 
 #[test]
