@@ -144,7 +144,7 @@ impl Visit for Networked {
                     let run = match played {
                         crate::ui::tui::Played::Done(run) => run,
                         crate::ui::tui::Played::Left(_) => {
-                            return Err("you left the practice table".into())
+                            return Err("you left the table: a practice table ends with you".into())
                         }
                         crate::ui::tui::Played::Stopped => {
                             return Err("you stopped the practice table".into())
