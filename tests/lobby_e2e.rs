@@ -845,12 +845,7 @@ fn heads_up_a_crashed_player_is_waited_for_and_resume_deals_it_back_in() {
     let b = player(&hb);
     let b_key = PublicKey::parse(&b).unwrap();
     // Deep stacks and fixed-limit bets: nobody busts before the crashed player is back.
-    let variant = ha.join("deep.toml");
-    std::fs::write(
-        &variant,
-        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n",
-    )
-    .unwrap();
+    let variant = common::deep_variant(&ha, "");
     let host = spawn(
         &ha,
         &[
@@ -949,13 +944,10 @@ fn a_crashed_player_sits_out_and_resume_deals_it_back_in() {
     let b_key = PublicKey::parse(&b).unwrap();
     // Short steps so the crash is settled quickly; deep stacks and fixed-limit bets, so no
     // player can bust out before the crashed one is back (the table would end).
-    let variant = ha.join("deep.toml");
-    std::fs::write(
-        &variant,
-        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n\
-         [style]\nkind = \"cash\"\nmin_buy_in = 1000\nmax_buy_in = 200000\n",
-    )
-    .unwrap();
+    let variant = common::deep_variant(
+        &ha,
+        "[style]\nkind = \"cash\"\nmin_buy_in = 1000\nmax_buy_in = 200000\n",
+    );
     let host = spawn(
         &ha,
         &[

@@ -1410,12 +1410,7 @@ fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
     let home = common::home("tui-ctrl-c", "guest");
     common::player(&host_home);
     let guest = common::player(&home);
-    let variant = host_home.join("deep.toml");
-    std::fs::write(
-        &variant,
-        "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n",
-    )
-    .unwrap();
+    let variant = common::deep_variant(&host_home, "");
     let host = common::spawn(
         &host_home,
         &[

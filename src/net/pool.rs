@@ -242,8 +242,6 @@ struct RelayState {
     pace: Option<SendRate>,
     /// The pace the pool was given for this relay, which a learnt pace never exceeds.
     given: Option<SendRate>,
-    /// Whether `pace` was learnt from `rate-limited:` answers (and so may rise again).
-    learnt: bool,
     tokens: f64,
     refilled: Instant,
     backoff: Duration,
@@ -271,7 +269,6 @@ impl RelayState {
             },
             pace,
             given: pace,
-            learnt: false,
             tokens: pace.map_or(0.0, |p| f64::from(p.burst)),
             refilled: Instant::now(),
             backoff: Duration::ZERO,
@@ -395,7 +392,6 @@ impl RelayState {
                 per_minute,
                 burst: LEARNT_BURST,
             });
-            self.learnt = true;
             self.stats.learnt_per_minute = Some(per_minute.round() as u32);
         }
     }
@@ -410,7 +406,9 @@ impl RelayState {
     /// given up to [`LEARNT_RELEASED`], where the pool stops pacing. The next `rate-limited:`
     /// answer learns a pace again.
     fn raise_pace(&mut self) {
-        let Some(pace) = self.pace.filter(|_| self.learnt) else {
+        // A pace other than the one given was learnt from `rate-limited:` answers (a learnt
+        // pace is always below the pace it replaced), and only such a pace rises again.
+        let Some(pace) = self.pace.filter(|p| Some(*p) != self.given) else {
             return;
         };
         if self.limited_at.is_some_and(|t| t.elapsed() < LEARNT_QUIET) {
@@ -420,7 +418,6 @@ impl RelayState {
         let ceiling = self.given.map_or(LEARNT_RELEASED, |g| g.per_minute);
         if per_minute >= ceiling {
             self.pace = self.given;
-            self.learnt = false;
         } else {
             self.pace = Some(SendRate { per_minute, ..pace });
         }

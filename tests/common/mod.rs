@@ -11,6 +11,19 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A Tolerance variant nobody can go broke in over a test's few hands: stacks of 100,000 and
+/// fixed-limit bets (at most 4 a round), so a table plays every hand it is asked for.
+pub const DEEP_VARIANT: &str =
+    "name = \"deep\"\nstarting_stack = 100000\n[betting]\nkind = \"fixed-limit\"\ncap = 4\n";
+
+/// [`DEEP_VARIANT`], then `more` (a `[style]` table, say), written as `deep.toml` in `dir`.
+pub fn deep_variant(dir: &Path, more: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("the variant's directory");
+    let path = dir.join("deep.toml");
+    std::fs::write(&path, format!("{DEEP_VARIANT}{more}")).expect("the variant is written");
+    path
+}
+
 /// A fresh config directory for one player of one test.
 pub fn home(test: &str, who: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tolerance-{test}-{who}-{}", std::process::id()));

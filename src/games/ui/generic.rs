@@ -63,31 +63,6 @@ pub fn fits_legal<A: serde::Serialize + PartialEq>(legal: &[A], a: &A) -> bool {
     })
 }
 
-/// A move's serialised form read as words: `{"bid":{"quantity":3,"face":4}}` becomes
-/// "bid quantity 3 face 4". The fallback for games that do not name their moves.
-pub fn json_words(v: &serde_json::Value) -> String {
-    use serde_json::Value as V;
-    match v {
-        V::Null => String::new(),
-        V::String(s) => s.replace('_', " "),
-        V::Array(xs) => xs.iter().map(json_words).collect::<Vec<_>>().join(" "),
-        V::Object(m) => m
-            .iter()
-            .map(|(k, x)| {
-                let rest = json_words(x);
-                let k = k.replace('_', " ");
-                if rest.is_empty() {
-                    k
-                } else {
-                    format!("{k} {rest}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        other => other.to_string(),
-    }
-}
-
 impl<G: GameUi> GenericPanel<G> {
     fn play(&mut self, a: G::Action) -> Outcome<G::Action> {
         self.legal.clear();
