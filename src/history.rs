@@ -61,7 +61,7 @@ pub fn append(dir: &Path, record: &Record) -> Result<(), HistoryError> {
     writeln!(f, "{line}").map_err(io)
 }
 
-/// Every saved hand, oldest first. A missing file is an empty history.
+/// Every saved table, oldest first. A missing file is an empty history.
 pub fn load(dir: &Path) -> Result<Vec<Record>, HistoryError> {
     let path = history_path(dir);
     let text = match std::fs::read_to_string(&path) {

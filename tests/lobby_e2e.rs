@@ -169,6 +169,17 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
     // Once seated, the table is no longer listed as open.
     let out = run(&hs, &["tables", "--relay", &r.url]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains(&naddr));
+    // A latecomer asking to join the finished table is told it is over, and how to check it.
+    let hl = home("pub", "late");
+    player(&hl);
+    let late = run(&hl, &["join", &naddr, "--auto"]);
+    let err = String::from_utf8_lossy(&late.stderr);
+    assert!(!late.status.success(), "{err}");
+    assert!(
+        err.contains("this table is over") && err.contains("tolerance verify naddr1"),
+        "{err}"
+    );
+    assert!(!err.contains("seated"), "{err}");
 }
 
 #[test]
@@ -923,7 +934,10 @@ fn heads_up_a_crashed_player_is_waited_for_and_resume_deals_it_back_in() {
     assert!(text.contains("\"ok\":true"), "{text}");
     assert!(text.contains("\"finished\":true"), "{text}");
     assert!(!text.contains("not_back"), "{text}");
-    match seen.iter().position(|(by, k)| *by == b_key && k == "return") {
+    match seen
+        .iter()
+        .position(|(by, k)| *by == b_key && k == "return")
+    {
         // It signed its return at the step that waited for it, then took part in a setup
         // again; `verify` says it came back.
         Some(back) => {

@@ -568,6 +568,17 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
     pty.assert_restored();
     let after = pty.after();
     assert!(after.contains("you left the table"), "{after}");
+    // The history lists the table left, with what the seat saw until it left.
+    let listed = common::run(&home, &["history"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let line = listed
+        .lines()
+        .find(|l| l.contains("high-card"))
+        .unwrap_or_else(|| panic!("the table left is not in the history:\n{listed}"));
+    assert!(line.contains("you left the table"), "{listed}");
+    let shown = common::run(&home, &["history", "show", "1"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.lines().count() > 2, "no story kept:\n{shown}");
     let guest = guest.expect("the table's naddr was never printed");
     // Without the leave, the guest would wait out a minute and the bank before voting.
     let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(100)));

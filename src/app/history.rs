@@ -5,16 +5,16 @@ use std::io::BufRead;
 
 #[derive(Debug, Subcommand)]
 pub enum HistoryCommand {
-    /// List saved hands (the default).
+    /// List the tables played on this machine, finished or left (the default).
     List,
-    /// Replay hand N of the list step by step.
+    /// Show table N of the list, line by line.
     Show {
         n: usize,
         /// Wait for Enter between steps.
         #[arg(long)]
         step: bool,
     },
-    /// Every saved hand as one JSON array.
+    /// Every saved table as one JSON array.
     Export,
 }
 
@@ -25,7 +25,7 @@ pub fn run(command: Option<HistoryCommand>) -> Result<(), String> {
     match command {
         HistoryCommand::List => {
             if records.is_empty() {
-                println!("no hands saved yet: play one with `tolerance play`");
+                println!("no tables saved yet: play one with `tolerance play`");
             }
             for (i, r) in records.iter().enumerate() {
                 println!("{}", history::list_line(i + 1, r));

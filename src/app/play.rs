@@ -143,7 +143,7 @@ impl Visit for Networked {
                     // Practice runs every seat in this process: stopping or leaving ends it.
                     let run = match played {
                         crate::ui::tui::Played::Done(run) => run,
-                        crate::ui::tui::Played::Left(_) => {
+                        crate::ui::tui::Played::Left(..) => {
                             return Err("you left the table: a practice table ends with you".into())
                         }
                         crate::ui::tui::Played::Stopped => {

@@ -6,6 +6,7 @@ use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
 use crate::net::pool::RelayPool;
 use crate::net::profiles::{fetch_names, short_npub};
+use crate::table::error::TableError;
 use crate::table::journal::{self, Journal, TableMeta};
 use crate::table::lobby::Joined;
 use crate::table::runner::{run_client_on, BotDecider, Decider, RunConfig};
@@ -203,6 +204,33 @@ struct PlaySeat {
 
 type Fut<T> = Pin<Box<dyn std::future::Future<Output = Result<T, String>> + Send>>;
 
+/// A table this seat left goes to the history too, with the story it saw until then, so
+/// `tolerance history` lists every table played here, not only those seen to the end.
+fn left(seat: (&PathBuf, &str, Seat), game: &str, words: String, story: Vec<String>) -> String {
+    let (home, table, seat) = seat;
+    crate::history::save(
+        home,
+        crate::history::Record {
+            game: game.to_string(),
+            table: table.to_string(),
+            seat: Some(seat),
+            saved_at: crate::history::now(),
+            result: words.clone(),
+            lines: story,
+            report: serde_json::Value::Null,
+        },
+    );
+    words
+}
+
+/// The runner's error in words; a leave is saved to the history first.
+fn left_or(seat: (&PathBuf, &str, Seat), game: &str, e: TableError) -> String {
+    match e {
+        TableError::Left { words, story } => left(seat, game, words, story),
+        e => e.to_string(),
+    }
+}
+
 impl Visit for PlaySeat {
     type Out = Fut<Played>;
     fn visit<G: TableGame>(self) -> Fut<Played> {
@@ -234,17 +262,22 @@ impl Visit for PlaySeat {
                 clock_skew: crate::app::common::clock_skew(),
             };
             let printer = || crate::ui::line::printer::<G>(self.names.clone(), Some(self.seat));
+            let here = (&self.home, self.spec.table.as_str(), self.seat);
             let report = match self.ui {
                 SeatUi::Bot => {
                     let bot = BotDecider(G::bot(
                         crate::bots::BotLevel::Normal,
                         StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
                     ));
-                    run_client_on(self.pool.clone(), cfg(Box::new(bot), printer())).await?
+                    run_client_on(self.pool.clone(), cfg(Box::new(bot), printer()))
+                        .await
+                        .map_err(|e| left_or(here, G::NAME, e))?
                 }
                 SeatUi::Line => {
                     let person = crate::ui::line::person::<G>(self.names.clone(), self.seat);
-                    run_client_on(self.pool.clone(), cfg(Box::new(person), printer())).await?
+                    run_client_on(self.pool.clone(), cfg(Box::new(person), printer()))
+                        .await
+                        .map_err(|e| left_or(here, G::NAME, e))?
                 }
                 SeatUi::Tui => {
                     let played = crate::ui::tui::play::<G, _, _, _>(
@@ -258,7 +291,13 @@ impl Visit for PlaySeat {
                     .await?;
                     let report = match played {
                         crate::ui::tui::Played::Done(report) => report,
-                        crate::ui::tui::Played::Left(words) => return Err(words),
+                        crate::ui::tui::Played::Left(words, e) => {
+                            let story = match e {
+                                Some(TableError::Left { story, .. }) => story,
+                                _ => Vec::new(),
+                            };
+                            return Err(left(here, G::NAME, words, story));
+                        }
                         crate::ui::tui::Played::Stopped => {
                             return Err(stopped_words(G::SITS_OUT, self.spec.deadlines.return_ms))
                         }

@@ -32,9 +32,10 @@ pub enum TableError {
     /// The table did not move for longer than this client waits.
     #[error("{0}")]
     Stalled(String),
-    /// The person at this seat chose to leave.
-    #[error("{0}")]
-    Left(String),
+    /// The person at this seat chose to leave: what follows, in words, and the table's story as
+    /// this seat saw it until then (the history keeps tables left as well as tables finished).
+    #[error("{words}")]
+    Left { words: String, story: Vec<String> },
     /// Our own event could not be signed (a key problem).
     #[error("signing our event: {0}")]
     Signing(String),

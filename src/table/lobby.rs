@@ -806,7 +806,13 @@ async fn join_inner(
     let host = ev.pubkey;
     let me = keys.public_key();
     let table = spec.table.clone();
-    let lobby = joinable(&spec)?;
+    let lobby = match joinable(&spec) {
+        Ok(lobby) => lobby,
+        Err(_) if spec.lobby.as_ref().map(|l| l.status) == Some(LobbyStatus::Seated) => {
+            return Err(seated_words(pool, &host, &table, relays).await)
+        }
+        Err(why) => return Err(why),
+    };
     // Play on the table's own relays as well as the ones we found it on.
     let mut all_relays = relays.to_vec();
     for u in &lobby.relays {
@@ -912,7 +918,8 @@ async fn join_inner(
                 let _ = send_lobby(pool, &host, &table, LobbyBody::Leave {}).await;
             }
             return Err(format!(
-                "the table did not start within {wait:?}; we left it"
+                "the table did not start within {}; we left it",
+                words_for(wait)
             ));
         }
         let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await else {
@@ -958,6 +965,40 @@ async fn commit_join(
     };
     send_lobby_pow(pool, host, table, body, pow).await?;
     Ok((nonce, commit))
+}
+
+/// Why a seated table takes no one, as a person asking to join needs it: the table is still
+/// being played (watch it) or its players saw it to the end (verify it). The announcement says
+/// only "seated" either way, so the table's newest log events tell: an `end` is among them once
+/// the game is over.
+async fn seated_words(
+    pool: &RelayPool,
+    host: &PublicKey,
+    table: &str,
+    relays: &[String],
+) -> String {
+    let naddr = wire::table_naddr(host, table, relays);
+    let newest = pool
+        .fetch(
+            vec![wire::log_filter(host, table, &[]).limit(8)],
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_or_default();
+    let over = newest.iter().any(|ev| {
+        wire::log::parse_log(ev, table).is_ok_and(|p| matches!(p.body, wire::log::Body::End { .. }))
+    });
+    if over {
+        format!(
+            "this table is over: its players saw it to the end and it takes no more; \
+             `tolerance verify {naddr}` checks how it went"
+        )
+    } else {
+        format!(
+            "this table has started with its players and takes no more; \
+             `tolerance watch {naddr}` follows it"
+        )
+    }
 }
 
 /// The lobby of a table a player may still join, or why not.

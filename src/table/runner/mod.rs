@@ -367,12 +367,12 @@ pub async fn run_client_on<G: TableGame>(
                 .into_iter()
                 .filter(|s| Some(*s) != session.me() && !session.sitting_out().contains(s))
                 .count();
-            return Err(TableError::Left(left_words(
-                told,
-                G::SITS_OUT,
-                dealt_in < 2,
-                error,
-            )));
+            return Err(TableError::Left {
+                words: left_words(told, G::SITS_OUT, dealt_in < 2, error),
+                story: session
+                    .game()
+                    .story(session.me(), &|s| seat_name(&cfg.names, s)),
+            });
         }
         if state.beat_due(
             Instant::now(),
@@ -454,10 +454,10 @@ pub async fn run_client_on<G: TableGame>(
                             let _ = session.submit(&action);
                         }
                     }
-                    None => leave(&pool, &mut session, &mut state).await?,
+                    None => leave(&pool, &mut session, &mut state, &cfg.names).await?,
                 }
             }
-            _ = &mut quit, if !state.is_leaving() => leave(&pool, &mut session, &mut state).await?,
+            _ = &mut quit, if !state.is_leaving() => leave(&pool, &mut session, &mut state, &cfg.names).await?,
             _ = tokio::time::sleep(wake) => {}
         }
     }
@@ -661,13 +661,17 @@ async fn leave<G: TableGame>(
     pool: &RelayPool,
     session: &mut Session<G>,
     state: &mut RunnerState,
+    names: &[String],
 ) -> Result<(), TableError> {
     if session.leave() {
         state.leave(Instant::now());
         Ok(())
     } else {
         pool.shutdown().await;
-        Err(TableError::Left("you left the table".into()))
+        Err(TableError::Left {
+            words: "you left the table".into(),
+            story: session.game().story(session.me(), &|s| seat_name(names, s)),
+        })
     }
 }
 

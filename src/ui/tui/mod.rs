@@ -129,11 +129,12 @@ enum Quit {
 
 /// How a table played on the terminal ended for the person.
 #[derive(Debug)]
-pub enum Played<T> {
+pub enum Played<T, E> {
     /// The table ended (or stopped) and the person closed the screen: the run's result.
     Done(T),
-    /// The person left the table (q, y): what the runner said about it, in one line.
-    Left(String),
+    /// The person left the table (q, y): what the runner said about it, in one line, and the
+    /// runner's error when it ended that way (it carries the story so far).
+    Left(String, Option<E>),
     /// The person stopped the program (Ctrl-C): no leave was signed.
     Stopped,
 }
@@ -242,7 +243,7 @@ pub async fn play<G, T, E, F>(
     me: Seat,
     run: impl FnOnce(PersonDecider<G>, OnUpdate<G>) -> F,
     summary: impl FnOnce(&T) -> String,
-) -> Result<Played<T>, String>
+) -> Result<Played<T, E>, String>
 where
     G: TableGame,
     E: std::fmt::Display,
@@ -296,15 +297,18 @@ where
             // once instead of waiting out this seat's deadlines; its words say what follows.
             println!("leaving the table: telling the others…");
             let _ = quit_tx.send(());
-            Ok(Played::Left(
+            Ok(
                 match tokio::time::timeout(Duration::from_secs(15), &mut fut).await {
-                    Ok(Err(e)) => e.to_string(),
-                    Ok(Ok(_)) => "you left the table".into(),
-                    Err(_) => "you left the table, but no relay answered in time: the others \
-                               go on once your time runs out"
-                        .into(),
+                    Ok(Err(e)) => Played::Left(e.to_string(), Some(e)),
+                    Ok(Ok(_)) => Played::Left("you left the table".into(), None),
+                    Err(_) => Played::Left(
+                        "you left the table, but no relay answered in time: the others go on \
+                         once your time runs out"
+                            .into(),
+                        None,
+                    ),
                 },
-            ))
+            )
         }
     }
 }
