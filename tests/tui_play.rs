@@ -1489,3 +1489,55 @@ fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&host_home);
 }
+
+/// `watch` on a terminal draws the table as a seat sees it, with no hand and no turn of its
+/// own, and `q` stops watching at once while the table goes on.
+#[test]
+fn watching_a_live_table_on_the_terminal_table_and_stopping() {
+    let t = Hosted::new("tui-watch");
+    let mut host = t.host(&["--pace", "normal"]);
+    let mut guest = None;
+    let started = Instant::now();
+    // The host's person has the turn and does not answer: the table is live and waits.
+    let naddr = loop {
+        host.pump();
+        let s = host.text();
+        if guest.is_none() {
+            guest = t.join(&s);
+        } else if s.contains("Your move") {
+            break guest.as_ref().unwrap().0.clone();
+        }
+        assert!(
+            host.exited().is_none() && started.elapsed() < Duration::from_secs(120),
+            "no move came:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let watcher_home = common::home("tui-watch", "watcher");
+    let mut watch = Pty::spawn(&["watch", &naddr, "--relay", &t.url], &watcher_home);
+    let mut seen = String::new();
+    let status = watch.run(|s| {
+        // Drawn once the log is read: the table waits for the host's move.
+        if s.contains("q: stop watching") && s.contains("waiting for") {
+            seen = s.to_string();
+            return Some("q");
+        }
+        None
+    });
+    assert!(!seen.is_empty(), "the table was never drawn");
+    assert!(
+        !seen.contains("Your move"),
+        "a spectator was asked:\n{seen}"
+    );
+    assert_exited_ok(&status, &watch);
+    watch.assert_restored();
+    assert!(
+        watch.after().contains("you stopped watching"),
+        "{}",
+        watch.after()
+    );
+    // The table did not notice: the host still has its turn.
+    host.pump();
+    assert!(host.exited().is_none(), "{}", host.text());
+    let _ = std::fs::remove_dir_all(&watcher_home);
+}

@@ -3,7 +3,9 @@
 //! secret.
 
 use super::error::TableError;
-use super::runner::{fetch_table, run_client_on, table_game, RunConfig, Watch};
+use super::runner::{
+    fetch_table, run_client_on, table_game, ClientReport, OnUpdate, RunConfig, Watch,
+};
 use super::session::{Session, Verdict, Violation};
 use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
@@ -299,8 +301,21 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
     }
 }
 
-/// Follows a table live (or replays a finished one) as a spectator, printing what happens.
-pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError> {
+/// A table found for a spectator, seated, with its players' names: what following it takes.
+pub struct Watched {
+    pub pool: RelayPool,
+    pub spec: TableSpec,
+    pub start: u64,
+    pub host: PublicKey,
+    pub relays: Vec<String>,
+    pub names: Vec<String>,
+    /// Who hosts it, by name where one is known.
+    pub host_name: String,
+}
+
+/// Finds `table` on `relays` for a spectator, waiting (and saying so) while it is still in its
+/// lobby.
+pub async fn find_to_watch(relays: &[String], table: &str) -> Result<Watched, TableError> {
     let pool = RelayPool::connect(Keys::generate(), relays, PoolConfig::default()).await?;
     let (id, host, _) = wire::parse_table_ref(table).map_err(TableError::NotFound)?;
     let host = match host {
@@ -319,30 +334,70 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError>
         }
     };
     let names = seat_names(&pool, &spec).await;
-    let game = spec.game.clone();
     let host_name = spec
         .seat_keys()
         .iter()
         .position(|k| *k == host)
         .map(|s| names[s].clone())
         .unwrap_or_else(|| crate::net::profiles::short_npub(&host));
-    println!(
-        "watching {game} table {} hosted by {host_name}",
-        &spec.table[..16]
-    );
-    for (s, n) in names.iter().enumerate() {
-        println!("  seat {s}: {n}");
-    }
-    // The spectator follows the table on the pool that found it.
-    let follow = Follow {
-        pool: pool.clone(),
+    Ok(Watched {
+        pool,
         spec,
         start,
         host,
         relays: relays.to_vec(),
         names,
-    };
-    let out = match registry::with_game(&game, follow) {
+        host_name,
+    })
+}
+
+/// How a spectator's client follows a watched table: it signs nothing, owes no shuffle, and
+/// reports each batch it reads to `on_update`.
+pub fn spectator_config<G: TableGame>(w: &Watched, on_update: OnUpdate<G>) -> RunConfig<G> {
+    RunConfig::<G> {
+        keys: w.pool.keys().clone(),
+        relays: w.relays.clone(),
+        host: w.host,
+        spec: w.spec.clone(),
+        start: w.start,
+        decider: Box::new(Watch),
+        journal: None,
+        on_update: Some(on_update),
+        idle: Duration::from_millis(w.spec.deadlines.move_ms.max(w.spec.deadlines.crypto_ms) * 3)
+            + Duration::from_secs(30),
+        #[cfg(any(test, feature = "test-support"))]
+        tamper: None,
+        pool: PoolConfig::default(),
+        names: w.names.clone(),
+        speculate: false,
+        clock_skew: 0,
+    }
+}
+
+/// The end line of a watched table.
+pub fn watched_over(report: &ClientReport) -> String {
+    format!(
+        "table over: {} ({} events checked, {} rejected)",
+        report.result,
+        report.stats.events,
+        report.violations.len()
+    )
+}
+
+/// Follows a table live (or replays a finished one) as a spectator, printing what happens.
+pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError> {
+    let w = find_to_watch(relays, table).await?;
+    println!(
+        "watching {} table {} hosted by {}",
+        w.spec.game,
+        &w.spec.table[..16],
+        w.host_name
+    );
+    for (s, n) in w.names.iter().enumerate() {
+        println!("  seat {s}: {n}");
+    }
+    let (pool, game) = (w.pool.clone(), w.spec.game.clone());
+    let out = match registry::with_game(&game, Follow(w)) {
         Ok(followed) => followed.await,
         Err(e) => Err(TableError::Setup(e)),
     };
@@ -350,32 +405,21 @@ pub async fn watch(relays: &[String], table: &str) -> Result<String, TableError>
     out
 }
 
-struct Follow {
-    pool: RelayPool,
-    spec: TableSpec,
-    start: u64,
-    host: PublicKey,
-    relays: Vec<String>,
-    names: Vec<String>,
-}
+/// Following a table in lines.
+struct Follow(Watched);
 
 impl Visit for Follow {
     type Out =
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, TableError>> + Send>>;
     fn visit<G: TableGame>(self) -> Self::Out {
         Box::pin(async move {
+            let w = self.0;
             let mut shown = 0usize;
             let mut verdicts = 0usize;
-            let seat_names = self.names.clone();
-            let cfg = RunConfig::<G> {
-                keys: self.pool.keys().clone(),
-                relays: self.relays.clone(),
-                host: self.host,
-                spec: self.spec.clone(),
-                start: self.start,
-                decider: Box::new(Watch),
-                journal: None,
-                on_update: Some(Box::new(move |s: &Session<G>, _| {
+            let seat_names = w.names.clone();
+            let cfg = spectator_config::<G>(
+                &w,
+                Box::new(move |s: &Session<G>, _| {
                     let names = |x: Seat| name_of(&seat_names, x);
                     let story = s.game().story(None, &names);
                     for line in story.iter().skip(shown) {
@@ -386,32 +430,13 @@ impl Visit for Follow {
                         println!("  ! {}", verdict_text_named(v, &names));
                     }
                     verdicts = s.verdicts().len();
-                })),
-                idle: Duration::from_millis(
-                    self.spec
-                        .deadlines
-                        .move_ms
-                        .max(self.spec.deadlines.crypto_ms)
-                        * 3,
-                ) + Duration::from_secs(30),
-                #[cfg(any(test, feature = "test-support"))]
-                tamper: None,
-                pool: PoolConfig::default(),
-                names: self.names.clone(),
-                // A spectator owes no shuffle.
-                speculate: false,
-                clock_skew: 0,
-            };
-            let report = run_client_on(self.pool.clone(), cfg).await?;
+                }),
+            );
+            let report = run_client_on(w.pool.clone(), cfg).await?;
             for v in &report.violations {
-                println!("  rejected: {}", v.text_named(&|x| name_of(&self.names, x)));
+                println!("  rejected: {}", v.text_named(&|x| name_of(&w.names, x)));
             }
-            Ok(format!(
-                "table over: {} ({} events checked, {} rejected)",
-                report.result,
-                report.stats.events,
-                report.violations.len()
-            ))
+            Ok(watched_over(&report))
         })
     }
 }

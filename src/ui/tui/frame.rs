@@ -210,6 +210,12 @@ impl<G: TableGame> Frame<G> {
         {
             return Key::Stop;
         }
+        let quit = (key.code == KeyCode::Char('q') && !self.panel.typing())
+            || (key.code == KeyCode::Esc && !self.panel.editing());
+        // A spectator stops watching at once: it has no seat to give up.
+        if self.me.is_none() && quit {
+            return Key::Leave;
+        }
         if self.confirm_quit {
             self.confirm_quit = false;
             return match key.code {
@@ -217,8 +223,6 @@ impl<G: TableGame> Frame<G> {
                 _ => Key::None,
             };
         }
-        let quit = (key.code == KeyCode::Char('q') && !self.panel.typing())
-            || (key.code == KeyCode::Esc && !self.panel.editing());
         if quit {
             self.confirm_quit = true;
             return Key::None;
@@ -369,6 +373,8 @@ impl<G: TableGame> Frame<G> {
             Line::styled(format!(" {n}"), theme.bad().add_modifier(Modifier::BOLD))
         } else if self.closed.is_some() {
             Line::styled(" any key: leave", theme.dim())
+        } else if self.me.is_none() {
+            Line::styled(" watching · q: stop watching", theme.dim())
         } else {
             Line::styled(format!(" {}", self.panel.help()), theme.dim())
         };

@@ -235,6 +235,59 @@ fn screen<G: TableGame>(
     }
 }
 
+/// The terminal table for a spectator (`tolerance watch`), while `run` follows the table with
+/// the update callback it is given: the same frame and panel as a seat's, with no hand of its
+/// own and no turn. `q` (or Esc, Ctrl-C) stops watching at once, since a spectator has nothing
+/// to lose; `summary` says how the run ended for the end screen. Returns the run's result, or
+/// `None` when the person stopped watching first.
+pub async fn watch<G, T, E, F>(
+    names: Vec<String>,
+    run: impl FnOnce(OnUpdate<G>) -> F,
+    summary: impl FnOnce(&T) -> String,
+) -> Result<Option<T>, String>
+where
+    G: TableGame,
+    E: std::fmt::Display,
+    F: Future<Output = Result<T, E>>,
+{
+    let tui = TuiTerminal::enter()?;
+    let (msg_tx, msg_rx) = std::sync::mpsc::channel::<Msg<G>>();
+    // Nobody asks a spectator for a move; the sender lives as long as the run.
+    let (ask_tx, ask_rx) = mpsc::unbounded_channel::<Ask<G>>();
+    let (left_tx, left_rx) = oneshot::channel();
+    let frame = Frame::<G>::new(names.clone(), None, colour_wanted());
+    let thread = std::thread::spawn(move || screen(tui, frame, msg_rx, ask_rx, left_tx));
+    let fut = run(updates(msg_tx.clone(), names, None));
+    tokio::pin!(fut);
+    let outcome = tokio::select! {
+        r = &mut fut => Some(r),
+        _ = left_rx => None,
+        _ = tokio::signal::ctrl_c() => {
+            let _ = msg_tx.send(Msg::Stop);
+            None
+        }
+    };
+    if let Some(r) = &outcome {
+        let words = match r {
+            Ok(t) => summary(t),
+            Err(e) => format!("the table stopped: {e}"),
+        };
+        let _ = msg_tx.send(Msg::Closed(words));
+    }
+    drop(msg_tx);
+    let ended = tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|_| "the terminal table failed".to_string())?;
+    restore_terminal();
+    drop(ask_tx);
+    ended?;
+    match outcome {
+        Some(r) => r.map(Some).map_err(|e| e.to_string()),
+        None => Ok(None),
+    }
+}
+
 /// The terminal table for seat `me`, while `run` plays the table with the decider and the
 /// update callback it is given. `summary` says how the run ended in one line for the end
 /// screen. Returns the run's result, or how the person quit first.
