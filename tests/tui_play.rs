@@ -205,6 +205,41 @@ fn help(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
 }
 
+/// A Tolerance player at the keys: raises once, rolls, then calls or checks to the end.
+fn tolerance_keys(s: &str, raised: &mut bool, rolled: &mut bool) -> Option<&'static str> {
+    let keys = help(s);
+    if s.contains("Table over") {
+        return Some("\r");
+    }
+    if s.contains("Leave the table?") {
+        return Some("n");
+    }
+    if !s.contains("Your move") {
+        // A showdown or anything else that waits for a key.
+        return keys.contains("any key: back").then_some(" ");
+    }
+    // The editors are told by their key help: the story may hold the same words.
+    if keys.contains("±blind") {
+        *raised = true;
+        return Some("\r");
+    }
+    if keys.contains("Enter: roll") {
+        *rolled = true;
+        return Some("\r");
+    }
+    if keys.contains("pick a Tolerance number") {
+        return Some(if *rolled { "p" } else { "r" });
+    }
+    if keys.contains("c: call") || keys.contains("c: check") {
+        return Some(if *raised || !keys.contains("r: raise") {
+            "c"
+        } else {
+            "r"
+        });
+    }
+    None
+}
+
 #[test]
 fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     let home = temp_home("tolerance");
@@ -225,37 +260,7 @@ fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     let mut rolled = false;
     let status = pty.run(|s| {
         note_seen(s, &["Story", "relays 1/1", "Your move", "stack"], &mut seen);
-        let keys = help(s);
-        if s.contains("Table over") {
-            return Some("\r");
-        }
-        if s.contains("Leave the table?") {
-            return Some("n");
-        }
-        if !s.contains("Your move") {
-            // A showdown or anything else that waits for a key.
-            return keys.contains("any key: back").then_some(" ");
-        }
-        // The editors are told by their key help: the story may hold the same words.
-        if keys.contains("±blind") {
-            raised = true;
-            return Some("\r");
-        }
-        if keys.contains("Enter: roll") {
-            rolled = true;
-            return Some("\r");
-        }
-        if keys.contains("pick a Tolerance number") {
-            return Some(if rolled { "p" } else { "r" });
-        }
-        if keys.contains("c: call") || keys.contains("c: check") {
-            return Some(if raised || !keys.contains("r: raise") {
-                "c"
-            } else {
-                "r"
-            });
-        }
-        None
+        tolerance_keys(s, &mut raised, &mut rolled)
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
@@ -1472,10 +1477,25 @@ fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
     assert!(raw.contains("you stopped without leaving"), "{raw}");
     assert!(raw.contains("tolerance resume"), "{raw}");
     assert!(!raw.contains("left the table"), "{raw}");
-    let resumed = common::spawn(&home, &["resume", &naddr, "--auto"]);
-    let (ok, out, err) = rt.block_on(resumed.finish(Duration::from_secs(240)));
-    assert!(ok, "the resumed seat failed:\n{out}\n{err}");
-    assert!(out.contains("table over: "), "{out}");
+    // `resume` with no argument takes the one table in play here, on the terminal table,
+    // which starts from a cleared screen (a terminal may keep an earlier program's cells).
+    let mut back = Pty::spawn(&["resume"], &home);
+    let (mut raised, mut rolled) = (false, false);
+    let status = back.run(|s| tolerance_keys(s, &mut raised, &mut rolled));
+    assert_exited_ok(&status, &back);
+    back.assert_restored();
+    let raw = String::from_utf8_lossy(&back.raw).to_string();
+    let screen = &raw[raw.find("\u{1b}[?1049h").expect("the table was drawn")..];
+    let first_text = screen
+        .find("Tolerance")
+        .expect("the table's title was drawn");
+    assert!(
+        screen[..first_text].contains("\u{1b}[2J"),
+        "the resumed table did not clear the screen before drawing"
+    );
+    let said = strip_escapes(&raw);
+    assert!(said.contains("resuming your table in play: "), "{said}");
+    assert!(record(&back).contains("table over: "));
     let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
     assert!(ok, "the host failed:\n{out}\n{err}");
     // Nobody signed a leave: the verdicts name no seat that left.
