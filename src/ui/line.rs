@@ -6,7 +6,7 @@ use crate::engine::Seat;
 use crate::games::registry::TableGame;
 use crate::table::runner::{Ask, OnUpdate, PersonDecider, RelayHealth};
 use crate::table::session::Session;
-use crate::table::verify::verdict_text_named;
+use crate::table::verify::verdict_words;
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
@@ -37,22 +37,20 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
         }
         shown = story.len();
         for v in s.verdicts().iter().skip(verdicts) {
-            println!("  ! {}", verdict_text_named(v, &name));
+            println!("  ! {}", verdict_words(v, &name));
         }
         verdicts = s.verdicts().len();
         let a = s.awaiting();
         let waiting = if a.seats.is_empty() || s.is_finished() {
             String::new()
         } else {
-            format!(
-                "waiting for {} ({})",
-                a.seats
-                    .iter()
-                    .map(|x| name(*x))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                a.what
-            )
+            let who = a
+                .seats
+                .iter()
+                .map(|x| name(*x))
+                .collect::<Vec<_>>()
+                .join(", ");
+            super::waiting_words(super::awaiting_what(&a, s.game()), &who)
         };
         if waiting != last_wait
             && !waiting.is_empty()

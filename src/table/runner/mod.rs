@@ -757,8 +757,12 @@ fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> S
                 seats
                     .iter()
                     .map(|s| {
-                        let out = if *sitting_out { " and sat out" } else { "" };
-                        format!("{} {}{out}", names(*s), reason.describe())
+                        let gone = crate::games::ui::words::gone(names(*s), *reason);
+                        if *sitting_out {
+                            format!("{gone}, and {} sat out", names(*s))
+                        } else {
+                            gone
+                        }
                     })
                     .collect::<Vec<_>>(),
             ),

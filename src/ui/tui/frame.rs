@@ -8,7 +8,7 @@ use crate::games::registry::TableGame;
 use crate::games::ui::{Ctx, Outcome, Panel, Theme};
 use crate::table::runner::RelayHealth;
 use crate::table::session::{Awaiting, Session, Verdict};
-use crate::table::verify::verdict_text_named;
+use crate::table::verify::verdict_words;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -50,10 +50,14 @@ impl<G: TableGame> Update<G> {
                 .verdicts()
                 .iter()
                 .filter(|v| !matches!(v, Verdict::Finished { .. }))
-                .map(|v| verdict_text_named(v, &name))
+                .map(|v| verdict_words(v, &name))
                 .collect(),
             my_timeouts,
-            awaiting: s.awaiting(),
+            awaiting: {
+                let mut a = s.awaiting();
+                a.what = crate::ui::awaiting_what(&a, s.game());
+                a
+            },
             deadline: s.deadline(),
             health: health.clone(),
             finished: s.is_finished().then(|| s.game().result_line(&name)),
@@ -284,18 +288,7 @@ impl<G: TableGame> Frame<G> {
         } else {
             others.join(", ")
         };
-        match a.what {
-            "move" => format!("waiting for {who} to move"),
-            "seal" => format!("waiting for {who} to choose (sealed)"),
-            "setup" => format!("setting up: waiting for {who}"),
-            "shuffle" => format!("shuffling: waiting for {who}"),
-            "reveal" => format!("dealing: waiting for card tokens from {who}"),
-            "open" => format!("opening: waiting for {who}"),
-            "ack" => format!("waiting for {who} to say they are still here"),
-            "end" => format!("closing the table: waiting for {who}"),
-            "over" => "table over".into(),
-            other => format!("waiting for {who} ({other})"),
-        }
+        crate::ui::waiting_words(a.what, &who)
     }
 
     pub fn relay_text(&self) -> String {

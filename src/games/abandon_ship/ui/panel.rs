@@ -301,7 +301,7 @@ impl Panel<AbandonShip> for AbandonPanel {
                 spans.push(Span::styled(" removed", theme.dim()));
             }
             if v.winners.contains(seat) {
-                spans.push(Span::styled(" wins", theme.good()));
+                spans.push(Span::styled(" winner", theme.good()));
             }
             rows.push(Line::from(spans));
             // Once shown (the showdown), a player's hand is named.

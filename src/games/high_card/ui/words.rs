@@ -3,7 +3,7 @@
 use crate::cards::PlayingCard;
 use crate::engine::Seat;
 use crate::games::high_card::game::{Action, Entry};
-use crate::games::ui::words::says;
+use crate::games::ui::words::{agree, says};
 
 pub fn card(c: crate::cards::CardId) -> String {
     PlayingCard::from_id(c).to_string()
@@ -18,7 +18,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             "{} {} face up and {} a new card",
             says(n(*seat), "discards"),
             card(*discarded),
-            if n(*seat) == "you" { "draw" } else { "draws" }
+            agree(&n(*seat), "draws")
         ),
         Entry::Decided { seat, action } => {
             let verb = if *action == Action::Stay {

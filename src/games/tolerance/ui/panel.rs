@@ -785,7 +785,11 @@ fn winner_lines(ctx: &Ctx, h: &HandSummary) -> Vec<String> {
         }
     }
     for (s, why) in &h.forfeits {
-        out.push(format!("{} forfeited: {why}", ctx.name(*s)));
+        out.push(format!(
+            "{} forfeited: {}",
+            ctx.name(*s),
+            crate::games::ui::words::gone(ctx.name(*s), *why)
+        ));
     }
     out
 }
