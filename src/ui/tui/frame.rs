@@ -72,6 +72,11 @@ fn seat_label(names: &[String], me: Option<Seat>, s: Seat) -> String {
 /// Seconds a notice stays on the help line once the next question comes.
 const NOTICE_SECS: u64 = 3;
 
+/// Seconds a notice stays on the help line while no question comes: a seat that timed out and
+/// now sits out may not be asked again for many hands, and the line is for the keys (the story
+/// keeps what happened).
+const NOTICE_IDLE_SECS: u64 = 20;
+
 /// What a key asks of the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Key<A> {
@@ -97,8 +102,11 @@ pub struct Frame<G: TableGame> {
     asked: bool,
     sealed: bool,
     confirm_quit: bool,
-    /// Something the person must know, in words (a timeout, a move nobody took).
-    pub notice: Option<String>,
+    /// Something the person must know, in words (a timeout, a move nobody took); set with
+    /// [`Frame::say`].
+    notice: Option<String>,
+    /// When the notice came (unix seconds).
+    notice_at: u64,
     /// While asked, the notice keeps the help line until then (unix seconds), then the keys do.
     notice_until: Option<u64>,
     finished: Option<String>,
@@ -126,6 +134,7 @@ impl<G: TableGame> Frame<G> {
             sealed: false,
             confirm_quit: false,
             notice: None,
+            notice_at: 0,
             notice_until: None,
             finished: None,
             closed: None,
@@ -133,11 +142,32 @@ impl<G: TableGame> Frame<G> {
         }
     }
 
-    pub fn update(&mut self, u: Update<G>) {
-        if self.asked && self.notice_until.is_some_and(|t| self.now >= t) {
+    /// Puts `text` on the help line for a while.
+    pub fn say(&mut self, text: &str) {
+        self.notice = Some(text.to_string());
+        self.notice_at = self.now;
+        self.notice_until = None;
+    }
+
+    /// The notice, while it is still to be shown: a few seconds into the next question, or
+    /// [`NOTICE_IDLE_SECS`] while none comes.
+    fn live_notice(&self) -> Option<&String> {
+        let live = match (self.asked, self.notice_until) {
+            (true, Some(t)) => self.now < t,
+            _ => self.now < self.notice_at + NOTICE_IDLE_SECS,
+        };
+        self.notice.as_ref().filter(|_| live)
+    }
+
+    fn drop_stale_notice(&mut self) {
+        if self.live_notice().is_none() {
             self.notice = None;
             self.notice_until = None;
         }
+    }
+
+    pub fn update(&mut self, u: Update<G>) {
+        self.drop_stale_notice();
         if u.story.len() < self.story_seen {
             self.story_seen = 0;
         }
@@ -152,7 +182,7 @@ impl<G: TableGame> Frame<G> {
         );
         self.verdicts_seen = u.verdicts.len();
         if u.my_timeouts > self.my_timeouts {
-            self.notice = Some("you timed out: the default move was played".into());
+            self.say("you timed out: the default move was played");
             if self.asked {
                 self.withdraw();
             }
@@ -169,6 +199,7 @@ impl<G: TableGame> Frame<G> {
 
     /// This seat is asked for a move.
     pub fn ask(&mut self, view: &G::View, legal: &[G::Action], sealed: bool) {
+        self.drop_stale_notice();
         self.panel.ask(view, legal);
         self.asked = true;
         self.sealed = sealed;
@@ -350,11 +381,7 @@ impl<G: TableGame> Frame<G> {
         );
         let bottom = if self.confirm_quit {
             theme.leave_question()
-        } else if let Some(n) = self
-            .notice
-            .as_ref()
-            .filter(|_| !self.asked || self.notice_until.is_none_or(|t| self.now < t))
-        {
+        } else if let Some(n) = self.live_notice() {
             Line::styled(format!(" {n}"), theme.bad().add_modifier(Modifier::BOLD))
         } else if self.closed.is_some() {
             Line::styled(" any key: leave", theme.dim())

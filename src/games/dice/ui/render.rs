@@ -54,7 +54,8 @@ pub fn help_text(state: &DiceState) -> String {
             "←/→ or two digits: value · t truth · Enter raise · Esc back".into()
         }
         (_, DiceInput::Pick { .. }) => {
-            format!("←/→ or two digits (43, 21 = Mia): value · t truth · Enter claim{v}")
+            // Within 79 columns with the last-challenge key: the help line is 80 wide.
+            format!("←/→ or two digits (21 = Mia) · t truth · Enter claim{v}")
         }
         (_, DiceInput::Respond) => {
             let raise = if state.pick_options(true).is_empty() {
