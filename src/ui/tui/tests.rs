@@ -188,8 +188,13 @@ fn the_tolerance_table_shows_seats_stacks_pot_your_cards_only_and_the_turn() {
     ] {
         assert!(s.contains(w), "{w} missing:\n{s}");
     }
-    // Two cards each; only this seat's are face up.
+    // Two cards each; only this seat's are face up, with suit symbols as in every game.
     assert_eq!(s.matches("??").count(), 4, "{s}");
+    let hand = g.view(Some(0)).hand.unwrap();
+    for c in hand.me().unwrap().cards.iter().flatten() {
+        let name = crate::games::card_hands::card_name(*c);
+        assert!(s.contains(&name), "{name} missing:\n{s}");
+    }
     assert!(s.contains('▶'), "no turn arrow:\n{s}");
     assert!(!s.contains("Some(") && !s.contains("Seat("), "{s}");
 }
