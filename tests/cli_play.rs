@@ -191,3 +191,59 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mistyped"), "{err}");
 }
+
+/// `play --local` with typed lines: what the program printed.
+fn local(args: &[&str], input: &str) -> String {
+    let home = std::env::temp_dir().join(format!(
+        "tolerance-local-typed-{}-{}",
+        args.join("-"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&home);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["play", "--local"])
+        .args(args)
+        .env("TOLERANCE_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&home);
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// A draw while a tile fits is refused at the local table as at a networked one: the rules
+/// cannot refuse it (nobody else sees the hand), the player's own client must. The seeds deal a
+/// hand where a tile fits at the player's first turn, after a bot's lead.
+#[test]
+fn local_play_refuses_a_draw_while_a_tile_fits() {
+    for (game, seed) in [("all-fives", "1"), ("chickenfoot", "5")] {
+        let out = local(
+            &["--game", game, "--players", "2", "--seed", seed],
+            "draw\nq\n",
+        );
+        assert!(
+            out.contains("that move is not allowed now: you may ["),
+            "{game}: {out}"
+        );
+        assert!(
+            !out.contains("· you draw"),
+            "{game}: the draw was taken: {out}"
+        );
+        // A seed plays the same game again.
+        let again = local(
+            &["--game", game, "--players", "2", "--seed", seed],
+            "draw\nq\n",
+        );
+        assert_eq!(out, again, "{game}");
+    }
+}

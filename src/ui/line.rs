@@ -142,9 +142,7 @@ fn person_reading<G: TableGame>(
                     break None;
                 }
                 match G::parse_move(input, &ask.turn.view, &ask.turn.legal) {
-                    Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => {
-                        break Some(a)
-                    }
+                    Ok(a) if offered(&ask.turn.legal, &a) => break Some(a),
                     Ok(_) => {
                         let _ = writeln!(out, "  that move is not allowed now");
                     }
@@ -171,11 +169,17 @@ fn person_reading<G: TableGame>(
     }
 }
 
-/// Moves with an amount (a no-limit raise) are listed by a few representative amounts; the
-/// session checks any other amount against the rules when it is submitted.
-fn legal_amount<G: TableGame>(ask: &Ask<G>, a: &G::Action) -> bool {
+/// Whether a typed move is one the seat is offered: one of `legal`, or a move with an amount
+/// (a no-limit raise) of a kind listed there by a few representative amounts — the rules check
+/// any other amount when it is made. Every typed move goes through this before the rules: the
+/// rules accept some moves only each seat's own client can refuse (a draw while holding a tile
+/// that fits, which nobody else can see).
+pub fn offered<A: PartialEq + serde::Serialize>(legal: &[A], a: &A) -> bool {
+    if legal.contains(a) {
+        return true;
+    }
     let json = serde_json::to_value(a).unwrap_or_default();
-    ask.turn.legal.iter().any(|l| {
+    legal.iter().any(|l| {
         let lj = serde_json::to_value(l).unwrap_or_default();
         match (lj.as_object(), json.as_object()) {
             (Some(x), Some(y)) => x.keys().eq(y.keys()),
