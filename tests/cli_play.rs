@@ -247,3 +247,25 @@ fn local_play_refuses_a_draw_while_a_tile_fits() {
         assert_eq!(out, again, "{game}");
     }
 }
+
+/// `--hands` ends Abandon Ship after that many rounds, points or not: its header says so.
+#[test]
+fn a_capped_abandon_ship_says_how_many_rounds() {
+    let out = local(
+        &[
+            "--game",
+            "abandon-ship",
+            "--players",
+            "3",
+            "--hands",
+            "2",
+            "--seed",
+            "1",
+        ],
+        "q\n",
+    );
+    assert!(
+        out.contains("── round 1 of 2 ·") && out.contains("playing to 200 or for 2 rounds ──"),
+        "{out}"
+    );
+}

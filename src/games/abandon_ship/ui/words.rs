@@ -166,6 +166,15 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
     }
 }
 
+/// "round 2 of 3" when the table caps the rounds, else "round 2".
+pub fn round_words(v: &AbandonView) -> String {
+    let r = v.round.max(1);
+    match v.rounds {
+        Some(n) => format!("round {r} of {n}"),
+        None => format!("round {r}"),
+    }
+}
+
 /// The held card named `word` ("QS", "10h"), by its deck position.
 pub fn held_card(view: &AbandonView, word: &str) -> Result<u16, String> {
     let want = PlayingCard::parse(word).map_err(|e| e.to_string())?;
