@@ -48,8 +48,13 @@ impl GameUi for Chickenfoot {
         s
     }
 
-    fn prompt(_view: &ChickenfootView, legal: &[Action]) -> String {
+    fn prompt(view: &ChickenfootView, legal: &[Action]) -> String {
         match legal.first() {
+            Some(Action::Pass) if view.pass_ends_round() => {
+                "no tile fits and the chicken yard is empty: your pass ends the round for \
+                 everyone (No Draw). pass? > "
+                    .into()
+            }
             Some(Action::Draw) => "no tile fits: draw? > ".into(),
             Some(Action::Pass) => "no tile fits: pass? > ".into(),
             _ => "play a tile, and a line number if it fits several (e.g. 3-5 2) > ".into(),
