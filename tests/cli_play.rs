@@ -269,3 +269,27 @@ fn a_capped_abandon_ship_says_how_many_rounds() {
         "{out}"
     );
 }
+
+/// `variant validate FILE` names the file as it was typed.
+#[test]
+fn variant_validate_names_the_file_as_typed() {
+    let dir = std::env::temp_dir().join(format!("tolerance-validate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tolerance"))
+            .args(args)
+            .current_dir(&dir)
+            .env("TOLERANCE_HOME", dir.join("home"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let new = run(&["variant", "new", "card-again"]);
+    std::fs::write(dir.join("my.toml"), &new.stdout).unwrap();
+    let out = run(&["variant", "validate", "my.toml"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(text.lines().next(), Some("my.toml: valid"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
