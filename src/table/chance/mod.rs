@@ -857,18 +857,19 @@ impl Chance {
         parts: &[Seat],
     ) -> Result<(), ChanceError> {
         match r {
+            // A deck shuffled in this same batch is live by construction.
             ChanceRequest::Deal { deck, .. }
             | ChanceRequest::DealSealed { deck, .. }
-            | ChanceRequest::Reveal { deck, .. } => {
-                if !new_decks.iter().any(|(d, _)| d == deck) {
-                    let d = self.decks.get(deck).ok_or_else(|| {
-                        ChanceError::Protocol(format!("deck {deck} was never shuffled"))
-                    })?;
-                    if d.dead {
-                        return Err(ChanceError::Protocol(format!(
-                            "deck {deck} cannot be dealt from: a player who held its key left"
-                        )));
-                    }
+            | ChanceRequest::Reveal { deck, .. }
+                if !new_decks.iter().any(|(d, _)| d == deck) =>
+            {
+                let d = self.decks.get(deck).ok_or_else(|| {
+                    ChanceError::Protocol(format!("deck {deck} was never shuffled"))
+                })?;
+                if d.dead {
+                    return Err(ChanceError::Protocol(format!(
+                        "deck {deck} cannot be dealt from: a player who held its key left"
+                    )));
                 }
             }
             // Shown by its holder alone, with the tokens it was sealed: it opens even on a
