@@ -51,6 +51,8 @@ pub enum CardError {
         "a deck drawn from another needs 2 to {MAX_DECK_SIZE} of its cards, each once, not {0}"
     )]
     BadSubset(String),
+    #[error("{0} is not in this deck")]
+    NotInDeck(String),
 }
 
 /// A standard playing card: rank 1 (Ace) ..= 13 (King), suit 0..4, and which combined deck.
@@ -243,10 +245,7 @@ impl DeckSpec {
             return if cards.contains(&id) {
                 Ok(())
             } else {
-                Err(CardError::BadSubset(format!(
-                    "{} is not in it",
-                    base.name(id)
-                )))
+                Err(CardError::NotInDeck(base.name(id)))
             };
         }
         if (id.0 as usize) < self.len() {

@@ -50,6 +50,22 @@ pub fn identity_path(dir: &Path) -> PathBuf {
     dir.join("identity")
 }
 
+/// The identity's npub beside it: public, so `keys show` can tell it without the passphrase
+/// (an NIP-49 `ncryptsec` holds no public key).
+pub fn public_path(dir: &Path) -> PathBuf {
+    dir.join("identity.pub")
+}
+
+/// Writes the npub of `keys` beside the identity. Only a convenience: a failure costs a
+/// passphrase prompt at the next `keys show`, so it is not an error.
+fn note_public(dir: &Path, keys: &Keys) {
+    let npub = keys
+        .public_key()
+        .to_bech32()
+        .expect("a public key always encodes");
+    let _ = std::fs::write(public_path(dir), format!("{npub}\n"));
+}
+
 /// Parses a secret key typed by a person: `nsec1…` or 64 hex digits.
 pub fn parse_secret(text: &str) -> Result<SecretKey, IdentityError> {
     let t = text.trim();
@@ -118,7 +134,25 @@ pub fn store(
         f.sync_all().map_err(io(&tmp))?;
     }
     std::fs::rename(&tmp, &path).map_err(io(&path))?;
-    Ok(Keys::new(secret.clone()))
+    let keys = Keys::new(secret.clone());
+    note_public(dir, &keys);
+    Ok(keys)
+}
+
+/// The stored identity's public key, unlocking nothing where it can: a plain key is read, an
+/// encrypted one's npub is the one written beside it. Without that note (an identity stored by
+/// an older version), the key is unlocked once with `passphrase` and the note written.
+pub fn load_public(
+    dir: &Path,
+    passphrase: impl FnOnce() -> Option<String>,
+) -> Result<PublicKey, IdentityError> {
+    if is_encrypted(dir)? {
+        let noted = std::fs::read_to_string(public_path(dir)).ok();
+        if let Some(k) = noted.and_then(|t| PublicKey::parse(t.trim()).ok()) {
+            return Ok(k);
+        }
+    }
+    load(dir, passphrase).map(|k| k.public_key())
 }
 
 /// Whether the stored identity needs a passphrase.
@@ -157,7 +191,14 @@ pub fn load(
         let secret = enc
             .decrypt(&p)
             .map_err(|_| IdentityError::WrongPassphrase(path.clone()))?;
-        Ok(Keys::new(secret))
+        let keys = Keys::new(secret);
+        // Unlocked: the npub beside it is made right (missing, or left by an identity file
+        // put in place by hand).
+        let noted = std::fs::read_to_string(public_path(dir)).ok();
+        if noted.and_then(|t| PublicKey::parse(t.trim()).ok()) != Some(keys.public_key()) {
+            note_public(dir, &keys);
+        }
+        Ok(keys)
     } else {
         let secret = SecretKey::parse(&text).map_err(|e| IdentityError::Corrupt {
             path,
@@ -199,6 +240,37 @@ mod tests {
         ));
         let stored = std::fs::read_to_string(identity_path(&dir)).unwrap();
         assert!(!stored.contains(&keys.secret_key().to_bech32().unwrap()));
+    }
+
+    #[test]
+    fn the_public_key_is_read_without_the_passphrase() {
+        let dir = tmp("pub");
+        let keys = Keys::generate();
+        store(&dir, keys.secret_key(), Some("pass"), false).unwrap();
+        let asked = std::cell::Cell::new(false);
+        let ask = || {
+            asked.set(true);
+            Some("pass".to_string())
+        };
+        assert_eq!(load_public(&dir, ask).unwrap(), keys.public_key());
+        assert!(!asked.get(), "the passphrase was asked for a public key");
+        // An identity stored before the note existed: unlocked once, then noted.
+        std::fs::remove_file(public_path(&dir)).unwrap();
+        assert!(matches!(
+            load_public(&dir, || None),
+            Err(IdentityError::NoPassphrase(_))
+        ));
+        assert_eq!(load_public(&dir, ask).unwrap(), keys.public_key());
+        assert!(asked.get());
+        asked.set(false);
+        assert_eq!(load_public(&dir, ask).unwrap(), keys.public_key());
+        assert!(!asked.get());
+        // The secret never reaches the note.
+        let note = std::fs::read_to_string(public_path(&dir)).unwrap();
+        assert!(
+            note.starts_with("npub1") && !note.contains("nsec"),
+            "{note}"
+        );
     }
 
     #[cfg(unix)]

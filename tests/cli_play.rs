@@ -191,3 +191,105 @@ async fn watch_replays_a_finished_table_as_a_spectator() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mistyped"), "{err}");
 }
+
+/// `play --local` with typed lines: what the program printed.
+fn local(args: &[&str], input: &str) -> String {
+    let home = std::env::temp_dir().join(format!(
+        "tolerance-local-typed-{}-{}",
+        args.join("-"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&home);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tolerance"))
+        .args(["play", "--local"])
+        .args(args)
+        .env("TOLERANCE_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&home);
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// A draw while a tile fits is refused at the local table as at a networked one: the rules
+/// cannot refuse it (nobody else sees the hand), the player's own client must. The seeds deal a
+/// hand where a tile fits at the player's first turn, after a bot's lead.
+#[test]
+fn local_play_refuses_a_draw_while_a_tile_fits() {
+    for (game, seed) in [("all-fives", "1"), ("chickenfoot", "5")] {
+        let out = local(
+            &["--game", game, "--players", "2", "--seed", seed],
+            "draw\nq\n",
+        );
+        assert!(
+            out.contains("that move is not allowed now: you may ["),
+            "{game}: {out}"
+        );
+        assert!(
+            !out.contains("· you draw"),
+            "{game}: the draw was taken: {out}"
+        );
+        // A seed plays the same game again.
+        let again = local(
+            &["--game", game, "--players", "2", "--seed", seed],
+            "draw\nq\n",
+        );
+        assert_eq!(out, again, "{game}");
+    }
+}
+
+/// `--hands` ends Abandon Ship after that many rounds, points or not: its header says so.
+#[test]
+fn a_capped_abandon_ship_says_how_many_rounds() {
+    let out = local(
+        &[
+            "--game",
+            "abandon-ship",
+            "--players",
+            "3",
+            "--hands",
+            "2",
+            "--seed",
+            "1",
+        ],
+        "q\n",
+    );
+    assert!(
+        out.contains("── round 1 of 2 ·") && out.contains("playing to 200 or for 2 rounds ──"),
+        "{out}"
+    );
+}
+
+/// `variant validate FILE` names the file as it was typed.
+#[test]
+fn variant_validate_names_the_file_as_typed() {
+    let dir = std::env::temp_dir().join(format!("tolerance-validate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tolerance"))
+            .args(args)
+            .current_dir(&dir)
+            .env("TOLERANCE_HOME", dir.join("home"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let new = run(&["variant", "new", "card-again"]);
+    std::fs::write(dir.join("my.toml"), &new.stdout).unwrap();
+    let out = run(&["variant", "validate", "my.toml"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(text.lines().next(), Some("my.toml: valid"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -137,10 +137,12 @@ fn every_game_has_golden_scripts_of_its_seed_examples() {
         "chickenfoot-a-double-holds-play-until-its-third-toe",
         "chickenfoot-three-toes-then-play-goes-on",
         "chickenfoot-no-draw-ends-the-round-with-tiles-in-every-hand",
+        // A later round's deck is the script's, less that round's centerpiece.
+        "chickenfoot-two-rounds-with-one-deck",
     ] {
         assert!(names.contains(&format!("{name}.json")), "{name} missing");
     }
-    assert!(count("chickenfoot-") >= 3, "{names:?}");
+    assert!(count("chickenfoot-") >= 4, "{names:?}");
     // ArtOfFacts: value cases, the swap, the dealer's tie rules, the ante's growth.
     for name in [
         "art-of-facts-value-cases",
@@ -232,6 +234,10 @@ fn replay_rejects_bad_scripts_with_a_clear_error() {
         (
             r#"{"game": "chickenfoot", "setup": {"players": 2}, "deck": [], "dice": [1], "actions": ["0 9-1 side"]}"#,
             "not a Chickenfoot move",
+        ),
+        (
+            r#"{"game": "chickenfoot", "setup": {"players": 2}, "deck": [], "dice": [1], "actions": ["0 9-9 center"]}"#,
+            "[9|9] is this round's centerpiece, not a tile in a hand",
         ),
         (
             r#"{"game": "all-fives", "setup": {"players": 2}, "deck": ["6-7"], "dice": [1], "actions": []}"#,

@@ -1,5 +1,7 @@
 //! `tolerance keys`: a person's identity through the real binary, in a throwaway config dir.
 
+mod common;
+
 use nostr_sdk::prelude::*;
 use std::process::{Command, Output, Stdio};
 
@@ -38,12 +40,29 @@ fn new_show_and_wrong_passphrase() {
         "stored encrypted (NIP-49)"
     );
 
-    let out = run(&h, &["keys", "show"], Some("s3cret pass"));
+    // The npub is public: showing it asks for no passphrase.
+    let out = run(&h, &["keys", "show"], None);
+    assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(&npub));
 
-    let out = run(&h, &["keys", "show"], Some("wrong"));
+    let out = run(&h, &["keys", "show", "--unlock"], Some("s3cret pass"));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&npub));
+    let out = run(&h, &["keys", "show", "--unlock"], Some("wrong"));
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"));
+
+    // An identity from before the npub was kept beside it: unlocked once, then shown freely.
+    std::fs::remove_file(h.join("identity.pub")).unwrap();
+    let out = run(&h, &["keys", "show"], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("passphrase is needed"));
+    let out = run(&h, &["keys", "show"], Some("s3cret pass"));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&npub));
+    let out = run(&h, &["keys", "show"], None);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with(&npub),
+        "{out:?}"
+    );
 
     let out = run(&h, &["keys", "new"], Some("x"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
@@ -83,4 +102,26 @@ fn import_hex_and_nsec_and_reject_malformed() {
     let out = run(&home("nopass"), &["keys", "new"], None);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("passphrase"));
+}
+
+#[test]
+fn profile_publishes_on_the_relays_config_toml_lists() {
+    let h = home("profile");
+    assert!(run(&h, &["keys", "new", "--plain"], None).status.success());
+    let out = run(&h, &["keys", "profile", "--name", "Ana"], None);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        err.contains("--relay") && err.contains("config.toml"),
+        "{err}"
+    );
+    let r = common::relays::ServedRelay::start();
+    std::fs::write(h.join("config.toml"), format!("relays = [\"{}\"]\n", r.url)).unwrap();
+    let out = run(&h, &["keys", "profile", "--name", "Ana"], None);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        text.contains("profile name 'Ana' accepted by 1 relay(s)"),
+        "{text}"
+    );
 }

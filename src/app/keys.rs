@@ -24,8 +24,12 @@ pub enum KeysCommand {
         #[arg(long)]
         force: bool,
     },
-    /// Show the stored identity's npub (unlocking it proves the passphrase).
-    Show,
+    /// Show the stored identity's npub (public: no passphrase needed).
+    Show {
+        /// Unlock the key too, which proves the passphrase.
+        #[arg(long)]
+        unlock: bool,
+    },
     /// Publish the name other players see (a kind-0 profile).
     Profile(ProfileArgs),
 }
@@ -35,8 +39,9 @@ pub struct ProfileArgs {
     /// The name other players see.
     #[arg(long)]
     pub name: String,
-    /// Relay URL (repeatable); also published as your NIP-17 inbox relays.
-    #[arg(long = "relay", required = true)]
+    /// Relay URL (repeatable); also published as your NIP-17 inbox relays. Default: the
+    /// relays listed in config.toml.
+    #[arg(long = "relay")]
     pub relays: Vec<String>,
 }
 
@@ -44,13 +49,8 @@ pub fn run(command: KeysCommand) -> Result<(), String> {
     use crate::identity;
     use nostr_sdk::prelude::ToBech32;
     let dir = identity::config_dir();
-    let show = |k: &nostr_sdk::Keys| {
-        println!(
-            "{}",
-            k.public_key()
-                .to_bech32()
-                .expect("a public key always encodes")
-        );
+    let show = |k: &nostr_sdk::PublicKey| {
+        println!("{}", k.to_bech32().expect("a public key always encodes"));
         println!("stored in {}", identity::identity_path(&dir).display());
     };
     let secure = |plain: bool| -> Result<Option<String>, String> {
@@ -71,7 +71,7 @@ pub fn run(command: KeysCommand) -> Result<(), String> {
             let p = secure(plain)?;
             let k = identity::store(&dir, k.secret_key(), p.as_deref(), force)
                 .map_err(|e| e.to_string())?;
-            show(&k);
+            show(&k.public_key());
         }
         KeysCommand::Import {
             secret,
@@ -81,10 +81,14 @@ pub fn run(command: KeysCommand) -> Result<(), String> {
             let sk = identity::parse_secret(&secret).map_err(|e| e.to_string())?;
             let p = secure(plain)?;
             let k = identity::store(&dir, &sk, p.as_deref(), force).map_err(|e| e.to_string())?;
-            show(&k);
+            show(&k.public_key());
         }
-        KeysCommand::Show => {
+        KeysCommand::Show { unlock: true } => {
             let k = identity::load(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
+            show(&k.public_key());
+        }
+        KeysCommand::Show { unlock: false } => {
+            let k = identity::load_public(&dir, || passphrase(false)).map_err(|e| e.to_string())?;
             show(&k);
         }
         KeysCommand::Profile(args) => {
@@ -95,8 +99,16 @@ pub fn run(command: KeysCommand) -> Result<(), String> {
 }
 
 async fn profile(args: ProfileArgs) -> Result<(), String> {
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let relays = settings.relays(&args.relays, &[]);
+    if relays.is_empty() {
+        return Err(format!(
+            "no relay to publish your profile on: pass --relay URL, or list relays in {}",
+            crate::config::settings_path(&crate::identity::config_dir()).display()
+        ));
+    }
     let keys = load_identity()?;
-    let pool = RelayPool::connect(keys, &args.relays, PoolConfig::default())
+    let pool = RelayPool::connect(keys, &relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
     let r = crate::net::profiles::publish_name(&pool, &args.name).await?;

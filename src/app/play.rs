@@ -50,6 +50,10 @@ pub struct PlayArgs {
     /// online card room), normal or correspondence.
     #[arg(long, default_value = "fast")]
     pub pace: String,
+    /// With --local: deal, roll and let the bots choose from this seed, so a game can be
+    /// played again as it was (default: fresh randomness).
+    #[arg(long, requires = "local")]
+    pub seed: Option<u64>,
 }
 
 impl Default for PlayArgs {
@@ -65,6 +69,7 @@ impl Default for PlayArgs {
             bot_level: BotLevel::Normal,
             plain: false,
             pace: "fast".into(),
+            seed: None,
         }
     }
 }
@@ -197,7 +202,10 @@ impl Visit for Local {
         let args = self.args;
         let setup = G::setup(&self.opts)?;
         let mut game = G::start(&setup, args.players).map_err(|e| e.to_string())?;
-        let mut rng = StdRng::from_rng(OsRng).map_err(|e| e.to_string())?;
+        let mut rng = match args.seed {
+            Some(s) => StdRng::seed_from_u64(s),
+            None => StdRng::from_rng(OsRng).map_err(|e| e.to_string())?,
+        };
         let mut oracle = Oracle::new(StdRng::from_rng(&mut rng).map_err(|e| e.to_string())?);
         let mut bots: Vec<Box<dyn Bot<G>>> = (0..args.players)
             .map(|_| G::bot(args.bot_level, StdRng::from_rng(&mut rng).expect("seeded")))
@@ -251,6 +259,14 @@ impl Visit for Local {
                             return Ok(());
                         }
                         match G::parse_move(input.trim(), &view, &legal) {
+                            // As at a networked table: the rules accept some moves only this
+                            // seat's client can refuse (a draw while a tile fits).
+                            Ok(a) if !crate::ui::line::offered(&legal, &a) => {
+                                println!(
+                                    "  that move is not allowed now: {}",
+                                    offer::<G>(&view, &legal)
+                                );
+                            }
                             Ok(a) => match game.clone().apply(0, &a) {
                                 Ok(()) => break a,
                                 Err(e) => println!("  {e}"),
@@ -285,5 +301,24 @@ impl Visit for Local {
             },
         );
         Ok(())
+    }
+}
+
+/// The moves a seat may make, in words, for a refusal to point at: "set [3|5] east or draw".
+fn offer<G: TableGame>(view: &G::View, legal: &[G::Action]) -> String {
+    const SHOWN: usize = 6;
+    let mut moves: Vec<String> = legal
+        .iter()
+        .take(SHOWN)
+        .map(|a| G::move_text(view, a))
+        .collect();
+    if legal.len() > SHOWN {
+        moves.push(format!("{} more", legal.len() - SHOWN));
+    }
+    let last = moves.pop().unwrap_or_default();
+    if moves.is_empty() {
+        format!("you may {last}")
+    } else {
+        format!("you may {} or {last}", moves.join(", "))
     }
 }

@@ -56,7 +56,7 @@ pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
         if matches!(v, crate::table::session::Verdict::Finished { .. }) {
             continue;
         }
-        println!("  ! {}", crate::table::verify::verdict_text_named(v, &name));
+        println!("  ! {}", crate::table::verify::verdict_words(v, &name));
     }
 }
 

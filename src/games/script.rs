@@ -31,16 +31,28 @@ pub fn run_script_with_deck<G: Game>(
 
 /// [`run_script`] with chance answered by `chance` (decks fixed one by one, dice).
 pub fn run_script_with<G: Game>(
+    game: G,
+    chance: Script,
+    moves: &[(Seat, G::Action)],
+) -> Result<(G, Option<ScriptFailure>, usize), String> {
+    run_script_by(game, chance, moves.len(), |_, i| Ok(moves[i].clone()))
+}
+
+/// [`run_script_with`] with each of the `moves` read when it is due: `move_at(game, i)` gives
+/// move `i` in the state it is played in (a script naming tiles finds them in the deck of the
+/// round being played). A move it cannot read stops the script as a setup error.
+pub fn run_script_by<G: Game>(
     mut game: G,
     mut chance: Script,
-    moves: &[(Seat, G::Action)],
+    moves: usize,
+    move_at: impl Fn(&G, usize) -> Result<(Seat, G::Action), String>,
 ) -> Result<(G, Option<ScriptFailure>, usize), String> {
     let mut next = 0;
     let mut failure = None;
     loop {
         match game.to_act() {
             ToAct::Terminal => {
-                if next < moves.len() {
+                if next < moves {
                     failure = Some((RuleError::Finished.to_string(), Some(next)));
                 }
                 break;
@@ -52,17 +64,18 @@ pub fn run_script_with<G: Game>(
                         ChanceRequest::RollPrivate { .. } | ChanceRequest::RollPublic { .. }
                     )
                 });
-                if rolls && next == moves.len() && chance.unused_dice() == 0 {
+                if rolls && next == moves && chance.unused_dice() == 0 {
                     break;
                 }
                 let outs = fulfil_all(&mut chance, &reqs)?;
                 game.apply_chance(&outs).map_err(|e| e.to_string())?;
             }
             ToAct::Seat(_) | ToAct::Sealed(_) => {
-                let Some((seat, action)) = moves.get(next) else {
+                if next == moves {
                     break;
-                };
-                if let Err(e) = game.apply(*seat, action) {
+                }
+                let (seat, action) = move_at(&game, next)?;
+                if let Err(e) = game.apply(seat, &action) {
                     failure = Some((e.to_string(), Some(next)));
                     break;
                 }
@@ -148,7 +161,17 @@ pub fn play_script_with<G: Game>(
 ) -> Result<(G, ScriptEnd), String> {
     let moves: Vec<(Seat, G::Action)> =
         actions.iter().map(|a| parse(a)).collect::<Result<_, _>>()?;
-    let (game, failure, unused) = run_script_with(game, chance, &moves)?;
+    play_script_by(game, chance, moves.len(), |_, i| Ok(moves[i].clone()))
+}
+
+/// [`play_script_with`] with each move read when it is due ([`run_script_by`]).
+pub fn play_script_by<G: Game>(
+    game: G,
+    chance: Script,
+    moves: usize,
+    move_at: impl Fn(&G, usize) -> Result<(Seat, G::Action), String>,
+) -> Result<(G, ScriptEnd), String> {
+    let (game, failure, unused) = run_script_by(game, chance, moves, move_at)?;
     if failure.is_none() && unused > 0 {
         return Err(format!("{unused} scripted dice were never rolled"));
     }

@@ -301,6 +301,48 @@ pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String
     }
 }
 
+/// A verdict as the people at the table read it: what happened to whom, in plain words —
+/// no step numbers and no protocol terms ([`verdict_text_named`] keeps those for `verify`).
+pub fn verdict_words(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String {
+    use crate::games::ui::words::{agree_many, gone, says, seats};
+    use crate::table::session::Verdict as V;
+    let first = |s: &[Seat]| s.first().map(|x| names(*x)).unwrap_or_default();
+    match v {
+        V::TimedOut { seats: s, .. } => {
+            format!("{} timed out: the default move was played", seats(s, names))
+        }
+        V::Removed {
+            seats: s,
+            reason,
+            sitting_out,
+            ..
+        } => s
+            .iter()
+            .map(|x| {
+                let n = names(*x);
+                let then = if *sitting_out {
+                    format!("{} out until back at the table", says(n.clone(), "sits"))
+                } else {
+                    format!("{} out of the game", says(n.clone(), "is"))
+                };
+                format!("{}: {then}", gone(n, *reason))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        V::Back { seats: s, .. } => format!(
+            "{} {} back at the table, dealt in from the next hand",
+            seats(s, names),
+            agree_many(s.len(), &first(s), "is")
+        ),
+        V::NotBack { seats: s, .. } => format!(
+            "{} did not come back within the return allowance",
+            seats(s, names)
+        ),
+        V::Finished { .. } => "the game is over".into(),
+        V::Broken { reason, .. } => format!("the table stopped: {reason}"),
+    }
+}
+
 /// A table found for a spectator, seated, with its players' names: what following it takes.
 pub struct Watched {
     pub pool: RelayPool,
@@ -427,7 +469,7 @@ impl Visit for Follow {
                     }
                     shown = story.len();
                     for v in s.verdicts().iter().skip(verdicts) {
-                        println!("  ! {}", verdict_text_named(v, &names));
+                        println!("  ! {}", verdict_words(v, &names));
                     }
                     verdicts = s.verdicts().len();
                 }),
@@ -438,5 +480,61 @@ impl Visit for Follow {
             }
             Ok(watched_over(&report))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ForfeitReason;
+
+    #[test]
+    fn the_table_reads_verdicts_in_plain_words_and_verify_keeps_the_terms() {
+        let names = |s: Seat| ["you", "Ben", "Cy"][s as usize].to_string();
+        let crash = Verdict::Removed {
+            step: 40,
+            seats: vec![1],
+            reason: ForfeitReason::Withheld,
+            sitting_out: true,
+        };
+        assert_eq!(
+            verdict_words(&crash, &names),
+            "Ben's client stopped answering: Ben sits out until back at the table"
+        );
+        assert_eq!(
+            verdict_text_named(&crash, &names),
+            "step 40: Ben: out of the hand, dealt out until back (withheld a protocol step past \
+             its deadline)"
+        );
+        let mine = Verdict::Removed {
+            step: 9,
+            seats: vec![0],
+            reason: ForfeitReason::Left,
+            sitting_out: false,
+        };
+        assert_eq!(
+            verdict_words(&mine, &names),
+            "you left the table: you are out of the game"
+        );
+        let late = Verdict::TimedOut {
+            step: 3,
+            seats: vec![0, 2],
+        };
+        assert_eq!(
+            verdict_words(&late, &names),
+            "you and Cy timed out: the default move was played"
+        );
+        let back = Verdict::Back {
+            step: 50,
+            seats: vec![0],
+        };
+        assert_eq!(
+            verdict_words(&back, &names),
+            "you are back at the table, dealt in from the next hand"
+        );
+        for v in [crash, mine, late, back, Verdict::Finished { step: 60 }] {
+            let w = verdict_words(&v, &names);
+            assert!(!w.contains("step") && !w.contains("protocol"), "{w}");
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::engine::Seat;
 use crate::games::registry::TableGame;
 use crate::table::runner::{Ask, OnUpdate, PersonDecider, RelayHealth};
 use crate::table::session::Session;
-use crate::table::verify::verdict_text_named;
+use crate::table::verify::verdict_words;
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
@@ -37,22 +37,20 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
         }
         shown = story.len();
         for v in s.verdicts().iter().skip(verdicts) {
-            println!("  ! {}", verdict_text_named(v, &name));
+            println!("  ! {}", verdict_words(v, &name));
         }
         verdicts = s.verdicts().len();
         let a = s.awaiting();
         let waiting = if a.seats.is_empty() || s.is_finished() {
             String::new()
         } else {
-            format!(
-                "waiting for {} ({})",
-                a.seats
-                    .iter()
-                    .map(|x| name(*x))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                a.what
-            )
+            let who = a
+                .seats
+                .iter()
+                .map(|x| name(*x))
+                .collect::<Vec<_>>()
+                .join(", ");
+            super::waiting_words(super::awaiting_what(&a, s.game()), &who)
         };
         if waiting != last_wait
             && !waiting.is_empty()
@@ -144,9 +142,7 @@ fn person_reading<G: TableGame>(
                     break None;
                 }
                 match G::parse_move(input, &ask.turn.view, &ask.turn.legal) {
-                    Ok(a) if ask.turn.legal.contains(&a) || legal_amount(&ask, &a) => {
-                        break Some(a)
-                    }
+                    Ok(a) if offered(&ask.turn.legal, &a) => break Some(a),
                     Ok(_) => {
                         let _ = writeln!(out, "  that move is not allowed now");
                     }
@@ -173,11 +169,17 @@ fn person_reading<G: TableGame>(
     }
 }
 
-/// Moves with an amount (a no-limit raise) are listed by a few representative amounts; the
-/// session checks any other amount against the rules when it is submitted.
-fn legal_amount<G: TableGame>(ask: &Ask<G>, a: &G::Action) -> bool {
+/// Whether a typed move is one the seat is offered: one of `legal`, or a move with an amount
+/// (a no-limit raise) of a kind listed there by a few representative amounts — the rules check
+/// any other amount when it is made. Every typed move goes through this before the rules: the
+/// rules accept some moves only each seat's own client can refuse (a draw while holding a tile
+/// that fits, which nobody else can see).
+pub fn offered<A: PartialEq + serde::Serialize>(legal: &[A], a: &A) -> bool {
+    if legal.contains(a) {
+        return true;
+    }
     let json = serde_json::to_value(a).unwrap_or_default();
-    ask.turn.legal.iter().any(|l| {
+    legal.iter().any(|l| {
         let lj = serde_json::to_value(l).unwrap_or_default();
         match (lj.as_object(), json.as_object()) {
             (Some(x), Some(y)) => x.keys().eq(y.keys()),

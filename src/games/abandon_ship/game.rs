@@ -712,6 +712,9 @@ pub struct AbandonView {
     pub turn: Seat,
     pub phase: Phase,
     pub target: i64,
+    /// At most this many rounds, when the table caps the game (`--hands`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
     pub scores: Vec<(Seat, i64)>,
     pub removed: Vec<Seat>,
     /// Every hand: each card where this viewer may see it, `None` face down.
@@ -1044,6 +1047,7 @@ impl Game for AbandonShip {
             turn: self.turn,
             phase: self.phase,
             target: self.setup.target,
+            rounds: self.setup.rounds,
             scores: self
                 .table()
                 .iter()

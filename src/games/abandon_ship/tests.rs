@@ -780,3 +780,43 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
         "the fight card in its lifeboat:\n{screen}"
     );
 }
+
+#[test]
+fn a_bare_card_on_a_turn_asks_whether_to_discard_or_fight_and_a_capped_game_says_so() {
+    use crate::games::ui::GameUi;
+    let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
+    let mut script = Script::new(deck(&hands, ""), vec![1]);
+    let mut g = AbandonShip::new(&capped(3, 2)).unwrap();
+    settle(&mut g, &mut script);
+    let name = |s: Seat| ["you", "Ann", "Bob"][s as usize].to_string();
+    let v = g.view(Some(0));
+    let legal = g.legal_actions(0);
+    // Discarding and fighting both take a card: a card alone is neither.
+    let e = AbandonShip::parse_move("5s", &v, &legal).unwrap_err();
+    assert!(
+        e.contains("discard 5♠ or fight with it") && e.contains("discard 5S"),
+        "{e}"
+    );
+    assert_eq!(
+        AbandonShip::parse_move("discard 5s", &v, &legal),
+        Ok(Action::Discard {
+            position: pos(&g, 0, "5S")
+        })
+    );
+    // `--hands 2` ends the game after two rounds, whatever the points: the header says both.
+    let table = AbandonShip::render(&v, &name);
+    assert!(
+        table.starts_with("── round 1 of 2 ·") && table.contains("playing to 200 or for 2 rounds"),
+        "{table}"
+    );
+    let open = AbandonShip::render(
+        &AbandonShip::new(&Setup::new(3)).unwrap().view(Some(0)),
+        &name,
+    );
+    assert!(open.contains("playing to 200 ──"), "{open}");
+    // Answering a fight, a card alone can only mean the answer.
+    let a = fight(&g, 0, "5S", 1);
+    play(&mut g, 0, a, &mut script);
+    let e = AbandonShip::parse_move("7h", &g.view(Some(1)), &g.legal_actions(1));
+    assert_eq!(e, Ok(raise(&g, 1, "7H")));
+}

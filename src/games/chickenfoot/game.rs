@@ -507,6 +507,14 @@ pub struct ChickenfootView {
     pub log: Vec<Entry>,
 }
 
+impl ChickenfootView {
+    /// Whether this seat's pass is the No Draw (§6): nothing fits, nothing was drawn this turn
+    /// and the yard is empty, so the pass ends the round for everyone.
+    pub fn pass_ends_round(&self) -> bool {
+        self.legal == [Action::Pass] && !self.drew && self.yard == 0
+    }
+}
+
 impl Game for Chickenfoot {
     type Action = Action;
     type View = ChickenfootView;

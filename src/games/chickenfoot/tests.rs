@@ -489,3 +489,31 @@ fn the_panel_stays_legible_with_twelve_seats_and_many_lines() {
         );
     }
 }
+
+#[test]
+fn the_no_draw_pass_says_it_ends_the_round_for_everyone() {
+    use crate::games::ui::GameUi;
+    // The yard is empty and nothing fits: this pass is the No Draw.
+    let g = holding([&[(1, 2), (0, 0)], &[(3, 4), (8, 8)]]);
+    let v = g.view(Some(0));
+    assert!(v.pass_ends_round());
+    let prompt = Chickenfoot::prompt(&v, &g.legal_actions(0));
+    assert!(prompt.contains("ends the round for everyone"), "{prompt}");
+    let mut panel = Chickenfoot::panel();
+    panel.ask(&v, &g.legal_actions(0));
+    assert!(
+        panel.help().contains("ends the round for everyone"),
+        "{}",
+        panel.help()
+    );
+    // A pass after a draw only ends the turn: the ordinary words.
+    let (mut g, mut script) = dealt([&[(1, 2)], &[(0, 1)]], &[(3, 4), (9, 7)]);
+    g.apply(0, &Action::Draw).unwrap();
+    resolve(&mut g, &mut script);
+    let v = g.view(Some(0));
+    assert!(!v.pass_ends_round());
+    assert_eq!(
+        Chickenfoot::prompt(&v, &g.legal_actions(0)),
+        "no tile fits: pass? > "
+    );
+}

@@ -24,8 +24,9 @@ pub struct HandSummary {
     pub dealer: Seat,
     pub players: Vec<Seat>,
     pub result: Option<HandResult>,
-    /// Seats that forfeited (withheld a step, equivocated, left) and why, in words.
-    pub forfeits: Vec<(Seat, String)>,
+    /// Seats that forfeited (withheld a step, equivocated, left) and why; the words are the
+    /// reader's (a player reads what happened, `verify` the protocol's terms).
+    pub forfeits: Vec<(Seat, ForfeitReason)>,
     pub final_stacks: Vec<(Seat, u64)>,
     /// Cards opened to everyone at showdown, by seat; nothing else is ever opened publicly.
     #[serde(default)]
@@ -522,10 +523,7 @@ impl Game for Tolerance {
             dealer,
             players: players_sorted,
             result,
-            forfeits: offenders
-                .iter()
-                .map(|s| (*s, reason.describe().to_string()))
-                .collect(),
+            forfeits: offenders.iter().map(|s| (*s, reason)).collect(),
             final_stacks: finals,
             shown: Vec::new(),
             log,

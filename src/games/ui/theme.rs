@@ -54,22 +54,6 @@ impl Theme {
             }
         }
     }
-
-    pub fn card(&self, c: Option<CardId>) -> Span<'static> {
-        match c {
-            None => Span::styled("??", self.dim()),
-            Some(id) => {
-                let card = PlayingCard::from_id(id);
-                let red = matches!(card.suit, Suit::Hearts | Suit::Diamonds);
-                let style = if red {
-                    self.fg(Color::Red)
-                } else {
-                    Style::default()
-                };
-                Span::styled(card.to_string(), style.add_modifier(Modifier::BOLD))
-            }
-        }
-    }
 }
 
 impl Theme {

@@ -1,7 +1,7 @@
 //! English for every game's words: a verb that agrees with its subject ("Ann passes", "you
 //! pass"), possessives, counted nouns and lists. The reader's own seat is named "you".
 
-use crate::engine::{Outcome, Seat};
+use crate::engine::{ForfeitReason, Outcome, Seat};
 
 /// The name a seat's own reader sees for itself.
 pub const YOU: &str = "you";
@@ -15,7 +15,14 @@ pub fn base_form(verb: &str) -> &str {
         "wins" => "win",
         "loses" => "lose",
         "rolls" => "roll",
-        "goes" => "go",
+        "does" => "do",
+        // "dominoes", "watches", "fixes", "misses": the "es" is the ending.
+        v if ["oes", "sses", "shes", "ches", "xes", "zzes"]
+            .iter()
+            .any(|e| v.ends_with(e)) =>
+        {
+            &v[..v.len() - 2]
+        }
         v => v.strip_suffix('s').unwrap_or(v),
     }
 }
@@ -61,6 +68,23 @@ pub fn whose(name: String) -> String {
         "your".into()
     } else {
         format!("{name}'s")
+    }
+}
+
+/// Why a seat left the game, as the people at the table read it: what happened to them, not
+/// the protocol's terms (`verify` keeps those: [`ForfeitReason::describe`]). A client that
+/// withheld its part is most often a crash or a dead link, so it is not told as an accusation.
+pub fn gone(name: String, reason: ForfeitReason) -> String {
+    match reason {
+        ForfeitReason::Withheld => format!("{} client stopped answering", whose(name)),
+        ForfeitReason::Absent => format!("{name} stopped answering"),
+        ForfeitReason::Equivocated => {
+            format!(
+                "{} client signed two different moves for one turn",
+                whose(name)
+            )
+        }
+        ForfeitReason::Left => format!("{name} left the table"),
     }
 }
 
@@ -166,6 +190,10 @@ mod tests {
         assert_eq!(says(YOU.into(), "is"), "you are");
         assert_eq!(says(YOU.into(), "loses"), "you lose");
         assert_eq!(says(YOU.into(), "sets"), "you set");
+        assert_eq!(says(YOU.into(), "dominoes"), "you domino");
+        assert_eq!(says(YOU.into(), "misses"), "you miss");
+        assert_eq!(says(YOU.into(), "ties"), "you tie");
+        assert_eq!(says(YOU.into(), "takes back"), "you take back");
         assert_eq!(agree("Ann", "wins"), "wins");
         assert_eq!(agree(YOU, "wins"), "win");
         assert_eq!(agree_many(2, "Ann", "wins"), "win");
@@ -176,5 +204,27 @@ mod tests {
         assert_eq!(count(3u8, "hand", "hands"), "3 hands");
         assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
         assert_eq!(list(&[]), "nothing");
+    }
+
+    #[test]
+    fn a_seat_gone_is_told_without_the_protocols_terms() {
+        assert_eq!(
+            gone("Ben".into(), ForfeitReason::Withheld),
+            "Ben's client stopped answering"
+        );
+        assert_eq!(
+            gone(YOU.into(), ForfeitReason::Withheld),
+            "your client stopped answering"
+        );
+        assert_eq!(gone(YOU.into(), ForfeitReason::Left), "you left the table");
+        for r in [
+            ForfeitReason::Withheld,
+            ForfeitReason::Absent,
+            ForfeitReason::Equivocated,
+            ForfeitReason::Left,
+        ] {
+            let w = gone("Ben".into(), r);
+            assert!(!w.contains("protocol") && !w.contains("step"), "{w}");
+        }
     }
 }

@@ -857,6 +857,7 @@ impl Chance {
         parts: &[Seat],
     ) -> Result<(), ChanceError> {
         match r {
+            // A deck shuffled in this same batch is live by construction.
             ChanceRequest::Deal { deck, .. }
             | ChanceRequest::DealSealed { deck, .. }
             | ChanceRequest::Reveal { deck, .. }

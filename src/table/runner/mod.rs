@@ -786,12 +786,12 @@ fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> S
                 seats
                     .iter()
                     .map(|s| {
-                        let out = match (*sitting_out, back_after(i, *s)) {
-                            (true, true) => ", sat out and came back",
-                            (true, false) => " and sat out",
-                            _ => "",
-                        };
-                        format!("{} {}{out}", names(*s), reason.describe())
+                        let gone = crate::games::ui::words::gone(names(*s), *reason);
+                        match (*sitting_out, back_after(i, *s)) {
+                            (true, true) => format!("{gone}, sat out and came back"),
+                            (true, false) => format!("{gone}, and {} sat out", names(*s)),
+                            _ => gone,
+                        }
                     })
                     .collect::<Vec<_>>(),
             ),

@@ -505,9 +505,8 @@ pub(super) fn stall_words(
         other => other,
     };
     let head = format!(
-        "the table has not moved for {} s: step {} waits for {what} from {}",
+        "the table has not moved for {} s: it waits for {what} from {}",
         idle.as_secs(),
-        a.step,
         list(&a.seats)
     );
     if silent.len() >= 2 {
@@ -851,7 +850,7 @@ mod tests {
         let two = stall_words(idle, &a, &[1, 2], &names);
         assert_eq!(
             two,
-            "the table has not moved for 300 s: step 12 waits for their part of the \
+            "the table has not moved for 300 s: it waits for their part of the \
              cards or dice from Ann, Ben; Ann, Ben \
              have not been heard from for as long, and a seat is timed out only when every other \
              seat votes it out, so the table cannot go on until one of them is back: then \

@@ -8,7 +8,7 @@ use crate::games::registry::TableGame;
 use crate::games::ui::{Ctx, Outcome, Panel, Theme};
 use crate::table::runner::RelayHealth;
 use crate::table::session::{Awaiting, Session, Verdict};
-use crate::table::verify::verdict_text_named;
+use crate::table::verify::verdict_words;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -50,10 +50,14 @@ impl<G: TableGame> Update<G> {
                 .verdicts()
                 .iter()
                 .filter(|v| !matches!(v, Verdict::Finished { .. }))
-                .map(|v| verdict_text_named(v, &name))
+                .map(|v| verdict_words(v, &name))
                 .collect(),
             my_timeouts,
-            awaiting: s.awaiting(),
+            awaiting: {
+                let mut a = s.awaiting();
+                a.what = crate::ui::awaiting_what(&a, s.game());
+                a
+            },
             deadline: s.deadline(),
             health: health.clone(),
             finished: s.is_finished().then(|| s.game().result_line(&name)),
@@ -67,6 +71,11 @@ fn seat_label(names: &[String], me: Option<Seat>, s: Seat) -> String {
 
 /// Seconds a notice stays on the help line once the next question comes.
 const NOTICE_SECS: u64 = 3;
+
+/// Seconds a notice stays on the help line while no question comes: a seat that timed out and
+/// now sits out may not be asked again for many hands, and the line is for the keys (the story
+/// keeps what happened).
+const NOTICE_IDLE_SECS: u64 = 20;
 
 /// What a key asks of the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +105,11 @@ pub struct Frame<G: TableGame> {
     asked: bool,
     sealed: bool,
     confirm_quit: bool,
-    /// Something the person must know, in words (a timeout, a move nobody took).
-    pub notice: Option<String>,
+    /// Something the person must know, in words (a timeout, a move nobody took); set with
+    /// [`Frame::say`].
+    notice: Option<String>,
+    /// When the notice came (unix seconds).
+    notice_at: u64,
     /// While asked, the notice keeps the help line until then (unix seconds), then the keys do.
     notice_until: Option<u64>,
     finished: Option<String>,
@@ -125,6 +137,7 @@ impl<G: TableGame> Frame<G> {
             sealed: false,
             confirm_quit: false,
             notice: None,
+            notice_at: 0,
             notice_until: None,
             finished: None,
             closed: None,
@@ -132,11 +145,32 @@ impl<G: TableGame> Frame<G> {
         }
     }
 
-    pub fn update(&mut self, u: Update<G>) {
-        if self.asked && self.notice_until.is_some_and(|t| self.now >= t) {
+    /// Puts `text` on the help line for a while.
+    pub fn say(&mut self, text: &str) {
+        self.notice = Some(text.to_string());
+        self.notice_at = self.now;
+        self.notice_until = None;
+    }
+
+    /// The notice, while it is still to be shown: a few seconds into the next question, or
+    /// [`NOTICE_IDLE_SECS`] while none comes.
+    fn live_notice(&self) -> Option<&String> {
+        let live = match (self.asked, self.notice_until) {
+            (true, Some(t)) => self.now < t,
+            _ => self.now < self.notice_at + NOTICE_IDLE_SECS,
+        };
+        self.notice.as_ref().filter(|_| live)
+    }
+
+    fn drop_stale_notice(&mut self) {
+        if self.live_notice().is_none() {
             self.notice = None;
             self.notice_until = None;
         }
+    }
+
+    pub fn update(&mut self, u: Update<G>) {
+        self.drop_stale_notice();
         if u.story.len() < self.story_seen {
             self.story_seen = 0;
         }
@@ -151,7 +185,7 @@ impl<G: TableGame> Frame<G> {
         );
         self.verdicts_seen = u.verdicts.len();
         if u.my_timeouts > self.my_timeouts {
-            self.notice = Some("you timed out: the default move was played".into());
+            self.say("you timed out: the default move was played");
             if self.asked {
                 self.withdraw();
             }
@@ -168,6 +202,7 @@ impl<G: TableGame> Frame<G> {
 
     /// This seat is asked for a move.
     pub fn ask(&mut self, view: &G::View, legal: &[G::Action], sealed: bool) {
+        self.drop_stale_notice();
         self.panel.ask(view, legal);
         self.asked = true;
         self.sealed = sealed;
@@ -291,19 +326,7 @@ impl<G: TableGame> Frame<G> {
         } else {
             others.join(", ")
         };
-        match a.what {
-            "move" => format!("waiting for {who} to move"),
-            "seal" => format!("waiting for {who} to choose (sealed)"),
-            "setup" => format!("setting up: waiting for {who}"),
-            "shuffle" => format!("shuffling: waiting for {who}"),
-            "reveal" => format!("dealing: waiting for card tokens from {who}"),
-            "open" => format!("opening: waiting for {who}"),
-            "ack" => format!("waiting for {who} to say they are still here"),
-            "end" => format!("closing the table: waiting for {who}"),
-            "return" => format!("waiting for {who} to come back (tolerance resume)"),
-            "over" => "table over".into(),
-            other => format!("waiting for {who} ({other})"),
-        }
+        crate::ui::waiting_words(a.what, &who)
     }
 
     pub fn relay_text(&self) -> String {
@@ -365,11 +388,7 @@ impl<G: TableGame> Frame<G> {
         );
         let bottom = if self.confirm_quit {
             theme.leave_question()
-        } else if let Some(n) = self
-            .notice
-            .as_ref()
-            .filter(|_| !self.asked || self.notice_until.is_none_or(|t| self.now < t))
-        {
+        } else if let Some(n) = self.live_notice() {
             Line::styled(format!(" {n}"), theme.bad().add_modifier(Modifier::BOLD))
         } else if self.closed.is_some() {
             Line::styled(" any key: leave", theme.dim())

@@ -222,7 +222,7 @@ fn screen<G: TableGame>(
                 Some(x) => {
                     let _ = x.answer.send(Some(a));
                 }
-                None => frame.notice = Some("that turn is over: the table moved on".into()),
+                None => frame.say("that turn is over: the table moved on"),
             },
             Key::Leave if frame.is_closed() => return Ok(Ended::Done),
             Key::Leave => return leave(ask, left),

@@ -188,8 +188,13 @@ fn the_tolerance_table_shows_seats_stacks_pot_your_cards_only_and_the_turn() {
     ] {
         assert!(s.contains(w), "{w} missing:\n{s}");
     }
-    // Two cards each; only this seat's are face up.
+    // Two cards each; only this seat's are face up, with suit symbols as in every game.
     assert_eq!(s.matches("??").count(), 4, "{s}");
+    let hand = g.view(Some(0)).hand.unwrap();
+    for c in hand.me().unwrap().cards.iter().flatten() {
+        let name = crate::games::card_hands::card_name(*c);
+        assert!(s.contains(&name), "{name} missing:\n{s}");
+    }
     assert!(s.contains('▶'), "no turn arrow:\n{s}");
     assert!(!s.contains("Some(") && !s.contains("Seat("), "{s}");
 }
@@ -318,6 +323,28 @@ fn a_timed_out_turn_is_withdrawn_and_said_so() {
     f.now += 3;
     assert!(!screen(&f).contains("you timed out"), "{}", screen(&f));
     assert!(matches!(f.key(ch('c')), Key::Play(_)), "{}", screen(&f));
+}
+
+#[test]
+fn a_timeout_notice_leaves_the_key_line_while_no_question_comes() {
+    let g = game_until::<Tolerance>(2, 6, calm, betting);
+    let mut f = asked(&g, 2);
+    let timed_out = || {
+        let mut u = update(&g, "move", vec![1]);
+        u.my_timeouts = 1;
+        u
+    };
+    f.update(timed_out());
+    assert!(screen(&f).contains("you timed out"), "{}", screen(&f));
+    // The table goes on for hands without asking this seat: the notice does not stay.
+    f.now += 25;
+    f.update(timed_out());
+    let s = screen(&f);
+    assert!(!s.contains("you timed out"), "{s}");
+    // Nor does a later question bring it back.
+    f.ask(&g.view(Some(0)), &g.legal_actions(0), false);
+    let s = screen(&f);
+    assert!(!s.contains("you timed out") && s.contains("[c]"), "{s}");
 }
 
 #[test]
@@ -490,6 +517,63 @@ fn the_mia_panel_offers_a_claim_after_a_roll() {
         Key::Play(M::Claim(_)) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// Mia at the moment seat 0 claims after its own roll, with a challenge already settled (so the
+/// help offers `v`), and the value it rolled among the claims it may make.
+fn mia_claiming_its_roll() -> crate::games::mia::Mia {
+    use crate::games::mia::{Action as M, LogEntry, Mia, Throw};
+    game_until::<Mia>(
+        2,
+        21,
+        |_, _, l| l[0],
+        |g| {
+            let v = g.view(Some(0));
+            let Some(d) = v.cup.as_ref().and_then(|c| c.dice) else {
+                return false;
+            };
+            let truth = Throw::of_dice(d[0], d[1]);
+            v.log
+                .iter()
+                .any(|e| matches!(e, LogEntry::LostLives { .. }))
+                && g.legal_actions(0).contains(&M::Claim(truth))
+        },
+    )
+}
+
+#[test]
+fn mias_t_claims_the_value_you_rolled() {
+    use crate::games::mia::{Action as M, Mia, Throw};
+    let g = mia_claiming_its_roll();
+    let d = g.view(Some(0)).cup.unwrap().dice.unwrap();
+    let truth = Throw::of_dice(d[0], d[1]);
+    // The panel as the table makes it: it learns its seat only when drawn.
+    let mut f = asked_with::<Mia>(&g, 2, Mia::panel());
+    // Past the last challenge's result, then away from the truth, so that `t` has to bring
+    // the cursor back.
+    f.key(ch(' '));
+    f.key(key(KeyCode::Home));
+    f.key(key(KeyCode::End));
+    assert_eq!(f.key(ch('t')), Key::None);
+    let s = screen(&f);
+    assert!(!s.contains("have not seen"), "{s}");
+    assert_eq!(f.key(key(KeyCode::Enter)), Key::Play(M::Claim(truth)));
+}
+
+#[test]
+fn mias_key_help_fits_80_columns() {
+    use crate::games::mia::Mia;
+    let g = mia_claiming_its_roll();
+    let mut f = asked_with::<Mia>(&g, 2, Mia::panel());
+    // The last challenge comes up first; a key brings the table back.
+    assert!(screen(&f).contains("any key: back to the table"));
+    f.key(ch(' '));
+    let s = screen(&f);
+    let help = s.lines().last().unwrap().trim_end();
+    assert!(
+        help.ends_with("Enter claim · v: last challenge"),
+        "the key help is cut: {help:?}"
+    );
 }
 
 #[test]

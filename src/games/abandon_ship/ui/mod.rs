@@ -9,7 +9,7 @@ use crate::games::script::Replayed;
 use crate::games::ui::words::{count, people};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
-use words::{cards, held_card, line, named};
+use words::{cards, held_card, line, named, round_words};
 
 #[cfg(feature = "terminal")]
 pub mod panel;
@@ -23,10 +23,14 @@ impl GameUi for AbandonShip {
 
     fn render(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = format!(
-            "── round {} · {} left in the deck · playing to {} ──\n",
-            v.round,
+            "── {} · {} left in the deck · playing to {}{} ──\n",
+            round_words(v),
             count(v.deck_left, "card", "cards"),
-            v.target
+            v.target,
+            match v.rounds {
+                Some(n) => format!(" or for {}", count(n, "round", "rounds")),
+                None => String::new(),
+            }
         );
         let _ = write!(s, "  lifeboats:");
         for (i, b) in v.lifeboats.iter().enumerate() {
@@ -131,10 +135,16 @@ impl GameUi for AbandonShip {
                 Ok(Action::Fight { position, target })
             }
             Some(w) if PlayingCard::parse(w).is_ok() => {
-                // A bare card: the one move it can mean now.
+                // A bare card: the one move it can mean now; on a turn it may be discarded or
+                // fight with, the player says which (a discard taken by mistake cannot be undone).
                 let position = card(0)?;
                 match view.phase {
-                    Phase::Play => Ok(Action::Discard { position }),
+                    Phase::Play => Err(format!(
+                        "discard {c} or fight with it? type discard {w} or fight {w} and the \
+                         player's #",
+                        c = named(view, position),
+                        w = w.to_ascii_uppercase()
+                    )),
                     Phase::Fight => Ok(Action::Raise { position }),
                     Phase::Key => Ok(Action::Key { position }),
                     _ => Err("it is not your move".into()),

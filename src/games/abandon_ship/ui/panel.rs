@@ -301,7 +301,7 @@ impl Panel<AbandonShip> for AbandonPanel {
                 spans.push(Span::styled(" removed", theme.dim()));
             }
             if v.winners.contains(seat) {
-                spans.push(Span::styled(" wins", theme.good()));
+                spans.push(Span::styled(" winner", theme.good()));
             }
             rows.push(Line::from(spans));
             // Once shown (the showdown), a player's hand is named.
@@ -312,7 +312,8 @@ impl Panel<AbandonShip> for AbandonPanel {
             }
         }
         let want = (rows.len() as u16 + 2).min(area.height.saturating_sub(6));
-        let title = format!(" Round {} ", v.round.max(1));
+        let mut title = format!(" {} ", super::words::round_words(v));
+        title.replace_range(1..2, "R");
         let you = ctx.table_and_story(frame, area, rows, &title, want);
         let asked = !self.legal.is_empty();
         let mut lines = Vec::new();
@@ -370,8 +371,8 @@ impl Panel<AbandonShip> for AbandonPanel {
             .as_ref()
             .map(|v| {
                 format!(
-                    "round {} · to {} · deck {}",
-                    v.round.max(1),
+                    "{} · to {} · deck {}",
+                    super::words::round_words(v),
                     v.target,
                     v.deck_left
                 )

@@ -4,7 +4,7 @@ use crate::cards::{CardId, PlayingCard, Suit};
 use crate::engine::Seat;
 use crate::games::abandon_ship::game::{card_name, suit_name, AbandonView, Entry};
 use crate::games::card_hands;
-use crate::games::ui::words::{count, people, says, whose};
+use crate::games::ui::words::{agree, count, gone, people, says, whose};
 use std::fmt::Write;
 
 pub fn cards(cs: &[CardId]) -> String {
@@ -38,7 +38,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             "{} a fight with {} and {} {}",
             says(n(*seat), "picks"),
             n(*target),
-            if n(*seat) == "you" { "play" } else { "plays" },
+            agree(&n(*seat), "plays"),
             card_name(*card)
         ),
         Entry::Raised { seat, card } => {
@@ -111,7 +111,10 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
                     " ({}{})",
                     claims
                         .iter()
-                        .map(|c| format!("{} holds {} in {}", n(c.seat), c.held, suit_name(*suit)))
+                        .map(|c| {
+                            let who = says(n(c.seat), "holds");
+                            format!("{who} {} in {}", c.held, suit_name(*suit))
+                        })
                         .collect::<Vec<_>>()
                         .join(", "),
                     if tied {
@@ -157,10 +160,18 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             _ => format!("{} share the win", people(seats, n)),
         },
         Entry::Forfeited { seat, reason } => format!(
-            "{} {}: the game ends without a winner",
-            n(*seat),
-            reason.describe()
+            "{}: the game ends without a winner",
+            gone(n(*seat), *reason)
         ),
+    }
+}
+
+/// "round 2 of 3" when the table caps the rounds, else "round 2".
+pub fn round_words(v: &AbandonView) -> String {
+    let r = v.round.max(1);
+    match v.rounds {
+        Some(n) => format!("round {r} of {n}"),
+        None => format!("round {r}"),
     }
 }
 

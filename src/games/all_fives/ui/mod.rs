@@ -89,15 +89,23 @@ impl GameUi for AllFives {
         Ok(Action::Play { position, end })
     }
 
-    fn move_text(_: &Self::View, action: &Action) -> String {
+    fn move_text(view: &Self::View, action: &Action) -> String {
+        // A tile by its numbers: the deck position a move carries means nothing to a player.
+        let named = |position: &u16| {
+            view.tiles
+                .iter()
+                .find(|(p, _)| p == position)
+                .map(|(_, t)| words::tile(*t))
+                .unwrap_or_else(|| "a tile".into())
+        };
         match action {
             Action::Draw => "draw".into(),
             Action::Pass => "pass".into(),
             Action::Play {
                 position,
                 end: End::Lead,
-            } => format!("lead tile #{position}"),
-            Action::Play { position, end } => format!("tile #{position} {}", end.word()),
+            } => format!("lead {}", named(position)),
+            Action::Play { position, end } => format!("{} {}", named(position), end.word()),
         }
     }
 
@@ -117,7 +125,7 @@ impl GameUi for AllFives {
         let best = self.scores[self.team_of(o.winners[0])];
         format!(
             "{} with {best} points after {hands} ({})",
-            act(&side(&o.winners, names), "wins", "win", o.winners.len() > 1),
+            act(&side(&o.winners, names), "wins", o.winners.len() > 1),
             scores_line(&self.teams, &self.scores, names)
         )
     }

@@ -5,16 +5,19 @@ use crate::engine::Seat;
 use crate::games::all_fives::game::{halves, pips, AllFivesView, End, Entry, HandEnd};
 use crate::games::dominoes::ui::joined as side;
 use crate::games::dominoes::{self};
+use crate::games::ui::words::{agree, agree_many, gone};
 use std::fmt::Write;
 
 pub fn tile(t: CardId) -> String {
     dominoes::ui::tile_text(halves(t))
 }
 
-/// "Ann sets" / "you set"; "Ann and you score".
-pub fn act(who: &str, third: &str, base: &str, plural: bool) -> String {
-    let verb = if who == "you" || plural { base } else { third };
-    format!("{who} {verb}")
+/// "Ann sets" / "you set"; "Ann and you score" (`plural`: a side of partners).
+pub fn act(who: &str, verb: &'static str, plural: bool) -> String {
+    format!(
+        "{who} {}",
+        agree_many(if plural { 2 } else { 1 }, who, verb)
+    )
 }
 
 /// A record entry in words.
@@ -27,7 +30,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         } => format!(
             "hand {number}: {}{}",
             if *by_lot { "by lot, " } else { "" },
-            act(&n(*leader), "leads", "lead", false)
+            act(&n(*leader), "leads", false)
         ),
         Entry::Played {
             seat,
@@ -38,10 +41,10 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         } => {
             let who = n(*seat);
             let set = match end {
-                End::Lead => format!("{} {}", act(&who, "leads", "lead", false), tile(*t)),
+                End::Lead => format!("{} {}", act(&who, "leads", false), tile(*t)),
                 e => format!(
                     "{} {} on the {} end",
-                    act(&who, "sets", "set", false),
+                    act(&who, "sets", false),
                     tile(*t),
                     e.word()
                 ),
@@ -54,24 +57,21 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         }
         Entry::Drew { seat } => format!(
             "{} a tile from the boneyard",
-            act(&n(*seat), "draws", "draw", false)
+            act(&n(*seat), "draws", false)
         ),
-        Entry::Passed { seat } => act(&n(*seat), "passes", "pass", false),
+        Entry::Passed { seat } => act(&n(*seat), "passes", false),
         Entry::Ended {
             how: HandEnd::Domino(s),
-        } => format!(
-            "{}: the hand is over",
-            act(&n(*s), "dominoes", "domino", false)
-        ),
+        } => format!("{}: the hand is over", act(&n(*s), "dominoes", false)),
         Entry::Ended {
             how: HandEnd::Blocked,
         } => "nobody can play: the hand is blocked".into(),
         Entry::Showed { seat, tiles } if tiles.is_empty() => {
-            format!("{} no tiles", act(&n(*seat), "holds", "hold", false))
+            format!("{} no tiles", act(&n(*seat), "holds", false))
         }
         Entry::Showed { seat, tiles } => format!(
             "{} {} ({} pips)",
-            act(&n(*seat), "shows", "show", false),
+            act(&n(*seat), "shows", false),
             tiles.iter().map(|t| tile(*t)).collect::<Vec<_>>().join(" "),
             tiles.iter().map(|t| pips(*t)).sum::<u32>()
         ),
@@ -80,24 +80,24 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         }
         Entry::HandScored { seats, points } => format!(
             "{} {points} points for the hand",
-            act(&side(seats, n), "scores", "score", seats.len() > 1)
+            act(&side(seats, n), "scores", seats.len() > 1)
         ),
         Entry::Misplayed { seat, tile: t, end } => format!(
             "{} {} on the {} end, where it does not fit, and {} the game",
-            act(&n(*seat), "shows", "show", false),
+            act(&n(*seat), "shows", false),
             tile(*t),
             end.word(),
-            if n(*seat) == "you" { "lose" } else { "loses" }
+            agree(&n(*seat), "loses")
         ),
         Entry::Forfeited { seat, reason } => format!(
-            "{} ({})",
-            act(&n(*seat), "is removed", "are removed", false),
-            reason.describe()
+            "{}: {} out of the game",
+            gone(n(*seat), *reason),
+            act(&n(*seat), "is", false)
         ),
         Entry::Over { winners } if winners.is_empty() => "the game is over: nobody wins".into(),
         Entry::Over { winners } => format!(
             "the game is over: {}",
-            act(&side(winners, n), "wins", "win", winners.len() > 1)
+            act(&side(winners, n), "wins", winners.len() > 1)
         ),
     }
 }

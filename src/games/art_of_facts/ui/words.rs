@@ -4,7 +4,7 @@ use crate::engine::Seat;
 use crate::games::art_of_facts::deck::Card;
 use crate::games::art_of_facts::game::{ArtView, Entry};
 use crate::games::art_of_facts::value;
-use crate::games::ui::words::says;
+use crate::games::ui::words::{agree, says};
 
 pub fn cards_text(cards: &[Card]) -> String {
     cards.iter().map(Card::name).collect::<Vec<_>>().join(", ")
@@ -43,7 +43,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
         Entry::TookBack { seat, chips } => format!(
             "{} the dealer and {} {chips} back",
             says(n(*seat), "ties"),
-            if n(*seat) == "you" { "take" } else { "takes" }
+            agree(&n(*seat), "takes")
         ),
         Entry::Won {
             seat,

@@ -5,7 +5,7 @@ use crate::games::chickenfoot::game::{Action, Chickenfoot, ChickenfootView, Spot
 use crate::games::dominoes::ui::{joined as seats, Typed};
 use crate::games::dominoes::{self};
 use crate::games::registry::TableGame;
-use crate::games::ui::words::count;
+use crate::games::ui::words::{agree_many, count};
 use std::fmt::Write;
 
 use crate::games::dominoes::ui::tile_text as tile;
@@ -48,8 +48,13 @@ impl GameUi for Chickenfoot {
         s
     }
 
-    fn prompt(_view: &ChickenfootView, legal: &[Action]) -> String {
+    fn prompt(view: &ChickenfootView, legal: &[Action]) -> String {
         match legal.first() {
+            Some(Action::Pass) if view.pass_ends_round() => {
+                "no tile fits and the chicken yard is empty: your pass ends the round for \
+                 everyone (No Draw). pass? > "
+                    .into()
+            }
             Some(Action::Draw) => "no tile fits: draw? > ".into(),
             Some(Action::Pass) => "no tile fits: pass? > ".into(),
             _ => "play a tile, and a line number if it fits several (e.g. 3-5 2) > ".into(),
@@ -87,11 +92,20 @@ impl GameUi for Chickenfoot {
         Ok(Action::Play { position, spot })
     }
 
-    fn move_text(_: &Self::View, action: &Action) -> String {
+    fn move_text(view: &Self::View, action: &Action) -> String {
         match action {
             Action::Draw => "draw".into(),
             Action::Pass => "pass".into(),
-            Action::Play { position, spot } => format!("tile #{position} {}", spot_words(*spot)),
+            // A tile by its numbers: the deck position a move carries means nothing to a player.
+            Action::Play { position, spot } => {
+                let t = view
+                    .tiles
+                    .iter()
+                    .find(|(p, _)| p == position)
+                    .map(|(_, h)| tile(*h))
+                    .unwrap_or_else(|| "a tile".into());
+                format!("{t} {}", spot_words(*spot))
+            }
         }
     }
 
@@ -107,11 +121,7 @@ impl GameUi for Chickenfoot {
         format!(
             "{} {} with {best} points after {rounds} ({})",
             seats(&o.winners, names),
-            if o.winners.len() > 1 || names(o.winners[0]) == "you" {
-                "win"
-            } else {
-                "wins"
-            },
+            agree_many(o.winners.len(), &names(o.winners[0]), "wins"),
             scores_line(&self.scores, names)
         )
     }

@@ -188,6 +188,9 @@ impl Panel<Chickenfoot> for ChickenfootPanel {
                 _ if self.pick.legal.contains(&Action::Draw) => {
                     "no tile fits: press d to draw".into()
                 }
+                _ if self.pick.view.as_ref().is_some_and(|v| v.pass_ends_round()) => {
+                    "no tile fits and the yard is empty: p passes and ends the round".into()
+                }
                 _ if self.pick.legal.contains(&Action::Pass) => {
                     "no tile fits: press p to pass".into()
                 }
@@ -294,6 +297,10 @@ impl Panel<Chickenfoot> for ChickenfootPanel {
     }
 
     fn help(&self) -> String {
+        if self.pick.view.as_ref().is_some_and(|v| v.pass_ends_round()) {
+            return "p: pass — the yard is empty: this ends the round for everyone · q: quit"
+                .into();
+        }
         self.pick.help(&[
             "←/→: pick a tile",
             "↑/↓: pick where it goes",

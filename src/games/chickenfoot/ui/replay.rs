@@ -1,12 +1,17 @@
 //! Chickenfoot scripts: a round with its tiles and lot fixed, replayed through the engine.
 //! Format: `protocol/rules/chickenfoot.md` (§13).
 
+use crate::cards::CardId;
 use crate::engine::Seat;
-use crate::games::chickenfoot::game::{Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot};
+use crate::games::chickenfoot::game::{
+    double_id, Action, Chickenfoot, Entry, Layout, RoundEnd, Setup, Spot,
+};
 use crate::games::dominoes;
 use serde::Serialize;
 
-/// A Chickenfoot script: every round's deck leaves its centerpiece out; moves are
+/// A Chickenfoot script: `deck` is the first round's deck, its centerpiece left out; each later
+/// round deals the same deck with that round's centerpiece taken out and the first round's
+/// centerpiece in its place (every other tile where the script put it). Moves are
 /// "SEAT a-b center", "SEAT a-b end LINE", "SEAT a-b toe LINE" (lines numbered from 1 in the
 /// order they began), "SEAT draw", "SEAT pass".
 pub type Script = dominoes::ui::Script<Setup>;
@@ -73,11 +78,61 @@ pub fn parse_action(s: &str) -> Result<(Seat, Action), String> {
 }
 
 impl dominoes::ui::Script<Setup> {
+    /// Every round's deck by position: the script's deck for the first round, and for each
+    /// later one the same with its centerpiece swapped for the first round's.
+    fn round_decks(&self) -> Result<Vec<Vec<CardId>>, String> {
+        let max = self.setup.max_pip();
+        let first = double_id(max, max);
+        let deck = dominoes::ui::script_deck(max, &self.deck, Some(first))?;
+        // The centerpieces go down one double a round, to the double blank (§3).
+        Ok((0..=max)
+            .map(|r| {
+                let center = double_id(max, max - r);
+                deck.iter()
+                    .map(|t| if *t == center { first } else { *t })
+                    .collect()
+            })
+            .collect())
+    }
+
     pub fn run(&self) -> Result<Output, String> {
         let game = Chickenfoot::new(&self.setup).map_err(|e| e.to_string())?;
         let max = self.setup.max_pip();
-        let center = crate::games::chickenfoot::game::double_id(max, game.center());
-        let (game, end) = self.play(game, max, Some(center), parse_action)?;
+        let decks = self.round_decks()?;
+        let mut chance = crate::engine::sim::Script::new(decks[0].clone(), self.dice.clone());
+        chance.decks = (0..).zip(decks.iter().cloned()).collect();
+        // A move names a tile; the engine's names its position in the deck of the round it is
+        // made in, known only when the script gets there.
+        let moves: Vec<(Seat, Vec<String>)> = self
+            .actions
+            .iter()
+            .map(|a| {
+                crate::games::script::script_words(a)
+                    .map(|(s, w)| (s, w.iter().map(|x| x.to_string()).collect()))
+                    .ok_or_else(|| parse_action(a).err().unwrap_or_default())
+            })
+            .collect::<Result<_, _>>()?;
+        let move_at = |g: &Chickenfoot, i: usize| -> Result<(Seat, Action), String> {
+            let (seat, w) = &moves[i];
+            let line = match w.first().map(String::as_str) {
+                Some("draw" | "pass" | "play") | None => format!("{seat} {}", w.join(" ")),
+                Some(t) => {
+                    let tile = dominoes::ui::parse_tile(max, t)?;
+                    let deck = &decks[usize::try_from(g.round)
+                        .unwrap_or(usize::MAX)
+                        .min(decks.len() - 1)];
+                    let p = deck.iter().position(|x| *x == tile).ok_or_else(|| {
+                        format!(
+                            "{} is this round's centerpiece, not a tile in a hand",
+                            dominoes::ui::tile_text(g.halves(tile))
+                        )
+                    })?;
+                    format!("{seat} play {p} {}", w[1..].join(" "))
+                }
+            };
+            parse_action(&line)
+        };
+        let (game, end) = crate::games::script::play_script_by(game, chance, moves.len(), move_at)?;
         let players = game.setup.players;
         let mut points = vec![None; usize::from(players)];
         for e in &game.log {

@@ -3,7 +3,7 @@
 use crate::engine::Seat;
 use crate::games::chickenfoot::game::{ChickenfootView, Entry, Layout, RoundEnd, Spot};
 use crate::games::dominoes::ui::joined as seats;
-use crate::games::ui::words::says;
+use crate::games::ui::words::{agree, agree_many, gone, says};
 
 pub use crate::games::dominoes::ui::tile_text as tile;
 
@@ -70,20 +70,20 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             "{} a tile that does not match {} and {} the game",
             says(n(*seat), "shows"),
             spot_words(*spot),
-            if n(*seat) == "you" { "lose" } else { "loses" }
+            agree(&n(*seat), "loses")
         ),
         Entry::Forfeited { seat, reason } => {
-            format!("{} ({})", says(n(*seat), "is removed"), reason.describe())
+            format!(
+                "{}: {} out of the game",
+                gone(n(*seat), *reason),
+                says(n(*seat), "is")
+            )
         }
         Entry::Over { winners } if winners.is_empty() => "the game is over: nobody wins".into(),
         Entry::Over { winners } => format!(
             "the game is over: {} {}",
             seats(winners, n),
-            if winners.len() > 1 || n(winners[0]) == "you" {
-                "win"
-            } else {
-                "wins"
-            }
+            agree_many(winners.len(), &n(winners[0]), "wins")
         ),
     }
 }

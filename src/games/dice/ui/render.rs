@@ -4,6 +4,7 @@ use super::state::{BidField, ChallengeResult, DiceInput, DiceScreen, DiceState, 
 use crate::engine::Seat;
 use crate::games::mia::{self, Throw};
 use crate::games::perudo::{self, count_for, Bid};
+use crate::games::ui::words::{says, whose};
 use crate::games::ui::{Ctx, Theme};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Modifier, Style};
@@ -26,7 +27,7 @@ pub fn title_text(state: &DiceState) -> String {
         Some(DiceView::Perudo(v)) => {
             let mut s = format!("round {} · {} dice on the table", v.round, v.total_dice);
             if v.putana {
-                s.push_str(" · PUTANA: ones not wild");
+                s.push_str(" · one-die round: ones not wild");
             }
             s
         }
@@ -53,7 +54,8 @@ pub fn help_text(state: &DiceState) -> String {
             "←/→ or two digits: value · t truth · Enter raise · Esc back".into()
         }
         (_, DiceInput::Pick { .. }) => {
-            format!("←/→ or two digits (43, 21 = Mia): value · t truth · Enter claim{v}")
+            // Within 79 columns with the last-challenge key: the help line is 80 wide.
+            format!("←/→ or two digits (21 = Mia) · t truth · Enter claim{v}")
         }
         (_, DiceInput::Respond) => {
             let raise = if state.pick_options(true).is_empty() {
@@ -92,13 +94,8 @@ fn dice_spans(dice: &[u8], bid: Option<(Bid, bool)>, theme: &Theme) -> Vec<Span<
     out
 }
 
-/// "your" for this seat, "Ana's" for the others.
 fn possessive(name: &str) -> String {
-    if name == "you" {
-        "your".into()
-    } else {
-        format!("{name}'s")
-    }
+    whose(name.to_string())
 }
 
 fn pct(p: f64) -> String {
@@ -219,7 +216,7 @@ fn draw_seats(frame: &mut Frame, area: Rect, state: &DiceState, theme: &Theme) {
                         .filter(|c| c.owner == *seat && standing)
                         .and_then(|c| c.claim)
                     {
-                        role.push(format!("claims {claim}"));
+                        role.push(format!("claimed {claim}"));
                     }
                     seat_row(
                         state,
@@ -300,7 +297,7 @@ fn perudo_lines(state: &DiceState, v: &perudo::PerudoView, theme: &Theme) -> Vec
     }
     if v.putana {
         out.push(Line::styled(
-            "Putana: ones not wild, the face stays",
+            "one-die round: ones are not wild and the face stays",
             theme.bad(),
         ));
     }
@@ -486,7 +483,7 @@ fn draw_result(
                 n(*challenger),
                 possessive(&n(*bidder)),
                 if *putana {
-                    " (Putana: ones not wild)"
+                    " (a one-die round: ones not wild)"
                 } else {
                     ""
                 }
@@ -501,14 +498,14 @@ fn draw_result(
             let holds = count >= &bid.quantity;
             lines.push(Line::styled(
                 format!(
-                    "{count} counted for {bid}: the bid {} — {} loses a die",
+                    "{count} counted for {bid}: the bid {} — {} a die",
                     if holds { "holds" } else { "fails" },
-                    n(*loser)
+                    says(n(*loser), "loses")
                 ),
                 theme.accent(),
             ));
             if *out {
-                lines.push(Line::styled(format!("{} is out", n(*loser)), theme.bad()));
+                lines.push(Line::styled(says(n(*loser), "is out"), theme.bad()));
             }
             " Dudo! The cups are opened ".to_string()
         }
@@ -538,9 +535,9 @@ fn draw_result(
             let holds = loser != owner;
             lines.push(Line::styled(
                 format!(
-                    "the claim {} — {} loses {lives} {}{}",
+                    "the claim {} — {} {lives} {}{}",
                     if holds { "holds" } else { "was a lie" },
-                    n(*loser),
+                    says(n(*loser), "loses"),
                     if *lives == 1 { "life" } else { "lives" },
                     if *claim == Throw::MIA {
                         " (Mia was claimed)"
@@ -551,7 +548,7 @@ fn draw_result(
                 theme.accent(),
             ));
             if *out {
-                lines.push(Line::styled(format!("{} is out", n(*loser)), theme.bad()));
+                lines.push(Line::styled(says(n(*loser), "is out"), theme.bad()));
             }
             " Challenge! The cup is lifted ".to_string()
         }

@@ -377,11 +377,12 @@ impl DiceState {
         t
     }
 
-    /// What this seat rolled, when it holds the cup it rolled.
+    /// What this seat rolled, when it holds the cup it rolled. The seat is the view's own:
+    /// the panel's state learns `me` only when it is drawn, and a key can come first.
     pub fn my_roll(&self) -> Option<Throw> {
         let v = self.mia()?;
         let cup = v.cup.as_ref()?;
-        if Some(cup.roller) != self.me {
+        if v.viewer.is_none() || Some(cup.roller) != v.viewer {
             return None;
         }
         cup.dice.map(|d| Throw::of_dice(d[0], d[1]))

@@ -85,7 +85,7 @@ impl Panel<HighCard> for HighCardPanel {
                     Span::raw(format!("{:<16} {points:>4} points  ", ctx.name(*seat))),
                 ];
                 if let Some(c) = card {
-                    spans.push(theme.card(c));
+                    spans.push(theme.card_face(c));
                 }
                 if !v.active.contains(seat) {
                     spans.push(Span::styled("  out", theme.dim()));

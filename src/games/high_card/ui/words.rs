@@ -1,12 +1,12 @@
 //! high_card: the words of its record and table.
 
-use crate::cards::PlayingCard;
 use crate::engine::Seat;
 use crate::games::high_card::game::{Action, Entry};
-use crate::games::ui::words::says;
+use crate::games::ui::words::{agree, says};
 
+/// "Q♠", as every game shows a card.
 pub fn card(c: crate::cards::CardId) -> String {
-    PlayingCard::from_id(c).to_string()
+    crate::games::card_hands::card_name(c)
 }
 
 /// A record entry in words.
@@ -18,7 +18,7 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             "{} {} face up and {} a new card",
             says(n(*seat), "discards"),
             card(*discarded),
-            if n(*seat) == "you" { "draw" } else { "draws" }
+            agree(&n(*seat), "draws")
         ),
         Entry::Decided { seat, action } => {
             let verb = if *action == Action::Stay {

@@ -285,9 +285,12 @@ impl GameUi for Insider {
                     )
                 } else {
                     format!(
-                        "{} not the Insider — {} wins",
+                        "{} not the Insider — {}",
                         says(names(*accused), "is"),
-                        insider.map(&names).unwrap_or_else(|| "the Insider".into())
+                        says(
+                            insider.map(&names).unwrap_or_else(|| "the Insider".into()),
+                            "wins"
+                        )
                     )
                 }
             }

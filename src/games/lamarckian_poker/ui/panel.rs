@@ -159,7 +159,7 @@ impl Panel<LamarckianPoker> for LamarckianPanel {
                 }
             }
             if v.winners.contains(seat) {
-                spans.push(Span::styled("  wins", theme.good()));
+                spans.push(Span::styled("  winner", theme.good()));
             }
             rows.push(Line::from(spans));
         }

@@ -3,7 +3,7 @@
 use crate::engine::Seat;
 use crate::games::lamarckian_poker::game::Entry;
 use crate::games::lamarckian_poker::hand::card_name;
-use crate::games::ui::words::{people, says};
+use crate::games::ui::words::{agree, gone, people, says};
 
 pub use crate::games::card_hands::names as cards;
 
@@ -17,18 +17,16 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             captured,
         } => {
             let who = says(n(*seat), "plays");
-            if captured.is_empty() {
-                format!(
-                    "{who} {}, captures nothing, and it falls into the pool",
-                    card_name(*mark)
-                )
+            let takes = agree(&n(*seat), "captures");
+            let taken = if captured.is_empty() {
+                "nothing".to_string()
             } else {
-                format!(
-                    "{who} {}, captures {}, and it falls into the pool",
-                    card_name(*mark),
-                    cards(captured)
-                )
-            }
+                cards(captured)
+            };
+            format!(
+                "{who} {}, {takes} {taken}, and it falls into the pool",
+                card_name(*mark)
+            )
         }
         Entry::Discarded { cards: cs } if cs.is_empty() => "the pool is empty".into(),
         Entry::Discarded { cards: cs } => format!("{} discarded", cards(cs)),
@@ -47,9 +45,8 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String) -> String {
             }
         }
         Entry::Forfeited { seat, reason } => format!(
-            "{} {}: the game ends without a winner",
-            n(*seat),
-            reason.describe()
+            "{}: the game ends without a winner",
+            gone(n(*seat), *reason)
         ),
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::engine::Seat;
 use crate::games::mia::game::LogEntry;
-use crate::games::ui::words::{faces, says, whose};
+use crate::games::ui::words::{agree, faces, says, whose};
 
 /// A log entry in words.
 pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
@@ -13,7 +13,7 @@ pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
         E::Rolled { seat } => format!(
             "{} the cup and {}",
             says(n(*seat), "rolls"),
-            if n(*seat) == "you" { "look" } else { "looks" }
+            agree(&n(*seat), "looks")
         ),
         E::Claimed { seat, claim } => format!("{} {claim}", says(n(*seat), "claims")),
         E::Passed { seat, claim } => format!("{} {claim} on unseen", says(n(*seat), "passes")),

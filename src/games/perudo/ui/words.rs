@@ -13,15 +13,14 @@ pub fn line(e: &LogEntry, n: &dyn Fn(Seat) -> String) -> String {
             round,
             opener,
             putana,
-        } => format!(
-            "round {round}{}: {} opens",
-            if *putana {
-                " (PUTANA: ones not wild, face fixed)"
-            } else {
-                ""
-            },
-            n(*opener)
+        } if *putana => format!(
+            "round {round}: {} with one die left, so ones are not wild and nobody may change \
+             the face",
+            says(n(*opener), "opens")
         ),
+        E::Round { round, opener, .. } => {
+            format!("round {round}: {}", says(n(*opener), "opens"))
+        }
         E::Bid { seat, bid } => format!("{} {bid}", says(n(*seat), "bids")),
         E::Dudo { seat, against } => format!("{}: dudo! (against {})", n(*seat), n(*against)),
         E::Shown { seat, dice } => format!("{} {}", says(n(*seat), "shows"), faces(dice)),

@@ -440,7 +440,7 @@ fn player_rows(v: &ReformView, ctx: &Ctx, width: usize) -> Vec<Line<'static>> {
             spans.push(Span::styled(" removed", theme.dim()));
         }
         if v.winners.contains(&p.seat) {
-            spans.push(Span::styled(" wins", theme.good()));
+            spans.push(Span::styled(" winner", theme.good()));
         }
         rows.push(Line::from(spans));
         let living: Vec<String> = p.piles[..3]

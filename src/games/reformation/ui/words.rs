@@ -5,7 +5,7 @@ use crate::engine::Seat;
 use crate::games::reformation::data::{faith_word, Data, Role, Suit};
 use crate::games::reformation::effects::{ChoiceKind, Did, Quiet};
 use crate::games::reformation::game::{Action, Entry, Phase, ReformView, Tally};
-use crate::games::ui::words::{count, says, whose};
+use crate::games::ui::words::{count, gone, says, whose};
 use std::fmt::Write;
 
 /// A card's name: "Valiant Knight".
@@ -214,9 +214,8 @@ pub fn line(e: &Entry, n: &dyn Fn(Seat) -> String, data: &Data) -> String {
             n(*seat)
         ),
         Entry::Forfeited { seat, reason } => format!(
-            "{} {}: the game ends without a winner",
-            n(*seat),
-            reason.describe()
+            "{}: the game ends without a winner",
+            gone(n(*seat), *reason)
         ),
     }
 }

@@ -22,7 +22,11 @@ impl GameUi for Tolerance {
                 out.push(words::entry_text(e, names));
             }
             for (seat, why) in &h.forfeits {
-                out.push(format!("{} forfeited the hand: {why}", names(*seat)));
+                out.push(format!(
+                    "{} forfeited the hand: {}",
+                    names(*seat),
+                    crate::games::ui::words::gone(names(*seat), *why)
+                ));
             }
             // Last, so that the story only ever grows while a hand turns into history.
             if let Some(v) = viewer {

@@ -525,7 +525,7 @@ impl TolerancePanel {
                 }
                 let mut cards: Vec<Span> = Vec::new();
                 for c in &p.cards {
-                    cards.push(theme.card(*c));
+                    cards.push(theme.card_face(*c));
                     cards.push(Span::raw(" "));
                 }
                 let state_text = if p.folded {
@@ -723,7 +723,7 @@ fn my_lines(v: &HandView, theme: &Theme) -> Vec<Line<'static>> {
     };
     let mut cards: Vec<Span> = vec![Span::raw("cards  ")];
     for c in &me.cards {
-        cards.push(theme.card(*c));
+        cards.push(theme.card_face(*c));
         cards.push(Span::raw(" "));
     }
     let mut out = vec![Line::from(cards)];
@@ -785,7 +785,11 @@ fn winner_lines(ctx: &Ctx, h: &HandSummary) -> Vec<String> {
         }
     }
     for (s, why) in &h.forfeits {
-        out.push(format!("{} forfeited: {why}", ctx.name(*s)));
+        out.push(format!(
+            "{} forfeited: {}",
+            ctx.name(*s),
+            crate::games::ui::words::gone(ctx.name(*s), *why)
+        ));
     }
     out
 }
@@ -816,7 +820,7 @@ fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, them
                 match h.shown.iter().find(|(x, _)| *x == s) {
                     Some((_, cs)) => {
                         for c in cs {
-                            cards.push(theme.card(Some(*c)));
+                            cards.push(theme.card_face(Some(*c)));
                             cards.push(Span::raw(" "));
                         }
                     }

@@ -1,16 +1,17 @@
 //! Tolerance in words: a readable text rendering of a hand, the log as sentences, the move
 //! prompt and a parser for typed moves (line mode, `watch`, histories, screen readers).
 
-use crate::cards::PlayingCard;
 use crate::engine::Seat;
 use crate::games::tolerance::hand::LogEntry;
 use crate::games::tolerance::{Action, HandView, Phase};
 use crate::games::ui::words::says;
 use std::fmt::Write;
 
+/// A card as every game shows it ("7♣", "10♥"), not in the letters scripts and variant files
+/// use ("7C").
 fn card_text(c: Option<crate::cards::CardId>) -> String {
     match c {
-        Some(id) => PlayingCard::from_id(id).to_string(),
+        Some(id) => crate::games::card_hands::card_name(id),
         None => "??".into(),
     }
 }
