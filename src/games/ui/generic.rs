@@ -204,7 +204,7 @@ impl<G: GameUi> Panel<G> for GenericPanel<G> {
         super::seat_box(
             frame,
             you,
-            theme,
+            ctx,
             !self.legal.is_empty(),
             lines,
             self.notice.as_deref(),

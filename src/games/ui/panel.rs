@@ -154,16 +154,28 @@ pub trait Panel<G: Game>: Send {
     }
 }
 
-/// A panel's bordered box for this seat, and a refusal or hint under its lines.
+/// A panel's bordered box for this seat, and a refusal or hint under its lines. A spectator
+/// has no seat: its box says it is watching.
 pub fn seat_box(
     frame: &mut Frame,
     area: Rect,
-    theme: &Theme,
+    ctx: &Ctx,
     asked: bool,
     mut lines: Vec<Line<'static>>,
     notice: Option<&str>,
 ) {
-    let title = if asked { " Your move " } else { " You " };
+    let theme = ctx.theme;
+    let title = match (ctx.me, asked) {
+        (None, _) => " Watching ",
+        (Some(_), true) => " Your move ",
+        (Some(_), false) => " You ",
+    };
+    if ctx.me.is_none() && lines.is_empty() {
+        lines.push(Line::styled(
+            "You are watching: what a player holds stays hidden until it is shown.".to_string(),
+            theme.dim(),
+        ));
+    }
     if let Some(n) = notice {
         lines.push(Line::styled(n.to_string(), theme.bad()));
     }

@@ -941,7 +941,7 @@ mod tests {
             &names,
         );
         assert!(
-            gone.contains("Ben stopped answering and sat out")
+            gone.contains("Ben stopped answering, and Ben sat out")
                 && gone.ends_with("Ben did not come back in time"),
             "{gone}"
         );

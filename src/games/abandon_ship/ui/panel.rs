@@ -218,7 +218,7 @@ impl Panel<AbandonShip> for AbandonPanel {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
         let Some(v) = &self.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let mut rows: Vec<Line> = Vec::new();
@@ -353,7 +353,7 @@ impl Panel<AbandonShip> for AbandonPanel {
                 ));
             }
         }
-        seat_box(frame, you, theme, asked, lines, self.notice.as_deref());
+        seat_box(frame, you, ctx, asked, lines, self.notice.as_deref());
     }
 
     fn help(&self) -> String {

@@ -80,7 +80,7 @@ impl Panel<AllFives> for AllFivesPanel {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
         let Some(v) = &self.pick.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let width = area.width.saturating_sub(10) as usize;
@@ -167,7 +167,7 @@ impl Panel<AllFives> for AllFivesPanel {
         self.pick.draw_hand(
             frame,
             you,
-            theme,
+            ctx,
             Vec::new(),
             &[("←→", "tile"), ("w/e/n/s", "end")],
         );

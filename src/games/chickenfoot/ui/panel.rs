@@ -205,7 +205,7 @@ impl Panel<Chickenfoot> for ChickenfootPanel {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
         let Some(v) = &self.pick.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let width = area.width.saturating_sub(2) as usize;
@@ -290,7 +290,7 @@ impl Panel<Chickenfoot> for ChickenfootPanel {
         self.pick.draw_hand(
             frame,
             you,
-            theme,
+            ctx,
             extra,
             &[("←→", "tile"), ("↑↓", "where"), ("Enter", "set")],
         );

@@ -2,7 +2,7 @@
 //! draw (d) and pass (p), the "your tiles" box with the tiles that fit lit, the key help, and
 //! the chain of tiles cut in the middle to fit.
 
-use crate::games::ui::{seat_box, Outcome, Theme};
+use crate::games::ui::{seat_box, Ctx, Outcome};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -176,12 +176,13 @@ impl<V: TileView, A: TileMove> Picker<V, A> {
         &self,
         frame: &mut Frame,
         area: Rect,
-        theme: &Theme,
+        ctx: &Ctx,
         extra: Vec<Line<'static>>,
         play: &[(&str, &str)],
     ) {
+        let theme = ctx.theme;
         let Some(v) = &self.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let asked = !self.legal.is_empty();
@@ -214,6 +215,6 @@ impl<V: TileView, A: TileMove> Picker<V, A> {
             }
             lines.push(Line::from(keys));
         }
-        seat_box(frame, area, theme, asked, lines, self.notice.as_deref());
+        seat_box(frame, area, ctx, asked, lines, self.notice.as_deref());
     }
 }

@@ -64,7 +64,7 @@ impl Panel<HighCard> for HighCardPanel {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
         let Some(v) = &self.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let seats = v.points.len() as u16;
@@ -123,7 +123,7 @@ impl Panel<HighCard> for HighCardPanel {
         seat_box(
             frame,
             you,
-            theme,
+            ctx,
             !self.legal.is_empty(),
             lines,
             self.notice.as_deref(),

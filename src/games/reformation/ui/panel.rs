@@ -233,7 +233,7 @@ impl Panel<Reformation> for ReformPanel {
     fn draw(&self, frame: &mut Frame, area: Rect, ctx: &Ctx) {
         let theme = ctx.theme;
         let Some(v) = &self.view else {
-            seat_box(frame, area, theme, false, Vec::new(), None);
+            seat_box(frame, area, ctx, false, Vec::new(), None);
             return;
         };
         let data = v.data();
@@ -367,7 +367,7 @@ impl Panel<Reformation> for ReformPanel {
             }
             lines.push(Line::from(spans));
         }
-        seat_box(frame, you, theme, asked, lines, self.notice.as_deref());
+        seat_box(frame, you, ctx, asked, lines, self.notice.as_deref());
     }
 
     fn help(&self) -> String {

@@ -594,14 +594,7 @@ impl TolerancePanel {
 
     fn draw_you(&self, frame: &mut Frame, area: Rect, ctx: &Ctx, theme: &Theme) {
         let Some(v) = self.hand() else {
-            seat_box(
-                frame,
-                area,
-                theme,
-                false,
-                Vec::new(),
-                self.notice.as_deref(),
-            );
+            seat_box(frame, area, ctx, false, Vec::new(), self.notice.as_deref());
             return;
         };
         let mut lines = my_lines(v, theme);
@@ -618,7 +611,7 @@ impl TolerancePanel {
         seat_box(
             frame,
             area,
-            theme,
+            ctx,
             ctx.asked && self.my_turn(),
             lines,
             self.notice.as_deref(),
