@@ -1549,6 +1549,10 @@ fn watching_a_live_table_on_the_terminal_table_and_stopping() {
         !seen.contains("Your move"),
         "a spectator was asked:\n{seen}"
     );
+    assert!(
+        seen.contains("┌ Watching") && !seen.contains("┌ You "),
+        "a spectator's box is its own:\n{seen}"
+    );
     assert_exited_ok(&status, &watch);
     watch.assert_restored();
     assert!(
