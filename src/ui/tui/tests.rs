@@ -123,6 +123,8 @@ fn update<G: TableGame>(g: &G, what: &'static str, seats: Vec<Seat>) -> Update<G
             ..RelayHealth::default()
         },
         finished: None,
+        banks_spent: Vec::new(),
+        move_secs: 60,
     }
 }
 
@@ -402,6 +404,34 @@ fn a_hand_ended_by_forfeit_says_who_took_the_chips_and_what_was_shown() {
     ] {
         assert!(s.contains(w), "{w} missing:\n{s}");
     }
+}
+
+/// Your time bank runs out (the bot's too): your screen says so once, with the seconds a move
+/// now has, and the story tells of the bot's.
+#[test]
+fn a_spent_time_bank_is_told_on_the_screen_once() {
+    let g = game_until::<Tolerance>(2, 8, calm, betting);
+    let mut f = shown(&g, 2);
+    let mut u = update(&g, "move", vec![1]);
+    u.banks_spent = vec![0, 1];
+    u.move_secs = 15;
+    f.update(u);
+    let s = screen(&f);
+    assert!(
+        s.contains("your time bank is spent: each move now has only its 15 s"),
+        "{s}"
+    );
+    assert!(s.contains("bot 1's time bank is spent"), "{s}");
+    let mut again = update(&g, "move", vec![1]);
+    again.banks_spent = vec![0, 1];
+    f.update(again);
+    assert_eq!(
+        f.story_lines()
+            .iter()
+            .filter(|l| l.contains("your time bank is spent"))
+            .count(),
+        1
+    );
 }
 
 #[test]
