@@ -260,6 +260,56 @@ mod tests {
         }
     }
 
+    /// Every registered game played to its end by random moves: the table-over line names each
+    /// winner the outcome has.
+    struct EndLine;
+    impl Visit for EndLine {
+        type Out = Result<(), String>;
+        fn visit<G: TableGame>(self) -> Result<(), String> {
+            let names = |s: crate::engine::Seat| -> String {
+                ["Ana", "Ben", "Cyd", "Dee", "Eve", "Fay"][s as usize].into()
+            };
+            let (min, max) = G::SEATS;
+            for (players, seed) in [(min, 1), (max.min(4), 2), (max.min(6), 3)] {
+                let setup = G::setup(&SetupOptions {
+                    players,
+                    hands: Some(2),
+                    ..SetupOptions::default()
+                })?;
+                let mut game = G::start(&setup, players).map_err(|e| e.to_string())?;
+                let mut rng = StdRng::seed_from_u64(seed);
+                let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(seed));
+                let (outcome, _) =
+                    crate::engine::sim::play_out(&mut game, &mut oracle, 50_000, |_, _, l| {
+                        rand::seq::SliceRandom::choose(&l[..], &mut rng)
+                            .unwrap()
+                            .clone()
+                    })?;
+                let line = game.result_line(&names);
+                for w in &outcome.winners {
+                    let who: String = names(*w);
+                    if !line.contains(&who) {
+                        return Err(format!(
+                            "{} with {players} players: the end line does not name the winner \
+                             {who}: {line}",
+                            G::NAME
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_game_s_end_line_names_its_winners() {
+        let failed: Vec<String> = all()
+            .iter()
+            .filter_map(|g| with_game(g.name, EndLine).unwrap().err())
+            .collect();
+        assert!(failed.is_empty(), "{failed:#?}");
+    }
+
     #[test]
     fn every_registered_game_passes_the_generic_simulation() {
         for g in all() {

@@ -29,6 +29,7 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
     let mut last_wait = String::new();
     let mut last_error: Option<String> = None;
     let mut notes: Vec<String> = Vec::new();
+    let mut banks_told: Vec<Seat> = Vec::new();
     Box::new(move |s: &Session<G>, health: &RelayHealth| {
         let name = namer(&names, me);
         let story = s.game().story(me, &name);
@@ -40,6 +41,11 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
             println!("  ! {}", verdict_words(v, &name));
         }
         verdicts = s.verdicts().len();
+        for line in
+            super::banks_newly_spent(&s.banks_spent(), &mut banks_told, &name, s.move_secs())
+        {
+            println!("  ! {line}");
+        }
         let a = s.awaiting();
         let waiting = if a.seats.is_empty() || s.is_finished() {
             String::new()

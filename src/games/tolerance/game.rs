@@ -66,6 +66,14 @@ impl HandSummary {
                 .collect(),
         }
     }
+
+    /// Whether any card of this hand was dealt. The rules close a hand number also when a seat
+    /// forfeits before the deal (during the table's shuffle, or between hands): that number is
+    /// spent, so deck ids and blind levels stay as every client judges them, but a person
+    /// counts only hands that were dealt. Every dealt hand's record opens with its blind.
+    pub fn dealt(&self) -> bool {
+        !self.log.is_empty()
+    }
 }
 
 /// A table of Tolerance: its chips, the hand in play and the hands played.
@@ -101,6 +109,11 @@ pub struct ToleranceView {
     pub hand: Option<HandView>,
     /// The last hand played.
     pub last: Option<HandSummary>,
+    /// The stacks the last hand's seats started it with, by seat: what a seat won or lost is
+    /// its final stack less this (a pot's share also holds the seat's own bets).
+    pub last_start: Vec<(Seat, u64)>,
+    /// Hands dealt so far (`hands_played` also counts hand numbers closed before a deal).
+    pub hands_dealt: u64,
 }
 
 impl Tolerance {
@@ -330,6 +343,12 @@ impl Game for Tolerance {
             hands_limit: self.hands_limit,
             hand: self.hand.as_ref().map(|h| h.view(viewer)),
             last: self.history.last().cloned(),
+            last_start: self
+                .history
+                .last()
+                .map(|h| self.start_stacks(h.hand))
+                .unwrap_or_default(),
+            hands_dealt: self.hands_dealt(),
         }
     }
 
@@ -534,6 +553,30 @@ impl Game for Tolerance {
 }
 
 impl Tolerance {
+    /// Hands dealt so far; see [`HandSummary::dealt`] for the hand numbers that were not.
+    pub fn hands_dealt(&self) -> u64 {
+        self.history.iter().filter(|h| h.dealt()).count() as u64
+    }
+
+    /// The stacks each seat at the table had when hand `hand_no` began: its stack after the
+    /// last hand before it that it was in, else the starting stack (every seat of this game
+    /// starts with it, and chips come and go only by hands).
+    pub fn start_stacks(&self, hand_no: u64) -> Vec<(Seat, u64)> {
+        self.seated
+            .iter()
+            .map(|s| {
+                let before = self
+                    .history
+                    .iter()
+                    .rev()
+                    .filter(|h| h.hand < hand_no)
+                    .find_map(|h| h.final_stacks.iter().find(|(x, _)| x == s))
+                    .map_or(self.table.variant.starting_stack, |(_, c)| *c);
+                (*s, before)
+            })
+            .collect()
+    }
+
     /// Cards `seat` held in finished hand `hand_no`, when this client knew them and nobody
     /// showed them.
     pub fn known_cards(&self, hand_no: u64, seat: Seat) -> Option<&[CardId]> {

@@ -441,3 +441,40 @@ fn simulation_harness_passes_for_every_variant_and_table_size() {
         }
     }
 }
+
+/// A seat removed before the first deal spends a hand number (the rules count it: deck ids and
+/// blinds follow it) but no hand was dealt: the end line, the story and the between-hands title
+/// count only hands dealt.
+#[test]
+fn the_words_count_hands_dealt_not_hand_numbers_spent() {
+    use crate::engine::sim::{play_out, Oracle};
+    use crate::engine::ForfeitReason;
+    use crate::games::ui::GameUi;
+    let mut t = Tolerance::new(Variant::default(), 3, Some(3)).unwrap();
+    t.forfeit(&[2], ForfeitReason::Absent).unwrap();
+    let calm = |_: &Tolerance, _, l: Vec<Action>| {
+        [Action::Check, Action::Call, Action::Pass]
+            .into_iter()
+            .find(|a| l.contains(a))
+            .unwrap_or(l[0])
+    };
+    play_out(
+        &mut t,
+        &mut Oracle::new(StdRng::seed_from_u64(3)),
+        100_000,
+        calm,
+    )
+    .unwrap();
+    assert_eq!((t.table.hands_played, t.hands_dealt()), (3, 2));
+    let names = |s: crate::engine::Seat| ["Ana", "Ben", "Cy"][s as usize].to_string();
+    let line = t.result_line(&names);
+    assert!(line.contains("2 hands"), "{line}");
+    assert!(!line.contains("3 hands"), "{line}");
+    let story = t.story(None, &names);
+    assert_eq!(
+        story[0],
+        "hand 1 was never dealt: Cy forfeited before the deal, and no chips moved"
+    );
+    assert_eq!(story.iter().filter(|l| l.starts_with("— hand ")).count(), 2);
+    assert_eq!(t.view(None).hands_dealt, 2);
+}

@@ -945,5 +945,29 @@ mod tests {
                 && gone.ends_with("Ben did not come back in time"),
             "{gone}"
         );
+        // Issue 30: the reader who left with q-then-y, sat out and resumed into a seat again
+        // is not told it left and sat out.
+        let left = Verdict::Removed {
+            step: 4,
+            seats: vec![0],
+            reason: ForfeitReason::Left,
+            sitting_out: true,
+        };
+        let back = with_removals(
+            "2 hands played".into(),
+            &[
+                left,
+                Verdict::Back {
+                    step: 9,
+                    seats: vec![0],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            back.ends_with("you left the table, sat out and came back")
+                && !back.contains("left the table and sat out"),
+            "{back}"
+        );
     }
 }

@@ -545,6 +545,26 @@ impl<G: Game> Session<G> {
             .saturating_sub(self.r.bank_used.get(&seat).copied().unwrap_or(0))
     }
 
+    /// Seats whose time bank is used up (by the log's times, so every client agrees): each of
+    /// their moves now has only [`Session::move_secs`]. None at a table without a bank.
+    pub fn banks_spent(&self) -> Vec<Seat> {
+        let whole = derive::bank_secs(&self.cfg.deadlines);
+        if whole == 0 {
+            return Vec::new();
+        }
+        self.r
+            .bank_used
+            .iter()
+            .filter(|(_, used)| **used >= whole)
+            .map(|(s, _)| *s)
+            .collect()
+    }
+
+    /// A move's own allowance in seconds, without the time bank.
+    pub fn move_secs(&self) -> u64 {
+        derive::kind_secs(&derive::Kind::<G>::Move(0), &self.cfg.deadlines)
+    }
+
     pub fn awaiting(&self) -> Awaiting {
         Awaiting {
             step: self.r.step,

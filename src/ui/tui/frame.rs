@@ -32,6 +32,9 @@ pub struct Update<G: TableGame> {
     pub health: RelayHealth,
     /// How the game ended, once it has.
     pub finished: Option<String>,
+    /// Seats whose time bank is used up, and the seconds each move of theirs has left.
+    pub banks_spent: Vec<Seat>,
+    pub move_secs: u64,
 }
 
 impl<G: TableGame> Update<G> {
@@ -61,6 +64,8 @@ impl<G: TableGame> Update<G> {
             deadline: s.deadline(),
             health: health.clone(),
             finished: s.is_finished().then(|| s.game().result_line(&name)),
+            banks_spent: s.banks_spent(),
+            move_secs: s.move_secs(),
         }
     }
 }
@@ -99,6 +104,8 @@ pub struct Frame<G: TableGame> {
     story_seen: usize,
     verdicts_seen: usize,
     my_timeouts: usize,
+    /// Seats already told to have spent their time bank.
+    banks_told: Vec<Seat>,
     awaiting: Option<Awaiting>,
     deadline: u64,
     health: Option<RelayHealth>,
@@ -130,6 +137,7 @@ impl<G: TableGame> Frame<G> {
             story_seen: 0,
             verdicts_seen: 0,
             my_timeouts: 0,
+            banks_told: Vec::new(),
             awaiting: None,
             deadline: 0,
             health: None,
@@ -184,6 +192,20 @@ impl<G: TableGame> Frame<G> {
                 .map(|v| format!("! {v}")),
         );
         self.verdicts_seen = u.verdicts.len();
+        let me = self.me;
+        let names = self.names.clone();
+        let name = move |x: Seat| seat_label(&names, me, x);
+        let mine = self
+            .me
+            .is_some_and(|m| u.banks_spent.contains(&m) && !self.banks_told.contains(&m));
+        for line in
+            crate::ui::banks_newly_spent(&u.banks_spent, &mut self.banks_told, &name, u.move_secs)
+        {
+            self.story.push(format!("! {line}"));
+        }
+        if mine && self.notice.is_none() {
+            self.notice = Some(crate::ui::bank_spent_text("you".into(), u.move_secs));
+        }
         if u.my_timeouts > self.my_timeouts {
             self.say("you timed out: the default move was played");
             if self.asked {
@@ -219,6 +241,12 @@ impl<G: TableGame> Frame<G> {
             self.panel.withdraw();
             self.asked = false;
         }
+    }
+
+    /// The story and the table's decisions as shown, oldest first.
+    #[cfg(test)]
+    pub fn story_lines(&self) -> &[String] {
+        &self.story
     }
 
     pub fn asked(&self) -> bool {

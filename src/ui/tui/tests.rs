@@ -123,6 +123,8 @@ fn update<G: TableGame>(g: &G, what: &'static str, seats: Vec<Seat>) -> Update<G
             ..RelayHealth::default()
         },
         finished: None,
+        banks_spent: Vec::new(),
+        move_secs: 60,
     }
 }
 
@@ -323,6 +325,118 @@ fn a_timed_out_turn_is_withdrawn_and_said_so() {
     f.now += 3;
     assert!(!screen(&f).contains("you timed out"), "{}", screen(&f));
     assert!(matches!(f.key(ch('c')), Key::Play(_)), "{}", screen(&f));
+}
+
+/// A frame for seat 0 that was shown `g` (not asked).
+fn shown<G: TableGame>(g: &G, players: u8) -> Frame<G> {
+    let mut f = Frame::<G>::new(names(players), Some(0), false);
+    f.now = 1_000_000;
+    f.update(update(g, "move", vec![1]));
+    f
+}
+
+/// You raise and the bot folds: the hand's end says your uncalled raise came back and you won
+/// the pot without it, and the gain column shows what you gained, not the pot's share.
+#[test]
+fn the_end_of_a_hand_shows_the_uncalled_bet_coming_back_and_the_gain() {
+    let mut raised = false;
+    let g = game_until::<Tolerance>(
+        2,
+        4,
+        |g, s, legal| {
+            // Once the bot has chips in the pot, so that the raise wins something.
+            let others_in = g
+                .hand
+                .as_ref()
+                .is_some_and(|h| h.players.iter().any(|p| p.seat != 0 && p.committed > 0));
+            if s == 0 && !raised && g.history.is_empty() && others_in {
+                if let Some(a) = legal.iter().find(|a| matches!(a, Action::Raise { .. })) {
+                    raised = true;
+                    return *a;
+                }
+            }
+            if s != 0 && raised && legal.contains(&Action::Fold) && legal.contains(&Action::Call) {
+                return Action::Fold;
+            }
+            calm_move(legal)
+        },
+        |g| !g.history.is_empty(),
+    );
+    let h = &g.history[0];
+    let chips = crate::games::tolerance::ui::chips::hand_chips(h, &g.start_stacks(0));
+    let me = chips.iter().find(|c| c.seat == 0).unwrap();
+    let share = h.result.as_ref().unwrap().pots[0].shares[0].1;
+    assert!(
+        me.uncalled > 0 && me.net > 0 && (me.net as u64) < share,
+        "{chips:?}"
+    );
+    let s = screen(&shown(&g, 2));
+    assert!(
+        s.contains(&format!("your uncalled {} comes back", me.uncalled)),
+        "{s}"
+    );
+    assert!(
+        s.contains(&format!("you win the pot of {}", share - me.uncalled)),
+        "{s}"
+    );
+    assert!(s.contains(&format!("+{}", me.net)), "{s}");
+    assert!(!s.contains(&format!("+{share}")), "{s}");
+}
+
+/// A player removed at the table's end of a hand: the hand's screen names who forfeited, says
+/// no cards were shown, and who took the forfeited chips.
+#[test]
+fn a_hand_ended_by_forfeit_says_who_took_the_chips_and_what_was_shown() {
+    let mut g = game_until::<Tolerance>(3, 5, calm, betting);
+    // A seat with chips in the pot, so that there are chips to forfeit.
+    let out = g
+        .hand
+        .as_ref()
+        .unwrap()
+        .players
+        .iter()
+        .find(|p| p.seat != 0 && p.committed > 0);
+    let out = out.expect("someone put chips in").seat;
+    crate::engine::Game::forfeit(&mut g, &[out], crate::engine::ForfeitReason::Withheld).unwrap();
+    let s = screen(&shown(&g, 3));
+    let named = format!("bot {out} forfeited the hand");
+    for w in [
+        "forfeited",
+        named.as_str(),
+        "no cards were shown",
+        "the forfeited chips went to",
+        "this hand: ",
+    ] {
+        assert!(s.contains(w), "{w} missing:\n{s}");
+    }
+}
+
+/// Your time bank runs out (the bot's too): your screen says so once, with the seconds a move
+/// now has, and the story tells of the bot's.
+#[test]
+fn a_spent_time_bank_is_told_on_the_screen_once() {
+    let g = game_until::<Tolerance>(2, 8, calm, betting);
+    let mut f = shown(&g, 2);
+    let mut u = update(&g, "move", vec![1]);
+    u.banks_spent = vec![0, 1];
+    u.move_secs = 15;
+    f.update(u);
+    let s = screen(&f);
+    assert!(
+        s.contains("your time bank is spent: each move now has only its 15 s"),
+        "{s}"
+    );
+    assert!(s.contains("bot 1's time bank is spent"), "{s}");
+    let mut again = update(&g, "move", vec![1]);
+    again.banks_spent = vec![0, 1];
+    f.update(again);
+    assert_eq!(
+        f.story_lines()
+            .iter()
+            .filter(|l| l.contains("your time bank is spent"))
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -279,9 +279,11 @@ impl GameUi for Insider {
             Some(End::TimeUp) => "time ran out: everyone loses".into(),
             Some(End::FirstVote { accused } | End::SecondVote { accused }) => {
                 if Some(*accused) == insider {
+                    // The side and its people: the table-over line names every winner.
                     format!(
-                        "{} the Insider: the Master and the Commons win",
-                        says(names(*accused), "is")
+                        "{} the Insider: the Master and the Commons win ({})",
+                        says(names(*accused), "is"),
+                        list(&o.winners, names)
                     )
                 } else {
                     format!(
@@ -294,7 +296,11 @@ impl GameUi for Insider {
                     )
                 }
             }
-            None => format!("{} winners", o.winners.len()),
+            None => format!(
+                "{} {}",
+                list(&o.winners, names),
+                if o.winners.len() == 1 { "wins" } else { "win" }
+            ),
         }
     }
 

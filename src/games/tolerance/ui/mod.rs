@@ -1,13 +1,14 @@
 //! tolerance's ui part.
 
 use crate::games::tolerance::game::{Tolerance, ToleranceView};
-use crate::games::tolerance::hand::Action;
+use crate::games::tolerance::hand::{Action, LogEntry};
 
 use crate::engine::Seat;
 use crate::games::script::Replayed;
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 
+pub mod chips;
 #[cfg(feature = "terminal")]
 pub mod panel;
 pub mod replay;
@@ -17,17 +18,18 @@ impl GameUi for Tolerance {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         let mut out = Vec::new();
         for h in &self.history {
+            let end = chips::hand_lines(h, &self.start_stacks(h.hand), names);
+            if !h.dealt() {
+                out.extend(end);
+                continue;
+            }
             out.push(format!("— hand {} —", h.hand + 1));
-            for e in &h.log {
+            // What each seat took is told after the log, net of what came back: a pot's share
+            // read alone ("wins 180") would count the winner's own bets as won.
+            for e in h.log.iter().filter(|e| !matches!(e, LogEntry::Won { .. })) {
                 out.push(words::entry_text(e, names));
             }
-            for (seat, why) in &h.forfeits {
-                out.push(format!(
-                    "{} forfeited the hand: {}",
-                    names(*seat),
-                    crate::games::ui::words::gone(names(*seat), *why)
-                ));
-            }
+            out.extend(end);
             // Last, so that the story only ever grows while a hand turns into history.
             if let Some(v) = viewer {
                 if let Some(cards) = self.known_cards(h.hand, v) {
@@ -52,7 +54,7 @@ impl GameUi for Tolerance {
         match &view.hand {
             Some(h) => s += &words::render(h, names),
             None => {
-                let _ = writeln!(s, "── between hands ({} played) ──", view.hands_played);
+                let _ = writeln!(s, "── between hands ({} played) ──", view.hands_dealt);
                 for (seat, st) in view.stacks.iter().enumerate() {
                     if let Some(c) = st {
                         let _ = writeln!(s, "  {:<14} stack {c:>6}", names(seat as Seat));
@@ -82,6 +84,8 @@ impl GameUi for Tolerance {
     }
 
     fn result_line(&self, names: &dyn Fn(Seat) -> String) -> String {
+        // Hands dealt, not hand numbers spent: a forfeit before a deal spends one too.
+        let played = crate::games::ui::words::count(self.hands_dealt(), "hand", "hands");
         let finals = self.final_stacks();
         let stacks: Vec<String> = finals
             .iter()
@@ -91,7 +95,7 @@ impl GameUi for Tolerance {
             Some(w) => format!(
                 "{} the table after {} ({})",
                 crate::games::ui::words::says(names(w), "wins"),
-                crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
+                played,
                 stacks.join(", ")
             ),
             None => {
@@ -109,11 +113,7 @@ impl GameUi for Tolerance {
                     ),
                     _ => String::new(),
                 };
-                format!(
-                    "{} played; {ahead}stacks: {}",
-                    crate::games::ui::words::count(self.table.hands_played, "hand", "hands"),
-                    stacks.join(", ")
-                )
+                format!("{played} played; {ahead}stacks: {}", stacks.join(", "))
             }
         }
     }

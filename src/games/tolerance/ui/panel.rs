@@ -390,7 +390,8 @@ impl Panel<Tolerance> for TolerancePanel {
         let theme = ctx.theme;
         if self.showdown {
             if let Some(h) = self.last() {
-                return draw_showdown(frame, area, ctx, h, theme);
+                let start = self.view.as_ref().map_or(&[][..], |v| &v.last_start[..]);
+                return draw_showdown(frame, area, ctx, h, start, theme);
             }
         }
         let seats = self.hand().map_or_else(
@@ -434,7 +435,7 @@ impl Panel<Tolerance> for TolerancePanel {
             return self
                 .view
                 .as_ref()
-                .map(|v| format!("between hands · {} played", v.hands_played))
+                .map(|v| format!("between hands · {} played", v.hands_dealt))
                 .unwrap_or_default();
         };
         let mut s = format!(
@@ -742,53 +743,23 @@ fn my_lines(v: &HandView, theme: &Theme) -> Vec<Line<'static>> {
     out
 }
 
-/// "you win 120" or "pot 120 split: ...", pot by pot.
-fn winner_lines(ctx: &Ctx, h: &HandSummary) -> Vec<String> {
-    let Some(r) = &h.result else {
-        return vec!["the hand ended without a result (a player forfeited)".into()];
-    };
-    let mut out = Vec::new();
-    for (i, pot) in r.pots.iter().enumerate() {
-        let which = match (r.pots.len(), i) {
-            (1, _) => "pot".to_string(),
-            (_, 0) => "main pot".to_string(),
-            _ => format!("side pot {i}"),
-        };
-        if let [(s, a)] = pot.shares[..] {
-            let how = if r.uncontested {
-                " (everyone else folded)"
-            } else {
-                ""
-            };
-            out.push(format!(
-                "{which}: {} {a}{how}",
-                crate::games::ui::words::says(ctx.name(s), "wins")
-            ));
-        } else {
-            let shares: Vec<String> = pot
-                .shares
-                .iter()
-                .map(|(s, a)| format!("{} {a}", ctx.name(*s)))
-                .collect();
-            out.push(format!(
-                "{which} {} split: {}",
-                pot.amount,
-                shares.join(", ")
-            ));
-        }
-    }
-    for (s, why) in &h.forfeits {
-        out.push(format!(
-            "{} forfeited: {}",
-            ctx.name(*s),
-            crate::games::ui::words::gone(ctx.name(*s), *why)
-        ));
-    }
-    out
+/// The hand's end in words: what was shown, what came back, who took each pot (or the
+/// forfeited chips) and each seat's gain, as the story tells it.
+fn winner_lines(ctx: &Ctx, h: &HandSummary, start: &[(Seat, u64)]) -> Vec<String> {
+    super::chips::hand_lines(h, start, &|s| ctx.name(s))
 }
 
-fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, theme: &Theme) {
-    let title = if h.result.as_ref().is_some_and(|r| r.uncontested) {
+fn draw_showdown(
+    frame: &mut Frame,
+    area: Rect,
+    ctx: &Ctx,
+    h: &HandSummary,
+    start: &[(Seat, u64)],
+    theme: &Theme,
+) {
+    let title = if h.result.as_ref().is_some_and(|r| !r.forfeited.is_empty()) {
+        format!(" Hand {} · forfeited ", h.hand + 1)
+    } else if h.result.as_ref().is_some_and(|r| r.uncontested) {
         format!(" Hand {} over ", h.hand + 1)
     } else {
         format!(" Showdown · hand {} ", h.hand + 1)
@@ -805,6 +776,7 @@ fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, them
     ])
     .areas(inner);
     let result = h.result.as_ref();
+    let chips = super::chips::hand_chips(h, start);
     let rows: Vec<Row> =
         h.players
             .iter()
@@ -837,23 +809,16 @@ fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, them
                     .and_then(|r| r.points.iter().find(|(x, _)| *x == s))
                     .map(|(_, p)| p.to_string())
                     .unwrap_or_else(|| if folded { "fold".into() } else { String::new() });
-                let won: u64 = result
-                    .map(|r| {
-                        r.pots
-                            .iter()
-                            .flat_map(|p| p.shares.iter())
-                            .filter(|(x, _)| *x == s)
-                            .map(|(_, a)| *a)
-                            .sum()
-                    })
-                    .unwrap_or(0);
+                // The hand's gain, not a pot's share: that holds the seat's own bets, and
+                // an uncalled bet that came back is no win.
+                let net = chips.iter().find(|c| c.seat == s).map_or(0, |c| c.net);
                 let stack = h
                     .final_stacks
                     .iter()
                     .find(|(x, _)| *x == s)
                     .map(|(_, c)| c.to_string())
                     .unwrap_or_default();
-                let style = if won > 0 {
+                let style = if net > 0 {
                     theme.good().add_modifier(Modifier::BOLD)
                 } else {
                     Style::default()
@@ -863,17 +828,17 @@ fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, them
                     Cell::from(Line::from(cards)),
                     Cell::from(rolls.join(" ")),
                     Cell::from(points),
-                    Cell::from(if won > 0 {
-                        format!("+{won}")
-                    } else {
-                        String::new()
+                    Cell::from(match net {
+                        0 => String::new(),
+                        n if n > 0 => format!("+{n}"),
+                        n => n.to_string(),
                     }),
                     Cell::from(stack),
                 ])
                 .style(style)
             })
             .collect();
-    let header = Row::new(["player", "cards", "rolls", "points", "won", "stack"])
+    let header = Row::new(["player", "cards", "rolls", "points", "gain", "stack"])
         .style(theme.dim().add_modifier(Modifier::UNDERLINED));
     frame.render_widget(
         Table::new(
@@ -890,7 +855,7 @@ fn draw_showdown(frame: &mut Frame, area: Rect, ctx: &Ctx, h: &HandSummary, them
         .header(header),
         table,
     );
-    let lines: Vec<Line> = winner_lines(ctx, h)
+    let lines: Vec<Line> = winner_lines(ctx, h, start)
         .into_iter()
         .map(|w| Line::styled(w, theme.good().add_modifier(Modifier::BOLD)))
         .collect();

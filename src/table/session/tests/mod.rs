@@ -1140,6 +1140,10 @@ fn a_move_may_run_into_its_seat_s_time_bank_and_what_it_uses_is_gone() {
     assert!(h.spectator.position().0 > step);
     for s in h.seats.iter().chain(std::iter::once(&h.spectator)) {
         assert_eq!(s.bank_left(mover), 10);
+        assert!(
+            s.banks_spent().is_empty(),
+            "a bank partly used is not spent"
+        );
         for o in &others {
             assert_eq!(s.bank_left(*o as Seat), 30);
         }
@@ -1170,6 +1174,12 @@ fn a_timed_out_move_spends_the_whole_bank() {
         Some(Verdict::TimedOut { .. })
     ));
     assert_eq!(h.spectator.bank_left(mover), 0);
+    // Told to everyone from the log alone: the seat's moves have only the base allowance now.
+    assert_eq!(h.spectator.banks_spent(), vec![mover]);
+    assert_eq!(
+        h.spectator.move_secs(),
+        h.cfg.deadlines.move_ms.div_ceil(1000).max(1)
+    );
     h.modes[mover as usize] = Mode::Honest;
     h.run(20);
     h.agree();
