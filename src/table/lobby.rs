@@ -702,9 +702,9 @@ fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer]) -> String {
 pub fn duration_words(d: Duration) -> String {
     let s = d.as_secs();
     let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
-    if s >= 3600 && s % 3600 == 0 {
+    if s >= 3600 && s.is_multiple_of(3600) {
         plural(s / 3600, "hour")
-    } else if s >= 60 && s % 60 == 0 {
+    } else if s >= 60 && s.is_multiple_of(60) {
         plural(s / 60, "minute")
     } else {
         format!("{s} s")
