@@ -7,6 +7,7 @@ mod common;
 
 use common::{cmd, home, naddr_of, player, run, spawn, Proc};
 use nostr_sdk::prelude::*;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -207,6 +208,11 @@ fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
     assert!(!ok, "the host reports the cancellation: {out}");
     assert!(out.contains("table cancelled"), "{out}");
     assert!(err.contains(&format!("never joined: {c}")), "{err}");
+    // Enough came to start early, and the host did not: said as it was.
+    assert!(
+        err.contains("2 of 3 seats were taken within 6 s and the host did not start with fewer"),
+        "{err}"
+    );
     let (ok, out, err) = jb.finish_blocking(Duration::from_secs(30));
     assert!(!ok);
     assert!(err.contains("the host cancelled the table"), "{out}\n{err}");
@@ -223,6 +229,101 @@ fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
         String::from_utf8_lossy(&out.stderr).contains("is cancelled"),
         "{out:?}"
     );
+}
+
+/// Nobody came: the cancellation says so, not that the host failed to start early.
+#[test]
+fn a_table_nobody_comes_to_is_cancelled_in_plain_words() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let ha = home("nobody", "a");
+    player(&ha);
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "3", "--wait", "3", "--auto",
+        ],
+    );
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(60));
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("table cancelled: nobody else came within 3 s"),
+        "{out}\n{err}"
+    );
+    assert!(
+        !out.contains("start early") && !err.contains("start early"),
+        "{out}\n{err}"
+    );
+}
+
+/// A table filling up as the people at it see it: the joiner is told where it sits and how
+/// many seats are left, by profile names, as each player sits down; the host, once the table
+/// could start, is told it may, is refused in words when too few are there, and `start` begins
+/// the table with the players there now (three at a four-seat table), who play it to the end.
+#[test]
+fn joiners_are_told_about_the_wait_and_the_host_starts_early() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (home("early", "a"), home("early", "b"), home("early", "c"));
+    for (h, name) in [(&ha, "Ana"), (&hb, "Ben"), (&hc, "Cy")] {
+        player(h);
+        let out = run(h, &["keys", "profile", "--name", name, "--relay", &r.url]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let mut c = cmd(
+        &ha,
+        &[
+            "host", "--relay", &r.url, "--seats", "4", "--hands", "1", "--auto",
+        ],
+    );
+    c.stdin(std::process::Stdio::piped());
+    let mut host = common::spawn_command(c);
+    let mut typed = host.child.stdin.take().expect("the host's input");
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    // Alone at the table: starting is refused, in words, and the table stays open.
+    writeln!(typed, "start").unwrap();
+    host.wait_line(
+        "cannot start yet: this table needs at least 2 players and 1 is here",
+        Duration::from_secs(20),
+    );
+    let jb = spawn(&hb, &["join", &naddr, "--auto"]);
+    jb.wait_line(
+        "seated at Ana's Game of Tolerance table — waiting for 2 more players (2/4); Ana may start \
+         with the 2 here",
+        Duration::from_secs(30),
+    );
+    host.wait_line(
+        "type start (then Enter) to start now with the 2 players here, or wait for 2 more players",
+        Duration::from_secs(20),
+    );
+    let jc = spawn(&hc, &["join", &naddr, "--auto"]);
+    jb.wait_line(
+        "Cy sat down at Ana's Game of Tolerance table — waiting for 1 more player (3/4); Ana may start \
+         with the 3 here",
+        Duration::from_secs(30),
+    );
+    jc.wait_line(
+        "seated at Ana's Game of Tolerance table — waiting for 1 more player (3/4)",
+        Duration::from_secs(30),
+    );
+    host.wait_line(
+        "start now with the 3 players here, or wait for 1 more player",
+        Duration::from_secs(20),
+    );
+    writeln!(typed, "start").unwrap();
+    host.wait_line("starting with 3 players", Duration::from_secs(20));
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(120));
+    assert!(ok, "host: {out}\n{err}");
+    assert_table_over(&out, &err, 1, 3000);
+    for j in [jb, jc] {
+        let (ok, out, err) = j.finish_blocking(Duration::from_secs(60));
+        assert!(ok, "joiner: {out}\n{err}");
+        assert_table_over(&out, &err, 1, 3000);
+        // Nothing a person reads names a listed player by npub when a name exists.
+        let waiting: Vec<&str> = out.lines().filter(|l| l.contains("waiting for")).collect();
+        assert!(!waiting.is_empty(), "{out}");
+        assert!(waiting.iter().all(|l| !l.contains("npub1")), "{out}");
+    }
 }
 
 #[test]

@@ -430,6 +430,135 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
     let _ = std::fs::remove_dir_all(&host_home);
 }
 
+/// The lobby screen's count of a table is the host's latest, and follows it live: a stranger
+/// sits down at a listed three-seat table while the screen is open, and the screen goes from
+/// `1/3 players` to `2/3 players` with no key pressed (the host republishes the table for each
+/// player it takes, and the screen follows table announcements).
+#[test]
+fn the_lobby_s_count_follows_a_player_sitting_down_without_a_key() {
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
+    let host_home = common::home("tui-lobby-count", "host");
+    let guest_home = common::home("tui-lobby-count", "guest");
+    let home = common::home("tui-lobby-count", "me");
+    for h in [&host_home, &guest_home, &home] {
+        common::player(h);
+    }
+    let host = common::spawn(
+        &host_home,
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--game",
+            "high-card",
+            "--seats",
+            "3",
+            "--title",
+            "filling",
+            "--auto",
+        ],
+    );
+    let naddr =
+        common::naddr_of(&rt.block_on(host.line("tolerance join naddr1", Duration::from_secs(30))));
+    let mut pty = Pty::spawn(&["tables", "--relay", &url], &home);
+    let mut guest: Option<common::Proc> = None;
+    let mut counts = Vec::<&str>::new();
+    let status = pty.run(|s| {
+        let listed = s
+            .lines()
+            .find(|l| l.contains("filling hosted by"))
+            .unwrap_or_default();
+        note_seen(listed, &["1/3 players", "2/3 players"], &mut counts);
+        if listed.contains("2/3 players") {
+            return Some("q");
+        }
+        if listed.contains("1/3 players") {
+            if guest.is_none() {
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+            }
+            // No key from here on: the count must change by itself.
+            return None;
+        }
+        // Listed before the relay had the table: list again.
+        s.contains("Open public tables (0)").then_some("r")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert_eq!(counts, ["1/3 players", "2/3 players"], "{}", pty.text());
+    // The host saw the same player sit down.
+    rt.block_on(host.line("joined (2/3)", Duration::from_secs(10)));
+    drop(guest);
+    drop(host);
+    for h in [&host_home, &guest_home, &home] {
+        let _ = std::fs::remove_dir_all(h);
+    }
+}
+
+/// A host on a terminal starts early: at a three-seat table with one stranger seated, the host
+/// is told it may start, types `start` and Enter, and the table begins with the two of them; the
+/// keys of the table that follows all reach it (nothing left listening for `start` eats one).
+#[test]
+fn a_host_on_a_terminal_types_start_and_plays_with_the_players_there() {
+    let relay = common::relays::ServedRelay::start();
+    let (rt, url) = (&relay.rt, relay.url.clone());
+    let home = common::home("tui-start-early", "host");
+    let guest_home = common::home("tui-start-early", "guest");
+    common::player(&home);
+    common::player(&guest_home);
+    let mut pty = Pty::spawn(
+        &[
+            "host",
+            "--relay",
+            &url,
+            "--game",
+            "high-card",
+            "--seats",
+            "3",
+            "--hands",
+            "1",
+        ],
+        &home,
+    );
+    let mut guest: Option<common::Proc> = None;
+    let mut started = false;
+    let status = pty.run(|s| {
+        if guest.is_none() {
+            if let Some(at) = s.find("tolerance join naddr1") {
+                let naddr = common::naddr_of(&s[at..]);
+                guest = Some(common::spawn(&guest_home, &["join", &naddr, "--auto"]));
+                return None;
+            }
+        }
+        if !started && s.contains("type start (then Enter) to start now with the 2 players here") {
+            started = true;
+            return Some("start\r");
+        }
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
+        }
+        let keys = help(s);
+        if !s.contains("Your move") {
+            return None;
+        }
+        if keys.contains("k: keep") {
+            return Some("k");
+        }
+        keys.contains("y: stay in").then_some("y")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    let raw = strip_escapes(&String::from_utf8_lossy(&pty.raw));
+    assert!(raw.contains("starting with 2 players"), "{raw}");
+    record(&pty);
+    let guest = guest.expect("the table's naddr was never printed");
+    let (ok, out, err) = rt.block_on(guest.finish(Duration::from_secs(60)));
+    assert!(ok, "the guest failed:\n{out}\n{err}");
+    assert!(out.contains("table over: "), "{out}");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&guest_home);
+}
+
 /// `n` on the lobby screen hosts a public table of the chosen game as `tolerance host` would;
 /// a stranger joins it by the printed naddr and the host's seat is played to the end.
 #[test]

@@ -23,9 +23,11 @@ pub struct HostArgs {
     /// Seats at the table (the most players, you included).
     #[arg(long, default_value_t = 4)]
     pub seats: u8,
-    /// Start with fewer players than seats, but at least this many, after --start-after.
-    #[arg(long, default_value_t = 2)]
-    pub min_players: u8,
+    /// The fewest players the table starts with: once this many are there, typing `start`
+    /// (or --start-after) begins without waiting for the other seats.
+    /// Default: the fewest the game plays with (at least 2).
+    #[arg(long)]
+    pub min_players: Option<u8>,
     /// Invite this player (npub1…, nprofile1… or hex; repeatable) by a private message.
     #[arg(long = "invite")]
     pub invite: Vec<String>,
@@ -164,6 +166,129 @@ pub fn print_news(n: &LobbyNews) {
             println!("seated: {}", names.join(", "))
         }
         LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
+        LobbyNews::MayStart { players, max } => {
+            let free = max - players;
+            println!(
+                "type start (then Enter) to start now with the {players} players here, or wait \
+                 for {}",
+                seats_words(free, "more player")
+            )
+        }
+        LobbyNews::TooFewToStart { players, min } => println!(
+            "cannot start yet: this table needs at least {min} players and {players} {} here",
+            if *players == 1 { "is" } else { "are" }
+        ),
+        LobbyNews::Waiting {
+            host,
+            game,
+            newcomers,
+            first,
+            players,
+            min,
+            max,
+        } => {
+            // "Ana's Perudo table"; a title that is a name of its own ("The Game of
+            // Tolerance") reads without its article there.
+            let game = game.strip_prefix("The ").unwrap_or(game);
+            let table = format!("{host}'s {game} table");
+            let what = if *first {
+                format!("seated at {table}")
+            } else if newcomers.is_empty() {
+                format!("a player left {table}")
+            } else {
+                format!("{} sat down at {table}", newcomers.join(", "))
+            };
+            let mut wait = format!(
+                "waiting for {} ({players}/{max})",
+                seats_words(max - players, "more player")
+            );
+            if players >= min {
+                wait.push_str(&format!("; {host} may start with the {players} here"));
+            }
+            println!("{what} — {wait}")
+        }
+    }
+}
+
+/// "1 more player", "2 more players".
+fn seats_words(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Lets the person hosting start early by typing `start` (and Enter) while the table fills;
+/// `stop` ends the listening before the table's own screen or prompts take the keyboard.
+fn listen_for_start(start: std::sync::Arc<tokio::sync::Notify>) -> StartListener {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    let asked = move |line: &str| {
+        if matches!(line.trim(), "start" | "s") {
+            start.notify_one();
+        }
+    };
+    use std::io::IsTerminal;
+    let thread = if std::io::stdin().is_terminal() {
+        // On a terminal the keys are read the way the table's screen reads them later
+        // (crossterm), so nothing is left waiting on the terminal to swallow the first key the
+        // table expects. The terminal stays in line mode: what is typed shows, Enter sends it.
+        std::thread::spawn(move || {
+            use crossterm::event::{poll, read, Event, KeyCode, KeyEventKind};
+            let mut line = String::new();
+            while !stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                if !poll(Duration::from_millis(100)).unwrap_or(false) {
+                    continue;
+                }
+                match read() {
+                    Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => match k.code {
+                        KeyCode::Enter => {
+                            asked(&line);
+                            line.clear();
+                        }
+                        KeyCode::Char(c) => line.push(c),
+                        KeyCode::Backspace => {
+                            line.pop();
+                        }
+                        _ => {}
+                    },
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    } else {
+        let lines = crate::ui::line::typed_lines();
+        std::thread::spawn(move || {
+            while !stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                let got = lines
+                    .lock()
+                    .map(|l| l.recv_timeout(Duration::from_millis(100)));
+                match got {
+                    Ok(Ok(line)) => asked(&line),
+                    Ok(Err(std::sync::mpsc::RecvTimeoutError::Timeout)) => {}
+                    _ => break,
+                }
+            }
+        })
+    };
+    StartListener {
+        stop,
+        thread: Some(thread),
+    }
+}
+
+/// Stops listening for `start` when dropped (the table is seated or cancelled).
+struct StartListener {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for StartListener {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Waited for (a tenth of a second at most), so the listener reads no key meant for
+        // the table that comes next.
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -178,12 +303,13 @@ struct Check {
 }
 
 impl Visit for Check {
-    type Out = Result<(serde_json::Value, u8), String>;
+    type Out = Result<(serde_json::Value, u8, u8), String>;
     fn visit<G: TableGame>(self) -> Self::Out {
         let setup = G::setup(&self.opts)?;
-        let (_, max) = G::seats_for(&setup);
+        let (min, max) = G::seats_for(&setup);
         Ok((
             serde_json::to_value(&setup).map_err(|e| e.to_string())?,
+            min,
             max,
         ))
     }
@@ -198,7 +324,7 @@ pub async fn check_setup(
     relays: &[String],
 ) -> Result<(), String> {
     let opts = setup_options(Some(variant), None, seats, relays).await?;
-    let (_, max) = registry::with_game(game, Check { opts })??;
+    let (_, _, max) = registry::with_game(game, Check { opts })??;
     if seats > max {
         return Err(format!(
             "this setup seats at most {max} players, not {seats}"
@@ -241,7 +367,28 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
         &args.relays,
     )
     .await?;
-    let (setup, max) = registry::with_game(&args.game, Check { opts })??;
+    let (setup, fewest, max) = registry::with_game(&args.game, Check { opts: opts.clone() })??;
+    let setup_for: lobby::SetupFor = {
+        let game = args.game.clone();
+        Box::new(move |players| {
+            let opts = crate::games::registry::SetupOptions {
+                players,
+                ..opts.clone()
+            };
+            Ok(registry::with_game(&game, Check { opts })??.0)
+        })
+    };
+    // Starting early is only ever with a count the game plays.
+    let fewest = fewest.max(2);
+    let min_players = match args.min_players {
+        None => fewest.min(args.seats),
+        Some(n) if n < fewest => {
+            return Err(format!(
+                "this game needs at least {fewest} players, so --min-players cannot be {n}"
+            ))
+        }
+        Some(n) => n,
+    };
     // A table for strangers lives on several relays: the ones given, else those listed in
     // config.toml; with none, the embedded relay (this machine only).
     let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
@@ -260,12 +407,14 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
         deadlines,
         title: args.title.clone(),
         public,
-        min_players: args.min_players,
+        min_players,
         max_players: args.seats,
         invite,
         start_after: args.start_after.map(Duration::from_secs),
         wait: Duration::from_secs(args.wait),
         join_pow: args.join_pow,
+        start_now: Some(std::sync::Arc::new(tokio::sync::Notify::new())),
+        setup_for: Some(setup_for),
     };
     println!(
         "hosting {} as {}: {} seats, {}",
@@ -297,7 +446,10 @@ async fn host_on(
     ui: SeatUi,
 ) -> Result<(), String> {
     let me = keys.public_key();
-    let spec = lobby::host_lobby(pool, opts, |n| print_news(&n)).await?;
+    let listening = opts.start_now.clone().map(listen_for_start);
+    let spec = lobby::host_lobby(pool, opts, |n| print_news(&n)).await;
+    drop(listening);
+    let spec = spec?;
     let (spec, start) = seated(pool, &me, &spec.table).await?;
     let joined = Joined {
         spec,

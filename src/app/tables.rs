@@ -152,6 +152,39 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
     // The first listing, as if the person had pressed `r`.
     let _ = requests_tx.send(LobbyRequest::Refresh);
     drop(requests_tx);
+    // While the screen is open, any table announced or announced again (a player sat down or
+    // left, a table started or was cancelled) lists the tables again, so the counts shown are
+    // the hosts' latest without a key. Announcements that come while a listing is under way
+    // ask for one more listing, not one each.
+    let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let follow = match pool
+        .subscribe(vec![Filter::new()
+            .kind(Kind::from(crate::wire::KIND_TABLE))
+            .since(Timestamp::now())])
+        .await
+    {
+        Ok(mut sub) => {
+            let changed = changed.clone();
+            Some(tokio::spawn(async move {
+                while sub.recv().await.is_some() {
+                    changed.notify_one();
+                }
+            }))
+        }
+        // Without live news the list is still there, and `r` lists it again.
+        Err(_) => None,
+    };
+    let relist = {
+        let (pool, keys, events) = (pool.clone(), keys.clone(), events.clone());
+        tokio::spawn(async move {
+            loop {
+                changed.notified().await;
+                if events.send(listed(&pool, &keys).await).is_err() {
+                    break;
+                }
+            }
+        })
+    };
     let chosen = loop {
         tokio::select! {
             chosen = &mut done => {
@@ -167,6 +200,10 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
             }
         }
     };
+    relist.abort();
+    if let Some(f) = follow {
+        f.abort();
+    }
     match chosen {
         Ok(choice) => Ok((choice, pool)),
         Err(e) => {
@@ -183,20 +220,7 @@ async fn answer(
     relays: &[String],
 ) -> LobbyEvent {
     match request {
-        LobbyRequest::Refresh => {
-            LobbyEvent::Listed(list(pool, &keys).await.map(|(public, invites, names)| {
-                let entry = |listing: Listing, invited: bool| Entry {
-                    host: host_label(&names, &listing.host),
-                    listing,
-                    invited,
-                };
-                invites
-                    .into_iter()
-                    .map(|l| entry(l, true))
-                    .chain(public.into_iter().map(|l| entry(l, false)))
-                    .collect()
-            }))
-        }
+        LobbyRequest::Refresh => listed(pool, &keys).await,
         LobbyRequest::Check(table) => LobbyEvent::Checked(
             super::host::check_setup(&table.game, &table.variant, table.seats, relays)
                 .await
@@ -206,6 +230,22 @@ async fn answer(
             LobbyEvent::FeedbackSent(super::feedback::send(keys, relays, &text).await)
         }
     }
+}
+
+/// The invitations and open tables as the relays hold them now, for the lobby screen.
+async fn listed(pool: &RelayPool, keys: &Keys) -> LobbyEvent {
+    LobbyEvent::Listed(list(pool, keys).await.map(|(public, invites, names)| {
+        let entry = |listing: Listing, invited: bool| Entry {
+            host: host_label(&names, &listing.host),
+            listing,
+            invited,
+        };
+        invites
+            .into_iter()
+            .map(|l| entry(l, true))
+            .chain(public.into_iter().map(|l| entry(l, false)))
+            .collect()
+    }))
 }
 
 async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {

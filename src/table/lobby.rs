@@ -64,6 +64,31 @@ pub enum LobbyNews {
     Cancelled {
         reason: String,
     },
+    /// The host may start now with the players listed (at least the table's minimum) instead
+    /// of waiting for the seats still free.
+    MayStart {
+        players: usize,
+        max: usize,
+    },
+    /// The host asked to start before the table's minimum joined.
+    TooFewToStart {
+        players: usize,
+        min: usize,
+    },
+    /// A joiner's place at a table still filling: who is there, how many seats are left.
+    /// Names are profile names where one exists, else short npubs.
+    Waiting {
+        host: String,
+        /// The game as people call it ("Perudo").
+        game: String,
+        /// Players listed since the last news (empty the first time and when one left).
+        newcomers: Vec<String>,
+        /// Whether this is the first news of the wait (the joiner was just listed).
+        first: bool,
+        players: usize,
+        min: usize,
+        max: usize,
+    },
 }
 
 pub struct HostOptions {
@@ -87,7 +112,16 @@ pub struct HostOptions {
     pub wait: Duration,
     /// Proof of work (NIP-13 difficulty) a join request must carry; `None` asks for none.
     pub join_pow: Option<u8>,
+    /// Notified when the host asks to start with the players there now (at least
+    /// `min_players`), without waiting for the seats still free.
+    pub start_now: Option<std::sync::Arc<tokio::sync::Notify>>,
+    /// The game's setup for fewer players than `max_players`, for a table that starts early
+    /// (the same variant and length; only the player count differs).
+    pub setup_for: Option<SetupFor>,
 }
+
+/// The game's setup for a number of players, or why the game cannot be played with that many.
+pub type SetupFor = Box<dyn Fn(u8) -> Result<serde_json::Value, String> + Send + Sync>;
 
 /// Join requests a key may make at one table: a key whose seat was taken back (it never
 /// revealed its nonce) does not get it again.
@@ -385,6 +419,8 @@ async fn run_host(
     loop {
         take_joins(
             opts,
+            pool,
+            announcer,
             sub,
             spec,
             &mut events,
@@ -397,6 +433,17 @@ async fn run_host(
         .await?;
         // Closing: the players and their commitments are fixed before anyone reveals.
         let round = spec.lobby.as_ref().expect("lobby").round;
+        let listed = spec.lobby.as_ref().expect("lobby").players.len();
+        // Started early: most games' setups name their player count, so the table plays the
+        // same setup for the players there (PROTOCOL §2.1).
+        spec.setup = if listed < opts.max_players as usize {
+            match &opts.setup_for {
+                Some(setup_for) => setup_for(listed as u8)?,
+                None => opts.setup.clone(),
+            }
+        } else {
+            opts.setup.clone()
+        };
         spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Starting;
         news(LobbyNews::Starting {
             players: spec.lobby.as_ref().expect("lobby").players.len(),
@@ -472,6 +519,8 @@ async fn run_host(
 #[allow(clippy::too_many_arguments)]
 async fn take_joins(
     opts: &HostOptions,
+    pool: &RelayPool,
+    announcer: &mut Announcer,
     sub: &mut crate::net::pool::Subscription,
     spec: &mut TableSpec,
     events: &mut Vec<Event>,
@@ -484,6 +533,10 @@ async fn take_joins(
     let me = opts.keys.public_key();
     let table = spec.table.clone();
     let max = opts.max_players as usize;
+    let min = opts.min_players as usize;
+    // The host asked to start with whoever is there; kept until every listed player has
+    // committed in this round.
+    let mut start_asked = false;
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
         let players = l.players.len();
@@ -493,44 +546,38 @@ async fn take_joins(
             return Ok(());
         }
         if all_committed
-            && start_due.is_some_and(|t| Instant::now() >= t)
-            && players >= opts.min_players as usize
+            && players >= min
+            && (start_asked || start_due.is_some_and(|t| Instant::now() >= t))
         {
             return Ok(());
         }
         let cancel_at = opened + opts.wait;
         if Instant::now() >= cancel_at {
-            let missing: Vec<String> = opts
-                .invite
-                .iter()
-                .filter(|k| !l.players.iter().any(|p| p.pubkey == k.to_hex()))
-                .map(npub)
-                .collect();
-            let never = if missing.is_empty() {
-                String::new()
-            } else {
-                format!("; never joined: {}", missing.join(", "))
-            };
-            return Err(if players >= opts.min_players as usize {
-                format!(
-                    "{players} of {max} seats filled within {} s and the host did not start \
-                     early{never}",
-                    opts.wait.as_secs()
-                )
-            } else {
-                format!(
-                    "only {players} of at least {} players joined within {} s{never}",
-                    opts.min_players,
-                    opts.wait.as_secs()
-                )
-            });
+            return Err(unstarted_reason(opts, &l.players));
         }
         let next = start_due
             .filter(|t| *t > Instant::now())
             .map_or(cancel_at, |t| t.min(cancel_at));
         let wait = next.saturating_duration_since(Instant::now());
-        let Ok(Some(ev)) = tokio::time::timeout(wait, sub.recv()).await else {
-            continue;
+        let asked = async {
+            match &opts.start_now {
+                Some(n) => n.notified().await,
+                None => std::future::pending().await,
+            }
+        };
+        let ev = tokio::select! {
+            got = tokio::time::timeout(wait, sub.recv()) => match got {
+                Ok(Some(ev)) => ev,
+                _ => continue,
+            },
+            () = asked => {
+                if players >= min {
+                    start_asked = true;
+                } else {
+                    news(LobbyNews::TooFewToStart { players, min });
+                }
+                continue;
+            }
         };
         events.push(ev.clone());
         let Ok(msg) = parse_lobby(&ev, &table) else {
@@ -538,6 +585,9 @@ async fn take_joins(
         };
         let who = ev.pubkey;
         let lobby = spec.lobby.as_mut().expect("lobby");
+        // Whether the listed players changed: the announcement then says so, so that anyone
+        // listing the table or waiting at it sees the count as it is.
+        let mut changed = false;
         match msg.body {
             LobbyBody::Join { commit } => {
                 if who == me {
@@ -587,6 +637,7 @@ async fn take_joins(
                     commit,
                 });
                 committed.insert(who.to_hex());
+                changed = true;
                 news(LobbyNews::Joined {
                     npub: npub(&who),
                     players: lobby.players.len(),
@@ -599,11 +650,64 @@ async fn take_joins(
                     .players
                     .retain(|p| p.pubkey != who.to_hex() || who == me);
                 if lobby.players.len() < before {
+                    changed = true;
                     news(LobbyNews::Left { npub: npub(&who) });
                 }
             }
             LobbyBody::Reveal { .. } => {}
         }
+        if changed {
+            let now = lobby.players.len();
+            // Full: the next pass closes the lobby, and that announcement says it.
+            if now < max {
+                announcer.publish(pool, spec).await?;
+                if now >= min && opts.start_now.is_some() {
+                    news(LobbyNews::MayStart { players: now, max });
+                }
+            }
+        }
+    }
+}
+
+/// Why a table that never started is cancelled, in words: nobody came, too few came, or enough
+/// came and the host neither started nor filled the table.
+fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer]) -> String {
+    let players = listed.len();
+    let (min, max) = (opts.min_players as usize, opts.max_players as usize);
+    let within = duration_words(opts.wait);
+    let missing: Vec<String> = opts
+        .invite
+        .iter()
+        .filter(|k| !listed.iter().any(|p| p.pubkey == k.to_hex()))
+        .map(npub)
+        .collect();
+    let never = if missing.is_empty() {
+        String::new()
+    } else {
+        format!("; never joined: {}", missing.join(", "))
+    };
+    if players <= 1 {
+        format!("nobody else came within {within}{never}")
+    } else if players < min {
+        format!("only {players} of the {min} players this table needs came within {within}{never}")
+    } else {
+        format!(
+            "{players} of {max} seats were taken within {within} and the host did not start \
+             with fewer{never}"
+        )
+    }
+}
+
+/// A wait as people say it: "10 minutes", "1 minute", "90 s", "2 hours".
+pub fn duration_words(d: Duration) -> String {
+    let s = d.as_secs();
+    let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    if s >= 3600 && s.is_multiple_of(3600) {
+        plural(s / 3600, "hour")
+    } else if s >= 60 && s.is_multiple_of(60) {
+        plural(s / 60, "minute")
+    } else {
+        format!("{s} s")
     }
 }
 
@@ -840,9 +944,54 @@ async fn join_inner(
     let mut newest = ev;
     let mut revealed = false;
     let mut waiting_told = false;
+    // The players listed when we last told the person about the wait, and the names known.
+    let mut told: Option<Vec<String>> = None;
+    let mut names = crate::net::profiles::fetch_names(pool, &[host], NAMES_PATIENCE).await;
+    let game = crate::games::registry::all()
+        .into_iter()
+        .find(|g| g.name == spec.game)
+        .map_or_else(|| spec.game.clone(), |g| g.title.to_string());
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
         let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
+        let listed: Vec<String> = l.players.iter().map(|p| p.pubkey.clone()).collect();
+        if host != me
+            && mine.is_some()
+            && l.status == LobbyStatus::Open
+            && told.as_ref() != Some(&listed)
+        {
+            let (min, max) = (l.min_players as usize, l.max_players as usize);
+            let first = told.is_none();
+            let newcomers: Vec<PublicKey> = listed
+                .iter()
+                .filter(|k| !first && !told.as_ref().is_some_and(|t| t.contains(k)))
+                .filter_map(|k| PublicKey::from_hex(k).ok())
+                .filter(|k| *k != me)
+                .collect();
+            let unnamed: Vec<PublicKey> = newcomers
+                .iter()
+                .filter(|k| !names.contains_key(k))
+                .copied()
+                .collect();
+            names.extend(crate::net::profiles::fetch_names(pool, &unnamed, NAMES_PATIENCE).await);
+            let label = |k: &PublicKey| {
+                names
+                    .get(k)
+                    .cloned()
+                    .unwrap_or_else(|| crate::net::profiles::short_npub(k))
+            };
+            news(LobbyNews::Waiting {
+                host: label(&host),
+                game: game.clone(),
+                newcomers: newcomers.iter().map(label).collect(),
+                first,
+                players: listed.len(),
+                min,
+                max,
+            });
+            told = Some(listed);
+            continue;
+        }
         if host != me && mine.is_none() && l.status == LobbyStatus::Open && asked != Some(l.round) {
             round = l.round;
             let pow = l.join_pow.unwrap_or(0).max(spec.pow);
@@ -919,7 +1068,7 @@ async fn join_inner(
             }
             return Err(format!(
                 "the table did not start within {}; we left it",
-                words_for(wait)
+                duration_words(wait)
             ));
         }
         let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await else {
@@ -933,21 +1082,12 @@ async fn join_inner(
                 spec = s;
                 newest = ev;
             }
-        } else if let Ok(LobbyMsg {
-            body: LobbyBody::Join { .. },
-            ..
-        }) = parse_lobby(&ev, &table)
-        {
-            if ev.pubkey != me {
-                news(LobbyNews::Joined {
-                    npub: npub(&ev.pubkey),
-                    players: 0,
-                    max: lobby.max_players as usize,
-                });
-            }
         }
     }
 }
+
+/// How long a lobby waits for profile names before naming people by short npub.
+const NAMES_PATIENCE: Duration = Duration::from_secs(3);
 
 /// Commits to a fresh seating nonce and asks for a seat with it (with `pow` bits of proof of
 /// work when given); the nonce and its commitment.

@@ -85,15 +85,38 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
 /// once (the next line goes to the next prompt, not to a question nobody waits for).
 pub fn person<G: TableGame>(names: Vec<String>, me: Seat) -> PersonDecider<G> {
     let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            if line_tx.send(line).is_err() {
-                break;
-            }
+    let typed = typed_lines();
+    std::thread::spawn(move || loop {
+        let line = match typed.lock() {
+            Ok(lines) => lines.recv(),
+            Err(_) => break,
+        };
+        let Ok(line) = line else { break };
+        if line_tx.send(line).is_err() {
+            break;
         }
     });
     person_reading(names, me, line_rx, Box::new(std::io::stdout()))
+}
+
+/// The lines typed on standard input, read by one thread for the whole program: whoever reads
+/// them next (the host's `start` while a table fills, then the table's prompts) gets the next
+/// line, and no reader left behind swallows a line meant for another.
+pub fn typed_lines() -> &'static std::sync::Mutex<std::sync::mpsc::Receiver<String>> {
+    static LINES: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Receiver<String>>> =
+        std::sync::OnceLock::new();
+    LINES.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        std::sync::Mutex::new(rx)
+    })
 }
 
 /// [`person`] reading typed lines from `lines` and writing to `out`.
