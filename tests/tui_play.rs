@@ -1651,10 +1651,10 @@ fn watching_a_live_table_on_the_terminal_table_and_stopping() {
     let naddr = loop {
         host.pump();
         let s = host.text();
-        if guest.is_none() {
-            guest = t.join(&s);
-        } else if s.contains("Your move") {
-            break guest.as_ref().unwrap().0.clone();
+        match &guest {
+            None => guest = t.join(&s),
+            Some((naddr, _)) if s.contains("Your move") => break naddr.clone(),
+            Some(_) => {}
         }
         assert!(
             host.exited().is_none() && started.elapsed() < Duration::from_secs(120),
