@@ -1694,3 +1694,59 @@ fn watching_a_live_table_on_the_terminal_table_and_stopping() {
     assert!(host.exited().is_none(), "{}", host.text());
     let _ = std::fs::remove_dir_all(&watcher_home);
 }
+
+/// The value a Mia screen says this seat rolled ("you rolled  3 1 = 31 (only you know)"), as
+/// the story names a claim of it ("31", "21 (Mia)").
+fn mia_rolled(screen: &str) -> Option<String> {
+    let line = screen.lines().find(|l| l.contains("you rolled"))?;
+    let value = line.split(" = ").nth(1)?.split_whitespace().next()?;
+    Some(if value == "Mia" {
+        "21 (Mia)".to_string()
+    } else {
+        value.to_string()
+    })
+}
+
+/// Mia's `t` claims what the player rolled, through the keys of a whole game: at every claim
+/// this player presses `t` and Enter, and the story says it claimed exactly its roll.
+#[test]
+fn mias_t_then_enter_claims_the_roll_in_a_whole_game() {
+    let home = temp_home("mia-truth");
+    let mut pty = Pty::spawn(&["play", "--game", "mia", "--players", "2"], &home);
+    let mut truths = Vec::<String>::new();
+    let status = pty.run(|s| {
+        if let Some(k) = frame_answer(s) {
+            return Some(k);
+        }
+        if !s.contains("Your move") {
+            return None;
+        }
+        let keys = help(s);
+        if keys.contains("t truth · Enter claim") {
+            truths.push(mia_rolled(s)?);
+            return Some("t\r");
+        }
+        // Facing a claim: always challenge, so that the game moves on.
+        keys.contains("c challenge").then_some("c")
+    });
+    assert_exited_ok(&status, &pty);
+    pty.assert_restored();
+    assert!(!truths.is_empty(), "this player never claimed");
+    let after = record(&pty);
+    let claimed: Vec<String> = after
+        .lines()
+        .filter_map(|l| l.split("you claim ").nth(1))
+        .map(|rest| {
+            if rest.starts_with("21 (Mia)") {
+                "21 (Mia)".to_string()
+            } else {
+                let value = rest.split_whitespace().next().unwrap_or("");
+                value
+                    .trim_matches(|c: char| !c.is_ascii_digit())
+                    .to_string()
+            }
+        })
+        .collect();
+    assert_eq!(claimed, truths, "the claims are not the rolls:\n{after}");
+    let _ = std::fs::remove_dir_all(&home);
+}

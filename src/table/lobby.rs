@@ -542,13 +542,8 @@ async fn take_joins(
         let players = l.players.len();
         let all_committed = l.players.iter().all(|p| committed.contains(&p.pubkey));
         let start_due = opts.start_after.map(|d| opened + d);
-        if all_committed && players >= max {
-            return Ok(());
-        }
-        if all_committed
-            && players >= min
-            && (start_asked || start_due.is_some_and(|t| Instant::now() >= t))
-        {
+        let start_now = start_asked || start_due.is_some_and(|t| Instant::now() >= t);
+        if all_committed && (players >= max || (players >= min && start_now)) {
             return Ok(());
         }
         let cancel_at = opened + opts.wait;
@@ -944,52 +939,15 @@ async fn join_inner(
     let mut newest = ev;
     let mut revealed = false;
     let mut waiting_told = false;
-    // The players listed when we last told the person about the wait, and the names known.
-    let mut told: Option<Vec<String>> = None;
-    let mut names = crate::net::profiles::fetch_names(pool, &[host], NAMES_PATIENCE).await;
-    let game = crate::games::registry::all()
-        .into_iter()
-        .find(|g| g.name == spec.game)
-        .map_or_else(|| spec.game.clone(), |g| g.title.to_string());
+    let mut wait_news = WaitNews::open(pool, host, &spec).await;
     loop {
         let l = spec.lobby.as_ref().expect("lobby");
         let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
-        let listed: Vec<String> = l.players.iter().map(|p| p.pubkey.clone()).collect();
         if host != me
             && mine.is_some()
             && l.status == LobbyStatus::Open
-            && told.as_ref() != Some(&listed)
+            && wait_news.tell(pool, (host, me), l, news).await
         {
-            let (min, max) = (l.min_players as usize, l.max_players as usize);
-            let first = told.is_none();
-            let newcomers: Vec<PublicKey> = listed
-                .iter()
-                .filter(|k| !first && !told.as_ref().is_some_and(|t| t.contains(k)))
-                .filter_map(|k| PublicKey::from_hex(k).ok())
-                .filter(|k| *k != me)
-                .collect();
-            let unnamed: Vec<PublicKey> = newcomers
-                .iter()
-                .filter(|k| !names.contains_key(k))
-                .copied()
-                .collect();
-            names.extend(crate::net::profiles::fetch_names(pool, &unnamed, NAMES_PATIENCE).await);
-            let label = |k: &PublicKey| {
-                names
-                    .get(k)
-                    .cloned()
-                    .unwrap_or_else(|| crate::net::profiles::short_npub(k))
-            };
-            news(LobbyNews::Waiting {
-                host: label(&host),
-                game: game.clone(),
-                newcomers: newcomers.iter().map(label).collect(),
-                first,
-                players: listed.len(),
-                min,
-                max,
-            });
-            told = Some(listed);
             continue;
         }
         if host != me && mine.is_none() && l.status == LobbyStatus::Open && asked != Some(l.round) {
@@ -1083,6 +1041,73 @@ async fn join_inner(
                 newest = ev;
             }
         }
+    }
+}
+
+/// What a joiner waiting for the table to fill has told its person: the players listed when
+/// it last told them, the names known, and the game's title.
+struct WaitNews {
+    told: Option<Vec<String>>,
+    names: std::collections::HashMap<PublicKey, String>,
+    game: String,
+}
+
+impl WaitNews {
+    async fn open(pool: &RelayPool, host: PublicKey, spec: &TableSpec) -> WaitNews {
+        WaitNews {
+            told: None,
+            names: crate::net::profiles::fetch_names(pool, &[host], NAMES_PATIENCE).await,
+            game: crate::games::registry::all()
+                .into_iter()
+                .find(|g| g.name == spec.game)
+                .map_or_else(|| spec.game.clone(), |g| g.title.to_string()),
+        }
+    }
+
+    /// Tells the person about the wait when the players listed changed since it last did (who
+    /// sat down, by name): true when it told.
+    async fn tell(
+        &mut self,
+        pool: &RelayPool,
+        (host, me): (PublicKey, PublicKey),
+        l: &Lobby,
+        news: &mut (impl FnMut(LobbyNews) + Send),
+    ) -> bool {
+        let listed: Vec<String> = l.players.iter().map(|p| p.pubkey.clone()).collect();
+        if self.told.as_ref() == Some(&listed) {
+            return false;
+        }
+        let first = self.told.is_none();
+        let newcomers: Vec<PublicKey> = listed
+            .iter()
+            .filter(|k| !first && !self.told.as_ref().is_some_and(|t| t.contains(k)))
+            .filter_map(|k| PublicKey::from_hex(k).ok())
+            .filter(|k| *k != me)
+            .collect();
+        let unnamed: Vec<PublicKey> = newcomers
+            .iter()
+            .filter(|k| !self.names.contains_key(k))
+            .copied()
+            .collect();
+        self.names
+            .extend(crate::net::profiles::fetch_names(pool, &unnamed, NAMES_PATIENCE).await);
+        let label = |k: &PublicKey| {
+            self.names
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
+        };
+        news(LobbyNews::Waiting {
+            host: label(&host),
+            game: self.game.clone(),
+            newcomers: newcomers.iter().map(label).collect(),
+            first,
+            players: listed.len(),
+            min: l.min_players as usize,
+            max: l.max_players as usize,
+        });
+        self.told = Some(listed);
+        true
     }
 }
 
