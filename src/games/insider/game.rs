@@ -87,6 +87,25 @@ pub enum Action {
     Break(Seat),
 }
 
+impl Action {
+    /// What kind of move this is, in words, for a refusal ("a guess is not allowed now").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Pick(_) => "picking a word card",
+            Action::Ask(_) => "a question",
+            Action::Guess(_) => "a guess",
+            Action::Pass => "passing",
+            Action::Answer(_) => "an answer",
+            Action::Judge(_) => "judging the guess",
+            Action::Say(_) => "a word in the discussion",
+            Action::Ready => "saying you are ready",
+            Action::Accuse(_) => "the first vote",
+            Action::Point(_) => "the second vote",
+            Action::Break(_) => "settling the tie",
+        }
+    }
+}
+
 /// The table's settings (`TableSpec.setup`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -878,7 +897,7 @@ impl Game for Insider {
                         self.next_asking_turn(turn);
                     }
                 }
-                (_, a) => return Err(illegal(seat, format!("{a:?} is not allowed now"))),
+                (_, a) => return Err(illegal(seat, format!("{} is not allowed now", a.kind()))),
             },
             (Phase::Talk { turn, quiet }, Action::Say(text)) => {
                 Self::check_text(seat, text, MAX_TEXT)?;
@@ -920,7 +939,7 @@ impl Game for Insider {
                 self.log.push(Entry::Broke { seat: *s });
                 self.accuse(*s, false);
             }
-            (_, a) => return Err(illegal(seat, format!("{a:?} is not allowed now"))),
+            (_, a) => return Err(illegal(seat, format!("{} is not allowed now", a.kind()))),
         }
         Ok(())
     }
