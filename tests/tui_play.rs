@@ -200,6 +200,23 @@ fn note_seen<'a>(screen: &str, want: &[&'a str], seen: &mut Vec<&'a str>) {
     }
 }
 
+/// A High Card player's move: keep the card, or stay in.
+fn high_card_move(s: &str) -> Option<&'static str> {
+    if !s.contains("Your move") {
+        return None;
+    }
+    let keys = help(s);
+    if keys.contains("k: keep") {
+        return Some("k");
+    }
+    keys.contains("y: stay in").then_some("y")
+}
+
+/// A High Card player who stays to the end: the frame's own screens, then its moves.
+fn high_card_keys(s: &str) -> Option<&'static str> {
+    frame_answer(s).or_else(|| high_card_move(s))
+}
+
 /// The bottom line: the keys that work now (or a notice).
 fn help(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
@@ -391,17 +408,7 @@ fn the_lobby_lists_a_stranger_s_table_and_enter_joins_and_plays_it() {
             // Listed before the relay had the table: list again.
             return s.contains("Open public tables (0)").then_some("r");
         }
-        if let Some(k) = frame_answer(s) {
-            return Some(k);
-        }
-        let keys = help(s);
-        if !s.contains("Your move") {
-            return None;
-        }
-        if keys.contains("k: keep") {
-            return Some("k");
-        }
-        keys.contains("y: stay in").then_some("y")
+        high_card_keys(s)
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
@@ -534,17 +541,7 @@ fn a_host_on_a_terminal_types_start_and_plays_with_the_players_there() {
             started = true;
             return Some("start\r");
         }
-        if let Some(k) = frame_answer(s) {
-            return Some(k);
-        }
-        let keys = help(s);
-        if !s.contains("Your move") {
-            return None;
-        }
-        if keys.contains("k: keep") {
-            return Some("k");
-        }
-        keys.contains("y: stay in").then_some("y")
+        high_card_keys(s)
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
@@ -591,17 +588,7 @@ fn the_lobby_hosts_a_table_of_the_chosen_game_and_plays_it_when_it_fills() {
             // To the seats: two, then host it.
             return Some("\t\t\x7f2\r");
         }
-        if let Some(k) = frame_answer(s) {
-            return Some(k);
-        }
-        let keys = help(s);
-        if !s.contains("Your move") {
-            return None;
-        }
-        if keys.contains("k: keep") {
-            return Some("k");
-        }
-        keys.contains("y: stay in").then_some("y")
+        high_card_keys(s)
     });
     assert_exited_ok(&status, &pty);
     pty.assert_restored();
@@ -907,14 +894,7 @@ fn a_player_resumed_30_s_later_shows_the_same_clock_and_step() {
         if s.contains("Table over") {
             return Some("\r");
         }
-        if !s.contains("Your move") {
-            return None;
-        }
-        let keys = help(s);
-        if keys.contains("k: keep") {
-            return Some("k");
-        }
-        keys.contains("y: stay in").then_some("y")
+        high_card_move(s)
     });
     assert_exited_ok(&status, &back);
     let (ok, out, err) = t.relay.rt.block_on(g.finish(Duration::from_secs(60)));

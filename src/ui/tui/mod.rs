@@ -235,6 +235,30 @@ fn screen<G: TableGame>(
     }
 }
 
+/// Tells the screen how the run ended, when it did (`ran`), and waits until the person closes
+/// it; the terminal is given back either way.
+async fn close_screen<G: TableGame, T, E: std::fmt::Display>(
+    msg_tx: Sender<Msg<G>>,
+    thread: std::thread::JoinHandle<Result<Ended, String>>,
+    ran: Option<&Result<T, E>>,
+    summary: impl FnOnce(&T) -> String,
+) -> Result<Ended, String> {
+    if let Some(r) = ran {
+        let words = match r {
+            Ok(t) => summary(t),
+            Err(e) => format!("the table stopped: {e}"),
+        };
+        let _ = msg_tx.send(Msg::Closed(words));
+    }
+    drop(msg_tx);
+    let ended = tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|_| "the terminal table failed".to_string())?;
+    restore_terminal();
+    ended
+}
+
 /// The terminal table for a spectator (`tolerance watch`), while `run` follows the table with
 /// the update callback it is given: the same frame and panel as a seat's, with no hand of its
 /// own and no turn. `q` (or Esc, Ctrl-C) stops watching at once, since a spectator has nothing
@@ -267,21 +291,8 @@ where
             None
         }
     };
-    if let Some(r) = &outcome {
-        let words = match r {
-            Ok(t) => summary(t),
-            Err(e) => format!("the table stopped: {e}"),
-        };
-        let _ = msg_tx.send(Msg::Closed(words));
-    }
-    drop(msg_tx);
-    let ended = tokio::task::spawn_blocking(move || thread.join())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|_| "the terminal table failed".to_string())?;
-    restore_terminal();
+    close_screen(msg_tx, thread, outcome.as_ref(), summary).await?;
     drop(ask_tx);
-    ended?;
     match outcome {
         Some(r) => r.map(Some).map_err(|e| e.to_string()),
         None => Ok(None),
@@ -326,20 +337,7 @@ where
             Err(Quit::Stop)
         }
     };
-    if let Ok(r) = &outcome {
-        let words = match r {
-            Ok(t) => summary(t),
-            Err(e) => format!("the table stopped: {e}"),
-        };
-        let _ = msg_tx.send(Msg::Closed(words));
-    }
-    drop(msg_tx);
-    let ended = tokio::task::spawn_blocking(move || thread.join())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|_| "the terminal table failed".to_string())?;
-    restore_terminal();
-    ended?;
+    close_screen(msg_tx, thread, outcome.as_ref().ok(), summary).await?;
     match outcome {
         Ok(r) => r.map(Played::Done).map_err(|e| e.to_string()),
         // Like a crash: the runner is dropped with nothing signed; what it signed is in the
