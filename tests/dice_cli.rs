@@ -89,6 +89,10 @@ fn a_person_types_perudo_moves() {
     assert!(out.contains("your cup: "), "{out}");
     // "bid 30 6" is refused on every turn this person gets (ten dice at most).
     assert!(out.contains("(the dice on the table)"), "{out}");
+    // A move the rules refuse is told to the person who made it, not to "seat 0".
+    assert!(out.contains("that move is not allowed: "), "{out}");
+    assert!(!out.contains("seat 0"), "{out}");
+    assert!(out.contains("you and 1 bot on this machine"), "{out}");
 }
 
 #[test]

@@ -103,10 +103,11 @@ impl Visit for Networked {
             let args = self.args;
             let (relays, _embedded) = relays_or_embedded(&args.relays, false).await?;
             let names = practice_names(args.players);
+            let bots = args.players.saturating_sub(1);
             println!(
-                "{}: you and {} bots, every seat its own key, over {}",
+                "{}: you and {bots} bot{}, every seat its own key, over {}",
                 G::TITLE,
-                args.players.saturating_sub(1),
+                if bots == 1 { "" } else { "s" },
                 relays.join(", ")
             );
             let opts = DemoOptions {
@@ -210,11 +211,12 @@ impl Visit for Local {
         let mut bots: Vec<Box<dyn Bot<G>>> = (0..args.players)
             .map(|_| G::bot(args.bot_level, StdRng::from_rng(&mut rng).expect("seeded")))
             .collect();
+        let others = args.players.saturating_sub(1);
         println!(
-            "LOCAL table of {}: you and {} bots on this machine, dealt and rolled by this \
+            "LOCAL table of {}: you and {others} bot{} on this machine, dealt and rolled by this \
              machine's RNG (not the trustless table: use `tolerance play` without --local)",
             G::TITLE,
-            args.players.saturating_sub(1)
+            if others == 1 { "" } else { "s" }
         );
         let names = practice_names(args.players);
         let name = |s: Seat| names.get(s as usize).cloned().unwrap_or_default();
@@ -269,7 +271,9 @@ impl Visit for Local {
                             }
                             Ok(a) => match game.clone().apply(0, &a) {
                                 Ok(()) => break a,
-                                Err(e) => println!("  {e}"),
+                                Err(e) => {
+                                    println!("  that move is not allowed: {}", e.words_for_mover())
+                                }
                             },
                             Err(e) => println!("  {e}"),
                         }

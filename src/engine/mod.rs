@@ -414,6 +414,20 @@ pub enum RuleError {
     Setup(String),
 }
 
+impl RuleError {
+    /// Why a move was refused, as the person who tried it reads it: without the seat number
+    /// the protocol's message carries (it is their own move), e.g. "you cannot raise that much".
+    pub fn words_for_mover(&self) -> String {
+        match self {
+            RuleError::Illegal { reason, .. } => reason.clone(),
+            // What the table waits for is told by seat number; the screen already names whose
+            // turn it is.
+            RuleError::OutOfTurn { .. } => "it is not your turn".into(),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// The rule error of an illegal move by `seat`.
 pub fn illegal(seat: Seat, reason: impl Into<String>) -> RuleError {
     RuleError::Illegal {

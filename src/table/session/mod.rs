@@ -1062,7 +1062,7 @@ impl<G: Game> Session<G> {
             .game
             .clone()
             .apply(me, action)
-            .map_err(|e| SessionError::Illegal(e.to_string()))?;
+            .map_err(|e| SessionError::Illegal(e.words_for_mover()))?;
         let json = serde_json::to_value(action).map_err(|e| SessionError::Local(e.to_string()))?;
         let body = if turn.sealed {
             let salt = self.seal_salt(self.r.step);
