@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{cmd, home, naddr_of, player, run, spawn, Proc};
+use common::{cmd, home, naddr_of, player, run, short_npub, spawn, Proc};
 use nostr_sdk::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -93,7 +93,13 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    host.wait_line(&format!("invited {c}"), Duration::from_secs(20));
+    // The host's lobby names the invitees as the table will: Bob by his profile name, the one
+    // without a profile by a short npub.
+    host.wait_line("invited Bob", Duration::from_secs(20));
+    host.wait_line(
+        &format!("invited {}", short_npub(&c)),
+        Duration::from_secs(20),
+    );
     // Both discover the invitation with `tables`, without being told the naddr.
     for h in [&hb, &hc] {
         let out = run(h, &["tables", "--relay", &r.url]);
@@ -114,8 +120,8 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
     assert!(ok, "host: {out}\n{err}");
     assert!(
-        out.contains("Bob"),
-        "the host sees Bob's profile name:\n{out}"
+        out.contains("Bob joined") && out.contains("seated: ") && !out.contains(&b),
+        "the host sees Bob's profile name, never his npub:\n{out}"
     );
     assert_table_over(&out, &err, 2, 3000);
     for j in [jb, jc] {
@@ -207,7 +213,10 @@ fn a_table_whose_invited_stranger_never_shows_is_cancelled_cleanly() {
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(60));
     assert!(!ok, "the host reports the cancellation: {out}");
     assert!(out.contains("table cancelled"), "{out}");
-    assert!(err.contains(&format!("never joined: {c}")), "{err}");
+    assert!(
+        err.contains(&format!("never joined: {}", short_npub(&c))),
+        "{err}"
+    );
     // Enough came to start early, and the host did not: said as it was.
     assert!(
         err.contains("2 of 3 seats were taken within 6 s and the host did not start with fewer"),
@@ -1190,7 +1199,10 @@ fn a_killed_hosts_table_disappears_from_tables_when_it_expires() {
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    host.wait_line(&format!("invited {b}"), Duration::from_secs(20));
+    host.wait_line(
+        &format!("invited {}", short_npub(&b)),
+        Duration::from_secs(20),
+    );
     host.child.kill().unwrap(); // SIGKILL: no cancellation is ever published
     host.child.wait().unwrap();
     let listed = |h: &Path| {

@@ -129,21 +129,21 @@ pub fn print_news(n: &LobbyNews) {
         LobbyNews::Announced { naddr } => {
             println!("table announced; others join with:\n  tolerance join {naddr}")
         }
-        LobbyNews::Invited { npub, accepted_by } => {
-            println!("invited {npub} ({accepted_by} relays took the invitation)")
+        LobbyNews::Invited { name, accepted_by } => {
+            println!("invited {name} ({accepted_by} relays took the invitation)")
         }
-        LobbyNews::InviteFailed { npub, reason } => {
-            println!("could not invite {npub}: {reason}")
+        LobbyNews::InviteFailed { name, reason } => {
+            println!("could not invite {name}: {reason}")
         }
-        LobbyNews::Joined { npub, players, max } => {
+        LobbyNews::Joined { name, players, max } => {
             if *players > 0 {
-                println!("{npub} joined ({players}/{max})")
+                println!("{name} joined ({players}/{max})")
             } else {
-                println!("{npub} asked to join")
+                println!("{name} asked to join")
             }
         }
         LobbyNews::Refused { npub, reason } => println!("refused {npub}: {reason}"),
-        LobbyNews::Left { npub } => println!("{npub} left"),
+        LobbyNews::Left { name } => println!("{name} left"),
         LobbyNews::Starting { players } => {
             println!("starting with {players} players: drawing the seating order")
         }
@@ -152,19 +152,12 @@ pub fn print_news(n: &LobbyNews) {
              who does not confirm loses the seat)"
         ),
         LobbyNews::Revealed { .. } => {}
-        LobbyNews::Dropped { npubs } => println!(
+        LobbyNews::Dropped { names } => println!(
             "{} never revealed a seating nonce: the seat{} open again",
-            npubs.join(", "),
-            if npubs.len() == 1 { " is" } else { "s are" }
+            names.join(", "),
+            if names.len() == 1 { " is" } else { "s are" }
         ),
-        LobbyNews::Seated { seats } => {
-            let names: Vec<String> = seats
-                .iter()
-                .filter_map(|h| PublicKey::from_hex(h).ok())
-                .map(|k| short_npub(&k))
-                .collect();
-            println!("seated: {}", names.join(", "))
-        }
+        LobbyNews::Seated { names } => println!("seated: {}", names.join(", ")),
         LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
         LobbyNews::MayStart { players, max } => {
             let free = max - players;

@@ -5,6 +5,7 @@
 
 use super::error::TableError;
 use crate::net::pool::RelayPool;
+use crate::net::profiles::short_npub;
 use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
@@ -24,25 +25,28 @@ pub enum LobbyNews {
     Announced {
         naddr: String,
     },
+    /// `name`: the invitee's profile name, else short npub (as for every name below).
     Invited {
-        npub: String,
+        name: String,
         accepted_by: usize,
     },
     InviteFailed {
-        npub: String,
+        name: String,
         reason: String,
     },
     Joined {
-        npub: String,
+        name: String,
         players: usize,
         max: usize,
     },
+    /// A join request turned down: the asker is named by short npub only, never looked up
+    /// (a flood of strangers' requests must not cost a profile query each).
     Refused {
         npub: String,
         reason: String,
     },
     Left {
-        npub: String,
+        name: String,
     },
     Starting {
         players: usize,
@@ -54,12 +58,13 @@ pub enum LobbyNews {
     Revealed {
         npub: String,
     },
+    /// The seats in order, by name.
     Seated {
-        seats: Vec<String>,
+        names: Vec<String>,
     },
     /// Listed players who never revealed their nonce: their seats open again.
     Dropped {
-        npubs: Vec<String>,
+        names: Vec<String>,
     },
     Cancelled {
         reason: String,
@@ -172,7 +177,7 @@ pub(crate) fn table_pow(pool: &RelayPool) -> Result<u8, TableError> {
              {} on this machine, and a table signs hundreds; tolerance mines at most {} bits. \
              Host on other relays",
             who.join(", "),
-            words_for(pow_estimate(pow)),
+            estimate_words(pow_estimate(pow)),
             wire::MAX_TABLE_POW
         )));
     }
@@ -196,17 +201,20 @@ pub fn pow_estimate(bits: u8) -> Duration {
     Duration::from_secs_f64(per_attempt * 2f64.powi(i32::from(bits)))
 }
 
-fn words_for(d: Duration) -> String {
+/// An estimate in words, rounded to its largest unit ("7 minutes", not "7 minutes 17 s").
+fn estimate_words(d: Duration) -> String {
     let s = d.as_secs_f64();
-    if s < 1.0 {
-        format!("{} ms", (s * 1000.0).round())
-    } else if s < 120.0 {
-        format!("{s:.0} s")
+    let unit = if s < 120.0 {
+        1.0
     } else if s < 7_200.0 {
-        format!("{:.0} minutes", s / 60.0)
+        60.0
     } else {
-        format!("{:.0} hours", s / 3_600.0)
+        3_600.0
+    };
+    if s < 1.0 {
+        return duration_words(d);
     }
+    duration_words(Duration::from_secs(((s / unit).round() * unit) as u64))
 }
 
 fn debug() -> bool {
@@ -347,6 +355,8 @@ pub async fn host_lobby(
     news(LobbyNews::Announced {
         naddr: naddr.clone(),
     });
+    let mut names = Names::default();
+    names.learn(pool, &opts.invite).await;
     for invitee in &opts.invite {
         let text = invitation_text(&opts.game, &opts.title, &naddr);
         match crate::net::dm::send_private(
@@ -362,11 +372,11 @@ pub async fn host_lobby(
         .await
         {
             Ok(r) => news(LobbyNews::Invited {
-                npub: npub(invitee),
+                name: names.name(pool, invitee).await,
                 accepted_by: r.delivered.accepted.len(),
             }),
             Err(e) => news(LobbyNews::InviteFailed {
-                npub: npub(invitee),
+                name: names.name(pool, invitee).await,
                 reason: e.to_string(),
             }),
         }
@@ -380,7 +390,7 @@ pub async fn host_lobby(
         &mut spec,
         &mut announcer,
         nonce,
-        opened,
+        (opened, &mut names),
         &mut news,
     )
     .await;
@@ -406,7 +416,7 @@ async fn run_host(
     spec: &mut TableSpec,
     announcer: &mut Announcer,
     mut nonce: [u8; 32],
-    opened: Instant,
+    (opened, names): (Instant, &mut Names),
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<(), String> {
     let me = opts.keys.public_key();
@@ -427,7 +437,7 @@ async fn run_host(
             &mut joins,
             &banned,
             &mut committed,
-            opened,
+            (opened, &mut *names),
             news,
         )
         .await?;
@@ -468,7 +478,9 @@ async fn run_host(
                     l.status = LobbyStatus::Seated;
                     l.expires = None;
                     announcer.publish(pool, spec).await?;
-                    news(LobbyNews::Seated { seats });
+                    news(LobbyNews::Seated {
+                        names: seat_names(pool, names, &seats).await,
+                    });
                     return Ok(());
                 }
                 Err(missing) => {
@@ -496,12 +508,9 @@ async fn run_host(
         }
         // Seats of players who never revealed open again; everyone left commits afresh so
         // nobody chooses a nonce knowing the others' revealed ones.
-        let names: Vec<String> = missing
-            .iter()
-            .filter_map(|h| PublicKey::from_hex(h).ok())
-            .map(|k| npub(&k))
-            .collect();
-        news(LobbyNews::Dropped { npubs: names });
+        news(LobbyNews::Dropped {
+            names: seat_names(pool, names, &missing).await,
+        });
         banned.extend(missing.iter().cloned());
         nonce = new_nonce();
         let l = spec.lobby.as_mut().expect("lobby");
@@ -527,7 +536,7 @@ async fn take_joins(
     joins: &mut std::collections::HashMap<PublicKey, usize>,
     banned: &std::collections::HashSet<String>,
     committed: &mut std::collections::HashSet<String>,
-    opened: Instant,
+    (opened, names): (Instant, &mut Names),
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<(), String> {
     let me = opts.keys.public_key();
@@ -548,7 +557,7 @@ async fn take_joins(
         }
         let cancel_at = opened + opts.wait;
         if Instant::now() >= cancel_at {
-            return Err(unstarted_reason(opts, &l.players));
+            return Err(unstarted_reason(opts, &l.players, names));
         }
         let next = start_due
             .filter(|t| *t > Instant::now())
@@ -591,7 +600,7 @@ async fn take_joins(
                 if let Some(d) = lobby.join_pow {
                     if !ev.check_pow(d) {
                         news(LobbyNews::Refused {
-                            npub: npub(&who),
+                            npub: short_npub(&who),
                             reason: format!("its join request lacks the proof of work ({d} bits)"),
                         });
                         continue;
@@ -610,7 +619,7 @@ async fn take_joins(
                 }
                 if banned.contains(&who.to_hex()) {
                     news(LobbyNews::Refused {
-                        npub: npub(&who),
+                        npub: short_npub(&who),
                         reason: "it held a seat before and never revealed its nonce".into(),
                     });
                     continue;
@@ -622,7 +631,7 @@ async fn take_joins(
                 }
                 if !lobby.public && !opts.invite.contains(&who) {
                     news(LobbyNews::Refused {
-                        npub: npub(&who),
+                        npub: short_npub(&who),
                         reason: "not invited".into(),
                     });
                     continue;
@@ -634,7 +643,7 @@ async fn take_joins(
                 committed.insert(who.to_hex());
                 changed = true;
                 news(LobbyNews::Joined {
-                    npub: npub(&who),
+                    name: names.name(pool, &who).await,
                     players: lobby.players.len(),
                     max,
                 });
@@ -646,7 +655,9 @@ async fn take_joins(
                     .retain(|p| p.pubkey != who.to_hex() || who == me);
                 if lobby.players.len() < before {
                     changed = true;
-                    news(LobbyNews::Left { npub: npub(&who) });
+                    news(LobbyNews::Left {
+                        name: names.name(pool, &who).await,
+                    });
                 }
             }
             LobbyBody::Reveal { .. } => {}
@@ -666,7 +677,7 @@ async fn take_joins(
 
 /// Why a table that never started is cancelled, in words: nobody came, too few came, or enough
 /// came and the host neither started nor filled the table.
-fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer]) -> String {
+fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer], names: &Names) -> String {
     let players = listed.len();
     let (min, max) = (opts.min_players as usize, opts.max_players as usize);
     let within = duration_words(opts.wait);
@@ -674,7 +685,7 @@ fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer]) -> String {
         .invite
         .iter()
         .filter(|k| !listed.iter().any(|p| p.pubkey == k.to_hex()))
-        .map(npub)
+        .map(|k| names.of(k))
         .collect();
     let never = if missing.is_empty() {
         String::new()
@@ -693,14 +704,19 @@ fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer]) -> String {
     }
 }
 
-/// A wait as people say it: "10 minutes", "1 minute", "90 s", "2 hours".
+/// A time as people say it: "10 minutes", "1 minute", "90 s", "2 hours", "2 minutes 30 s",
+/// "400 ms".
 pub fn duration_words(d: Duration) -> String {
     let s = d.as_secs();
     let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
-    if s >= 3600 && s.is_multiple_of(3600) {
+    if s == 0 {
+        format!("{} ms", d.as_millis())
+    } else if s >= 3600 && s.is_multiple_of(3600) {
         plural(s / 3600, "hour")
     } else if s >= 60 && s.is_multiple_of(60) {
         plural(s / 60, "minute")
+    } else if s >= 120 {
+        format!("{} {} s", plural(s / 60, "minute"), s % 60)
     } else {
         format!("{s} s")
     }
@@ -1009,7 +1025,7 @@ async fn join_inner(
             LobbyStatus::Seated => {
                 check_seated(pool, &host, &spec, SEATING_PATIENCE).await?;
                 news(LobbyNews::Seated {
-                    seats: spec.seats.clone(),
+                    names: seat_names(pool, &mut wait_news.names, &spec.seats).await,
                 });
                 return Ok(Joined {
                     spec,
@@ -1048,15 +1064,17 @@ async fn join_inner(
 /// it last told them, the names known, and the game's title.
 struct WaitNews {
     told: Option<Vec<String>>,
-    names: std::collections::HashMap<PublicKey, String>,
+    names: Names,
     game: String,
 }
 
 impl WaitNews {
     async fn open(pool: &RelayPool, host: PublicKey, spec: &TableSpec) -> WaitNews {
+        let mut names = Names::default();
+        names.learn(pool, &[host]).await;
         WaitNews {
             told: None,
-            names: crate::net::profiles::fetch_names(pool, &[host], NAMES_PATIENCE).await,
+            names,
             game: crate::games::registry::all()
                 .into_iter()
                 .find(|g| g.name == spec.game)
@@ -1084,19 +1102,8 @@ impl WaitNews {
             .filter_map(|k| PublicKey::from_hex(k).ok())
             .filter(|k| *k != me)
             .collect();
-        let unnamed: Vec<PublicKey> = newcomers
-            .iter()
-            .filter(|k| !self.names.contains_key(k))
-            .copied()
-            .collect();
-        self.names
-            .extend(crate::net::profiles::fetch_names(pool, &unnamed, NAMES_PATIENCE).await);
-        let label = |k: &PublicKey| {
-            self.names
-                .get(k)
-                .cloned()
-                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
-        };
+        self.names.learn(pool, &newcomers).await;
+        let label = |k: &PublicKey| self.names.of(k);
         news(LobbyNews::Waiting {
             host: label(&host),
             game: self.game.clone(),
@@ -1113,6 +1120,50 @@ impl WaitNews {
 
 /// How long a lobby waits for profile names before naming people by short npub.
 const NAMES_PATIENCE: Duration = Duration::from_secs(3);
+
+/// Profile names of the people a lobby tells about, each looked up once on the pool's relays;
+/// a key with no profile is named by its short npub.
+#[derive(Default)]
+struct Names(std::collections::HashMap<PublicKey, String>);
+
+impl Names {
+    /// Looks up the keys not known yet, all in one query.
+    async fn learn(&mut self, pool: &RelayPool, keys: &[PublicKey]) {
+        let unknown: Vec<PublicKey> = keys
+            .iter()
+            .filter(|k| !self.0.contains_key(k))
+            .copied()
+            .collect();
+        if unknown.is_empty() {
+            return;
+        }
+        let found = crate::net::profiles::fetch_names(pool, &unknown, NAMES_PATIENCE).await;
+        for k in unknown {
+            let name = found.get(&k).cloned().unwrap_or_else(|| short_npub(&k));
+            self.0.insert(k, name);
+        }
+    }
+
+    /// The name known for `k`.
+    fn of(&self, k: &PublicKey) -> String {
+        self.0.get(k).cloned().unwrap_or_else(|| short_npub(k))
+    }
+
+    async fn name(&mut self, pool: &RelayPool, k: &PublicKey) -> String {
+        self.learn(pool, &[*k]).await;
+        self.of(k)
+    }
+}
+
+/// The names of seats given as hex keys, in their order.
+async fn seat_names(pool: &RelayPool, names: &mut Names, hexes: &[String]) -> Vec<String> {
+    let keys: Vec<PublicKey> = hexes
+        .iter()
+        .filter_map(|h| PublicKey::from_hex(h).ok())
+        .collect();
+    names.learn(pool, &keys).await;
+    keys.iter().map(|k| names.of(k)).collect()
+}
 
 /// Commits to a fresh seating nonce and asks for a seat with it (with `pow` bits of proof of
 /// work when given); the nonce and its commitment.
@@ -1132,6 +1183,10 @@ async fn commit_join(
     Ok((nonce, commit))
 }
 
+/// Seconds before a table's newest event in which its `end`s are looked for: a seat's clock may
+/// be this much behind another's (the runner's own skew allowance, with room to spare).
+const END_SKEW_SECS: u64 = 30;
+
 /// Why a seated table takes no one, as a person asking to join needs it: the table is still
 /// being played (watch it) or its players saw it to the end (verify it). The announcement says
 /// only "seated" either way, so the table's newest log events tell: an `end` is among them once
@@ -1143,14 +1198,27 @@ async fn seated_words(
     relays: &[String],
 ) -> String {
     let naddr = wire::table_naddr(host, table, relays);
+    let wait = Duration::from_secs(5);
     let newest = pool
-        .fetch(
-            vec![wire::log_filter(host, table, &[]).limit(8)],
-            Duration::from_secs(5),
-        )
+        .fetch(vec![wire::log_filter(host, table, &[]).limit(1)], wait)
         .await
         .unwrap_or_default();
-    let over = newest.iter().any(|ev| {
+    // A table's last second can hold more events than any limit (bots play a hand within it)
+    // and relays break ties by id, so a limit alone can leave the `end`s out: everything from
+    // the newest event's second back by the clock skew seats may have is read instead.
+    let last = newest.iter().map(|e| e.created_at.as_secs()).max();
+    let tail = match last {
+        Some(t) => pool
+            .fetch(
+                vec![wire::log_filter(host, table, &[])
+                    .since(Timestamp::from_secs(t.saturating_sub(END_SKEW_SECS)))],
+                wait,
+            )
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let over = tail.iter().any(|ev| {
         wire::log::parse_log(ev, table).is_ok_and(|p| matches!(p.body, wire::log::Body::End { .. }))
     });
     if over {
@@ -1307,6 +1375,32 @@ pub async fn list_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_read_as_people_say_them() {
+        let secs = Duration::from_secs;
+        for (d, words) in [
+            (Duration::from_millis(400), "400 ms"),
+            (secs(1), "1 s"),
+            (secs(90), "90 s"),
+            (secs(60), "1 minute"),
+            (secs(150), "2 minutes 30 s"),
+            (secs(600), "10 minutes"),
+            (secs(5_400), "90 minutes"),
+            (secs(7_200), "2 hours"),
+        ] {
+            assert_eq!(duration_words(d), words);
+        }
+        // Estimates are rounded to their largest unit.
+        for (d, words) in [
+            (Duration::from_millis(2), "2 ms"),
+            (Duration::from_secs_f64(4.4), "4 s"),
+            (secs(437), "7 minutes"),
+            (secs(30_000), "8 hours"),
+        ] {
+            assert_eq!(estimate_words(d), words);
+        }
+    }
 
     #[test]
     fn tables_are_named_by_naddr_nevent_or_hex() {

@@ -225,6 +225,11 @@ impl Drop for Proc {
     }
 }
 
+/// How a person is named when they have no profile name: `npub1abcd…wxyz`.
+pub fn short_npub(npub: &str) -> String {
+    format!("{}…{}", &npub[..10], &npub[npub.len() - 4..])
+}
+
 /// The naddr in a line.
 pub fn naddr_of(line: &str) -> String {
     line.split_whitespace()
