@@ -124,9 +124,11 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
         "the host sees Bob's profile name, never his npub:\n{out}"
     );
     assert_table_over(&out, &err, 2, 3000);
-    for j in [jb, jc] {
+    for (j, me) in [(jb, "Bob (npub1".to_string()), (jc, short_npub(&c))] {
         let (ok, out, err) = j.finish_blocking(Duration::from_secs(60));
         assert!(ok, "joiner: {out}\n{err}");
+        // Each is told who they are joining as: by their profile name when they have one.
+        assert!(out.contains(&format!("joining as {me}")), "{out}");
         assert!(out.contains("seated:"), "{out}");
         assert_table_over(&out, &err, 2, 3000);
     }

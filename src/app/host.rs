@@ -5,7 +5,6 @@ use super::seat::{play_seat, SeatUi};
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
 use crate::net::pool::RelayPool;
-use crate::net::profiles::short_npub;
 use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
 use crate::wire::Pace;
 use nostr_sdk::prelude::*;
@@ -409,16 +408,16 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
         start_now: Some(std::sync::Arc::new(tokio::sync::Notify::new())),
         setup_for: Some(setup_for),
     };
-    println!(
-        "hosting {} as {}: {} seats, {}",
-        args.game,
-        short_npub(&me),
-        args.seats,
-        if public { "public" } else { "invite only" }
-    );
     // One pool for the whole command: the lobby, the seating, the names and the table itself
     // (each relay connected and its NIP-11 read once).
     let pool = super::common::pool_on(keys, &relays, open).await?;
+    println!(
+        "hosting {} as {}: {} seats, {}",
+        args.game,
+        crate::net::profiles::self_words(&pool, &me).await,
+        args.seats,
+        if public { "public" } else { "invite only" }
+    );
     let played = host_on(
         keys,
         &pool,

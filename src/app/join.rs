@@ -4,7 +4,6 @@ use super::common::load_identity;
 use super::host::{print_news, seated};
 use super::seat::{play_seat, SeatUi};
 use crate::net::pool::{PoolConfig, RelayPool};
-use crate::net::profiles::short_npub;
 use crate::table::lobby;
 use nostr_sdk::prelude::*;
 use std::time::Duration;
@@ -37,9 +36,12 @@ pub async fn run(args: JoinArgs) -> Result<(), String> {
 pub async fn join_as(keys: &Keys, args: JoinArgs, open: Option<RelayPool>) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     let relays = lobby::table_relays(&args.relays, &r)?;
-    println!("joining as {}", short_npub(&keys.public_key()));
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
     let pool = super::common::pool_on(keys, &relays, open).await?;
+    println!(
+        "joining as {}",
+        crate::net::profiles::self_words(&pool, &keys.public_key()).await
+    );
     let wait = Duration::from_secs(args.wait);
     let joined = lobby::join_lobby(keys, &pool, &relays, &r, wait, |n| print_news(&n)).await;
     let joined = match joined {

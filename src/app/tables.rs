@@ -138,7 +138,7 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
         .await
         .map_err(|e| e.to_string())?;
     let state = LobbyState::new(
-        short_npub(&keys.public_key()),
+        crate::net::profiles::self_words(&pool, &keys.public_key()).await,
         args.relays.clone(),
         crate::ui::tui::colour_wanted(),
     );

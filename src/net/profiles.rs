@@ -69,6 +69,19 @@ pub async fn fetch_names(
     out
 }
 
+/// This person as their own screens name them: "Ana (npub1abcd…wxyz)" when their profile has
+/// a name on the pool's relays, else the short npub alone.
+pub async fn self_words(pool: &RelayPool, me: &PublicKey) -> String {
+    let short = short_npub(me);
+    match fetch_names(pool, &[*me], Duration::from_secs(3))
+        .await
+        .remove(me)
+    {
+        Some(name) => format!("{name} ({short})"),
+        None => short,
+    }
+}
+
 /// Publishes a profile with this name.
 pub async fn publish_name(
     pool: &RelayPool,

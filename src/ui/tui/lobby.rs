@@ -139,7 +139,7 @@ const DEFAULT_SEATS: u8 = 4;
 
 #[derive(Debug, Clone)]
 pub struct LobbyState {
-    /// This person, as a short npub.
+    /// This person: their profile name and short npub, or the short npub alone.
     pub me: String,
     pub relays: Vec<String>,
     /// The games a table may be hosted for (the registry, in its order).
