@@ -218,6 +218,27 @@ fn protocol_words(screen: &str) -> Vec<String> {
     found
 }
 
+/// The check above sees each kind of protocol word on a screen, and passes the table's words.
+#[test]
+fn the_protocol_words_check_sees_what_a_player_must_not_read() {
+    for bad in [
+        "! step 40: Ben: out of the hand, dealt out until back",
+        "│ waiting for Ben (chance) (30s)",
+        "Ben withheld a protocol step past its deadline",
+        "to act: Some(3)",
+        "Seat(1) folds",
+    ] {
+        assert_eq!(protocol_words(bad).len(), 1, "{bad}");
+    }
+    let fine = "Ben's client stopped answering: Ben sits out until back at the table\n\
+                shuffling: waiting for Ben (32s) · relays 1/1\nturn 1: the pool is J♣ 8♦";
+    assert!(
+        protocol_words(fine).is_empty(),
+        "{:?}",
+        protocol_words(fine)
+    );
+}
+
 /// Adds to `seen` every word of `want` that is on `screen`, once each.
 fn note_seen<'a>(screen: &str, want: &[&'a str], seen: &mut Vec<&'a str>) {
     for w in want {
@@ -321,6 +342,14 @@ fn a_whole_tolerance_table_played_with_keys_in_the_terminal() {
     );
     // The blinds open the hand's story.
     assert!(after.contains("the blind"), "{after}");
+    // The end line counts the one hand dealt and names who came out ahead (issue 30, item 10).
+    let over = table_over(&pty);
+    let ahead = over.contains("1 hand played; ")
+        && (over.contains("finishes with the most chips")
+            || over.contains("finish level with the most chips"));
+    let won = over.contains(" the table after 1 hand (");
+    assert!(ahead || won, "{over}");
+    assert!(over.contains("you "), "{over}");
     let _ = std::fs::remove_dir_all(&home);
 }
 
