@@ -1604,8 +1604,9 @@ fn ctrl_c_keeps_the_seat_and_resume_takes_it_back() {
 }
 
 /// A heads-up seat whose client dies (SIGKILL, mid-hand, nothing written to the terminal at the
-/// end) is not the end of the table (issue 30, item 1): `resume` takes the seat back and plays
-/// to the end. The terminal still shows the dead client's table when `resume` starts; the
+/// end) is not the end of the table (issue 30, item 1): the other player's client sees the seat
+/// sit out past its move's deadline and waits; `resume` takes the seat back, it is dealt in
+/// again and plays to the end. The terminal still shows the dead client's table when `resume` starts; the
 /// resumed table then looks exactly as it does in a terminal that never showed anything
 /// (item 8).
 #[test]
@@ -1693,6 +1694,10 @@ fn stop_then_resume(test: &str, how: Stop) -> Pty {
     );
     if how == Stop::CtrlC {
         pty.assert_restored();
+    } else {
+        // A crash is waited out: the move's deadline passes, the seat sits out and the
+        // heads-up table waits for it rather than ending.
+        rt.block_on(host.line("sits out until back at the table", Duration::from_secs(60)));
     }
     // `resume` with no argument takes the one table in play here, on the terminal table,
     // which starts from a cleared screen (a terminal may keep an earlier program's cells).
@@ -1737,6 +1742,12 @@ fn stop_then_resume(test: &str, how: Stop) -> Pty {
     assert!(record(&back).contains("table over: "));
     let (ok, out, err) = rt.block_on(host.finish(Duration::from_secs(60)));
     assert!(ok, "the host failed:\n{out}\n{err}");
+    if how == Stop::Kill {
+        assert!(
+            out.contains("back at the table, dealt in from the next hand"),
+            "{out}"
+        );
+    }
     // Nobody signed a leave: the verdicts name no seat that left.
     let v = common::run(
         &host_home,
