@@ -5,33 +5,7 @@ use nostr_sdk::prelude::*;
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// `npub1abcd…wxyz`: short enough for a table, long enough to tell keys apart.
-pub fn short_npub(pk: &PublicKey) -> String {
-    let full = pk.to_bech32().unwrap_or_else(|_| pk.to_hex());
-    if full.len() > 20 {
-        format!("{}…{}", &full[..10], &full[full.len() - 4..])
-    } else {
-        full
-    }
-}
-
-/// The name a profile asks to be shown by: display name, else name; trimmed, one line, at most
-/// 24 characters (names are chosen by strangers and printed on our terminal).
-pub fn profile_name(metadata: &Metadata) -> Option<String> {
-    let raw = metadata
-        .display_name
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .or(metadata.name.as_deref())?;
-    let clean: String = raw
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(24)
-        .collect::<String>()
-        .trim()
-        .to_string();
-    (!clean.is_empty()).then_some(clean)
-}
+pub use crate::wire::names::{profile_name, short_npub};
 
 /// Names of the keys that published a profile on the pool's relays (the newest profile wins).
 pub async fn fetch_names(
@@ -39,34 +13,14 @@ pub async fn fetch_names(
     keys: &[PublicKey],
     timeout: Duration,
 ) -> HashMap<PublicKey, String> {
-    let mut out = HashMap::new();
     if keys.is_empty() {
-        return out;
+        return HashMap::new();
     }
-    let filter = Filter::new().kind(Kind::Metadata).authors(keys.to_vec());
-    let Ok(events) = pool.fetch(vec![filter], timeout).await else {
-        return out;
-    };
-    let mut newest: HashMap<PublicKey, &Event> = HashMap::new();
-    for ev in &events {
-        if ev.verify().is_err() {
-            continue;
-        }
-        let e = newest.entry(ev.pubkey).or_insert(ev);
-        if ev.created_at > e.created_at {
-            *e = ev;
-        }
+    let filter = crate::wire::names::profiles_filter(keys);
+    match pool.fetch(vec![filter], timeout).await {
+        Ok(events) => crate::wire::names::names_from_profiles(&events),
+        Err(_) => HashMap::new(),
     }
-    for (pk, ev) in newest {
-        if let Some(name) = Metadata::from_json(&ev.content)
-            .ok()
-            .as_ref()
-            .and_then(profile_name)
-        {
-            out.insert(pk, name);
-        }
-    }
-    out
 }
 
 /// This person as their own screens name them: "Ana (npub1abcd…wxyz)" when their profile has

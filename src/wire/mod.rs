@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod lobby;
 pub mod log;
+pub mod names;
 pub mod variant;
 pub use lobby::{Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, KIND_LOBBY};
 
