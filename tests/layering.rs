@@ -575,6 +575,7 @@ const RULES: &[Rule] = &[
             "wire",
             "table::session",
             "table::chance",
+            "table::check",
         ],
         except: presentation,
         banned_modules: &[],
@@ -611,6 +612,7 @@ const RULES: &[Rule] = &[
             "table::session",
             "table::chance",
             "table::whisper",
+            "table::check",
         ],
         except: |_| false,
         banned_modules: &[
@@ -681,6 +683,7 @@ fn the_pure_modules_take_no_time_and_no_os_randomness() {
             "table/session/",
             "table/chance/",
             "table/whisper.rs",
+            "table/check.rs",
             "games/",
             "bots/",
             "fair/",

@@ -16,6 +16,7 @@
 //! - [`demo`]: a whole table of bots, each its own client, for `demo`, `play` and the tests.
 
 pub mod chance;
+pub mod check;
 #[cfg(feature = "runtime")]
 pub mod clock;
 #[cfg(feature = "runtime")]

@@ -2,10 +2,9 @@
 //! spectator (`tolerance watch`): the same session every player runs, with no seat and no
 //! secret.
 
+use super::check::{check_table, name_of};
 use super::error::TableError;
-use super::runner::{
-    fetch_table, run_client_on, table_game, ClientReport, OnUpdate, RunConfig, Watch,
-};
+use super::runner::{fetch_table, run_client_on, ClientReport, OnUpdate, RunConfig, Watch};
 use super::session::{Session, Verdict, Violation};
 use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
@@ -135,13 +134,6 @@ pub async fn seat_names(pool: &RelayPool, spec: &TableSpec) -> Vec<String> {
         .collect()
 }
 
-fn name_of(names: &[String], x: Seat) -> String {
-    names
-        .get(x as usize)
-        .cloned()
-        .unwrap_or_else(|| format!("seat {x}"))
-}
-
 async fn other_hosts(pool: &RelayPool, id: &str, host: &PublicKey) -> Vec<String> {
     let events = pool
         .fetch(
@@ -160,46 +152,6 @@ async fn other_hosts(pool: &RelayPool, id: &str, host: &PublicKey) -> Vec<String
     others.sort();
     others.dedup();
     others
-}
-
-/// Replays a table's events as a spectator and reports.
-struct CheckOut {
-    spec: TableSpec,
-    start: u64,
-    events: Vec<Event>,
-    names: Vec<String>,
-}
-
-struct Checked {
-    finished: bool,
-    verdicts: Vec<Verdict>,
-    violations: Vec<Violation>,
-    events: u64,
-    chain_events: u64,
-    invariants: Option<String>,
-    result: String,
-    report: serde_json::Value,
-}
-
-impl Visit for CheckOut {
-    type Out = Result<Checked, TableError>;
-    fn visit<G: TableGame>(self) -> Result<Checked, TableError> {
-        let (cfg, game) = table_game::<G>(&self.spec, self.start)?;
-        let mut s: Session<G> =
-            Session::new(cfg, game, None).map_err(|e| TableError::Setup(e.to_string()))?;
-        s.handle_all(&self.events);
-        let names = |x: Seat| name_of(&self.names, x);
-        Ok(Checked {
-            finished: s.is_finished(),
-            verdicts: s.verdicts().to_vec(),
-            violations: s.violations.clone(),
-            events: s.stats().events,
-            chain_events: s.stats().chain,
-            invariants: s.game().check_invariants().err(),
-            result: s.game().result_line(&names),
-            report: s.game().report(),
-        })
-    }
 }
 
 /// Fetches a table's announcement and every event of its seated keys, and checks them all.
@@ -223,16 +175,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         .filter(|e| !seat_keys.contains(&e.pubkey))
         .count();
     pool.shutdown().await;
-    let checked = registry::with_game(
-        &spec.game,
-        CheckOut {
-            spec: spec.clone(),
-            start,
-            events,
-            names: names.clone(),
-        },
-    )
-    .map_err(TableError::Setup)??;
+    let checked = check_table(&spec, start, &events, &names).map_err(TableError::Setup)?;
     let problems = checked
         .violations
         .iter()
@@ -244,7 +187,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         host: npub(&host),
         seats: seat_keys.iter().map(npub).collect(),
         names: names.clone(),
-        ok: checked.violations.is_empty() && checked.invariants.is_none(),
+        ok: checked.ok(),
         finished: checked.finished,
         verdicts: checked.verdicts,
         violations: checked.violations,
@@ -259,89 +202,7 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
     })
 }
 
-/// A verdict in words.
-pub fn verdict_text(v: &Verdict) -> String {
-    verdict_text_named(v, &|s| format!("seat {s}"))
-}
-
-/// [`verdict_text`] with the seats named as the reader knows them ("you", "Ana").
-pub fn verdict_text_named(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String {
-    use crate::table::session::Verdict as V;
-    let seats = |s: &[Seat]| s.iter().map(|x| names(*x)).collect::<Vec<_>>().join(", ");
-    match v {
-        V::TimedOut { step, seats: s } => format!(
-            "step {step}: {}: timed out, the default move was played",
-            seats(s)
-        ),
-        V::Removed {
-            step,
-            seats: s,
-            reason,
-            sitting_out,
-        } => format!(
-            "step {step}: {}: {} ({})",
-            seats(s),
-            if *sitting_out {
-                "out of the hand, dealt out until back"
-            } else {
-                "removed from the game"
-            },
-            reason.describe()
-        ),
-        V::Back { step, seats: s } => format!(
-            "step {step}: {}: back at the table, dealt in from the next hand",
-            seats(s)
-        ),
-        V::NotBack { step, seats: s } => format!(
-            "step {step}: {}: did not come back within the return allowance",
-            seats(s)
-        ),
-        V::Finished { step } => format!("step {step}: the game is over"),
-        V::Broken { step, reason } => format!("step {step}: the table stopped: {reason}"),
-    }
-}
-
-/// A verdict as the people at the table read it: what happened to whom, in plain words —
-/// no step numbers and no protocol terms ([`verdict_text_named`] keeps those for `verify`).
-pub fn verdict_words(v: &Verdict, names: &dyn Fn(Seat) -> String) -> String {
-    use crate::games::ui::words::{agree_many, gone, says, seats};
-    use crate::table::session::Verdict as V;
-    let first = |s: &[Seat]| s.first().map(|x| names(*x)).unwrap_or_default();
-    match v {
-        V::TimedOut { seats: s, .. } => {
-            format!("{} timed out: the default move was played", seats(s, names))
-        }
-        V::Removed {
-            seats: s,
-            reason,
-            sitting_out,
-            ..
-        } => s
-            .iter()
-            .map(|x| {
-                let n = names(*x);
-                let then = if *sitting_out {
-                    format!("{} out until back at the table", says(n.clone(), "sits"))
-                } else {
-                    format!("{} out of the game", says(n.clone(), "is"))
-                };
-                format!("{}: {then}", gone(n, *reason))
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-        V::Back { seats: s, .. } => format!(
-            "{} {} back at the table, dealt in from the next hand",
-            seats(s, names),
-            agree_many(s.len(), &first(s), "is")
-        ),
-        V::NotBack { seats: s, .. } => format!(
-            "{} did not come back within the return allowance",
-            seats(s, names)
-        ),
-        V::Finished { .. } => "the game is over".into(),
-        V::Broken { reason, .. } => format!("the table stopped: {reason}"),
-    }
-}
+pub use super::check::{verdict_text, verdict_text_named, verdict_words};
 
 /// A table found for a spectator, seated, with its players' names: what following it takes.
 pub struct Watched {

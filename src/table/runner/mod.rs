@@ -211,38 +211,7 @@ pub fn table_game<G: TableGame>(
     spec: &TableSpec,
     start: u64,
 ) -> Result<(SessionConfig, G), TableError> {
-    if spec.game != G::NAME {
-        return Err(TableError::Setup(format!(
-            "table {} is a {} table, not {}",
-            spec.table,
-            spec.game,
-            G::TITLE
-        )));
-    }
-    let setup: G::Setup = serde_json::from_value(spec.setup.clone()).map_err(|e| {
-        TableError::Setup(format!(
-            "the table's {} setup is not readable: {e}",
-            G::TITLE
-        ))
-    })?;
-    let (min, max) = G::seats_for(&setup);
-    let n = spec.seats.len();
-    if n < min as usize || n > max as usize {
-        return Err(TableError::Setup(format!(
-            "the table seats {n} players; {} with this setup seats {min} to {max}",
-            G::TITLE
-        )));
-    }
-    let game = G::start(&setup, n as u8).map_err(|e| TableError::Setup(e.to_string()))?;
-    let cfg = SessionConfig {
-        table: spec.id(),
-        seats: spec.seat_keys(),
-        deadlines: spec.deadlines,
-        start,
-        pow: spec.pow,
-        version: spec.v,
-    };
-    Ok((cfg, game))
+    super::check::table_game(spec, start).map_err(TableError::Setup)
 }
 
 /// Fetches and checks a table announcement: the host's newest version, seated, its seating
