@@ -10,6 +10,7 @@ use crate::engine::{Seat, ToAct};
 use crate::games::registry::{self, SetupOptions, TableGame, Visit};
 use crate::table::demo::{run_demo, DemoOptions};
 use crate::table::runner::{BotDecider, Decider};
+use crate::table::session::SessionError;
 use crate::wire::Pace;
 use rand::rngs::{OsRng, StdRng};
 use rand::SeedableRng;
@@ -272,7 +273,7 @@ impl Visit for Local {
                             Ok(a) => match game.clone().apply(0, &a) {
                                 Ok(()) => break a,
                                 Err(e) => {
-                                    println!("  that move is not allowed: {}", e.words_for_mover())
+                                    println!("  {}", SessionError::Illegal(e.words_for_mover()))
                                 }
                             },
                             Err(e) => println!("  {e}"),

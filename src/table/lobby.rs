@@ -204,6 +204,9 @@ pub fn pow_estimate(bits: u8) -> Duration {
 /// An estimate in words, rounded to its largest unit ("7 minutes", not "7 minutes 17 s").
 fn estimate_words(d: Duration) -> String {
     let s = d.as_secs_f64();
+    if s < 1.0 {
+        return duration_words(d);
+    }
     let unit = if s < 120.0 {
         1.0
     } else if s < 7_200.0 {
@@ -211,9 +214,6 @@ fn estimate_words(d: Duration) -> String {
     } else {
         3_600.0
     };
-    if s < 1.0 {
-        return duration_words(d);
-    }
     duration_words(Duration::from_secs(((s / unit).round() * unit) as u64))
 }
 
