@@ -19,6 +19,7 @@ mod tables;
 mod variant;
 mod verify;
 mod watch;
+mod web;
 
 pub use common::{load_identity, runtime};
 
@@ -70,6 +71,9 @@ pub enum Command {
     },
     /// Run a Nostr relay (for LAN play and tests).
     Relay(relay::RelayArgs),
+    /// Serve the browser page on this machine (with the embedded relay unless --relay), and
+    /// print its URL.
+    Web(web::WebArgs),
     /// The tables you played on this machine.
     History {
         #[command(subcommand)]
@@ -108,6 +112,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Replay { file } => replay::run(file),
         Command::Games { json } => games::run(json),
         Command::Relay(a) => relay::run(a),
+        Command::Web(a) => runtime()?.block_on(web::run(a)),
         Command::History { command } => history::run(command),
         Command::Keys { command } => keys::run(command),
         Command::Feedback(a) => feedback::run(a),

@@ -1,0 +1,549 @@
+//! The browser page in a real browser: Debian's headless Chromium, driven over WebDriver by
+//! chromium-driver, opening the page `tolerance web` serves (built by `web/build.sh`; `.ci/run`
+//! installs the browser, the driver and wasm-bindgen-cli and builds the page first).
+//!
+//! Screenshots at phone and desktop sizes are kept in `target/browser-artifacts/`.
+
+mod common;
+
+use common::{home, naddr_of, player, run, spawn, Proc};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// chromium-driver on a free loopback port, stopped with the test.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn driver() -> Driver {
+    let port = free_port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect(
+            "chromium-driver is needed for the browser tests: apt-get install chromium \
+             chromium-driver (bash .ci/run installs it)",
+        );
+    Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+/// A headless Chromium session through `driver`, retried while the driver starts listening.
+async fn browser(driver: &Driver) -> Client {
+    let caps = json!({
+        "goog:chromeOptions": {
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,800"]
+        }
+    });
+    let caps = caps.as_object().unwrap().clone();
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        match ClientBuilder::new(connector)
+            .capabilities(caps.clone())
+            .connect(&driver.url)
+            .await
+        {
+            Ok(c) => return c,
+            Err(e) if Instant::now() < end => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("no browser session through chromium-driver: {e}"),
+        }
+    }
+}
+
+/// The built page, or a failure that says how to build it.
+fn page() -> PathBuf {
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist");
+    assert!(
+        dist.join("pkg/tolerance_web_bg.wasm").is_file(),
+        "the page is not built: run `bash web/build.sh` (bash .ci/run does)"
+    );
+    dist
+}
+
+/// `tolerance web` on a free port with its embedded relay: the process, the page's URL and
+/// the relay's.
+fn serve(home: &Path) -> (Proc, String, String) {
+    let dir = page();
+    let web = spawn(
+        home,
+        &["web", "--port", "0", "--dir", dir.to_str().unwrap()],
+    );
+    let url = web.wait_line("the page: ", PATIENCE);
+    let url = url.trim_start_matches("the page: ").trim().to_string();
+    let relay = web.wait_line("relays: ", PATIENCE);
+    let relay = relay.trim_start_matches("relays: ").trim().to_string();
+    (web, url, relay)
+}
+
+fn artefact(name: &str, png: &[u8]) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), png).unwrap();
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    c.wait()
+        .at_most(PATIENCE)
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no '{css}' on the page: {e}"))
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Waits until `script` (an expression) is true in the page.
+async fn until(c: &Client, script: &str) {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let v = c
+            .execute(&format!("return !!({script});"), vec![])
+            .await
+            .unwrap();
+        if v == Value::Bool(true) {
+            return;
+        }
+        if Instant::now() > end {
+            let body = c.execute("return document.body.innerText;", vec![]).await;
+            panic!("'{script}' never held; the page reads: {body:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_lists_every_game_and_shows_a_table_hosted_from_the_terminal() {
+    let hw = home("browser-table", "web");
+    let (_web, url, relay) = serve(&hw);
+    // Ana hosts a public Perudo table from the terminal, under her profile name.
+    let ha = home("browser-table", "ana");
+    player(&ha);
+    let out = run(
+        &ha,
+        &["keys", "profile", "--name", "Ana", "--relay", &relay],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--relay",
+            &relay,
+            "--game",
+            "perudo",
+            "--seats",
+            "3",
+            "--public",
+            "--title",
+            "Browser night",
+            "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    assert_eq!(text(&c, "#table-game").await, "Perudo");
+    assert_eq!(text(&c, "#table-title").await, "Browser night");
+    let seats = text(&c, "#seats").await;
+    assert!(seats.starts_with("Ana (host)"), "{seats}");
+    assert!(seats.contains("2 seats open"), "{seats}");
+    assert!(
+        text(&c, "#table-status").await.contains("open to all"),
+        "the table is public"
+    );
+    assert!(text(&c, "#join-command")
+        .await
+        .contains("tolerance join naddr1"));
+    assert!(
+        text(&c, "#seats li.empty").await == "2 seats open",
+        "the open seats are said"
+    );
+
+    // Every registered game, by title, as `tolerance games --json` lists them.
+    let games: Vec<Value> = serde_json::from_slice(&run(&hw, &["games", "--json"]).stdout).unwrap();
+    let listed = text(&c, "#game-list").await;
+    for g in &games {
+        let title = g["title"].as_str().unwrap();
+        assert!(listed.contains(title), "{title} is not listed: {listed}");
+    }
+
+    c.set_window_size(1280, 800).await.unwrap();
+    artefact("table-1280x800.png", &c.screenshot().await.unwrap());
+    c.set_window_size(360, 740).await.unwrap();
+    // At a phone's width nothing runs off the side.
+    until(
+        &c,
+        "document.documentElement.scrollWidth <= window.innerWidth",
+    )
+    .await;
+    artefact("table-360x740.png", &c.screenshot().await.unwrap());
+    c.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_link_or_a_dead_relay_is_said_in_words() {
+    let hw = home("browser-bad", "web");
+    let (_web, url, _relay) = serve(&hw);
+    let d = driver();
+    let c = browser(&d).await;
+    // A link cut short.
+    c.goto(&format!("{url}#naddr1qqqqqq")).await.unwrap();
+    until(&c, "!document.getElementById('error').hidden").await;
+    let err = text(&c, "#error").await;
+    assert!(err.contains("is not a valid naddr"), "{err}");
+    assert!(!err.contains("Some(") && !err.contains("Error("), "{err}");
+
+    // A well-formed link whose only relay is gone: typed into the box, not put in the URL.
+    let dead = format!("ws://127.0.0.1:{}", free_port());
+    let naddr = tolerance::wire::table_naddr(
+        &nostr::Keys::generate().public_key(),
+        &"cd".repeat(32),
+        std::slice::from_ref(&dead),
+    );
+    let input = c.find(Locator::Id("link")).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(&naddr).await.unwrap();
+    c.find(Locator::Css("#open button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        &c,
+        "document.getElementById('error').textContent.includes('no relay has this table')",
+    )
+    .await;
+    let err = text(&c, "#error").await;
+    assert!(err.contains(&format!("could not reach {dead}")), "{err}");
+    let shown = c.find(Locator::Id("table")).await.unwrap();
+    assert!(!shown.is_displayed().await.unwrap(), "no table is shown");
+    c.close().await.unwrap();
+}
+
+/// Two terminal players play a whole table of `game` (with `extra` host options) over the relay
+/// `tolerance web` started; the page then checks every move of it and must come to what
+/// `tolerance verify` says: the same verdict, result line and event counts. With `lie`, Ben
+/// signs one more event for the table after its end, valid as an event but not a move: both
+/// must then refuse the table and name him.
+async fn the_page_checks_a_finished_table(game: &str, extra: &[&str], lie: bool) {
+    let test = format!("browser-check-{game}");
+    let hw = home(&test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (ha, hb) = (home(&test, "ana"), home(&test, "ben"));
+    player(&ha);
+    let ben = nostr::Keys::generate();
+    let nsec = nostr::prelude::ToBech32::to_bech32(ben.secret_key()).unwrap();
+    let out = run(&hb, &["keys", "import", &nsec, "--plain"]);
+    assert!(out.status.success(), "{out:?}");
+    let out = run(
+        &ha,
+        &["keys", "profile", "--name", "Ana", "--relay", &relay],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let mut args = vec![
+        "host",
+        "--game",
+        game,
+        "--relay",
+        &relay,
+        "--seats",
+        "2",
+        "--public",
+        "--auto",
+        "--title",
+        "checked in a browser",
+    ];
+    args.extend_from_slice(extra);
+    let host = spawn(&ha, &args);
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    let joined = spawn(&hb, &["join", &naddr, "--auto"]);
+    let (ok, out, err) = joined.finish(Duration::from_secs(180)).await;
+    assert!(ok, "ben: {out}\n{err}");
+    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
+    assert!(ok, "ana: {out}\n{err}");
+    if lie {
+        use nostr::prelude::*;
+        let (table, host, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+        let coordinate = tolerance::wire::table_coordinate(&host.unwrap(), &table);
+        let event = EventBuilder::new(Kind::from(tolerance::wire::KIND_LOG), "not a move")
+            .tags([Tag::coordinate(coordinate, None)])
+            .sign_with_keys(&ben)
+            .unwrap();
+        let pool = tolerance::net::pool::RelayPool::connect(
+            ben.clone(),
+            [relay.as_str()],
+            tolerance::net::pool::PoolConfig::default(),
+        )
+        .await
+        .unwrap();
+        pool.publish(&event).await.unwrap();
+        pool.shutdown().await;
+    }
+    let verified = run(&hw, &["verify", &naddr, "--json"]);
+    let cli: Value = serde_json::from_slice(&verified.stdout)
+        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
+    assert_eq!(
+        (&cli["ok"], &cli["finished"]),
+        (&json!(!lie), &json!(true)),
+        "{cli}"
+    );
+
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    assert_eq!(text(&c, "#table-status").await, "playing");
+    c.find(Locator::Id("check"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(&c, "document.body.dataset.verdict").await;
+    let verdict = c
+        .execute("return document.body.dataset.verdict;", vec![])
+        .await
+        .unwrap();
+    let line = text(&c, "#verdict-line").await;
+    if lie {
+        assert_eq!(verdict, json!("broken"), "{}", text(&c, "#verdict").await);
+        assert_eq!(line, "not verified: 1 problem found");
+        let problems: Vec<&str> = cli["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        assert_eq!(text(&c, "#problems").await, problems.join("\n"));
+        let short = tolerance::net::profiles::short_npub(&ben.public_key());
+        assert!(
+            problems.len() == 1 && problems[0].contains(&short),
+            "{problems:?}"
+        );
+    } else {
+        assert_eq!(verdict, json!("verified"), "{}", text(&c, "#verdict").await);
+        assert!(line.starts_with("verified: every move"), "{line}");
+    }
+    assert_eq!(
+        text(&c, "#verdict-result").await,
+        cli["result"].as_str().unwrap()
+    );
+    let counts = text(&c, "#verdict-counts").await;
+    let want = format!(
+        "{} events checked; {} on the table's chain",
+        cli["events"], cli["chain_events"]
+    );
+    assert!(counts.starts_with(&want), "{counts} / {cli}");
+    let seats = text(&c, "#seats").await;
+    assert!(seats.contains("Ana"), "seats by profile name: {seats}");
+    assert_eq!(text(&c, "#table-status").await, "over");
+    assert!(text(&c, "#join-command")
+        .await
+        .starts_with("tolerance watch naddr1"));
+    c.set_window_size(360, 740).await.unwrap();
+    until(
+        &c,
+        "document.documentElement.scrollWidth <= window.innerWidth",
+    )
+    .await;
+    c.execute(
+        "document.getElementById('verdict').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    let shot = if lie { "refused" } else { "verified" };
+    artefact(
+        &format!("{game}-{shot}-360x740.png"),
+        &c.screenshot().await.unwrap(),
+    );
+    c.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_checks_a_tolerance_table_as_verify_does() {
+    the_page_checks_a_finished_table("tolerance", &["--hands", "1"], false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_checks_a_perudo_table_as_verify_does() {
+    the_page_checks_a_finished_table("perudo", &[], false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_checks_an_all_fives_table_as_verify_does() {
+    the_page_checks_a_finished_table("all-fives", &["--hands", "1"], false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_that_signs_a_lie_is_named_by_the_page_as_by_verify() {
+    the_page_checks_a_finished_table("mia", &[], true).await;
+}
+
+/// Median milliseconds of `runs` calls of `f`.
+fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[runs / 2]
+}
+
+/// Native figures of what `web/static/bench.js` times in the browser: seat 1's shuffle of a
+/// 52-card deck with its proof on top of seat 0's, and another client's check of it.
+fn native_shuffle(size: usize, runs: usize) -> (f64, f64) {
+    use rand::SeedableRng;
+    use tolerance::fair::*;
+    let ctx = |seat: u16| {
+        let mut actor = [0xa0; 32];
+        actor[..2].copy_from_slice(&seat.to_be_bytes());
+        Context::new([0x5b; 32], 1, seat, actor)
+    };
+    let sctx = |seat: u16| ctx(seat).with_step(Step::Shuffle { index: seat });
+    let mut secrets = Vec::new();
+    let mut verified = Vec::new();
+    for s in 0..2u16 {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1000 + u64::from(s));
+        let (secret, public) = keygen(&mut rng, &ctx(s)).unwrap();
+        verified.push(verify_public_share(&ctx(s), &public).unwrap());
+        secrets.push(secret);
+    }
+    let key = JointKey::from_seats(&verified).unwrap();
+    let (first, _) = shuffle_verified(&secrets[0], &sctx(0), &key, size, None).unwrap();
+    let mut step = (Vec::new(), Vec::new());
+    let prove = median_ms(runs, || {
+        let (d, p) = shuffle_verified(&secrets[1], &sctx(1), &key, size, Some(&first)).unwrap();
+        step = (d.deck().to_bytes().to_vec(), p.to_bytes().to_vec());
+    });
+    let verify = median_ms(runs, || {
+        verify_shuffle_bytes(&sctx(1), &key, size, Some(&first), &step.0, &step.1).unwrap();
+    });
+    (prove, verify)
+}
+
+/// A benchmark, not a test (figures in BENCHMARKS.md, "The browser page"):
+/// `cargo test --release --test browser -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark: run it with --ignored --nocapture"]
+async fn bench_the_page_beside_native() {
+    let dist = page();
+    let wasm = std::fs::read(dist.join("pkg/tolerance_web_bg.wasm")).unwrap();
+    let mut page_bytes = 0;
+    let mut page_deflated = 0;
+    for f in [
+        "index.html",
+        "app.js",
+        "style.css",
+        "pkg/tolerance_web.js",
+        "pkg/tolerance_web_bg.wasm",
+    ] {
+        let b = std::fs::read(dist.join(f)).unwrap();
+        page_bytes += b.len();
+        page_deflated += miniz_oxide::deflate::compress_to_vec(&b, 9).len() + 18;
+    }
+    let hw = home("browser-bench", "web");
+    let (_web, url, relay) = serve(&hw);
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}bench.html?size=52&runs=10"))
+        .await
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(300);
+    while c
+        .execute("return document.body.dataset.done || '';", vec![])
+        .await
+        .unwrap()
+        == json!("")
+    {
+        assert!(
+            Instant::now() < end,
+            "the browser's benchmark never finished"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let result: Value = serde_json::from_str(&text(&c, "#result").await)
+        .unwrap_or_else(|_| panic!("the browser's benchmark failed"));
+    let (prove, verify) = native_shuffle(52, 10);
+
+    // From opening a table's link to the table on screen, on loopback.
+    let ha = home("browser-bench", "ana");
+    player(&ha);
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--relay",
+            &relay,
+            "--game",
+            "tolerance",
+            "--seats",
+            "3",
+            "--public",
+            "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    c.goto(&format!("{url}index.html")).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    let opened = Instant::now();
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    let shown = opened.elapsed();
+    c.close().await.unwrap();
+
+    println!(
+        "page: {page_bytes} bytes, {page_deflated} gzipped (wasm {} bytes)",
+        wasm.len()
+    );
+    println!(
+        "52-card shuffle, median of 10: prove {:.1} ms in Chromium, {prove:.1} ms native ({:.2}x); \
+         verify {:.1} ms in Chromium, {verify:.1} ms native ({:.2}x)",
+        result["prove_ms"].as_f64().unwrap(),
+        result["prove_ms"].as_f64().unwrap() / prove,
+        result["verify_ms"].as_f64().unwrap(),
+        result["verify_ms"].as_f64().unwrap() / verify,
+    );
+    println!(
+        "an naddr link opened to its table on screen: {} ms",
+        shown.as_millis()
+    );
+}

@@ -1,0 +1,345 @@
+// The page's glue: it moves bytes between relays and the verified core (pkg/, built from
+// web/src by web/build.sh) and puts what the core decided on screen. It decides nothing itself:
+// which events are genuine, which table a link names and what it says are the core's answers.
+import init, * as core from "./pkg/tolerance_web.js";
+
+const $ = (id) => document.getElementById(id);
+// How long a relay may take to answer a query before the page goes on without it.
+const PATIENCE_MS = 6000;
+
+function say(text) {
+  $("status").textContent = text;
+}
+
+function fail(text) {
+  $("error").textContent = text;
+  $("error").hidden = false;
+}
+
+function clearError() {
+  $("error").hidden = true;
+  $("error").textContent = "";
+}
+
+// The relays this page was served with (`tolerance web` writes config.json); none when the
+// page is opened from disk.
+async function defaultRelays() {
+  try {
+    const r = await fetch("config.json", { cache: "no-store" });
+    if (!r.ok) return [];
+    const c = await r.json();
+    return Array.isArray(c.relays) ? c.relays : [];
+  } catch {
+    return [];
+  }
+}
+
+// One NIP-01 query to each relay: every EVENT is handed to `onEvent`; resolves when each relay
+// has sent EOSE, refused, failed or run out of patience, with what went wrong in words. With
+// `live`, the sockets stay open after EOSE and later events keep arriving.
+function query(relays, filter, onEvent, live = false) {
+  const sockets = [];
+  const done = relays.map(
+    (url) =>
+      new Promise((resolve) => {
+        const sub = "q" + Math.random().toString(36).slice(2, 10);
+        let settled = false;
+        const settle = (fault) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(fault);
+        };
+        const timer = setTimeout(
+          () => settle(`${url} did not answer within ${PATIENCE_MS / 1000} s`),
+          PATIENCE_MS,
+        );
+        let ws;
+        try {
+          ws = new WebSocket(url);
+        } catch {
+          settle(`${url} is not an address this browser can open`);
+          return;
+        }
+        sockets.push(ws);
+        ws.onopen = () => ws.send(JSON.stringify(["REQ", sub, filter]));
+        ws.onerror = () => settle(`could not reach ${url}`);
+        ws.onclose = () => settle(`${url} closed the connection`);
+        ws.onmessage = (m) => {
+          let msg;
+          try {
+            msg = JSON.parse(m.data);
+          } catch {
+            return;
+          }
+          if (!Array.isArray(msg) || msg[1] !== sub) {
+            if (Array.isArray(msg) && msg[0] === "NOTICE") console.info(url, msg[1]);
+            return;
+          }
+          if (msg[0] === "EVENT") onEvent(msg[2]);
+          else if (msg[0] === "EOSE") {
+            settle(null);
+            if (!live) ws.close();
+          } else if (msg[0] === "CLOSED") settle(`${url} refused the query: ${msg[2] || "no reason given"}`);
+        };
+      }),
+  );
+  return {
+    done: Promise.all(done).then((faults) => faults.filter(Boolean)),
+    close: () => sockets.forEach((s) => s.close()),
+  };
+}
+
+function showGames() {
+  const list = $("game-list");
+  list.replaceChildren();
+  for (const g of JSON.parse(core.games())) {
+    const li = document.createElement("li");
+    li.dataset.game = g.name;
+    const title = document.createElement("div");
+    title.className = "game-title";
+    title.textContent = g.title;
+    const seats = document.createElement("div");
+    seats.className = "seats-range";
+    seats.textContent =
+      g.min_players === g.max_players
+        ? `${g.min_players} player${g.min_players === 1 ? "" : "s"}`
+        : `${g.min_players}–${g.max_players} players`;
+    const summary = document.createElement("p");
+    summary.className = "summary";
+    summary.textContent = g.summary;
+    li.append(title, seats, summary);
+    list.append(li);
+  }
+}
+
+// Every event a filter matches on each relay, page by page, as the terminal's pool pages: a
+// relay answers at most its own limit at a time, newest first, so the next page asks for what is
+// no newer than the oldest seen, and the end is a page that brings nothing new. A page whose
+// events all share one second cannot move `until` past it: that second is fetched again one
+// author and one kind at a time, and paging goes on from the second before.
+async function fetchAll(relays, filter) {
+  const byId = new Map();
+  const faults = [];
+  const PAGE = 500;
+  const one = async (url, f) => {
+    const page = [];
+    const fault = await query([url], { ...f, limit: PAGE }, (e) => page.push(e)).done;
+    if (fault.length) throw fault;
+    let fresh = 0;
+    for (const e of page) {
+      if (e && typeof e.id === "string" && Number.isInteger(e.created_at) && !byId.has(e.id)) {
+        byId.set(e.id, e);
+        fresh++;
+      }
+    }
+    const times = page.map((e) => e.created_at).filter(Number.isInteger);
+    return { fresh, oldest: Math.min(...times), newest: Math.max(...times), n: times.length };
+  };
+  for (const url of relays) {
+    try {
+      let until;
+      for (;;) {
+        const p = await one(url, until === undefined ? filter : { ...filter, until });
+        if (p.n === 0) break;
+        if (p.oldest === p.newest) {
+          for (const author of filter.authors || [undefined]) {
+            for (const kind of filter.kinds || [undefined]) {
+              const f = { ...filter, since: p.oldest, until: p.oldest };
+              if (author) f.authors = [author];
+              if (kind !== undefined) f.kinds = [kind];
+              await one(url, f);
+            }
+          }
+          if (p.oldest === 0) break;
+          until = p.oldest - 1;
+          continue;
+        }
+        if (p.fresh === 0) break;
+        until = p.oldest;
+      }
+    } catch (fault) {
+      faults.push(...(Array.isArray(fault) ? fault : [String(fault)]));
+    }
+  }
+  return { events: [...byId.values()], faults };
+}
+
+async function checkTable(opened, tableEvents) {
+  clearError();
+  $("check").disabled = true;
+  say("Fetching every move of the table…");
+  try {
+    const req = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
+    const [lobby, log] = [await fetchAll(opened.relays, req.lobby), await fetchAll(opened.relays, req.log)];
+    const profiles = [];
+    await query(opened.relays, JSON.parse(core.profiles_filter(JSON.stringify(req.seats))), (e) => profiles.push(e)).done;
+    say(`Checking ${log.events.length} events: every signature, proof and rule…`);
+    await new Promise((r) => setTimeout(r, 0));
+    const v = JSON.parse(
+      core.check_table(
+        JSON.stringify(opened),
+        JSON.stringify(tableEvents),
+        JSON.stringify(lobby.events),
+        JSON.stringify(log.events),
+        JSON.stringify(profiles),
+      ),
+    );
+    const line = $("verdict-line");
+    line.textContent = v.verdict;
+    line.className = "verdict " + (v.ok ? "ok" : "bad");
+    $("verdict-result").textContent = v.result;
+    $("verdict-counts").textContent = `${v.events} events checked; ${v.chain_events} on the table's chain.`;
+    $("problems").replaceChildren(...v.problems.map((p) => Object.assign(document.createElement("li"), { textContent: p })));
+    $("decisions").replaceChildren(...v.decisions.map((p) => Object.assign(document.createElement("li"), { textContent: p })));
+    if (v.finished) $("table-status").textContent = "over";
+    $("verdict").hidden = false;
+    $("verdict").scrollIntoView({ block: "nearest" });
+    document.body.dataset.verdict = v.ok ? (v.finished ? "verified" : "so-far") : "broken";
+    const faults = [...lobby.faults, ...log.faults];
+    say(faults.length ? `Checked from the relays that answered (${faults.join("; ")}).` : "Checked.");
+  } catch (e) {
+    fail(e.message || String(e));
+    say("");
+  } finally {
+    $("check").disabled = false;
+  }
+}
+
+async function names(relays, keys) {
+  const events = [];
+  const q = query(relays, JSON.parse(core.profiles_filter(JSON.stringify(keys))), (e) => events.push(e));
+  await q.done;
+  return JSON.parse(core.names_of(JSON.stringify(keys), JSON.stringify(events)));
+}
+
+let current = null;
+
+function renderTable(view, opened, people) {
+  $("table-game").textContent = view.game_title;
+  $("table-title").textContent = view.title;
+  $("table-title").hidden = !view.title;
+  $("table-status").textContent = view.status_words;
+  $("table-pace").textContent = view.pace;
+  $("table-relays").textContent = opened.relays.join(", ");
+  const open = view.status === "open";
+  $("terminal-lead").textContent = open
+    ? "Taking a seat from this page comes next. From a terminal:"
+    : "Follow it from a terminal:";
+  $("join-command").textContent = `tolerance ${open ? "join" : "watch"} ${view.naddr}`;
+  const seats = $("seats");
+  seats.replaceChildren();
+  for (const p of people) {
+    const li = document.createElement("li");
+    li.className = "seat";
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = p.name + (p.key === view.host ? " (host)" : "");
+    li.title = p.npub;
+    li.append(name);
+    // Beside a profile name, the npub it belongs to; without a profile the name already is the
+    // npub, shortened.
+    if (p.named) {
+      const npub = document.createElement("span");
+      npub.className = "npub";
+      npub.textContent = p.npub;
+      li.append(npub);
+    }
+    seats.append(li);
+  }
+  const free = view.max_players - people.length;
+  if (open && free > 0) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = `${free} seat${free === 1 ? "" : "s"} open`;
+    seats.append(li);
+  }
+  $("check").hidden = view.status !== "seated";
+  $("check").onclick = () => checkTable(opened, current.events);
+  $("table").hidden = false;
+}
+
+// Opens the table a link names, and follows its announcement while the page shows it.
+async function openTable(text) {
+  clearError();
+  if (current) current.close();
+  current = null;
+  $("table").hidden = true;
+  $("verdict").hidden = true;
+  delete document.body.dataset.table;
+  delete document.body.dataset.verdict;
+  let opened;
+  try {
+    opened = JSON.parse(core.open_table(text, JSON.stringify(await defaultRelays())));
+  } catch (e) {
+    fail(e.message || String(e));
+    say("");
+    return;
+  }
+  say(`Asking ${opened.relays.join(", ")} for the table…`);
+  const events = [];
+  let shown = 0;
+  const refresh = async () => {
+    const mine = ++shown;
+    let view;
+    try {
+      view = JSON.parse(core.read_table(JSON.stringify(opened), JSON.stringify(events)));
+    } catch (e) {
+      return e.message || String(e);
+    }
+    const people = await names(opened.relays, view.players);
+    if (mine === shown) renderTable(view, opened, people);
+    return null;
+  };
+  let settled = false;
+  const q = query(
+    opened.relays,
+    opened.filter,
+    (e) => {
+      events.push(e);
+      if (settled) refresh();
+    },
+    true,
+  );
+  current = { close: q.close, events };
+  const faults = await q.done;
+  settled = true;
+  const problem = await refresh();
+  if (problem) {
+    fail(faults.length ? `${problem} (${faults.join("; ")})` : problem);
+    say("");
+  } else {
+    say(faults.length ? `Shown from the relays that answered (${faults.join("; ")}).` : "The table, as its host signed it.");
+    document.body.dataset.table = "shown";
+  }
+}
+
+function fromHash() {
+  const h = decodeURIComponent(location.hash.slice(1));
+  if (h) {
+    $("link").value = h;
+    openTable(h);
+  }
+}
+
+async function main() {
+  try {
+    await init();
+  } catch (e) {
+    fail(`This browser could not start the page's core (WebAssembly): ${e.message || e}`);
+    return;
+  }
+  showGames();
+  say("Paste a table's naddr1… link, or pick a game to learn about it.");
+  document.body.dataset.ready = "yes";
+  $("open").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = $("link").value.trim();
+    if (location.hash.slice(1) === text) openTable(text);
+    else location.hash = text;
+  });
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+}
+
+main();
