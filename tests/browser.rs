@@ -143,7 +143,7 @@ async fn until(c: &Client, script: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_lists_every_game_and_shows_a_table_hosted_from_the_terminal() {
+async fn the_page_lists_every_game_and_the_open_table_hosted_from_the_terminal() {
     let hw = home("browser-table", "web");
     let (_web, url, relay) = serve(&hw);
     // Ana hosts a public Perudo table from the terminal, under her profile name.
@@ -174,6 +174,24 @@ async fn the_page_lists_every_game_and_shows_a_table_hosted_from_the_terminal() 
 
     let d = driver();
     let c = browser(&d).await;
+    // The lobby lists it among the open tables on the page's relay; its link opens it.
+    c.goto(&url).await.unwrap();
+    until(&c, "document.body.dataset.lobby === '1'").await;
+    let listed = text(&c, "#open-tables").await;
+    assert!(
+        listed.starts_with("Perudo: Browser night hosted by Ana · 1 of 3 seats taken · normal"),
+        "{listed}"
+    );
+    c.find(Locator::Css("#open-tables a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    let hash = c.execute("return location.hash;", vec![]).await.unwrap();
+    assert_eq!(hash, json!(format!("#{naddr}")));
+    // And the link itself opens it.
     c.goto(&format!("{url}#{naddr}")).await.unwrap();
     until(&c, "document.body.dataset.table === 'shown'").await;
     assert_eq!(text(&c, "#table-game").await, "Perudo");

@@ -1311,28 +1311,10 @@ pub async fn list_tables(
         .fetch_all(wire::lobby::open_tables_filter(), 500, timeout)
         .await
         .map_err(|e| e.to_string())?;
-    let mut public = Vec::new();
-    let mut newest: std::collections::BTreeMap<(PublicKey, String), Event> = Default::default();
-    for ev in open {
-        if let Ok(spec) = wire::parse_table(&ev) {
-            let k = (ev.pubkey, spec.table.clone());
-            let keep = newest
-                .get(&k)
-                .is_none_or(|old| latest(&[old.clone(), ev.clone()]) == Some(&ev));
-            if keep {
-                newest.insert(k, ev);
-            }
-        }
-    }
-    for ev in newest.values() {
-        let spec = wire::parse_table(ev).expect("parsed above");
-        let now = Timestamp::now().as_secs();
-        if spec.lobby.as_ref().is_some_and(|l| {
-            l.status == LobbyStatus::Open && l.public && l.expires.is_none_or(|t| t > now)
-        }) {
-            public.extend(listing(ev, &spec, None));
-        }
-    }
+    let public = wire::lobby::open_public_tables(&open, Timestamp::now().as_secs())
+        .iter()
+        .filter_map(|(ev, spec)| listing(ev, spec, None))
+        .collect();
     let mut invites = Vec::new();
     let me = keys.public_key();
     let inbox = crate::net::dm::fetch_inbox(pool, timeout)

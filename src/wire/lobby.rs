@@ -169,6 +169,35 @@ pub fn open_tables_filter() -> Filter {
         .hashtag(LobbyStatus::Open.name())
 }
 
+/// The tables among `events` (answers to [`open_tables_filter`]) that still take anyone: each
+/// host's newest announcement of each table, read and checked, open, public and not expired
+/// at `now` (Unix seconds; relays need not delete expired events, NIP-40). Oldest first.
+pub fn open_public_tables(events: &[Event], now: u64) -> Vec<(Event, TableSpec)> {
+    let mut newest: BTreeMap<(PublicKey, String), (Event, TableSpec)> = BTreeMap::new();
+    for ev in events {
+        let Ok(spec) = super::parse_table(ev) else {
+            continue;
+        };
+        let k = (ev.pubkey, spec.table.clone());
+        let keep = newest
+            .get(&k)
+            .is_none_or(|(old, _)| super::latest(&[old.clone(), ev.clone()]) == Some(ev));
+        if keep {
+            newest.insert(k, (ev.clone(), spec));
+        }
+    }
+    let mut out: Vec<(Event, TableSpec)> = newest
+        .into_values()
+        .filter(|(_, spec)| {
+            spec.lobby.as_ref().is_some_and(|l| {
+                l.status == LobbyStatus::Open && l.public && l.expires.is_none_or(|t| t > now)
+            })
+        })
+        .collect();
+    out.sort_by_key(|(ev, _)| (ev.created_at, ev.id));
+    out
+}
+
 /// Parses and checks a lobby message of `table`.
 pub fn parse_lobby(event: &Event, table: &str) -> Result<LobbyMsg, WireError> {
     super::check_event(event, KIND_LOBBY)?;

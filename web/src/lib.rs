@@ -369,6 +369,41 @@ fn check_table_json(
     .expect("checks serialize"))
 }
 
+/// The query for open public tables of every game.
+#[wasm_bindgen]
+pub fn open_tables_filter() -> String {
+    serde_json::to_value(wire::lobby::open_tables_filter())
+        .expect("filters serialize")
+        .to_string()
+}
+
+/// The open public tables among `events` at `now` (Unix seconds), newest first:
+/// `[{naddr, game, game_title, title, host, players, max_players, pace}]`; only genuine, open,
+/// unexpired announcements, each table once.
+#[wasm_bindgen]
+pub fn open_tables(events: &str, now: f64) -> String {
+    let tables = wire::lobby::open_public_tables(&parse_events(events), now as u64);
+    let out: Vec<Value> = tables
+        .iter()
+        .rev()
+        .filter_map(|(ev, spec)| {
+            let l = spec.lobby.as_ref()?;
+            let v = view(spec, &ev.pubkey, &l.relays);
+            Some(json!({
+                "naddr": v.naddr,
+                "game": v.game,
+                "game_title": v.game_title,
+                "title": v.title,
+                "host": v.host,
+                "players": v.players.len(),
+                "max_players": v.max_players,
+                "pace": v.pace,
+            }))
+        })
+        .collect();
+    Value::Array(out).to_string()
+}
+
 /// The query for these keys' profiles (`keys`: a JSON array of hex keys).
 #[wasm_bindgen]
 pub fn profiles_filter(keys: &str) -> String {
@@ -515,6 +550,30 @@ mod tests {
         assert!(err.contains("names no relay"), "{err}");
         let err = open_table_json(&"ab".repeat(32), r#"["http://x"]"#).unwrap_err();
         assert!(err.contains("not a relay address"), "{err}");
+    }
+
+    #[test]
+    fn only_open_unexpired_tables_are_listed_once_each() {
+        let host = Keys::generate();
+        let (_, open) = announced(&host, LobbyStatus::Open);
+        let (_, seated) = announced(&Keys::generate(), LobbyStatus::Seated);
+        let mut expired = announced(&Keys::generate(), LobbyStatus::Open).0;
+        expired.lobby.as_mut().unwrap().expires = Some(100);
+        let expired = wire::table_event(&expired)
+            .sign_with_keys(&Keys::generate())
+            .unwrap();
+        let events: Vec<Value> = [&open, &open, &seated, &expired]
+            .iter()
+            .map(|e| serde_json::from_str(&e.as_json()).unwrap())
+            .collect();
+        let list: Vec<Value> =
+            serde_json::from_str(&open_tables(&Value::Array(events).to_string(), 200.0)).unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+        assert_eq!(list[0]["host"], host.public_key().to_hex());
+        assert_eq!(
+            (&list[0]["players"], &list[0]["max_players"]),
+            (&json!(1), &json!(4))
+        );
     }
 
     #[test]

@@ -90,6 +90,40 @@ function query(relays, filter, onEvent, live = false) {
   };
 }
 
+// The open public tables on the page's relays, each a link that opens it.
+async function showLobby() {
+  const relays = await defaultRelays();
+  const list = $("open-tables");
+  if (!relays.length) {
+    $("lobby-status").textContent = "This page came with no relay: open a table by its link.";
+    return;
+  }
+  $("lobby-status").textContent = `Looking on ${relays.join(", ")}…`;
+  const events = [];
+  const faults = await query(relays, JSON.parse(core.open_tables_filter()), (e) => events.push(e)).done;
+  const tables = JSON.parse(core.open_tables(JSON.stringify(events), Date.now() / 1000));
+  const hosts = await names(relays, [...new Set(tables.map((t) => t.host))]);
+  const nameOf = new Map(hosts.map((h) => [h.key, h.name]));
+  list.replaceChildren(
+    ...tables.map((t) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = "#" + t.naddr;
+      a.textContent = `${t.game_title}${t.title ? ": " + t.title : ""}`;
+      const about = document.createElement("span");
+      about.className = "hint";
+      about.textContent = ` hosted by ${nameOf.get(t.host) || "someone"} · ${t.players} of ${t.max_players} seats taken · ${t.pace}`;
+      li.append(a, about);
+      return li;
+    }),
+  );
+  const said = tables.length
+    ? `${tables.length} table${tables.length === 1 ? "" : "s"} taking players.`
+    : "No public table is taking players on these relays now.";
+  $("lobby-status").textContent = faults.length ? `${said} (${faults.join("; ")})` : said;
+  document.body.dataset.lobby = String(tables.length);
+}
+
 function showGames() {
   const list = $("game-list");
   list.replaceChildren();
@@ -330,6 +364,8 @@ async function main() {
     return;
   }
   showGames();
+  showLobby();
+  $("refresh").addEventListener("click", showLobby);
   say("Paste a table's naddr1… link, or pick a game to learn about it.");
   document.body.dataset.ready = "yes";
   $("open").addEventListener("submit", (ev) => {
