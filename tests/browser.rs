@@ -106,6 +106,31 @@ fn serve(home: &Path) -> (Proc, String, String) {
     (web, url, relay)
 }
 
+/// Ana hosts a public table of `game` with `seats` seats on `relay` from the terminal (her
+/// profile named "Ana" when `named`); her process and the table's naddr.
+fn ana_hosts(
+    test: &str,
+    relay: &str,
+    game: &str,
+    seats: &str,
+    more: &[&str],
+    named: bool,
+) -> (Proc, String) {
+    let ha = home(test, "ana");
+    player(&ha);
+    if named {
+        let out = run(&ha, &["keys", "profile", "--name", "Ana", "--relay", relay]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let mut args = vec![
+        "host", "--relay", relay, "--game", game, "--seats", seats, "--public", "--auto",
+    ];
+    args.extend_from_slice(more);
+    let host = spawn(&ha, &args);
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    (host, naddr)
+}
+
 fn artefact(name: &str, png: &[u8]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
     std::fs::create_dir_all(&dir).unwrap();
@@ -147,30 +172,14 @@ async fn the_page_lists_every_game_and_the_open_table_hosted_from_the_terminal()
     let hw = home("browser-table", "web");
     let (_web, url, relay) = serve(&hw);
     // Ana hosts a public Perudo table from the terminal, under her profile name.
-    let ha = home("browser-table", "ana");
-    player(&ha);
-    let out = run(
-        &ha,
-        &["keys", "profile", "--name", "Ana", "--relay", &relay],
+    let (_host, naddr) = ana_hosts(
+        "browser-table",
+        &relay,
+        "perudo",
+        "3",
+        &["--title", "Browser night"],
+        true,
     );
-    assert!(out.status.success(), "{out:?}");
-    let host = spawn(
-        &ha,
-        &[
-            "host",
-            "--relay",
-            &relay,
-            "--game",
-            "perudo",
-            "--seats",
-            "3",
-            "--public",
-            "--title",
-            "Browser night",
-            "--auto",
-        ],
-    );
-    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
 
     let d = driver();
     let c = browser(&d).await;
@@ -282,33 +291,14 @@ async fn the_page_checks_a_finished_table(game: &str, extra: &[&str], lie: bool)
     let test = format!("browser-check-{game}");
     let hw = home(&test, "web");
     let (_web, url, relay) = serve(&hw);
-    let (ha, hb) = (home(&test, "ana"), home(&test, "ben"));
-    player(&ha);
+    let hb = home(&test, "ben");
     let ben = nostr::Keys::generate();
     let nsec = nostr::prelude::ToBech32::to_bech32(ben.secret_key()).unwrap();
     let out = run(&hb, &["keys", "import", &nsec, "--plain"]);
     assert!(out.status.success(), "{out:?}");
-    let out = run(
-        &ha,
-        &["keys", "profile", "--name", "Ana", "--relay", &relay],
-    );
-    assert!(out.status.success(), "{out:?}");
-    let mut args = vec![
-        "host",
-        "--game",
-        game,
-        "--relay",
-        &relay,
-        "--seats",
-        "2",
-        "--public",
-        "--auto",
-        "--title",
-        "checked in a browser",
-    ];
-    args.extend_from_slice(extra);
-    let host = spawn(&ha, &args);
-    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    let mut more = vec!["--title", "checked in a browser"];
+    more.extend_from_slice(extra);
+    let (host, naddr) = ana_hosts(&test, &relay, game, "2", &more, true);
     let joined = spawn(&hb, &["join", &naddr, "--auto"]);
     let (ok, out, err) = joined.finish(Duration::from_secs(180)).await;
     assert!(ok, "ben: {out}\n{err}");
@@ -413,24 +403,21 @@ async fn the_page_checks_a_finished_table(game: &str, extra: &[&str], lie: bool)
     c.close().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_checks_a_tolerance_table_as_verify_does() {
-    the_page_checks_a_finished_table("tolerance", &["--hands", "1"], false).await;
+/// One test per game of [`the_page_checks_a_finished_table`].
+macro_rules! checked_in_the_page {
+    ($($name:ident: $game:literal, $extra:expr, $lie:literal;)*) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            the_page_checks_a_finished_table($game, $extra, $lie).await;
+        }
+    )*};
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_checks_a_perudo_table_as_verify_does() {
-    the_page_checks_a_finished_table("perudo", &[], false).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_checks_an_all_fives_table_as_verify_does() {
-    the_page_checks_a_finished_table("all-fives", &["--hands", "1"], false).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seat_that_signs_a_lie_is_named_by_the_page_as_by_verify() {
-    the_page_checks_a_finished_table("mia", &[], true).await;
+checked_in_the_page! {
+    the_page_checks_a_tolerance_table_as_verify_does: "tolerance", &["--hands", "1"], false;
+    the_page_checks_a_perudo_table_as_verify_does: "perudo", &[], false;
+    the_page_checks_an_all_fives_table_as_verify_does: "all-fives", &["--hands", "1"], false;
+    a_seat_that_signs_a_lie_is_named_by_the_page_as_by_verify: "mia", &[], true;
 }
 
 /// Median milliseconds of `runs` calls of `f`.
@@ -523,23 +510,7 @@ async fn bench_the_page_beside_native() {
     let (prove, verify) = native_shuffle(52, 10);
 
     // From opening a table's link to the table on screen, on loopback.
-    let ha = home("browser-bench", "ana");
-    player(&ha);
-    let host = spawn(
-        &ha,
-        &[
-            "host",
-            "--relay",
-            &relay,
-            "--game",
-            "tolerance",
-            "--seats",
-            "3",
-            "--public",
-            "--auto",
-        ],
-    );
-    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    let (_host, naddr) = ana_hosts("browser-bench", &relay, "tolerance", "3", &[], false);
     c.goto(&format!("{url}index.html")).await.unwrap();
     until(&c, "document.body.dataset.ready === 'yes'").await;
     let opened = Instant::now();
