@@ -9,7 +9,6 @@ mod common;
 use common::{home, naddr_of, player, run, spawn, Proc};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,16 +28,8 @@ impl Drop for Driver {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn driver() -> Driver {
-    let port = free_port();
+    let port = tolerance::net::testing::free_port().unwrap();
     let child = Command::new("chromedriver")
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -255,7 +246,10 @@ async fn a_bad_link_or_a_dead_relay_is_said_in_words() {
     assert!(!err.contains("Some(") && !err.contains("Error("), "{err}");
 
     // A well-formed link whose only relay is gone: typed into the box, not put in the URL.
-    let dead = format!("ws://127.0.0.1:{}", free_port());
+    let dead = format!(
+        "ws://127.0.0.1:{}",
+        tolerance::net::testing::free_port().unwrap()
+    );
     let naddr = tolerance::wire::table_naddr(
         &nostr::Keys::generate().public_key(),
         &"cd".repeat(32),

@@ -5,7 +5,7 @@ use crate::engine::Seat;
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
 use crate::net::pool::RelayPool;
-use crate::net::profiles::{fetch_names, short_npub};
+use crate::net::profiles::{fetch_names, name_or_npub};
 use crate::table::error::TableError;
 use crate::table::journal::{self, Journal, TableMeta};
 use crate::table::lobby::Joined;
@@ -70,7 +70,7 @@ pub fn seat_names(
         .iter()
         .map(|h| match PublicKey::from_hex(h) {
             Ok(k) if k == *me => "you".to_string(),
-            Ok(k) => names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)),
+            Ok(k) => name_or_npub(names, &k),
             Err(_) => h.clone(),
         })
         .collect()

@@ -5,7 +5,7 @@ use super::common::load_identity;
 use super::host::HostArgs;
 use super::join::JoinArgs;
 use crate::net::pool::{PoolConfig, RelayPool};
-use crate::net::profiles::{fetch_names, short_npub};
+use crate::net::profiles::{fetch_names, name_or_npub, short_npub};
 use crate::table::lobby::{self, Listing};
 use crate::ui::tui::lobby::{run_lobby, Entry, LobbyChoice, LobbyEvent, LobbyRequest, LobbyState};
 use crate::wire::LobbyStatus;
@@ -30,7 +30,7 @@ pub struct TablesArgs {
 fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
     PublicKey::parse(host)
         .ok()
-        .map(|k| names.get(&k).cloned().unwrap_or_else(|| short_npub(&k)))
+        .map(|k| name_or_npub(names, &k))
         .unwrap_or_else(|| host.to_string())
 }
 

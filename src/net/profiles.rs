@@ -5,7 +5,7 @@ use nostr_sdk::prelude::*;
 use std::collections::HashMap;
 use std::time::Duration;
 
-pub use crate::wire::names::{profile_name, short_npub};
+pub use crate::wire::names::{name_or_npub, profile_name, short_npub};
 
 /// Names of the keys that published a profile on the pool's relays (the newest profile wins).
 pub async fn fetch_names(

@@ -175,7 +175,8 @@ mode = "disabled"
     )
 }
 
-fn free_port() -> std::io::Result<u16> {
+/// A loopback port nothing listens on right now.
+pub fn free_port() -> std::io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())
 }

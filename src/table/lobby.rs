@@ -5,7 +5,7 @@
 
 use super::error::TableError;
 use crate::net::pool::RelayPool;
-use crate::net::profiles::short_npub;
+use crate::net::profiles::{name_or_npub, short_npub};
 use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
@@ -1139,14 +1139,14 @@ impl Names {
         }
         let found = crate::net::profiles::fetch_names(pool, &unknown, NAMES_PATIENCE).await;
         for k in unknown {
-            let name = found.get(&k).cloned().unwrap_or_else(|| short_npub(&k));
+            let name = name_or_npub(&found, &k);
             self.0.insert(k, name);
         }
     }
 
     /// The name known for `k`.
     fn of(&self, k: &PublicKey) -> String {
-        self.0.get(k).cloned().unwrap_or_else(|| short_npub(k))
+        name_or_npub(&self.0, k)
     }
 
     async fn name(&mut self, pool: &RelayPool, k: &PublicKey) -> String {

@@ -125,12 +125,7 @@ pub async fn seat_names(pool: &RelayPool, spec: &TableSpec) -> Vec<String> {
     let keys = spec.seat_keys();
     let names = crate::net::profiles::fetch_names(pool, &keys, Duration::from_secs(2)).await;
     keys.iter()
-        .map(|k| {
-            names
-                .get(k)
-                .cloned()
-                .unwrap_or_else(|| crate::net::profiles::short_npub(k))
-        })
+        .map(|k| crate::net::profiles::name_or_npub(&names, k))
         .collect()
 }
 

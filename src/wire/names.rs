@@ -32,6 +32,11 @@ pub fn profile_name(metadata: &Metadata) -> Option<String> {
     (!clean.is_empty()).then_some(clean)
 }
 
+/// How `k` is named to people: its profile name among `known`, else its short npub.
+pub fn name_or_npub(known: &HashMap<PublicKey, String>, k: &PublicKey) -> String {
+    known.get(k).cloned().unwrap_or_else(|| short_npub(k))
+}
+
 /// The query for these keys' profiles.
 pub fn profiles_filter(keys: &[PublicKey]) -> Filter {
     Filter::new().kind(Kind::Metadata).authors(keys.to_vec())

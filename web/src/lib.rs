@@ -256,11 +256,17 @@ pub fn check_requests(opened: &str, table_events: &str) -> Result<String, JsErro
     check_requests_json(opened, table_events).map_err(|e| JsError::new(&e))
 }
 
-fn check_requests_json(opened: &str, table_events: &str) -> Result<String, String> {
-    let (_, event, spec) = announcement(opened, table_events)?;
+/// [`announcement`] of a table whose seats are fixed: only such a table has a log to check.
+fn seated_announcement(opened: &str, events: &str) -> Result<(Event, TableSpec), String> {
+    let (_, event, spec) = announcement(opened, events)?;
     if !spec.is_seated() {
         return Err("this table is not seated yet: there is nothing to check".into());
     }
+    Ok((event, spec))
+}
+
+fn check_requests_json(opened: &str, table_events: &str) -> Result<String, String> {
+    let (event, spec) = seated_announcement(opened, table_events)?;
     let host = event.pubkey;
     let seats = spec.seat_keys();
     Ok(json!({
@@ -313,20 +319,12 @@ fn check_table_json(
     log_events: &str,
     profiles: &str,
 ) -> Result<String, String> {
-    let (_, event, spec) = announcement(opened, table_events)?;
-    if !spec.is_seated() {
-        return Err("this table is not seated yet: there is nothing to check".into());
-    }
+    let (event, spec) = seated_announcement(opened, table_events)?;
     let known = names::names_from_profiles(&parse_events(profiles));
     let seat_names: Vec<String> = spec
         .seat_keys()
         .iter()
-        .map(|k| {
-            known
-                .get(k)
-                .cloned()
-                .unwrap_or_else(|| names::short_npub(k))
-        })
+        .map(|k| names::name_or_npub(&known, k))
         .collect();
     let seating = wire::lobby::check_seating(&spec, &parse_events_up_to(lobby_events, MAX_LOG));
     let log = parse_events_up_to(log_events, MAX_LOG);
@@ -423,7 +421,7 @@ pub fn names_of(keys: &str, events: &str) -> String {
             json!({
                 "key": k.to_hex(),
                 "npub": k.to_bech32().unwrap_or_default(),
-                "name": known.get(k).cloned().unwrap_or_else(|| names::short_npub(k)),
+                "name": names::name_or_npub(&known, k),
                 "named": known.contains_key(k),
             })
         })
