@@ -204,6 +204,11 @@ async fn subscriber_reconnects_resubscribes_and_catches_up_after_restart() {
     assert_eq!(next(&mut sub).await.id, before.id);
 
     relay.shutdown().await;
+    // Both must have seen the relay go before it comes back: otherwise `wait_connected` below
+    // could answer from the old connection's status, and the subscriber could still look
+    // connected when `missed` is published.
+    wait_until_disconnected(&publisher, &url).await;
+    wait_until_disconnected(&subscriber, &url).await;
     let relay = embedded_with_db(addr, dir).await;
     assert_eq!(relay.url(), &url);
 

@@ -17,7 +17,7 @@ async fn every_game_under_every_fault_reaches_one_verdict() {
         seed,
         env_number("SOAK_FROM", 0) as usize,
         env_number("SOAK_TABLES", every) as usize,
-        env_number("SOAK_CONCURRENCY", 4) as usize,
+        env_number("SOAK_CONCURRENCY", 6) as usize,
     )
     .await;
     eprintln!("faults struck: {:?}", sum.struck);

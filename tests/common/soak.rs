@@ -623,37 +623,47 @@ pub async fn soak(seed: u64, from: usize, tables: usize, concurrency: usize) -> 
         tables,
         ..Summary::default()
     };
-    for chunk in plans.chunks(concurrency.max(1)) {
-        let mut tasks = Vec::new();
-        for (i, plan) in chunk.iter().cloned() {
-            tasks.push(tokio::spawn(async move {
+    // A table starts as soon as any other finishes, so one slow table holds up only its own slot.
+    let mut waiting = plans.into_iter();
+    let mut running = tokio::task::JoinSet::new();
+    let mut failed = Vec::new();
+    loop {
+        while running.len() < concurrency.max(1) {
+            let Some((i, plan)) = waiting.next() else {
+                break;
+            };
+            running.spawn(async move {
                 let out = run_table(&plan, &format!("t{i}")).await;
                 (i, plan, out)
-            }));
+            });
         }
-        for t in tasks {
-            let (i, plan, out) = t.await.expect("a soak table task");
-            for (k, n) in &out.struck {
-                *sum.struck.entry(k.clone()).or_default() += n;
+        let Some(done) = running.join_next().await else {
+            break;
+        };
+        let (i, plan, out) = done.expect("a soak table task");
+        for (k, n) in &out.struck {
+            *sum.struck.entry(k.clone()).or_default() += n;
+        }
+        sum.removals += out.removals;
+        sum.chain_events += out.events;
+        eprintln!(
+            "soak table {i}: {} at {} seats, faults {:?}: {} s, {} chain events, {} removals{}",
+            plan.game,
+            plan.players,
+            plan.faults.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            out.wall.as_secs(),
+            out.events,
+            out.removals,
+            if out.failures.is_empty() {
+                ""
+            } else {
+                " — FAILED"
             }
-            sum.removals += out.removals;
-            sum.chain_events += out.events;
-            eprintln!(
-                "soak table {i}: {} at {} seats, faults {:?}: {} s, {} chain events, {} removals{}",
-                plan.game,
-                plan.players,
-                plan.faults.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
-                out.wall.as_secs(),
-                out.events,
-                out.removals,
-                if out.failures.is_empty() {
-                    ""
-                } else {
-                    " — FAILED"
-                }
-            );
-            if !out.failures.is_empty() {
-                sum.failed.push(format!(
+        );
+        if !out.failures.is_empty() {
+            failed.push((
+                i,
+                format!(
                     "table {i} (seed {}, {} at {} seats, faults {:?}):\n  {}\n  replay: {}",
                     plan.seed,
                     plan.game,
@@ -661,10 +671,12 @@ pub async fn soak(seed: u64, from: usize, tables: usize, concurrency: usize) -> 
                     plan.faults,
                     out.failures.join("\n  "),
                     plan.replay(seed, i)
-                ));
-            }
+                ),
+            ));
         }
     }
+    failed.sort_by_key(|(i, _)| *i);
+    sum.failed = failed.into_iter().map(|(_, f)| f).collect();
     sum.wall = started.elapsed();
     sum
 }
