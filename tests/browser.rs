@@ -530,3 +530,202 @@ async fn bench_the_page_beside_native() {
         shown.as_millis()
     );
 }
+
+async fn type_into(c: &Client, id: &str, text: &str) {
+    let e = c.find(Locator::Id(id)).await.unwrap();
+    e.clear().await.unwrap();
+    e.send_keys(text).await.unwrap();
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no '{css}': {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn script(c: &Client, js: &str) -> Value {
+    c.execute(js, vec![]).await.unwrap()
+}
+
+async fn you_read(c: &Client, part: &str) -> String {
+    until(
+        c,
+        &format!("document.getElementById('you-status').textContent.includes({part:?})"),
+    )
+    .await;
+    text(c, "#you-status").await
+}
+
+/// The page's error after `act`, which must contain `want` and read as words.
+async fn error_after(c: &Client, want: &str) -> String {
+    until(
+        c,
+        &format!("document.getElementById('error').textContent.includes({want:?})"),
+    )
+    .await;
+    let err = text(c, "#error").await;
+    assert!(
+        !err.contains("Some(") && !err.contains("Error(") && !err.contains("{"),
+        "{err}"
+    );
+    err
+}
+
+/// A person without a signer makes a key in the page: it is kept only encrypted (NIP-49), it
+/// exports as an nsec the terminal takes (the terminal then names it on the relay, and the page
+/// shows that name), a wrong password, cleared storage, a mistyped import and full storage are
+/// each said in words, and the ncryptsec brings the same key back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
+    use nostr::nips::nip49::EncryptedSecretKey;
+    use nostr::prelude::{FromBech32, ToBech32};
+    const PASSWORD: &str = "a table password";
+
+    let hw = home("browser-key", "web");
+    let (_web, url, relay) = serve(&hw);
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&url).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    you_read(&c, "No key in this browser yet").await;
+
+    // Passwords: too short, then two that differ.
+    type_into(&c, "make-password", "short").await;
+    type_into(&c, "make-again", "short").await;
+    click(&c, "#key-make button").await;
+    error_after(&c, "at least 8 characters").await;
+    type_into(&c, "make-password", PASSWORD).await;
+    type_into(&c, "make-again", "another password").await;
+    click(&c, "#key-make button").await;
+    error_after(&c, "The two passwords differ").await;
+
+    type_into(&c, "make-again", PASSWORD).await;
+    click(&c, "#key-make button").await;
+    let status = you_read(&c, "Your key is unlocked: npub1").await;
+    let npub = status.rsplit(' ').next().unwrap().to_string();
+    let public = nostr::PublicKey::from_bech32(&npub).unwrap();
+
+    // Kept only encrypted.
+    let storage = script(
+        &c,
+        "return JSON.stringify(Object.assign({}, localStorage));",
+    )
+    .await;
+    let storage = storage.as_str().unwrap().to_string();
+    let ncryptsec = script(
+        &c,
+        "return localStorage.getItem('tolerance.key.ncryptsec');",
+    )
+    .await;
+    let ncryptsec = ncryptsec.as_str().unwrap().to_string();
+    let secret = EncryptedSecretKey::from_bech32(&ncryptsec)
+        .unwrap()
+        .decrypt(PASSWORD)
+        .unwrap();
+    assert_eq!(nostr::Keys::new(secret.clone()).public_key(), public);
+    assert!(!storage.contains("nsec1"), "{storage}");
+    assert!(!storage.contains(&secret.to_secret_hex()), "{storage}");
+
+    // Exported as an nsec, which the terminal takes and names on the relay.
+    click(&c, "#show-nsec").await;
+    until(
+        &c,
+        "document.getElementById('export').value.startsWith('nsec1')",
+    )
+    .await;
+    let nsec = script(&c, "return document.getElementById('export').value;").await;
+    let nsec = nsec.as_str().unwrap().to_string();
+    assert_eq!(nostr::SecretKey::parse(&nsec).unwrap(), secret);
+    let hz = home("browser-key", "zoe");
+    let out = run(&hz, &["keys", "import", &nsec, "--plain"]);
+    assert!(out.status.success(), "{out:?}");
+    let out = run(&hz, &["keys", "show"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&npub),
+        "{out:?}"
+    );
+    let out = run(
+        &hz,
+        &["keys", "profile", "--name", "Zoe", "--relay", &relay],
+    );
+    assert!(out.status.success(), "{out:?}");
+
+    // Back later: locked, a wrong password, then the right one, and the name from the relay.
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    let status = you_read(&c, "kept in this browser, locked").await;
+    assert!(status.contains(&npub), "{status}");
+    type_into(&c, "unlock-password", "not the password").await;
+    click(&c, "#key-unlock button").await;
+    error_after(&c, "this password does not open the key").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    let status = you_read(&c, "You are Zoe").await;
+    assert!(status.contains(&npub), "{status}");
+    c.set_window_size(360, 740).await.unwrap();
+    artefact("key-360.png", &c.screenshot().await.unwrap());
+    c.set_window_size(1280, 800).await.unwrap();
+
+    // Storage cleared behind the page's back.
+    click(&c, "#lock").await;
+    you_read(&c, "locked").await;
+    script(&c, "localStorage.clear(); return true;").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    error_after(&c, "No key is kept in this browser any more").await;
+    you_read(&c, "No key in this browser yet").await;
+
+    // A mistyped import is refused without repeating it; the ncryptsec brings the key back.
+    click(&c, "#import-box summary").await;
+    let typo = format!("{}q", &nsec[..nsec.len() - 1]);
+    type_into(&c, "import-key", &typo).await;
+    type_into(&c, "import-password", PASSWORD).await;
+    click(&c, "#key-import button").await;
+    let err = error_after(&c, "neither an nsec1").await;
+    assert!(!err.contains(&typo[5..25]), "{err}");
+    type_into(&c, "import-key", &ncryptsec).await;
+    type_into(&c, "import-password", PASSWORD).await;
+    click(&c, "#key-import button").await;
+    let status = you_read(&c, "You are Zoe").await;
+    assert!(status.contains(&npub), "{status}");
+
+    // Forgotten, after being asked twice.
+    click(&c, "#forget").await;
+    click(&c, "#forget-sure").await;
+    you_read(&c, "No key in this browser yet").await;
+    let left = script(&c, "return localStorage.length;").await;
+    assert_eq!(left, json!(0));
+
+    // Full storage: the key is unlocked for this visit only, said so, and still exports.
+    script(
+        &c,
+        "Storage.prototype.setItem = function () { \
+           throw new DOMException('full', 'QuotaExceededError'); }; return true;",
+    )
+    .await;
+    click(&c, "#import-box summary").await;
+    type_into(&c, "import-key", &nsec).await;
+    type_into(&c, "import-password", PASSWORD).await;
+    click(&c, "#key-import button").await;
+    error_after(&c, "would not keep your key (its storage is full)").await;
+    // Unlocked (then named "You are Zoe" once the relay answers).
+    you_read(&c, &npub).await;
+    let held = c.find(Locator::Id("key-held")).await.unwrap();
+    assert!(held.attr("hidden").await.unwrap().is_none());
+    click(&c, "#show-ncryptsec").await;
+    until(
+        &c,
+        "document.getElementById('export').value.startsWith('ncryptsec1')",
+    )
+    .await;
+    let again = script(&c, "return document.getElementById('export').value;").await;
+    let again = EncryptedSecretKey::from_bech32(again.as_str().unwrap())
+        .unwrap()
+        .decrypt(PASSWORD)
+        .unwrap();
+    assert_eq!(again, secret);
+    c.close().await.unwrap();
+}

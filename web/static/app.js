@@ -356,6 +356,177 @@ function fromHash() {
   }
 }
 
+// The person's own key, for a browser without a signer extension: the core makes, imports and
+// opens it (NIP-49); this keeps the encrypted key and its npub in localStorage, and the
+// encrypted key for this visit only when the browser will not keep it.
+const KEPT = "tolerance.key.ncryptsec";
+const KEPT_NPUB = "tolerance.key.npub";
+let visitOnly = null;
+
+function keptKey() {
+  try {
+    const ncryptsec = localStorage.getItem(KEPT);
+    if (ncryptsec) return { ncryptsec, npub: localStorage.getItem(KEPT_NPUB) || "" };
+  } catch {
+    // Storage switched off: only this visit's key, if any.
+  }
+  return visitOnly;
+}
+
+// Keeps `made` ({npub, ncryptsec}); says so in words when the browser refuses.
+function keep(made) {
+  visitOnly = { ncryptsec: made.ncryptsec, npub: made.npub };
+  try {
+    localStorage.setItem(KEPT, made.ncryptsec);
+    localStorage.setItem(KEPT_NPUB, made.npub);
+    visitOnly = null;
+  } catch (e) {
+    const why = e && e.name === "QuotaExceededError" ? "its storage is full" : "its storage is switched off";
+    fail(`This browser would not keep your key (${why}). It is unlocked for this visit only: ` +
+      "export it now (Show my ncryptsec) or it is lost when the page closes.");
+  }
+}
+
+function forgetKept() {
+  visitOnly = null;
+  try {
+    localStorage.removeItem(KEPT);
+    localStorage.removeItem(KEPT_NPUB);
+  } catch {
+    // Nothing was kept.
+  }
+}
+
+function hideExport() {
+  $("export").hidden = true;
+  $("export").value = "";
+  $("export-note").hidden = true;
+}
+
+// Puts the key's state on screen: none, kept and locked, or unlocked (then with its profile's
+// name when the relays know one).
+async function showYou() {
+  const unlocked = core.key_unlocked();
+  const kept = keptKey();
+  $("key-make").hidden = !!(unlocked || kept);
+  $("key-unlock").hidden = !!unlocked || !kept;
+  $("key-held").hidden = !unlocked;
+  $("forget").hidden = !kept;
+  $("forget-sure").hidden = true;
+  if (!unlocked) hideExport();
+  if (unlocked) {
+    const me = JSON.parse(unlocked);
+    $("you-status").textContent = `Your key is unlocked: ${me.npub}`;
+    const relays = await defaultRelays();
+    if (relays.length === 0) return;
+    const [n] = await names(relays, [me.hex]);
+    if (n && n.named && core.key_unlocked() === unlocked) {
+      $("you-status").textContent = `You are ${n.name}: ${me.npub}`;
+    }
+  } else if (kept) {
+    $("you-status").textContent = `Your key is kept in this browser, locked${kept.npub ? `: ${kept.npub}` : ""}.`;
+  } else {
+    $("you-status").textContent =
+      "No key in this browser yet. Make one to sit at a table, or import yours.";
+  }
+}
+
+// Runs a key operation (scrypt takes about a second) after the page has said so.
+async function withKey(doing, work) {
+  clearError();
+  say(doing);
+  await new Promise((r) => setTimeout(r, 30));
+  try {
+    work();
+    say("Ready.");
+  } catch (e) {
+    say("Ready.");
+    fail(e.message || String(e));
+  }
+  await showYou();
+}
+
+function wireKey() {
+  $("key-make").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const password = $("make-password").value;
+    if (password !== $("make-again").value) {
+      fail("The two passwords differ: type the same one twice.");
+      return;
+    }
+    withKey("Making your key…", () => {
+      keep(JSON.parse(core.key_make(password)));
+      $("make-password").value = "";
+      $("make-again").value = "";
+    });
+  });
+  $("key-unlock").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    withKey("Unlocking your key…", () => {
+      const kept = keptKey();
+      if (!kept) {
+        throw new Error("No key is kept in this browser any more (its storage may have been " +
+          "cleared): import yours, or make a new one.");
+      }
+      core.key_unlock(kept.ncryptsec, $("unlock-password").value);
+      $("unlock-password").value = "";
+    });
+  });
+  $("key-import").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    withKey("Importing your key…", () => {
+      keep(JSON.parse(core.key_import($("import-key").value, $("import-password").value)));
+      $("import-key").value = "";
+      $("import-password").value = "";
+      $("import-box").open = false;
+    });
+  });
+  $("show-nsec").addEventListener("click", () => {
+    clearError();
+    try {
+      $("export").value = core.key_export_nsec();
+    } catch (e) {
+      fail(e.message || String(e));
+      return;
+    }
+    $("export-note").textContent = "Your secret key, in the clear: whoever sees it can play as " +
+      "you. Keep it somewhere safe, and hide it again with Lock.";
+    $("export-note").hidden = false;
+    $("export").hidden = false;
+  });
+  $("show-ncryptsec").addEventListener("click", () => {
+    clearError();
+    const kept = keptKey();
+    if (!kept) {
+      fail("No key is kept in this browser any more (its storage may have been cleared): " +
+        "Show my nsec still exports the unlocked key.");
+      return;
+    }
+    $("export").value = kept.ncryptsec;
+    $("export-note").textContent = "Your key, encrypted with its password (NIP-49): this page " +
+      "and Nostr clients that read NIP-49 take it back with that password. The terminal " +
+      "takes your nsec: tolerance keys import nsec1…";
+    $("export-note").hidden = false;
+    $("export").hidden = false;
+  });
+  $("lock").addEventListener("click", () => {
+    core.key_lock();
+    clearError();
+    showYou();
+  });
+  $("forget").addEventListener("click", () => {
+    $("forget").hidden = true;
+    $("forget-sure").hidden = false;
+    $("forget-sure").focus();
+  });
+  $("forget-sure").addEventListener("click", () => {
+    core.key_lock();
+    forgetKept();
+    clearError();
+    showYou();
+  });
+}
+
 async function main() {
   try {
     await init();
@@ -364,6 +535,8 @@ async function main() {
     return;
   }
   showGames();
+  wireKey();
+  showYou();
   showLobby();
   $("refresh").addEventListener("click", showLobby);
   say("Paste a table's naddr1… link, or pick a game to learn about it.");
