@@ -581,7 +581,7 @@ async fn error_after(c: &Client, want: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
     use nostr::nips::nip49::EncryptedSecretKey;
-    use nostr::prelude::{FromBech32, ToBech32};
+    use nostr::prelude::FromBech32;
     const PASSWORD: &str = "a table password";
 
     let hw = home("browser-key", "web");
