@@ -9,7 +9,7 @@ want=$(sed -n 's/^wasm-bindgen = "=\(.*\)"$/\1/p' web/Cargo.toml)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [[ "$have" != "$want" ]]; then
     echo "web/build.sh: needs wasm-bindgen-cli $want (have: ${have:-none}):" >&2
-    echo "  cargo install wasm-bindgen-cli --version $want" >&2
+    echo "  cargo install wasm-bindgen-cli --version $want --no-default-features" >&2
     exit 1
 fi
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
