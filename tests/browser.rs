@@ -680,7 +680,9 @@ async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
 
     // A mistyped import is refused without repeating it; the ncryptsec brings the key back.
     click(&c, "#import-box summary").await;
-    let typo = format!("{}q", &nsec[..nsec.len() - 1]);
+    // The last character changed (to one it is not: a typo that left it equal is no typo).
+    let last = if nsec.ends_with('q') { 'p' } else { 'q' };
+    let typo = format!("{}{last}", &nsec[..nsec.len() - 1]);
     type_into(&c, "import-key", &typo).await;
     type_into(&c, "import-password", PASSWORD).await;
     click(&c, "#key-import button").await;
