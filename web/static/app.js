@@ -364,13 +364,15 @@ const KEPT_NPUB = "tolerance.key.npub";
 let visitOnly = null;
 
 function keptKey() {
+  // A key the browser refused to keep is the one in use, whatever an older visit left stored.
+  if (visitOnly) return visitOnly;
   try {
     const ncryptsec = localStorage.getItem(KEPT);
     if (ncryptsec) return { ncryptsec, npub: localStorage.getItem(KEPT_NPUB) || "" };
   } catch {
-    // Storage switched off: only this visit's key, if any.
+    // Storage switched off: no key kept.
   }
-  return visitOnly;
+  return null;
 }
 
 // Keeps `made` ({npub, ncryptsec}); says so in words when the browser refuses.
