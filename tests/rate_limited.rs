@@ -1,6 +1,6 @@
 //! A relay that rate-limits each connection (a sliding window of a minute, answered
-//! `rate-limited: max N events per minute`; `RATE_LIMIT`, 16 by default), on loopback so the clients do not pace themselves
-//! until it says so: tables of bots (`tolerance demo`, each a separate process with four clients)
+//! `rate-limited: max N events per minute`; `RATE_LIMIT`, 16 by default), on loopback so the
+//! clients do not pace themselves until it says so: tables of bots (`tolerance demo`, each a separate process with four clients)
 //! must end verified with every client agreeing, and a `tolerance verify` run afterwards must
 //! find the same table. The 20-run, 8-hand version of this is in BENCHMARKS.md.
 

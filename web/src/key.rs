@@ -23,7 +23,7 @@ thread_local! {
     static UNLOCKED: RefCell<Option<Keys>> = const { RefCell::new(None) };
 }
 
-/// A key made or imported, as the page keeps it: the public `npub` and the encrypted secret.
+/// A key made or imported, and its secret encrypted as the page keeps it.
 #[derive(Debug)]
 pub struct Kept {
     pub keys: Keys,
@@ -136,22 +136,24 @@ pub fn unlocked() -> Option<Keys> {
     UNLOCKED.with(|k| k.borrow().clone())
 }
 
-/// Makes a key and unlocks it: `{npub, ncryptsec}` for the page to keep.
-#[wasm_bindgen]
-pub fn key_make(password: &str) -> Result<String, JsError> {
-    let kept = make(password).map_err(|e| JsError::new(&e))?;
+/// Unlocks a key just made or imported: `{npub, hex, ncryptsec}` for the page to keep.
+fn unlock_kept(kept: Result<Kept, String>) -> Result<String, JsError> {
+    let kept = kept.map_err(|e| JsError::new(&e))?;
     let out = kept.json();
     hold(kept.keys);
     Ok(out)
 }
 
-/// Imports a key and unlocks it: `{npub, ncryptsec}` for the page to keep.
+/// Makes a key and unlocks it: `{npub, hex, ncryptsec}` for the page to keep.
+#[wasm_bindgen]
+pub fn key_make(password: &str) -> Result<String, JsError> {
+    unlock_kept(make(password))
+}
+
+/// Imports a key and unlocks it: `{npub, hex, ncryptsec}` for the page to keep.
 #[wasm_bindgen]
 pub fn key_import(text: &str, password: &str) -> Result<String, JsError> {
-    let kept = import(text, password).map_err(|e| JsError::new(&e))?;
-    let out = kept.json();
-    hold(kept.keys);
-    Ok(out)
+    unlock_kept(import(text, password))
 }
 
 /// Unlocks the kept key: `{npub, hex}`.
