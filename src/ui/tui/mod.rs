@@ -337,9 +337,13 @@ where
             Err(Quit::Stop)
         }
     };
-    close_screen(msg_tx, thread, outcome.as_ref().ok(), summary).await?;
+    let ended = close_screen(msg_tx, thread, outcome.as_ref().ok(), summary).await?;
     match outcome {
-        Ok(r) => r.map(Played::Done).map_err(|e| e.to_string()),
+        Ok(Ok(t)) => Ok(Played::Done(t)),
+        // Leaving answers the pending move with "none", so the runner may sign the leave and
+        // end before the screen's word is read: still a leave, with the runner's story.
+        Ok(Err(e)) if ended == Ended::Left => Ok(Played::Left(e.to_string(), Some(e))),
+        Ok(Err(e)) => Err(e.to_string()),
         // Like a crash: the runner is dropped with nothing signed; what it signed is in the
         // journal, so `resume` goes on from there.
         Err(Quit::Stop) => Ok(Played::Stopped),
