@@ -723,3 +723,127 @@ async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
     assert_eq!(again, secret);
     c.close().await.unwrap();
 }
+
+/// Makes a key in the page (the person types a password twice) and waits until it is unlocked;
+/// its npub.
+async fn make_key(c: &Client, password: &str) -> String {
+    until(c, "document.body.dataset.ready === 'yes'").await;
+    type_into(c, "make-password", password).await;
+    type_into(c, "make-again", password).await;
+    click(c, "#key-make button").await;
+    let status = you_read(c, "Your key is unlocked: npub1").await;
+    status.rsplit(' ').next().unwrap().to_string()
+}
+
+/// Plays the page's seat by clicks until its table is over: at each turn the test clicks one of
+/// the listed moves (`pick` chooses among their texts), as a person would; the moves clicked.
+async fn play_by_clicks(c: &Client, pick: impl Fn(&[String]) -> usize, most: Duration) -> usize {
+    let end = Instant::now() + most;
+    let mut clicked = 0;
+    let mut last_turn = Value::Null;
+    loop {
+        let state = script(
+            c,
+            "return {seat: document.body.dataset.seat || '', turn: document.body.dataset.turn || null, \
+             moves: [...document.querySelectorAll('#moves button')].map(b => b.textContent), \
+             error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent};",
+        )
+        .await;
+        let seat = state["seat"].as_str().unwrap_or_default();
+        if seat == "over" || seat == "left" {
+            return clicked;
+        }
+        assert!(
+            !matches!(seat, "stalled" | "refused"),
+            "the page's seat stopped: {}",
+            state["error"]
+        );
+        assert!(
+            Instant::now() < end,
+            "the table did not end by clicks in {most:?}; the page reads: {}",
+            text(c, "main").await
+        );
+        let moves: Vec<String> = state["moves"]
+            .as_array()
+            .map(|m| m.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default();
+        if !state["turn"].is_null() && state["turn"] != last_turn && !moves.is_empty() {
+            let i = pick(&moves);
+            click(c, &format!("#moves button[data-move='{i}']")).await;
+            last_turn = state["turn"].clone();
+            clicked += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// A person opens a Tolerance table hosted from the terminal by its link, makes a key, sits
+/// down and plays two hands by clicks against the host's bot. The page's seat checks every
+/// event as the terminal's does: it ends the table with nothing turned away, and its figures
+/// (stacks, hands) are those of a later `tolerance verify` and of the page's own check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
+    let test = "browser-play";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "2"], true);
+
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    let npub = make_key(&c, "a seat password").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let seats = text(&c, "#seats").await;
+    assert!(seats.contains("Ana (host)"), "{seats}");
+    c.set_window_size(360, 740).await.unwrap();
+    // Check or call when it may, else the first move listed (never a fold it need not make).
+    let pick = |moves: &[String]| {
+        moves
+            .iter()
+            .position(|m| m.starts_with("check") || m.starts_with("call"))
+            .unwrap_or(0)
+    };
+    let clicks = play_by_clicks(&c, pick, Duration::from_secs(240)).await;
+    assert!(clicks >= 2, "a person moves in each hand: {clicks} clicks");
+    artefact("tolerance-played-360x740.png", &c.screenshot().await.unwrap());
+    let line = text(&c, "#over-line").await;
+    assert!(line.starts_with("table over: ") && line.ends_with(", 0 rejected)"), "{line}");
+
+    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
+    assert!(ok, "ana: {out}\n{err}");
+    let over = out
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no end line: {out}"));
+    assert!(over.ends_with(", 0 rejected)"), "{over}");
+    // The same events, counted alike at both seats.
+    let count = |l: &str| l.rsplit_once(" (").map(|(_, c)| c.to_string());
+    assert_eq!(count(&line), count(over), "{line} / {over}");
+
+    let verified = run(&hw, &["verify", &naddr, "--json"]);
+    let cli: Value = serde_json::from_slice(&verified.stdout)
+        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
+    assert_eq!((&cli["ok"], &cli["finished"]), (&json!(true), &json!(true)), "{cli}");
+    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
+    assert_eq!(page_report, cli["report"], "the page's seat and verify disagree");
+    let short = tolerance::net::profiles::short_npub(
+        &<nostr::PublicKey as nostr::prelude::FromBech32>::from_bech32(&npub).unwrap(),
+    );
+    assert!(
+        cli["result"].as_str().unwrap().contains(&short) || cli["result"].as_str().unwrap().contains("Ana"),
+        "{cli}"
+    );
+    // And the page's own check of the whole table agrees too.
+    click(&c, "#check").await;
+    until(&c, "document.body.dataset.verdict").await;
+    assert_eq!(
+        script(&c, "return document.body.dataset.verdict;").await,
+        json!("verified"),
+        "{}",
+        text(&c, "#verdict").await
+    );
+    assert_eq!(text(&c, "#verdict-result").await, cli["result"].as_str().unwrap());
+    c.close().await.unwrap();
+}

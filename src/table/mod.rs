@@ -9,6 +9,9 @@
 //!   shuffles, decryption tokens, cards shown to a set of seats) and commit-reveal dice.
 //! - [`runner`]: one client's I/O loop over real relays: journal, deciders (bot, person,
 //!   spectator), votes on time, publishing with retries.
+//! - [`drive`]: what a seat's loop keeps between rounds, whatever carries its events (pure:
+//!   every method is told the time): the outbox, heartbeats, relay health, held events, when
+//!   to vote, wake and stall words. The terminal's runner and the browser page both drive it.
 //! - [`clock`]: the seats' common clock, estimated from their heartbeats (pure).
 //! - [`journal`]: the local record that makes a crash resumable.
 //! - [`lobby`]: hosting a table and sitting down with strangers.
@@ -17,10 +20,10 @@
 
 pub mod chance;
 pub mod check;
-#[cfg(feature = "runtime")]
 pub mod clock;
 #[cfg(feature = "runtime")]
 pub mod demo;
+pub mod drive;
 #[cfg(feature = "runtime")]
 pub mod error;
 #[cfg(feature = "runtime")]

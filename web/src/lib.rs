@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod key;
+pub mod seat;
 
 use nostr::prelude::*;
 use serde::Serialize;
@@ -122,10 +123,10 @@ fn read_table_json(opened: &str, events: &str) -> Result<String, String> {
 }
 
 /// What [`open_table`] returned, read back.
-struct Opened {
+pub(crate) struct Opened {
     table: String,
     host: Option<PublicKey>,
-    relays: Vec<String>,
+    pub(crate) relays: Vec<String>,
 }
 
 fn opened_of(opened: &str) -> Result<Opened, String> {
@@ -139,7 +140,7 @@ fn opened_of(opened: &str) -> Result<Opened, String> {
 }
 
 /// The table's announcement among `events`: its newest genuine copy by the link's host.
-fn announcement(opened: &str, events: &str) -> Result<(Opened, Event, TableSpec), String> {
+pub(crate) fn announcement(opened: &str, events: &str) -> Result<(Opened, Event, TableSpec), String> {
     let opened = opened_of(opened)?;
     let mut forged = false;
     let candidates: Vec<Event> = parse_events(events)
@@ -440,15 +441,15 @@ fn hex_keys(keys: &str) -> Vec<PublicKey> {
 
 /// Most log events the page checks: far more than the longest table logs (a 10-seat Tolerance
 /// tournament is a few thousand), few enough to bound a flooding relay.
-const MAX_LOG: usize = 50_000;
+pub(crate) const MAX_LOG: usize = 50_000;
 
 /// The events of a JSON array that parse as events and are no larger than any relay of ours
 /// would carry; the rest are dropped unread.
-fn parse_events(events: &str) -> Vec<Event> {
+pub(crate) fn parse_events(events: &str) -> Vec<Event> {
     parse_events_up_to(events, MAX_EVENTS)
 }
 
-fn parse_events_up_to(events: &str, most: usize) -> Vec<Event> {
+pub(crate) fn parse_events_up_to(events: &str, most: usize) -> Vec<Event> {
     let Ok(Value::Array(items)) = serde_json::from_str::<Value>(events) else {
         return Vec::new();
     };

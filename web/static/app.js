@@ -247,6 +247,389 @@ async function names(relays, keys) {
   return JSON.parse(core.names_of(JSON.stringify(keys), JSON.stringify(events)));
 }
 
+// A seat's connections: one WebSocket to each relay, reopened with a growing pause when it
+// drops, its subscriptions asked again on every reopening. An event the seat signed is offered
+// to every relay until that relay takes it (OK true, or "duplicate:"); a relay that says
+// "rate-limited:" is offered it again after a pause. The core decides what the events mean.
+class SeatPool {
+  constructor(relays, onEvents) {
+    this.relays = relays.map((url) => ({ url, ws: null, open: false, pause: 1000, taken: new Set(), note: "" }));
+    this.subs = new Map();
+    this.owed = new Map();
+    this.onEvents = onEvents;
+    this.closed = false;
+    this.batch = [];
+    for (const r of this.relays) this.connect(r);
+  }
+
+  connect(r) {
+    if (this.closed) return;
+    let ws;
+    try {
+      ws = new WebSocket(r.url);
+    } catch {
+      r.note = `${r.url} is not an address this browser can open`;
+      return;
+    }
+    r.ws = ws;
+    ws.onopen = () => {
+      r.open = true;
+      r.pause = 1000;
+      r.note = "";
+      for (const [id, filters] of this.subs) ws.send(JSON.stringify(["REQ", id, ...filters]));
+      for (const ev of this.owed.values()) if (!r.taken.has(ev.id)) ws.send(JSON.stringify(["EVENT", ev]));
+    };
+    ws.onclose = () => {
+      r.open = false;
+      if (this.closed) return;
+      r.note = `lost ${r.url}; trying again in ${Math.round(r.pause / 1000)} s`;
+      setTimeout(() => this.connect(r), r.pause);
+      r.pause = Math.min(r.pause * 2, 30000);
+    };
+    ws.onerror = () => {
+      r.note = `could not reach ${r.url}`;
+    };
+    ws.onmessage = (m) => {
+      let msg;
+      try {
+        msg = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      if (!Array.isArray(msg)) return;
+      if (msg[0] === "EVENT" && this.subs.has(msg[1]) && msg[2] && typeof msg[2] === "object") {
+        this.batch.push(msg[2]);
+        if (this.batch.length === 1) {
+          queueMicrotask(() => {
+            const b = this.batch;
+            this.batch = [];
+            this.onEvents(b);
+          });
+        }
+      } else if (msg[0] === "OK") {
+        const [, id, ok, why = ""] = msg;
+        if (ok || why.startsWith("duplicate:")) {
+          r.taken.add(id);
+          if (this.relays.every((x) => x.taken.has(id) || !x.open)) this.owed.delete(id);
+        } else if (why.startsWith("rate-limited:") || why.startsWith("pow:")) {
+          r.note = `${r.url} ${why}`;
+          const ev = this.owed.get(id);
+          setTimeout(() => {
+            if (ev && r.open && !r.taken.has(id)) r.ws.send(JSON.stringify(["EVENT", ev]));
+          }, r.pause);
+        } else {
+          r.note = `${r.url} refused an event: ${why || "no reason given"}`;
+        }
+      } else if (msg[0] === "CLOSED" && this.subs.has(msg[1])) {
+        // A relay that ended a subscription is asked again, after a pause.
+        r.note = `${r.url} closed a subscription: ${msg[2] || "no reason given"}`;
+        const id = msg[1];
+        setTimeout(() => {
+          if (r.open && this.subs.has(id)) r.ws.send(JSON.stringify(["REQ", id, ...this.subs.get(id)]));
+        }, r.pause);
+      } else if (msg[0] === "NOTICE") {
+        console.info(r.url, msg[1]);
+      }
+    };
+  }
+
+  subscribe(id, filters) {
+    this.subs.set(id, filters);
+    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["REQ", id, ...filters]));
+  }
+
+  unsubscribe(id) {
+    this.subs.delete(id);
+    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["CLOSE", id]));
+  }
+
+  // Offered to every relay until each open one took it.
+  publish(ev) {
+    this.owed.set(ev.id, ev);
+    for (const r of this.relays) if (r.open && !r.taken.has(ev.id)) r.ws.send(JSON.stringify(["EVENT", ev]));
+  }
+
+  // Sent once to the relays open now (a heartbeat: the next one comes anyway).
+  send(ev) {
+    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["EVENT", ev]));
+  }
+
+  connected() {
+    return this.relays.filter((r) => r.open).length;
+  }
+
+  notes() {
+    return this.relays.map((r) => r.note).filter(Boolean);
+  }
+
+  unsent() {
+    return this.owed.size;
+  }
+
+  close() {
+    this.closed = true;
+    for (const r of this.relays) if (r.ws) r.ws.close();
+  }
+}
+
+// The seat this page plays, if any.
+let playing = null;
+
+function seatState(state) {
+  document.body.dataset.seat = state;
+}
+
+function showStory(lines) {
+  const ol = $("story");
+  if (ol.childElementCount === lines.length) return;
+  ol.replaceChildren(...lines.map((l) => Object.assign(document.createElement("li"), { textContent: l })));
+  ol.scrollTop = ol.scrollHeight;
+}
+
+// Puts one tick's answer on screen: the table in words, whose turn, the clock, the relays.
+function showSeat(out, seat) {
+  const t = out.table;
+  if (t) {
+    $("play-table").textContent = t.render;
+    $("play-status").textContent = out.turn ? "Your move" : t.awaiting;
+    showStory(t.story);
+    playing.deadline = Date.now() + t.deadline_in * 1000;
+    const gone = t.silent.length ? ` · not heard from lately: ${t.silent.join(", ")}` : "";
+    const rel = t.relays;
+    $("play-relays").textContent =
+      `relays: ${rel.connected} of ${rel.total} connected` +
+      (playing.pool.unsent() ? ` · ${playing.pool.unsent()} event(s) waiting for a relay` : "") +
+      (rel.notes.length ? ` · ${rel.notes.join("; ")}` : "") + gone;
+  }
+  const turn = out.turn;
+  if (turn && (!playing.turn || playing.turn.step !== turn.step)) {
+    playing.turn = turn;
+    $("turn-prompt").textContent = turn.prompt;
+    const moves = $("moves");
+    // A long list (every raise size) shows its first moves and its last; the rest are typed.
+    const shown = turn.moves.map((m, i) => [m, i]).filter(([, i]) => turn.moves.length <= 12 || i < 8 || i >= turn.moves.length - 2);
+    moves.replaceChildren(
+      ...shown.map(([m, i]) => {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.textContent = m;
+        b.dataset.move = String(i);
+        if (i < 9) b.setAttribute("aria-keyshortcuts", String(i + 1));
+        b.onclick = () => choose(seat, turn.step, () => seat.choose(turn.step, i));
+        return b;
+      }),
+    );
+    $("turn").hidden = false;
+    document.body.dataset.turn = String(turn.step);
+    const first = moves.querySelector("button");
+    if (first && !$("move-text").matches(":focus")) first.focus({ preventScroll: true });
+  } else if (!turn) {
+    playing.turn = null;
+    $("turn").hidden = true;
+    delete document.body.dataset.turn;
+  }
+  if (out.over) {
+    const o = out.over;
+    // For scripts and tests: how the table ended for this seat, as the core said it.
+    window.lastOver = o;
+    $("turn").hidden = true;
+    delete document.body.dataset.turn;
+    $("play-status").textContent = o.left || (o.finished ? "The table is over." : "The table stopped.");
+    $("over-line").textContent = o.line;
+    $("over-line").className = "verdict " + (o.rejected.length ? "bad" : "ok");
+    $("over-note").textContent = o.rejected.length
+      ? `Turned away: ${o.rejected.join("; ")}`
+      : "Every event this seat saw was checked here: signatures, proofs and rules.";
+    showStory(o.story);
+    $("play-over").hidden = false;
+    $("play-clock").textContent = "";
+    $("leave").hidden = true;
+    $("leave-sure").hidden = true;
+    document.body.dataset.result = o.result;
+    seatState(o.finished ? "over" : "left");
+  }
+}
+
+function choose(seat, step, pick) {
+  clearError();
+  try {
+    pick();
+  } catch (e) {
+    fail(e.message || String(e));
+    return;
+  }
+  $("move-text").value = "";
+  playing.turn = null;
+  $("turn").hidden = true;
+  delete document.body.dataset.turn;
+  tick(seat);
+}
+
+// One round of the seat's loop in the core, then what it asked for: events to publish,
+// events to ask the relays for again, and when to come back.
+function tick(seat) {
+  if (!playing || playing.seat !== seat || playing.done) return;
+  clearTimeout(playing.timer);
+  let out;
+  try {
+    out = JSON.parse(seat.tick(playing.pool.connected(), JSON.stringify(playing.pool.notes())));
+  } catch (e) {
+    fail(e.message || String(e));
+    seatState("stalled");
+    playing.done = true;
+    return;
+  }
+  for (const ev of out.publish) playing.pool.publish(ev);
+  for (const ev of out.beats) playing.pool.send(ev);
+  for (const f of out.fetch) {
+    query(playing.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(() => tick(seat));
+  }
+  showSeat(out, seat);
+  if (out.over) {
+    playing.done = true;
+    // The last events still go out: the pool stays open until every relay took them.
+    const linger = () => (playing.pool.unsent() ? setTimeout(linger, 500) : playing.pool.close());
+    setTimeout(linger, 500);
+    return;
+  }
+  playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
+}
+
+// Sits down at the table a link opened: asks the host for a seat with this page's key, opens
+// the seating nonce when the table is full, then plays the seat here.
+async function sitDown(opened) {
+  clearError();
+  if (!core.key_unlocked()) {
+    fail("Unlock your key (or make one) first: your seat signs every move with it.");
+    $("you").scrollIntoView({ block: "nearest" });
+    return;
+  }
+  if (playing) return;
+  $("sit-down").disabled = true;
+  const tableEvents = [];
+  let seat = null;
+  playing = { relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  const pool = new SeatPool(opened.relays, (events) => {
+    if (seat) {
+      seat.feed(JSON.stringify(events));
+      tick(seat);
+      return;
+    }
+    tableEvents.push(...events.filter((e) => e.kind !== undefined));
+    step();
+  });
+  playing.pool = pool;
+  seatState("asking");
+  let seating = false;
+  const step = async () => {
+    if (seat || seating) return;
+    let r;
+    try {
+      r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
+    } catch (e) {
+      const m = e.message || String(e);
+      // Until the first announcement arrives there is nothing to read yet.
+      if (!tableEvents.length) return;
+      fail(m);
+      seatState("refused");
+      pool.close();
+      playing = null;
+      $("sit-down").disabled = false;
+      return;
+    }
+    for (const ev of r.publish) pool.publish(ev);
+    $("sit-note").textContent = r.words;
+    seatState(r.state);
+    if (r.state === "seated") {
+      seating = true;
+      await takeSeat(opened, tableEvents, r.lobby, pool).then((s) => (seat = s));
+    }
+  };
+  pool.subscribe("table", [opened.filter]);
+}
+
+// The seats are fixed: checks the seating against every player's nonce (waiting a little for
+// one still on its way), opens the seat in the core and starts its loop.
+async function takeSeat(opened, tableEvents, lobbyFilter, pool) {
+  let seat = null;
+  let lastError = "";
+  for (let tries = 0; tries < 10 && !seat; tries++) {
+    const lobby = await fetchAll(opened.relays, lobbyFilter);
+    const { seats: keys } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
+    const profiles = [];
+    await query(opened.relays, JSON.parse(core.profiles_filter(JSON.stringify(keys))), (e) => profiles.push(e)).done;
+    try {
+      seat = new core.PageSeat(
+        JSON.stringify(opened),
+        JSON.stringify(tableEvents),
+        JSON.stringify(lobby.events),
+        JSON.stringify(profiles),
+      );
+    } catch (e) {
+      lastError = e.message || String(e);
+      await new Promise((r) => setTimeout(r, 1000 + tries * 500));
+    }
+  }
+  if (!seat) {
+    fail(lastError);
+    seatState("refused");
+    pool.close();
+    playing = null;
+    $("sit-down").disabled = false;
+    return null;
+  }
+  playing.seat = seat;
+  seatState("playing");
+  $("sit").hidden = true;
+  $("play").hidden = false;
+  $("play-over").hidden = true;
+  $("leave").hidden = false;
+  $("play").scrollIntoView({ block: "start" });
+  const filters = JSON.parse(seat.filters());
+  pool.unsubscribe("table");
+  pool.subscribe("log", [filters.log, filters.presence]);
+  const history = await fetchAll(opened.relays, filters.log);
+  seat.feed(JSON.stringify(history.events));
+  tick(seat);
+  return seat;
+}
+
+function wireSeat() {
+  $("move-typed").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (!playing || !playing.turn) return;
+    const { seat } = playing;
+    const step = playing.turn.step;
+    const text = $("move-text").value;
+    choose(seat, step, () => seat.type_move(step, text));
+  });
+  $("leave").addEventListener("click", () => {
+    $("leave").hidden = true;
+    $("leave-sure").hidden = false;
+    $("leave-sure").focus();
+  });
+  $("leave-sure").addEventListener("click", () => {
+    if (!playing || !playing.seat) return;
+    playing.seat.leave();
+    $("leave-sure").hidden = true;
+    tick(playing.seat);
+  });
+  // Keys 1–9 pick the listed moves while a turn is shown and no field is being typed in.
+  document.addEventListener("keydown", (ev) => {
+    if (!playing || !playing.turn || ev.target.matches("input") || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const b = document.querySelector(`#moves button[aria-keyshortcuts="${ev.key}"]`);
+    if (b) {
+      ev.preventDefault();
+      b.click();
+    }
+  });
+  setInterval(() => {
+    if (!playing || !playing.seat || playing.done) return;
+    const left = Math.max(0, Math.round((playing.deadline - Date.now()) / 1000));
+    $("play-clock").textContent = `${left} s left at this step`;
+  }, 1000);
+}
+
 let current = null;
 
 function renderTable(view, opened, people) {
@@ -289,6 +672,8 @@ function renderTable(view, opened, people) {
     seats.append(li);
   }
   $("check").hidden = view.status !== "seated";
+  $("sit").hidden = playing !== null || !(open || view.status === "starting");
+  $("sit-down").onclick = () => sitDown(opened);
   $("check").onclick = () => checkTable(opened, current.events);
   $("table").hidden = false;
 }
@@ -538,6 +923,7 @@ async function main() {
   }
   showGames();
   wireKey();
+  wireSeat();
   showYou();
   showLobby();
   $("refresh").addEventListener("click", showLobby);

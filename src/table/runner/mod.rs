@@ -4,14 +4,13 @@
 //! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
 //! loop never stops listening while a person thinks.
 
-mod state;
-
 use super::error::TableError;
 use super::journal::{signed_key, Journal};
 use super::session::{relay_secs, Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
 use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
+use crate::ui::seat_name;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::wire::log::log_event;
 #[cfg(any(test, feature = "test-support"))]
@@ -19,8 +18,8 @@ use crate::wire::log::Payload;
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-pub use state::HEARTBEAT;
-use state::{left_words, stall_words, RunnerState, Start, CONGESTED};
+use super::drive::{left_words, stall_words, with_removals, RunnerState, Start, CONGESTED};
+pub use super::drive::{RelayHealth, HEARTBEAT};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -126,22 +125,6 @@ pub enum TamperAction {
 /// Rewrites or drops this client's outgoing payloads.
 #[cfg(any(test, feature = "test-support"))]
 pub type Tamper = Box<dyn FnMut(&mut Payload) -> TamperAction + Send>;
-
-/// How the relays are doing, for people and reports.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RelayHealth {
-    pub connected: usize,
-    pub total: usize,
-    /// Events waiting for a relay to accept them, and the last refusal.
-    pub unsent: usize,
-    pub last_error: Option<String>,
-    /// When each seat's client was last heard from (a log event or a heartbeat), unix
-    /// seconds by seat; this client's start for a seat not heard from yet.
-    pub heard: Vec<u64>,
-    /// What a person should know about the relays now, in words ("relay X rate-limits us,
-    /// retrying").
-    pub notes: Vec<String>,
-}
 
 /// Called after each batch of events with the session and the relays' state.
 pub type OnUpdate<G> = Box<dyn FnMut(&Session<G>, &RelayHealth) + Send>;
@@ -724,63 +707,6 @@ async fn finish<G: TableGame>(
     report
 }
 
-/// A seat as the caller names it, or "seat N" when it gave no names (a bot table reads as a
-/// spectator's would).
-fn seat_name(names: &[String], s: Seat) -> String {
-    names
-        .get(s as usize)
-        .cloned()
-        .unwrap_or_else(|| format!("seat {s}"))
-}
-
-/// The result line, followed by who was removed from the table and why, so every end screen
-/// says it ("… — Ben stopped answering").
-fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {
-    // A seat dealt in again after sitting out is told as back, not as gone.
-    let back_after = |i: usize, s: Seat| {
-        verdicts[i + 1..]
-            .iter()
-            .any(|v| matches!(v, Verdict::Back { seats, .. } if seats.contains(&s)))
-    };
-    let removed: Vec<String> = verdicts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, v)| match v {
-            Verdict::Removed {
-                seats,
-                reason,
-                sitting_out,
-                ..
-            } => Some(
-                seats
-                    .iter()
-                    .map(|s| {
-                        let gone = crate::games::ui::words::gone(names(*s), *reason);
-                        match (*sitting_out, back_after(i, *s)) {
-                            (true, true) => format!("{gone}, sat out and came back"),
-                            (true, false) => format!("{gone}, and {} sat out", names(*s)),
-                            _ => gone,
-                        }
-                    })
-                    .collect::<Vec<_>>(),
-            ),
-            Verdict::NotBack { seats, .. } => Some(
-                seats
-                    .iter()
-                    .map(|s| format!("{} did not come back in time", names(*s)))
-                    .collect(),
-            ),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    if removed.is_empty() {
-        result
-    } else {
-        format!("{result} — {}", removed.join("; "))
-    }
-}
-
 fn fresh_secret() -> [u8; 32] {
     use rand::RngCore;
     let mut s = [0u8; 32];
@@ -871,72 +797,5 @@ mod tests {
         .join();
         assert!(ended.is_err());
         assert!(!flag.load(Ordering::Acquire));
-    }
-
-    #[test]
-    fn the_end_line_tells_a_seat_that_came_back_as_back_and_one_that_did_not_as_gone() {
-        use crate::engine::ForfeitReason;
-        let names = |s: Seat| ["you", "Ben"][s as usize].to_string();
-        let out = |seats: Vec<Seat>| Verdict::Removed {
-            step: 4,
-            seats,
-            reason: ForfeitReason::Absent,
-            sitting_out: true,
-        };
-        let came_back = with_removals(
-            "6 hands played".into(),
-            &[
-                out(vec![1]),
-                Verdict::Back {
-                    step: 9,
-                    seats: vec![1],
-                },
-            ],
-            &names,
-        );
-        assert!(
-            came_back.ends_with("Ben stopped answering, sat out and came back"),
-            "{came_back}"
-        );
-        let gone = with_removals(
-            "3 hands played".into(),
-            &[
-                out(vec![1]),
-                Verdict::NotBack {
-                    step: 9,
-                    seats: vec![1],
-                },
-            ],
-            &names,
-        );
-        assert!(
-            gone.contains("Ben stopped answering, and Ben sat out")
-                && gone.ends_with("Ben did not come back in time"),
-            "{gone}"
-        );
-        // Issue 30: the reader who left with q-then-y, sat out and resumed into a seat again
-        // is not told it left and sat out.
-        let left = Verdict::Removed {
-            step: 4,
-            seats: vec![0],
-            reason: ForfeitReason::Left,
-            sitting_out: true,
-        };
-        let back = with_removals(
-            "2 hands played".into(),
-            &[
-                left,
-                Verdict::Back {
-                    step: 9,
-                    seats: vec![0],
-                },
-            ],
-            &names,
-        );
-        assert!(
-            back.ends_with("you left the table, sat out and came back")
-                && !back.contains("left the table and sat out"),
-            "{back}"
-        );
     }
 }

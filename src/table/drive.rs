@@ -5,38 +5,56 @@
 //! sleep (wake, stall words), and whether the seat is leaving. Every method is told the time it
 //! is asked at, so the loop stays thin and the rules here are tested without relays or waits.
 
-use super::RelayHealth;
+use serde::Serialize;
 use crate::engine::Seat;
 use crate::table::clock::TableClock;
-use crate::table::session::{Awaiting, Want};
+use crate::table::session::{Awaiting, Verdict, Want};
 use crate::wire;
 use nostr::{Event, Kind, PublicKey};
 use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// The browser has no `std::time::Instant`; natively this is that very type.
+use web_time::Instant;
+
+/// How the relays are doing, for people and reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RelayHealth {
+    pub connected: usize,
+    pub total: usize,
+    /// Events waiting for a relay to accept them, and the last refusal.
+    pub unsent: usize,
+    pub last_error: Option<String>,
+    /// When each seat's client was last heard from (a log event or a heartbeat), unix
+    /// seconds by seat; this client's start for a seat not heard from yet.
+    pub heard: Vec<u64>,
+    /// What a person should know about the relays now, in words ("relay X rate-limits us,
+    /// retrying").
+    pub notes: Vec<String>,
+}
 
 /// How long a seat waits, before its first event, to hear the other seats' clocks.
-pub(super) const CLOCK_WAIT: Duration = Duration::from_secs(5);
+pub const CLOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// How far ahead of this machine's clock an event may be dated before it is held back: a
 /// vote dated in the future must not count before its time.
-pub(super) const CLOCK_SKEW_SECS: u64 = 5;
+pub const CLOCK_SKEW_SECS: u64 = 5;
 
 /// Events dated in the future kept until their time, at most, and their bytes at most.
-pub(super) const MAX_HELD: usize = 2_048;
-pub(super) const MAX_HELD_BYTES: usize = 4 << 20;
+pub const MAX_HELD: usize = 2_048;
+pub const MAX_HELD_BYTES: usize = 4 << 20;
 
 /// How long a resumed client looks for its seat sitting out, to ask to be dealt in again.
-pub(super) const BACK_WINDOW: Duration = Duration::from_secs(30);
+pub const BACK_WINDOW: Duration = Duration::from_secs(30);
 
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
-pub(super) const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
+pub const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
 
 /// How long after a relay's `rate-limited:` this client counts the relays as congested: a
 /// minute, the window public relays count in.
-pub(super) const CONGESTED: Duration = Duration::from_secs(60);
+pub const CONGESTED: Duration = Duration::from_secs(60);
 
 /// How long before a step's events turned away under a flood are asked for again.
-pub(super) const ASK_AGAIN: Duration = Duration::from_secs(5);
+pub const ASK_AGAIN: Duration = Duration::from_secs(5);
 
 /// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -46,7 +64,7 @@ pub const HEARTBEAT: Duration = Duration::from_secs(10);
 /// for the next round, since the rest would meet the same; an event refused for good is set
 /// aside for the next round too, and the rest go on.
 #[derive(Debug, Default)]
-pub(super) struct Outbox {
+pub struct Outbox {
     unsent: VecDeque<Event>,
     /// Events to publish no earlier than their time (a test's late move).
     delayed: Vec<(Instant, Event)>,
@@ -119,7 +137,7 @@ impl Outbox {
 }
 
 /// The runner's state between rounds (see the module's words).
-pub(super) struct RunnerState {
+pub struct RunnerState {
     seat: Option<Seat>,
     seats: usize,
     resuming: bool,
@@ -146,7 +164,7 @@ pub(super) struct RunnerState {
 }
 
 /// What a client starts from.
-pub(super) struct Start {
+pub struct Start {
     pub seat: Option<Seat>,
     pub seats: usize,
     pub resuming: bool,
@@ -460,7 +478,7 @@ impl RunnerState {
 
 /// What a seat that leaves is told: whether the others were told, and that a table where a
 /// seat sits out deals it in again on `resume`.
-pub(super) fn left_words(
+pub fn left_words(
     told: bool,
     sits_out: bool,
     last_one: bool,
@@ -487,7 +505,7 @@ pub(super) fn left_words(
 /// Why the table stopped moving, in words. With two or more other seats silent, no vote can
 /// remove them (a seat is timed out only when every other seat votes it out), so the table can
 /// only go on when one of them is back: say so rather than suggest `resume` will do it alone.
-pub(super) fn stall_words(
+pub fn stall_words(
     idle: Duration,
     a: &Awaiting,
     silent: &[Seat],
@@ -518,6 +536,54 @@ pub(super) fn stall_words(
         )
     } else {
         format!("{head}; run `tolerance resume` to pick it up again")
+    }
+}
+
+/// The result line, followed by who was removed from the table and why, so every end screen
+/// says it ("… — Ben stopped answering").
+pub fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {
+    // A seat dealt in again after sitting out is told as back, not as gone.
+    let back_after = |i: usize, s: Seat| {
+        verdicts[i + 1..]
+            .iter()
+            .any(|v| matches!(v, Verdict::Back { seats, .. } if seats.contains(&s)))
+    };
+    let removed: Vec<String> = verdicts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match v {
+            Verdict::Removed {
+                seats,
+                reason,
+                sitting_out,
+                ..
+            } => Some(
+                seats
+                    .iter()
+                    .map(|s| {
+                        let gone = crate::games::ui::words::gone(names(*s), *reason);
+                        match (*sitting_out, back_after(i, *s)) {
+                            (true, true) => format!("{gone}, sat out and came back"),
+                            (true, false) => format!("{gone}, and {} sat out", names(*s)),
+                            _ => gone,
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            Verdict::NotBack { seats, .. } => Some(
+                seats
+                    .iter()
+                    .map(|s| format!("{} did not come back in time", names(*s)))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if removed.is_empty() {
+        result
+    } else {
+        format!("{result} — {}", removed.join("; "))
     }
 }
 
@@ -860,6 +926,73 @@ mod tests {
         assert!(
             one.ends_with("from Ann, Ben; run `tolerance resume` to pick it up again"),
             "{one}"
+        );
+    }
+
+    #[test]
+    fn the_end_line_tells_a_seat_that_came_back_as_back_and_one_that_did_not_as_gone() {
+        use crate::engine::ForfeitReason;
+        let names = |s: Seat| ["you", "Ben"][s as usize].to_string();
+        let out = |seats: Vec<Seat>| Verdict::Removed {
+            step: 4,
+            seats,
+            reason: ForfeitReason::Absent,
+            sitting_out: true,
+        };
+        let came_back = with_removals(
+            "6 hands played".into(),
+            &[
+                out(vec![1]),
+                Verdict::Back {
+                    step: 9,
+                    seats: vec![1],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            came_back.ends_with("Ben stopped answering, sat out and came back"),
+            "{came_back}"
+        );
+        let gone = with_removals(
+            "3 hands played".into(),
+            &[
+                out(vec![1]),
+                Verdict::NotBack {
+                    step: 9,
+                    seats: vec![1],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            gone.contains("Ben stopped answering, and Ben sat out")
+                && gone.ends_with("Ben did not come back in time"),
+            "{gone}"
+        );
+        // Issue 30: the reader who left with q-then-y, sat out and resumed into a seat again
+        // is not told it left and sat out.
+        let left = Verdict::Removed {
+            step: 4,
+            seats: vec![0],
+            reason: ForfeitReason::Left,
+            sitting_out: true,
+        };
+        let back = with_removals(
+            "2 hands played".into(),
+            &[
+                left,
+                Verdict::Back {
+                    step: 9,
+                    seats: vec![0],
+                },
+            ],
+            &names,
+        );
+        assert!(
+            back.ends_with("you left the table, sat out and came back")
+                && !back.contains("left the table and sat out"),
+            "{back}"
         );
     }
 }

@@ -1,0 +1,721 @@
+//! Sitting at a table from the page, with the page's own key ([`crate::key`]): asking the host
+//! for a seat and opening the seating nonce ([`join_step`]), then playing the seat
+//! ([`PageSeat`]) with the same pure [`Session`] and loop state ([`RunnerState`]) the terminal's
+//! runner drives.
+//!
+//! Nothing here touches the network or a timer. The page's script hands in every event its
+//! relays sent and calls [`PageSeat::tick`] when one came, when a person chose a move, or when
+//! the wake-up the last tick asked for is due; each tick answers with the events to publish, the
+//! seat's turn (if any), what the table looks like to this seat in words, and how long to sleep.
+//! Every event is checked here before it counts, the person's move is checked against the
+//! game's rules before it is signed, and the seat's secrets (its key shares, the deck's
+//! secrets, its seating nonce) never leave this module's memory.
+
+use crate::key;
+use nostr::prelude::*;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Duration;
+use tolerance::engine::Seat;
+use tolerance::games::registry::{self, TableGame, Visit};
+use tolerance::table::check;
+use tolerance::table::drive::{left_words, stall_words, with_removals, RunnerState, Start};
+use tolerance::ui::{awaiting_what, seat_name, waiting_words};
+use tolerance::table::session::{relay_secs, Session};
+use tolerance::wire::lobby::{
+    check_seating, lobby_event, seat_commit, LobbyBody, LobbyMsg, LOBBY_VERSION,
+};
+use tolerance::wire::{self, log::log_event, names, LobbyStatus, TableSpec};
+use wasm_bindgen::prelude::*;
+use web_time::Instant;
+use zeroize::Zeroizing;
+
+/// How long the page's seat waits for a table that does not move before it gives up: as the
+/// terminal waits (four times the longest step, and a minute).
+fn idle_for(spec: &TableSpec) -> Duration {
+    let d = &spec.deadlines;
+    Duration::from_millis((d.move_ms.max(d.crypto_ms) * 4 + 60_000).max(
+        d.return_ms + 2 * d.relay_ms + 120_000,
+    ))
+}
+
+fn unix_now() -> u64 {
+    web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn signing_key() -> Result<Keys, String> {
+    key::unlocked().ok_or_else(|| "unlock your key first: a seat signs every move with it".into())
+}
+
+fn sign(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, String> {
+    let builder = if pow > 0 { builder.pow(pow) } else { builder };
+    builder
+        .sign_with_keys(keys)
+        .map_err(|e| format!("your key could not sign: {e}"))
+}
+
+fn event_json(ev: &Event) -> Value {
+    serde_json::from_str(&ev.as_json()).expect("events serialize")
+}
+
+/// A seat asked for at one table: the nonce committed to, and where the asking stands.
+struct Joining {
+    nonce: Zeroizing<[u8; 32]>,
+    commit: String,
+    /// The lobby round the commitment belongs to, and the one a seat was last asked in.
+    round: u32,
+    asked: Option<u32>,
+    revealed: bool,
+}
+
+thread_local! {
+    /// The seats this visit asked for, by table id.
+    static JOINING: RefCell<HashMap<String, Joining>> = RefCell::new(HashMap::new());
+}
+
+fn fresh_nonce() -> Zeroizing<[u8; 32]> {
+    use rand::RngCore;
+    let mut n = Zeroizing::new([0u8; 32]);
+    rand::rngs::OsRng.fill_bytes(n.as_mut());
+    n
+}
+
+/// One step of sitting down at the table a link opened (`opened`: what `open_table` returned;
+/// `table_events`: every copy of its announcement the relays sent so far). Called again on each
+/// newer announcement, it answers `{state, words, publish, lobby}`:
+/// - `asking`: a join request (committing to a fresh nonce) is in `publish`;
+/// - `waiting`: listed, waiting for the table to fill, or for a seat to reopen;
+/// - `revealing`: the host listed the players; the nonce's opening is in `publish`;
+/// - `seated`: the seats are fixed; check them with `lobby` (a filter) and open the seat.
+///
+/// A table this key cannot sit at (cancelled, full, seated without it, listed with a
+/// commitment it never made) is an error in words.
+#[wasm_bindgen]
+pub fn join_step(opened: &str, table_events: &str) -> Result<String, JsError> {
+    join_step_json(opened, table_events).map_err(|e| JsError::new(&e))
+}
+
+fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
+    let keys = signing_key()?;
+    let (_, event, spec) = crate::announcement(opened, table_events)?;
+    let out = JOINING.with(|j| next_join(&keys, &event.pubkey, &spec, &mut j.borrow_mut()))?;
+    Ok(out.to_string())
+}
+
+fn next_join(
+    keys: &Keys,
+    host: &PublicKey,
+    spec: &TableSpec,
+    joins: &mut HashMap<String, Joining>,
+) -> Result<Value, String> {
+    let me = keys.public_key();
+    if *host == me {
+        return Err("this key hosts the table: a seat is taken by another key".into());
+    }
+    let Some(l) = spec.lobby.as_ref() else {
+        return Err("this table seated its players directly; there is no lobby to join".into());
+    };
+    let table = &spec.table;
+    let j = joins.entry(table.clone()).or_insert_with(|| {
+        let nonce = fresh_nonce();
+        Joining {
+            commit: seat_commit(table, &me, &nonce),
+            nonce,
+            round: l.round,
+            asked: None,
+            revealed: false,
+        }
+    });
+    let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
+    let lobby_msg = |body| LobbyMsg {
+        v: LOBBY_VERSION,
+        table: table.clone(),
+        body,
+    };
+    let join_event = |j: &mut Joining, pow: u8| -> Result<Value, String> {
+        j.nonce = fresh_nonce();
+        j.commit = seat_commit(table, &me, &j.nonce);
+        let msg = lobby_msg(LobbyBody::Join {
+            commit: j.commit.clone(),
+        });
+        Ok(event_json(&sign(lobby_event(host, &msg), keys, pow)?))
+    };
+    let answer = |state: &str, words: String, publish: Vec<Value>| {
+        json!({
+            "state": state,
+            "words": words,
+            "publish": publish,
+            "players": l.players.len(),
+            "min": l.min_players,
+            "max": l.max_players,
+            "lobby": wire::lobby::lobby_filter(host, table),
+        })
+    };
+    let count = format!("{} of {} seats taken", l.players.len(), l.max_players);
+    match l.status {
+        LobbyStatus::Cancelled => Err(format!(
+            "the host cancelled the table: {}",
+            l.reason.clone().unwrap_or_else(|| "no reason given".into())
+        )),
+        LobbyStatus::Open if mine.is_none() => {
+            if j.asked == Some(l.round) {
+                return Ok(answer(
+                    "asking",
+                    format!("asked the host for a seat; waiting for it to list you ({count})"),
+                    Vec::new(),
+                ));
+            }
+            j.round = l.round;
+            j.asked = Some(l.round);
+            j.revealed = false;
+            let pow = l.join_pow.unwrap_or(0).max(spec.pow);
+            let ev = join_event(j, pow)?;
+            Ok(answer(
+                "asking",
+                format!("asking the host for a seat ({count})"),
+                vec![ev],
+            ))
+        }
+        // The host reopened the lobby (someone never revealed): commit to a fresh nonce.
+        LobbyStatus::Open if l.round > j.round => {
+            j.round = l.round;
+            j.revealed = false;
+            let ev = join_event(j, spec.pow)?;
+            Ok(answer(
+                "asking",
+                format!("the host reopened the seats; asking again ({count})"),
+                vec![ev],
+            ))
+        }
+        LobbyStatus::Open => Ok(answer(
+            "waiting",
+            format!("you are listed; waiting for the table to fill ({count})"),
+            Vec::new(),
+        )),
+        LobbyStatus::Seated if mine.is_none() => {
+            Err("the table filled and started without you".into())
+        }
+        LobbyStatus::Starting if mine.is_none() => Ok(answer(
+            "waiting",
+            "the table is full; waiting in case a seat reopens".into(),
+            Vec::new(),
+        )),
+        LobbyStatus::Starting if l.round > j.round => Ok(answer(
+            "waiting",
+            "waiting for the host to take your new request".into(),
+            Vec::new(),
+        )),
+        LobbyStatus::Starting | LobbyStatus::Seated
+            if mine.map(|p| p.commit.as_str()) != Some(j.commit.as_str()) =>
+        {
+            Err("the host listed you with a commitment you did not make".into())
+        }
+        LobbyStatus::Starting if !j.revealed => {
+            j.revealed = true;
+            let msg = lobby_msg(LobbyBody::Reveal {
+                nonce: hex::encode(*j.nonce),
+            });
+            let ev = event_json(&sign(lobby_event(host, &msg), keys, 0)?);
+            Ok(answer(
+                "revealing",
+                "the table is full: opening your seating nonce".into(),
+                vec![ev],
+            ))
+        }
+        LobbyStatus::Starting => Ok(answer(
+            "revealing",
+            "waiting for every player's nonce and the host's seating".into(),
+            Vec::new(),
+        )),
+        LobbyStatus::Seated => Ok(answer(
+            "seated",
+            "the seats are fixed".into(),
+            Vec::new(),
+        )),
+    }
+}
+
+/// A withdrawn request for a seat, when the person gives up before the nonce was opened (after
+/// that the seat is the table's); `null` when there is nothing to withdraw.
+#[wasm_bindgen]
+pub fn join_leave(opened: &str, table_events: &str) -> Result<Option<String>, JsError> {
+    let leave = || -> Result<Option<String>, String> {
+        let keys = signing_key()?;
+        let (_, event, spec) = crate::announcement(opened, table_events)?;
+        let asked = JOINING.with(|j| {
+            j.borrow_mut()
+                .remove(&spec.table)
+                .is_some_and(|j| !j.revealed)
+        });
+        if !asked {
+            return Ok(None);
+        }
+        let msg = LobbyMsg {
+            v: LOBBY_VERSION,
+            table: spec.table.clone(),
+            body: LobbyBody::Leave {},
+        };
+        let ev = sign(lobby_event(&event.pubkey, &msg), &keys, 0)?;
+        Ok(Some(ev.as_json()))
+    };
+    leave().map_err(|e| JsError::new(&e))
+}
+
+/// One seat's table, driven by the page.
+trait Driven {
+    fn feed(&mut self, events: Vec<Event>);
+    fn tick(&mut self, connected: usize, notes: Vec<String>) -> Result<Value, String>;
+    fn act(&mut self, step: u32, choice: Choice) -> Result<(), String>;
+    fn leave(&mut self);
+    fn filters(&self) -> Value;
+}
+
+/// A person's move: one of the listed moves by its place, or typed.
+enum Choice {
+    Listed(usize),
+    Typed(String),
+}
+
+/// A seat at a seated table, played from the page with its unlocked key.
+#[wasm_bindgen]
+pub struct PageSeat(Box<dyn Driven>);
+
+#[wasm_bindgen]
+impl PageSeat {
+    /// Opens this key's seat at the seated table a link opened: `table_events` its
+    /// announcements, `lobby_events` the lobby's messages (the seating must follow from the
+    /// players' nonces), `profiles` the seats' profile events (their names).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        opened: &str,
+        table_events: &str,
+        lobby_events: &str,
+        profiles: &str,
+    ) -> Result<PageSeat, JsError> {
+        open_seat(opened, table_events, lobby_events, profiles)
+            .map(PageSeat)
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// What to subscribe to and fetch: `{log, presence}` (NIP-01 filters).
+    pub fn filters(&self) -> String {
+        self.0.filters().to_string()
+    }
+
+    /// Every event the relays sent (a JSON array); those that are not this table's, or not
+    /// genuine, are turned away by the session as they are at every seat.
+    pub fn feed(&mut self, events: &str) {
+        self.0.feed(crate::parse_events_up_to(events, crate::MAX_LOG));
+    }
+
+    /// One round of the seat's loop: `connected` relays open now, `notes` (a JSON array of
+    /// words) about them. Answers `{publish, beats, fetch, turn, table, over, wake_ms}`.
+    pub fn tick(&mut self, connected: usize, notes: &str) -> Result<String, JsError> {
+        let notes: Vec<String> = serde_json::from_str(notes).unwrap_or_default();
+        self.0
+            .tick(connected, notes)
+            .map(|v| v.to_string())
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// The person chose the `index`-th listed move of turn `step`.
+    pub fn choose(&mut self, step: u32, index: usize) -> Result<(), JsError> {
+        self.0
+            .act(step, Choice::Listed(index))
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// The person typed a move for turn `step` ("raise 40").
+    pub fn type_move(&mut self, step: u32, text: &str) -> Result<(), JsError> {
+        self.0
+            .act(step, Choice::Typed(text.to_string()))
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// The person leaves the table: the seat signs its leave where the game lets it.
+    pub fn leave(&mut self) {
+        self.0.leave();
+    }
+}
+
+fn open_seat(
+    opened: &str,
+    table_events: &str,
+    lobby_events: &str,
+    profiles: &str,
+) -> Result<Box<dyn Driven>, String> {
+    let keys = signing_key()?;
+    let (opened, event, spec) = crate::announcement(opened, table_events)?;
+    if !spec.is_seated() {
+        return Err("the table's seats are not fixed yet".into());
+    }
+    check_seating(&spec, &crate::parse_events_up_to(lobby_events, crate::MAX_LOG))
+        .map_err(|f| f.words().to_string())?;
+    let me = keys.public_key();
+    let seat = spec
+        .seats
+        .iter()
+        .position(|s| *s == me.to_hex())
+        .ok_or("your key holds no seat at this table")? as Seat;
+    let known = names::names_from_profiles(&crate::parse_events(profiles));
+    let names: Vec<String> = spec
+        .seat_keys()
+        .iter()
+        .map(|k| {
+            if *k == me {
+                "you".to_string()
+            } else {
+                names::name_or_npub(&known, k)
+            }
+        })
+        .collect();
+    let game = spec.game.clone();
+    registry::with_game(
+        &game,
+        OpenSeat {
+            keys,
+            host: event.pubkey,
+            start: event.created_at.as_secs(),
+            relays: opened.relays.len(),
+            spec,
+            seat,
+            names,
+        },
+    )?
+}
+
+struct OpenSeat {
+    keys: Keys,
+    host: PublicKey,
+    start: u64,
+    relays: usize,
+    spec: TableSpec,
+    seat: Seat,
+    names: Vec<String>,
+}
+
+impl Visit for OpenSeat {
+    type Out = Result<Box<dyn Driven>, String>;
+    fn visit<G: TableGame>(self) -> Self::Out {
+        let (cfg, game) = check::table_game::<G>(&self.spec, self.start)?;
+        let seat_keys = cfg.seats.clone();
+        let master = fresh_nonce();
+        let session =
+            Session::new(cfg, game, Some((self.seat, master))).map_err(|e| e.to_string())?;
+        let state = RunnerState::new(
+            Start {
+                seat: Some(self.seat),
+                seats: seat_keys.len(),
+                resuming: false,
+                idle: idle_for(&self.spec),
+                relays: self.relays,
+                clock_skew: 0,
+                position: session.position(),
+                system: unix_now(),
+            },
+            Instant::now(),
+        );
+        Ok(Box::new(Playing::<G> {
+            keys: self.keys,
+            host: self.host,
+            spec: self.spec,
+            names: self.names,
+            seat_keys,
+            session,
+            state,
+            asked: None,
+            over: None,
+        }))
+    }
+}
+
+struct Playing<G: TableGame> {
+    keys: Keys,
+    host: PublicKey,
+    spec: TableSpec,
+    names: Vec<String>,
+    seat_keys: Vec<PublicKey>,
+    session: Session<G>,
+    state: RunnerState,
+    /// The turn last put to the person, and the moves listed for it.
+    asked: Option<(u32, Vec<G::Action>)>,
+    /// How the table ended for this seat, once it did.
+    over: Option<Value>,
+}
+
+impl<G: TableGame> Playing<G> {
+    fn name(&self, s: Seat) -> String {
+        seat_name(&self.names, s)
+    }
+
+    /// Signs what the session owes, applies it here, and queues it for the relays.
+    fn sign_owed(&mut self) -> Result<(), String> {
+        for payload in self.session.take_outbox() {
+            let at = Timestamp::from(self.state.clock.now(unix_now()));
+            let ev = sign(
+                log_event(&self.host, &payload).custom_created_at(at),
+                &self.keys,
+                self.spec.pow,
+            )?;
+            self.session.handle(&ev);
+            self.state.outbox.push(ev, None);
+        }
+        Ok(())
+    }
+
+    /// How the table ended, as every interface says it.
+    fn ended(&self, left: Option<String>) -> Value {
+        let me = self.session.me();
+        let name = |s: Seat| self.name(s);
+        let result = with_removals(
+            self.session.game().result_line(&name),
+            self.session.verdicts(),
+            &name,
+        );
+        let stats = self.session.stats();
+        let rejected: Vec<String> = self
+            .session
+            .violations
+            .iter()
+            .map(|v| v.text_named(&name))
+            .collect();
+        json!({
+            "finished": self.session.is_finished(),
+            "left": left,
+            "result": result,
+            "line": format!(
+                "table over: {} ({} events checked, {} rejected)",
+                result, stats.events, rejected.len()
+            ),
+            "rejected": rejected,
+            "story": self.session.game().story(me, &name),
+            "head": self.session.position().1,
+            "report": self.session.game().report(),
+        })
+    }
+
+    /// The table as this seat sees it now, in words.
+    fn table(&self, table_now: u64) -> Value {
+        let me = self.session.me();
+        let name = |s: Seat| self.name(s);
+        let view = self.session.view();
+        let silent: Vec<String> = self
+            .state
+            .silent(table_now)
+            .into_iter()
+            .filter(|s| Some(*s) != me)
+            .map(name)
+            .collect();
+        let story = self.session.game().story(me, &name);
+        let a = self.session.awaiting();
+        let who: Vec<String> = a.seats.iter().map(|s| name(*s)).collect();
+        let awaiting = if self.session.is_finished() {
+            "the table is over".to_string()
+        } else {
+            waiting_words(awaiting_what(&a, self.session.game()), &who.join(", "))
+        };
+        json!({
+            "render": G::render(&view, &name),
+            "story": story,
+            "awaiting": awaiting,
+            "deadline_in": self.session.deadline().saturating_sub(table_now),
+            "silent": silent,
+            "relays": self.state.health,
+            "step": self.session.position().0,
+        })
+    }
+
+    fn turn(&mut self) -> Value {
+        let Some(turn) = self.session.my_turn() else {
+            self.asked = None;
+            return Value::Null;
+        };
+        let moves: Vec<String> = turn
+            .legal
+            .iter()
+            .map(|a| G::move_text(&turn.view, a))
+            .collect();
+        let out = json!({
+            "step": turn.step,
+            "prompt": G::prompt(&turn.view, &turn.legal),
+            "moves": moves,
+            "sealed": turn.sealed,
+        });
+        self.asked = Some((turn.step, turn.legal));
+        out
+    }
+}
+
+impl<G: TableGame> Driven for Playing<G> {
+    fn filters(&self) -> Value {
+        json!({
+            "log": wire::log_filter(&self.host, &self.spec.table, &self.seat_keys),
+            "presence": wire::presence_filter(&self.host, &self.spec.table, &self.seat_keys),
+        })
+    }
+
+    fn feed(&mut self, events: Vec<Event>) {
+        if self.over.is_some() || events.is_empty() {
+            return;
+        }
+        let batch = self.state.heard(events, &self.seat_keys, unix_now());
+        if batch.is_empty() {
+            return;
+        }
+        let now = self.state.clock.now(unix_now());
+        let batch = self.state.hold(batch, now);
+        self.session.handle_all(&batch);
+    }
+
+    fn tick(&mut self, connected: usize, notes: Vec<String>) -> Result<Value, String> {
+        let mut publish: Vec<Value> = Vec::new();
+        let mut beats: Vec<Value> = Vec::new();
+        let mut fetch: Vec<Value> = Vec::new();
+        if let Some(over) = &self.over {
+            return Ok(json!({ "over": over, "publish": publish, "beats": beats,
+                "fetch": fetch, "turn": null, "wake_ms": 3_600_000 }));
+        }
+        // A vote or held events may move the table on: go round again, a bounded number of
+        // times (each round that loops applied something).
+        for _ in 0..64 {
+            let now = Instant::now();
+            for w in self.state.ask_now(self.session.wanted(), now) {
+                if let (Ok(head), Some(key)) =
+                    (EventId::from_hex(&w.head), self.seat_keys.get(w.seat as usize))
+                {
+                    fetch.push(json!(wire::log_filter(&self.host, &self.spec.table, &[*key])
+                        .event(head)));
+                }
+            }
+            if self.session.out_though_present() && self.session.come_back() {
+                self.state.came_back();
+            }
+            if !self.state.learning_clock(now) {
+                self.sign_owed()?;
+            }
+            self.state.outbox.release_due(now);
+            // The page's pool keeps offering each event to every relay until one takes it.
+            while let Some(ev) = self.state.outbox.next() {
+                publish.push(event_json(&ev));
+                self.state.outbox.sent(1);
+            }
+            self.state.end_round();
+            if let Some(told) = self.state.left(now) {
+                let me = self.session.me();
+                let dealt_in = self
+                    .session
+                    .game()
+                    .seats()
+                    .into_iter()
+                    .filter(|s| Some(*s) != me && !self.session.sitting_out().contains(s))
+                    .count();
+                let words = left_words(told, G::SITS_OUT, dealt_in < 2, None);
+                self.over = Some(self.ended(Some(words)));
+                break;
+            }
+            if self.state.beat_due(now, self.session.is_finished(), false, true) {
+                let at = Timestamp::from(self.state.clock.now(unix_now()));
+                let beat = wire::presence_event(
+                    &self.host,
+                    &self.spec.table,
+                    self.state.clock.correction(),
+                )
+                .custom_created_at(at);
+                beats.push(event_json(&sign(beat, &self.keys, self.spec.pow)?));
+            }
+            if self.state.health_due(now) {
+                self.state.relays_read(connected, notes.clone());
+            }
+            self.state.progress(self.session.position(), now);
+            if self.session.is_finished() && self.state.outbox.drained() {
+                self.over = Some(self.ended(None));
+                break;
+            }
+            let table_now = self.state.clock.now(unix_now());
+            let patience = self.state.patience(
+                self.session.step_secs(),
+                relay_secs(&self.spec.deadlines),
+                false,
+            );
+            if self.state.seen_for(now) >= patience && self.session.vote(table_now) {
+                continue;
+            }
+            let due = self.state.release_held(table_now);
+            if !due.is_empty() {
+                self.session.handle_all(&due);
+                continue;
+            }
+            if self.state.idle_left(now).is_zero() {
+                let table_now = self.state.clock.now(unix_now());
+                let silent = self.state.silent(table_now);
+                let name = |s: Seat| self.name(s);
+                let words = stall_words(
+                    self.state.idle(),
+                    &self.session.awaiting(),
+                    &silent,
+                    &name,
+                );
+                return Err(words);
+            }
+            let wake = self
+                .state
+                .wake(now, table_now, self.session.vote_due(), patience);
+            let table = self.table(table_now);
+            let turn = self.turn();
+            return Ok(json!({
+                "publish": publish,
+                "beats": beats,
+                "fetch": fetch,
+                "turn": turn,
+                "table": table,
+                "over": null,
+                "wake_ms": wake.as_millis() as u64,
+            }));
+        }
+        Ok(json!({
+            "publish": publish,
+            "beats": beats,
+            "fetch": fetch,
+            "turn": null,
+            "table": self.table(self.state.clock.now(unix_now())),
+            "over": self.over,
+            "wake_ms": 0,
+        }))
+    }
+
+    fn act(&mut self, step: u32, choice: Choice) -> Result<(), String> {
+        let Some(turn) = self.session.my_turn() else {
+            return Err("it is not your turn any more".into());
+        };
+        if turn.step != step {
+            return Err("that turn is over; the table moved on".into());
+        }
+        let action = match choice {
+            Choice::Listed(i) => match &self.asked {
+                Some((s, legal)) if *s == step => legal
+                    .get(i)
+                    .cloned()
+                    .ok_or("there is no such move in the list")?,
+                _ => return Err("that turn is over; the table moved on".into()),
+            },
+            Choice::Typed(text) => G::parse_move(text.trim(), &turn.view, &turn.legal)?,
+        };
+        self.session
+            .submit(&action)
+            .map_err(|e| format!("that move is not allowed now: {e}"))
+    }
+
+    fn leave(&mut self) {
+        if self.over.is_some() {
+            return;
+        }
+        if self.session.leave() {
+            self.state.leave(Instant::now());
+        } else {
+            self.over = Some(self.ended(Some("you left the table".into())));
+        }
+    }
+}
