@@ -1,6 +1,6 @@
 //! `tolerance keys`: a person's identity through the real binary, in a throwaway config dir.
 
-mod common;
+use crate::common;
 
 use nostr_sdk::prelude::*;
 use std::process::{Command, Output, Stdio};

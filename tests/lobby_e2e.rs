@@ -3,9 +3,9 @@
 //! Covers the lobby (invitations, public tables, no-shows), errors a person can make, and
 //! crash-safe resume after SIGKILL at three protocol points.
 
-mod common;
+use crate::common;
 
-use common::{cmd, home, naddr_of, player, run, short_npub, spawn, Proc};
+use crate::common::{cmd, home, naddr_of, player, run, short_npub, spawn, Proc};
 use nostr_sdk::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 use nostr_sdk::prelude::{Event, EventBuilder, EventId, Filter, Keys, Kind, RelayUrl};
 use tolerance::net::testing::{nostr_rs_relay_binary, unique_temp_dir, NostrRsRelay};
 
-mod common;
-use common::relays::{embedded, from, next, note, pool_with};
+use crate::common::relays::{embedded, from, next, note, pool_with};
 use tolerance::net::{
     EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, RelayPool, Subscription,
     MAX_EVENT_BYTES,

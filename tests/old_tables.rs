@@ -5,10 +5,9 @@
 //! The events go, signed as they were, to a relay of this build, and this build's `verify`
 //! must judge each table as the old build did: the same result, verdicts and game report.
 
-mod common;
 
-use common::relays::ServedRelay;
-use common::{home, run};
+use crate::common::relays::ServedRelay;
+use crate::common::{home, run};
 use nostr_sdk::prelude::{Event, JsonUtil, Keys};
 use serde_json::Value;
 use tolerance::net::RelayPool;

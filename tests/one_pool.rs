@@ -4,9 +4,8 @@
 //! a counting proxy in front of one embedded relay; two commands make two connections and two
 //! information reads on each.
 
-mod common;
 
-use common::{home, naddr_of, player, spawn};
+use crate::common::{home, naddr_of, player, spawn};
 use nostr_sdk::prelude::*;
 use std::time::Duration;
 use tolerance::net::harness::{RelayProxy, Rules};

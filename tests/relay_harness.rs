@@ -8,8 +8,7 @@ use nostr_sdk::prelude::*;
 use tolerance::net::harness::{RateLimit, RelayProxy, Rules};
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, NetError, PoolConfig, SendRate};
 
-mod common;
-use common::relays::{embedded, embedded_with, from, next, note, pool_with, KIND, WAIT};
+use crate::common::relays::{embedded, embedded_with, from, next, note, pool_with, KIND, WAIT};
 
 async fn proxy(relay: &EmbeddedRelay, rules: Rules) -> RelayProxy {
     RelayProxy::start(relay.url(), rules)

@@ -3,9 +3,8 @@
 //! `SOAK_FROM` and `SOAK_CONCURRENCY` change what it plays; a failure prints the command that
 //! plays the failing table again. The long run is `cargo bench --bench soak`.
 
-mod common;
 
-use common::soak::{env_number, soak, Fault};
+use crate::common::soak::{env_number, soak, Fault};
 use tolerance::games::registry;
 
 // The relays and proxies live in this process: workers to spare while tables wait on them.

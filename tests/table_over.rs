@@ -3,10 +3,9 @@
 //! and blinds stay as every client judges them) but deals no hand. Separate processes, each its
 //! own key, on a relay the test serves.
 
-mod common;
 
-use common::relays::ServedRelay;
-use common::{home, naddr_of, player, run, spawn};
+use crate::common::relays::ServedRelay;
+use crate::common::{home, naddr_of, player, run, spawn};
 use std::time::Duration;
 
 /// The guest is killed the moment it has its seat, before it signs any step: the host votes it

@@ -8,7 +8,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use expectrl::Session;
 use std::io::ErrorKind;

@@ -2,9 +2,8 @@
 //! path of the binary a person can reach by a typo, a bad file or a dead relay prints a sentence
 //! naming the problem, and exits non-zero.
 
-mod common;
 
-use common::{home, player, run};
+use crate::common::{home, player, run};
 use std::path::Path;
 
 /// Marks of Debug formatting that must never reach a person.

@@ -44,6 +44,13 @@ impl GameUi for Perudo {
         crate::games::script::typed_move(input, replay::parse_action, help())
     }
 
+    fn move_text(_: &PerudoView, a: &Action) -> String {
+        match a {
+            Action::Bid(b) => format!("bid {b}"),
+            Action::Dudo => "dudo: call the bid".into(),
+        }
+    }
+
     #[cfg(feature = "terminal")]
     fn panel() -> Box<dyn crate::games::ui::Panel<Perudo>> {
         Box::<crate::games::dice::ui::DicePanel<Perudo>>::default()
