@@ -737,6 +737,16 @@ async fn make_key(c: &Client, password: &str) -> String {
 /// Plays the page's seat by clicks until its table is over: at each turn the test clicks one of
 /// the listed moves (`pick` chooses among their texts), as a person would; the moves clicked.
 async fn play_by_clicks(c: &Client, pick: impl Fn(&[String]) -> usize, most: Duration) -> usize {
+    clicks_until(c, pick, most, usize::MAX).await
+}
+
+/// [`play_by_clicks`], stopping after `stop_after` clicks if the table is not over by then.
+async fn clicks_until(
+    c: &Client,
+    pick: impl Fn(&[String]) -> usize,
+    most: Duration,
+    stop_after: usize,
+) -> usize {
     let end = Instant::now() + most;
     let mut clicked = 0;
     let mut last_turn = Value::Null;
@@ -750,7 +760,7 @@ async fn play_by_clicks(c: &Client, pick: impl Fn(&[String]) -> usize, most: Dur
         )
         .await;
         let seat = state["seat"].as_str().unwrap_or_default();
-        if seat == "over" || seat == "left" {
+        if seat == "over" || seat == "left" || clicked >= stop_after {
             return clicked;
         }
         assert!(
@@ -847,13 +857,7 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
 /// Two hands of Tolerance: check or call when it may, else the first move listed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
-    a_person_plays_in_the_page("tolerance", &["--hands", "2"], |moves| {
-        moves
-            .iter()
-            .position(|m| m.starts_with("check") || m.starts_with("call"))
-            .unwrap_or(0)
-    })
-    .await;
+    a_person_plays_in_the_page("tolerance", &["--hands", "2"], check_or_call).await;
 }
 
 /// Perudo to its end: the lowest bid, or dudo once a bid stands.
@@ -875,4 +879,68 @@ async fn a_person_in_the_page_plays_all_fives_by_clicks() {
             .unwrap_or(0)
     })
     .await;
+}
+
+fn check_or_call(moves: &[String]) -> usize {
+    moves
+        .iter()
+        .position(|m| m.starts_with("check") || m.starts_with("call"))
+        .unwrap_or(0)
+}
+
+/// A reload mid-table: the person unlocks the key again and takes the seat back from what the
+/// browser kept (the seat's secret encrypted to its key, and the events it signed); the table
+/// goes on to its end with no seat removed, and the page's figures are `verify`'s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_mid_table_takes_the_seat_back() {
+    const PASSWORD: &str = "a seat password";
+    let test = "browser-resume";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "3"], true);
+
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    make_key(&c, PASSWORD).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let before = clicks_until(&c, check_or_call, Duration::from_secs(120), 2).await;
+    assert_eq!(before, 2, "the table ended before the reload");
+    let kept = script(&c, "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;").await;
+    assert_eq!(kept, json!(1), "no record of the seat was kept");
+    let record = script(&c, "return localStorage.getItem(Object.keys(localStorage).find(k => k.startsWith('tolerance.seat.')));").await;
+    let record = record.as_str().unwrap().to_string();
+    assert!(record.contains("\"master\""), "{record}");
+
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    you_read(&c, "npub1").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    until(
+        &c,
+        "document.getElementById('sit-down').textContent === 'Take your seat back' && !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
+    let line = text(&c, "#over-line").await;
+    assert!(line.starts_with("table over: ") && line.ends_with(", 0 rejected)"), "{line}");
+    assert!(!line.contains("stopped answering") && !line.contains("forfeit"), "{line}");
+    let left = script(&c, "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;").await;
+    assert_eq!(left, json!(0), "the record outlived its table");
+
+    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
+    assert!(ok, "ana: {out}\n{err}");
+    let verified = run(&hw, &["verify", &naddr, "--json"]);
+    let cli: Value = serde_json::from_slice(&verified.stdout)
+        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
+    assert_eq!((&cli["ok"], &cli["finished"]), (&json!(true), &json!(true)), "{cli}");
+    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
+    assert_eq!(page_report, cli["report"], "the page's seat and verify disagree");
+    c.close().await.unwrap();
 }

@@ -539,6 +539,15 @@ pub fn stall_words(
     }
 }
 
+/// How seat `s` is called at a table whose seats are named `names` ("you", a profile name, a
+/// short npub, "bot 2"); a seat past the list is "seat N".
+pub fn seat_name(names: &[String], s: Seat) -> String {
+    names
+        .get(s as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("seat {s}"))
+}
+
 /// The result line, followed by who was removed from the table and why, so every end screen
 /// says it ("… — Ben stopped answering").
 pub fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {

@@ -7,14 +7,8 @@ pub mod tui;
 
 use crate::engine::Seat;
 
-/// How seat `s` is called at a table whose seats are named `names` ("you", a profile name, a
-/// short npub, "bot 2"); a seat past the list is "seat N".
-pub fn seat_name(names: &[String], s: Seat) -> String {
-    names
-        .get(s as usize)
-        .cloned()
-        .unwrap_or_else(|| format!("seat {s}"))
-}
+/// How a seat is called at a table: the runtime names seats in its reports the same way.
+pub use crate::table::drive::seat_name;
 
 /// The seats of a game on this machine: the person at seat 0, bots at the others.
 pub fn local_names(players: u8) -> Vec<String> {

@@ -12,6 +12,7 @@
 //! secrets, its seating nonce) never leave this module's memory.
 
 use crate::key;
+use nostr::nips::nip44;
 use nostr::prelude::*;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -271,6 +272,7 @@ trait Driven {
     fn act(&mut self, step: u32, choice: Choice) -> Result<(), String>;
     fn leave(&mut self);
     fn filters(&self) -> Value;
+    fn record(&self) -> Value;
 }
 
 /// A person's move: one of the listed moves by its place, or typed.
@@ -288,16 +290,28 @@ impl PageSeat {
     /// Opens this key's seat at the seated table a link opened: `table_events` its
     /// announcements, `lobby_events` the lobby's messages (the seating must follow from the
     /// players' nonces), `profiles` the seats' profile events (their names).
+    /// `record`: what [`PageSeat::record`] gave before the page was closed or reloaded, to take
+    /// the seat back (empty for a new seat).
     #[wasm_bindgen(constructor)]
     pub fn new(
         opened: &str,
         table_events: &str,
         lobby_events: &str,
         profiles: &str,
+        record: &str,
     ) -> Result<PageSeat, JsError> {
-        open_seat(opened, table_events, lobby_events, profiles)
+        let record = (!record.is_empty()).then_some(record);
+        open_seat(opened, table_events, lobby_events, profiles, record)
             .map(PageSeat)
             .map_err(|e| JsError::new(&e))
+    }
+
+    /// What the browser keeps to take this seat back after a reload (`tolerance resume`'s
+    /// journal, for the page): `{v, table, master, own}`, the seat's master secret NIP-44
+    /// encrypted to its own key, and the events it signed. Kept anew after each tick that
+    /// signed something.
+    pub fn record(&self) -> String {
+        self.0.record().to_string()
     }
 
     /// What to subscribe to and fetch: `{log, presence}` (NIP-01 filters).
@@ -341,11 +355,53 @@ impl PageSeat {
     }
 }
 
+/// The seat's record as the browser keeps it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Record {
+    v: u32,
+    table: String,
+    /// The master secret, hex, NIP-44 encrypted by the seat's key to itself.
+    master: String,
+    own: Vec<Value>,
+}
+
+const RECORD_VERSION: u32 = 1;
+
+/// The master secret and own events of a kept record of `table`, for `keys`.
+fn read_record(
+    text: &str,
+    keys: &Keys,
+    table: &str,
+) -> Result<(Zeroizing<[u8; 32]>, Vec<Event>), String> {
+    let lost = "this browser's record of your seat is damaged; the seat cannot be taken back here";
+    let r: Record = serde_json::from_str(text).map_err(|_| lost.to_string())?;
+    if r.v != RECORD_VERSION || r.table != table {
+        return Err(lost.into());
+    }
+    let hex_secret = Zeroizing::new(
+        nip44::decrypt(keys.secret_key(), &keys.public_key(), &r.master).map_err(|_| {
+            "this browser's record of the seat was kept by another key: unlock the key you sat \
+             down with"
+                .to_string()
+        })?,
+    );
+    let mut master = Zeroizing::new([0u8; 32]);
+    hex::decode_to_slice(hex_secret.as_bytes(), master.as_mut()).map_err(|_| lost.to_string())?;
+    let own = r
+        .own
+        .iter()
+        .filter_map(|v| Event::from_json(v.to_string()).ok())
+        .filter(|e| e.pubkey == keys.public_key() && e.verify().is_ok())
+        .collect();
+    Ok((master, own))
+}
+
 fn open_seat(
     opened: &str,
     table_events: &str,
     lobby_events: &str,
     profiles: &str,
+    record: Option<&str>,
 ) -> Result<Box<dyn Driven>, String> {
     let keys = signing_key()?;
     let (opened, event, spec) = crate::announcement(opened, table_events)?;
@@ -372,6 +428,9 @@ fn open_seat(
             }
         })
         .collect();
+    let kept = record
+        .map(|r| read_record(r, &keys, &spec.table))
+        .transpose()?;
     let game = spec.game.clone();
     registry::with_game(
         &game,
@@ -383,6 +442,7 @@ fn open_seat(
             spec,
             seat,
             names,
+            kept,
         },
     )?
 }
@@ -395,6 +455,8 @@ struct OpenSeat {
     spec: TableSpec,
     seat: Seat,
     names: Vec<String>,
+    /// A kept record: the seat is taken back.
+    kept: Option<(Zeroizing<[u8; 32]>, Vec<Event>)>,
 }
 
 impl Visit for OpenSeat {
@@ -402,14 +464,24 @@ impl Visit for OpenSeat {
     fn visit<G: TableGame>(self) -> Self::Out {
         let (cfg, game) = check::table_game::<G>(&self.spec, self.start)?;
         let seat_keys = cfg.seats.clone();
-        let master = fresh_nonce();
-        let session =
+        let (master, own) = match self.kept {
+            Some((master, own)) => (master, Some(own)),
+            None => (fresh_nonce(), None),
+        };
+        let sealed = nip44::encrypt(
+            self.keys.secret_key(),
+            &self.keys.public_key(),
+            hex::encode(*master),
+            nip44::Version::V2,
+        )
+        .map_err(|e| format!("your key could not keep the seat's secret: {e}"))?;
+        let mut session =
             Session::new(cfg, game, Some((self.seat, master))).map_err(|e| e.to_string())?;
-        let state = RunnerState::new(
+        let mut state = RunnerState::new(
             Start {
                 seat: Some(self.seat),
                 seats: seat_keys.len(),
-                resuming: false,
+                resuming: own.is_some(),
                 idle: idle_for(&self.spec),
                 relays: self.relays,
                 clock_skew: 0,
@@ -418,7 +490,16 @@ impl Visit for OpenSeat {
             },
             Instant::now(),
         );
+        let own = own.unwrap_or_default();
+        if !own.is_empty() {
+            // What it signed before the reload: applied again, and offered again, since the page
+            // may have closed before a relay took it.
+            session.handle_all(&own);
+            state.outbox.extend(own.clone());
+        }
         Ok(Box::new(Playing::<G> {
+            sealed,
+            own,
             keys: self.keys,
             host: self.host,
             spec: self.spec,
@@ -433,6 +514,9 @@ impl Visit for OpenSeat {
 }
 
 struct Playing<G: TableGame> {
+    /// The master secret as the record keeps it, and the events this seat signed.
+    sealed: String,
+    own: Vec<Event>,
     keys: Keys,
     host: PublicKey,
     spec: TableSpec,
@@ -461,6 +545,7 @@ impl<G: TableGame> Playing<G> {
                 self.spec.pow,
             )?;
             self.session.handle(&ev);
+            self.own.push(ev.clone());
             self.state.outbox.push(ev, None);
         }
         Ok(())
@@ -557,6 +642,16 @@ impl<G: TableGame> Driven for Playing<G> {
         })
     }
 
+    fn record(&self) -> Value {
+        serde_json::to_value(Record {
+            v: RECORD_VERSION,
+            table: self.spec.table.clone(),
+            master: self.sealed.clone(),
+            own: self.own.iter().map(event_json).collect(),
+        })
+        .expect("records serialize")
+    }
+
     fn feed(&mut self, events: Vec<Event>) {
         if self.over.is_some() || events.is_empty() {
             return;
@@ -590,7 +685,8 @@ impl<G: TableGame> Driven for Playing<G> {
                         .event(head)));
                 }
             }
-            if self.session.out_though_present() && self.session.come_back() {
+            let back_now = self.state.looking_back(now) || self.session.out_though_present();
+            if back_now && self.session.come_back() {
                 self.state.came_back();
             }
             if !self.state.learning_clock(now) {

@@ -372,6 +372,31 @@ class SeatPool {
   }
 }
 
+// What the browser keeps to take a seat back after a reload (the core's record: the seat's
+// secret encrypted to its own key, and the events it signed), by table.
+const RECORD = (table) => `tolerance.seat.${table}`;
+
+function keptRecord(table) {
+  try {
+    return localStorage.getItem(RECORD(table)) || "";
+  } catch {
+    return "";
+  }
+}
+
+function keepRecord(table, record) {
+  try {
+    if (record === null) localStorage.removeItem(RECORD(table));
+    else localStorage.setItem(RECORD(table), record);
+  } catch (e) {
+    if (record !== null && !playing.unkept) {
+      playing.unkept = true;
+      fail("This browser would not keep your seat's record (its storage is full or switched " +
+        "off): the seat plays on, but a reload now would lose it.");
+    }
+  }
+}
+
 // The seat this page plays, if any.
 let playing = null;
 
@@ -480,6 +505,7 @@ function tick(seat) {
     return;
   }
   for (const ev of out.publish) playing.pool.publish(ev);
+  if (out.publish.length) keepRecord(playing.table, seat.record());
   for (const ev of out.beats) playing.pool.send(ev);
   for (const f of out.fetch) {
     query(playing.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(() => tick(seat));
@@ -487,6 +513,7 @@ function tick(seat) {
   showSeat(out, seat);
   if (out.over) {
     playing.done = true;
+    keepRecord(playing.table, null);
     // The last events still go out: the pool stays open until every relay took them.
     const linger = () => (playing.pool.unsent() ? setTimeout(linger, 500) : playing.pool.close());
     setTimeout(linger, 500);
@@ -508,7 +535,7 @@ async function sitDown(opened) {
   $("sit-down").disabled = true;
   const tableEvents = [];
   let seat = null;
-  playing = { relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
       seat.feed(JSON.stringify(events));
@@ -550,7 +577,7 @@ async function sitDown(opened) {
 
 // The seats are fixed: checks the seating against every player's nonce (waiting a little for
 // one still on its way), opens the seat in the core and starts its loop.
-async function takeSeat(opened, tableEvents, lobbyFilter, pool) {
+async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
   let seat = null;
   let lastError = "";
   for (let tries = 0; tries < 10 && !seat; tries++) {
@@ -564,6 +591,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool) {
         JSON.stringify(tableEvents),
         JSON.stringify(lobby.events),
         JSON.stringify(profiles),
+        record,
       );
     } catch (e) {
       lastError = e.message || String(e);
@@ -592,6 +620,30 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool) {
   seat.feed(JSON.stringify(history.events));
   tick(seat);
   return seat;
+}
+
+// Takes back the seat this browser kept a record of (after a reload or a closed tab).
+async function resumeSeat(opened, tableEvents) {
+  clearError();
+  if (!core.key_unlocked()) {
+    fail("Unlock your key first: your seat was kept for it.");
+    $("you").scrollIntoView({ block: "nearest" });
+    return;
+  }
+  if (playing) return;
+  $("sit-down").disabled = true;
+  playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  let seat = null;
+  const pool = new SeatPool(opened.relays, (events) => {
+    if (seat) {
+      seat.feed(JSON.stringify(events));
+      tick(seat);
+    }
+  });
+  playing.pool = pool;
+  seatState("resuming");
+  const { lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
+  seat = await takeSeat(opened, [...tableEvents], lobby, pool, keptRecord(opened.table));
 }
 
 function wireSeat() {
@@ -672,8 +724,10 @@ function renderTable(view, opened, people) {
     seats.append(li);
   }
   $("check").hidden = view.status !== "seated";
-  $("sit").hidden = playing !== null || !(open || view.status === "starting");
-  $("sit-down").onclick = () => sitDown(opened);
+  const kept = view.status === "seated" && keptRecord(opened.table);
+  $("sit").hidden = playing !== null || !(open || view.status === "starting" || kept);
+  $("sit-down").textContent = kept ? "Take your seat back" : "Sit down";
+  $("sit-down").onclick = () => (kept ? resumeSeat(opened, current.events) : sitDown(opened));
   $("check").onclick = () => checkTable(opened, current.events);
   $("table").hidden = false;
 }

@@ -10,7 +10,6 @@ use super::session::{relay_secs, Session, SessionConfig, Stats, Turn, Verdict, V
 use crate::bots::Bot;
 use crate::engine::{Game, Seat};
 use crate::games::registry::TableGame;
-use crate::ui::seat_name;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::wire::log::log_event;
 #[cfg(any(test, feature = "test-support"))]
@@ -18,7 +17,7 @@ use crate::wire::log::Payload;
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-use super::drive::{left_words, stall_words, with_removals, RunnerState, Start, CONGESTED};
+use super::drive::{left_words, seat_name, stall_words, with_removals, RunnerState, Start, CONGESTED};
 pub use super::drive::{RelayHealth, HEARTBEAT};
 use std::future::Future;
 use std::pin::Pin;
