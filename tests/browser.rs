@@ -4,7 +4,6 @@
 //!
 //! Screenshots at phone and desktop sizes are kept in `target/browser-artifacts/`.
 
-
 use crate::common::{home, naddr_of, player, run, spawn, Proc};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
@@ -775,7 +774,11 @@ async fn clicks_until(
         );
         let moves: Vec<String> = state["moves"]
             .as_array()
-            .map(|m| m.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         if !state["turn"].is_null() && state["turn"] != last_turn && !moves.is_empty() {
             // A long list shows only some moves: the one picked is clicked by its own mark.
@@ -815,9 +818,15 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
     c.execute("document.getElementById('play').scrollIntoView();", vec![])
         .await
         .unwrap();
-    artefact(&format!("{game}-played-360x740.png"), &c.screenshot().await.unwrap());
+    artefact(
+        &format!("{game}-played-360x740.png"),
+        &c.screenshot().await.unwrap(),
+    );
     let line = text(&c, "#over-line").await;
-    assert!(line.starts_with("table over: ") && line.ends_with(", 0 rejected)"), "{line}");
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
 
     let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
     assert!(ok, "ana: {out}\n{err}");
@@ -833,9 +842,16 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
     let verified = run(&hw, &["verify", &naddr, "--json"]);
     let cli: Value = serde_json::from_slice(&verified.stdout)
         .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
-    assert_eq!((&cli["ok"], &cli["finished"]), (&json!(true), &json!(true)), "{cli}");
+    assert_eq!(
+        (&cli["ok"], &cli["finished"]),
+        (&json!(true), &json!(true)),
+        "{cli}"
+    );
     let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
-    assert_eq!(page_report, cli["report"], "the page's seat and verify disagree");
+    assert_eq!(
+        page_report, cli["report"],
+        "the page's seat and verify disagree"
+    );
     // And the page's own check of the whole table agrees too.
     c.set_window_size(1280, 800).await.unwrap();
     click(&c, "#check").await;
@@ -846,11 +862,17 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
         "{}",
         text(&c, "#verdict").await
     );
-    assert_eq!(text(&c, "#verdict-result").await, cli["result"].as_str().unwrap());
+    assert_eq!(
+        text(&c, "#verdict-result").await,
+        cli["result"].as_str().unwrap()
+    );
     c.execute("document.getElementById('play').scrollIntoView();", vec![])
         .await
         .unwrap();
-    artefact(&format!("{game}-played-1280x800.png"), &c.screenshot().await.unwrap());
+    artefact(
+        &format!("{game}-played-1280x800.png"),
+        &c.screenshot().await.unwrap(),
+    );
     c.close().await.unwrap();
 }
 
@@ -864,7 +886,10 @@ async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_perudo_by_clicks() {
     a_person_plays_in_the_page("perudo", &[], |moves| {
-        moves.iter().position(|m| m.starts_with("dudo")).unwrap_or(0)
+        moves
+            .iter()
+            .position(|m| m.starts_with("dudo"))
+            .unwrap_or(0)
     })
     .await;
 }
@@ -908,7 +933,11 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let before = clicks_until(&c, check_or_call, Duration::from_secs(120), 2).await;
     assert_eq!(before, 2, "the table ended before the reload");
-    let kept = script(&c, "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;").await;
+    let kept = script(
+        &c,
+        "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
+    )
+    .await;
     assert_eq!(kept, json!(1), "no record of the seat was kept");
     let record = script(&c, "return localStorage.getItem(Object.keys(localStorage).find(k => k.startsWith('tolerance.seat.')));").await;
     let record = record.as_str().unwrap().to_string();
@@ -929,9 +958,19 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     until(&c, "document.body.dataset.seat === 'playing'").await;
     play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
     let line = text(&c, "#over-line").await;
-    assert!(line.starts_with("table over: ") && line.ends_with(", 0 rejected)"), "{line}");
-    assert!(!line.contains("stopped answering") && !line.contains("forfeit"), "{line}");
-    let left = script(&c, "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("stopped answering") && !line.contains("forfeit"),
+        "{line}"
+    );
+    let left = script(
+        &c,
+        "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
+    )
+    .await;
     assert_eq!(left, json!(0), "the record outlived its table");
 
     let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
@@ -939,8 +978,15 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     let verified = run(&hw, &["verify", &naddr, "--json"]);
     let cli: Value = serde_json::from_slice(&verified.stdout)
         .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
-    assert_eq!((&cli["ok"], &cli["finished"]), (&json!(true), &json!(true)), "{cli}");
+    assert_eq!(
+        (&cli["ok"], &cli["finished"]),
+        (&json!(true), &json!(true)),
+        "{cli}"
+    );
     let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
-    assert_eq!(page_report, cli["report"], "the page's seat and verify disagree");
+    assert_eq!(
+        page_report, cli["report"],
+        "the page's seat and verify disagree"
+    );
     c.close().await.unwrap();
 }

@@ -5,7 +5,6 @@
 //! The events go, signed as they were, to a relay of this build, and this build's `verify`
 //! must judge each table as the old build did: the same result, verdicts and game report.
 
-
 use crate::common::relays::ServedRelay;
 use crate::common::{home, run};
 use nostr_sdk::prelude::{Event, JsonUtil, Keys};

@@ -4,7 +4,6 @@
 //! a counting proxy in front of one embedded relay; two commands make two connections and two
 //! information reads on each.
 
-
 use crate::common::{home, naddr_of, player, spawn};
 use nostr_sdk::prelude::*;
 use std::time::Duration;

@@ -4,7 +4,6 @@
 //! must end verified with every client agreeing, and a `tolerance verify` run afterwards must
 //! find the same table. The 20-run, 8-hand version of this is in BENCHMARKS.md.
 
-
 use crate::common::soak::env_number as env;
 use crate::common::{home, run};
 use serde_json::Value;

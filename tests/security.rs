@@ -3,7 +3,6 @@
 //! a seat of its own where the attack needs one, publishing raw signed events to the same real
 //! relay. Each test asserts the honest outcome, not just that something was rejected.
 
-
 use crate::common::{home, naddr_of, player, run, spawn, Proc};
 use nostr_sdk::prelude::*;
 use rand::rngs::StdRng;

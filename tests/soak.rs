@@ -3,7 +3,6 @@
 //! `SOAK_FROM` and `SOAK_CONCURRENCY` change what it plays; a failure prints the command that
 //! plays the failing table again. The long run is `cargo bench --bench soak`.
 
-
 use crate::common::soak::{env_number, soak, Fault};
 use tolerance::games::registry;
 

@@ -3,7 +3,6 @@
 //! and blinds stay as every client judges them) but deals no hand. Separate processes, each its
 //! own key, on a relay the test serves.
 
-
 use crate::common::relays::ServedRelay;
 use crate::common::{home, naddr_of, player, run, spawn};
 use std::time::Duration;

@@ -756,7 +756,9 @@ fn quitting_with_q_and_y_forfeits_at_once_and_the_other_player_goes_on() {
     let line = listed
         .lines()
         .find(|l| l.contains("high-card"))
-        .unwrap_or_else(|| panic!("the table left is not in the history:\n{listed}\nafter the table:\n{after}"));
+        .unwrap_or_else(|| {
+            panic!("the table left is not in the history:\n{listed}\nafter the table:\n{after}")
+        });
     assert!(line.contains("you left the table"), "{listed}");
     let shown = common::run(&home, &["history", "show", "1"]);
     let shown = String::from_utf8_lossy(&shown.stdout);

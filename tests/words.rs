@@ -2,7 +2,6 @@
 //! path of the binary a person can reach by a typo, a bad file or a dead relay prints a sentence
 //! naming the problem, and exits non-zero.
 
-
 use crate::common::{home, player, run};
 use std::path::Path;
 

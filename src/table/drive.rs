@@ -5,12 +5,12 @@
 //! sleep (wake, stall words), and whether the seat is leaving. Every method is told the time it
 //! is asked at, so the loop stays thin and the rules here are tested without relays or waits.
 
-use serde::Serialize;
 use crate::engine::Seat;
 use crate::table::clock::TableClock;
 use crate::table::session::{Awaiting, Verdict, Want};
 use crate::wire;
 use nostr::{Event, Kind, PublicKey};
+use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 // The browser has no `std::time::Instant`; natively this is that very type.
@@ -478,12 +478,7 @@ impl RunnerState {
 
 /// What a seat that leaves is told: whether the others were told, and that a table where a
 /// seat sits out deals it in again on `resume`.
-pub fn left_words(
-    told: bool,
-    sits_out: bool,
-    last_one: bool,
-    last_error: Option<&str>,
-) -> String {
+pub fn left_words(told: bool, sits_out: bool, last_one: bool, last_error: Option<&str>) -> String {
     if told && last_one {
         "you left the table: the others were told, and with one player left the table is over"
             .into()
@@ -550,7 +545,11 @@ pub fn seat_name(names: &[String], s: Seat) -> String {
 
 /// The result line, followed by who was removed from the table and why, so every end screen
 /// says it ("… — Ben stopped answering").
-pub fn with_removals(result: String, verdicts: &[Verdict], names: &dyn Fn(Seat) -> String) -> String {
+pub fn with_removals(
+    result: String,
+    verdicts: &[Verdict],
+    names: &dyn Fn(Seat) -> String,
+) -> String {
     // A seat dealt in again after sitting out is told as back, not as gone.
     let back_after = |i: usize, s: Seat| {
         verdicts[i + 1..]

@@ -140,7 +140,10 @@ fn opened_of(opened: &str) -> Result<Opened, String> {
 }
 
 /// The table's announcement among `events`: its newest genuine copy by the link's host.
-pub(crate) fn announcement(opened: &str, events: &str) -> Result<(Opened, Event, TableSpec), String> {
+pub(crate) fn announcement(
+    opened: &str,
+    events: &str,
+) -> Result<(Opened, Event, TableSpec), String> {
     let opened = opened_of(opened)?;
     let mut forged = false;
     let candidates: Vec<Event> = parse_events(events)

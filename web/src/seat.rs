@@ -22,8 +22,8 @@ use tolerance::engine::Seat;
 use tolerance::games::registry::{self, TableGame, Visit};
 use tolerance::table::check;
 use tolerance::table::drive::{left_words, stall_words, with_removals, RunnerState, Start};
-use tolerance::ui::{awaiting_what, seat_name, waiting_words};
 use tolerance::table::session::{relay_secs, Session};
+use tolerance::ui::{awaiting_what, seat_name, waiting_words};
 use tolerance::wire::lobby::{
     check_seating, lobby_event, seat_commit, LobbyBody, LobbyMsg, LOBBY_VERSION,
 };
@@ -36,9 +36,9 @@ use zeroize::Zeroizing;
 /// terminal waits (four times the longest step, and a minute).
 fn idle_for(spec: &TableSpec) -> Duration {
     let d = &spec.deadlines;
-    Duration::from_millis((d.move_ms.max(d.crypto_ms) * 4 + 60_000).max(
-        d.return_ms + 2 * d.relay_ms + 120_000,
-    ))
+    Duration::from_millis(
+        (d.move_ms.max(d.crypto_ms) * 4 + 60_000).max(d.return_ms + 2 * d.relay_ms + 120_000),
+    )
 }
 
 fn unix_now() -> u64 {
@@ -231,11 +231,7 @@ fn next_join(
             "waiting for every player's nonce and the host's seating".into(),
             Vec::new(),
         )),
-        LobbyStatus::Seated => Ok(answer(
-            "seated",
-            "the seats are fixed".into(),
-            Vec::new(),
-        )),
+        LobbyStatus::Seated => Ok(answer("seated", "the seats are fixed".into(), Vec::new())),
     }
 }
 
@@ -322,7 +318,8 @@ impl PageSeat {
     /// Every event the relays sent (a JSON array); those that are not this table's, or not
     /// genuine, are turned away by the session as they are at every seat.
     pub fn feed(&mut self, events: &str) {
-        self.0.feed(crate::parse_events_up_to(events, crate::MAX_LOG));
+        self.0
+            .feed(crate::parse_events_up_to(events, crate::MAX_LOG));
     }
 
     /// One round of the seat's loop: `connected` relays open now, `notes` (a JSON array of
@@ -408,8 +405,11 @@ fn open_seat(
     if !spec.is_seated() {
         return Err("the table's seats are not fixed yet".into());
     }
-    check_seating(&spec, &crate::parse_events_up_to(lobby_events, crate::MAX_LOG))
-        .map_err(|f| f.words().to_string())?;
+    check_seating(
+        &spec,
+        &crate::parse_events_up_to(lobby_events, crate::MAX_LOG),
+    )
+    .map_err(|f| f.words().to_string())?;
     let me = keys.public_key();
     let seat = spec
         .seats
@@ -678,11 +678,16 @@ impl<G: TableGame> Driven for Playing<G> {
         for _ in 0..64 {
             let now = Instant::now();
             for w in self.state.ask_now(self.session.wanted(), now) {
-                if let (Ok(head), Some(key)) =
-                    (EventId::from_hex(&w.head), self.seat_keys.get(w.seat as usize))
-                {
-                    fetch.push(json!(wire::log_filter(&self.host, &self.spec.table, &[*key])
-                        .event(head)));
+                if let (Ok(head), Some(key)) = (
+                    EventId::from_hex(&w.head),
+                    self.seat_keys.get(w.seat as usize),
+                ) {
+                    fetch.push(json!(wire::log_filter(
+                        &self.host,
+                        &self.spec.table,
+                        &[*key]
+                    )
+                    .event(head)));
                 }
             }
             let back_now = self.state.looking_back(now) || self.session.out_though_present();
@@ -712,7 +717,10 @@ impl<G: TableGame> Driven for Playing<G> {
                 self.over = Some(self.ended(Some(words)));
                 break;
             }
-            if self.state.beat_due(now, self.session.is_finished(), false, true) {
+            if self
+                .state
+                .beat_due(now, self.session.is_finished(), false, true)
+            {
                 let at = Timestamp::from(self.state.clock.now(unix_now()));
                 let beat = wire::presence_event(
                     &self.host,
@@ -748,12 +756,8 @@ impl<G: TableGame> Driven for Playing<G> {
                 let table_now = self.state.clock.now(unix_now());
                 let silent = self.state.silent(table_now);
                 let name = |s: Seat| self.name(s);
-                let words = stall_words(
-                    self.state.idle(),
-                    &self.session.awaiting(),
-                    &silent,
-                    &name,
-                );
+                let words =
+                    stall_words(self.state.idle(), &self.session.awaiting(), &silent, &name);
                 return Err(words);
             }
             let wake = self
@@ -813,5 +817,140 @@ impl<G: TableGame> Driven for Playing<G> {
         } else {
             self.over = Some(self.ended(Some("you left the table".into())));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tolerance::wire::{Lobby, LobbyPlayer};
+
+    fn table(host: &Keys, status: LobbyStatus, players: Vec<LobbyPlayer>) -> TableSpec {
+        let mut seats = Vec::new();
+        if status == LobbyStatus::Seated {
+            seats = players.iter().map(|p| p.pubkey.clone()).collect();
+        }
+        TableSpec {
+            v: wire::VERSION,
+            game: "perudo".into(),
+            table: "cd".repeat(32),
+            setup: json!({}),
+            seats,
+            deadlines: wire::Pace::Fast.deadlines(),
+            lobby: Some(Lobby {
+                status,
+                title: String::new(),
+                public: true,
+                min_players: 2,
+                max_players: 2,
+                relays: vec!["ws://127.0.0.1:7447".into()],
+                players: [
+                    vec![LobbyPlayer {
+                        pubkey: host.public_key().to_hex(),
+                        commit: "00".repeat(32),
+                    }],
+                    players,
+                ]
+                .concat(),
+                reason: None,
+                round: 0,
+                join_pow: None,
+                expires: None,
+            }),
+            pow: 0,
+        }
+    }
+
+    fn body(v: &Value, keys: &Keys) -> LobbyBody {
+        let ev = Event::from_json(v.to_string()).unwrap();
+        assert!(ev.verify().is_ok() && ev.pubkey == keys.public_key());
+        wire::lobby::parse_lobby(&ev, &"cd".repeat(32))
+            .unwrap()
+            .body
+    }
+
+    /// Asking, being listed, opening the nonce and being seated, as the terminal's join does:
+    /// the nonce opened is the one committed to, each message goes once, and a listing under a
+    /// commitment this seat never made is refused in words.
+    #[test]
+    fn a_seat_is_asked_for_once_and_its_nonce_opened_once_the_table_is_full() {
+        let (host, me) = (Keys::generate(), Keys::generate());
+        let mut joins = HashMap::new();
+        let open = table(&host, LobbyStatus::Open, Vec::new());
+        let first = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
+        assert_eq!(first["state"], "asking");
+        let LobbyBody::Join { commit } = body(&first["publish"][0], &me) else {
+            panic!("not a join: {first}");
+        };
+        let again = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
+        assert_eq!(again["publish"], json!([]), "asked twice");
+        let listed = vec![LobbyPlayer {
+            pubkey: me.public_key().to_hex(),
+            commit: commit.clone(),
+        }];
+        let starting = table(&host, LobbyStatus::Starting, listed.clone());
+        let reveal = next_join(&me, &host.public_key(), &starting, &mut joins).unwrap();
+        assert_eq!(reveal["state"], "revealing");
+        let LobbyBody::Reveal { nonce } = body(&reveal["publish"][0], &me) else {
+            panic!("not a reveal: {reveal}");
+        };
+        let mut n = [0u8; 32];
+        hex::decode_to_slice(&nonce, &mut n).unwrap();
+        assert_eq!(seat_commit(&starting.table, &me.public_key(), &n), commit);
+        let quiet = next_join(&me, &host.public_key(), &starting, &mut joins).unwrap();
+        assert_eq!(quiet["publish"], json!([]), "revealed twice");
+        let seated = table(&host, LobbyStatus::Seated, listed);
+        let done = next_join(&me, &host.public_key(), &seated, &mut joins).unwrap();
+        assert_eq!(done["state"], "seated");
+
+        let forged = vec![LobbyPlayer {
+            pubkey: me.public_key().to_hex(),
+            commit: "11".repeat(32),
+        }];
+        let lie = table(&host, LobbyStatus::Starting, forged);
+        let err = next_join(&me, &host.public_key(), &lie, &mut joins).unwrap_err();
+        assert_eq!(
+            err,
+            "the host listed you with a commitment you did not make"
+        );
+        let mut cancelled = table(&host, LobbyStatus::Cancelled, Vec::new());
+        cancelled.lobby.as_mut().unwrap().reason = Some("rain".into());
+        let err = next_join(&me, &host.public_key(), &cancelled, &mut joins).unwrap_err();
+        assert_eq!(err, "the host cancelled the table: rain");
+        let err = next_join(&host, &host.public_key(), &open, &mut joins).unwrap_err();
+        assert!(err.contains("hosts the table"), "{err}");
+    }
+
+    /// The record a page keeps gives back the seat's secret to its key only, and a damaged one
+    /// is said in words.
+    #[test]
+    fn a_kept_record_opens_for_its_own_key_only() {
+        let me = Keys::generate();
+        let master = [7u8; 32];
+        let own = EventBuilder::text_note("a move")
+            .sign_with_keys(&me)
+            .unwrap();
+        let record = Record {
+            v: RECORD_VERSION,
+            table: "t".into(),
+            master: nip44::encrypt(
+                me.secret_key(),
+                &me.public_key(),
+                hex::encode(master),
+                nip44::Version::V2,
+            )
+            .unwrap(),
+            own: vec![event_json(&own)],
+        };
+        let text = serde_json::to_string(&record).unwrap();
+        let (back, events) = read_record(&text, &me, "t").unwrap();
+        assert_eq!(*back, master);
+        assert_eq!(events, vec![own]);
+        let other = read_record(&text, &Keys::generate(), "t").unwrap_err();
+        assert!(other.contains("kept by another key"), "{other}");
+        let elsewhere = read_record(&text, &me, "u").unwrap_err();
+        assert!(elsewhere.contains("damaged"), "{elsewhere}");
+        let cut = read_record(&text[..text.len() / 2], &me, "t").unwrap_err();
+        assert!(cut.contains("damaged"), "{cut}");
     }
 }

@@ -4,6 +4,10 @@
 //! vote may be due. Crypto runs on blocking threads, never on the async network task, and the
 //! loop never stops listening while a person thinks.
 
+use super::drive::{
+    left_words, seat_name, stall_words, with_removals, RunnerState, Start, CONGESTED,
+};
+pub use super::drive::{RelayHealth, HEARTBEAT};
 use super::error::TableError;
 use super::journal::{signed_key, Journal};
 use super::session::{relay_secs, Session, SessionConfig, Stats, Turn, Verdict, Violation, Want};
@@ -17,8 +21,6 @@ use crate::wire::log::Payload;
 use crate::wire::{self, TableSpec};
 use nostr_sdk::prelude::*;
 use serde::Serialize;
-use super::drive::{left_words, seat_name, stall_words, with_removals, RunnerState, Start, CONGESTED};
-pub use super::drive::{RelayHealth, HEARTBEAT};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
