@@ -2,8 +2,7 @@
 //! and never names a card the rules keep hidden — with two players the five cards set aside are
 //! never dealt nor opened, so of the 52 exactly 47 can ever be named.
 
-#[path = "common/cards.rs"]
-mod cards;
+use crate::common::cards;
 
 use cards::{cards_named, played, watch};
 use tolerance::games::abandon_ship::AbandonShip;

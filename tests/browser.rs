@@ -813,6 +813,16 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
     let seats = text(&c, "#seats").await;
     assert!(seats.contains("Ana (host)"), "{seats}");
     c.set_window_size(360, 740).await.unwrap();
+    // A figure for BENCHMARKS.md, not a check: from "Sit down" to the first turn on screen (the
+    // host seats the table, the nonces are opened and checked, the deck is shuffled by both
+    // seats and the hand dealt).
+    until(&c, "window.timing && window.timing.shown").await;
+    let ms = script(
+        &c,
+        "return Math.round(window.timing.shown - window.timing.sat);",
+    )
+    .await;
+    eprintln!("{game}: {ms} ms from Sit down to the first turn on screen");
     let clicks = play_by_clicks(&c, pick, Duration::from_secs(300)).await;
     assert!(clicks >= 2, "a person moves: {clicks} clicks");
     c.execute("document.getElementById('play').scrollIntoView();", vec![])

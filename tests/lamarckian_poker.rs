@@ -4,8 +4,7 @@
 //! cards the deck never dealt: a sole survivor's hand is never shown, and a showdown opens only
 //! the hands still in the game.
 
-#[path = "common/cards.rs"]
-mod cards;
+use crate::common::cards;
 
 use cards::{cards_named, played, watch};
 use std::collections::BTreeSet;

@@ -95,7 +95,7 @@ impl Outbox {
     }
 
     /// The next event to offer in this round.
-    pub fn next(&mut self) -> Option<Event> {
+    pub fn take_next(&mut self) -> Option<Event> {
         self.unsent.pop_front()
     }
 
@@ -643,7 +643,7 @@ mod tests {
         let (a, b, c) = (note(&k, T0, "a"), note(&k, T0, "b"), note(&k, T0, "c"));
         let mut s = seated(Instant::now());
         s.outbox.extend([a.clone(), b.clone(), c.clone()]);
-        let first = s.outbox.next().unwrap();
+        let first = s.outbox.take_next().unwrap();
         assert_eq!(first.id, a.id);
         assert!(!s.refused(first, "rate-limited: slow down".into(), true));
         s.end_round();
@@ -652,7 +652,7 @@ mod tests {
             s.health.last_error.as_deref(),
             Some("rate-limited: slow down")
         );
-        let order: Vec<_> = std::iter::from_fn(|| s.outbox.next())
+        let order: Vec<_> = std::iter::from_fn(|| s.outbox.take_next())
             .map(|e| e.id)
             .collect();
         assert_eq!(order, vec![a.id, b.id, c.id]);
@@ -664,18 +664,18 @@ mod tests {
         let (a, b, c) = (note(&k, T0, "a"), note(&k, T0, "b"), note(&k, T0, "c"));
         let mut s = seated(Instant::now());
         s.outbox.extend([a.clone(), b.clone(), c.clone()]);
-        let first = s.outbox.next().unwrap();
+        let first = s.outbox.take_next().unwrap();
         assert!(s.refused(first, "blocked: no".into(), false));
-        let second = s.outbox.next().unwrap();
+        let second = s.outbox.take_next().unwrap();
         assert_eq!(second.id, b.id);
         s.outbox.sent(1);
-        let third = s.outbox.next().unwrap();
+        let third = s.outbox.take_next().unwrap();
         assert_eq!(third.id, c.id);
         s.outbox.sent(1);
-        assert!(s.outbox.next().is_none());
+        assert!(s.outbox.take_next().is_none());
         s.end_round();
         assert_eq!((s.outbox.len(), s.outbox.published), (1, 2));
-        assert_eq!(s.outbox.next().map(|e| e.id), Some(a.id));
+        assert_eq!(s.outbox.take_next().map(|e| e.id), Some(a.id));
     }
 
     #[test]
@@ -818,7 +818,7 @@ mod tests {
             s.patience(30, 10, false),
             Duration::from_secs(40) + CONGESTED
         );
-        let _ = s.outbox.next();
+        let _ = s.outbox.take_next();
         assert_eq!(s.patience(30, 10, false), Duration::from_secs(40));
         assert_eq!(
             s.patience(30, 10, true),
@@ -868,7 +868,7 @@ mod tests {
             s.left(t + LEAVE_PUBLISH + Duration::from_millis(1)),
             Some(false)
         );
-        let _ = s.outbox.next();
+        let _ = s.outbox.take_next();
         assert_eq!(s.left(t), Some(true));
         assert!(
             left_words(true, true, false, None).contains("`tolerance resume` deals you in again")

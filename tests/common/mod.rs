@@ -2,6 +2,7 @@
 //! key and process, on a relay the test serves.
 #![allow(dead_code)]
 
+pub mod cards;
 pub mod relays;
 pub mod soak;
 

@@ -699,7 +699,7 @@ impl<G: TableGame> Driven for Playing<G> {
             }
             self.state.outbox.release_due(now);
             // The page's pool keeps offering each event to every relay until one takes it.
-            while let Some(ev) = self.state.outbox.next() {
+            while let Some(ev) = self.state.outbox.take_next() {
                 publish.push(event_json(&ev));
                 self.state.outbox.sent(1);
             }

@@ -414,6 +414,7 @@ function showStory(lines) {
 // Puts one tick's answer on screen: the table in words, whose turn, the clock, the relays.
 function showSeat(out, seat) {
   const t = out.table;
+  if (t && window.timing && !window.timing.shown && out.turn) window.timing.shown = performance.now();
   if (t) {
     $("play-table").textContent = t.render;
     $("play-status").textContent = out.turn ? "Your move" : t.awaiting;
@@ -514,8 +515,11 @@ function tick(seat) {
   if (out.over) {
     playing.done = true;
     keepRecord(playing.table, null);
-    // The last events still go out: the pool stays open until every relay took them.
-    const linger = () => (playing.pool.unsent() ? setTimeout(linger, 500) : playing.pool.close());
+    // The last events still go out: the pool stays open until every relay took them, for up
+    // to two minutes (a relay that limits its rate takes them within its window).
+    const { pool } = playing;
+    const until = Date.now() + 120000;
+    const linger = () => (pool.unsent() && Date.now() < until ? setTimeout(linger, 500) : pool.close());
     setTimeout(linger, 500);
     return;
   }
@@ -532,6 +536,8 @@ async function sitDown(opened) {
     return;
   }
   if (playing) return;
+  // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
+  window.timing = { sat: performance.now() };
   $("sit-down").disabled = true;
   const tableEvents = [];
   let seat = null;

@@ -583,7 +583,7 @@ async fn sign_owed<G: TableGame>(
 
 /// Offers what waits to the relays, in order ([`Outbox`]).
 async fn publish_round(pool: &RelayPool, state: &mut RunnerState) {
-    while let Some(ev) = state.outbox.next() {
+    while let Some(ev) = state.outbox.take_next() {
         match pool.publish(&ev).await {
             Ok(_) => state.outbox.sent(1),
             Err(e) => {
