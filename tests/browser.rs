@@ -792,6 +792,42 @@ async fn clicks_until(
     }
 }
 
+/// The page's seat ended its table with `line`: the terminal host ends it with nothing turned
+/// away and the same events counted, and a later `tolerance verify` finds it verified with the
+/// page's own figures (the game's report). `verify --json`'s answer.
+async fn the_host_and_verify_agree(
+    c: &Client,
+    host: Proc,
+    home: &Path,
+    naddr: &str,
+    line: &str,
+) -> Value {
+    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
+    assert!(ok, "ana: {out}\n{err}");
+    let over = out
+        .lines()
+        .find(|l| l.starts_with("table over: "))
+        .unwrap_or_else(|| panic!("no end line: {out}"));
+    assert!(over.ends_with(", 0 rejected)"), "{over}");
+    // The same events, counted alike at both seats.
+    let count = |l: &str| l.rsplit_once(" (").map(|(_, c)| c.to_string());
+    assert_eq!(count(line), count(over), "{line} / {over}");
+    let verified = run(home, &["verify", naddr, "--json"]);
+    let cli: Value = serde_json::from_slice(&verified.stdout)
+        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
+    assert_eq!(
+        (&cli["ok"], &cli["finished"]),
+        (&json!(true), &json!(true)),
+        "{cli}"
+    );
+    let page_report = script(c, "return window.lastOver && window.lastOver.report;").await;
+    assert_eq!(
+        page_report, cli["report"],
+        "the page's seat and verify disagree"
+    );
+    cli
+}
+
 /// A person opens a table of `game` hosted from the terminal by its link, makes a key, sits
 /// down and plays it by clicks against the host's bot (`pick` choosing among the listed moves).
 /// The page's seat checks every event as the terminal's does: it ends the table with nothing
@@ -838,30 +874,7 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
         "{line}"
     );
 
-    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
-    assert!(ok, "ana: {out}\n{err}");
-    let over = out
-        .lines()
-        .find(|l| l.starts_with("table over: "))
-        .unwrap_or_else(|| panic!("no end line: {out}"));
-    assert!(over.ends_with(", 0 rejected)"), "{over}");
-    // The same events, counted alike at both seats.
-    let count = |l: &str| l.rsplit_once(" (").map(|(_, c)| c.to_string());
-    assert_eq!(count(&line), count(over), "{line} / {over}");
-
-    let verified = run(&hw, &["verify", &naddr, "--json"]);
-    let cli: Value = serde_json::from_slice(&verified.stdout)
-        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
-    assert_eq!(
-        (&cli["ok"], &cli["finished"]),
-        (&json!(true), &json!(true)),
-        "{cli}"
-    );
-    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
-    assert_eq!(
-        page_report, cli["report"],
-        "the page's seat and verify disagree"
-    );
+    let cli = the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     // And the page's own check of the whole table agrees too.
     c.set_window_size(1280, 800).await.unwrap();
     click(&c, "#check").await;
@@ -983,20 +996,6 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     .await;
     assert_eq!(left, json!(0), "the record outlived its table");
 
-    let (ok, out, err) = host.finish(Duration::from_secs(60)).await;
-    assert!(ok, "ana: {out}\n{err}");
-    let verified = run(&hw, &["verify", &naddr, "--json"]);
-    let cli: Value = serde_json::from_slice(&verified.stdout)
-        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
-    assert_eq!(
-        (&cli["ok"], &cli["finished"]),
-        (&json!(true), &json!(true)),
-        "{cli}"
-    );
-    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
-    assert_eq!(
-        page_report, cli["report"],
-        "the page's seat and verify disagree"
-    );
+    the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     c.close().await.unwrap();
 }

@@ -519,29 +519,43 @@ function tick(seat) {
     // to two minutes (a relay that limits its rate takes them within its window).
     const { pool } = playing;
     const until = Date.now() + 120000;
-    const linger = () => (pool.unsent() && Date.now() < until ? setTimeout(linger, 500) : pool.close());
+    const linger = () => {
+      const owed = pool.unsent();
+      $("play-relays").textContent = owed
+        ? `handing this seat's last ${owed} event(s) to the relays…`
+        : "the relays took every event this seat signed";
+      if (owed && Date.now() < until) setTimeout(linger, 500);
+      else pool.close();
+    };
     setTimeout(linger, 500);
     return;
   }
   playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
 }
 
+// The start of sitting down or coming back: the key must be unlocked (`why` says what for),
+// and one seat at a time; false when the page cannot start.
+function startSeat(opened, why) {
+  clearError();
+  if (!core.key_unlocked()) {
+    fail(why);
+    $("you").scrollIntoView({ block: "nearest" });
+    return false;
+  }
+  if (playing) return false;
+  $("sit-down").disabled = true;
+  playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  return true;
+}
+
 // Sits down at the table a link opened: asks the host for a seat with this page's key, opens
 // the seating nonce when the table is full, then plays the seat here.
 async function sitDown(opened) {
-  clearError();
-  if (!core.key_unlocked()) {
-    fail("Unlock your key (or make one) first: your seat signs every move with it.");
-    $("you").scrollIntoView({ block: "nearest" });
-    return;
-  }
-  if (playing) return;
+  if (!startSeat(opened, "Unlock your key (or make one) first: your seat signs every move with it.")) return;
   // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
   window.timing = { sat: performance.now() };
-  $("sit-down").disabled = true;
   const tableEvents = [];
   let seat = null;
-  playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
       seat.feed(JSON.stringify(events));
@@ -630,15 +644,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
 
 // Takes back the seat this browser kept a record of (after a reload or a closed tab).
 async function resumeSeat(opened, tableEvents) {
-  clearError();
-  if (!core.key_unlocked()) {
-    fail("Unlock your key first: your seat was kept for it.");
-    $("you").scrollIntoView({ block: "nearest" });
-    return;
-  }
-  if (playing) return;
-  $("sit-down").disabled = true;
-  playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  if (!startSeat(opened, "Unlock your key first: your seat was kept for it.")) return;
   let seat = null;
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
