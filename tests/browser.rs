@@ -999,3 +999,50 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     c.close().await.unwrap();
 }
+
+/// A person who leaves from the page (Leave, then the confirmation) signs the seat's leave: the
+/// host's bot goes on at once instead of waiting out the table's minute a move, the page says the
+/// person left, the record of the seat is dropped, and the relay's copy holds a removal for
+/// leaving and not one timeout vote.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_from_the_page_signs_the_leave_and_the_host_goes_on_at_once() {
+    let test = "browser-leave";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "5"], true);
+
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    make_key(&c, "a seat password").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    assert_eq!(
+        clicks_until(&c, check_or_call, Duration::from_secs(120), 1).await,
+        1
+    );
+    click(&c, "#leave").await;
+    until(&c, "!document.getElementById('leave-sure').hidden").await;
+    click(&c, "#leave-sure").await;
+    until(&c, "document.body.dataset.seat === 'left'").await;
+    let said = text(&c, "#play-status").await;
+    assert!(said.starts_with("you left the table"), "{said}");
+    let kept = script(
+        &c,
+        "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
+    )
+    .await;
+    assert_eq!(kept, json!(0), "the record outlived the seat");
+
+    // Without the leave, the host would wait out a minute and its bank before voting.
+    let (ok, out, err) = host.finish(Duration::from_secs(50)).await;
+    assert!(ok, "ana: {out}\n{err}");
+    assert!(out.contains("left the table"), "{out}");
+    let v = run(&hw, &["verify", &naddr, "--json"]);
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(v.status.success(), "{text}");
+    assert!(text.contains("\"left\""), "{text}");
+    assert!(!text.contains("timed_out"), "{text}");
+    c.close().await.unwrap();
+}
