@@ -792,6 +792,44 @@ async fn clicks_until(
     }
 }
 
+/// A person seated in the page at a 2-seat table of `game` that Ana hosts from the terminal
+/// (`more`: her host options): the page served with its relay, the link opened, a key made with
+/// `password`, Sit down clicked and the seat playing.
+struct SeatedInThePage {
+    _web: Proc,
+    host: Proc,
+    naddr: String,
+    hw: PathBuf,
+    _driver: Driver,
+    c: Client,
+}
+
+async fn seated_in_the_page(
+    test: &str,
+    game: &str,
+    more: &[&str],
+    password: &str,
+) -> SeatedInThePage {
+    let hw = home(test, "web");
+    let (web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, game, "2", more, true);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    make_key(&c, password).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    SeatedInThePage {
+        _web: web,
+        host,
+        naddr,
+        hw,
+        _driver: driver,
+        c,
+    }
+}
+
 /// The page's seat ended its table with `line`: the terminal host ends it with nothing turned
 /// away and the same events counted, and a later `tolerance verify` finds it verified with the
 /// page's own figures (the game's report). `verify --json`'s answer.
@@ -835,17 +873,14 @@ async fn the_host_and_verify_agree(
 /// `tolerance verify` and of the page's own check of the whole table.
 async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String]) -> usize) {
     let test = format!("browser-play-{game}");
-    let hw = home(&test, "web");
-    let (_web, url, relay) = serve(&hw);
-    let (host, naddr) = ana_hosts(&test, &relay, game, "2", more, true);
-
-    let d = driver();
-    let c = browser(&d).await;
-    c.goto(&format!("{url}#{naddr}")).await.unwrap();
-    make_key(&c, "a seat password").await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
-    click(&c, "#sit-down").await;
-    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let SeatedInThePage {
+        _web,
+        host,
+        naddr,
+        hw,
+        _driver,
+        c,
+    } = seated_in_the_page(&test, game, more, "a seat password").await;
     let seats = text(&c, "#seats").await;
     assert!(seats.contains("Ana (host)"), "{seats}");
     c.set_window_size(360, 740).await.unwrap();
@@ -942,18 +977,14 @@ fn check_or_call(moves: &[String]) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_mid_table_takes_the_seat_back() {
     const PASSWORD: &str = "a seat password";
-    let test = "browser-resume";
-    let hw = home(test, "web");
-    let (_web, url, relay) = serve(&hw);
-    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "3"], true);
-
-    let d = driver();
-    let c = browser(&d).await;
-    c.goto(&format!("{url}#{naddr}")).await.unwrap();
-    make_key(&c, PASSWORD).await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
-    click(&c, "#sit-down").await;
-    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let SeatedInThePage {
+        _web,
+        host,
+        naddr,
+        hw,
+        _driver,
+        c,
+    } = seated_in_the_page("browser-resume", "tolerance", &["--hands", "3"], PASSWORD).await;
     let before = clicks_until(&c, check_or_call, Duration::from_secs(120), 2).await;
     assert_eq!(before, 2, "the table ended before the reload");
     let kept = script(
@@ -1006,18 +1037,20 @@ async fn a_reload_mid_table_takes_the_seat_back() {
 /// leaving and not one timeout vote.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_from_the_page_signs_the_leave_and_the_host_goes_on_at_once() {
-    let test = "browser-leave";
-    let hw = home(test, "web");
-    let (_web, url, relay) = serve(&hw);
-    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "5"], true);
-
-    let d = driver();
-    let c = browser(&d).await;
-    c.goto(&format!("{url}#{naddr}")).await.unwrap();
-    make_key(&c, "a seat password").await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
-    click(&c, "#sit-down").await;
-    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let SeatedInThePage {
+        _web,
+        host,
+        naddr,
+        hw,
+        _driver,
+        c,
+    } = seated_in_the_page(
+        "browser-leave",
+        "tolerance",
+        &["--hands", "5"],
+        "a seat password",
+    )
+    .await;
     assert_eq!(
         clicks_until(&c, check_or_call, Duration::from_secs(120), 1).await,
         1
