@@ -175,12 +175,7 @@ pub fn stopped_words(sits_out: bool, return_ms: u64) -> String {
 
 /// The line every interface ends a table with.
 pub fn table_over(r: &crate::table::runner::ClientReport) -> String {
-    format!(
-        "table over: {} ({} events checked, {} rejected)",
-        r.result,
-        r.stats.events,
-        r.violations.len()
-    )
+    crate::table::drive::over_line(&r.result, r.stats.events, r.violations.len())
 }
 
 struct Played {
@@ -235,11 +230,6 @@ impl Visit for PlaySeat {
     type Out = Fut<Played>;
     fn visit<G: TableGame>(self) -> Fut<Played> {
         Box::pin(async move {
-            let deadline = self
-                .spec
-                .deadlines
-                .move_ms
-                .max(self.spec.deadlines.crypto_ms);
             let cfg = |decider: Box<dyn Decider<G>>, on_update| RunConfig::<G> {
                 keys: self.keys.clone(),
                 relays: self.relays.clone(),
@@ -249,11 +239,7 @@ impl Visit for PlaySeat {
                 decider,
                 journal: Some(self.journal),
                 on_update: Some(on_update),
-                // Long enough to sit through a step and its votes, or a wait for a crashed
-                // player to come back and the votes after it (PROTOCOL §7.10).
-                idle: Duration::from_millis((deadline * 4 + 60_000).max(
-                    self.spec.deadlines.return_ms + 2 * self.spec.deadlines.relay_ms + 120_000,
-                )),
+                idle: crate::table::drive::idle_wait(&self.spec.deadlines),
                 #[cfg(any(test, feature = "test-support"))]
                 tamper: None,
                 pool: crate::net::pool::PoolConfig::default(),

@@ -33,28 +33,28 @@ pub struct RelayHealth {
 }
 
 /// How long a seat waits, before its first event, to hear the other seats' clocks.
-pub const CLOCK_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const CLOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// How far ahead of this machine's clock an event may be dated before it is held back: a
 /// vote dated in the future must not count before its time.
-pub const CLOCK_SKEW_SECS: u64 = 5;
+pub(crate) const CLOCK_SKEW_SECS: u64 = 5;
 
 /// Events dated in the future kept until their time, at most, and their bytes at most.
-pub const MAX_HELD: usize = 2_048;
-pub const MAX_HELD_BYTES: usize = 4 << 20;
+pub(crate) const MAX_HELD: usize = 2_048;
+pub(crate) const MAX_HELD_BYTES: usize = 4 << 20;
 
 /// How long a resumed client looks for its seat sitting out, to ask to be dealt in again.
-pub const BACK_WINDOW: Duration = Duration::from_secs(30);
+pub(crate) const BACK_WINDOW: Duration = Duration::from_secs(30);
 
 /// How long a leaving seat keeps offering its signed leave to the relays before it goes.
-pub const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
+pub(crate) const LEAVE_PUBLISH: Duration = Duration::from_secs(10);
 
 /// How long after a relay's `rate-limited:` this client counts the relays as congested: a
 /// minute, the window public relays count in.
-pub const CONGESTED: Duration = Duration::from_secs(60);
+pub(crate) const CONGESTED: Duration = Duration::from_secs(60);
 
 /// How long before a step's events turned away under a flood are asked for again.
-pub const ASK_AGAIN: Duration = Duration::from_secs(5);
+pub(crate) const ASK_AGAIN: Duration = Duration::from_secs(5);
 
 /// How often a seated client sends its heartbeat ([`wire::KIND_PRESENCE`]).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -532,6 +532,21 @@ pub fn stall_words(
     } else {
         format!("{head}; run `tolerance resume` to pick it up again")
     }
+}
+
+/// How long a seat waits for a table that does not move before it gives up: long enough to sit
+/// through a step and its votes, or a wait for a crashed player to come back and the votes after
+/// it (PROTOCOL §7.10).
+pub fn idle_wait(d: &wire::Deadlines) -> Duration {
+    Duration::from_millis(
+        (d.move_ms.max(d.crypto_ms) * 4 + 60_000).max(d.return_ms + 2 * d.relay_ms + 120_000),
+    )
+}
+
+/// The line every interface ends a table with: its result, and the events checked and
+/// rejected.
+pub fn over_line(result: &str, events: u64, rejected: usize) -> String {
+    format!("table over: {result} ({events} events checked, {rejected} rejected)")
 }
 
 /// How seat `s` is called at a table whose seats are named `names` ("you", a profile name, a

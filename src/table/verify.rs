@@ -274,12 +274,7 @@ pub fn spectator_config<G: TableGame>(w: &Watched, on_update: OnUpdate<G>) -> Ru
 
 /// The end line of a watched table.
 pub fn watched_over(report: &ClientReport) -> String {
-    format!(
-        "table over: {} ({} events checked, {} rejected)",
-        report.result,
-        report.stats.events,
-        report.violations.len()
-    )
+    super::drive::over_line(&report.result, report.stats.events, report.violations.len())
 }
 
 /// Follows a table live (or replays a finished one) as a spectator, printing what happens.

@@ -47,16 +47,10 @@ pub fn printer<G: TableGame>(names: Vec<String>, me: Option<Seat>) -> OnUpdate<G
             println!("  ! {line}");
         }
         let a = s.awaiting();
-        let waiting = if a.seats.is_empty() || s.is_finished() {
+        let waiting = if s.is_finished() {
             String::new()
         } else {
-            let who = a
-                .seats
-                .iter()
-                .map(|x| name(*x))
-                .collect::<Vec<_>>()
-                .join(", ");
-            super::waiting_words(super::awaiting_what(&a, s.game()), &who)
+            super::waiting_line(&a, s.game(), &name)
         };
         if waiting != last_wait
             && !waiting.is_empty()

@@ -57,6 +57,20 @@ pub fn awaiting_what<G: crate::engine::Game>(
     }
 }
 
+/// What the table waits for and from whom, in a player's words ("waiting for Ben to move");
+/// empty when it waits for nobody.
+pub fn waiting_line<G: crate::engine::Game>(
+    a: &crate::table::session::Awaiting,
+    game: &G,
+    name: &dyn Fn(Seat) -> String,
+) -> String {
+    if a.seats.is_empty() {
+        return String::new();
+    }
+    let who: Vec<String> = a.seats.iter().map(|s| name(*s)).collect();
+    waiting_words(awaiting_what(a, game), &who.join(", "))
+}
+
 /// "shuffling the cards: waiting for Ben": what the table does and whom it waits for, in the
 /// words a player uses (never the protocol's "chance" or "step").
 pub fn waiting_words(what: &str, who: &str) -> String {

@@ -17,13 +17,14 @@ use nostr::prelude::*;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::time::Duration;
 use tolerance::engine::Seat;
 use tolerance::games::registry::{self, TableGame, Visit};
 use tolerance::table::check;
-use tolerance::table::drive::{left_words, stall_words, with_removals, RunnerState, Start};
+use tolerance::table::drive::{
+    idle_wait, left_words, over_line, stall_words, with_removals, RunnerState, Start,
+};
 use tolerance::table::session::{relay_secs, Session};
-use tolerance::ui::{awaiting_what, seat_name, waiting_words};
+use tolerance::ui::{seat_name, waiting_line};
 use tolerance::wire::lobby::{
     check_seating, lobby_event, seat_commit, LobbyBody, LobbyMsg, LOBBY_VERSION,
 };
@@ -31,15 +32,6 @@ use tolerance::wire::{self, log::log_event, names, LobbyStatus, TableSpec};
 use wasm_bindgen::prelude::*;
 use web_time::Instant;
 use zeroize::Zeroizing;
-
-/// How long the page's seat waits for a table that does not move before it gives up: as the
-/// terminal waits (four times the longest step, and a minute).
-fn idle_for(spec: &TableSpec) -> Duration {
-    let d = &spec.deadlines;
-    Duration::from_millis(
-        (d.move_ms.max(d.crypto_ms) * 4 + 60_000).max(d.return_ms + 2 * d.relay_ms + 120_000),
-    )
-}
 
 fn unix_now() -> u64 {
     web_time::SystemTime::now()
@@ -482,7 +474,7 @@ impl Visit for OpenSeat {
                 seat: Some(self.seat),
                 seats: seat_keys.len(),
                 resuming: own.is_some(),
-                idle: idle_for(&self.spec),
+                idle: idle_wait(&self.spec.deadlines),
                 relays: self.relays,
                 clock_skew: 0,
                 position: session.position(),
@@ -571,10 +563,7 @@ impl<G: TableGame> Playing<G> {
             "finished": self.session.is_finished(),
             "left": left,
             "result": result,
-            "line": format!(
-                "table over: {} ({} events checked, {} rejected)",
-                result, stats.events, rejected.len()
-            ),
+            "line": over_line(&result, stats.events, rejected.len()),
             "rejected": rejected,
             "story": self.session.game().story(me, &name),
             "head": self.session.position().1,
@@ -595,12 +584,10 @@ impl<G: TableGame> Playing<G> {
             .map(name)
             .collect();
         let story = self.session.game().story(me, &name);
-        let a = self.session.awaiting();
-        let who: Vec<String> = a.seats.iter().map(|s| name(*s)).collect();
         let awaiting = if self.session.is_finished() {
             "the table is over".to_string()
         } else {
-            waiting_words(awaiting_what(&a, self.session.game()), &who.join(", "))
+            waiting_line(&self.session.awaiting(), self.session.game(), &name)
         };
         json!({
             "render": G::render(&view, &name),
