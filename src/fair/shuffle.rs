@@ -456,11 +456,45 @@ pub fn verify_shuffle(
     Ok(VerifiedDeck::new(deck.clone(), key, ctx, index, prev))
 }
 
+/// Maps a decoding error to the shuffler's fault, except a deck size nobody supports.
+fn blame(seat: u16, reason: &'static str) -> impl Fn(FairError) -> FairError {
+    move |e: FairError| match e {
+        FairError::UnsupportedDeckSize(_) => e,
+        _ => FairError::BadShuffle { seat, reason },
+    }
+}
+
+/// The deck of `ctx.seat`'s published shuffle step, strictly decoded: a malformed or
+/// wrong-length deck is the shuffler's fault. Decoding is a square root per point, so a client
+/// decodes each published deck once and gives the result to both [`unchecked_shuffle`] and
+/// [`verify_shuffle_decoded`].
+pub fn decode_shuffle_deck(ctx: &Context, size: usize, deck: &[u8]) -> Result<Deck, FairError> {
+    Deck::from_bytes(size, deck).map_err(blame(ctx.seat, "malformed deck"))
+}
+
 /// A published shuffle step's deck taken **without** checking its proof, for one use only: a
 /// seat may prepare its own next step on top of a deck whose proof is still being checked
 /// (PROTOCOL.md §5.10). Nothing may be dealt from it, and what is built on it may be used only
 /// once the verified deck of the same bytes (same [`VerifiedDeck`] id) stands in its place.
-/// The deck's encoding and place in the chain are still checked.
+/// The deck's place in the chain is still checked.
+pub fn unchecked_shuffle(
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    deck: &Deck,
+) -> Result<VerifiedDeck, FairError> {
+    let index = chain_index(ctx, key, size, prev)?;
+    if deck.size() != size {
+        return Err(FairError::BadShuffle {
+            seat: ctx.seat,
+            reason: "wrong deck size",
+        });
+    }
+    Ok(VerifiedDeck::new(deck.clone(), key, ctx, index, prev))
+}
+
+/// [`unchecked_shuffle`] from the published bytes.
 pub fn unchecked_shuffle_bytes(
     ctx: &Context,
     key: &JointKey,
@@ -468,9 +502,24 @@ pub fn unchecked_shuffle_bytes(
     prev: Option<&VerifiedDeck>,
     deck: &[u8],
 ) -> Result<VerifiedDeck, FairError> {
-    let index = chain_index(ctx, key, size, prev)?;
-    let deck = Deck::from_bytes(size, deck)?;
-    Ok(VerifiedDeck::new(deck, key, ctx, index, prev))
+    chain_index(ctx, key, size, prev)?;
+    unchecked_shuffle(ctx, key, size, prev, &Deck::from_bytes(size, deck)?)
+}
+
+/// [`verify_shuffle`] of a deck already decoded by [`decode_shuffle_deck`], with its proof
+/// straight from the published bytes: a malformed proof is the shuffler's fault too.
+pub fn verify_shuffle_decoded(
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    deck: &Deck,
+    proof: &[u8],
+) -> Result<VerifiedDeck, FairError> {
+    chain_index(ctx, key, size, prev)?;
+    let proof =
+        ShuffleProof::from_bytes(size, proof).map_err(blame(ctx.seat, "malformed proof"))?;
+    verify_shuffle(ctx, key, size, prev, deck, &proof)
 }
 
 /// [`verify_shuffle`] straight from the published bytes: a malformed or wrong-length deck or
@@ -483,17 +532,9 @@ pub fn verify_shuffle_bytes(
     deck: &[u8],
     proof: &[u8],
 ) -> Result<VerifiedDeck, FairError> {
-    let seat = ctx.seat;
-    let blame = |reason: &'static str| {
-        move |e: FairError| match e {
-            FairError::UnsupportedDeckSize(_) => e,
-            _ => FairError::BadShuffle { seat, reason },
-        }
-    };
     chain_index(ctx, key, size, prev)?;
-    let deck = Deck::from_bytes(size, deck).map_err(blame("malformed deck"))?;
-    let proof = ShuffleProof::from_bytes(size, proof).map_err(blame("malformed proof"))?;
-    verify_shuffle(ctx, key, size, prev, &deck, &proof)
+    let deck = decode_shuffle_deck(ctx, size, deck)?;
+    verify_shuffle_decoded(ctx, key, size, prev, &deck, proof)
 }
 
 /// Dispute: recompute `ctx.seat`'s step from its opened seeds (see

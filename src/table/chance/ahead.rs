@@ -252,16 +252,21 @@ impl Chance {
             }
         }
         let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
-        let cards = fair::from_base64("deck", cards).map_err(fail)?;
+        let decoded = self
+            .cache
+            .decoded_deck((key.0, deck), || {
+                let cards = fair::from_base64("deck", cards)?;
+                fair::decode_shuffle_deck(&ctx, d.size, &cards)
+            })
+            .map_err(fail)?;
         if self.speculative {
             // Taken on trust, and not remembered as verified (see `speculative`).
-            let v =
-                fair::unchecked_shuffle_bytes(&ctx, joint, d.size, prev, &cards).map_err(fail)?;
+            let v = fair::unchecked_shuffle(&ctx, joint, d.size, prev, &decoded).map_err(fail)?;
             return Ok((v, false));
         }
         let proof = fair::from_base64("proof", proof).map_err(fail)?;
-        let v =
-            fair::verify_shuffle_bytes(&ctx, joint, d.size, prev, &cards, &proof).map_err(fail)?;
+        let v = fair::verify_shuffle_decoded(&ctx, joint, d.size, prev, &decoded, &proof)
+            .map_err(fail)?;
         self.cache
             .verified
             .lock()

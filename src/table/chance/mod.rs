@@ -438,6 +438,31 @@ type OwnSlot = Arc<OnceLock<Result<OwnShuffle, String>>>;
 /// Own shuffles kept at most; they are used within a step or two of being made.
 const OWN_KEPT: usize = 32;
 
+/// A published deck decoded once, by whichever of the speculative copy and the client itself
+/// gets there first; the other waits for it.
+type DecodedSlot = Arc<OnceLock<Result<crate::fair::Deck, crate::fair::FairError>>>;
+
+/// Decoded decks kept at most; like own shuffles, each is used within a step of arriving.
+const DECODED_KEPT: usize = 32;
+
+impl Caches {
+    /// The deck an event published, decoded at most once per client.
+    pub(crate) fn decoded_deck(
+        &self,
+        key: ([u8; 32], DeckId),
+        decode: impl FnOnce() -> Result<crate::fair::Deck, crate::fair::FairError>,
+    ) -> Result<crate::fair::Deck, crate::fair::FairError> {
+        let slot = {
+            let mut map = self.decoded.lock().expect("cache");
+            if map.len() >= DECODED_KEPT && !map.contains_key(&key) {
+                map.clear();
+            }
+            map.entry(key).or_default().clone()
+        };
+        slot.get_or_init(decode).clone()
+    }
+}
+
 #[derive(Default)]
 pub struct Caches {
     /// Verified shuffles: a roll-back re-applies events it has already checked, and a shuffle
@@ -449,6 +474,10 @@ pub struct Caches {
     /// them): made ahead on a deck whose proof was still being checked (PROTOCOL.md §5.10), and
     /// then neither made again nor checked again when our own event comes back.
     own: Mutex<HashMap<[u8; 32], OwnSlot>>,
+    /// Published decks decoded, by event and deck, shared with the speculative copy: the copy
+    /// that shuffles on a deck and the client that checks it would otherwise each decode its
+    /// points (a square root each, 208 of them for a 104-card deck).
+    decoded: Mutex<HashMap<([u8; 32], DeckId), DecodedSlot>>,
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
