@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use ark_serialize::CanonicalDeserialize;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use rand::SeedableRng;
@@ -17,7 +18,7 @@ use rand_chacha::ChaCha20Rng;
 use tolerance::fair::{
     dice, keygen, open_card, own_token, reveal_token, reveal_token_with_own, shuffle,
     shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token, verify_tokens,
-    Context, JointKey, PublicShare, RevealToken, SecretShare, Step, TokenCheck, VerifiedDeck,
+    Context, Deck, JointKey, PublicShare, RevealToken, SecretShare, Step, TokenCheck, VerifiedDeck,
     VerifiedToken,
 };
 
@@ -105,6 +106,27 @@ fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
                     proof1.to_bytes(),
                 )
                 .unwrap()
+            })
+        });
+        // What verifying spends on the published deck alone: 2·size compressed points, each a
+        // square root, with libsecp256k1's (what the client does) and with arkworks' own.
+        g.bench_function("decode_deck", |b| {
+            b.iter(|| Deck::from_bytes(size, deck1.to_bytes()).unwrap())
+        });
+        g.bench_function("decode_deck_arkworks", |b| {
+            b.iter(|| {
+                deck1
+                    .to_bytes()
+                    .chunks_exact(33)
+                    .map(|p| {
+                        ark_secp256k1::Affine::deserialize_with_mode(
+                            p,
+                            ark_serialize::Compress::Yes,
+                            ark_serialize::Validate::Yes,
+                        )
+                        .unwrap()
+                    })
+                    .count()
             })
         });
         let rc = reveal_ctx(0, 3, Some(1));
