@@ -126,7 +126,7 @@ fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
                         )
                         .unwrap()
                     })
-                    .count()
+                    .collect::<Vec<_>>()
             })
         });
         let rc = reveal_ctx(0, 3, Some(1));
