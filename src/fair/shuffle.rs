@@ -494,18 +494,6 @@ pub fn unchecked_shuffle(
     Ok(VerifiedDeck::new(deck.clone(), key, ctx, index, prev))
 }
 
-/// [`unchecked_shuffle`] from the published bytes.
-pub fn unchecked_shuffle_bytes(
-    ctx: &Context,
-    key: &JointKey,
-    size: usize,
-    prev: Option<&VerifiedDeck>,
-    deck: &[u8],
-) -> Result<VerifiedDeck, FairError> {
-    chain_index(ctx, key, size, prev)?;
-    unchecked_shuffle(ctx, key, size, prev, &Deck::from_bytes(size, deck)?)
-}
-
 /// [`verify_shuffle`] of a deck already decoded by [`decode_shuffle_deck`], with its proof
 /// straight from the published bytes: a malformed proof is the shuffler's fault too.
 pub fn verify_shuffle_decoded(

@@ -440,28 +440,10 @@ const OWN_KEPT: usize = 32;
 
 /// A published deck decoded once, by whichever of the speculative copy and the client itself
 /// gets there first; the other waits for it.
-type DecodedSlot = Arc<OnceLock<Result<crate::fair::Deck, crate::fair::FairError>>>;
+type DecodedSlot = Arc<OnceLock<Result<fair::Deck, fair::FairError>>>;
 
 /// Decoded decks kept at most; like own shuffles, each is used within a step of arriving.
 const DECODED_KEPT: usize = 32;
-
-impl Caches {
-    /// The deck an event published, decoded at most once per client.
-    pub(crate) fn decoded_deck(
-        &self,
-        key: ([u8; 32], DeckId),
-        decode: impl FnOnce() -> Result<crate::fair::Deck, crate::fair::FairError>,
-    ) -> Result<crate::fair::Deck, crate::fair::FairError> {
-        let slot = {
-            let mut map = self.decoded.lock().expect("cache");
-            if map.len() >= DECODED_KEPT && !map.contains_key(&key) {
-                map.clear();
-            }
-            map.entry(key).or_default().clone()
-        };
-        slot.get_or_init(decode).clone()
-    }
-}
 
 #[derive(Default)]
 pub struct Caches {
@@ -481,6 +463,33 @@ pub struct Caches {
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
+}
+
+/// The slot of `key` in one of [`Caches`]' maps, made empty if new; a map that reached `kept`
+/// entries is emptied first (its entries are used within a step or two of being made).
+fn slot<K: std::hash::Hash + Eq, T>(
+    map: &Mutex<HashMap<K, Arc<OnceLock<T>>>>,
+    key: K,
+    kept: usize,
+) -> Arc<OnceLock<T>> {
+    let mut map = map.lock().expect("cache");
+    if map.len() >= kept && !map.contains_key(&key) {
+        map.clear();
+    }
+    map.entry(key).or_default().clone()
+}
+
+impl Caches {
+    /// The deck an event published, decoded at most once per client.
+    pub(crate) fn decoded_deck(
+        &self,
+        key: ([u8; 32], DeckId),
+        decode: impl FnOnce() -> Result<fair::Deck, fair::FairError>,
+    ) -> Result<fair::Deck, fair::FairError> {
+        slot(&self.decoded, key, DECODED_KEPT)
+            .get_or_init(decode)
+            .clone()
+    }
 }
 
 /// This seat's shuffle of one input, as published.
@@ -632,28 +641,22 @@ impl Chance {
         prev: Option<&VerifiedDeck>,
     ) -> Result<OwnShuffle, ChanceError> {
         let key = own_key(ctx, joint, size, prev);
-        let slot = {
-            let mut own = self.cache.own.lock().expect("cache");
-            if own.len() >= OWN_KEPT && !own.contains_key(&key) {
-                own.clear();
-            }
-            own.entry(key).or_default().clone()
-        };
-        slot.get_or_init(|| {
-            self.cache.made.fetch_add(1, Ordering::Relaxed);
-            if self.speculative {
-                self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
-            }
-            fair::shuffle_verified(secret, ctx, joint, size, prev)
-                .map(|(deck, proof)| OwnShuffle {
-                    cards: deck.deck().to_base64(),
-                    proof: proof.to_base64(),
-                    deck,
-                })
-                .map_err(|e| format!("our own step: {e}"))
-        })
-        .clone()
-        .map_err(ChanceError::Protocol)
+        slot(&self.cache.own, key, OWN_KEPT)
+            .get_or_init(|| {
+                self.cache.made.fetch_add(1, Ordering::Relaxed);
+                if self.speculative {
+                    self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
+                }
+                fair::shuffle_verified(secret, ctx, joint, size, prev)
+                    .map(|(deck, proof)| OwnShuffle {
+                        cards: deck.deck().to_base64(),
+                        proof: proof.to_base64(),
+                        deck,
+                    })
+                    .map_err(|e| format!("our own step: {e}"))
+            })
+            .clone()
+            .map_err(ChanceError::Protocol)
     }
 
     fn my_seat(&self) -> Option<Seat> {
