@@ -18,6 +18,9 @@
 //! `PASSES_BENCH_HANDS=3` for games that play a set number of hands; `PASSES_BENCH_RUNS=2`
 //! tables per game). Figures are in BENCHMARKS.md, "Relay passes per game".
 
+#[path = "support/step_type.rs"]
+mod step_type;
+
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -27,6 +30,8 @@ use tolerance::games::registry::{self, SetupOptions, TableGame, Visit};
 use tolerance::table::demo::{run_demo, DemoOptions};
 use tolerance::table::runner::RelayHealth;
 use tolerance::table::Session;
+
+use step_type::step_type;
 
 const DECISIONS: &[&str] = &["move", "seal"];
 const CRYPTO: &[&str] = &[
@@ -90,16 +95,7 @@ impl Visit for Table {
                     let applied = s.applied();
                     let mut t = marks.lock().expect("not poisoned");
                     for closed in last_step..step {
-                        let label = applied
-                            .iter()
-                            .rev()
-                            .find_map(|e| {
-                                let v: serde_json::Value = serde_json::from_str(&e.content).ok()?;
-                                (v["step"].as_u64()? == u64::from(closed))
-                                    .then(|| v["type"].as_str().map(str::to_owned))
-                                    .flatten()
-                            })
-                            .unwrap_or_else(|| "timeout".into());
+                        let label = step_type(&applied, closed).unwrap_or_else(|| "timeout".into());
                         if t.to_first_decision.is_none() && DECISIONS.contains(&label.as_str()) {
                             t.to_first_decision = Some(t.total());
                         }

@@ -28,6 +28,9 @@
 //! every client — and the probe — and the embedded relay, as if the relay were across a WAN).
 //! Figures are in BENCHMARKS.md, sections "Networked hands" and "Over a slow network".
 
+#[path = "support/step_type.rs"]
+mod step_type;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,8 @@ use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig, RelayPool, 
 use tolerance::table::demo::{run_demo, DemoOptions};
 use tolerance::table::runner::RelayHealth;
 use tolerance::table::Session;
+
+use step_type::step_type;
 
 /// A kind no table subscribes to, so probes never reach the players' sessions.
 const PROBE_KIND: u16 = 4_244;
@@ -232,19 +237,10 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
             let mut st = step_marks.lock().expect("not poisoned");
             let last = st.last().map(|l| l.1);
             if last != Some(step) {
-                let closed = u64::from(last.unwrap_or(0));
+                let closed = last.unwrap_or(0);
                 let applied = s.applied();
-                let label = applied
-                    .iter()
-                    .rev()
-                    .take(64)
-                    .find_map(|e| {
-                        let v: serde_json::Value = serde_json::from_str(&e.content).ok()?;
-                        (v["step"].as_u64()? == closed)
-                            .then(|| v["type"].as_str().map(str::to_owned))
-                            .flatten()
-                    })
-                    .unwrap_or_else(|| "other".into());
+                let recent = &applied[applied.len().saturating_sub(64)..];
+                let label = step_type(recent, closed).unwrap_or_else(|| "other".into());
                 st.push((Instant::now(), step, label));
             }
             drop(st);
