@@ -265,6 +265,38 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
     blamed_and_forfeited(&run, 1);
 }
 
+/// A validly signed shuffle whose deck does not decode (a spare flag bit set in its first point):
+/// the seat that may shuffle next takes the deck on trust in its speculative copy and the
+/// client checks it, both from the one decoding they share, so every honest client names the
+/// shuffler the same way and it forfeits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shuffle_whose_deck_does_not_decode_is_rejected_and_the_shuffler_forfeits() {
+    let _serial = SERIAL.lock().await;
+    let o = with_tamper(
+        opts(3, 1),
+        1,
+        once(|p| match &mut p.body {
+            Body::Shuffle { decks, .. } => {
+                let deck = &mut decks[0].cards;
+                let mut bytes = tolerance::fair::from_base64("deck", deck).unwrap();
+                // Byte 32 of a 33-byte point holds only its flags; bit 0 is never set.
+                bytes[32] |= 0x01;
+                *deck = tolerance::fair::to_base64(&bytes);
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    let run = play(o).await;
+    blamed_and_forfeited(&run, 1);
+    for v in honest_violations(&run, 1) {
+        assert!(
+            v.iter().any(|v| v.to_string().contains("malformed deck")),
+            "{v:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
     let _serial = SERIAL.lock().await;
