@@ -54,6 +54,7 @@ fn forged(identity: &Keys, key: &Keys, host: &PublicKey, table: &str) -> Event {
 }
 
 fn join(host: &PublicKey, table: &str, key: &Keys, auth: Option<Event>) -> Event {
+    let auth = auth.map(Box::new);
     let msg = LobbyMsg {
         v: LOBBY_VERSION,
         table: table.to_string(),
@@ -258,7 +259,7 @@ fn seated_table(
                 .map(|((k, listed, _), (_, n))| LobbyPlayer {
                     pubkey: k.public_key().to_hex(),
                     commit: seat_commit(table, &k.public_key(), n),
-                    auth: listed.clone(),
+                    auth: listed.clone().map(Box::new),
                 })
                 .collect(),
             reason: None,
@@ -285,7 +286,7 @@ fn seated_table(
                 &host.public_key(),
                 &msg(LobbyBody::Join {
                     commit,
-                    auth: joined.clone(),
+                    auth: joined.clone().map(Box::new),
                 }),
             )
             .sign_with_keys(k)
@@ -304,6 +305,10 @@ fn seated_table(
     }
     (ev, lobby)
 }
+
+/// The players an attack puts beside the host at `host`'s `table`: `(seat key, authorization
+/// listed, join request's authorization)`.
+type Attack<'a> = Box<dyn Fn(&Keys, &str) -> Vec<(Keys, Option<Event>, Option<Event>)> + 'a>;
 
 /// Seatings a host could announce to pass a table key off as someone: a forged authorization,
 /// one for another table, one naming another key, one expired before the table was
@@ -331,10 +336,7 @@ fn forged_foreign_expired_reused_and_dropped_authorizations_are_refused_by_every
         t + 3600,
     );
 
-    let cases: Vec<(
-        &str,
-        Box<dyn Fn(&Keys, &str) -> Vec<(Keys, Option<Event>, Option<Event>)>>,
-    )> = vec![
+    let cases: Vec<(&str, Attack)> = vec![
         (
             "is not signed by that key",
             Box::new(|host, table| {
@@ -422,7 +424,7 @@ fn forged_foreign_expired_reused_and_dropped_authorizations_are_refused_by_every
         for ev in &lobby {
             publish(&r, &publisher, ev);
         }
-        let naddr = wire::table_naddr(&host.public_key(), &table, &[r.url.clone()]);
+        let naddr = wire::table_naddr(&host.public_key(), &table, std::slice::from_ref(&r.url));
         let v = run(&hv, &["verify", &naddr]);
         let said = format!(
             "{}{}",

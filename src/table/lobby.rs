@@ -325,9 +325,9 @@ pub async fn host_lobby(
     let wait = opts.wait.as_secs();
     let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
     let auth = match &opts.authority {
-        Some(identity) => Some(
+        Some(identity) => Some(Box::new(
             sign_authorization(identity, &me, &me, &table, opts.wait).map_err(TableError::Setup)?,
-        ),
+        )),
         None => None,
     };
     let mut spec = TableSpec {
@@ -1037,7 +1037,9 @@ async fn join_inner(
                 spec.v
             ))
         }
-        Some(identity) => Some(sign_authorization(identity, &me, &host, &table, wait)?),
+        Some(identity) => Some(Box::new(sign_authorization(
+            identity, &me, &host, &table, wait,
+        )?)),
         None => None,
     };
     let mut sub = pool
@@ -1293,7 +1295,7 @@ async fn commit_join(
     pool: &RelayPool,
     (host, table): (&PublicKey, &str),
     me: &PublicKey,
-    auth: &Option<Event>,
+    auth: &Option<Box<Event>>,
     pow: Option<u8>,
 ) -> Result<([u8; 32], String), String> {
     let nonce = new_nonce();

@@ -53,7 +53,7 @@ pub struct LobbyPlayer {
     pub commit: String,
     /// The identity's authorization of `pubkey` as a table key (§2.3), as its join carried it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auth: Option<Event>,
+    pub auth: Option<Box<Event>>,
 }
 
 /// The lobby part of a table announcement.
@@ -108,7 +108,7 @@ pub enum LobbyBody {
     Join {
         commit: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        auth: Option<Event>,
+        auth: Option<Box<Event>>,
     },
     /// Opens the seating nonce once the host listed the players.
     Reveal { nonce: String },

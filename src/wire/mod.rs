@@ -60,7 +60,7 @@ pub enum WireError {
     Authorization {
         id: String,
         key: String,
-        reason: auth::AuthError,
+        reason: Box<auth::AuthError>,
     },
     #[error("event {id} belongs to table {got}, not {want}")]
     OtherTable {
@@ -449,7 +449,7 @@ fn check_authorizations(event: &Event, spec: &TableSpec, l: &Lobby) -> Result<()
             .map_err(|reason| WireError::Authorization {
                 id: id.clone(),
                 key: key.to_bech32().unwrap_or_else(|_| key.to_hex()),
-                reason,
+                reason: Box::new(reason),
             })?,
         };
         if !identities.insert(who) {
