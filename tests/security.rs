@@ -55,7 +55,7 @@ async fn take_seat(keys: &Keys, url: &str, naddr: &str) -> Seated {
     let pool = RelayPool::connect(keys.clone(), &relays, PoolConfig::default())
         .await
         .unwrap();
-    let joined = lobby::join_lobby(keys, &pool, &relays, &r, LONG, |_| {})
+    let joined = lobby::join_lobby(keys, None, &pool, &relays, &r, LONG, |_| {})
         .await
         .unwrap();
     let (spec, start) = runner::fetch_table(
@@ -522,6 +522,7 @@ async fn silent_sybils_do_not_empty_a_public_table() {
             table: r.table.clone(),
             body: LobbyBody::Join {
                 commit: hex::encode(rand::random::<[u8; 32]>()),
+                auth: None,
             },
         };
         let ev = lobby_event(&hostk, &msg)

@@ -34,6 +34,7 @@ mod security;
 mod siblings;
 mod soak;
 mod solitaire_races;
+mod table_keys;
 mod table_over;
 mod tolerance_sim;
 mod tui_play;

@@ -88,6 +88,10 @@ pub struct HostArgs {
     /// The line interface even on a terminal (for scripts and screen readers).
     #[arg(long, alias = "line")]
     pub plain: bool,
+    /// Host and hold your seat with a fresh key made for this table, which your identity
+    /// authorizes once (PROTOCOL.md §2.3): everyone sees you, the table key signs its events.
+    #[arg(long)]
+    pub table_key: bool,
 }
 
 /// Whether a table may be hosted on `relays`, and what to tell the host. Several relays are the
@@ -325,10 +329,17 @@ pub async fn check_setup(
     Ok(())
 }
 
-/// Hosts as `keys`; `open`: a pool the command already holds (the lobby screen's), used when
-/// it is on the table's relays.
-pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Result<(), String> {
-    let me = keys.public_key();
+/// Hosts as `identity` (with a table key it authorizes when `args.table_key`); `open`: a pool
+/// the command already holds (the lobby screen's), used when it is on the table's relays.
+pub async fn host_as(
+    identity: &Keys,
+    args: HostArgs,
+    open: Option<RelayPool>,
+) -> Result<(), String> {
+    let table_key = args.table_key.then(Keys::generate);
+    let keys = table_key.as_ref().unwrap_or(identity);
+    let authority = table_key.as_ref().map(|_| identity);
+    let me = identity.public_key();
     let invite: Vec<PublicKey> = args
         .invite
         .iter()
@@ -392,6 +403,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
     let public = args.public || (!args.invite_only && invite.is_empty());
     let opts = HostOptions {
         keys: keys.clone(),
+        authority: authority.cloned(),
         game: args.game.clone(),
         setup,
         seats: max,
@@ -412,14 +424,20 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
     // (each relay connected and its NIP-11 read once).
     let pool = super::common::pool_on(keys, &relays, open).await?;
     println!(
-        "hosting {} as {}: {} seats, {}",
+        "hosting {} as {}{}: {} seats, {}",
         args.game,
         crate::net::profiles::self_words(&pool, &me).await,
+        if authority.is_some() {
+            " with a key made for this table"
+        } else {
+            ""
+        },
         args.seats,
         if public { "public" } else { "invite only" }
     );
     let played = host_on(
         keys,
+        authority,
         &pool,
         opts,
         relays,
@@ -432,6 +450,7 @@ pub async fn host_as(keys: &Keys, args: HostArgs, open: Option<RelayPool>) -> Re
 
 async fn host_on(
     keys: &Keys,
+    authority: Option<&Keys>,
     pool: &RelayPool,
     opts: HostOptions,
     relays: Vec<String>,
@@ -448,7 +467,7 @@ async fn host_on(
         host: me,
         relays,
     };
-    play_seat(keys, pool, joined, start, ui, None).await
+    play_seat(keys, authority, pool, joined, start, ui, None).await
 }
 
 /// The seated announcement as the relays hold it, with its time (when the game's step 0

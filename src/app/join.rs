@@ -24,6 +24,10 @@ pub struct JoinArgs {
     /// The line interface even on a terminal (for scripts and screen readers).
     #[arg(long, alias = "line")]
     pub plain: bool,
+    /// Hold the seat with a fresh key made for this table, which your identity authorizes once
+    /// (PROTOCOL.md §2.3): the table's events are signed by that key, and everyone sees you.
+    #[arg(long)]
+    pub table_key: bool,
 }
 
 pub async fn run(args: JoinArgs) -> Result<(), String> {
@@ -31,19 +35,34 @@ pub async fn run(args: JoinArgs) -> Result<(), String> {
     join_as(&keys, args, None).await
 }
 
-/// Joins as `keys`; `open`: a pool the command already holds (the lobby screen's), used when
-/// it is on the table's relays.
-pub async fn join_as(keys: &Keys, args: JoinArgs, open: Option<RelayPool>) -> Result<(), String> {
+/// Joins as `identity` (with a table key it authorizes when `args.table_key`); `open`: a pool
+/// the command already holds (the lobby screen's), used when it is on the table's relays.
+pub async fn join_as(
+    identity: &Keys,
+    args: JoinArgs,
+    open: Option<RelayPool>,
+) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     let relays = lobby::table_relays(&args.relays, &r)?;
+    let table_key = args.table_key.then(Keys::generate);
+    let keys = table_key.as_ref().unwrap_or(identity);
+    let authority = table_key.as_ref().map(|_| identity);
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
     let pool = super::common::pool_on(keys, &relays, open).await?;
     println!(
-        "joining as {}",
-        crate::net::profiles::self_words(&pool, &keys.public_key()).await
+        "joining as {}{}",
+        crate::net::profiles::self_words(&pool, &identity.public_key()).await,
+        if authority.is_some() {
+            " with a key made for this table"
+        } else {
+            ""
+        }
     );
     let wait = Duration::from_secs(args.wait);
-    let joined = lobby::join_lobby(keys, &pool, &relays, &r, wait, |n| print_news(&n)).await;
+    let joined = lobby::join_lobby(keys, authority, &pool, &relays, &r, wait, |n| {
+        print_news(&n)
+    })
+    .await;
     let joined = match joined {
         Ok(joined) => joined,
         Err(e) => {
@@ -60,7 +79,8 @@ pub async fn join_as(keys: &Keys, args: JoinArgs, open: Option<RelayPool>) -> Re
         pool.shutdown().await;
         connect(keys, &joined.relays).await?
     };
-    let played = seat_on(keys, &pool, joined, SeatUi::choose(args.auto, args.plain)).await;
+    let ui = SeatUi::choose(args.auto, args.plain);
+    let played = seat_on(keys, authority, &pool, joined, ui).await;
     pool.shutdown().await;
     played
 }
@@ -73,11 +93,12 @@ async fn connect(keys: &Keys, relays: &[String]) -> Result<RelayPool, String> {
 
 async fn seat_on(
     keys: &Keys,
+    authority: Option<&Keys>,
     pool: &RelayPool,
     joined: lobby::Joined,
     ui: SeatUi,
 ) -> Result<(), String> {
     let (spec, start) = seated(pool, &joined.host, &joined.spec.table).await?;
     let joined = lobby::Joined { spec, ..joined };
-    play_seat(keys, pool, joined, start, ui, None).await
+    play_seat(keys, authority, pool, joined, start, ui, None).await
 }

@@ -66,7 +66,24 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
-    let keys = load_identity()?;
+    let identity = load_identity()?;
+    // A seat held by a table key: the identity that authorized it opens the key (§2.3).
+    let (keys, authority) = match &meta.identity {
+        Some(who) if *who != identity.public_key().to_hex() => {
+            return Err(format!(
+                "table {id} was played by another identity ({}); this one is {}",
+                PublicKey::from_hex(who)
+                    .map(|k| short_npub(&k))
+                    .unwrap_or_default(),
+                short_npub(&identity.public_key())
+            ))
+        }
+        Some(_) => (
+            journal::open_table_key(&home, &identity, &id)?,
+            Some(identity.clone()),
+        ),
+        None => (identity.clone(), None),
+    };
     if keys.public_key().to_hex() != meta.me {
         return Err(format!(
             "table {id} was played by another identity ({}); this one is {}",
@@ -92,10 +109,19 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
         println!(
             "resuming table {} as {}",
             &id[..16],
-            short_npub(&keys.public_key())
+            short_npub(&identity.public_key())
         );
         let joined = Joined { spec, host, relays };
-        play_seat(&keys, &pool, joined, start, ui, Some(meta)).await
+        play_seat(
+            &keys,
+            authority.as_ref(),
+            &pool,
+            joined,
+            start,
+            ui,
+            Some(meta),
+        )
+        .await
     }
     .await;
     pool.shutdown().await;

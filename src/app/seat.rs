@@ -60,7 +60,8 @@ pub fn print_record(r: &crate::table::runner::ClientReport, names: &[String]) {
     }
 }
 
-/// How people are named at the table: "you", profile names, else short npubs.
+/// How people are named at the table: "you", profile names, else short npubs — of the
+/// identities behind the seats (a table key is never shown as a person, PROTOCOL §2.3).
 pub fn seat_names(
     spec: &TableSpec,
     me: &PublicKey,
@@ -70,7 +71,7 @@ pub fn seat_names(
         .iter()
         .map(|h| match PublicKey::from_hex(h) {
             Ok(k) if k == *me => "you".to_string(),
-            Ok(k) => name_or_npub(names, &k),
+            Ok(k) => name_or_npub(names, &spec.identity_of(&k)),
             Err(_) => h.clone(),
         })
         .collect()
@@ -78,8 +79,11 @@ pub fn seat_names(
 
 /// Plays the seat to the end of the table.
 /// Plays on the command's `pool` (signing with `keys`), which the table closes when it ends.
+/// `authority`: the identity that authorized `keys` as its table key, which keeps the table
+/// key in the journal for `resume`.
 pub async fn play_seat(
     keys: &Keys,
+    authority: Option<&Keys>,
     pool: &RelayPool,
     joined: Joined,
     start: u64,
@@ -94,8 +98,11 @@ pub async fn play_seat(
         .iter()
         .position(|s| *s == me.to_hex())
         .ok_or("this identity holds no seat at the table")? as Seat;
-    let names = fetch_names(pool, &spec.seat_keys(), Duration::from_secs(2)).await;
+    let names = fetch_names(pool, &spec.identities(), Duration::from_secs(2)).await;
     let names = seat_names(&spec, &me, &names);
+    if let Some(identity) = authority {
+        journal::seal_table_key(&home, identity, &spec.table, keys)?;
+    }
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
     }
@@ -106,6 +113,7 @@ pub async fn play_seat(
         relays: relays.clone(),
         naddr: wire::table_naddr(&host, &spec.table, &relays),
         me: me.to_hex(),
+        identity: authority.map(|i| i.public_key().to_hex()),
         auto: ui == SeatUi::Bot,
         finished: false,
         game: spec.game.clone(),

@@ -40,7 +40,14 @@ pub async fn run(args: VerifyArgs) -> Result<(), String> {
     if args.json {
         println!("{}", serde_json::to_string(&r).expect("serialisable"));
     } else {
-        println!("{} table {} hosted by {}", r.game, r.table, r.host);
+        println!("{} table {} hosted by {}", r.game, r.table, r.host_identity);
+        for (s, (name, who)) in r.names.iter().zip(&r.identities).enumerate() {
+            let key = r.seats.get(s).filter(|k| *k != who);
+            match key {
+                Some(key) => println!("  seat {s}: {name} ({who}, by a table key {key})"),
+                None => println!("  seat {s}: {name} ({who})"),
+            }
+        }
         let name = |x: crate::engine::Seat| {
             r.names
                 .get(x as usize)

@@ -39,8 +39,12 @@ pub struct TableMeta {
     pub host: String,
     pub relays: Vec<String>,
     pub naddr: String,
-    /// This client's public key, hex.
+    /// This client's public key, hex: the seat key (the identity, or its table key).
     pub me: String,
+    /// The identity that authorized `me` as its table key (PROTOCOL §2.3), hex; the key itself
+    /// is in `table_key.bin`, sealed under the identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
     /// Whether a bot plays this seat (`--auto`).
     pub auto: bool,
     pub finished: bool,
@@ -313,6 +317,80 @@ impl Journal {
     }
 }
 
+/// The sealing key for a table key kept under `identity`: the identity's secret, bound to the
+/// table, under another HKDF salt than the journal's (one key, one purpose).
+fn table_key_cipher(identity: &Keys, table: &str) -> ChaCha20Poly1305 {
+    let hk = Hkdf::<Sha256>::new(
+        Some(b"tolerance/table-key/v1"),
+        identity.secret_key().as_secret_bytes(),
+    );
+    let mut key = Zeroizing::new([0u8; 32]);
+    hk.expand(table.as_bytes(), &mut *key)
+        .expect("32 bytes is a valid HKDF output length");
+    ChaCha20Poly1305::new(Key::from_slice(&*key))
+}
+
+fn table_key_aad(table: &str) -> Vec<u8> {
+    let mut aad = b"tolerance/table-key/v1".to_vec();
+    aad.extend_from_slice(table.as_bytes());
+    aad
+}
+
+/// Keeps `key`, the table key `identity` authorized at `table`, in the table's journal
+/// directory, sealed under the identity (fsynced before the table's first event), so that
+/// `resume`, which unlocks only the identity, can take the seat back.
+pub fn seal_table_key(
+    home: &Path,
+    identity: &Keys,
+    table: &str,
+    key: &Keys,
+) -> Result<(), TableError> {
+    let dir = tables_dir(home).join(table);
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let mut nonce = [0u8; 12];
+    OsRng.fill_bytes(&mut nonce);
+    let ct = table_key_cipher(identity, table)
+        .encrypt(
+            Nonce::from_slice(&nonce),
+            AeadPayload {
+                msg: key.secret_key().as_secret_bytes(),
+                aad: &table_key_aad(table),
+            },
+        )
+        .map_err(|_| TableError::Journal("sealing the table key failed".into()))?;
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&ct);
+    write_atomic(&dir.join("table_key.bin"), &out)
+}
+
+/// The table key `identity` keeps for `table` ([`seal_table_key`]).
+pub fn open_table_key(home: &Path, identity: &Keys, table: &str) -> Result<Keys, TableError> {
+    let path = tables_dir(home).join(table).join("table_key.bin");
+    let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+    let damaged = || {
+        TableError::Journal(format!(
+            "{} does not open with this identity's key (another key, or damaged)",
+            path.display()
+        ))
+    };
+    if bytes.len() < 12 + 16 {
+        return Err(damaged());
+    }
+    let pt = Zeroizing::new(
+        table_key_cipher(identity, table)
+            .decrypt(
+                Nonce::from_slice(&bytes[..12]),
+                AeadPayload {
+                    msg: &bytes[12..],
+                    aad: &table_key_aad(table),
+                },
+            )
+            .map_err(|_| damaged())?,
+    );
+    let secret = SecretKey::from_slice(&pt).map_err(|_| damaged())?;
+    Ok(Keys::new(secret))
+}
+
 /// Stores a table's metadata beside its journal (the journal's directory must exist).
 pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), TableError> {
     let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
@@ -388,6 +466,21 @@ mod tests {
     }
 
     #[test]
+    fn a_table_key_opens_only_under_its_identity_and_table() {
+        let home = tmp();
+        let (identity, key, other) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let table = hex::encode([4u8; 32]);
+        seal_table_key(&home, &identity, &table, &key).unwrap();
+        let back = open_table_key(&home, &identity, &table).unwrap();
+        assert_eq!(back.public_key(), key.public_key());
+        let e = open_table_key(&home, &other, &table)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not open with this identity's key"), "{e}");
+        let _ = std::fs::remove_dir_all(&home);
+    }
+
+    #[test]
     fn the_master_secret_opens_only_under_the_same_key_and_table() {
         let home = tmp();
         let keys = Keys::generate();
@@ -426,6 +519,7 @@ mod tests {
             relays: vec!["ws://127.0.0.1:1".into()],
             naddr: format!("naddr-{table}"),
             me: keys.public_key().to_hex(),
+            identity: None,
             auto: false,
             finished,
             game: "tolerance".into(),

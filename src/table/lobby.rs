@@ -97,7 +97,11 @@ pub enum LobbyNews {
 }
 
 pub struct HostOptions {
+    /// The host's seat key: its identity, or a table key that `authority` authorizes.
     pub keys: Keys,
+    /// The identity that authorizes `keys` as its table key for this table (§2.3); `None`: the
+    /// seat key is the identity.
+    pub authority: Option<Keys>,
     /// The game's registry name.
     pub game: String,
     /// The game's setup, already checked by the game (`TableGame::setup`).
@@ -320,6 +324,12 @@ pub async fn host_lobby(
     // of the wait, 5 s to a minute), so a host that died leaves nothing listed for long.
     let wait = opts.wait.as_secs();
     let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
+    let auth = match &opts.authority {
+        Some(identity) => Some(Box::new(
+            sign_authorization(identity, &me, &me, &table, opts.wait).map_err(TableError::Setup)?,
+        )),
+        None => None,
+    };
     let mut spec = TableSpec {
         v: VERSION,
         game: opts.game.clone(),
@@ -337,6 +347,7 @@ pub async fn host_lobby(
             players: vec![LobbyPlayer {
                 pubkey: me.to_hex(),
                 commit: seat_commit(&table, &me, &nonce),
+                auth,
             }],
             reason: None,
             round: 0,
@@ -479,7 +490,7 @@ async fn run_host(
                     l.expires = None;
                     announcer.publish(pool, spec).await?;
                     news(LobbyNews::Seated {
-                        names: seat_names(pool, names, &seats).await,
+                        names: seat_names(pool, names, spec.lobby.as_ref(), &seats).await,
                     });
                     return Ok(());
                 }
@@ -509,7 +520,7 @@ async fn run_host(
         // Seats of players who never revealed open again; everyone left commits afresh so
         // nobody chooses a nonce knowing the others' revealed ones.
         news(LobbyNews::Dropped {
-            names: seat_names(pool, names, &missing).await,
+            names: seat_names(pool, names, spec.lobby.as_ref(), &missing).await,
         });
         banned.extend(missing.iter().cloned());
         nonce = new_nonce();
@@ -593,7 +604,7 @@ async fn take_joins(
         // listing the table or waiting at it sees the count as it is.
         let mut changed = false;
         match msg.body {
-            LobbyBody::Join { commit } => {
+            LobbyBody::Join { commit, auth } => {
                 if who == me {
                     continue;
                 }
@@ -629,34 +640,70 @@ async fn take_joins(
                 if *n > JOINS_PER_KEY {
                     continue;
                 }
-                if !lobby.public && !opts.invite.contains(&who) {
+                // The person behind a table key: checked here, at the host's clock, so a join
+                // that every client would refuse in the announcement is never listed (§2.3).
+                let identity = match &auth {
+                    None => who,
+                    Some(a) => {
+                        match crate::wire::auth::check_auth(
+                            a,
+                            &me,
+                            &table,
+                            &who,
+                            Timestamp::now().as_secs(),
+                        ) {
+                            Ok(identity) => identity,
+                            Err(e) => {
+                                news(LobbyNews::Refused {
+                                    npub: short_npub(&who),
+                                    reason: e.to_string(),
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                };
+                if !lobby.public && !opts.invite.contains(&who) && !opts.invite.contains(&identity)
+                {
                     news(LobbyNews::Refused {
                         npub: short_npub(&who),
                         reason: "not invited".into(),
                     });
                     continue;
                 }
+                if spec_identities(lobby).contains(&identity) {
+                    news(LobbyNews::Refused {
+                        npub: short_npub(&who),
+                        reason: format!(
+                            "{} holds a place at this table already",
+                            short_npub(&identity)
+                        ),
+                    });
+                    continue;
+                }
                 lobby.players.push(LobbyPlayer {
                     pubkey: who.to_hex(),
                     commit,
+                    auth,
                 });
                 committed.insert(who.to_hex());
                 changed = true;
                 news(LobbyNews::Joined {
-                    name: names.name(pool, &who).await,
+                    name: names.name(pool, &identity).await,
                     players: lobby.players.len(),
                     max,
                 });
             }
             LobbyBody::Leave {} => {
                 let before = lobby.players.len();
+                let identity = lobby_identity(lobby, &who);
                 lobby
                     .players
                     .retain(|p| p.pubkey != who.to_hex() || who == me);
                 if lobby.players.len() < before {
                     changed = true;
                     news(LobbyNews::Left {
-                        name: names.name(pool, &who).await,
+                        name: names.name(pool, &identity).await,
                     });
                 }
             }
@@ -673,6 +720,48 @@ async fn take_joins(
             }
         }
     }
+}
+
+/// The identities of a lobby's listed players (§2.3).
+fn spec_identities(lobby: &Lobby) -> Vec<PublicKey> {
+    lobby
+        .players
+        .iter()
+        .filter_map(|p| PublicKey::from_hex(&p.pubkey).ok())
+        .map(|k| lobby_identity(lobby, &k))
+        .collect()
+}
+
+/// The identity behind a listed player's key: the author of its authorization, else the key.
+fn lobby_identity(lobby: &Lobby, key: &PublicKey) -> PublicKey {
+    lobby
+        .players
+        .iter()
+        .find(|p| p.pubkey == key.to_hex())
+        .and_then(|p| p.auth.as_ref())
+        .map_or(*key, |a| a.pubkey)
+}
+
+/// How long past the lobby's wait an authorization a command signs stays good: it must still be
+/// valid when the table is seated, and a key stolen before then is useless soon after (§2.3).
+pub const AUTH_MARGIN: Duration = Duration::from_secs(3600);
+
+/// `identity` authorizes `key` to hold its seat at `host`'s `table`, until the lobby's `wait`
+/// plus [`AUTH_MARGIN`] from now.
+pub fn sign_authorization(
+    identity: &Keys,
+    key: &PublicKey,
+    host: &PublicKey,
+    table: &str,
+    wait: Duration,
+) -> Result<Event, String> {
+    if identity.public_key() == *key {
+        return Err("a table key must be another key than the identity".into());
+    }
+    let expires = Timestamp::now().as_secs() + (wait + AUTH_MARGIN).as_secs();
+    crate::wire::auth::auth_event(key, host, table, expires)
+        .sign_with_keys(identity)
+        .map_err(|e| format!("signing the table key's authorization: {e}"))
 }
 
 /// Why a table that never started is cancelled, in words: nobody came, too few came, or enough
@@ -891,8 +980,12 @@ pub fn table_relays(given: &[String], r: &TableRef) -> Result<Vec<String>, Table
 /// Asks for a seat and waits until the table is seated (or cancelled, or full without us), on
 /// the command's `pool` (signing with `keys`), opened on `relays` ([`table_relays`]). The pool
 /// stays open for the rest of the command.
+///
+/// `authority`: the identity that authorizes `keys` as a table key for this table (§2.3);
+/// `None` when `keys` is the identity.
 pub async fn join_lobby(
     keys: &Keys,
+    authority: Option<&Keys>,
     pool: &RelayPool,
     relays: &[String],
     r: &TableRef,
@@ -904,13 +997,14 @@ pub async fn join_lobby(
             "the relay pool signs with another key than this player's".into(),
         ));
     }
-    join_inner(keys, pool, relays, r, wait, &mut news)
+    join_inner(keys, authority, pool, relays, r, wait, &mut news)
         .await
         .map_err(TableError::Lobby)
 }
 
 async fn join_inner(
     keys: &Keys,
+    authority: Option<&Keys>,
     pool: &RelayPool,
     relays: &[String],
     r: &TableRef,
@@ -935,6 +1029,19 @@ async fn join_inner(
             all_relays.push(u.clone());
         }
     }
+    let auth = match authority {
+        Some(_) if spec.v < wire::TABLE_KEYS_SINCE => {
+            return Err(format!(
+                "this table was announced by an older version of tolerance (version {}), which \
+                 does not know table keys: join it without --table-key",
+                spec.v
+            ))
+        }
+        Some(identity) => Some(Box::new(sign_authorization(
+            identity, &me, &host, &table, wait,
+        )?)),
+        None => None,
+    };
     let mut sub = pool
         .subscribe(vec![
             Filter::new()
@@ -969,7 +1076,7 @@ async fn join_inner(
         if host != me && mine.is_none() && l.status == LobbyStatus::Open && asked != Some(l.round) {
             round = l.round;
             let pow = l.join_pow.unwrap_or(0).max(spec.pow);
-            (nonce, commit) = commit_join(pool, &host, &table, &me, Some(pow)).await?;
+            (nonce, commit) = commit_join(pool, (&host, &table), &me, &auth, Some(pow)).await?;
             asked = Some(l.round);
             if debug() {
                 eprintln!("[join] asked for a seat at {table}");
@@ -979,7 +1086,7 @@ async fn join_inner(
         if l.round > round && mine.is_some() && l.status == LobbyStatus::Open {
             round = l.round;
             revealed = false;
-            (nonce, commit) = commit_join(pool, &host, &table, &me, None).await?;
+            (nonce, commit) = commit_join(pool, (&host, &table), &me, &auth, None).await?;
             continue;
         }
         match l.status {
@@ -1007,6 +1114,15 @@ async fn join_inner(
             {
                 return Err("the host listed us with a commitment we did not make".into());
             }
+            LobbyStatus::Starting | LobbyStatus::Seated
+                if mine.map(|p| p.auth.as_ref().map(|a| a.id))
+                    != Some(auth.as_ref().map(|a| a.id)) =>
+            {
+                return Err(
+                    "the host listed us without our identity's authorization of this table key"
+                        .into(),
+                );
+            }
             LobbyStatus::Starting if !revealed => {
                 news(LobbyNews::Starting {
                     players: l.players.len(),
@@ -1025,7 +1141,8 @@ async fn join_inner(
             LobbyStatus::Seated => {
                 check_seated(pool, &host, &spec, SEATING_PATIENCE).await?;
                 news(LobbyNews::Seated {
-                    names: seat_names(pool, &mut wait_news.names, &spec.seats).await,
+                    names: seat_names(pool, &mut wait_news.names, spec.lobby.as_ref(), &spec.seats)
+                        .await,
                 });
                 return Ok(Joined {
                     spec,
@@ -1071,7 +1188,7 @@ struct WaitNews {
 impl WaitNews {
     async fn open(pool: &RelayPool, host: PublicKey, spec: &TableSpec) -> WaitNews {
         let mut names = Names::default();
-        names.learn(pool, &[host]).await;
+        names.learn(pool, &[spec.identity_of(&host)]).await;
         WaitNews {
             told: None,
             names,
@@ -1101,11 +1218,12 @@ impl WaitNews {
             .filter(|k| !first && !self.told.as_ref().is_some_and(|t| t.contains(k)))
             .filter_map(|k| PublicKey::from_hex(k).ok())
             .filter(|k| *k != me)
+            .map(|k| lobby_identity(l, &k))
             .collect();
         self.names.learn(pool, &newcomers).await;
         let label = |k: &PublicKey| self.names.of(k);
         news(LobbyNews::Waiting {
-            host: label(&host),
+            host: label(&lobby_identity(l, &host)),
             game: self.game.clone(),
             newcomers: newcomers.iter().map(label).collect(),
             first,
@@ -1155,11 +1273,17 @@ impl Names {
     }
 }
 
-/// The names of seats given as hex keys, in their order.
-async fn seat_names(pool: &RelayPool, names: &mut Names, hexes: &[String]) -> Vec<String> {
+/// The names of seats given as hex keys, in their order: the people behind them (§2.3).
+async fn seat_names(
+    pool: &RelayPool,
+    names: &mut Names,
+    lobby: Option<&Lobby>,
+    hexes: &[String],
+) -> Vec<String> {
     let keys: Vec<PublicKey> = hexes
         .iter()
         .filter_map(|h| PublicKey::from_hex(h).ok())
+        .map(|k| lobby.map_or(k, |l| lobby_identity(l, &k)))
         .collect();
     names.learn(pool, &keys).await;
     keys.iter().map(|k| names.of(k)).collect()
@@ -1169,15 +1293,16 @@ async fn seat_names(pool: &RelayPool, names: &mut Names, hexes: &[String]) -> Ve
 /// work when given); the nonce and its commitment.
 async fn commit_join(
     pool: &RelayPool,
-    host: &PublicKey,
-    table: &str,
+    (host, table): (&PublicKey, &str),
     me: &PublicKey,
+    auth: &Option<Box<Event>>,
     pow: Option<u8>,
 ) -> Result<([u8; 32], String), String> {
     let nonce = new_nonce();
     let commit = seat_commit(table, me, &nonce);
     let body = LobbyBody::Join {
         commit: commit.clone(),
+        auth: auth.clone(),
     };
     send_lobby_pow(pool, host, table, body, pow).await?;
     Ok((nonce, commit))
@@ -1289,7 +1414,8 @@ fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<L
     Some(Listing {
         naddr: wire::table_naddr(&ev.pubkey, &spec.table, &l.relays),
         title: l.title.clone(),
-        host: npub(&ev.pubkey),
+        // The person hosting, not the table key that signs the announcement (§2.3).
+        host: npub(&spec.identity_of(&ev.pubkey)),
         status: l.status.name().into(),
         players: l.players.len(),
         max_players: l.max_players,
@@ -1491,6 +1617,7 @@ mod seating_tests {
                     .map(|(k, n)| LobbyPlayer {
                         pubkey: k.to_hex(),
                         commit: seat_commit(&table, k, n),
+                        auth: None,
                     })
                     .collect(),
                 reason: None,

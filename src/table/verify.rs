@@ -22,7 +22,13 @@ pub struct VerifyReport {
     pub game: String,
     pub host: String,
     pub seats: Vec<String>,
-    /// How the seats are called for people (profile names, else short npubs), by seat.
+    /// Who holds each seat, by seat (npub): the identity that authorized the seat's table key
+    /// (PROTOCOL §2.3), else the seat key itself.
+    pub identities: Vec<String>,
+    /// Who hosts: the identity behind the key that signed the announcement.
+    pub host_identity: String,
+    /// How the seats are called for people (profile names, else short npubs, of the
+    /// identities), by seat.
     pub names: Vec<String>,
     /// Every event of a seated key checked out, and the game's own checks hold on the state
     /// reached (finished or not: see `finished`).
@@ -80,17 +86,20 @@ pub async fn find_table(
     hosts.sort();
     hosts.dedup();
     let mut seated = Vec::new();
+    // Why each host's table was refused: with one host, that is the answer.
+    let mut refused = Vec::new();
     for h in &hosts {
         let mine: Vec<Event> = events.iter().filter(|e| e.pubkey == *h).cloned().collect();
         if let Some(ev) = latest(&mine) {
-            if let Ok(spec) = wire::parse_table(ev) {
-                if spec.is_seated()
-                    && super::lobby::check_seated(pool, h, &spec, Duration::ZERO)
-                        .await
-                        .is_ok()
-                {
-                    seated.push((*h, spec, ev.created_at.as_secs()));
+            match wire::parse_table(ev) {
+                Ok(spec) if spec.is_seated() => {
+                    match super::lobby::check_seated(pool, h, &spec, Duration::ZERO).await {
+                        Ok(()) => seated.push((*h, spec, ev.created_at.as_secs())),
+                        Err(e) => refused.push(e),
+                    }
                 }
+                Ok(_) => {}
+                Err(e) => refused.push(TableError::Setup(e.to_string())),
             }
         }
     }
@@ -98,6 +107,7 @@ pub async fn find_table(
         0 if hosts.is_empty() => Err(TableError::NotFound(format!(
             "no table {id} on these relays"
         ))),
+        0 if hosts.len() == 1 && refused.len() == 1 => Err(refused.remove(0)),
         0 => Err(TableError::NotSeated(format!(
             "table {id} was announced but never seated"
         ))),
@@ -122,7 +132,7 @@ pub async fn find_table(
 /// How the seats are called for people: profile names where the relays have them, else short
 /// npubs (never "seat 0").
 pub async fn seat_names(pool: &RelayPool, spec: &TableSpec) -> Vec<String> {
-    let keys = spec.seat_keys();
+    let keys = spec.identities();
     let names = crate::net::profiles::fetch_names(pool, &keys, Duration::from_secs(2)).await;
     keys.iter()
         .map(|k| crate::net::profiles::name_or_npub(&names, k))
@@ -180,7 +190,9 @@ pub async fn verify_table(relays: &[String], table: &str) -> Result<VerifyReport
         table: spec.table.clone(),
         game: spec.game.clone(),
         host: npub(&host),
+        host_identity: npub(&spec.identity_of(&host)),
         seats: seat_keys.iter().map(npub).collect(),
+        identities: spec.identities().iter().map(npub).collect(),
         names: names.clone(),
         ok: checked.ok(),
         finished: checked.finished,

@@ -51,6 +51,9 @@ impl LobbyStatus {
 pub struct LobbyPlayer {
     pub pubkey: String,
     pub commit: String,
+    /// The identity's authorization of `pubkey` as a table key (§2.3), as its join carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Box<Event>>,
 }
 
 /// The lobby part of a table announcement.
@@ -100,8 +103,13 @@ pub struct LobbyMsg {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum LobbyBody {
-    /// Asks for a seat, committing to a seating nonce.
-    Join { commit: String },
+    /// Asks for a seat, committing to a seating nonce; `auth`: the identity's authorization of
+    /// the signing key when it is a table key (§2.3).
+    Join {
+        commit: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        auth: Option<Box<Event>>,
+    },
     /// Opens the seating nonce once the host listed the players.
     Reveal { nonce: String },
     /// Withdraws a join request before the lobby closes.
@@ -218,7 +226,7 @@ pub fn parse_lobby(event: &Event, table: &str) -> Result<LobbyMsg, WireError> {
     }
     let hex32 = |s: &str| hex::decode(s).map(|b| b.len() == 32).unwrap_or(false);
     let ok = match &msg.body {
-        LobbyBody::Join { commit } => hex32(commit),
+        LobbyBody::Join { commit, .. } => hex32(commit),
         LobbyBody::Reveal { nonce } => hex32(nonce),
         LobbyBody::Leave {} => true,
     };
@@ -321,6 +329,7 @@ pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), SeatingFa
             lobby.status.name()
         )));
     }
+    check_listed_authorizations(spec, lobby, events)?;
     let (reveals, _) = collect_reveals(spec, events);
     let seats = seats_from_reveals(spec, &reveals).map_err(|missing| {
         SeatingFault::Missing(format!(
@@ -334,6 +343,43 @@ pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), SeatingFa
             "the host's seat order for table {} does not follow from the players' nonces",
             spec.table
         )));
+    }
+    Ok(())
+}
+
+/// A player whose join request carried an authorization must be listed with it: a host that
+/// dropped or swapped it would hide who sits there (§2.3).
+fn check_listed_authorizations(
+    spec: &TableSpec,
+    lobby: &Lobby,
+    events: &[Event],
+) -> Result<(), SeatingFault> {
+    for p in &lobby.players {
+        let claimed: Vec<EventId> = events
+            .iter()
+            .filter(|ev| ev.pubkey.to_hex() == p.pubkey)
+            .filter_map(|ev| match parse_lobby(ev, &spec.table) {
+                Ok(LobbyMsg {
+                    body: LobbyBody::Join { auth: Some(a), .. },
+                    ..
+                }) => Some(a.id),
+                _ => None,
+            })
+            .collect();
+        if claimed.is_empty() {
+            continue;
+        }
+        if !p.auth.as_ref().is_some_and(|a| claimed.contains(&a.id)) {
+            let key = PublicKey::from_hex(&p.pubkey)
+                .ok()
+                .and_then(|k| k.to_bech32().ok())
+                .unwrap_or_else(|| p.pubkey.clone());
+            return Err(SeatingFault::Wrong(format!(
+                "the host listed {key} at table {} without the authorization its join request \
+                 carried, so whose seat it is would not show",
+                spec.table
+            )));
+        }
     }
     Ok(())
 }
@@ -382,6 +428,7 @@ mod tests {
             table: table.clone(),
             body: LobbyBody::Join {
                 commit: seat_commit(&table, &joiner.public_key(), &nonce),
+                auth: None,
             },
         };
         let ev = lobby_event(&host.public_key(), &msg)

@@ -11,6 +11,7 @@
 use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub mod auth;
 pub mod lobby;
 pub mod log;
 pub mod names;
@@ -26,10 +27,13 @@ pub const KIND_LOG: u16 = 7767;
 pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
-pub const VERSION: u8 = 5;
-/// Versions this client reads: version 4 tables are version 5 without a return allowance
-/// (PROTOCOL.md §10.1), judged by the same rules, so they still verify and resume.
-pub const READS: [u8; 2] = [4, 5];
+pub const VERSION: u8 = 6;
+/// Versions this client reads: version 4 tables are version 5 without a return allowance, and
+/// version 5 tables version 6 without table keys (PROTOCOL.md §10.1), judged by the same rules,
+/// so they still verify and resume.
+pub const READS: [u8; 3] = [4, 5, 6];
+/// The first version whose lobby players may hold their seats by table keys (§2.3).
+pub const TABLE_KEYS_SINCE: u8 = 6;
 /// Largest event we publish or accept (strfry's default limit).
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
 
@@ -48,10 +52,16 @@ pub enum WireError {
     #[error("event {id}: malformed payload: {reason}")]
     Malformed { id: String, reason: String },
     #[error(
-        "event {id} is of protocol version {got}: it was made by {}; this client plays version 4 and {VERSION} tables only",
+        "event {id} is of protocol version {got}: it was made by {}; this client plays tables of versions 4 to {VERSION} only",
         if *got < VERSION { "an older version of tolerance" } else { "a newer version of tolerance" }
     )]
     Version { id: String, got: u8 },
+    #[error("table announcement {id}: the seat key {key}: {reason}")]
+    Authorization {
+        id: String,
+        key: String,
+        reason: Box<auth::AuthError>,
+    },
     #[error("event {id} belongs to table {got}, not {want}")]
     OtherTable {
         id: String,
@@ -219,6 +229,24 @@ impl TableSpec {
             .ok()
             .and_then(|b| b.try_into().ok())
             .unwrap_or([0; 32])
+    }
+
+    /// Who holds each seat, by seat number: the identity that authorized its table key (§2.3),
+    /// else the seat key itself. Authorizations were checked when the announcement was parsed.
+    pub fn identities(&self) -> Vec<PublicKey> {
+        self.seat_keys()
+            .iter()
+            .map(|k| self.identity_of(k))
+            .collect()
+    }
+
+    /// The identity behind a seat key: the author of its listed authorization, else itself.
+    pub fn identity_of(&self, key: &PublicKey) -> PublicKey {
+        self.lobby
+            .as_ref()
+            .and_then(|l| l.players.iter().find(|p| p.pubkey == key.to_hex()))
+            .and_then(|p| p.auth.as_ref())
+            .map_or(*key, |a| a.pubkey)
     }
 
     /// The seat keys, by seat number.
@@ -389,6 +417,54 @@ pub(crate) fn check_event(event: &Event, kind: u16) -> Result<(), WireError> {
     Ok(())
 }
 
+/// Every authorization the lobby lists (§2.3): valid for this table and its player's key at the
+/// announcement's time, only on a table of a version that has them, and no identity twice.
+fn check_authorizations(event: &Event, spec: &TableSpec, l: &Lobby) -> Result<(), WireError> {
+    let id = event.id.to_hex();
+    let mut identities = std::collections::BTreeSet::new();
+    for p in &l.players {
+        let key = PublicKey::from_hex(&p.pubkey).map_err(|_| WireError::Malformed {
+            id: id.clone(),
+            reason: format!("lobby player {} is not a public key", p.pubkey),
+        })?;
+        let who = match &p.auth {
+            None => key,
+            Some(_) if spec.v < TABLE_KEYS_SINCE => {
+                return Err(WireError::Malformed {
+                    id,
+                    reason: format!(
+                        "a table key on a version {} table (they came with version \
+                         {TABLE_KEYS_SINCE})",
+                        spec.v
+                    ),
+                })
+            }
+            Some(a) => auth::check_auth(
+                a,
+                &event.pubkey,
+                &spec.table,
+                &key,
+                event.created_at.as_secs(),
+            )
+            .map_err(|reason| WireError::Authorization {
+                id: id.clone(),
+                key: key.to_bech32().unwrap_or_else(|_| key.to_hex()),
+                reason: Box::new(reason),
+            })?,
+        };
+        if !identities.insert(who) {
+            return Err(WireError::Malformed {
+                id,
+                reason: format!(
+                    "{} holds two places at the table (one person, one seat)",
+                    who.to_bech32().unwrap_or_else(|_| who.to_hex())
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Parses and checks a table announcement. The game's own setup is checked by the game
 /// (`crate::games::registry`); here only what every table shares.
 pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
@@ -476,6 +552,7 @@ pub fn parse_table(event: &Event) -> Result<TableSpec, WireError> {
         if l.players.first().map(|p| p.pubkey.as_str()) != Some(event.pubkey.to_hex().as_str()) {
             return Err(malformed("the host is not the lobby's first player".into()));
         }
+        check_authorizations(event, &spec, l)?;
     }
     if !spec.is_seated() {
         if !spec.seats.is_empty() {

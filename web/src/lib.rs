@@ -491,6 +491,7 @@ mod tests {
                 players: vec![wire::LobbyPlayer {
                     pubkey: keys.public_key().to_hex(),
                     commit: "00".repeat(32),
+                    auth: None,
                 }],
                 reason: None,
                 round: 0,

@@ -133,6 +133,7 @@ fn next_join(
         j.commit = seat_commit(table, &me, &j.nonce);
         let msg = lobby_msg(LobbyBody::Join {
             commit: j.commit.clone(),
+            auth: None,
         });
         Ok(event_json(&sign(lobby_event(host, &msg), keys, pow)?))
     };
@@ -835,6 +836,7 @@ mod tests {
                     vec![LobbyPlayer {
                         pubkey: host.public_key().to_hex(),
                         commit: "00".repeat(32),
+                        auth: None,
                     }],
                     players,
                 ]
@@ -866,7 +868,7 @@ mod tests {
         let open = table(&host, LobbyStatus::Open, Vec::new());
         let first = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
         assert_eq!(first["state"], "asking");
-        let LobbyBody::Join { commit } = body(&first["publish"][0], &me) else {
+        let LobbyBody::Join { commit, .. } = body(&first["publish"][0], &me) else {
             panic!("not a join: {first}");
         };
         let again = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
@@ -874,6 +876,7 @@ mod tests {
         let listed = vec![LobbyPlayer {
             pubkey: me.public_key().to_hex(),
             commit: commit.clone(),
+            auth: None,
         }];
         let starting = table(&host, LobbyStatus::Starting, listed.clone());
         let reveal = next_join(&me, &host.public_key(), &starting, &mut joins).unwrap();
@@ -893,6 +896,7 @@ mod tests {
         let forged = vec![LobbyPlayer {
             pubkey: me.public_key().to_hex(),
             commit: "11".repeat(32),
+            auth: None,
         }];
         let lie = table(&host, LobbyStatus::Starting, forged);
         let err = next_join(&me, &host.public_key(), &lie, &mut joins).unwrap_err();

@@ -1,0 +1,463 @@
+//! Table keys (PROTOCOL.md §2.3): people sit down with a key made for the table, which their
+//! identity authorizes once; everyone sees the identity. Over the embedded relay, through the
+//! real binary; the attacks are announcements and join requests made by hand, refused by the
+//! live host, by the check every client runs on an announcement, and by `verify`.
+
+use crate::common::{home, naddr_of, player, run, short_npub, spawn};
+use nostr_sdk::prelude::*;
+use std::time::Duration;
+use tolerance::net::pool::{PoolConfig, RelayPool};
+use tolerance::wire::auth::auth_event;
+use tolerance::wire::lobby::{
+    lobby_event, seat_commit, seating, LobbyBody, LobbyMsg, LOBBY_VERSION,
+};
+use tolerance::wire::{
+    self, table_event, Deadlines, Lobby, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
+};
+
+type Relay = crate::common::relays::ServedRelay;
+
+fn now() -> u64 {
+    Timestamp::now().as_secs()
+}
+
+fn pool(relay: &Relay, keys: &Keys) -> RelayPool {
+    relay
+        .rt
+        .block_on(RelayPool::connect(
+            keys.clone(),
+            [relay.url.as_str()],
+            PoolConfig::default(),
+        ))
+        .unwrap()
+}
+
+fn publish(relay: &Relay, pool: &RelayPool, ev: &Event) {
+    relay.rt.block_on(pool.publish(ev)).unwrap();
+}
+
+/// `identity`'s authorization of `key` at `host`'s `table` until `expires`.
+fn authorize(identity: &Keys, key: &Keys, host: &PublicKey, table: &str, expires: u64) -> Event {
+    auth_event(&key.public_key(), host, table, expires)
+        .sign_with_keys(identity)
+        .unwrap()
+}
+
+/// An authorization in `identity`'s name signed by another key: the thief's event with the
+/// identity's key put in, so the signature no longer matches.
+fn forged(identity: &Keys, key: &Keys, host: &PublicKey, table: &str) -> Event {
+    let thief = Keys::generate();
+    let ev = authorize(&thief, key, host, table, now() + 3600);
+    let mut json: serde_json::Value = serde_json::from_str(&ev.as_json()).unwrap();
+    json["pubkey"] = identity.public_key().to_hex().into();
+    Event::from_json(json.to_string()).unwrap()
+}
+
+fn join(host: &PublicKey, table: &str, key: &Keys, auth: Option<Event>) -> Event {
+    let auth = auth.map(Box::new);
+    let msg = LobbyMsg {
+        v: LOBBY_VERSION,
+        table: table.to_string(),
+        body: LobbyBody::Join {
+            commit: seat_commit(table, &key.public_key(), &[1u8; 32]),
+            auth,
+        },
+    };
+    lobby_event(host, &msg).sign_with_keys(key).unwrap()
+}
+
+/// Two people, each with a table key, play a table to its end: the host's lobby and table
+/// name the joiner by its profile, never by its table key, and `verify --json` gives each
+/// seat's identity beside its table key. Before the joiner comes, the live host refuses, in
+/// words, join requests with a forged authorization, one for another table, one naming
+/// another key and an expired one.
+#[test]
+fn two_seats_with_table_keys_play_to_the_end_and_verify_shows_their_identities() {
+    let r = Relay::start();
+    let (ha, hb) = (home("tkeys", "a"), home("tkeys", "b"));
+    let a = player(&ha);
+    let b = player(&hb);
+    let out = run(
+        &hb,
+        &["keys", "profile", "--name", "Bobbie", "--relay", &r.url],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--relay",
+            &r.url,
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--auto",
+            "--table-key",
+            "--wait",
+            "120",
+        ],
+    );
+    host.wait_line("with a key made for this table", Duration::from_secs(20));
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let (table, host_key, _) = wire::parse_table_ref(&naddr).unwrap();
+    let host_key = host_key.unwrap();
+    assert_ne!(
+        host_key.to_bech32().unwrap(),
+        a,
+        "the table's coordinate names the host's table key, not its identity"
+    );
+
+    // Attackers' join requests, each from a fresh table key.
+    let victim = Keys::generate();
+    let attacker = pool(&r, &Keys::generate());
+    let bad: Vec<(Event, &str)> = {
+        let k: Vec<Keys> = (0..4).map(|_| Keys::generate()).collect();
+        let other_table = hex::encode([9u8; 32]);
+        vec![
+            (
+                join(
+                    &host_key,
+                    &table,
+                    &k[0],
+                    Some(forged(&victim, &k[0], &host_key, &table)),
+                ),
+                "is not signed by that key",
+            ),
+            (
+                join(
+                    &host_key,
+                    &table,
+                    &k[1],
+                    Some(authorize(
+                        &victim,
+                        &k[1],
+                        &host_key,
+                        &other_table,
+                        now() + 3600,
+                    )),
+                ),
+                "is for another table",
+            ),
+            (
+                join(
+                    &host_key,
+                    &table,
+                    &k[2],
+                    Some(authorize(&victim, &k[3], &host_key, &table, now() + 3600)),
+                ),
+                "names the key",
+            ),
+            (
+                join(
+                    &host_key,
+                    &table,
+                    &k[3],
+                    Some(authorize(&victim, &k[3], &host_key, &table, now() - 10)),
+                ),
+                "expired at",
+            ),
+        ]
+    };
+    for (ev, words) in &bad {
+        publish(&r, &attacker, ev);
+        let line = host.wait_line(words, Duration::from_secs(20));
+        assert!(line.starts_with("refused npub1"), "{line}");
+    }
+    r.rt.block_on(attacker.shutdown());
+
+    let joiner = spawn(&hb, &["join", &naddr, "--auto", "--table-key"]);
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
+    assert!(ok, "host: {out}\n{err}");
+    assert!(
+        out.contains("Bobbie joined") && out.contains("seated: "),
+        "the host names the joiner by its identity's profile:\n{out}"
+    );
+    let (ok, jout, jerr) = joiner.finish_blocking(Duration::from_secs(60));
+    assert!(ok, "joiner: {jout}\n{jerr}");
+    assert!(
+        jout.contains("joining as Bobbie") && jout.contains("with a key made for this table"),
+        "{jout}"
+    );
+    // The joiner's table names the host by its identity (no profile: its short npub).
+    assert!(jout.contains(&short_npub(&a)), "{jout}");
+    for o in [&out, &jout] {
+        assert!(o.contains("table over:"), "{o}");
+    }
+
+    let v = run(&ha, &["verify", &naddr, "--json"]);
+    assert!(v.status.success(), "{v:?}");
+    let report: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["finished"], true, "{report}");
+    let ids: Vec<String> = report["identities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    let seats: Vec<String> = report["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    let mut want = vec![a.clone(), b.clone()];
+    want.sort();
+    assert_eq!(sorted, want, "{report}");
+    assert!(
+        seats.iter().all(|s| !ids.contains(s)),
+        "the seats are table keys: {report}"
+    );
+    assert_eq!(report["host_identity"], a.as_str(), "{report}");
+    let bob_seat = ids.iter().position(|i| *i == b).unwrap();
+    assert_eq!(report["names"][bob_seat], "Bobbie", "{report}");
+    // In words: each seat by its identity, with the table key beside it.
+    let v = run(&ha, &["verify", &naddr]);
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(v.status.success(), "{text}");
+    assert!(
+        text.contains(&format!("hosted by {a}"))
+            && text.contains(&format!("Bobbie ({b}, by a table key")),
+        "{text}"
+    );
+}
+
+/// A seated two-player table of `host`, its players `(seat key, authorization listed, join
+/// request's authorization)`: the announcement, and the lobby messages (joins, reveals).
+fn seated_table(
+    host: &Keys,
+    table: &str,
+    players: &[(&Keys, Option<Event>, Option<Event>)],
+    at: u64,
+) -> (Event, Vec<Event>) {
+    let nonces: Vec<(PublicKey, [u8; 32])> = players
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _, _))| (k.public_key(), [i as u8 + 1; 32]))
+        .collect();
+    let spec = TableSpec {
+        v: VERSION,
+        game: "high-card".into(),
+        table: table.to_string(),
+        setup: serde_json::json!({"players": 2}),
+        seats: seating(table, &nonces).iter().map(|k| k.to_hex()).collect(),
+        deadlines: Deadlines::default(),
+        lobby: Some(Lobby {
+            status: LobbyStatus::Seated,
+            title: String::new(),
+            public: true,
+            min_players: 2,
+            max_players: players.len() as u8,
+            relays: Vec::new(),
+            players: players
+                .iter()
+                .zip(&nonces)
+                .map(|((k, listed, _), (_, n))| LobbyPlayer {
+                    pubkey: k.public_key().to_hex(),
+                    commit: seat_commit(table, &k.public_key(), n),
+                    auth: listed.clone().map(Box::new),
+                })
+                .collect(),
+            reason: None,
+            round: 0,
+            join_pow: None,
+            expires: None,
+        }),
+        pow: 0,
+    };
+    let ev = table_event(&spec)
+        .custom_created_at(Timestamp::from(at))
+        .sign_with_keys(host)
+        .unwrap();
+    let mut lobby = Vec::new();
+    for ((k, _, joined), (_, n)) in players.iter().zip(&nonces) {
+        let msg = |body| LobbyMsg {
+            v: LOBBY_VERSION,
+            table: table.to_string(),
+            body,
+        };
+        let commit = seat_commit(table, &k.public_key(), n);
+        lobby.push(
+            lobby_event(
+                &host.public_key(),
+                &msg(LobbyBody::Join {
+                    commit,
+                    auth: joined.clone().map(Box::new),
+                }),
+            )
+            .sign_with_keys(k)
+            .unwrap(),
+        );
+        lobby.push(
+            lobby_event(
+                &host.public_key(),
+                &msg(LobbyBody::Reveal {
+                    nonce: hex::encode(n),
+                }),
+            )
+            .sign_with_keys(k)
+            .unwrap(),
+        );
+    }
+    (ev, lobby)
+}
+
+/// The players an attack puts beside the host at `host`'s `table`: `(seat key, authorization
+/// listed, join request's authorization)`.
+type Attack<'a> = Box<dyn Fn(&Keys, &str) -> Vec<(Keys, Option<Event>, Option<Event>)> + 'a>;
+
+/// Seatings a host could announce to pass a table key off as someone: a forged authorization,
+/// one for another table, one naming another key, one expired before the table was
+/// announced, a table key (and its public authorization) taken from the table it was made for
+/// to a second table, and a joiner's authorization left out of the seating. Each is refused,
+/// in words, by the check every client runs on the announcement and by `verify`.
+#[test]
+fn forged_foreign_expired_reused_and_dropped_authorizations_are_refused_by_every_client_and_verify()
+{
+    let r = Relay::start();
+    let hv = home("tkeys-attacks", "v");
+    player(&hv);
+    let publisher = pool(&r, &Keys::generate());
+    let t = now();
+    // The victim's honest authorization at its own table A.
+    let victim = Keys::generate();
+    let victim_key = Keys::generate();
+    let host_a = Keys::generate();
+    let table_a = hex::encode([0xa0u8; 32]);
+    let honest_at_a = authorize(
+        &victim,
+        &victim_key,
+        &host_a.public_key(),
+        &table_a,
+        t + 3600,
+    );
+
+    let cases: Vec<(&str, Attack)> = vec![
+        (
+            "is not signed by that key",
+            Box::new(|host, table| {
+                let k = Keys::generate();
+                let a = forged(&victim, &k, &host.public_key(), table);
+                vec![(k, Some(a.clone()), Some(a))]
+            }),
+        ),
+        (
+            "is for another table",
+            Box::new(|host, _| {
+                let k = Keys::generate();
+                let a = authorize(
+                    &victim,
+                    &k,
+                    &host.public_key(),
+                    &hex::encode([3u8; 32]),
+                    t + 3600,
+                );
+                vec![(k, Some(a.clone()), Some(a))]
+            }),
+        ),
+        (
+            "names the key",
+            Box::new(|host, table| {
+                let k = Keys::generate();
+                let a = authorize(
+                    &victim,
+                    &Keys::generate(),
+                    &host.public_key(),
+                    table,
+                    t + 3600,
+                );
+                vec![(k, Some(a.clone()), Some(a))]
+            }),
+        ),
+        (
+            "expired at",
+            Box::new(|host, table| {
+                let k = Keys::generate();
+                let a = authorize(&victim, &k, &host.public_key(), table, t - 5);
+                vec![(k, Some(a.clone()), Some(a))]
+            }),
+        ),
+        (
+            // The victim's table key with its authorization for table A, at another table.
+            "is for another table",
+            Box::new(|_, _| vec![(victim_key.clone(), Some(honest_at_a.clone()), None)]),
+        ),
+        (
+            // An honest joiner's authorization, left out by the host.
+            "without the authorization its join request carried",
+            Box::new(|host, table| {
+                let k = Keys::generate();
+                let a = authorize(&victim, &k, &host.public_key(), table, t + 3600);
+                vec![(k, None, Some(a))]
+            }),
+        ),
+    ];
+    for (i, (words, attack)) in cases.iter().enumerate() {
+        let host = Keys::generate();
+        let table = hex::encode([0x10 + i as u8; 32]);
+        let mut players = vec![(host.clone(), None, None)];
+        players.extend(attack(&host, &table));
+        let listed: Vec<(&Keys, Option<Event>, Option<Event>)> = players
+            .iter()
+            .map(|(k, l, j)| (k, l.clone(), j.clone()))
+            .collect();
+        let (ann, lobby) = seated_table(&host, &table, &listed, t);
+        // What every client (terminal, page, watch, verify) runs on an announcement and its
+        // seating: the announcement's own check, then the seating against the lobby messages.
+        let refused = match wire::parse_table(&ann) {
+            Err(e) => e.to_string(),
+            Ok(spec) => wire::lobby::check_seating(&spec, &lobby)
+                .expect_err(words)
+                .words()
+                .to_string(),
+        };
+        assert!(refused.contains(words), "case {i}: {refused}");
+        assert!(
+            !refused.contains("Some(") && !refused.contains("Forged("),
+            "{refused}"
+        );
+        publish(&r, &publisher, &ann);
+        for ev in &lobby {
+            publish(&r, &publisher, ev);
+        }
+        let naddr = wire::table_naddr(&host.public_key(), &table, std::slice::from_ref(&r.url));
+        let v = run(&hv, &["verify", &naddr]);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&v.stdout),
+            String::from_utf8_lossy(&v.stderr)
+        );
+        assert!(!v.status.success(), "case {i}: {said}");
+        assert!(said.contains(words), "case {i}: {said}");
+        // Named by its id alone, `verify` says the same of the only host announcing it.
+        let v = run(&hv, &["verify", &table, "--relay", &r.url]);
+        let said = String::from_utf8_lossy(&v.stderr);
+        assert!(
+            !v.status.success() && said.contains(words),
+            "case {i}: {said}"
+        );
+    }
+    // One person, two seats: refused as well.
+    let host = Keys::generate();
+    let table = hex::encode([0x30u8; 32]);
+    let (k1, k2) = (Keys::generate(), Keys::generate());
+    let a1 = authorize(&victim, &k1, &host.public_key(), &table, t + 3600);
+    let a2 = authorize(&victim, &k2, &host.public_key(), &table, t + 3600);
+    let (ann, _) = seated_table(
+        &host,
+        &table,
+        &[
+            (&host, None, None),
+            (&k1, Some(a1), None),
+            (&k2, Some(a2), None),
+        ],
+        t,
+    );
+    let e = wire::parse_table(&ann).unwrap_err().to_string();
+    assert!(e.contains("holds two places at the table"), "{e}");
+    r.rt.block_on(publisher.shutdown());
+}
