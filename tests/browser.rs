@@ -1079,3 +1079,202 @@ async fn leaving_from_the_page_signs_the_leave_and_the_host_goes_on_at_once() {
     assert!(!text.contains("timed_out"), "{text}");
     c.close().await.unwrap();
 }
+
+/// A NIP-07 extension for the page, as the test plays it: `window.nostr` answers
+/// `getPublicKey` with the person's identity at once and queues every `signEvent` and
+/// `nip44.decrypt` as an ask the test answers from outside the page, as an extension's own
+/// process would (the page never sees the identity's secret). `window.__ext.signs` counts the
+/// signatures asked for: the person's approvals.
+const EXTENSION: &str = r#"
+window.__ext = {
+  asks: [], answers: {}, signs: 0, next: 0,
+  ask(kind, arg) {
+    const id = this.next++;
+    this.asks.push({ id, kind, arg });
+    return new Promise((ok, no) => { this.answers[id] = { ok, no }; });
+  },
+  answer(id, value, refuse) {
+    const a = this.answers[id];
+    delete this.answers[id];
+    if (refuse) a.no(new Error(value)); else a.ok(value);
+  },
+};
+window.nostr = {
+  getPublicKey: () => Promise.resolve("IDENTITY"),
+  signEvent: (ev) => { window.__ext.signs++; return window.__ext.ask("sign", ev); },
+  nip44: {
+    encrypt: (pk, text) => window.__ext.ask("encrypt", { pk, text }),
+    decrypt: (pk, ct) => window.__ext.ask("decrypt", { pk, ct }),
+  },
+};
+"#;
+
+/// Puts the test's extension in the page for `identity` and has the person use it.
+async fn use_extension(c: &Client, identity: &nostr_sdk::Keys) {
+    let hex = identity.public_key().to_hex();
+    c.execute(&EXTENSION.replace("IDENTITY", &hex), vec![])
+        .await
+        .unwrap();
+    click(c, "#signer-use").await;
+    you_read(c, "with your extension: npub1").await;
+}
+
+/// The next thing the page asked the extension: its id, kind (`sign`, `decrypt`) and argument.
+async fn extension_asked(c: &Client) -> (u64, String, Value) {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let ask = script(c, "return window.__ext.asks.shift() || null;").await;
+        if !ask.is_null() {
+            return (
+                ask["id"].as_u64().unwrap(),
+                ask["kind"].as_str().unwrap().to_string(),
+                ask["arg"].clone(),
+            );
+        }
+        assert!(
+            Instant::now() < end,
+            "the page asked its extension nothing; it reads: {}",
+            text(c, "main").await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn extension_answers(c: &Client, id: u64, value: Value) {
+    c.execute(
+        "window.__ext.answer(arguments[0], arguments[1], false);",
+        vec![json!(id), value],
+    )
+    .await
+    .unwrap();
+}
+
+/// What an extension does with an event the page asks it to sign: signs it as `keys`.
+fn extension_signs(keys: &nostr_sdk::Keys, ask: &Value) -> Value {
+    use nostr_sdk::prelude::*;
+    let tags: Vec<Tag> = ask["tags"]
+        .as_array()
+        .expect("tags")
+        .iter()
+        .map(|t| Tag::parse(serde_json::from_value::<Vec<String>>(t.clone()).unwrap()).unwrap())
+        .collect();
+    let ev = EventBuilder::new(
+        Kind::from(ask["kind"].as_u64().unwrap() as u16),
+        ask["content"].as_str().unwrap(),
+    )
+    .tags(tags)
+    .custom_created_at(Timestamp::from(ask["created_at"].as_u64().unwrap()))
+    .sign_with_keys(keys)
+    .unwrap();
+    serde_json::from_str(&ev.as_json()).unwrap()
+}
+
+/// A person whose identity stays in a NIP-07 signer extension sits down from the page (§2.3):
+/// an answer signed by another key is refused in words, then the extension approves once a key
+/// the page made for this table, and that key plays every move — no other signature is asked
+/// of the extension, through the table and a reload. After the reload the extension opens the
+/// table key the record sealed to the identity and the seat is taken back. The host, the page
+/// and a later `verify` agree, and `verify` names the seat by the identity, not the table key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_with_a_signer_extension_sits_down_by_one_approval_and_comes_back() {
+    use nostr_sdk::prelude::ToBech32;
+    let test = "browser-extension";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, "tolerance", "2", &["--hands", "3"], true);
+    let identity = nostr_sdk::Keys::generate();
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    use_extension(&c, &identity).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+
+    // An extension that answers with another key's signature seats nobody.
+    click(&c, "#sit-down").await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!(kind, "sign");
+    assert_eq!(ask["kind"], json!(7770), "{ask}");
+    assert_eq!(ask["pubkey"], json!(identity.public_key().to_hex()));
+    let stranger = nostr_sdk::Keys::generate();
+    extension_answers(&c, id, extension_signs(&stranger, &ask)).await;
+    let said = error_after(&c, "not with npub1").await;
+    assert!(said.contains("signed with npub1"), "{said}");
+    until(&c, "document.body.dataset.seat === 'refused'").await;
+
+    // The real approval: one signature, and the seat plays.
+    click(&c, "#sit-down").await;
+    let (id, _, ask) = extension_asked(&c).await;
+    let table_key = ask["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t[0] == "p")
+        .map(|t| t[1].as_str().unwrap().to_string())
+        .unwrap();
+    assert_ne!(table_key, identity.public_key().to_hex());
+    extension_answers(&c, id, extension_signs(&identity, &ask)).await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let seats = text(&c, "#seats").await;
+    let identity_npub = identity.public_key().to_bech32().unwrap();
+    assert!(seats.contains("Ana (host)"), "{seats}");
+    let before = clicks_until(&c, check_or_call, Duration::from_secs(120), 2).await;
+    assert_eq!(before, 2, "the table ended before the reload");
+    assert_eq!(script(&c, "return window.__ext.signs;").await, json!(2));
+
+    // A reload: the extension is back (as extensions come back), and opens the sealed key.
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    use_extension(&c, &identity).await;
+    until(
+        &c,
+        "document.getElementById('sit-down').textContent === 'Take your seat back' && !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!(kind, "decrypt", "{ask}");
+    assert_eq!(ask["pk"], json!(table_key));
+    let opened = nostr_sdk::nips::nip44::decrypt(
+        identity.secret_key(),
+        &nostr_sdk::PublicKey::from_hex(&table_key).unwrap(),
+        ask["ct"].as_str().unwrap(),
+    )
+    .unwrap();
+    extension_answers(&c, id, json!(opened)).await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
+    assert_eq!(
+        script(&c, "return window.__ext.signs;").await,
+        json!(0),
+        "the extension was asked to sign a move"
+    );
+    let line = text(&c, "#over-line").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    assert!(!line.contains("forfeit"), "{line}");
+
+    let cli = the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    let ids: Vec<&str> = cli["identities"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no identities: {cli}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(ids.len(), 2, "{cli}");
+    // The seats are drawn from the players' nonces: find the person's.
+    let at = ids
+        .iter()
+        .position(|i| *i == identity_npub)
+        .unwrap_or_else(|| panic!("verify does not name the identity: {cli}"));
+    // The seat itself is the table key's.
+    let key = nostr_sdk::PublicKey::from_hex(&table_key).unwrap();
+    let seat = cli["seats"][at].as_str().unwrap_or_default();
+    assert!(
+        seat == table_key || seat == key.to_bech32().unwrap(),
+        "the seat is not the table key: {cli}"
+    );
+    c.close().await.unwrap();
+}

@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod key;
 pub mod seat;
+pub mod signer;
 
 use nostr::prelude::*;
 use serde::Serialize;
@@ -97,7 +98,8 @@ struct TableView {
     status_words: String,
     pace: String,
     host: String,
-    /// Seated keys (hex) by seat; while the lobby is open, the players it lists.
+    /// The people (hex) by seat: a table key's identity, else the seated key; while the lobby
+    /// is open, the players it lists.
     players: Vec<String>,
     min_players: u8,
     max_players: u8,
@@ -182,6 +184,11 @@ pub(crate) fn announcement(
     Ok((opened, event, spec))
 }
 
+/// Who sits at each seat, hex: the identity that authorized its table key, else its key.
+fn people(spec: &TableSpec) -> Vec<String> {
+    spec.identities().iter().map(|k| k.to_hex()).collect()
+}
+
 fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
     let info = registry::all().into_iter().find(|g| g.name == spec.game);
     let game_title = info.as_ref().map_or_else(
@@ -190,7 +197,16 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
     );
     let (status, status_words, players, min, max, public, title) = match &spec.lobby {
         Some(l) => {
-            let listed: Vec<String> = l.players.iter().map(|p| p.pubkey.clone()).collect();
+            // The people at the table: a table key's identity (§2.3), else the key itself.
+            let listed: Vec<String> = l
+                .players
+                .iter()
+                .map(|p| {
+                    p.auth
+                        .as_ref()
+                        .map_or(p.pubkey.clone(), |a| a.pubkey.to_hex())
+                })
+                .collect();
             let (players, words) = match l.status {
                 LobbyStatus::Open => (
                     listed,
@@ -206,7 +222,7 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
                     ),
                 ),
                 LobbyStatus::Starting => (listed, "seating the players".to_string()),
-                LobbyStatus::Seated => (spec.seats.clone(), "playing".to_string()),
+                LobbyStatus::Seated => (people(spec), "playing".to_string()),
                 LobbyStatus::Cancelled => (
                     listed,
                     match &l.reason {
@@ -230,7 +246,7 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
             (
                 "seated",
                 "playing".to_string(),
-                spec.seats.clone(),
+                people(spec),
                 n,
                 n,
                 false,
@@ -245,7 +261,7 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
         status,
         status_words,
         pace: spec.deadlines.words(),
-        host: host.to_hex(),
+        host: spec.identity_of(host).to_hex(),
         players,
         min_players: min,
         max_players: max,
@@ -254,8 +270,9 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
     }
 }
 
-/// What the page fetches to check a seated table: `{seats, lobby, log}`, `lobby` and `log`
-/// being NIP-01 filters (the seating messages, and the log of the seated keys only).
+/// What the page fetches to check a seated table: `{seats, lobby, log}`, `seats` the people by
+/// seat (for their profiles), `lobby` and `log` NIP-01 filters (the seating messages, and the
+/// log of the seated keys only).
 #[wasm_bindgen]
 pub fn check_requests(opened: &str, table_events: &str) -> Result<String, JsError> {
     check_requests_json(opened, table_events).map_err(|e| JsError::new(&e))
@@ -275,7 +292,7 @@ fn check_requests_json(opened: &str, table_events: &str) -> Result<String, Strin
     let host = event.pubkey;
     let seats = spec.seat_keys();
     Ok(json!({
-        "seats": seats.iter().map(|k| k.to_hex()).collect::<Vec<_>>(),
+        "seats": people(&spec),
         "lobby": wire::lobby::lobby_filter(&host, &spec.table),
         "log": wire::log_filter(&host, &spec.table, &seats),
     })
@@ -327,7 +344,7 @@ fn check_table_json(
     let (event, spec) = seated_announcement(opened, table_events)?;
     let known = names::names_from_profiles(&parse_events(profiles));
     let seat_names: Vec<String> = spec
-        .seat_keys()
+        .identities()
         .iter()
         .map(|k| names::name_or_npub(&known, k))
         .collect();

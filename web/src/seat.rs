@@ -11,7 +11,7 @@
 //! game's rules before it is signed, and the seat's secrets (its key shares, the deck's
 //! secrets, its seating nonce) never leave this module's memory.
 
-use crate::key;
+use crate::signer;
 use nostr::nips::nip44;
 use nostr::prelude::*;
 use serde_json::{json, Value};
@@ -39,10 +39,6 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn signing_key() -> Result<Keys, String> {
-    key::unlocked().ok_or_else(|| "unlock your key first: a seat signs every move with it".into())
-}
-
 fn sign(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, String> {
     let builder = if pow > 0 { builder.pow(pow) } else { builder };
     builder
@@ -62,6 +58,9 @@ struct Joining {
     round: u32,
     asked: Option<u32>,
     revealed: bool,
+    /// With a signer extension: the identity's authorization of the table key (§2.3), once
+    /// the extension signed it.
+    auth: Option<Box<Event>>,
 }
 
 thread_local! {
@@ -92,25 +91,76 @@ pub fn join_step(opened: &str, table_events: &str) -> Result<String, JsError> {
 }
 
 fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
-    let keys = signing_key()?;
     let (_, event, spec) = crate::announcement(opened, table_events)?;
-    let out = JOINING.with(|j| next_join(&keys, &event.pubkey, &spec, &mut j.borrow_mut()))?;
+    let (keys, identity) = signer::seat_key(&spec.table)?;
+    let out = JOINING.with(|j| {
+        next_join(
+            &keys,
+            identity.as_ref(),
+            &event.pubkey,
+            &spec,
+            &mut j.borrow_mut(),
+            unix_now(),
+        )
+    })?;
     Ok(out.to_string())
 }
 
+/// The signer extension's answer to the `authorize` step of [`join_step`]: the identity's
+/// signed authorization of this table's key. Checked here (signature, this table, this key, not
+/// expired) before a join carries it; in words when it cannot seat the person.
+#[wasm_bindgen]
+pub fn join_authorize(opened: &str, table_events: &str, signed: &str) -> Result<(), JsError> {
+    let authorize = || -> Result<(), String> {
+        let (_, event, spec) = crate::announcement(opened, table_events)?;
+        let (keys, identity) = signer::seat_key(&spec.table)?;
+        let identity = identity.ok_or("no signer extension is in use on this page")?;
+        let auth = signer::accept(
+            signed,
+            &identity,
+            &keys.public_key(),
+            &event.pubkey,
+            &spec.table,
+            unix_now(),
+        )?;
+        JOINING.with(|j| match j.borrow_mut().get_mut(&spec.table) {
+            Some(j) => {
+                j.auth = Some(Box::new(auth));
+                Ok(())
+            }
+            None => Err("sit down again: this page forgot that it asked for a seat".to_string()),
+        })
+    };
+    authorize().map_err(|e| JsError::new(&e))
+}
+
+/// How long an authorization the page asks for stays good past the lobby's own expiry (or
+/// past now, for a lobby without one): as the terminal's `join --table-key` (§2.3).
+const AUTH_MARGIN_SECS: u64 = 3600;
+
 fn next_join(
     keys: &Keys,
+    identity: Option<&PublicKey>,
     host: &PublicKey,
     spec: &TableSpec,
     joins: &mut HashMap<String, Joining>,
+    now: u64,
 ) -> Result<Value, String> {
     let me = keys.public_key();
-    if *host == me {
+    if *host == me || identity == Some(host) {
         return Err("this key hosts the table: a seat is taken by another key".into());
     }
     let Some(l) = spec.lobby.as_ref() else {
         return Err("this table seated its players directly; there is no lobby to join".into());
     };
+    if identity.is_some() && spec.v < wire::TABLE_KEYS_SINCE {
+        return Err(format!(
+            "this table was announced by an older version of tolerance (version {}), which \
+             does not know table keys: sit down with a key made in this page instead of your \
+             signer extension",
+            spec.v
+        ));
+    }
     let table = &spec.table;
     let j = joins.entry(table.clone()).or_insert_with(|| {
         let nonce = fresh_nonce();
@@ -120,6 +170,7 @@ fn next_join(
             round: l.round,
             asked: None,
             revealed: false,
+            auth: None,
         }
     });
     let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
@@ -133,12 +184,13 @@ fn next_join(
         j.commit = seat_commit(table, &me, &j.nonce);
         let msg = lobby_msg(LobbyBody::Join {
             commit: j.commit.clone(),
-            auth: None,
+            auth: j.auth.clone(),
         });
         Ok(event_json(&sign(lobby_event(host, &msg), keys, pow)?))
     };
     let answer = |state: &str, words: String, publish: Vec<Value>| {
         json!({
+            "request": Value::Null,
             "state": state,
             "words": words,
             "publish": publish,
@@ -154,6 +206,19 @@ fn next_join(
             "the host cancelled the table: {}",
             l.reason.clone().unwrap_or_else(|| "no reason given".into())
         )),
+        LobbyStatus::Open if mine.is_none() && identity.is_some() && j.auth.is_none() => {
+            let expires = l.expires.unwrap_or(now).max(now) + AUTH_MARGIN_SECS;
+            let identity = identity.expect("a signer is in use");
+            let mut out = answer(
+                "authorize",
+                "approve, in your signer extension, the key this page made to play your seat \
+                 at this table"
+                    .into(),
+                Vec::new(),
+            );
+            out["request"] = signer::request(identity, &me, host, table, now, expires);
+            Ok(out)
+        }
         LobbyStatus::Open if mine.is_none() => {
             if j.asked == Some(l.round) {
                 return Ok(answer(
@@ -233,8 +298,8 @@ fn next_join(
 #[wasm_bindgen]
 pub fn join_leave(opened: &str, table_events: &str) -> Result<Option<String>, JsError> {
     let leave = || -> Result<Option<String>, String> {
-        let keys = signing_key()?;
         let (_, event, spec) = crate::announcement(opened, table_events)?;
+        let (keys, _) = signer::seat_key(&spec.table)?;
         let asked = JOINING.with(|j| {
             j.borrow_mut()
                 .remove(&spec.table)
@@ -353,6 +418,10 @@ struct Record {
     /// The master secret, hex, NIP-44 encrypted by the seat's key to itself.
     master: String,
     own: Vec<Value>,
+    /// With a signer extension: the table key that holds the seat, its secret sealed to the
+    /// identity (`{key, identity, sealed}`); only the extension opens it after a reload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    table_key: Option<Value>,
 }
 
 const RECORD_VERSION: u32 = 1;
@@ -393,23 +462,30 @@ fn open_seat(
     profiles: &str,
     record: Option<&str>,
 ) -> Result<Box<dyn Driven>, String> {
-    let keys = signing_key()?;
     let (opened, event, spec) = crate::announcement(opened, table_events)?;
     if !spec.is_seated() {
         return Err("the table's seats are not fixed yet".into());
     }
+    let (keys, identity) = signer::seat_key(&spec.table)?;
     check_seating(
         &spec,
         &crate::parse_events_up_to(lobby_events, crate::MAX_LOG),
     )
     .map_err(|f| f.words().to_string())?;
     let me = keys.public_key();
-    let seat = spec
-        .seats
-        .iter()
-        .position(|s| *s == me.to_hex())
-        .ok_or("your key holds no seat at this table")? as Seat;
+    let seat = match spec.seats.iter().position(|s| *s == me.to_hex()) {
+        Some(s) => s as Seat,
+        None if identity.is_some_and(|id| spec.identities().contains(&id)) => {
+            return Err(
+                "your identity holds a seat here through a table key this page no \
+                        longer has: take the seat back from the browser you sat down in"
+                    .into(),
+            )
+        }
+        None => return Err("your key holds no seat at this table".into()),
+    };
     let known = names::names_from_profiles(&crate::parse_events(profiles));
+    // Seats are named by the people behind them: a table key's identity (§2.3).
     let names: Vec<String> = spec
         .seat_keys()
         .iter()
@@ -417,10 +493,11 @@ fn open_seat(
             if *k == me {
                 "you".to_string()
             } else {
-                names::name_or_npub(&known, k)
+                names::name_or_npub(&known, &spec.identity_of(k))
             }
         })
         .collect();
+    let table_key = identity.map(|id| signer::seal(&keys, &id)).transpose()?;
     let kept = record
         .map(|r| read_record(r, &keys, &spec.table))
         .transpose()?;
@@ -432,6 +509,7 @@ fn open_seat(
             host: event.pubkey,
             start: event.created_at.as_secs(),
             relays: opened.relays.len(),
+            table_key,
             spec,
             seat,
             names,
@@ -442,6 +520,8 @@ fn open_seat(
 
 struct OpenSeat {
     keys: Keys,
+    /// A table key's secret sealed to its identity, for the record (with a signer extension).
+    table_key: Option<Value>,
     host: PublicKey,
     start: u64,
     relays: usize,
@@ -492,6 +572,7 @@ impl Visit for OpenSeat {
         }
         Ok(Box::new(Playing::<G> {
             sealed,
+            table_key: self.table_key,
             own,
             keys: self.keys,
             host: self.host,
@@ -509,6 +590,7 @@ impl Visit for OpenSeat {
 struct Playing<G: TableGame> {
     /// The master secret as the record keeps it, and the events this seat signed.
     sealed: String,
+    table_key: Option<Value>,
     own: Vec<Event>,
     keys: Keys,
     host: PublicKey,
@@ -636,6 +718,7 @@ impl<G: TableGame> Driven for Playing<G> {
             table: self.spec.table.clone(),
             master: self.sealed.clone(),
             own: self.own.iter().map(event_json).collect(),
+            table_key: self.table_key.clone(),
         })
         .expect("records serialize")
     }
@@ -866,12 +949,12 @@ mod tests {
         let (host, me) = (Keys::generate(), Keys::generate());
         let mut joins = HashMap::new();
         let open = table(&host, LobbyStatus::Open, Vec::new());
-        let first = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
+        let first = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
         assert_eq!(first["state"], "asking");
         let LobbyBody::Join { commit, .. } = body(&first["publish"][0], &me) else {
             panic!("not a join: {first}");
         };
-        let again = next_join(&me, &host.public_key(), &open, &mut joins).unwrap();
+        let again = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
         assert_eq!(again["publish"], json!([]), "asked twice");
         let listed = vec![LobbyPlayer {
             pubkey: me.public_key().to_hex(),
@@ -879,7 +962,8 @@ mod tests {
             auth: None,
         }];
         let starting = table(&host, LobbyStatus::Starting, listed.clone());
-        let reveal = next_join(&me, &host.public_key(), &starting, &mut joins).unwrap();
+        let reveal =
+            next_join(&me, None, &host.public_key(), &starting, &mut joins, 1_000).unwrap();
         assert_eq!(reveal["state"], "revealing");
         let LobbyBody::Reveal { nonce } = body(&reveal["publish"][0], &me) else {
             panic!("not a reveal: {reveal}");
@@ -887,10 +971,10 @@ mod tests {
         let mut n = [0u8; 32];
         hex::decode_to_slice(&nonce, &mut n).unwrap();
         assert_eq!(seat_commit(&starting.table, &me.public_key(), &n), commit);
-        let quiet = next_join(&me, &host.public_key(), &starting, &mut joins).unwrap();
+        let quiet = next_join(&me, None, &host.public_key(), &starting, &mut joins, 1_000).unwrap();
         assert_eq!(quiet["publish"], json!([]), "revealed twice");
         let seated = table(&host, LobbyStatus::Seated, listed);
-        let done = next_join(&me, &host.public_key(), &seated, &mut joins).unwrap();
+        let done = next_join(&me, None, &host.public_key(), &seated, &mut joins, 1_000).unwrap();
         assert_eq!(done["state"], "seated");
 
         let forged = vec![LobbyPlayer {
@@ -899,16 +983,83 @@ mod tests {
             auth: None,
         }];
         let lie = table(&host, LobbyStatus::Starting, forged);
-        let err = next_join(&me, &host.public_key(), &lie, &mut joins).unwrap_err();
+        let err = next_join(&me, None, &host.public_key(), &lie, &mut joins, 1_000).unwrap_err();
         assert_eq!(
             err,
             "the host listed you with a commitment you did not make"
         );
         let mut cancelled = table(&host, LobbyStatus::Cancelled, Vec::new());
         cancelled.lobby.as_mut().unwrap().reason = Some("rain".into());
-        let err = next_join(&me, &host.public_key(), &cancelled, &mut joins).unwrap_err();
+        let err =
+            next_join(&me, None, &host.public_key(), &cancelled, &mut joins, 1_000).unwrap_err();
         assert_eq!(err, "the host cancelled the table: rain");
-        let err = next_join(&host, &host.public_key(), &open, &mut joins).unwrap_err();
+        let err = next_join(&host, None, &host.public_key(), &open, &mut joins, 1_000).unwrap_err();
+        assert!(err.contains("hosts the table"), "{err}");
+    }
+
+    /// With a signer extension the first step asks it to approve the table key, and nothing
+    /// goes to the host before; the join then carries the approval, and an older table that
+    /// knows no table keys is refused in words.
+    #[test]
+    fn with_an_extension_the_join_waits_for_its_approval_and_carries_it() {
+        let (host, tk, identity) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let id = identity.public_key();
+        let mut joins = HashMap::new();
+        let mut open = table(&host, LobbyStatus::Open, Vec::new());
+        open.lobby.as_mut().unwrap().expires = Some(5_000);
+        let first =
+            next_join(&tk, Some(&id), &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        assert_eq!(first["state"], "authorize");
+        assert_eq!(first["publish"], json!([]));
+        let req = &first["request"];
+        assert_eq!(req["kind"], json!(7770));
+        assert_eq!(req["pubkey"], json!(id.to_hex()));
+        let exp = req["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t[0] == "expiration")
+            .unwrap()[1]
+            .clone();
+        assert_eq!(exp, json!((5_000 + AUTH_MARGIN_SECS).to_string()));
+        let auth = tolerance::wire::auth::auth_event(
+            &tk.public_key(),
+            &host.public_key(),
+            &open.table,
+            9_000,
+        )
+        .sign_with_keys(&identity)
+        .unwrap();
+        joins.get_mut(&open.table).unwrap().auth = Some(Box::new(auth.clone()));
+        let asked =
+            next_join(&tk, Some(&id), &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        assert_eq!(asked["state"], "asking");
+        let LobbyBody::Join { auth: carried, .. } = body(&asked["publish"][0], &tk) else {
+            panic!("not a join: {asked}");
+        };
+        assert_eq!(carried.map(|a| a.id), Some(auth.id));
+
+        let mut old = open.clone();
+        old.v = 5;
+        let err = next_join(
+            &tk,
+            Some(&id),
+            &host.public_key(),
+            &old,
+            &mut HashMap::new(),
+            1_000,
+        )
+        .unwrap_err();
+        assert!(err.contains("older version"), "{err}");
+        let err = next_join(
+            &tk,
+            Some(&host.public_key()),
+            &host.public_key(),
+            &open,
+            &mut joins,
+            1,
+        )
+        .unwrap_err();
         assert!(err.contains("hosts the table"), "{err}");
     }
 
@@ -932,6 +1083,7 @@ mod tests {
             )
             .unwrap(),
             own: vec![event_json(&own)],
+            table_key: None,
         };
         let text = serde_json::to_string(&record).unwrap();
         let (back, events) = read_record(&text, &me, "t").unwrap();

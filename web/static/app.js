@@ -537,7 +537,7 @@ function tick(seat) {
 // and one seat at a time; false when the page cannot start.
 function startSeat(opened, why) {
   clearError();
-  if (!core.key_unlocked()) {
+  if (!core.key_unlocked() && !core.signer_identity()) {
     fail(why);
     $("you").scrollIntoView({ block: "nearest" });
     return false;
@@ -551,7 +551,7 @@ function startSeat(opened, why) {
 // Sits down at the table a link opened: asks the host for a seat with this page's key, opens
 // the seating nonce when the table is full, then plays the seat here.
 async function sitDown(opened) {
-  if (!startSeat(opened, "Unlock your key (or make one) first: your seat signs every move with it.")) return;
+  if (!startSeat(opened, "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) return;
   // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
   window.timing = { sat: performance.now() };
   const tableEvents = [];
@@ -568,8 +568,16 @@ async function sitDown(opened) {
   playing.pool = pool;
   seatState("asking");
   let seating = false;
+  let authorizing = false;
+  const refused = (m) => {
+    fail(m);
+    seatState("refused");
+    pool.close();
+    playing = null;
+    $("sit-down").disabled = false;
+  };
   const step = async () => {
-    if (seat || seating) return;
+    if (seat || seating || authorizing) return;
     let r;
     try {
       r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
@@ -587,6 +595,32 @@ async function sitDown(opened) {
     for (const ev of r.publish) pool.publish(ev);
     $("sit-note").textContent = r.words;
     seatState(r.state);
+    if (r.state === "authorize") {
+      // One approval per table: the extension signs the authorization of this table's key.
+      authorizing = true;
+      const ext = extension();
+      if (!ext) {
+        refused("Your signer extension is gone from this page: it must approve the key that " +
+          "plays your seat.");
+        return;
+      }
+      let signed;
+      try {
+        signed = await ext.signEvent(r.request);
+      } catch (e) {
+        refused(`Your signer extension did not approve this table's key, so you are not seated: ${e.message || e}`);
+        return;
+      }
+      try {
+        core.join_authorize(JSON.stringify(opened), JSON.stringify(tableEvents), JSON.stringify(signed));
+      } catch (e) {
+        refused(e.message || String(e));
+        return;
+      }
+      authorizing = false;
+      step();
+      return;
+    }
     if (r.state === "seated") {
       seating = true;
       await takeSeat(opened, tableEvents, r.lobby, pool).then((s) => (seat = s));
@@ -644,7 +678,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
 
 // Takes back the seat this browser kept a record of (after a reload or a closed tab).
 async function resumeSeat(opened, tableEvents) {
-  if (!startSeat(opened, "Unlock your key first: your seat was kept for it.")) return;
+  if (!startSeat(opened, "Unlock your key, or use the signer extension you sat down with, first: your seat was kept for it.")) return;
   let seat = null;
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
@@ -654,8 +688,36 @@ async function resumeSeat(opened, tableEvents) {
   });
   playing.pool = pool;
   seatState("resuming");
+  const record = keptRecord(opened.table);
+  let tk = null;
+  try {
+    tk = JSON.parse(record).table_key || null;
+  } catch {
+    // A damaged record is said in words by the core.
+  }
+  if (tk) {
+    // The seat is held by a table key sealed to your identity: only your extension opens it.
+    const ext = extension();
+    const signer = core.signer_identity();
+    const why = !ext || !ext.nip44 || typeof ext.nip44.decrypt !== "function"
+      ? "This seat was taken with a signer extension: use one that decrypts (NIP-07 nip44) to take it back."
+      : !signer || JSON.parse(signer).hex !== tk.identity
+        ? "This seat was taken with a signer extension: use it (Use my signer extension) to take the seat back."
+        : null;
+    try {
+      if (why) throw new Error(why);
+      core.signer_restore(opened.table, tk.key, String(await ext.nip44.decrypt(tk.key, tk.sealed)));
+    } catch (e) {
+      fail(e.message || String(e));
+      seatState("refused");
+      pool.close();
+      playing = null;
+      $("sit-down").disabled = false;
+      return;
+    }
+  }
   const { lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
-  seat = await takeSeat(opened, [...tableEvents], lobby, pool, keptRecord(opened.table));
+  seat = await takeSeat(opened, [...tableEvents], lobby, pool, record);
 }
 
 function wireSeat() {
@@ -859,6 +921,29 @@ function hideExport() {
 // Puts the key's state on screen: none, kept and locked, or unlocked (then with its profile's
 // name when the relays know one).
 async function showYou() {
+  const signer = core.signer_identity();
+  $("signer-use").hidden = !!signer;
+  $("signer-stop").hidden = !signer;
+  // With an extension the page keeps no key of its own in view: each table gets a key of its
+  // own that the extension approves once.
+  for (const id of ["key-make", "key-unlock", "key-held", "import-box", "forget", "forget-sure"]) {
+    if (signer) $(id).hidden = true;
+  }
+  if (signer) {
+    hideExport();
+    const me = JSON.parse(signer);
+    $("you-status").textContent = `You sign with your extension: ${me.npub}. Each table asks it ` +
+      "once to approve a key this page makes to play that seat.";
+    const relays = await defaultRelays();
+    if (relays.length === 0) return;
+    const [n] = await names(relays, [me.hex]);
+    if (n && n.named && core.signer_identity() === signer) {
+      $("you-status").textContent = `You are ${n.name}, signing with your extension: ${me.npub}. ` +
+        "Each table asks it once to approve a key this page makes to play that seat.";
+    }
+    return;
+  }
+  $("import-box").hidden = false;
   const unlocked = core.key_unlocked();
   const kept = keptKey();
   $("key-make").hidden = !!(unlocked || kept);
@@ -899,7 +984,33 @@ async function withKey(doing, work) {
   await showYou();
 }
 
+// The NIP-07 extension, if the browser has one (extensions may add it after the page loads).
+function extension() {
+  return window.nostr && typeof window.nostr.signEvent === "function" ? window.nostr : null;
+}
+
 function wireKey() {
+  $("signer-use").addEventListener("click", async () => {
+    clearError();
+    const ext = extension();
+    if (!ext) {
+      fail("No signer extension answers on this page (NIP-07, window.nostr): add one to this " +
+        "browser, or make a key here.");
+      return;
+    }
+    try {
+      core.signer_use(String(await ext.getPublicKey()));
+    } catch (e) {
+      fail(`Your signer extension did not say which key is yours: ${e.message || e}`);
+      return;
+    }
+    await showYou();
+  });
+  $("signer-stop").addEventListener("click", () => {
+    core.signer_forget();
+    clearError();
+    showYou();
+  });
   $("key-make").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const password = $("make-password").value;
