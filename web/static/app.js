@@ -767,7 +767,7 @@ function renderTable(view, opened, people) {
   $("table-relays").textContent = opened.relays.join(", ");
   const open = view.status === "open";
   $("terminal-lead").textContent = open
-    ? "Taking a seat from this page comes next. From a terminal:"
+    ? "Sit down here, or from a terminal:"
     : "Follow it from a terminal:";
   $("join-command").textContent = `tolerance ${open ? "join" : "watch"} ${view.naddr}`;
   const seats = $("seats");
