@@ -91,6 +91,8 @@
 
 #[cfg(feature = "terminal")]
 pub mod app;
+#[cfg(feature = "runtime")]
+pub mod authority;
 pub mod bots;
 pub mod cards;
 #[cfg(feature = "runtime")]

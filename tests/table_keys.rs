@@ -226,6 +226,158 @@ fn two_seats_with_table_keys_play_to_the_end_and_verify_shows_their_identities()
     );
 }
 
+/// What a bunker was asked, by method, as its person saw the requests.
+#[derive(Clone, Default)]
+struct Asked(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl nostr_connect::prelude::NostrConnectSignerActions for Asked {
+    fn approve(
+        &self,
+        _client: &PublicKey,
+        req: &nostr_connect::prelude::NostrConnectRequest,
+    ) -> bool {
+        self.0.lock().unwrap().push(req.method().to_string());
+        true
+    }
+}
+
+impl Asked {
+    fn count(&self, method: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| *m == method)
+            .count()
+    }
+}
+
+/// A NIP-46 bunker holding `user` on the relay, answering every request (and noting it); its
+/// `bunker://` link once it is listening (a request of the test's own answered: NIP-46 events
+/// are ephemeral, so a request sent before it listens would be lost).
+fn bunker(r: &Relay, user: &Keys, asked: &Asked) -> String {
+    use nostr_connect::prelude::*;
+    let signer = NostrConnectRemoteSigner::new(
+        NostrConnectKeys {
+            signer: Keys::generate(),
+            user: user.clone(),
+        },
+        [r.url.as_str()],
+        Some("a bunker secret".into()),
+        None,
+    )
+    .unwrap();
+    let uri = signer.bunker_uri();
+    let actions = asked.clone();
+    r.rt.spawn(async move { signer.serve(actions).await });
+    r.rt.block_on(async {
+        for _ in 0..50 {
+            let probe =
+                NostrConnect::new(uri.clone(), Keys::generate(), Duration::from_secs(1), None)
+                    .unwrap();
+            let answered = probe.get_public_key().await.ok();
+            probe.shutdown().await;
+            if answered == Some(user.public_key()) {
+                return;
+            }
+        }
+        panic!("the bunker never answered");
+    });
+    uri.to_string()
+}
+
+/// A person whose identity lives in a NIP-46 bunker — its secret never on the player's machine,
+/// which holds no identity at all — keeps the bunker's link (`keys bunker`), joins, and plays to
+/// the end: the bunker is asked to sign exactly once for the table (the authorization), the
+/// table key signs every move, and `verify` names the seat by the bunker's identity. Then
+/// `resume` takes the finished table's seat back through the bunker (which opens the table key
+/// the journal sealed to the identity, a second request and no signature), and a bunker link
+/// that is not one is refused in words.
+#[test]
+fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
+    let r = Relay::start();
+    let (ha, hb) = (home("tkeys-bunker", "a"), home("tkeys-bunker", "b"));
+    let a = player(&ha);
+    let user = Keys::generate();
+    let asked = Asked::default();
+    let uri = bunker(&r, &user, &asked);
+    let before = asked.count("sign_event");
+
+    let bad = run(&hb, &["keys", "bunker", "nostrconnect://nonsense"]);
+    assert!(!bad.status.success());
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(said.contains("bunker://"), "{said}");
+    let kept = run(&hb, &["keys", "bunker", &uri]);
+    let out = String::from_utf8_lossy(&kept.stdout);
+    assert!(kept.status.success(), "{kept:?}");
+    let b = user.public_key().to_bech32().unwrap();
+    assert!(out.contains(&b), "{out}");
+
+    let host = spawn(
+        &ha,
+        &[
+            "host",
+            "--relay",
+            &r.url,
+            "--game",
+            "high-card",
+            "--seats",
+            "2",
+            "--public",
+            "--auto",
+            "--wait",
+            "120",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let joiner = spawn(&hb, &["join", &naddr, "--auto"]);
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
+    assert!(ok, "host: {out}\n{err}");
+    let (ok, jout, jerr) = joiner.finish_blocking(Duration::from_secs(60));
+    assert!(ok, "joiner: {jout}\n{jerr}");
+    assert!(jout.contains("with a key made for this table"), "{jout}");
+    assert!(jout.contains("table over:"), "{jout}");
+    assert_eq!(
+        asked.count("sign_event") - before,
+        1,
+        "the bunker signs the authorization and nothing else"
+    );
+
+    let v = run(&ha, &["verify", &naddr, "--json"]);
+    assert!(v.status.success(), "{v:?}");
+    let report: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!(
+        (&report["ok"], &report["finished"]),
+        (&true.into(), &true.into()),
+        "{report}"
+    );
+    let ids: Vec<&str> = report["identities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x.as_str())
+        .collect();
+    let at = ids
+        .iter()
+        .position(|i| *i == b)
+        .unwrap_or_else(|| panic!("verify does not name the bunker's identity: {report}"));
+    assert_ne!(report["seats"][at], b.as_str(), "{report}");
+    assert!(ids.contains(&a.as_str()), "{report}");
+
+    // The seat back through the bunker: it opens the sealed table key, and signs nothing.
+    let decrypts = asked.count("nip44_decrypt");
+    let back = run(&hb, &["resume", &naddr, "--auto"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&back.stdout),
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert!(back.status.success(), "{text}");
+    assert!(text.contains("resuming table"), "{text}");
+    assert_eq!(asked.count("nip44_decrypt") - decrypts, 1, "{text}");
+    assert_eq!(asked.count("sign_event") - before, 1, "{text}");
+}
+
 /// A seated two-player table of `host`, its players `(seat key, authorization listed, join
 /// request's authorization)`: the announcement, and the lobby messages (joins, reveals).
 fn seated_table(

@@ -2,6 +2,7 @@
 
 use super::common::{load_identity, relays_or_embedded, setup_options};
 use super::seat::{play_seat, SeatUi};
+use crate::authority::Authority;
 use crate::games::registry::{self, TableGame, Visit};
 use crate::identity;
 use crate::net::pool::RelayPool;
@@ -289,8 +290,8 @@ impl Drop for StartListener {
 }
 
 pub async fn run(args: HostArgs) -> Result<(), String> {
-    let keys = load_identity()?;
-    host_as(&keys, args, None).await
+    let who = crate::authority::load(&crate::identity::config_dir(), load_identity).await?;
+    host_as(&who, args, None).await
 }
 
 /// The game's setup as JSON and the most players it seats.
@@ -329,15 +330,22 @@ pub async fn check_setup(
     Ok(())
 }
 
-/// Hosts as `identity` (with a table key it authorizes when `args.table_key`); `open`: a pool
-/// the command already holds (the lobby screen's), used when it is on the table's relays.
+/// Hosts as `identity` (with a table key it authorizes when `args.table_key`, and always for an
+/// identity in a bunker); `open`: a pool the command already holds (the lobby screen's), used
+/// when it is on the table's relays.
 pub async fn host_as(
-    identity: &Keys,
+    identity: &Authority,
     args: HostArgs,
     open: Option<RelayPool>,
 ) -> Result<(), String> {
-    let table_key = args.table_key.then(Keys::generate);
-    let keys = table_key.as_ref().unwrap_or(identity);
+    let table_key = match identity.local_keys() {
+        Some(_) if !args.table_key => None,
+        _ => Some(Keys::generate()),
+    };
+    let keys = table_key
+        .as_ref()
+        .or(identity.local_keys())
+        .expect("a seat key: the table key, else the local identity");
     let authority = table_key.as_ref().map(|_| identity);
     let me = identity.public_key();
     let invite: Vec<PublicKey> = args
@@ -450,7 +458,7 @@ pub async fn host_as(
 
 async fn host_on(
     keys: &Keys,
-    authority: Option<&Keys>,
+    authority: Option<&Authority>,
     pool: &RelayPool,
     opts: HostOptions,
     relays: Vec<String>,
@@ -467,6 +475,7 @@ async fn host_on(
         host: me,
         relays,
     };
+    let authority = authority.map(Authority::public_key);
     play_seat(keys, authority, pool, joined, start, ui, None).await
 }
 

@@ -3,6 +3,7 @@
 use super::common::load_identity;
 use super::host::{print_news, seated};
 use super::seat::{play_seat, SeatUi};
+use crate::authority::Authority;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::table::lobby;
 use nostr_sdk::prelude::*;
@@ -31,21 +32,28 @@ pub struct JoinArgs {
 }
 
 pub async fn run(args: JoinArgs) -> Result<(), String> {
-    let keys = load_identity()?;
-    join_as(&keys, args, None).await
+    let who = crate::authority::load(&crate::identity::config_dir(), load_identity).await?;
+    join_as(&who, args, None).await
 }
 
-/// Joins as `identity` (with a table key it authorizes when `args.table_key`); `open`: a pool
-/// the command already holds (the lobby screen's), used when it is on the table's relays.
+/// Joins as `identity` (with a table key it authorizes when `args.table_key`, and always for
+/// an identity in a bunker); `open`: a pool the command already holds (the lobby screen's),
+/// used when it is on the table's relays.
 pub async fn join_as(
-    identity: &Keys,
+    identity: &Authority,
     args: JoinArgs,
     open: Option<RelayPool>,
 ) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     let relays = lobby::table_relays(&args.relays, &r)?;
-    let table_key = args.table_key.then(Keys::generate);
-    let keys = table_key.as_ref().unwrap_or(identity);
+    let table_key = match identity.local_keys() {
+        Some(_) if !args.table_key => None,
+        _ => Some(Keys::generate()),
+    };
+    let keys = table_key
+        .as_ref()
+        .or(identity.local_keys())
+        .expect("a seat key: the table key, else the local identity");
     let authority = table_key.as_ref().map(|_| identity);
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
     let pool = super::common::pool_on(keys, &relays, open).await?;
@@ -80,7 +88,14 @@ pub async fn join_as(
         connect(keys, &joined.relays).await?
     };
     let ui = SeatUi::choose(args.auto, args.plain);
-    let played = seat_on(keys, authority, &pool, joined, ui).await;
+    let played = seat_on(
+        keys,
+        authority.map(Authority::public_key),
+        &pool,
+        joined,
+        ui,
+    )
+    .await;
     pool.shutdown().await;
     played
 }
@@ -93,7 +108,7 @@ async fn connect(keys: &Keys, relays: &[String]) -> Result<RelayPool, String> {
 
 async fn seat_on(
     keys: &Keys,
-    authority: Option<&Keys>,
+    authority: Option<PublicKey>,
     pool: &RelayPool,
     joined: lobby::Joined,
     ui: SeatUi,

@@ -32,6 +32,16 @@ pub enum KeysCommand {
     },
     /// Publish the name other players see (a kind-0 profile).
     Profile(ProfileArgs),
+    /// Play as an identity held by a NIP-46 remote signer (a bunker): give the bunker://… link
+    /// it shows. `join`, `host` and `resume` then hold each seat with a key made for its table,
+    /// which the bunker authorizes once (PROTOCOL.md §2.3); the identity's secret stays there.
+    Bunker {
+        /// The bunker://… link (without it: which bunker is kept, if any).
+        uri: Option<String>,
+        /// Forget the kept bunker: commands use the identity stored on this machine again.
+        #[arg(long, conflicts_with = "uri")]
+        forget: bool,
+    },
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -94,6 +104,40 @@ pub fn run(command: KeysCommand) -> Result<(), String> {
         KeysCommand::Profile(args) => {
             return runtime()?.block_on(profile(args));
         }
+        KeysCommand::Bunker { forget: true, .. } => {
+            if crate::authority::forget_bunker(&dir)? {
+                println!("the bunker is forgotten: commands use the identity on this machine");
+            } else {
+                println!("no bunker was kept");
+            }
+        }
+        KeysCommand::Bunker {
+            uri: Some(uri),
+            forget: false,
+        } => {
+            println!("asking the bunker which identity it holds (approve it there if it asks)…");
+            let id = runtime()?.block_on(crate::authority::remember_bunker(&dir, &uri))?;
+            println!("{}", id.to_bech32().expect("a public key always encodes"));
+            println!(
+                "held by your bunker; its link is kept in {}",
+                crate::authority::bunker_path(&dir).display()
+            );
+        }
+        KeysCommand::Bunker {
+            uri: None,
+            forget: false,
+        } => match crate::authority::bunker_identity(&dir)? {
+            Some(id) => {
+                println!("{}", id.to_bech32().expect("a public key always encodes"));
+                println!(
+                    "held by your bunker; its link is kept in {}",
+                    crate::authority::bunker_path(&dir).display()
+                );
+            }
+            None => {
+                println!("no bunker is kept: give its link with `tolerance keys bunker bunker://…`")
+            }
+        },
     }
     Ok(())
 }

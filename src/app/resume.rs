@@ -66,8 +66,9 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
-    let identity = load_identity()?;
-    // A seat held by a table key: the identity that authorized it opens the key (§2.3).
+    let identity = crate::authority::load(&home, load_identity).await?;
+    // A seat held by a table key: the identity that authorized it opens the key (§2.3), on
+    // this machine or in its bunker.
     let (keys, authority) = match &meta.identity {
         Some(who) if *who != identity.public_key().to_hex() => {
             return Err(format!(
@@ -78,11 +79,23 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
                 short_npub(&identity.public_key())
             ))
         }
-        Some(_) => (
-            journal::open_table_key(&home, &identity, &id)?,
-            Some(identity.clone()),
-        ),
-        None => (identity.clone(), None),
+        Some(_) => {
+            let (key, sealed) = journal::sealed_table_key(&home, &id)?;
+            let opened = zeroize::Zeroizing::new(identity.open(&key, &sealed).await?);
+            (
+                journal::table_key_from(&id, &key, &opened)?,
+                Some(identity.public_key()),
+            )
+        }
+        None => match identity.local_keys() {
+            Some(k) => (k.clone(), None),
+            None => {
+                return Err(format!(
+                    "table {id} was played by your identity's own key, which this machine does \
+                     not hold (a bunker holds it): resume it where that key is"
+                ))
+            }
+        },
     };
     if keys.public_key().to_hex() != meta.me {
         return Err(format!(
@@ -112,16 +125,7 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
             short_npub(&identity.public_key())
         );
         let joined = Joined { spec, host, relays };
-        play_seat(
-            &keys,
-            authority.as_ref(),
-            &pool,
-            joined,
-            start,
-            ui,
-            Some(meta),
-        )
-        .await
+        play_seat(&keys, authority, &pool, joined, start, ui, Some(meta)).await
     }
     .await;
     pool.shutdown().await;

@@ -79,11 +79,11 @@ pub fn seat_names(
 
 /// Plays the seat to the end of the table.
 /// Plays on the command's `pool` (signing with `keys`), which the table closes when it ends.
-/// `authority`: the identity that authorized `keys` as its table key, which keeps the table
-/// key in the journal for `resume`.
+/// `authority`: the identity that authorized `keys` as its table key, to which the journal
+/// seals the table key for `resume`.
 pub async fn play_seat(
     keys: &Keys,
-    authority: Option<&Keys>,
+    authority: Option<PublicKey>,
     pool: &RelayPool,
     joined: Joined,
     start: u64,
@@ -101,7 +101,7 @@ pub async fn play_seat(
     let names = fetch_names(pool, &spec.identities(), Duration::from_secs(2)).await;
     let names = seat_names(&spec, &me, &names);
     if let Some(identity) = authority {
-        journal::seal_table_key(&home, identity, &spec.table, keys)?;
+        journal::seal_table_key(&home, &identity, &spec.table, keys)?;
     }
     for (s, n) in names.iter().enumerate() {
         println!("  seat {s}: {n}");
@@ -113,7 +113,7 @@ pub async fn play_seat(
         relays: relays.clone(),
         naddr: wire::table_naddr(&host, &spec.table, &relays),
         me: me.to_hex(),
-        identity: authority.map(|i| i.public_key().to_hex()),
+        identity: authority.map(|i| i.to_hex()),
         auto: ui == SeatUi::Bot,
         finished: false,
         game: spec.game.clone(),

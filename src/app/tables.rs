@@ -97,7 +97,8 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
         }
         LobbyChoice::Join(naddr) => {
             let join: JoinArgs = command_args("join", &[&naddr])?;
-            super::join::join_as(&keys, join, Some(pool)).await
+            let who = crate::authority::Authority::local(keys.clone());
+            super::join::join_as(&who, join, Some(pool)).await
         }
         LobbyChoice::Host(t) => {
             let seats = t.seats.to_string();
@@ -115,7 +116,8 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
                 argv.extend(["--relay", r.as_str()]);
             }
             let host: HostArgs = command_args("host", &argv)?;
-            super::host::host_as(&keys, host, Some(pool)).await
+            let who = crate::authority::Authority::local(keys.clone());
+            super::host::host_as(&who, host, Some(pool)).await
         }
     }
 }

@@ -42,7 +42,7 @@ pub struct TableMeta {
     /// This client's public key, hex: the seat key (the identity, or its table key).
     pub me: String,
     /// The identity that authorized `me` as its table key (PROTOCOL §2.3), hex; the key itself
-    /// is in `table_key.bin`, sealed under the identity.
+    /// is in `table_key.json`, sealed to the identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<String>,
     /// Whether a bot plays this seat (`--auto`).
@@ -317,78 +317,106 @@ impl Journal {
     }
 }
 
-/// The sealing key for a table key kept under `identity`: the identity's secret, bound to the
-/// table, under another HKDF salt than the journal's (one key, one purpose).
-fn table_key_cipher(identity: &Keys, table: &str) -> ChaCha20Poly1305 {
-    let hk = Hkdf::<Sha256>::new(
-        Some(b"tolerance/table-key/v1"),
-        identity.secret_key().as_secret_bytes(),
-    );
-    let mut key = Zeroizing::new([0u8; 32]);
-    hk.expand(table.as_bytes(), &mut *key)
-        .expect("32 bytes is a valid HKDF output length");
-    ChaCha20Poly1305::new(Key::from_slice(&*key))
+/// A table key as its journal keeps it (`table_key.json`): its public half, and its secret
+/// NIP-44 encrypted from the table key to the identity, so that only the identity opens it —
+/// on this machine, or in a NIP-46 bunker that never hands its secret over.
+#[derive(Serialize, Deserialize)]
+pub struct SealedTableKey {
+    /// The table key (hex).
+    pub key: String,
+    /// NIP-44 of `{"table", "secret"}` from the table key to the identity.
+    pub sealed: String,
 }
 
-fn table_key_aad(table: &str) -> Vec<u8> {
-    let mut aad = b"tolerance/table-key/v1".to_vec();
-    aad.extend_from_slice(table.as_bytes());
-    aad
+#[derive(Serialize, Deserialize)]
+struct TableKeyPlain {
+    table: String,
+    secret: String,
+}
+
+fn table_key_path(home: &Path, table: &str) -> PathBuf {
+    tables_dir(home).join(table).join("table_key.json")
 }
 
 /// Keeps `key`, the table key `identity` authorized at `table`, in the table's journal
-/// directory, sealed under the identity (fsynced before the table's first event), so that
-/// `resume`, which unlocks only the identity, can take the seat back.
+/// directory, sealed to the identity (written before the table's first event), so that
+/// `resume`, which reaches only the identity, can take the seat back.
 pub fn seal_table_key(
     home: &Path,
-    identity: &Keys,
+    identity: &PublicKey,
     table: &str,
     key: &Keys,
 ) -> Result<(), TableError> {
     let dir = tables_dir(home).join(table);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    let mut nonce = [0u8; 12];
-    OsRng.fill_bytes(&mut nonce);
-    let ct = table_key_cipher(identity, table)
-        .encrypt(
-            Nonce::from_slice(&nonce),
-            AeadPayload {
-                msg: key.secret_key().as_secret_bytes(),
-                aad: &table_key_aad(table),
-            },
-        )
-        .map_err(|_| TableError::Journal("sealing the table key failed".into()))?;
-    let mut out = nonce.to_vec();
-    out.extend_from_slice(&ct);
-    write_atomic(&dir.join("table_key.bin"), &out)
+    let plain = Zeroizing::new(
+        serde_json::to_string(&TableKeyPlain {
+            table: table.to_string(),
+            secret: key.secret_key().to_secret_hex(),
+        })
+        .expect("serialises"),
+    );
+    let sealed = nip44::encrypt(
+        key.secret_key(),
+        identity,
+        plain.as_str(),
+        nip44::Version::V2,
+    )
+    .map_err(|_| TableError::Journal("sealing the table key failed".into()))?;
+    let kept = SealedTableKey {
+        key: key.public_key().to_hex(),
+        sealed,
+    };
+    write_atomic(
+        &table_key_path(home, table),
+        &serde_json::to_vec(&kept).expect("serialises"),
+    )
 }
 
-/// The table key `identity` keeps for `table` ([`seal_table_key`]).
-pub fn open_table_key(home: &Path, identity: &Keys, table: &str) -> Result<Keys, TableError> {
-    let path = tables_dir(home).join(table).join("table_key.bin");
+/// The sealed table key kept for `table` ([`seal_table_key`]), to be opened by the identity.
+pub fn sealed_table_key(home: &Path, table: &str) -> Result<(PublicKey, String), TableError> {
+    let path = table_key_path(home, table);
     let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+    let kept: SealedTableKey = serde_json::from_slice(&bytes)
+        .map_err(|_| TableError::Journal(format!("{} is damaged", path.display())))?;
+    let key = PublicKey::from_hex(&kept.key)
+        .map_err(|_| TableError::Journal(format!("{} is damaged", path.display())))?;
+    Ok((key, kept.sealed))
+}
+
+/// The table key of `table` from what the identity opened of its seal: it must be that key,
+/// for that table.
+pub fn table_key_from(table: &str, key: &PublicKey, opened: &str) -> Result<Keys, TableError> {
     let damaged = || {
-        TableError::Journal(format!(
-            "{} does not open with this identity's key (another key, or damaged)",
-            path.display()
-        ))
+        TableError::Journal(
+            "the table key kept for this table does not open with this identity (another \
+             identity, or damaged)"
+                .into(),
+        )
     };
-    if bytes.len() < 12 + 16 {
+    let plain: TableKeyPlain = serde_json::from_str(opened).map_err(|_| damaged())?;
+    let keys = SecretKey::from_hex(&plain.secret)
+        .map(Keys::new)
+        .map_err(|_| damaged())?;
+    if plain.table != table || keys.public_key() != *key {
         return Err(damaged());
     }
-    let pt = Zeroizing::new(
-        table_key_cipher(identity, table)
-            .decrypt(
-                Nonce::from_slice(&bytes[..12]),
-                AeadPayload {
-                    msg: &bytes[12..],
-                    aad: &table_key_aad(table),
-                },
+    Ok(keys)
+}
+
+/// [`sealed_table_key`] opened with a local identity.
+pub fn open_table_key(home: &Path, identity: &Keys, table: &str) -> Result<Keys, TableError> {
+    let (key, sealed) = sealed_table_key(home, table)?;
+    let opened = Zeroizing::new(
+        nip44::decrypt(identity.secret_key(), &key, &sealed).map_err(|_| {
+            TableError::Journal(
+                "the table key kept for this table does not open with this identity's key \
+                 (another key, or damaged)"
+                    .into(),
             )
-            .map_err(|_| damaged())?,
+        })?,
     );
-    let secret = SecretKey::from_slice(&pt).map_err(|_| damaged())?;
-    Ok(Keys::new(secret))
+    table_key_from(table, &key, &opened)
 }
 
 /// Stores a table's metadata beside its journal (the journal's directory must exist).
@@ -470,13 +498,18 @@ mod tests {
         let home = tmp();
         let (identity, key, other) = (Keys::generate(), Keys::generate(), Keys::generate());
         let table = hex::encode([4u8; 32]);
-        seal_table_key(&home, &identity, &table, &key).unwrap();
+        seal_table_key(&home, &identity.public_key(), &table, &key).unwrap();
         let back = open_table_key(&home, &identity, &table).unwrap();
         assert_eq!(back.public_key(), key.public_key());
         let e = open_table_key(&home, &other, &table)
             .unwrap_err()
             .to_string();
         assert!(e.contains("does not open with this identity's key"), "{e}");
+        // Opened, but presented for another table (a file moved between tables).
+        let (k, sealed) = sealed_table_key(&home, &table).unwrap();
+        let opened = nip44::decrypt(identity.secret_key(), &k, &sealed).unwrap();
+        let e = table_key_from(&hex::encode([5u8; 32]), &k, &opened).unwrap_err();
+        assert!(e.to_string().contains("does not open"), "{e}");
         let _ = std::fs::remove_dir_all(&home);
     }
 

@@ -101,7 +101,7 @@ pub struct HostOptions {
     pub keys: Keys,
     /// The identity that authorizes `keys` as its table key for this table (§2.3); `None`: the
     /// seat key is the identity.
-    pub authority: Option<Keys>,
+    pub authority: Option<crate::authority::Authority>,
     /// The game's registry name.
     pub game: String,
     /// The game's setup, already checked by the game (`TableGame::setup`).
@@ -326,7 +326,9 @@ pub async fn host_lobby(
     let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
     let auth = match &opts.authority {
         Some(identity) => Some(Box::new(
-            sign_authorization(identity, &me, &me, &table, opts.wait).map_err(TableError::Setup)?,
+            sign_authorization(identity, &me, &me, &table, opts.wait)
+                .await
+                .map_err(TableError::Setup)?,
         )),
         None => None,
     };
@@ -748,8 +750,8 @@ pub const AUTH_MARGIN: Duration = Duration::from_secs(3600);
 
 /// `identity` authorizes `key` to hold its seat at `host`'s `table`, until the lobby's `wait`
 /// plus [`AUTH_MARGIN`] from now.
-pub fn sign_authorization(
-    identity: &Keys,
+pub async fn sign_authorization(
+    identity: &crate::authority::Authority,
     key: &PublicKey,
     host: &PublicKey,
     table: &str,
@@ -759,8 +761,9 @@ pub fn sign_authorization(
         return Err("a table key must be another key than the identity".into());
     }
     let expires = Timestamp::now().as_secs() + (wait + AUTH_MARGIN).as_secs();
-    crate::wire::auth::auth_event(key, host, table, expires)
-        .sign_with_keys(identity)
+    identity
+        .sign(crate::wire::auth::auth_event(key, host, table, expires))
+        .await
         .map_err(|e| format!("signing the table key's authorization: {e}"))
 }
 
@@ -985,7 +988,7 @@ pub fn table_relays(given: &[String], r: &TableRef) -> Result<Vec<String>, Table
 /// `None` when `keys` is the identity.
 pub async fn join_lobby(
     keys: &Keys,
-    authority: Option<&Keys>,
+    authority: Option<&crate::authority::Authority>,
     pool: &RelayPool,
     relays: &[String],
     r: &TableRef,
@@ -1004,7 +1007,7 @@ pub async fn join_lobby(
 
 async fn join_inner(
     keys: &Keys,
-    authority: Option<&Keys>,
+    authority: Option<&crate::authority::Authority>,
     pool: &RelayPool,
     relays: &[String],
     r: &TableRef,
@@ -1033,13 +1036,13 @@ async fn join_inner(
         Some(_) if spec.v < wire::TABLE_KEYS_SINCE => {
             return Err(format!(
                 "this table was announced by an older version of tolerance (version {}), which \
-                 does not know table keys: join it without --table-key",
+                 does not know table keys: join it without --table-key (and without a bunker)",
                 spec.v
             ))
         }
-        Some(identity) => Some(Box::new(sign_authorization(
-            identity, &me, &host, &table, wait,
-        )?)),
+        Some(identity) => Some(Box::new(
+            sign_authorization(identity, &me, &host, &table, wait).await?,
+        )),
         None => None,
     };
     let mut sub = pool
