@@ -113,7 +113,7 @@ fn two_seats_with_table_keys_play_to_the_end_and_verify_shows_their_identities()
     let victim = Keys::generate();
     let attacker = pool(&r, &Keys::generate());
     let bad: Vec<(Event, &str)> = {
-        let k: Vec<Keys> = (0..4).map(|_| Keys::generate()).collect();
+        let k: Vec<Keys> = (0..5).map(|_| Keys::generate()).collect();
         let other_table = hex::encode([9u8; 32]);
         vec![
             (
@@ -157,6 +157,17 @@ fn two_seats_with_table_keys_play_to_the_end_and_verify_shows_their_identities()
                     Some(authorize(&victim, &k[3], &host_key, &table, now() - 10)),
                 ),
                 "expired at",
+            ),
+            // Good now, gone before the table could be seated: listed, it would make every
+            // client refuse the seated announcement.
+            (
+                join(
+                    &host_key,
+                    &table,
+                    &k[4],
+                    Some(authorize(&victim, &k[4], &host_key, &table, now() + 60)),
+                ),
+                "before this table could be seated",
             ),
         ]
     };

@@ -627,62 +627,24 @@ async fn take_joins(
                     }
                     continue;
                 }
-                if players >= max {
-                    continue;
-                }
-                if banned.contains(&who.to_hex()) {
-                    news(LobbyNews::Refused {
-                        npub: short_npub(&who),
-                        reason: "it held a seat before and never revealed its nonce".into(),
-                    });
-                    continue;
-                }
-                let n = joins.entry(who).or_default();
-                *n += 1;
-                if *n > JOINS_PER_KEY {
-                    continue;
-                }
-                // The person behind a table key: checked here, at the host's clock, so a join
-                // that every client would refuse in the announcement is never listed (§2.3).
-                let identity = match &auth {
-                    None => who,
-                    Some(a) => {
-                        match crate::wire::auth::check_auth(
-                            a,
-                            &me,
-                            &table,
-                            &who,
-                            Timestamp::now().as_secs(),
-                        ) {
-                            Ok(identity) => identity,
-                            Err(e) => {
-                                news(LobbyNews::Refused {
-                                    npub: short_npub(&who),
-                                    reason: e.to_string(),
-                                });
-                                continue;
-                            }
-                        }
+                let identity = match admit(
+                    opts,
+                    lobby,
+                    (&who, auth.as_deref(), &table),
+                    players >= max,
+                    banned,
+                    joins,
+                ) {
+                    Ok(identity) => identity,
+                    Err(None) => continue,
+                    Err(Some(reason)) => {
+                        news(LobbyNews::Refused {
+                            npub: short_npub(&who),
+                            reason,
+                        });
+                        continue;
                     }
                 };
-                if !lobby.public && !opts.invite.contains(&who) && !opts.invite.contains(&identity)
-                {
-                    news(LobbyNews::Refused {
-                        npub: short_npub(&who),
-                        reason: "not invited".into(),
-                    });
-                    continue;
-                }
-                if spec_identities(lobby).contains(&identity) {
-                    news(LobbyNews::Refused {
-                        npub: short_npub(&who),
-                        reason: format!(
-                            "{} holds a place at this table already",
-                            short_npub(&identity)
-                        ),
-                    });
-                    continue;
-                }
                 lobby.players.push(LobbyPlayer {
                     pubkey: who.to_hex(),
                     commit,
@@ -724,6 +686,64 @@ async fn take_joins(
     }
 }
 
+/// Whether a new join request by `who` (with its authorization, if any) gets a place: the
+/// identity it seats, else why not in words (`None`: ignored without a word — the table is
+/// full, or the key asked too often).
+fn admit(
+    opts: &HostOptions,
+    lobby: &Lobby,
+    (who, auth, table): (&PublicKey, Option<&Event>, &str),
+    full: bool,
+    banned: &std::collections::HashSet<String>,
+    joins: &mut std::collections::HashMap<PublicKey, usize>,
+) -> Result<PublicKey, Option<String>> {
+    if full {
+        return Err(None);
+    }
+    if banned.contains(&who.to_hex()) {
+        return Err(Some(
+            "it held a seat before and never revealed its nonce".into(),
+        ));
+    }
+    let n = joins.entry(*who).or_default();
+    *n += 1;
+    if *n > JOINS_PER_KEY {
+        return Err(None);
+    }
+    // The person behind a table key: checked here, at the host's clock, so a join that every
+    // client would refuse in the announcement is never listed (§2.3).
+    let me = opts.keys.public_key();
+    let now = Timestamp::now().as_secs();
+    let identity = match auth {
+        None => *who,
+        Some(a) => {
+            let identity = crate::wire::auth::check_auth(a, &me, table, who, now)
+                .map_err(|e| Some(e.to_string()))?;
+            // Listed, it must still hold when the table is seated, or every client would refuse
+            // the seated announcement and the table with it: good past the lobby's own expiry.
+            let expires = crate::wire::auth::parse_auth(a).map_or(0, |p| p.expires);
+            let seated_by = lobby.expires.unwrap_or(now) + AUTH_SEATING_MARGIN.as_secs();
+            if expires <= seated_by {
+                return Err(Some(format!(
+                    "its authorization expires at {expires} (Unix seconds), before this table \
+                     could be seated (by {seated_by})"
+                )));
+            }
+            identity
+        }
+    };
+    if !lobby.public && !opts.invite.contains(who) && !opts.invite.contains(&identity) {
+        return Err(Some("not invited".into()));
+    }
+    if spec_identities(lobby).contains(&identity) {
+        return Err(Some(format!(
+            "{} holds a place at this table already",
+            short_npub(&identity)
+        )));
+    }
+    Ok(identity)
+}
+
 /// The identities of a lobby's listed players (§2.3).
 fn spec_identities(lobby: &Lobby) -> Vec<PublicKey> {
     lobby
@@ -743,6 +763,10 @@ fn lobby_identity(lobby: &Lobby, key: &PublicKey) -> PublicKey {
         .and_then(|p| p.auth.as_ref())
         .map_or(*key, |a| a.pubkey)
 }
+
+/// How long past the lobby's own expiry an authorization must stay good for the host to list
+/// it: the nonces' reveal and the seating come after the last join (§2.3).
+pub const AUTH_SEATING_MARGIN: Duration = Duration::from_secs(300);
 
 /// How long past the lobby's wait an authorization a command signs stays good: it must still be
 /// valid when the table is seated, and a key stolen before then is useless soon after (§2.3).
@@ -1032,29 +1056,8 @@ async fn join_inner(
             all_relays.push(u.clone());
         }
     }
-    let auth = match authority {
-        Some(_) if spec.v < wire::TABLE_KEYS_SINCE => {
-            return Err(format!(
-                "this table was announced by an older version of tolerance (version {}), which \
-                 does not know table keys: join it without --table-key (and without a bunker)",
-                spec.v
-            ))
-        }
-        Some(identity) => Some(Box::new(
-            sign_authorization(identity, &me, &host, &table, wait).await?,
-        )),
-        None => None,
-    };
-    let mut sub = pool
-        .subscribe(vec![
-            Filter::new()
-                .kind(Kind::from(wire::KIND_TABLE))
-                .author(host)
-                .identifier(table.clone()),
-            lobby_filter(&host, &table),
-        ])
-        .await
-        .map_err(|e| e.to_string())?;
+    let auth = join_authorization(authority, &spec, (&me, &host), wait).await?;
+    let mut sub = table_and_lobby(pool, &host, &table).await?;
     let mut nonce = new_nonce();
     let mut commit = seat_commit(&table, &me, &nonce);
     let mut round = lobby.round;
@@ -1160,23 +1163,59 @@ async fn join_inner(
             if !revealed {
                 let _ = send_lobby(pool, &host, &table, LobbyBody::Leave {}).await;
             }
+            let waited = duration_words(wait);
             return Err(format!(
-                "the table did not start within {}; we left it",
-                duration_words(wait)
+                "the table did not start within {waited}; we left it"
             ));
         }
         let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await else {
             continue;
         };
-        if debug() {
-            eprintln!("[join] event kind {} from {}", ev.kind, ev.pubkey);
-        }
         if ev.kind == Kind::from(wire::KIND_TABLE) {
             if let Some(s) = newer_lobby(&ev, &newest, &host, &table) {
                 spec = s;
                 newest = ev;
             }
         }
+    }
+}
+
+/// A subscription to `host`'s announcement of `table` and to its lobby's messages.
+async fn table_and_lobby(
+    pool: &RelayPool,
+    host: &PublicKey,
+    table: &str,
+) -> Result<crate::net::pool::Subscription, String> {
+    pool.subscribe(vec![
+        Filter::new()
+            .kind(Kind::from(wire::KIND_TABLE))
+            .author(*host)
+            .identifier(table.to_string()),
+        lobby_filter(host, table),
+    ])
+    .await
+    .map_err(|e| e.to_string())
+}
+
+/// The authorization a join by `me` at `host`'s table carries when `authority` authorizes it
+/// as a table key (§2.3): signed now (a bunker asks its person), refused in words at a table
+/// too old for table keys.
+async fn join_authorization(
+    authority: Option<&crate::authority::Authority>,
+    spec: &TableSpec,
+    (me, host): (&PublicKey, &PublicKey),
+    wait: Duration,
+) -> Result<Option<Box<Event>>, String> {
+    match authority {
+        Some(_) if spec.v < wire::TABLE_KEYS_SINCE => Err(format!(
+            "this table was announced by an older version of tolerance (version {}), which does \
+             not know table keys: join it without --table-key (and without a bunker)",
+            spec.v
+        )),
+        Some(identity) => Ok(Some(Box::new(
+            sign_authorization(identity, me, host, &spec.table, wait).await?,
+        ))),
+        None => Ok(None),
     }
 }
 
