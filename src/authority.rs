@@ -59,6 +59,16 @@ impl Authority {
         self.local.as_ref()
     }
 
+    /// The key that holds a seat, and whether it is a table key this identity must authorize:
+    /// a fresh table key when `table_key` asks for one, and always for a bunker's identity;
+    /// else the identity's own key.
+    pub fn seat_key(&self, table_key: bool) -> (Keys, bool) {
+        match &self.local {
+            Some(k) if !table_key => (k.clone(), false),
+            _ => (Keys::generate(), true),
+        }
+    }
+
     /// Signs `builder` as the identity (a bunker asks its person).
     pub async fn sign(&self, builder: EventBuilder) -> Result<Event, String> {
         let ev = builder

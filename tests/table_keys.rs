@@ -66,6 +66,26 @@ fn join(host: &PublicKey, table: &str, key: &Keys, auth: Option<Event>) -> Event
     lobby_event(host, &msg).sign_with_keys(key).unwrap()
 }
 
+/// The player of `home` hosts a public two-seat High Card table on the relay, its bot playing
+/// (`more`: further host options).
+fn hosts_high_card(home: &std::path::Path, r: &Relay, more: &[&str]) -> crate::common::Proc {
+    let mut args = vec![
+        "host",
+        "--relay",
+        &r.url,
+        "--game",
+        "high-card",
+        "--seats",
+        "2",
+        "--public",
+        "--auto",
+        "--wait",
+        "120",
+    ];
+    args.extend_from_slice(more);
+    spawn(home, &args)
+}
+
 /// Two people, each with a table key, play a table to its end: the host's lobby and table
 /// name the joiner by its profile, never by its table key, and `verify --json` gives each
 /// seat's identity beside its table key. Before the joiner comes, the live host refuses, in
@@ -82,23 +102,7 @@ fn two_seats_with_table_keys_play_to_the_end_and_verify_shows_their_identities()
         &["keys", "profile", "--name", "Bobbie", "--relay", &r.url],
     );
     assert!(out.status.success(), "{out:?}");
-    let host = spawn(
-        &ha,
-        &[
-            "host",
-            "--relay",
-            &r.url,
-            "--game",
-            "high-card",
-            "--seats",
-            "2",
-            "--public",
-            "--auto",
-            "--table-key",
-            "--wait",
-            "120",
-        ],
-    );
+    let host = hosts_high_card(&ha, &r, &["--table-key"]);
     host.wait_line("with a key made for this table", Duration::from_secs(20));
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
     let (table, host_key, _) = wire::parse_table_ref(&naddr).unwrap();
@@ -324,22 +328,7 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let b = user.public_key().to_bech32().unwrap();
     assert!(out.contains(&b), "{out}");
 
-    let host = spawn(
-        &ha,
-        &[
-            "host",
-            "--relay",
-            &r.url,
-            "--game",
-            "high-card",
-            "--seats",
-            "2",
-            "--public",
-            "--auto",
-            "--wait",
-            "120",
-        ],
-    );
+    let host = hosts_high_card(&ha, &r, &[]);
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
     let joiner = spawn(&hb, &["join", &naddr, "--auto"]);
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));

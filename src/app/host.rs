@@ -338,15 +338,9 @@ pub async fn host_as(
     args: HostArgs,
     open: Option<RelayPool>,
 ) -> Result<(), String> {
-    let table_key = match identity.local_keys() {
-        Some(_) if !args.table_key => None,
-        _ => Some(Keys::generate()),
-    };
-    let keys = table_key
-        .as_ref()
-        .or(identity.local_keys())
-        .expect("a seat key: the table key, else the local identity");
-    let authority = table_key.as_ref().map(|_| identity);
+    let (seat_key, by_table_key) = identity.seat_key(args.table_key);
+    let keys = &seat_key;
+    let authority = by_table_key.then_some(identity);
     let me = identity.public_key();
     let invite: Vec<PublicKey> = args
         .invite

@@ -46,15 +46,9 @@ pub async fn join_as(
 ) -> Result<(), String> {
     let r = lobby::parse_ref(&args.table)?;
     let relays = lobby::table_relays(&args.relays, &r)?;
-    let table_key = match identity.local_keys() {
-        Some(_) if !args.table_key => None,
-        _ => Some(Keys::generate()),
-    };
-    let keys = table_key
-        .as_ref()
-        .or(identity.local_keys())
-        .expect("a seat key: the table key, else the local identity");
-    let authority = table_key.as_ref().map(|_| identity);
+    let (seat_key, by_table_key) = identity.seat_key(args.table_key);
+    let keys = &seat_key;
+    let authority = by_table_key.then_some(identity);
     // One pool for the whole command: the lobby, the seating, the names and the table itself.
     let pool = super::common::pool_on(keys, &relays, open).await?;
     println!(
