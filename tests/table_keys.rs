@@ -318,10 +318,25 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let uri = bunker(&r, &user, &asked);
     let before = asked.count("sign_event");
 
-    let bad = run(&hb, &["keys", "bunker", "nostrconnect://nonsense"]);
-    assert!(!bad.status.success());
-    let said = String::from_utf8_lossy(&bad.stderr);
-    assert!(said.contains("bunker://"), "{said}");
+    // A client's nostrconnect:// link is not a bunker's, and junk is not a link.
+    let client_link = nostr_connect::prelude::NostrConnectURI::client(
+        Keys::generate().public_key(),
+        [RelayUrl::parse(&r.url).unwrap()],
+        "a client",
+    )
+    .to_string();
+    for (link, words) in [
+        (
+            client_link.as_str(),
+            "a nostrconnect:// link, which a client shows",
+        ),
+        ("bunker://nonsense", "that is not a bunker link"),
+    ] {
+        let bad = run(&hb, &["keys", "bunker", link]);
+        assert!(!bad.status.success());
+        let said = String::from_utf8_lossy(&bad.stderr);
+        assert!(said.contains(words), "{link}: {said}");
+    }
     let kept = run(&hb, &["keys", "bunker", &uri]);
     let out = String::from_utf8_lossy(&kept.stdout);
     assert!(kept.status.success(), "{kept:?}");
@@ -537,6 +552,17 @@ fn forged_foreign_expired_reused_and_dropped_authorizations_are_refused_by_every
             // The victim's table key with its authorization for table A, at another table.
             "is for another table",
             Box::new(|_, _| vec![(victim_key.clone(), Some(honest_at_a.clone()), None)]),
+        ),
+        (
+            // A player who asked with its own key, listed with an authorization by an identity
+            // the host made up: its seat would be named after someone it never claimed to be.
+            "that none of its join requests carried",
+            Box::new(|host, table| {
+                let k = Keys::generate();
+                let made_up = Keys::generate();
+                let a = authorize(&made_up, &k, &host.public_key(), table, t + 3600);
+                vec![(k, Some(a), None)]
+            }),
         ),
         (
             // An honest joiner's authorization, left out by the host.

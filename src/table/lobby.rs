@@ -6,6 +6,7 @@
 use super::error::TableError;
 use crate::net::pool::RelayPool;
 use crate::net::profiles::{name_or_npub, short_npub};
+use crate::wire::auth::seated_by;
 use crate::wire::latest;
 use crate::wire::lobby::{
     collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
@@ -326,7 +327,7 @@ pub async fn host_lobby(
     let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
     let auth = match &opts.authority {
         Some(identity) => Some(Box::new(
-            sign_authorization(identity, &me, &me, &table, opts.wait)
+            sign_authorization(identity, &me, (&me, &table), expires, &opts.deadlines)
                 .await
                 .map_err(TableError::Setup)?,
         )),
@@ -722,7 +723,7 @@ fn admit(
             // Listed, it must still hold when the table is seated, or every client would refuse
             // the seated announcement and the table with it: good past the lobby's own expiry.
             let expires = crate::wire::auth::parse_auth(a).map_or(0, |p| p.expires);
-            let seated_by = lobby.expires.unwrap_or(now) + AUTH_SEATING_MARGIN.as_secs();
+            let seated_by = seated_by(lobby.expires.unwrap_or(now), &opts.deadlines);
             if expires <= seated_by {
                 return Err(Some(format!(
                     "its authorization expires at {expires} (Unix seconds), before this table \
@@ -764,27 +765,19 @@ fn lobby_identity(lobby: &Lobby, key: &PublicKey) -> PublicKey {
         .map_or(*key, |a| a.pubkey)
 }
 
-/// How long past the lobby's own expiry an authorization must stay good for the host to list
-/// it: the nonces' reveal and the seating come after the last join (§2.3).
-pub const AUTH_SEATING_MARGIN: Duration = Duration::from_secs(300);
-
-/// How long past the lobby's wait an authorization a command signs stays good: it must still be
-/// valid when the table is seated, and a key stolen before then is useless soon after (§2.3).
-pub const AUTH_MARGIN: Duration = Duration::from_secs(3600);
-
-/// `identity` authorizes `key` to hold its seat at `host`'s `table`, until the lobby's `wait`
-/// plus [`AUTH_MARGIN`] from now.
+/// `identity` authorizes `key` to hold its seat at `host`'s `table`, for a lobby expiring at
+/// `lobby_expires`: until [`seated_by`] plus an hour.
 pub async fn sign_authorization(
     identity: &crate::authority::Authority,
     key: &PublicKey,
-    host: &PublicKey,
-    table: &str,
-    wait: Duration,
+    (host, table): (&PublicKey, &str),
+    lobby_expires: u64,
+    deadlines: &wire::Deadlines,
 ) -> Result<Event, String> {
     if identity.public_key() == *key {
         return Err("a table key must be another key than the identity".into());
     }
-    let expires = Timestamp::now().as_secs() + (wait + AUTH_MARGIN).as_secs();
+    let expires = seated_by(lobby_expires, deadlines) + crate::wire::auth::AUTH_MARGIN_SECS;
     identity
         .sign(crate::wire::auth::auth_event(key, host, table, expires))
         .await
@@ -1056,7 +1049,7 @@ async fn join_inner(
             all_relays.push(u.clone());
         }
     }
-    let auth = join_authorization(authority, &spec, (&me, &host), wait).await?;
+    let auth = join_authorization(authority, &spec, (&me, &host)).await?;
     let mut sub = table_and_lobby(pool, &host, &table).await?;
     let mut nonce = new_nonce();
     let mut commit = seat_commit(&table, &me, &nonce);
@@ -1204,8 +1197,15 @@ async fn join_authorization(
     authority: Option<&crate::authority::Authority>,
     spec: &TableSpec,
     (me, host): (&PublicKey, &PublicKey),
-    wait: Duration,
 ) -> Result<Option<Box<Event>>, String> {
+    let now = Timestamp::now().as_secs();
+    // Good until the host's lobby could be seated, whatever this command's own wait.
+    let lobby_expires = spec
+        .lobby
+        .as_ref()
+        .and_then(|l| l.expires)
+        .unwrap_or(now)
+        .max(now);
     match authority {
         Some(_) if spec.v < wire::TABLE_KEYS_SINCE => Err(format!(
             "this table was announced by an older version of tolerance (version {}), which does \
@@ -1213,7 +1213,14 @@ async fn join_authorization(
             spec.v
         )),
         Some(identity) => Ok(Some(Box::new(
-            sign_authorization(identity, me, host, &spec.table, wait).await?,
+            sign_authorization(
+                identity,
+                me,
+                (host, &spec.table),
+                lobby_expires,
+                &spec.deadlines,
+            )
+            .await?,
         ))),
         None => Ok(None),
     }

@@ -13,6 +13,20 @@ pub const KIND_AUTH: u16 = 7770;
 /// Largest authorization accepted (NIP-01 JSON): every seat's sits in one announcement.
 pub const MAX_AUTH_BYTES: usize = 1024;
 
+/// How long past the lobby's own expiry, beyond the nonce rounds, an authorization must stay
+/// good for a host to list it: the seating comes after the last join.
+pub const SEATING_MARGIN_SECS: u64 = 300;
+/// How long past [`seated_by`] the authorizations this project's clients sign stay good, so a
+/// key stolen before its table started is useless soon after.
+pub const AUTH_MARGIN_SECS: u64 = 3600;
+
+/// The latest an authorization listed at a lobby expiring at `lobby_expires` (Unix seconds)
+/// may need to hold: the host waits up to the table's crypto deadline for each of two rounds of
+/// nonces after the last join (§2.3). A host lists no authorization that lapses by then.
+pub fn seated_by(lobby_expires: u64, deadlines: &super::Deadlines) -> u64 {
+    lobby_expires + SEATING_MARGIN_SECS + 2 * deadlines.crypto_ms.div_ceil(1000)
+}
+
 /// Why an authorization does not seat its key, in words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {

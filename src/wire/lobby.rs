@@ -347,14 +347,17 @@ pub fn check_seating(spec: &TableSpec, events: &[Event]) -> Result<(), SeatingFa
     Ok(())
 }
 
-/// A player whose join request carried an authorization must be listed with it: a host that
-/// dropped or swapped it would hide who sits there (§2.3).
+/// A player whose join request carried an authorization must be listed with it, and a player
+/// listed with one must have asked with it: a host that dropped or swapped it would hide who
+/// sits there, and one that added an authorization by an identity of its own making would
+/// name the player's seat after that identity (§2.3). The host (listed first) has no join
+/// request: its own authorization is in the announcement it signs.
 fn check_listed_authorizations(
     spec: &TableSpec,
     lobby: &Lobby,
     events: &[Event],
 ) -> Result<(), SeatingFault> {
-    for p in &lobby.players {
+    for p in lobby.players.iter().skip(1) {
         let claimed: Vec<EventId> = events
             .iter()
             .filter(|ev| ev.pubkey.to_hex() == p.pubkey)
@@ -366,19 +369,32 @@ fn check_listed_authorizations(
                 _ => None,
             })
             .collect();
-        if claimed.is_empty() {
-            continue;
-        }
-        if !p.auth.as_ref().is_some_and(|a| claimed.contains(&a.id)) {
-            let key = PublicKey::from_hex(&p.pubkey)
+        let key = || {
+            PublicKey::from_hex(&p.pubkey)
                 .ok()
                 .and_then(|k| k.to_bech32().ok())
-                .unwrap_or_else(|| p.pubkey.clone());
-            return Err(SeatingFault::Wrong(format!(
-                "the host listed {key} at table {} without the authorization its join request \
-                 carried, so whose seat it is would not show",
-                spec.table
-            )));
+                .unwrap_or_else(|| p.pubkey.clone())
+        };
+        match &p.auth {
+            None if claimed.is_empty() => {}
+            Some(a) if claimed.contains(&a.id) => {}
+            None => {
+                return Err(SeatingFault::Wrong(format!(
+                    "the host listed {} at table {} without the authorization its join request \
+                     carried, so whose seat it is would not show",
+                    key(),
+                    spec.table
+                )))
+            }
+            Some(a) => {
+                return Err(SeatingFault::Wrong(format!(
+                    "the host listed {} at table {} with an authorization by {} that none of its \
+                     join requests carried, naming its seat after someone it never claimed to be",
+                    key(),
+                    spec.table,
+                    a.pubkey.to_bech32().unwrap_or_else(|_| a.pubkey.to_hex())
+                )))
+            }
         }
     }
     Ok(())

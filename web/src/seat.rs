@@ -28,7 +28,7 @@ use tolerance::ui::{seat_name, waiting_line};
 use tolerance::wire::lobby::{
     check_seating, lobby_event, seat_commit, LobbyBody, LobbyMsg, LOBBY_VERSION,
 };
-use tolerance::wire::{self, log::log_event, names, LobbyStatus, TableSpec};
+use tolerance::wire::{self, auth, log::log_event, names, LobbyStatus, TableSpec};
 use wasm_bindgen::prelude::*;
 use web_time::Instant;
 use zeroize::Zeroizing;
@@ -134,10 +134,6 @@ pub fn join_authorize(opened: &str, table_events: &str, signed: &str) -> Result<
     authorize().map_err(|e| JsError::new(&e))
 }
 
-/// How long an authorization the page asks for stays good past the lobby's own expiry (or
-/// past now, for a lobby without one): as the terminal's `join --table-key` (§2.3).
-const AUTH_MARGIN_SECS: u64 = 3600;
-
 fn next_join(
     keys: &Keys,
     identity: Option<&PublicKey>,
@@ -147,7 +143,7 @@ fn next_join(
     now: u64,
 ) -> Result<Value, String> {
     let me = keys.public_key();
-    if *host == me || identity == Some(host) {
+    if *host == me || identity.is_some_and(|id| *id == spec.identity_of(host)) {
         return Err("this key hosts the table: a seat is taken by another key".into());
     }
     let Some(l) = spec.lobby.as_ref() else {
@@ -207,7 +203,8 @@ fn next_join(
             l.reason.clone().unwrap_or_else(|| "no reason given".into())
         )),
         LobbyStatus::Open if mine.is_none() && identity.is_some() && j.auth.is_none() => {
-            let expires = l.expires.unwrap_or(now).max(now) + AUTH_MARGIN_SECS;
+            let lobby_expires = l.expires.unwrap_or(now).max(now);
+            let expires = auth::seated_by(lobby_expires, &spec.deadlines) + auth::AUTH_MARGIN_SECS;
             let identity = identity.expect("a signer is in use");
             let mut out = answer(
                 "authorize",
@@ -271,6 +268,16 @@ fn next_join(
             if mine.map(|p| p.commit.as_str()) != Some(j.commit.as_str()) =>
         {
             Err("the host listed you with a commitment you did not make".into())
+        }
+        LobbyStatus::Starting | LobbyStatus::Seated
+            if mine.map(|p| p.auth.as_ref().map(|a| a.id))
+                != Some(j.auth.as_ref().map(|a| a.id)) =>
+        {
+            Err(
+                "the host listed you without your table key's authorization, or with one you \
+                 did not give: your seat would not be named after you"
+                    .into(),
+            )
         }
         LobbyStatus::Starting if !j.revealed => {
             j.revealed = true;
@@ -1021,7 +1028,8 @@ mod tests {
             .find(|t| t[0] == "expiration")
             .unwrap()[1]
             .clone();
-        assert_eq!(exp, json!((5_000 + AUTH_MARGIN_SECS).to_string()));
+        let want = auth::seated_by(5_000, &open.deadlines) + auth::AUTH_MARGIN_SECS;
+        assert_eq!(exp, json!(want.to_string()));
         let auth = tolerance::wire::auth::auth_event(
             &tk.public_key(),
             &host.public_key(),
@@ -1034,10 +1042,51 @@ mod tests {
         let asked =
             next_join(&tk, Some(&id), &host.public_key(), &open, &mut joins, 1_000).unwrap();
         assert_eq!(asked["state"], "asking");
-        let LobbyBody::Join { auth: carried, .. } = body(&asked["publish"][0], &tk) else {
+        let LobbyBody::Join {
+            auth: carried,
+            commit,
+        } = body(&asked["publish"][0], &tk)
+        else {
             panic!("not a join: {asked}");
         };
-        assert_eq!(carried.map(|a| a.id), Some(auth.id));
+        assert_eq!(carried.as_ref().map(|a| a.id), Some(auth.id));
+        // A host that lists the table key without its authorization (or with a made-up one)
+        // is refused before the nonce is opened.
+        let listed = vec![LobbyPlayer {
+            pubkey: tk.public_key().to_hex(),
+            commit: commit.clone(),
+            auth: None,
+        }];
+        let starting = table(&host, LobbyStatus::Starting, listed);
+        let err = next_join(
+            &tk,
+            Some(&id),
+            &host.public_key(),
+            &starting,
+            &mut joins,
+            1_000,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("without your table key's authorization"),
+            "{err}"
+        );
+        let listed = vec![LobbyPlayer {
+            pubkey: tk.public_key().to_hex(),
+            commit,
+            auth: carried,
+        }];
+        let starting = table(&host, LobbyStatus::Starting, listed);
+        let reveal = next_join(
+            &tk,
+            Some(&id),
+            &host.public_key(),
+            &starting,
+            &mut joins,
+            1_000,
+        )
+        .unwrap();
+        assert_eq!(reveal["state"], "revealing");
 
         let mut old = open.clone();
         old.v = 5;

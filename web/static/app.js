@@ -706,7 +706,13 @@ async function resumeSeat(opened, tableEvents) {
         : null;
     try {
       if (why) throw new Error(why);
-      core.signer_restore(opened.table, tk.key, String(await ext.nip44.decrypt(tk.key, tk.sealed)));
+      let secret;
+      try {
+        secret = String(await ext.nip44.decrypt(tk.key, tk.sealed));
+      } catch (e) {
+        throw new Error(`Your signer extension did not open the key of this seat: ${e.message || e}`);
+      }
+      core.signer_restore(opened.table, tk.key, secret);
     } catch (e) {
       fail(e.message || String(e));
       seatState("refused");
@@ -990,8 +996,15 @@ function extension() {
 }
 
 function wireKey() {
+  // The seat in play keeps the key it sat down with: no switching signers under it.
+  const busy = () => {
+    if (!playing) return false;
+    fail("Finish or leave your table first: its seat is held by the key it sat down with.");
+    return true;
+  };
   $("signer-use").addEventListener("click", async () => {
     clearError();
+    if (busy()) return;
     const ext = extension();
     if (!ext) {
       fail("No signer extension answers on this page (NIP-07, window.nostr): add one to this " +
@@ -1007,6 +1020,7 @@ function wireKey() {
     await showYou();
   });
   $("signer-stop").addEventListener("click", () => {
+    if (busy()) return;
     core.signer_forget();
     clearError();
     showYou();
