@@ -66,7 +66,12 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
-    let identity = crate::authority::load(&home, load_identity).await?;
+    // A seat held by the identity's own key needs that key only; a kept bunker is reached
+    // (and must answer) only for a seat held by a table key.
+    let identity = match meta.identity {
+        Some(_) => crate::authority::load(&home, load_identity).await?,
+        None => crate::authority::Authority::local(load_identity()?),
+    };
     // A seat held by a table key: the identity that authorized it opens the key (§2.3), on
     // this machine or in its bunker.
     let (keys, authority) = match &meta.identity {

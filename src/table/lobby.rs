@@ -778,10 +778,23 @@ pub async fn sign_authorization(
         return Err("a table key must be another key than the identity".into());
     }
     let expires = seated_by(lobby_expires, deadlines) + crate::wire::auth::AUTH_MARGIN_SECS;
-    identity
+    let ev = identity
         .sign(crate::wire::auth::auth_event(key, host, table, expires))
         .await
-        .map_err(|e| format!("signing the table key's authorization: {e}"))
+        .map_err(|e| format!("signing the table key's authorization: {e}"))?;
+    // What a signer gave back is checked as the host and every client will check it, so that a
+    // signer that changed the event is said here and not by a silent refusal later.
+    crate::wire::auth::check_auth(&ev, host, table, key, Timestamp::now().as_secs()).map_err(
+        |e| format!("your signer's authorization of the table key cannot seat you: {e}"),
+    )?;
+    let got = crate::wire::auth::parse_auth(&ev).map_or(0, |a| a.expires);
+    if got <= seated_by(lobby_expires, deadlines) {
+        return Err(format!(
+            "your signer's authorization of the table key expires at {got} (Unix seconds), \
+             before the table could be seated"
+        ));
+    }
+    Ok(ev)
 }
 
 /// Why a table that never started is cancelled, in words: nobody came, too few came, or enough
