@@ -242,26 +242,34 @@ async fn an_illegal_bet_is_rejected_and_attributed() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
-    let _serial = SERIAL.lock().await;
-    let o = with_tamper(
+/// A three-seat hand where seat 1 publishes its first shuffle, validly signed, with the bytes of
+/// its first deck changed by `edit`.
+fn first_deck_edited(edit: fn(&mut Vec<u8>)) -> DemoOptions {
+    with_tamper(
         opts(3, 1),
         1,
-        once(|p| match &mut p.body {
+        once(move |p| match &mut p.body {
             Body::Shuffle { decks, .. } => {
-                // Replace the deck by a re-encoding of a different (swapped) deck: flip bytes.
                 let deck = &mut decks[0].cards;
                 let mut bytes = tolerance::fair::from_base64("deck", deck).unwrap();
-                let n = bytes.len();
-                bytes.swap(10, n - 10);
+                edit(&mut bytes);
                 *deck = tolerance::fair::to_base64(&bytes);
                 Some(TamperAction::Send)
             }
             _ => None,
         }),
-    );
-    let run = play(o).await;
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
+    let _serial = SERIAL.lock().await;
+    // A different (swapped) deck: two bytes exchanged.
+    let run = play(first_deck_edited(|bytes| {
+        let n = bytes.len();
+        bytes.swap(10, n - 10);
+    }))
+    .await;
     blamed_and_forfeited(&run, 1);
 }
 
@@ -272,22 +280,8 @@ async fn a_tampered_shuffle_is_rejected_and_the_shuffler_forfeits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shuffle_whose_deck_does_not_decode_is_rejected_and_the_shuffler_forfeits() {
     let _serial = SERIAL.lock().await;
-    let o = with_tamper(
-        opts(3, 1),
-        1,
-        once(|p| match &mut p.body {
-            Body::Shuffle { decks, .. } => {
-                let deck = &mut decks[0].cards;
-                let mut bytes = tolerance::fair::from_base64("deck", deck).unwrap();
-                // Byte 32 of a 33-byte point holds only its flags; bit 0 is never set.
-                bytes[32] |= 0x01;
-                *deck = tolerance::fair::to_base64(&bytes);
-                Some(TamperAction::Send)
-            }
-            _ => None,
-        }),
-    );
-    let run = play(o).await;
+    // Byte 32 of a 33-byte point holds only its flags; bit 0 is never set.
+    let run = play(first_deck_edited(|bytes| bytes[32] |= 0x01)).await;
     blamed_and_forfeited(&run, 1);
     for v in honest_violations(&run, 1) {
         assert!(

@@ -1050,38 +1050,40 @@ mod tests {
             panic!("not a join: {asked}");
         };
         assert_eq!(carried.as_ref().map(|a| a.id), Some(auth.id));
-        // A host that lists the table key without its authorization (or with a made-up one)
-        // is refused before the nonce is opened.
-        let listed = vec![LobbyPlayer {
-            pubkey: tk.public_key().to_hex(),
-            commit: commit.clone(),
-            auth: None,
-        }];
-        let starting = table(&host, LobbyStatus::Starting, listed);
-        let err = next_join(
-            &tk,
-            Some(&id),
+        // The table full, the table key listed with `auth`.
+        let starting = |auth: Option<Box<Event>>| {
+            let listed = vec![LobbyPlayer {
+                pubkey: tk.public_key().to_hex(),
+                commit: commit.clone(),
+                auth,
+            }];
+            table(&host, LobbyStatus::Starting, listed)
+        };
+        // A host that lists the table key without its authorization, or with one by an
+        // identity of its own making, is refused before the nonce is opened.
+        let made_up = tolerance::wire::auth::auth_event(
+            &tk.public_key(),
             &host.public_key(),
-            &starting,
-            &mut joins,
-            1_000,
+            &open.table,
+            9_000,
         )
-        .unwrap_err();
-        assert!(
-            err.contains("without your table key's authorization"),
-            "{err}"
-        );
-        let listed = vec![LobbyPlayer {
-            pubkey: tk.public_key().to_hex(),
-            commit,
-            auth: carried,
-        }];
-        let starting = table(&host, LobbyStatus::Starting, listed);
+        .sign_with_keys(&Keys::generate())
+        .unwrap();
+        for auth in [None, Some(Box::new(made_up))] {
+            let lie = starting(auth);
+            let err =
+                next_join(&tk, Some(&id), &host.public_key(), &lie, &mut joins, 1_000).unwrap_err();
+            assert!(
+                err.contains("without your table key's authorization"),
+                "{err}"
+            );
+        }
+        let honest = starting(carried);
         let reveal = next_join(
             &tk,
             Some(&id),
             &host.public_key(),
-            &starting,
+            &honest,
             &mut joins,
             1_000,
         )

@@ -212,45 +212,19 @@ mod tests {
             1_000,
         );
         assert_eq!(ok.unwrap().pubkey, id.public_key());
-        // Signed by another key than the one the extension named.
+        // Signed by another key than the one the extension named; for another table key;
+        // expired; not an event at all.
         let other = sign(&req, &Keys::generate());
-        let e = accept(
-            &other,
-            &id.public_key(),
-            &tk.public_key(),
-            &host,
-            &table,
-            1_000,
-        );
-        assert!(e.unwrap_err().contains("not with npub1"));
-        // For another table key, expired, or not an event at all.
-        let e = accept(
-            &signed,
-            &id.public_key(),
-            &id.public_key(),
-            &host,
-            &table,
-            1_000,
-        );
-        assert!(e.unwrap_err().contains("names the key"));
-        let e = accept(
-            &signed,
-            &id.public_key(),
-            &tk.public_key(),
-            &host,
-            &table,
-            9_000,
-        );
-        assert!(e.unwrap_err().contains("expired"));
-        let e = accept(
-            "{}",
-            &id.public_key(),
-            &tk.public_key(),
-            &host,
-            &table,
-            1_000,
-        );
-        assert!(e.unwrap_err().contains("not a signed Nostr event"));
+        let (tk, me) = (tk.public_key(), id.public_key());
+        for (answer, key, at, words) in [
+            (other.as_str(), tk, 1_000, "not with npub1"),
+            (signed.as_str(), me, 1_000, "names the key"),
+            (signed.as_str(), tk, 9_000, "expired"),
+            ("{}", tk, 1_000, "not a signed Nostr event"),
+        ] {
+            let e = accept(answer, &me, &key, &host, &table, at).unwrap_err();
+            assert!(e.contains(words), "{words}: {e}");
+        }
     }
 
     #[test]
