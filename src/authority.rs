@@ -154,23 +154,9 @@ pub async fn remember_bunker(dir: &Path, text: &str) -> Result<PublicKey, String
     };
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = bunker_path(dir);
-    let tmp = dir.join(".bunker.tmp");
-    {
-        use std::io::Write;
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let mut f = opts
-            .open(&tmp)
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
-        f.write_all(&serde_json::to_vec_pretty(&kept).expect("serialises"))
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    }
-    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = serde_json::to_vec_pretty(&kept).expect("serialises");
+    crate::identity::write_owner_only(&path, &bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(identity)
 }
 

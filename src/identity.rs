@@ -117,26 +117,32 @@ pub fn store(
             })?,
         None => secret.to_bech32().expect("a secret key always encodes"),
     };
-    // Written with owner-only permissions from the start, then moved into place.
-    let tmp = dir.join(".identity.tmp");
-    {
-        use std::io::Write;
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let mut f = opts.open(&tmp).map_err(io(&tmp))?;
-        f.write_all(format!("{text}\n").as_bytes())
-            .map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-    }
-    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    write_owner_only(&path, format!("{text}\n").as_bytes()).map_err(io(&path))?;
     let keys = Keys::new(secret.clone());
     note_public(dir, &keys);
     Ok(keys)
+}
+
+/// Writes `bytes` to `path` (in an existing directory) readable by its owner only: written
+/// beside it with those permissions from the start, synced, then moved into place, so a secret
+/// is never readable by others nor left half-written.
+pub fn write_owner_only(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_os_string());
+    let tmp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
 }
 
 /// The stored identity's public key, unlocking nothing where it can: a plain key is read, an

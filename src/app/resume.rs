@@ -66,25 +66,22 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     };
     let id = lobby::parse_ref(&table)?.table;
     let meta = journal::read_meta(&home, &id)?;
-    // A seat held by the identity's own key needs that key only; a kept bunker is reached
-    // (and must answer) only for a seat held by a table key.
-    let identity = match meta.identity {
-        Some(_) => crate::authority::load(&home, load_identity).await?,
-        None => crate::authority::Authority::local(load_identity()?),
-    };
-    // A seat held by a table key: the identity that authorized it opens the key (§2.3), on
-    // this machine or in its bunker.
+    // A seat held by the identity's own key needs that key only. A seat held by a table key:
+    // the identity that authorized it (on this machine, or a kept bunker, reached only then)
+    // opens the key (§2.3).
     let (keys, authority) = match &meta.identity {
-        Some(who) if *who != identity.public_key().to_hex() => {
-            return Err(format!(
-                "table {id} was played by another identity ({}); this one is {}",
-                PublicKey::from_hex(who)
-                    .map(|k| short_npub(&k))
-                    .unwrap_or_default(),
-                short_npub(&identity.public_key())
-            ))
-        }
-        Some(_) => {
+        None => (load_identity()?, None),
+        Some(who) => {
+            let identity = crate::authority::load(&home, load_identity).await?;
+            if *who != identity.public_key().to_hex() {
+                return Err(format!(
+                    "table {id} was played by another identity ({}); this one is {}",
+                    PublicKey::from_hex(who)
+                        .map(|k| short_npub(&k))
+                        .unwrap_or_default(),
+                    short_npub(&identity.public_key())
+                ));
+            }
             let (key, sealed) = journal::sealed_table_key(&home, &id)?;
             let opened = zeroize::Zeroizing::new(identity.open(&key, &sealed).await?);
             (
@@ -92,16 +89,8 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
                 Some(identity.public_key()),
             )
         }
-        None => match identity.local_keys() {
-            Some(k) => (k.clone(), None),
-            None => {
-                return Err(format!(
-                    "table {id} was played by your identity's own key, which this machine does \
-                     not hold (a bunker holds it): resume it where that key is"
-                ))
-            }
-        },
     };
+    let me = authority.unwrap_or(keys.public_key());
     if keys.public_key().to_hex() != meta.me {
         return Err(format!(
             "table {id} was played by another identity ({}); this one is {}",
@@ -124,11 +113,7 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     let ui = SeatUi::choose(meta.auto || args.auto, args.plain);
     let played = async {
         let (spec, start) = seated(&pool, &host, &id).await?;
-        println!(
-            "resuming table {} as {}",
-            &id[..16],
-            short_npub(&identity.public_key())
-        );
+        println!("resuming table {} as {}", &id[..16], short_npub(&me));
         let joined = Joined { spec, host, relays };
         play_seat(&keys, authority, &pool, joined, start, ui, Some(meta)).await
     }

@@ -661,7 +661,7 @@ async fn take_joins(
             }
             LobbyBody::Leave {} => {
                 let before = lobby.players.len();
-                let identity = lobby_identity(lobby, &who);
+                let identity = lobby.identity_of(&who);
                 lobby
                     .players
                     .retain(|p| p.pubkey != who.to_hex() || who == me);
@@ -736,33 +736,13 @@ fn admit(
     if !lobby.public && !opts.invite.contains(who) && !opts.invite.contains(&identity) {
         return Err(Some("not invited".into()));
     }
-    if spec_identities(lobby).contains(&identity) {
+    if lobby.players.iter().any(|p| p.identity() == Some(identity)) {
         return Err(Some(format!(
             "{} holds a place at this table already",
             short_npub(&identity)
         )));
     }
     Ok(identity)
-}
-
-/// The identities of a lobby's listed players (§2.3).
-fn spec_identities(lobby: &Lobby) -> Vec<PublicKey> {
-    lobby
-        .players
-        .iter()
-        .filter_map(|p| PublicKey::from_hex(&p.pubkey).ok())
-        .map(|k| lobby_identity(lobby, &k))
-        .collect()
-}
-
-/// The identity behind a listed player's key: the author of its authorization, else the key.
-fn lobby_identity(lobby: &Lobby, key: &PublicKey) -> PublicKey {
-    lobby
-        .players
-        .iter()
-        .find(|p| p.pubkey == key.to_hex())
-        .and_then(|p| p.auth.as_ref())
-        .map_or(*key, |a| a.pubkey)
 }
 
 /// `identity` authorizes `key` to hold its seat at `host`'s `table`, for a lobby expiring at
@@ -1280,12 +1260,12 @@ impl WaitNews {
             .filter(|k| !first && !self.told.as_ref().is_some_and(|t| t.contains(k)))
             .filter_map(|k| PublicKey::from_hex(k).ok())
             .filter(|k| *k != me)
-            .map(|k| lobby_identity(l, &k))
+            .map(|k| l.identity_of(&k))
             .collect();
         self.names.learn(pool, &newcomers).await;
         let label = |k: &PublicKey| self.names.of(k);
         news(LobbyNews::Waiting {
-            host: label(&lobby_identity(l, &host)),
+            host: label(&l.identity_of(&host)),
             game: self.game.clone(),
             newcomers: newcomers.iter().map(label).collect(),
             first,
@@ -1345,7 +1325,7 @@ async fn seat_names(
     let keys: Vec<PublicKey> = hexes
         .iter()
         .filter_map(|h| PublicKey::from_hex(h).ok())
-        .map(|k| lobby.map_or(k, |l| lobby_identity(l, &k)))
+        .map(|k| lobby.map_or(k, |l| l.identity_of(&k)))
         .collect();
     names.learn(pool, &keys).await;
     keys.iter().map(|k| names.of(k)).collect()

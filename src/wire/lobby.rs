@@ -56,6 +56,28 @@ pub struct LobbyPlayer {
     pub auth: Option<Box<Event>>,
 }
 
+impl LobbyPlayer {
+    /// The person in this place: the identity that authorized its key (§2.3), else the key
+    /// itself; `None` for a key that is not one.
+    pub fn identity(&self) -> Option<PublicKey> {
+        match &self.auth {
+            Some(a) => Some(a.pubkey),
+            None => PublicKey::from_hex(&self.pubkey).ok(),
+        }
+    }
+}
+
+impl Lobby {
+    /// The identity behind a listed key: the author of its listed authorization, else the key.
+    pub fn identity_of(&self, key: &PublicKey) -> PublicKey {
+        self.players
+            .iter()
+            .find(|p| p.pubkey == key.to_hex())
+            .and_then(|p| p.auth.as_ref())
+            .map_or(*key, |a| a.pubkey)
+    }
+}
+
 /// The lobby part of a table announcement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

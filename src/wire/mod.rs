@@ -242,11 +242,7 @@ impl TableSpec {
 
     /// The identity behind a seat key: the author of its listed authorization, else itself.
     pub fn identity_of(&self, key: &PublicKey) -> PublicKey {
-        self.lobby
-            .as_ref()
-            .and_then(|l| l.players.iter().find(|p| p.pubkey == key.to_hex()))
-            .and_then(|p| p.auth.as_ref())
-            .map_or(*key, |a| a.pubkey)
+        self.lobby.as_ref().map_or(*key, |l| l.identity_of(key))
     }
 
     /// The seat keys, by seat number.

@@ -201,11 +201,7 @@ fn view(spec: &TableSpec, host: &PublicKey, relays: &[String]) -> TableView {
             let listed: Vec<String> = l
                 .players
                 .iter()
-                .map(|p| {
-                    p.auth
-                        .as_ref()
-                        .map_or(p.pubkey.clone(), |a| a.pubkey.to_hex())
-                })
+                .map(|p| p.identity().map_or(p.pubkey.clone(), |k| k.to_hex()))
                 .collect();
             let (players, words) = match l.status {
                 LobbyStatus::Open => (

@@ -548,6 +548,16 @@ function startSeat(opened, why) {
   return true;
 }
 
+// The seat being taken cannot be: says why, closes its connections and lets the person try
+// again.
+function seatRefused(pool, message) {
+  fail(message);
+  seatState("refused");
+  pool.close();
+  playing = null;
+  $("sit-down").disabled = false;
+}
+
 // Sits down at the table a link opened: asks the host for a seat with this page's key, opens
 // the seating nonce when the table is full, then plays the seat here.
 async function sitDown(opened) {
@@ -569,13 +579,7 @@ async function sitDown(opened) {
   seatState("asking");
   let seating = false;
   let authorizing = false;
-  const refused = (m) => {
-    fail(m);
-    seatState("refused");
-    pool.close();
-    playing = null;
-    $("sit-down").disabled = false;
-  };
+  const refused = (m) => seatRefused(pool, m);
   const step = async () => {
     if (seat || seating || authorizing) return;
     let r;
@@ -585,11 +589,7 @@ async function sitDown(opened) {
       const m = e.message || String(e);
       // Until the first announcement arrives there is nothing to read yet.
       if (!tableEvents.length) return;
-      fail(m);
-      seatState("refused");
-      pool.close();
-      playing = null;
-      $("sit-down").disabled = false;
+      refused(m);
       return;
     }
     for (const ev of r.publish) pool.publish(ev);
@@ -653,11 +653,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
     }
   }
   if (!seat) {
-    fail(lastError);
-    seatState("refused");
-    pool.close();
-    playing = null;
-    $("sit-down").disabled = false;
+    seatRefused(pool, lastError);
     return null;
   }
   playing.seat = seat;
@@ -714,11 +710,7 @@ async function resumeSeat(opened, tableEvents) {
       }
       core.signer_restore(opened.table, tk.key, secret);
     } catch (e) {
-      fail(e.message || String(e));
-      seatState("refused");
-      pool.close();
-      playing = null;
-      $("sit-down").disabled = false;
+      seatRefused(pool, e.message || String(e));
       return;
     }
   }
