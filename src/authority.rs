@@ -69,6 +69,18 @@ impl Authority {
         }
     }
 
+    /// The identity's signer, for what takes any signer (opening NIP-17 invitations).
+    pub fn signer(&self) -> &Arc<dyn NostrSigner> {
+        &self.signer
+    }
+
+    /// The key a command's relay connection uses: the identity's own when it is on this
+    /// machine; for a bunker a fresh one, since a connection signs without asking anyone (NIP-42,
+    /// proof of work) and the bunker would ask its person for each.
+    pub fn connection_key(&self) -> Keys {
+        self.local.clone().unwrap_or_else(Keys::generate)
+    }
+
     /// Signs `builder` as the identity (a bunker asks its person).
     pub async fn sign(&self, builder: EventBuilder) -> Result<Event, String> {
         let ev = builder

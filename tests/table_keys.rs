@@ -307,7 +307,8 @@ fn bunker(r: &Relay, user: &Keys, asked: &Asked) -> String {
 /// table key signs every move, and `verify` names the seat by the bunker's identity. Then
 /// `resume` takes the finished table's seat back through the bunker (which opens the table key
 /// the journal sealed to the identity, a second request and no signature), and a bunker link
-/// that is not one is refused in words.
+/// that is not one is refused in words. The host's NIP-17 invitation to the identity is found
+/// by `tables` through the bunker.
 #[test]
 fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let r = Relay::start();
@@ -343,8 +344,25 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let b = user.public_key().to_bech32().unwrap();
     assert!(out.contains(&b), "{out}");
 
-    let host = hosts_high_card(&ha, &r, &[]);
+    let host = hosts_high_card(&ha, &r, &["--invite", &b]);
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    host.wait_line("invited", Duration::from_secs(20));
+
+    // The invitation reaches the identity in the bunker: `tables` in a home holding no key at
+    // all finds it, the bunker opening the gift wrap and its seal (NIP-59) and signing nothing.
+    let decrypts = asked.count("nip44_decrypt");
+    let out = run(&hb, &["tables", "--relay", &r.url]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{out:?}");
+    let invitations = text.split("Open public tables:").next().unwrap();
+    assert!(invitations.contains(&naddr), "{text}");
+    assert!(
+        invitations.contains(&format!("Invitations for {}", &b[..10])),
+        "{text}"
+    );
+    assert_eq!(asked.count("nip44_decrypt") - decrypts, 2, "{text}");
+    assert_eq!(asked.count("sign_event"), before, "{text}");
+
     let joiner = spawn(&hb, &["join", &naddr, "--auto"]);
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
     assert!(ok, "host: {out}\n{err}");

@@ -4,6 +4,7 @@
 use super::common::load_identity;
 use super::host::HostArgs;
 use super::join::JoinArgs;
+use crate::authority::Authority;
 use crate::net::pool::{PoolConfig, RelayPool};
 use crate::net::profiles::{fetch_names, name_or_npub, short_npub};
 use crate::table::lobby::{self, Listing};
@@ -33,6 +34,12 @@ fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
         .map(|k| name_or_npub(names, &k))
         .unwrap_or_else(|| host.to_string())
 }
+
+/// Feedback is a NIP-17 message whose seal the identity signs; the lobby sends it with a key on
+/// this machine only.
+const FEEDBACK_NEEDS_LOCAL_KEY: &str = "nothing was sent: feedback is signed by an identity kept \
+     on this machine, and yours is in a bunker, which this program does not ask to sign \
+     feedback yet";
 
 /// An invitation as `tables --plain` lists it. Anyone can send an invitation to a public table:
 /// it says who sent it when that is not the table's host.
@@ -66,12 +73,12 @@ fn title(l: &Listing) -> &str {
     }
 }
 
-/// Open public tables, the invitations to `keys`, and the hosts' profile names.
+/// Open public tables, the invitations to `who`, and the hosts' profile names.
 async fn list(
     pool: &RelayPool,
-    keys: &Keys,
+    who: &Authority,
 ) -> Result<(Vec<Listing>, Vec<Listing>, HashMap<PublicKey, String>), String> {
-    let (public, invites) = lobby::list_tables(pool, keys, Duration::from_secs(5)).await?;
+    let (public, invites) = lobby::list_tables(pool, who, Duration::from_secs(5)).await?;
     let hosts: Vec<PublicKey> = public
         .iter()
         .chain(&invites)
@@ -82,14 +89,16 @@ async fn list(
 }
 
 pub async fn run(args: TablesArgs) -> Result<(), String> {
-    let keys = load_identity()?;
+    // A kept bunker is the identity here as in `join` and `host`: invitations to it are opened
+    // by it, and a table chosen is joined or hosted with a table key it authorizes.
+    let who = crate::authority::load(&crate::identity::config_dir(), load_identity).await?;
     if args.json || args.plain || !crate::ui::tui::available() {
-        return print_list(&keys, &args).await;
+        return print_list(&who, &args).await;
     }
     // The screen is gone (the terminal given back) before joining or hosting prints a line.
     // The lobby's pool goes on to the table chosen (one pool for the command when the table
     // plays on the same relays).
-    let (choice, pool) = lobby_screen(&keys, &args).await?;
+    let (choice, pool) = lobby_screen(&who, &args).await?;
     match choice {
         LobbyChoice::Quit => {
             pool.shutdown().await;
@@ -97,7 +106,6 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
         }
         LobbyChoice::Join(naddr) => {
             let join: JoinArgs = command_args("join", &[&naddr])?;
-            let who = crate::authority::Authority::local(keys.clone());
             super::join::join_as(&who, join, Some(pool)).await
         }
         LobbyChoice::Host(t) => {
@@ -116,7 +124,6 @@ pub async fn run(args: TablesArgs) -> Result<(), String> {
                 argv.extend(["--relay", r.as_str()]);
             }
             let host: HostArgs = command_args("host", &argv)?;
-            let who = crate::authority::Authority::local(keys.clone());
             super::host::host_as(&who, host, Some(pool)).await
         }
     }
@@ -135,12 +142,15 @@ fn command_args<A: clap::Args + clap::FromArgMatches>(
 }
 
 /// Runs the lobby screen on its own thread and answers what it asks until the person chooses.
-async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, RelayPool), String> {
-    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+async fn lobby_screen(
+    who: &Authority,
+    args: &TablesArgs,
+) -> Result<(LobbyChoice, RelayPool), String> {
+    let pool = RelayPool::connect(who.connection_key(), &args.relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
     let state = LobbyState::new(
-        crate::net::profiles::self_words(&pool, &keys.public_key()).await,
+        crate::net::profiles::self_words(&pool, &who.public_key()).await,
         args.relays.clone(),
         crate::ui::tui::colour_wanted(),
     );
@@ -177,11 +187,11 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
         Err(_) => None,
     };
     let relist = {
-        let (pool, keys, events) = (pool.clone(), keys.clone(), events.clone());
+        let (pool, who, events) = (pool.clone(), who.clone(), events.clone());
         tokio::spawn(async move {
             loop {
                 changed.notified().await;
-                if events.send(listed(&pool, &keys).await).is_err() {
+                if events.send(listed(&pool, &who).await).is_err() {
                     break;
                 }
             }
@@ -194,10 +204,10 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
             }
             Some(request) = requests.recv() => {
                 // Each answer on its own task: the screen stays live while relays are slow.
-                let (pool, keys, relays, events) =
-                    (pool.clone(), keys.clone(), args.relays.clone(), events.clone());
+                let (pool, who, relays, events) =
+                    (pool.clone(), who.clone(), args.relays.clone(), events.clone());
                 tokio::spawn(async move {
-                    let _ = events.send(answer(request, &pool, keys, &relays).await);
+                    let _ = events.send(answer(request, &pool, &who, &relays).await);
                 });
             }
         }
@@ -218,25 +228,26 @@ async fn lobby_screen(keys: &Keys, args: &TablesArgs) -> Result<(LobbyChoice, Re
 async fn answer(
     request: LobbyRequest,
     pool: &RelayPool,
-    keys: Keys,
+    who: &Authority,
     relays: &[String],
 ) -> LobbyEvent {
     match request {
-        LobbyRequest::Refresh => listed(pool, &keys).await,
+        LobbyRequest::Refresh => listed(pool, who).await,
         LobbyRequest::Check(table) => LobbyEvent::Checked(
             super::host::check_setup(&table.game, &table.variant, table.seats, relays)
                 .await
                 .map(|()| table),
         ),
-        LobbyRequest::Feedback(text) => {
-            LobbyEvent::FeedbackSent(super::feedback::send(keys, relays, &text).await)
-        }
+        LobbyRequest::Feedback(text) => LobbyEvent::FeedbackSent(match who.local_keys() {
+            Some(keys) => super::feedback::send(keys.clone(), relays, &text).await,
+            None => Err(FEEDBACK_NEEDS_LOCAL_KEY.to_string()),
+        }),
     }
 }
 
 /// The invitations and open tables as the relays hold them now, for the lobby screen.
-async fn listed(pool: &RelayPool, keys: &Keys) -> LobbyEvent {
-    LobbyEvent::Listed(list(pool, keys).await.map(|(public, invites, names)| {
+async fn listed(pool: &RelayPool, who: &Authority) -> LobbyEvent {
+    LobbyEvent::Listed(list(pool, who).await.map(|(public, invites, names)| {
         let entry = |listing: Listing, invited: bool| Entry {
             host: host_label(&names, &listing.host),
             listing,
@@ -250,11 +261,11 @@ async fn listed(pool: &RelayPool, keys: &Keys) -> LobbyEvent {
     }))
 }
 
-async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
-    let pool = RelayPool::connect(keys.clone(), &args.relays, PoolConfig::default())
+async fn print_list(who: &Authority, args: &TablesArgs) -> Result<(), String> {
+    let pool = RelayPool::connect(who.connection_key(), &args.relays, PoolConfig::default())
         .await
         .map_err(|e| e.to_string())?;
-    let listed = list(&pool, keys).await;
+    let listed = list(&pool, who).await;
     pool.shutdown().await;
     let (public, invites, names) = listed?;
     if args.json {
@@ -264,7 +275,7 @@ async fn print_list(keys: &Keys, args: &TablesArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    println!("Invitations for {}:", short_npub(&keys.public_key()));
+    println!("Invitations for {}:", short_npub(&who.public_key()));
     // Only tables still waiting for players: a finished or cancelled invitation is history.
     let open = LobbyStatus::Open.name();
     let waiting: Vec<&Listing> = invites.iter().filter(|l| l.status == open).collect();

@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use nostr_sdk::nips::nip59::{self, UnwrappedGift};
 use nostr_sdk::prelude::{
-    Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind, PublicKey, RelayMetadata, RelayUrl,
-    Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
+    Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind, NostrSigner, PublicKey,
+    RelayMetadata, RelayUrl, Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
 };
 
 use super::pool::{pow_to_retry, PublishReport, RelayPool, MAX_POW};
@@ -449,8 +449,10 @@ impl PrivateMessage {
     }
 }
 
-/// Opens a gift wrap addressed to `keys`, checking that the seal's signer wrote the rumor.
-pub async fn unwrap(keys: &Keys, wrap: &Event) -> Result<PrivateMessage, DmError> {
+/// Opens a gift wrap addressed to `keys`' owner, checking that the seal's signer wrote the
+/// rumor. `keys` is any signer that can open NIP-44: a local key, or a bunker whose person
+/// then opens both layers (the wrap and the seal).
+pub async fn unwrap<S: NostrSigner>(keys: &S, wrap: &Event) -> Result<PrivateMessage, DmError> {
     let gift = match UnwrappedGift::from_gift_wrap(keys, wrap).await {
         Ok(gift) => gift,
         Err(nip59::Error::SenderMismatch) => return Err(forged(keys, wrap).await),
@@ -479,9 +481,8 @@ pub async fn unwrap(keys: &Keys, wrap: &Event) -> Result<PrivateMessage, DmError
 
 /// The error for a seal whose signer is not the rumor's author, naming both keys. nostr-sdk
 /// reports only that they differ; the two layers are opened again (with its NIP-44) to name them.
-async fn forged(keys: &Keys, wrap: &Event) -> DmError {
-    use nostr_sdk::prelude::{JsonUtil, NostrSigner};
-    async fn open(keys: &Keys, wrap: &Event) -> Option<(PublicKey, PublicKey)> {
+async fn forged<S: NostrSigner>(keys: &S, wrap: &Event) -> DmError {
+    async fn open<S: NostrSigner>(keys: &S, wrap: &Event) -> Option<(PublicKey, PublicKey)> {
         let seal = keys.nip44_decrypt(&wrap.pubkey, &wrap.content).await.ok()?;
         let seal = Event::from_json(seal).ok()?;
         let rumor = keys.nip44_decrypt(&seal.pubkey, &seal.content).await.ok()?;
@@ -518,13 +519,22 @@ pub struct Inbox {
 /// Every private message addressed to `pool`'s key stored on its relays (including the copies
 /// of messages it sent).
 pub async fn fetch_inbox(pool: &RelayPool, timeout: Duration) -> Result<Inbox, DmError> {
+    fetch_inbox_of(pool, &pool.public_key(), pool.keys(), timeout).await
+}
+
+/// Every private message addressed to `me` stored on `pool`'s relays, opened by `signer` (which
+/// holds `me`'s key: the pool's own, or a bunker's when the pool connects with another key).
+pub async fn fetch_inbox_of<S: NostrSigner>(
+    pool: &RelayPool,
+    me: &PublicKey,
+    signer: &S,
+    timeout: Duration,
+) -> Result<Inbox, DmError> {
     // Paged: an inbox outgrows a relay's cap on one answer.
-    let wraps = pool
-        .fetch_all(inbox_filter(&pool.public_key()), 500, timeout)
-        .await?;
+    let wraps = pool.fetch_all(inbox_filter(me), 500, timeout).await?;
     let mut inbox = Inbox::default();
     for wrap in &wraps {
-        match unwrap(pool.keys(), wrap).await {
+        match unwrap(signer, wrap).await {
             Ok(m) => {
                 if !inbox.messages.iter().any(|known| known.id == m.id) {
                     inbox.messages.push(m);
