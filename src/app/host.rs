@@ -161,6 +161,12 @@ pub fn print_news(n: &LobbyNews) {
             names.join(", "),
             if names.len() == 1 { " is" } else { "s are" }
         ),
+        LobbyNews::Lapsed { names } => println!(
+            "the authorization of {} lapsed before the table could be seated: the seat{} open \
+             again",
+            names.join(", "),
+            if names.len() == 1 { " is" } else { "s are" }
+        ),
         LobbyNews::Seated { names } => println!("seated: {}", names.join(", ")),
         LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
         LobbyNews::MayStart { players, max } => {

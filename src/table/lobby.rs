@@ -67,6 +67,11 @@ pub enum LobbyNews {
     Dropped {
         names: Vec<String>,
     },
+    /// Listed players whose authorization of their table key would lapse before the seating
+    /// could be announced: their seats open again, and they may ask again with a new one.
+    Lapsed {
+        names: Vec<String>,
+    },
     Cancelled {
         reason: String,
     },
@@ -483,10 +488,18 @@ async fn run_host(
         )
         .await?;
         let deadline = Instant::now() + Duration::from_millis(spec.deadlines.crypto_ms);
-        let missing = loop {
+        let (missing, why) = loop {
             let (reveals, _) = collect_reveals(spec, &events);
             match seats_from_reveals(spec, &reveals) {
                 Ok(seats) => {
+                    // Every client judges the listed authorizations at the seated
+                    // announcement's own time (§2.3): one lapsed by then would make them all
+                    // refuse the seating, so its player's seat opens again instead.
+                    let at = Timestamp::now().as_secs() + PUBLISH_SLACK_SECS;
+                    let gone = lapsed(spec.lobby.as_ref().expect("lobby"), at);
+                    if !gone.is_empty() {
+                        break (gone, Unseated::Lapsed);
+                    }
                     spec.seats = seats.clone();
                     let l = spec.lobby.as_mut().expect("lobby");
                     l.status = LobbyStatus::Seated;
@@ -500,7 +513,7 @@ async fn run_host(
                 Err(missing) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
-                        break missing;
+                        break (missing, Unseated::NeverRevealed);
                     }
                     if let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await {
                         if let Ok(LobbyMsg {
@@ -518,14 +531,24 @@ async fn run_host(
             }
         };
         if missing.iter().any(|k| *k == me.to_hex()) {
-            return Err("the host's own nonce did not reach the relays".into());
+            return Err(match why {
+                Unseated::NeverRevealed => "the host's own nonce did not reach the relays".into(),
+                Unseated::Lapsed => "the host's own authorization of its table key lapsed before \
+                                 the table could be seated: host it again"
+                    .into(),
+            });
         }
-        // Seats of players who never revealed open again; everyone left commits afresh so
-        // nobody chooses a nonce knowing the others' revealed ones.
-        news(LobbyNews::Dropped {
-            names: seat_names(pool, names, spec.lobby.as_ref(), &missing).await,
-        });
-        banned.extend(missing.iter().cloned());
+        // Their seats open again; everyone left commits afresh so nobody chooses a nonce
+        // knowing the others' revealed ones.
+        let dropped = seat_names(pool, names, spec.lobby.as_ref(), &missing).await;
+        match why {
+            Unseated::NeverRevealed => {
+                news(LobbyNews::Dropped { names: dropped });
+                banned.extend(missing.iter().cloned());
+            }
+            // Not their doing alone (a slow round), so they may ask again.
+            Unseated::Lapsed => news(LobbyNews::Lapsed { names: dropped }),
+        }
         nonce = new_nonce();
         let l = spec.lobby.as_mut().expect("lobby");
         l.players.retain(|p| !missing.contains(&p.pubkey));
@@ -535,6 +558,30 @@ async fn run_host(
         committed = [me.to_hex()].into();
         announcer.publish(pool, spec).await?;
     }
+}
+
+/// Why listed players lose their seats before the seating.
+#[derive(Clone, Copy)]
+enum Unseated {
+    NeverRevealed,
+    Lapsed,
+}
+
+/// How far past the host's clock a seated announcement about to be published may be stamped.
+const PUBLISH_SLACK_SECS: u64 = 5;
+
+/// The listed players whose authorization does not hold at `at` (Unix seconds).
+fn lapsed(lobby: &Lobby, at: u64) -> Vec<String> {
+    lobby
+        .players
+        .iter()
+        .filter(|p| {
+            p.auth.as_ref().is_some_and(|a| {
+                crate::wire::auth::parse_auth(a).map_or(true, |auth| auth.expires <= at)
+            })
+        })
+        .map(|p| p.pubkey.clone())
+        .collect()
 }
 
 /// Takes join requests until the seats are full (or it is time to start), every listed
@@ -1471,7 +1518,7 @@ fn listing(ev: &Event, spec: &TableSpec, invited_by: Option<String>) -> Option<L
 /// Open public tables and the invitations addressed to `keys`, from the pool's relays.
 pub async fn list_tables(
     pool: &RelayPool,
-    keys: &Keys,
+    who: &crate::authority::Authority,
     timeout: Duration,
 ) -> Result<(Vec<Listing>, Vec<Listing>), String> {
     // Paged: a busy relay lists more open tables than it returns in one answer.
@@ -1484,8 +1531,8 @@ pub async fn list_tables(
         .filter_map(|(ev, spec)| listing(ev, spec, None))
         .collect();
     let mut invites = Vec::new();
-    let me = keys.public_key();
-    let inbox = crate::net::dm::fetch_inbox(pool, timeout)
+    let me = who.public_key();
+    let inbox = crate::net::dm::fetch_inbox_of(pool, &me, who.signer(), timeout)
         .await
         .map_err(|e| e.to_string())?;
     // Our own copies of invitations we sent are in the inbox too.
@@ -1685,6 +1732,39 @@ mod seating_tests {
             })
             .collect();
         (spec, reveals)
+    }
+
+    /// The host re-checks the listed authorizations against the time its seated announcement
+    /// will carry: a listed table key whose authorization lapses by then is named (and one
+    /// that is not an authorization at all), a seat held by an identity's own key never is.
+    #[test]
+    fn authorizations_lapsed_by_the_seating_are_named() {
+        let (host, guest, other) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let (mut spec, _) = seated_table(&host, &guest, "ws://127.0.0.1:1");
+        let table = spec.table.clone();
+        let identity = Keys::generate();
+        let auth = |key: &Keys, expires: u64| {
+            crate::wire::auth::auth_event(&key.public_key(), &host.public_key(), &table, expires)
+                .sign_with_keys(&identity)
+                .map(Box::new)
+                .ok()
+        };
+        let l = spec.lobby.as_mut().unwrap();
+        l.players[1].auth = auth(&guest, 2_000);
+        l.players.push(LobbyPlayer {
+            pubkey: other.public_key().to_hex(),
+            commit: String::new(),
+            auth: Some(Box::new(
+                EventBuilder::text_note("not an authorization")
+                    .sign_with_keys(&identity)
+                    .unwrap(),
+            )),
+        });
+        let l = spec.lobby.as_ref().unwrap();
+        let guest_hex = guest.public_key().to_hex();
+        let other_hex = other.public_key().to_hex();
+        assert_eq!(lapsed(l, 1_999), vec![other_hex.clone()]);
+        assert_eq!(lapsed(l, 2_000), vec![guest_hex, other_hex]);
     }
 
     /// Soak tables 95, 134, 186, 258: a relay that reorders delivered the seated announcement
