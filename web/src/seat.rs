@@ -462,6 +462,27 @@ fn read_record(
     Ok((master, own))
 }
 
+/// Why the key in use holds no seat, in words: this browser's record of the table says whether
+/// the person sat down with the page's own key or with a signer extension, so a person who
+/// switched since is told which to use again.
+fn no_seat(record: Option<&str>, extension_in_use: bool) -> &'static str {
+    let sat_with_extension = record
+        .and_then(|r| serde_json::from_str::<Record>(r).ok())
+        .map(|r| r.table_key.is_some());
+    match (sat_with_extension, extension_in_use) {
+        (Some(false), true) => {
+            "you sat down at this table with this page's own key, not your signer extension: \
+             press \"Stop using the extension\" under You, unlock your key and open the table \
+             again"
+        }
+        (Some(true), false) => {
+            "you sat down at this table with your signer extension: press \"Use my signer \
+             extension (NIP-07)\" under You and open the table again"
+        }
+        _ => "your key holds no seat at this table",
+    }
+}
+
 fn open_seat(
     opened: &str,
     table_events: &str,
@@ -489,7 +510,7 @@ fn open_seat(
                     .into(),
             )
         }
-        None => return Err("your key holds no seat at this table".into()),
+        None => return Err(no_seat(record, identity.is_some()).into()),
     };
     let known = names::names_from_profiles(&crate::parse_events(profiles));
     // Seats are named by the people behind them: a table key's identity (§2.3).
@@ -902,6 +923,35 @@ impl<G: TableGame> Driven for Playing<G> {
 mod tests {
     use super::*;
     use tolerance::wire::{Lobby, LobbyPlayer};
+
+    /// A person who sat down one way and came back the other is told which way to use again;
+    /// without a record of the table (or with a damaged one) nothing more is known.
+    #[test]
+    fn a_seat_taken_the_other_way_says_which_way_to_use() {
+        let record = |table_key: Option<Value>| {
+            serde_json::to_string(&Record {
+                v: RECORD_VERSION,
+                table: "t".into(),
+                master: String::new(),
+                own: Vec::new(),
+                table_key,
+            })
+            .unwrap()
+        };
+        let page = record(None);
+        let extension = record(Some(json!({"key": "k"})));
+        for (rec, in_use, words) in [
+            (Some(page.as_str()), true, "Stop using the extension"),
+            (Some(extension.as_str()), false, "Use my signer extension"),
+            (Some(page.as_str()), false, "your key holds no seat"),
+            (Some(extension.as_str()), true, "your key holds no seat"),
+            (None, true, "your key holds no seat"),
+            (Some("{damaged"), true, "your key holds no seat"),
+        ] {
+            let said = no_seat(rec, in_use);
+            assert!(said.contains(words), "{rec:?} {in_use}: {said}");
+        }
+    }
 
     fn table(host: &Keys, status: LobbyStatus, players: Vec<LobbyPlayer>) -> TableSpec {
         let mut seats = Vec::new();
