@@ -81,14 +81,26 @@ pub async fn send(
     public: bool,
     tags: Vec<Tag>,
 ) -> Result<Sent, String> {
+    let me = crate::authority::Authority::local(pool.keys().clone());
+    send_as(pool, &me, to, message, public, tags).await
+}
+
+/// [`send`] from `who`, which may be an identity in a bunker whose connection uses another key:
+/// the bunker signs the note, or the message's two seals.
+pub async fn send_as(
+    pool: &RelayPool,
+    who: &crate::authority::Authority,
+    to: &PublicKey,
+    message: &str,
+    public: bool,
+    tags: Vec<Tag>,
+) -> Result<Sent, String> {
     let message = check_message(message)?;
     if public {
         let lists = dm::lookup_relays(pool, to, LOOKUP)
             .await
             .map_err(|e| e.to_string())?;
-        let event = pool
-            .sign(public_note(to, &message).tags(tags))
-            .map_err(|e| e.to_string())?;
+        let event = who.sign(public_note(to, &message).tags(tags)).await?;
         let report = dm::publish_to(pool, lists.for_mentions(), &event)
             .await
             .map_err(|e| format!("the note was not published: {e}"))?;
@@ -98,28 +110,28 @@ pub async fn send(
             their_relays: lists.read,
         });
     }
-    dm::send_private(pool, to, &message, tags, LOOKUP)
+    dm::send_private_as(pool, who.signer(), to, &message, tags, LOOKUP)
         .await
         .map(Sent::Private)
         .map_err(|e| format!("the message was not delivered: {e}"))
 }
 
-/// Sends `text` from `keys` to `to` over `relays` as `tolerance feedback` does (a private
+/// Sends `text` from `who` to `to` over `relays` as `tolerance feedback` does (a private
 /// message with a feedback subject unless `public`), and words the outcome for the person.
 pub async fn send_feedback(
-    keys: Keys,
+    who: &crate::authority::Authority,
     to: &PublicKey,
     relays: &[String],
     text: &str,
     public: bool,
 ) -> Result<Vec<String>, String> {
-    let pool = connect(keys, relays).await?;
+    let pool = connect(who.connection_key(), relays).await?;
     let tags = if public {
         Vec::new()
     } else {
         vec![dm::subject("Feedback on The Game of Tolerance")]
     };
-    let sent = send(&pool, to, text, public, tags).await;
+    let sent = send_as(&pool, who, to, text, public, tags).await;
     pool.shutdown().await;
     Ok(report_lines(&sent?))
 }

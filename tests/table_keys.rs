@@ -308,7 +308,8 @@ fn bunker(r: &Relay, user: &Keys, asked: &Asked) -> String {
 /// `resume` takes the finished table's seat back through the bunker (which opens the table key
 /// the journal sealed to the identity, a second request and no signature), and a bunker link
 /// that is not one is refused in words. The host's NIP-17 invitation to the identity is found
-/// by `tables` through the bunker.
+/// by `tables` through the bunker, and the identity's own feedback and invitations, sealed by
+/// the bunker, reach their readers from it.
 #[test]
 fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let r = Relay::start();
@@ -346,7 +347,7 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
 
     let host = hosts_high_card(&ha, &r, &["--invite", &b]);
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    host.wait_line("invited", Duration::from_secs(20));
+    host.wait_line("relays took the invitation", Duration::from_secs(20));
 
     // The invitation reaches the identity in the bunker: `tables` in a home holding no key at
     // all finds it, the bunker opening the gift wrap and its seal (NIP-59) and signing nothing.
@@ -409,6 +410,53 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     assert!(text.contains("resuming table"), "{text}");
     assert_eq!(asked.count("nip44_decrypt") - decrypts, 1, "{text}");
     assert_eq!(asked.count("sign_event") - before, 1, "{text}");
+
+    // Feedback comes from the identity too: the bunker seals the message and its sender's copy.
+    let (signed, reader) = (asked.count("sign_event"), Keys::generate());
+    let to = reader.public_key().to_bech32().unwrap();
+    let sent = run(
+        &hb,
+        &["feedback", "--to", &to, "--relay", &r.url, "from a bunker"],
+    );
+    assert!(sent.status.success(), "{sent:?}");
+    assert_eq!(asked.count("sign_event") - signed, 2, "{sent:?}");
+    let inbox = r.rt.block_on(async {
+        let pool = RelayPool::connect(reader.clone(), [r.url.as_str()], PoolConfig::default())
+            .await
+            .unwrap();
+        tolerance::net::dm::fetch_inbox(&pool, Duration::from_secs(5))
+            .await
+            .unwrap()
+    });
+    assert!(
+        inbox
+            .messages
+            .iter()
+            .any(|m| m.sender == user.public_key() && m.content.contains("from a bunker")),
+        "{inbox:?}"
+    );
+
+    // A table hosted through the bunker invites from the identity, not from its table key:
+    // the invitee's `tables` names the person hosting.
+    let signed = asked.count("sign_event");
+    let host = hosts_high_card(&hb, &r, &["--invite", &a]);
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(60)));
+    host.wait_line("relays took the invitation", Duration::from_secs(60));
+    let out = run(&ha, &["tables", "--relay", &r.url]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let invitations = text.split("Open public tables:").next().unwrap();
+    assert!(invitations.contains(&naddr), "{text}");
+    assert!(
+        invitations.contains(&format!("from {}", short_npub(&b))),
+        "{text}"
+    );
+    // One authorization and the invitation's two seals.
+    assert_eq!(asked.count("sign_event") - signed, 3, "{text}");
+    let joiner = spawn(&ha, &["join", &naddr, "--auto"]);
+    let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
+    assert!(ok, "host: {out}\n{err}");
+    let (ok, out, err) = joiner.finish_blocking(Duration::from_secs(60));
+    assert!(ok && out.contains("table over:"), "joiner: {out}\n{err}");
 }
 
 /// A seated two-player table of `host`, its players `(seat key, authorization listed, join

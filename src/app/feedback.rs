@@ -41,8 +41,13 @@ pub fn run(args: FeedbackArgs) -> Result<(), String> {
         feedback::compose_in_editor(&editor)?
     };
     let text = feedback::check_message(&text)?;
-    let keys = load_identity()?;
-    let lines = runtime()?.block_on(feedback::send_feedback(keys, &to, &relays, &text, public))?;
+    let rt = runtime()?;
+    // A kept bunker signs feedback as it signs tables: the identity is the same everywhere.
+    let who = rt.block_on(crate::authority::load(
+        &crate::identity::config_dir(),
+        load_identity,
+    ))?;
+    let lines = rt.block_on(feedback::send_feedback(&who, &to, &relays, &text, public))?;
     for line in lines {
         println!("{line}");
     }
@@ -59,7 +64,11 @@ fn destination(to: Option<&str>, relays: &[String]) -> Result<(PublicKey, Vec<St
 
 /// Sends `text` as `tolerance feedback --relay …` does (privately, to the same recipient, over
 /// the same relays), for the lobby screen's feedback box; the outcome in its words.
-pub async fn send(keys: Keys, relays: &[String], text: &str) -> Result<Vec<String>, String> {
+pub async fn send(
+    who: &crate::authority::Authority,
+    relays: &[String],
+    text: &str,
+) -> Result<Vec<String>, String> {
     let (to, relays) = destination(None, relays)?;
-    feedback::send_feedback(keys, &to, &relays, text, false).await
+    feedback::send_feedback(who, &to, &relays, text, false).await
 }

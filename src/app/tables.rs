@@ -35,12 +35,6 @@ fn host_label(names: &HashMap<PublicKey, String>, host: &str) -> String {
         .unwrap_or_else(|| host.to_string())
 }
 
-/// Feedback is a NIP-17 message whose seal the identity signs; the lobby sends it with a key on
-/// this machine only.
-const FEEDBACK_NEEDS_LOCAL_KEY: &str = "nothing was sent: feedback is signed by an identity kept \
-     on this machine, and yours is in a bunker, which this program does not ask to sign \
-     feedback yet";
-
 /// An invitation as `tables --plain` lists it. Anyone can send an invitation to a public table:
 /// it says who sent it when that is not the table's host.
 fn invitation_line(l: &Listing, names: &HashMap<PublicKey, String>) -> String {
@@ -238,10 +232,9 @@ async fn answer(
                 .await
                 .map(|()| table),
         ),
-        LobbyRequest::Feedback(text) => LobbyEvent::FeedbackSent(match who.local_keys() {
-            Some(keys) => super::feedback::send(keys.clone(), relays, &text).await,
-            None => Err(FEEDBACK_NEEDS_LOCAL_KEY.to_string()),
-        }),
+        LobbyRequest::Feedback(text) => {
+            LobbyEvent::FeedbackSent(super::feedback::send(who, relays, &text).await)
+        }
     }
 }
 

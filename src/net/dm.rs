@@ -167,22 +167,27 @@ pub struct Wrapped {
     pub for_sender: Event,
 }
 
-/// Seals and wraps `content` from `keys` to `to`, with `tags` (e.g. [`subject`], an `a` tag)
-/// added to the rumor after the recipient's `p` tag.
-pub async fn wrap_message(
-    keys: &Keys,
+/// Seals and wraps `content` from `keys`' owner to `to`, with `tags` (e.g. [`subject`], an `a`
+/// tag) added to the rumor after the recipient's `p` tag. `keys` is any signer: a bunker is
+/// asked to encrypt and sign each of the two seals.
+pub async fn wrap_message<S: NostrSigner>(
+    keys: &S,
     to: &PublicKey,
     content: &str,
     tags: Vec<Tag>,
 ) -> Result<Wrapped, DmError> {
+    let me = keys
+        .get_public_key()
+        .await
+        .map_err(|e| DmError::Build(e.to_string()))?;
     let mut rumor = EventBuilder::private_msg_rumor(*to, content)
         .tags(tags)
-        .build(keys.public_key());
+        .build(me);
     // One id for both copies: the sender's history and the recipient's inbox name the same
     // message.
     rumor.ensure_id();
     let for_recipient = gift_wrap(keys, to, &rumor, 0).await?;
-    let for_sender = gift_wrap(keys, &keys.public_key(), &rumor, 0).await?;
+    let for_sender = gift_wrap(keys, &me, &rumor, 0).await?;
     Ok(Wrapped {
         rumor,
         for_recipient,
@@ -195,8 +200,8 @@ pub async fn wrap_message(
 /// cannot mine it: this does what it does — a seal signed by the author, encrypted with NIP-44
 /// under a fresh key to the recipient, a `p` tag, a time up to two days in the past — and mines
 /// the wrap before signing, off the runtime's threads.
-pub async fn gift_wrap(
-    keys: &Keys,
+pub async fn gift_wrap<S: NostrSigner>(
+    keys: &S,
     to: &PublicKey,
     rumor: &UnsignedEvent,
     pow: u8,
@@ -210,7 +215,8 @@ pub async fn gift_wrap(
     let seal = EventBuilder::seal(keys, to, rumor.clone())
         .await
         .map_err(build)?
-        .sign_with_keys(keys)
+        .sign(keys)
+        .await
         .map_err(build)?;
     let one_time = Keys::generate();
     let content = nostr_sdk::nips::nip44::encrypt(
@@ -235,8 +241,9 @@ pub async fn gift_wrap(
 /// with the work it names (at most [`MAX_POW`] bits, three times) — another wrap of the same
 /// rumor, which the recipient takes once (by the rumor's id). Reports every relay that took
 /// either wrap.
-async fn publish_wrapped(
+async fn publish_wrapped<S: NostrSigner>(
     pool: &RelayPool,
+    sender: &S,
     extra: &[RelayUrl],
     to: &PublicKey,
     rumor: &UnsignedEvent,
@@ -244,7 +251,7 @@ async fn publish_wrapped(
 ) -> Result<PublishReport, NetError> {
     let mut difficulty = pool.min_pow_difficulty().min(MAX_POW);
     let mut wrap = if difficulty > 0 {
-        gift_wrap(pool.keys(), to, rumor, difficulty)
+        gift_wrap(sender, to, rumor, difficulty)
             .await
             .map_err(|e| NetError::Sign(e.to_string()))?
     } else {
@@ -276,7 +283,7 @@ async fn publish_wrapped(
         match asked {
             Some(d) => {
                 difficulty = d;
-                wrap = gift_wrap(pool.keys(), to, rumor, d)
+                wrap = gift_wrap(sender, to, rumor, d)
                     .await
                     .map_err(|e| NetError::Sign(e.to_string()))?;
             }
@@ -319,16 +326,33 @@ pub async fn send_private(
     tags: Vec<Tag>,
     lookup_timeout: Duration,
 ) -> Result<SendReport, DmError> {
-    let me = pool.public_key();
+    send_private_as(pool, pool.keys(), to, content, tags, lookup_timeout).await
+}
+
+/// [`send_private`] from `sender`'s owner rather than `pool`'s key: an identity in a bunker
+/// whose relay connection uses another key (`Authority::connection_key`).
+pub async fn send_private_as<S: NostrSigner>(
+    pool: &RelayPool,
+    sender: &S,
+    to: &PublicKey,
+    content: &str,
+    tags: Vec<Tag>,
+    lookup_timeout: Duration,
+) -> Result<SendReport, DmError> {
+    let me = sender
+        .get_public_key()
+        .await
+        .map_err(|e| DmError::Build(e.to_string()))?;
     let recipient_relays = lookup_relays(pool, to, lookup_timeout).await?;
     let mine = if me == *to {
         recipient_relays.clone()
     } else {
         lookup_relays(pool, &me, lookup_timeout).await?
     };
-    let wrapped = wrap_message(pool.keys(), to, content, tags).await?;
+    let wrapped = wrap_message(sender, to, content, tags).await?;
     let delivered = publish_wrapped(
         pool,
+        sender,
         recipient_relays.for_messages(),
         to,
         &wrapped.rumor,
@@ -338,6 +362,7 @@ pub async fn send_private(
     .map_err(DmError::Net)?;
     let own_copy = publish_wrapped(
         pool,
+        sender,
         mine.for_messages(),
         &me,
         &wrapped.rumor,

@@ -376,10 +376,17 @@ pub async fn host_lobby(
     });
     let mut names = Names::default();
     names.learn(pool, &opts.invite).await;
+    // Invitations come from the person hosting, not from a table key nobody knows: an identity
+    // in a bunker seals each one (its person asked once per invitee and copy).
+    let inviter: std::sync::Arc<dyn NostrSigner> = match &opts.authority {
+        Some(a) => a.signer().clone(),
+        None => std::sync::Arc::new(opts.keys.clone()),
+    };
     for invitee in &opts.invite {
         let text = invitation_text(&opts.game, &opts.title, &naddr);
-        match crate::net::dm::send_private(
+        match crate::net::dm::send_private_as(
             pool,
+            &inviter,
             invitee,
             &text,
             vec![
