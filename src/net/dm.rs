@@ -49,6 +49,9 @@ pub enum DmError {
     /// The seal or wrap could not be made.
     #[error("cannot build the private message: {0}")]
     Build(String),
+    /// The signer (a bunker) did not say whose key it holds.
+    #[error("the signer did not give its public key: {0}")]
+    Signer(String),
     /// The seal is signed by another key than the one the message claims as its author.
     #[error(
         "gift wrap {wrap}: the seal is signed by {seal_signer} but the message claims to be from \
@@ -167,6 +170,14 @@ pub struct Wrapped {
     pub for_sender: Event,
 }
 
+/// The key `signer` holds: a bunker answers once and is not asked again.
+async fn owner<S: NostrSigner>(signer: &S) -> Result<PublicKey, DmError> {
+    signer
+        .get_public_key()
+        .await
+        .map_err(|e| DmError::Signer(e.to_string()))
+}
+
 /// Seals and wraps `content` from `keys`' owner to `to`, with `tags` (e.g. [`subject`], an `a`
 /// tag) added to the rumor after the recipient's `p` tag. `keys` is any signer: a bunker is
 /// asked to encrypt and sign each of the two seals.
@@ -176,10 +187,7 @@ pub async fn wrap_message<S: NostrSigner>(
     content: &str,
     tags: Vec<Tag>,
 ) -> Result<Wrapped, DmError> {
-    let me = keys
-        .get_public_key()
-        .await
-        .map_err(|e| DmError::Build(e.to_string()))?;
+    let me = owner(keys).await?;
     let mut rumor = EventBuilder::private_msg_rumor(*to, content)
         .tags(tags)
         .build(me);
@@ -339,10 +347,7 @@ pub async fn send_private_as<S: NostrSigner>(
     tags: Vec<Tag>,
     lookup_timeout: Duration,
 ) -> Result<SendReport, DmError> {
-    let me = sender
-        .get_public_key()
-        .await
-        .map_err(|e| DmError::Build(e.to_string()))?;
+    let me = owner(sender).await?;
     let recipient_relays = lookup_relays(pool, to, lookup_timeout).await?;
     let mine = if me == *to {
         recipient_relays.clone()
@@ -544,19 +549,19 @@ pub struct Inbox {
 /// Every private message addressed to `pool`'s key stored on its relays (including the copies
 /// of messages it sent).
 pub async fn fetch_inbox(pool: &RelayPool, timeout: Duration) -> Result<Inbox, DmError> {
-    fetch_inbox_of(pool, &pool.public_key(), pool.keys(), timeout).await
+    fetch_inbox_of(pool, pool.keys(), timeout).await
 }
 
-/// Every private message addressed to `me` stored on `pool`'s relays, opened by `signer` (which
-/// holds `me`'s key: the pool's own, or a bunker's when the pool connects with another key).
+/// Every private message addressed to `signer`'s owner stored on `pool`'s relays, opened by
+/// `signer`: the pool's own key, or a bunker when the pool connects with another key.
 pub async fn fetch_inbox_of<S: NostrSigner>(
     pool: &RelayPool,
-    me: &PublicKey,
     signer: &S,
     timeout: Duration,
 ) -> Result<Inbox, DmError> {
+    let me = owner(signer).await?;
     // Paged: an inbox outgrows a relay's cap on one answer.
-    let wraps = pool.fetch_all(inbox_filter(me), 500, timeout).await?;
+    let wraps = pool.fetch_all(inbox_filter(&me), 500, timeout).await?;
     let mut inbox = Inbox::default();
     for wrap in &wraps {
         match unwrap(signer, wrap).await {

@@ -583,9 +583,9 @@ fn lapsed(lobby: &Lobby, at: u64) -> Vec<String> {
         .players
         .iter()
         .filter(|p| {
-            p.auth.as_ref().is_some_and(|a| {
-                crate::wire::auth::parse_auth(a).map_or(true, |auth| auth.expires <= at)
-            })
+            p.auth
+                .as_ref()
+                .is_some_and(|a| crate::wire::auth::expires_at(a) <= at)
         })
         .map(|p| p.pubkey.clone())
         .collect()
@@ -776,7 +776,7 @@ fn admit(
                 .map_err(|e| Some(e.to_string()))?;
             // Listed, it must still hold when the table is seated, or every client would refuse
             // the seated announcement and the table with it: good past the lobby's own expiry.
-            let expires = crate::wire::auth::parse_auth(a).map_or(0, |p| p.expires);
+            let expires = crate::wire::auth::expires_at(a);
             let seated_by = seated_by(lobby.expires.unwrap_or(now), &opts.deadlines);
             if expires <= seated_by {
                 return Err(Some(format!(
@@ -811,7 +811,7 @@ pub async fn sign_authorization(
     if identity.public_key() == *key {
         return Err("a table key must be another key than the identity".into());
     }
-    let expires = seated_by(lobby_expires, deadlines) + crate::wire::auth::AUTH_MARGIN_SECS;
+    let expires = crate::wire::auth::asked_expiry(lobby_expires, deadlines);
     let ev = identity
         .sign(crate::wire::auth::auth_event(key, host, table, expires))
         .await
@@ -821,7 +821,7 @@ pub async fn sign_authorization(
     crate::wire::auth::check_auth(&ev, host, table, key, Timestamp::now().as_secs()).map_err(
         |e| format!("your signer's authorization of the table key cannot seat you: {e}"),
     )?;
-    let got = crate::wire::auth::parse_auth(&ev).map_or(0, |a| a.expires);
+    let got = crate::wire::auth::expires_at(&ev);
     if got <= seated_by(lobby_expires, deadlines) {
         return Err(format!(
             "your signer's authorization of the table key expires at {got} (Unix seconds), \
@@ -1539,7 +1539,7 @@ pub async fn list_tables(
         .collect();
     let mut invites = Vec::new();
     let me = who.public_key();
-    let inbox = crate::net::dm::fetch_inbox_of(pool, &me, who.signer(), timeout)
+    let inbox = crate::net::dm::fetch_inbox_of(pool, who.signer(), timeout)
         .await
         .map_err(|e| e.to_string())?;
     // Our own copies of invitations we sent are in the inbox too.

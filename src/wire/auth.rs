@@ -27,6 +27,13 @@ pub fn seated_by(lobby_expires: u64, deadlines: &super::Deadlines) -> u64 {
     lobby_expires + SEATING_MARGIN_SECS + 2 * deadlines.crypto_ms.div_ceil(1000)
 }
 
+/// The expiry this project's signers put on an authorization at a lobby expiring at
+/// `lobby_expires` (the terminal's `join`/`host` and the page alike): [`AUTH_MARGIN_SECS`] past
+/// [`seated_by`].
+pub fn asked_expiry(lobby_expires: u64, deadlines: &super::Deadlines) -> u64 {
+    seated_by(lobby_expires, deadlines) + AUTH_MARGIN_SECS
+}
+
 /// Why an authorization does not seat its key, in words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
@@ -166,6 +173,12 @@ pub fn parse_auth(ev: &Event) -> Result<Authorization, AuthError> {
         coordinate,
         expires,
     })
+}
+
+/// When `ev` stops authorizing its key (Unix seconds); 0 for an event that is not an
+/// authorization, which holds at no time.
+pub fn expires_at(ev: &Event) -> u64 {
+    parse_auth(ev).map_or(0, |a| a.expires)
 }
 
 /// Checks that `ev` lets `key` hold a seat at `host`'s `table`, judged at `at` (the Unix

@@ -204,7 +204,7 @@ fn next_join(
         )),
         LobbyStatus::Open if mine.is_none() && identity.is_some() && j.auth.is_none() => {
             let lobby_expires = l.expires.unwrap_or(now).max(now);
-            let expires = auth::seated_by(lobby_expires, &spec.deadlines) + auth::AUTH_MARGIN_SECS;
+            let expires = auth::asked_expiry(lobby_expires, &spec.deadlines);
             let identity = identity.expect("a signer is in use");
             let mut out = answer(
                 "authorize",
