@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use crate::common::{cmd, home, naddr_of, player, run, short_npub, spawn, Proc};
+use crate::common::{cmd, home, naddr_of, player, run, short_npub, spawn, tables_listed, Proc};
 use nostr_sdk::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -102,18 +102,11 @@ fn invited_players_find_their_invitation_join_and_play_to_the_end() {
     );
     // Both discover the invitation with `tables`, without being told the naddr.
     for h in [&hb, &hc] {
-        let out = run(h, &["tables", "--relay", &r.url]);
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(out.status.success(), "{out:?}");
-        let invitations = text.split("Open public tables:").next().unwrap();
-        assert!(invitations.contains("friday"), "{text}");
-        assert!(invitations.contains(&naddr), "{text}");
+        let (invitations, public) = tables_listed(h, &r.url);
+        assert!(invitations.contains("friday"), "{invitations}");
+        assert!(invitations.contains(&naddr), "{invitations}");
         // Invite-only: not listed as a public table.
-        assert!(!text
-            .split("Open public tables:")
-            .nth(1)
-            .unwrap()
-            .contains(&naddr));
+        assert!(!public.contains(&naddr), "{public}");
     }
     let jb = spawn(&hb, &["join", &naddr, "--auto"]);
     let jc = spawn(&hc, &["join", &naddr, "--auto"]);
@@ -160,12 +153,10 @@ fn a_stranger_finds_a_public_table_and_joins_it() {
         ],
     );
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
-    let out = run(&hs, &["tables", "--relay", &r.url]);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let public = text.split("Open public tables:").nth(1).unwrap();
+    let (_, public) = tables_listed(&hs, &r.url);
     assert!(
         public.contains("open to all") && public.contains(&naddr),
-        "{text}"
+        "{public}"
     );
     // The stranger joins by the listed naddr, which carries the relay hint.
     let s = spawn(&hs, &["join", &naddr, "--auto"]);

@@ -3,7 +3,7 @@
 //! real binary; the attacks are announcements and join requests made by hand, refused by the
 //! live host, by the check every client runs on an announcement, and by `verify`.
 
-use crate::common::{home, naddr_of, player, run, short_npub, spawn};
+use crate::common::{home, naddr_of, player, run, short_npub, spawn, tables_listed};
 use nostr_sdk::prelude::*;
 use std::time::Duration;
 use tolerance::net::pool::{PoolConfig, RelayPool};
@@ -352,17 +352,14 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     // The invitation reaches the identity in the bunker: `tables` in a home holding no key at
     // all finds it, the bunker opening the gift wrap and its seal (NIP-59) and signing nothing.
     let decrypts = asked.count("nip44_decrypt");
-    let out = run(&hb, &["tables", "--relay", &r.url]);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{out:?}");
-    let invitations = text.split("Open public tables:").next().unwrap();
-    assert!(invitations.contains(&naddr), "{text}");
+    let (invitations, _) = tables_listed(&hb, &r.url);
+    assert!(invitations.contains(&naddr), "{invitations}");
     assert!(
         invitations.contains(&format!("Invitations for {}", &b[..10])),
-        "{text}"
+        "{invitations}"
     );
-    assert_eq!(asked.count("nip44_decrypt") - decrypts, 2, "{text}");
-    assert_eq!(asked.count("sign_event"), before, "{text}");
+    assert_eq!(asked.count("nip44_decrypt") - decrypts, 2, "{invitations}");
+    assert_eq!(asked.count("sign_event"), before, "{invitations}");
 
     let joiner = spawn(&hb, &["join", &naddr, "--auto"]);
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
@@ -442,16 +439,14 @@ fn an_identity_in_a_bunker_authorizes_its_table_key_once_and_verify_names_it() {
     let host = hosts_high_card(&hb, &r, &["--invite", &a]);
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(60)));
     host.wait_line("relays took the invitation", Duration::from_secs(60));
-    let out = run(&ha, &["tables", "--relay", &r.url]);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let invitations = text.split("Open public tables:").next().unwrap();
-    assert!(invitations.contains(&naddr), "{text}");
+    let (invitations, _) = tables_listed(&ha, &r.url);
+    assert!(invitations.contains(&naddr), "{invitations}");
     assert!(
         invitations.contains(&format!("from {}", short_npub(&b))),
-        "{text}"
+        "{invitations}"
     );
     // One authorization and the invitation's two seals.
-    assert_eq!(asked.count("sign_event") - signed, 3, "{text}");
+    assert_eq!(asked.count("sign_event") - signed, 3, "{invitations}");
     let joiner = spawn(&ha, &["join", &naddr, "--auto"]);
     let (ok, out, err) = host.finish_blocking(Duration::from_secs(180));
     assert!(ok, "host: {out}\n{err}");

@@ -46,6 +46,18 @@ pub fn run(home: &Path, args: &[&str]) -> Output {
     cmd(home, args).output().unwrap()
 }
 
+/// What `tables --relay <relay>` prints in `home`, which must succeed: the invitations part and
+/// the open public tables part.
+pub fn tables_listed(home: &Path, relay: &str) -> (String, String) {
+    let out = run(home, &["tables", "--relay", relay]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{out:?}");
+    let (invitations, public) = text
+        .split_once("Open public tables:")
+        .unwrap_or_else(|| panic!("no list of open tables: {text}"));
+    (invitations.to_string(), public.to_string())
+}
+
 /// A player with a fresh plain key; returns its npub.
 pub fn player(home: &Path) -> String {
     let out = run(home, &["keys", "new", "--plain"]);
