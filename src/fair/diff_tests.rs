@@ -39,6 +39,8 @@ use super::codec::{decode_exact, encode};
 
 /// Mutated shuffle proofs per deck size.
 const SHUFFLE_CASES: [(usize, u32); 5] = [(2, 1500), (3, 1500), (10, 600), (52, 200), (104, 40)];
+/// Chains of three steps with one step mutated, checked together and step by step.
+const CHAIN_CASES: [(usize, u32); 2] = [(10, 300), (52, 40)];
 /// Mutated reveal tokens.
 const TOKEN_CASES: u32 = 3000;
 /// Random mixes of good and bad tokens, up to 40 per batch.
@@ -536,6 +538,130 @@ fn mutated_shuffles_are_rejected_by_both_104() {
     shuffle_mutations::<104>(SHUFFLE_CASES[4].1 * scale());
 }
 
+/// Our verdict on consecutive steps checked together (`argument::verify_steps`, what
+/// `fair::verify_chain` runs first): the decks are the first step's input and every step's
+/// output, the key and contexts each step's own. Steps that do not follow one another, or
+/// whose keys differ, are not one chain: refused, as `verify_chain` refuses to place them.
+fn ours_accepts_chain(n: usize, steps: &[Step]) -> bool {
+    let linked = steps
+        .windows(2)
+        .all(|w| w[1].prev.as_ref() == Some(&w[0].next) && w[1].keys == w[0].keys);
+    if !linked {
+        return false;
+    }
+    let gens = generators(n);
+    let mut decks: Vec<(Vec<(Affine, Affine)>, Vec<u8>)> = Vec::new();
+    match &steps[0].prev {
+        None => decks.push((
+            gens.initial_deck(n),
+            gens.initial_bytes[..n * CIPHERTEXT_LEN].to_vec(),
+        )),
+        Some(b) => match decode_deck(n, b) {
+            Some(c) => decks.push((c, b.clone())),
+            None => return false,
+        },
+    }
+    let mut proofs = Vec::new();
+    for s in steps {
+        let (Some(next), Some(proof)) = (
+            decode_deck(n, &s.next),
+            ShuffleArgument::from_bytes(n, &s.proof),
+        ) else {
+            return false;
+        };
+        decks.push((next, s.next.clone()));
+        proofs.push(proof);
+    }
+    let refs: Vec<DeckRef<'_>> = decks
+        .iter()
+        .map(|(cards, bytes)| DeckRef { cards, bytes })
+        .collect();
+    let batch: Vec<argument::ChainStep<'_>> = steps
+        .iter()
+        .zip(&proofs)
+        .map(|(s, p)| (s.ctx.as_slice(), p, s.proof.as_slice()))
+        .collect();
+    argument::verify_steps(steps[0].apk(), &refs, &batch)
+}
+
+/// `cases` chains of three steps (ziffle's, ours, ziffle's) with one step mutated and the
+/// chain kept linked (the next step starts from a mutated output; a mutated input is the
+/// previous step's output too; a mutated key is every step's). Checked together, the chain is
+/// accepted exactly when every step is, by us one by one and by ziffle; unmutated, by all.
+fn chain_mutations<const N: usize>(cases: u32) {
+    let z = Shuffle::<N>::default();
+    let chains: Vec<Vec<Step>> = (0..2).map(|seed| chain(&z, 300 + seed)).collect();
+    for c in &chains {
+        assert!(ours_accepts_chain(N, c));
+        assert!(c
+            .iter()
+            .all(|s| ours_accepts(N, s) && ziffle_accepts(&z, s)));
+    }
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &(0..chains.len(), 0..3usize, 0..3usize, any::<u64>()),
+            |(c, i, j, seed)| {
+                let mut rng = ChaCha20Rng::seed_from_u64(seed);
+                let honest = &chains[c];
+                let other = &chains[(c + 1) % chains.len()][j];
+                let (steps, what) = loop {
+                    let mut steps = honest.clone();
+                    let what = mutate_step(&mut rng, N, &mut steps[i], other);
+                    if steps[i] == honest[i] {
+                        continue;
+                    }
+                    let keys = steps[i].keys.clone();
+                    for s in &mut steps {
+                        s.keys = keys.clone();
+                    }
+                    if i > 0 {
+                        match steps[i].prev.clone() {
+                            Some(prev) => steps[i - 1].next = prev,
+                            // The input is the initial deck: step i is the chain's first.
+                            None => steps.drain(..i).for_each(drop),
+                        }
+                    }
+                    for k in 1..steps.len() {
+                        steps[k].prev = Some(steps[k - 1].next.clone());
+                    }
+                    break (steps, what);
+                };
+                let together = ours_accepts_chain(N, &steps);
+                let ours: Vec<bool> = steps.iter().map(|s| ours_accepts(N, s)).collect();
+                let theirs: Vec<bool> = steps.iter().map(|s| ziffle_accepts(&z, s)).collect();
+                prop_assert_eq!(&ours, &theirs, "{} cards, {}: one by one", N, what);
+                prop_assert_eq!(
+                    together,
+                    ours.iter().all(|a| *a),
+                    "{} cards, {}: together {}, one by one {:?}",
+                    N,
+                    what,
+                    together,
+                    ours
+                );
+                prop_assert!(!together, "{} cards, {}: a mutated chain accepted", N, what);
+                Ok(())
+            },
+        )
+        .unwrap();
+}
+
+#[test]
+fn mutated_chains_are_rejected_together_as_step_by_step() {
+    for (n, cases) in CHAIN_CASES {
+        match n {
+            10 => chain_mutations::<10>(cases * scale()),
+            52 => chain_mutations::<52>(cases * scale()),
+            _ => unreachable!("a size of CHAIN_CASES"),
+        }
+    }
+}
+
 /// One reveal token as published, with what it is checked against.
 #[derive(Clone, PartialEq)]
 struct Token {
@@ -882,6 +1008,8 @@ fn differential_heavy() {
     shuffle_mutations::<10>(SHUFFLE_CASES[2].1 * 10);
     shuffle_mutations::<52>(SHUFFLE_CASES[3].1 * 10);
     shuffle_mutations::<104>(SHUFFLE_CASES[4].1 * 10);
+    chain_mutations::<10>(CHAIN_CASES[0].1 * 10);
+    chain_mutations::<52>(CHAIN_CASES[1].1 * 10);
     token_mutations(TOKEN_CASES * 10);
     token_batches(BATCH_CASES * 10);
     key_mutations(KEY_CASES * 10);

@@ -558,9 +558,65 @@ pub struct ShuffleStep {
     pub proof: ShuffleProof,
 }
 
-/// Verify consecutive steps after `prev` (or from the initial deck), stopping at the first bad
-/// one (whose shuffler the error names).
+/// Verify consecutive steps after `prev` (or from the initial deck); on failure the error names
+/// the shuffler of the first bad step.
+///
+/// The steps are checked together, as one multi-scalar multiplication in which a deck that
+/// ends one step and starts the next is one set of bases (`bg::argument::verify_steps`): nine
+/// 104-card steps cost about 2.3× fewer points than nine checks. Only when that check fails are
+/// the steps checked one by one, to name the first bad one; the two agree on every chain
+/// (`fair::tests`' differential tests).
 pub fn verify_chain(
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    steps: &[ShuffleStep],
+) -> ChainResult {
+    let Some(last) = steps.last() else {
+        return Ok(prev.cloned());
+    };
+    let Ok(inputs) = assumed_inputs(key, size, prev, steps) else {
+        return verify_chain_one_by_one(key, size, prev, steps);
+    };
+    let index = chain_index(&last.ctx, key, size, inputs[steps.len() - 1].as_ref());
+    let placed = index.is_ok()
+        && steps
+            .iter()
+            .all(|s| s.deck.size() == size && s.proof.size() == size);
+    if placed {
+        let gens = group::generators(size);
+        let initial = gens.initial_deck(size);
+        let mut decks = Vec::with_capacity(steps.len() + 1);
+        decks.push(prev.map_or(
+            DeckRef {
+                cards: &initial,
+                bytes: &gens.initial_bytes[..deck_len(size)],
+            },
+            |p| p.deck.view(),
+        ));
+        decks.extend(steps.iter().map(|s| s.deck.view()));
+        let contexts: Vec<Vec<u8>> = steps.iter().map(|s| s.ctx.encode(Label::Proof)).collect();
+        let batch: Vec<argument::ChainStep<'_>> = steps
+            .iter()
+            .zip(&contexts)
+            .map(|(s, ctx)| (ctx.as_slice(), &*s.proof.inner, &*s.proof.bytes))
+            .collect();
+        if argument::verify_steps(key.apk, &decks, &batch) {
+            let index = index.expect("placed");
+            return Ok(Some(VerifiedDeck::new(
+                last.deck.clone(),
+                key,
+                &last.ctx,
+                index,
+                inputs[steps.len() - 1].as_ref(),
+            )));
+        }
+    }
+    verify_chain_one_by_one(key, size, prev, steps)
+}
+
+/// [`verify_chain`] a step at a time, stopping at the first bad one.
+fn verify_chain_one_by_one(
     key: &JointKey,
     size: usize,
     prev: Option<&VerifiedDeck>,
@@ -581,6 +637,29 @@ pub fn verify_chain(
     Ok(current)
 }
 
+/// The input of every step, the caller's deck for the first and the previous published deck,
+/// taken as verified, for the others: what lets steps be checked at once. Fails when the
+/// steps are not placed one after the other.
+fn assumed_inputs(
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    steps: &[ShuffleStep],
+) -> Result<Vec<Option<VerifiedDeck>>, FairError> {
+    let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len());
+    inputs.push(prev.cloned());
+    for (k, step) in steps.iter().enumerate().take(steps.len().saturating_sub(1)) {
+        let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
+        if step.deck.size() != size {
+            return Err(FairError::ContextMismatch("wrong deck size"));
+        }
+        let assumed =
+            VerifiedDeck::new(step.deck.clone(), key, &step.ctx, index, inputs[k].as_ref());
+        inputs.push(Some(assumed));
+    }
+    Ok(inputs)
+}
+
 /// Verify the steps of one chain concurrently on std threads; same result as [`verify_chain`].
 ///
 /// Step k is checked against step k−1's published deck taken as verified, so all steps can run
@@ -596,25 +675,9 @@ pub fn verify_chain_parallel(
     if steps.is_empty() {
         return Ok(prev.cloned());
     }
-    // The input of every step: the caller's deck for the first, the assumed-verified previous
-    // published deck for the others.
-    let assumed_inputs = || -> Result<Vec<Option<VerifiedDeck>>, FairError> {
-        let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len());
-        inputs.push(prev.cloned());
-        for (k, step) in steps.iter().enumerate().take(steps.len() - 1) {
-            let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
-            if step.deck.size() != size {
-                return Err(FairError::ContextMismatch("wrong deck size"));
-            }
-            let assumed =
-                VerifiedDeck::new(step.deck.clone(), key, &step.ctx, index, inputs[k].as_ref());
-            inputs.push(Some(assumed));
-        }
-        Ok(inputs)
-    };
-    let Ok(inputs) = assumed_inputs() else {
+    let Ok(inputs) = assumed_inputs(key, size, prev, steps) else {
         // A malformed chain: the sequential check reports its earliest fault exactly.
-        return verify_chain(key, size, prev, steps);
+        return verify_chain_one_by_one(key, size, prev, steps);
     };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())

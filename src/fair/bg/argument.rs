@@ -28,6 +28,8 @@ const MULTI_EXP_DST: &[u8] = b"ziffle/BG12MultiExpArgX/v1";
 const PRODUCT_DST: &[u8] = b"ziffle/BG12ProductArgX/v1";
 /// Our own tag for the verifier's batching weights; no ziffle challenge uses it.
 const BATCH_DST: &[u8] = b"tolerance/fair/bg-batch/v1";
+/// Our own tag for the weights that add the steps of a chain together ([`verify_steps`]).
+const CHAIN_DST: &[u8] = b"tolerance/fair/bg-chain/v1";
 
 /// Encoded size of a proof for `n` cards: 11 points, `3n + 6` scalars.
 pub(crate) const fn proof_len(n: usize) -> usize {
@@ -466,91 +468,225 @@ pub(crate) fn verify(statement: &Statement<'_>, proof: &ShuffleArgument) -> bool
 }
 
 fn verify_encoded(st: &Statement<'_>, p: &ShuffleArgument, proof_bytes: &[u8]) -> bool {
-    let n = st.prev.cards.len();
+    verify_steps(st.apk, &[st.prev, st.next], &[(st.ctx, p, proof_bytes)])
+}
+
+/// One step of a chain for [`verify_steps`]: its proof context, its proof and the proof's bytes.
+pub(crate) type ChainStep<'a> = (&'a [u8], &'a ShuffleArgument, &'a [u8]);
+
+/// Verify consecutive shuffle steps under one key at once: step `j` turns `decks[j]` into
+/// `decks[j + 1]`, in context `steps[j].0`.
+///
+/// Each step's scalar equations are checked exactly, and its group equations folded with its
+/// own weights `w_{j,k}` as in [`verify`]; the steps' folded sums are then added with chain
+/// weights `ρ_0 = 1, ρ_j` (j ≥ 1) hashed from every step's weighted transcript (each holds the
+/// key, both decks, the context and the whole proof), and checked as one multi-scalar
+/// multiplication. A deck that ends one step and starts the next is one set of bases, as are
+/// the Pedersen generators, so `m` steps of `n` cards cost `2n(m + 1) + n + 14m` points instead
+/// of `m(5n + 14)`. A false step passes only if its nonzero folded residual is cancelled by the
+/// others', which for weights fixed by a hash of them all happens with probability ≤ 1/q per
+/// hash evaluation, as for one proof. A single step gets `ρ_0 = 1`: exactly [`verify`].
+pub(crate) fn verify_steps(apk: Affine, decks: &[DeckRef<'_>], steps: &[ChainStep<'_>]) -> bool {
+    let Some(first) = decks.first() else {
+        return false;
+    };
+    let n = first.cards.len();
     if n < 2
-        || st.next.cards.len() != n
-        || st.prev.bytes.len() != n * CIPHERTEXT_LEN
-        || st.next.bytes.len() != n * CIPHERTEXT_LEN
-        || p.o_alpha.len() != n
-        || p.a_tilde.len() != n
-        || p.b_tilde.len() != n
+        || steps.is_empty()
+        || decks.len() != steps.len() + 1
+        || decks
+            .iter()
+            .any(|d| d.cards.len() != n || d.bytes.len() != n * CIPHERTEXT_LEN)
     {
         return false;
     }
-    let (ts, x) = st.first_challenge(&p.c_pi);
-    let ts = ts.append("c_xpi", &point_bytes(&p.c_xpi));
-    let [y, z] = ts.challenges(YZ_DST);
-    let x_m = multi_exp_challenge(&ts, &p.c_alpha, &p.c_beta, &p.ct_mxp0, &p.ct_mxp1);
-    let x_p = product_challenge(&ts, &p.c_d, &p.c_sdelta, &p.c_cdelta);
-    let x_powers = powers(x, n);
-
-    // The two scalar equations of the product argument.
-    if p.b_tilde[0] != p.a_tilde[0] {
-        return false;
-    }
-    let public_product: Scalar = x_powers
-        .iter()
-        .enumerate()
-        .map(|(k, xk)| y * Scalar::from(k as u64 + 1) + xk - z)
-        .product();
-    if p.b_tilde[n - 1] != x_p * public_product {
-        return false;
-    }
-
-    let w: [Scalar; 8] = ts.append("proof", proof_bytes).challenges(BATCH_DST);
-    let gens = generators(n);
-    let mut bases: Vec<Affine> = Vec::with_capacity(5 * n + 14);
-    let mut scalars: Vec<Scalar> = Vec::with_capacity(5 * n + 14);
-    let mut add = |base: Affine, s: Scalar| {
-        if !base.is_zero() {
-            bases.push(base);
-            scalars.push(s);
-        }
-    };
-    // R1 (c1, c2): Σ x^{i+1}·prev_i − ct_mxp1 = 0.
-    for (c, xk) in st.prev.cards.iter().zip(&x_powers) {
-        add(c.0, w[0] * xk);
-        add(c.1, w[1] * xk);
-    }
-    // R4 (c1, c2): ct_mxp0 + x_m·ct_mxp1 − (τ·G, β·G + τ·PK) − Σ o_alpha_i·next_i = 0.
-    for (c, o) in st.next.cards.iter().zip(&p.o_alpha) {
-        add(c.0, -w[4] * o);
-        add(c.1, -w[5] * o);
-    }
-    add(p.ct_mxp1.0, w[4] * x_m - w[0]);
-    add(p.ct_mxp1.1, w[5] * x_m - w[1]);
-    add(p.ct_mxp0.0, w[4]);
-    add(p.ct_mxp0.1, w[5]);
-    add(st.apk, -w[5] * p.tau);
-    // R2: x_m·c_xpi + c_alpha − Σ o_alpha_i·g_i − o_r·h = 0.
-    // R3: c_beta − β·G − o_beta·h = 0.
-    // R5: c_d + x_p·(y·c_pi + c_xpi) − x_p·z·Σ g_i − Σ ã_i·g_i − r̃·h = 0.
-    // R6: c_sdelta + x_p·c_cdelta − Σ_{i<n−1} (x_p·b̃_{i+1} − b̃_i·ã_{i+1})·g_i − s̃·h = 0.
-    let xz = x_p * z;
-    for i in 0..n {
-        let v = if i + 1 < n {
-            x_p * p.b_tilde[i + 1] - p.b_tilde[i] * p.a_tilde[i + 1]
-        } else {
-            Scalar::zero()
+    let mut challenges = Vec::with_capacity(steps.len());
+    for (j, &(ctx, p, proof_bytes)) in steps.iter().enumerate() {
+        let st = Statement {
+            apk,
+            prev: decks[j],
+            next: decks[j + 1],
+            ctx,
         };
-        add(
-            gens.g[i],
-            -(w[2] * p.o_alpha[i] + w[6] * (xz + p.a_tilde[i]) + w[7] * v),
-        );
+        match Challenges::of(&st, p, proof_bytes) {
+            Some(c) => challenges.push(c),
+            None => return false,
+        }
     }
-    add(
-        gens.h,
-        -(w[2] * p.o_r + w[3] * p.o_beta + w[6] * p.r_tilde + w[7] * p.s_tilde),
-    );
-    add(generator(), -(w[3] * p.beta + w[4] * p.tau + w[5] * p.beta));
-    add(p.c_xpi, w[2] * x_m + w[6] * x_p);
-    add(p.c_alpha, w[2]);
-    add(p.c_beta, w[3]);
-    add(p.c_pi, w[6] * x_p * y);
-    add(p.c_d, w[6]);
-    add(p.c_sdelta, w[7]);
-    add(p.c_cdelta, w[7] * x_p);
-    Point::msm_unchecked(&bases, &scalars).is_zero()
+    // Every ρ is drawn after every step is fixed.
+    let chain = Transcript::new(CHAIN_DST)
+        .append_list("steps", challenges.iter().map(|c| c.digest.as_slice()));
+    let mut fold = Fold::new(n, decks.len());
+    for (j, (c, &(_, p, _))) in challenges.iter().zip(steps).enumerate() {
+        let rho = if j == 0 {
+            Scalar::one()
+        } else {
+            let [rho] = chain
+                .append("step", &(j as u64).to_be_bytes())
+                .challenges(CHAIN_DST);
+            rho
+        };
+        fold.add_step(j, p, c, rho);
+    }
+    fold.check(apk, decks)
+}
+
+/// The group equations' terms, summed over the steps of a chain: one scalar per base that the
+/// steps share (each deck's card points, the Pedersen generators, `G`, `PK`), and the points
+/// that belong to one proof alone.
+struct Fold {
+    /// Per deck, per card: the scalars of `c1` and `c2`.
+    decks: Vec<Vec<(Scalar, Scalar)>>,
+    g: Vec<Scalar>,
+    h: Scalar,
+    generator: Scalar,
+    apk: Scalar,
+    own: Vec<(Affine, Scalar)>,
+}
+
+impl Fold {
+    fn new(n: usize, decks: usize) -> Self {
+        Fold {
+            decks: vec![vec![(Scalar::zero(), Scalar::zero()); n]; decks],
+            g: vec![Scalar::zero(); n],
+            h: Scalar::zero(),
+            generator: Scalar::zero(),
+            apk: Scalar::zero(),
+            own: Vec::new(),
+        }
+    }
+
+    /// `Σ = 0`, as one multi-scalar multiplication.
+    fn check(self, apk: Affine, decks: &[DeckRef<'_>]) -> bool {
+        let n = self.g.len();
+        let mut bases: Vec<Affine> =
+            Vec::with_capacity(2 * n * decks.len() + n + 3 + self.own.len());
+        let mut scalars: Vec<Scalar> = Vec::with_capacity(bases.capacity());
+        let mut add = |base: Affine, s: Scalar| {
+            if !base.is_zero() && !s.is_zero() {
+                bases.push(base);
+                scalars.push(s);
+            }
+        };
+        for (deck, terms) in decks.iter().zip(&self.decks) {
+            for (c, (s1, s2)) in deck.cards.iter().zip(terms) {
+                add(c.0, *s1);
+                add(c.1, *s2);
+            }
+        }
+        let gens = generators(n);
+        for (g, s) in gens.g.iter().zip(&self.g) {
+            add(*g, *s);
+        }
+        add(gens.h, self.h);
+        add(generator(), self.generator);
+        add(apk, self.apk);
+        for (base, s) in self.own {
+            add(base, s);
+        }
+        Point::msm_unchecked(&bases, &scalars).is_zero()
+    }
+}
+
+/// One step's Fiat–Shamir challenges, its batching weights and the digest of its weighted
+/// transcript; made only when its lengths and its two scalar equations hold.
+struct Challenges {
+    x_powers: Vec<Scalar>,
+    y: Scalar,
+    z: Scalar,
+    x_m: Scalar,
+    x_p: Scalar,
+    w: [Scalar; 8],
+    digest: [u8; 32],
+}
+
+impl Challenges {
+    fn of(st: &Statement<'_>, p: &ShuffleArgument, proof_bytes: &[u8]) -> Option<Self> {
+        let n = st.prev.cards.len();
+        if p.o_alpha.len() != n || p.a_tilde.len() != n || p.b_tilde.len() != n {
+            return None;
+        }
+        let (ts, x) = st.first_challenge(&p.c_pi);
+        let ts = ts.append("c_xpi", &point_bytes(&p.c_xpi));
+        let [y, z] = ts.challenges(YZ_DST);
+        let x_m = multi_exp_challenge(&ts, &p.c_alpha, &p.c_beta, &p.ct_mxp0, &p.ct_mxp1);
+        let x_p = product_challenge(&ts, &p.c_d, &p.c_sdelta, &p.c_cdelta);
+        let x_powers = powers(x, n);
+
+        // The two scalar equations of the product argument.
+        if p.b_tilde[0] != p.a_tilde[0] {
+            return None;
+        }
+        let public_product: Scalar = x_powers
+            .iter()
+            .enumerate()
+            .map(|(k, xk)| y * Scalar::from(k as u64 + 1) + xk - z)
+            .product();
+        if p.b_tilde[n - 1] != x_p * public_product {
+            return None;
+        }
+        let weighted = ts.append("proof", proof_bytes);
+        Some(Challenges {
+            x_powers,
+            y,
+            z,
+            x_m,
+            x_p,
+            w: weighted.challenges(BATCH_DST),
+            digest: weighted.digest(),
+        })
+    }
+}
+
+impl Fold {
+    /// Adds step `j`'s eight group equations, weighted by its `w_k` times `rho`.
+    fn add_step(&mut self, j: usize, p: &ShuffleArgument, c: &Challenges, rho: Scalar) {
+        let n = self.g.len();
+        let (x_m, x_p, y) = (c.x_m, c.x_p, c.y);
+        let w = c.w.map(|w| rho * w);
+        let (prev, next) = self.decks.split_at_mut(j + 1);
+        // R1 (c1, c2): Σ x^{i+1}·prev_i − ct_mxp1 = 0.
+        for (t, xk) in prev[j].iter_mut().zip(&c.x_powers) {
+            t.0 += w[0] * xk;
+            t.1 += w[1] * xk;
+        }
+        // R4 (c1, c2): ct_mxp0 + x_m·ct_mxp1 − (τ·G, β·G + τ·PK) − Σ o_alpha_i·next_i = 0.
+        for (t, o) in next[0].iter_mut().zip(&p.o_alpha) {
+            t.0 -= w[4] * o;
+            t.1 -= w[5] * o;
+        }
+        self.own.extend([
+            (p.ct_mxp1.0, w[4] * x_m - w[0]),
+            (p.ct_mxp1.1, w[5] * x_m - w[1]),
+            (p.ct_mxp0.0, w[4]),
+            (p.ct_mxp0.1, w[5]),
+        ]);
+        self.apk -= w[5] * p.tau;
+        // R2: x_m·c_xpi + c_alpha − Σ o_alpha_i·g_i − o_r·h = 0.
+        // R3: c_beta − β·G − o_beta·h = 0.
+        // R5: c_d + x_p·(y·c_pi + c_xpi) − x_p·z·Σ g_i − Σ ã_i·g_i − r̃·h = 0.
+        // R6: c_sdelta + x_p·c_cdelta − Σ_{i<n−1} (x_p·b̃_{i+1} − b̃_i·ã_{i+1})·g_i − s̃·h = 0.
+        let xz = x_p * c.z;
+        for (i, g) in self.g.iter_mut().enumerate() {
+            let v = if i + 1 < n {
+                x_p * p.b_tilde[i + 1] - p.b_tilde[i] * p.a_tilde[i + 1]
+            } else {
+                Scalar::zero()
+            };
+            *g -= w[2] * p.o_alpha[i] + w[6] * (xz + p.a_tilde[i]) + w[7] * v;
+        }
+        self.h -= w[2] * p.o_r + w[3] * p.o_beta + w[6] * p.r_tilde + w[7] * p.s_tilde;
+        self.generator -= w[3] * p.beta + w[4] * p.tau + w[5] * p.beta;
+        self.own.extend([
+            (p.c_xpi, w[2] * x_m + w[6] * x_p),
+            (p.c_alpha, w[2]),
+            (p.c_beta, w[3]),
+            (p.c_pi, w[6] * x_p * y),
+            (p.c_d, w[6]),
+            (p.c_sdelta, w[7]),
+            (p.c_cdelta, w[7] * x_p),
+        ]);
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,11 @@ impl Transcript {
         }
     }
 
+    /// The state: a digest of everything absorbed so far.
+    pub(crate) fn digest(&self) -> [u8; 32] {
+        self.state
+    }
+
     /// `K` challenge scalars for the domain tag `dst`.
     pub(crate) fn challenges<const K: usize>(&self, dst: &[u8]) -> [Scalar; K] {
         <DefaultFieldHasher<Sha256> as HashToField<Scalar>>::new(dst).hash_to_field(&self.state)
