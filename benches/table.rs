@@ -23,7 +23,9 @@
 //!
 //! Run: `cargo bench --bench table` (env `TABLE_BENCH_SEATS=2,5,10`, `TABLE_BENCH_HANDS=3`,
 //! `TABLE_BENCH_RUNS=1`; `TABLE_BENCH_SPECULATE=0` turns off making a seat's next shuffle on
-//! a deck it is still checking, to measure what that saves; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
+//! a deck it is still checking, to measure what that saves; `TABLE_BENCH_VERSION=6` plays
+//! version 6 tables (each shuffle of the prepared deck checked as it arrives) beside this
+//! version's; `TABLE_BENCH_NOSTR_RS=5` adds that many seats on nostr-rs-relay when it
 //! is installed; `TABLE_BENCH_DELAY_MS=50` puts a `DelayProxy` adding 50 ms each way between
 //! every client — and the probe — and the embedded relay, as if the relay were across a WAN).
 //! Figures are in BENCHMARKS.md, sections "Networked hands" and "Over a slow network".
@@ -228,6 +230,7 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
             },
             relays: vec![url.to_string()],
             speculate: std::env::var("TABLE_BENCH_SPECULATE").map_or(true, |v| v != "0"),
+            version: env_or("TABLE_BENCH_VERSION", tolerance::wire::VERSION),
             ..DemoOptions::default()
         },
         None,

@@ -10,7 +10,7 @@ use tolerance::games::tolerance::{Action, Tolerance};
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
 use tolerance::table::runner::{Tamper, TamperAction};
 use tolerance::table::Violation;
-use tolerance::wire::log::{log_event, Body, Payload};
+use tolerance::wire::log::{log_event, Ahead, Body, Payload};
 use tolerance::wire::{self, Deadlines};
 
 /// One table at a time: these tests use short deadlines, and several tables' proofs competing
@@ -466,4 +466,68 @@ async fn verify_reports_the_first_violation_of_a_table() {
         .expect("the illegal bet is reported");
     assert_eq!(first.culprit(), 1, "{first}");
     assert!(first.to_string().contains("raise"), "{first}");
+}
+
+/// Seat 1's first shuffle of the deck prepared for the next hand, validly signed, with two
+/// whole cards of it exchanged: every point still decodes, and its proof no longer holds.
+fn next_deck_shuffle_swapped(version: u8) -> DemoOptions {
+    let mut o = with_tamper(
+        opts(3, 2),
+        1,
+        once(|p| match &mut p.ahead {
+            Some(Ahead::Shuffle { cards, .. }) => {
+                let mut bytes = tolerance::fair::from_base64("deck", cards).unwrap();
+                let (a, b) = bytes.split_at_mut(66);
+                a.swap_with_slice(&mut b[..66]);
+                *cards = tolerance::fair::to_base64(&bytes);
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    o.version = version;
+    o
+}
+
+/// Version 7 (PROTOCOL.md §5.9): the bad shuffle rides on a valid event, so it stands; when the
+/// prepared deck's shuffles are checked together every client (the cheater's own included),
+/// and a later `verify`, drops that deck and names seat 1 for it; nobody forfeits, the next
+/// hand shuffles a deck of its own, and the table plays its two hands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_shuffle_of_the_next_deck_is_named_and_the_next_hand_shuffles_its_own() {
+    let _serial = SERIAL.lock().await;
+    let relay = tolerance::net::relay::EmbeddedRelay::start(Default::default())
+        .await
+        .unwrap();
+    let url = relay.url().to_string();
+    let mut o = next_deck_shuffle_swapped(wire::VERSION);
+    o.relays = vec![url.clone()];
+    let run = play(o).await;
+    assert!(run.summary.clients_agree, "{:?}", run.summary);
+    chips_conserved(&run);
+    assert_eq!(hands(&run), 2, "{:?}", run.summary);
+    assert!(forfeits(&run).is_empty(), "{:?}", forfeits(&run));
+    let named = |v: &Violation| v.culprit() == 1 && v.to_string().contains("checked together");
+    for v in honest_violations(&run, 1) {
+        assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
+    }
+    let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
+        .await
+        .unwrap();
+    assert!(report.finished, "the table played to its end");
+    assert!(!report.ok, "a bad proof on the log is not a clean table");
+    assert!(
+        report.violations.iter().any(named),
+        "{:?}",
+        report.violations
+    );
+}
+
+/// The same bad shuffle at a version 6 table, where each is checked as it arrives: the event
+/// is invalid and seat 1 forfeits, as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_version_6_a_bad_shuffle_of_the_next_deck_is_refused_and_the_shuffler_forfeits() {
+    let _serial = SERIAL.lock().await;
+    let run = play(next_deck_shuffle_swapped(6)).await;
+    blamed_and_forfeited(&run, 1);
 }

@@ -40,6 +40,9 @@ pub struct DemoOptions {
     pub speculate: bool,
     /// Per seat: seconds its machine's clock reads off (tests of clock skew; empty: none).
     pub clock_skews: Vec<i64>,
+    /// The table's protocol version: this build's (`wire::VERSION`), or an older one it still
+    /// plays, to measure one beside the other (`TABLE_BENCH_VERSION`).
+    pub version: u8,
 }
 
 impl Default for DemoOptions {
@@ -62,6 +65,7 @@ impl Default for DemoOptions {
             pool: PoolConfig::default(),
             speculate: true,
             clock_skews: Vec::new(),
+            version: VERSION,
         }
     }
 }
@@ -182,11 +186,23 @@ pub async fn announce_on(
     seats: &[PublicKey],
     deadlines: Deadlines,
 ) -> Result<String, TableError> {
+    announce_version_on(pool, VERSION, game, setup, seats, deadlines).await
+}
+
+/// [`announce_on`] for a table of protocol `version` (one of `wire::READS`).
+async fn announce_version_on(
+    pool: &RelayPool,
+    version: u8,
+    game: &str,
+    setup: serde_json::Value,
+    seats: &[PublicKey],
+    deadlines: Deadlines,
+) -> Result<String, TableError> {
     let mut id = [0u8; 32];
     OsRng.fill_bytes(&mut id);
     let table = hex::encode(id);
     let spec = TableSpec {
-        v: VERSION,
+        v: version,
         game: game.to_string(),
         table: table.clone(),
         setup,
@@ -204,13 +220,14 @@ pub async fn announce_on(
 /// time); on failure the pool is closed.
 async fn announce_and_read(
     pool: &RelayPool,
+    version: u8,
     game: &str,
     setup: serde_json::Value,
     seats: &[PublicKey],
     deadlines: Deadlines,
 ) -> Result<(String, TableSpec, u64), TableError> {
     let read = async {
-        let table = announce_on(pool, game, setup, seats, deadlines).await?;
+        let table = announce_version_on(pool, version, game, setup, seats, deadlines).await?;
         let host = pool.keys().public_key();
         let (spec, start) =
             super::runner::fetch_table(pool, &host, &table, Duration::from_secs(10)).await?;
@@ -266,8 +283,15 @@ pub async fn run_demo<G: TableGame>(
     let setup_json = serde_json::to_value(&setup).map_err(|e| TableError::Setup(e.to_string()))?;
     // The host's one pool: it announces, reads the table back and plays seat 0.
     let host_pool = RelayPool::connect(host.clone(), &relays, opts.pool.clone()).await?;
-    let (table, spec, start) =
-        announce_and_read(&host_pool, G::NAME, setup_json, &seats, opts.deadlines).await?;
+    let (table, spec, start) = announce_and_read(
+        &host_pool,
+        opts.version,
+        G::NAME,
+        setup_json,
+        &seats,
+        opts.deadlines,
+    )
+    .await?;
     let mut host_pool = Some(host_pool);
     let mut seat0 = seat0;
     let mut seat0_update = seat0_update;

@@ -12,6 +12,7 @@ impl Chance {
             deck: Deck::fresh(spec, ahead_hand(m), parts),
             shares: BTreeMap::new(),
             order: Vec::new(),
+            unchecked: Vec::new(),
         });
     }
 
@@ -81,6 +82,10 @@ impl Chance {
             // Not ready: it is dropped and the batch keys its own deck.
             return (left, None);
         }
+        // Its shuffles so far are checked before the batch builds on them; a bad one drops it.
+        let Some(a) = self.check_chain(a) else {
+            return (left, None);
+        };
         let mut d = a.deck;
         d.epoch = current;
         self.decks.insert(left[0].0, d);
@@ -171,6 +176,24 @@ impl Chance {
                     .map_err(|e| bad(seat, format!("key share of the next deck: {e}")))?;
                 Ok(AheadPart::Keys(seat, share))
             }
+            (Some(false), Some(a), Ahead::Shuffle { cards, proof }) if self.defer_chain => {
+                let k = a.order.len();
+                let (placed, step) = self.place_shuffle_of(
+                    &a.deck,
+                    a.id,
+                    seat,
+                    k,
+                    id,
+                    (cards, proof),
+                    "the next deck",
+                )?;
+                Ok(AheadPart::Shuffle(
+                    seat,
+                    placed,
+                    id.to_string(),
+                    Some(Box::new(step)),
+                ))
+            }
             (Some(false), Some(a), Ahead::Shuffle { cards, proof }) => {
                 let k = a.order.len();
                 let (verified, _) = self.verify_shuffle_of(
@@ -182,7 +205,7 @@ impl Chance {
                     (cards, proof),
                     "the next deck",
                 )?;
-                Ok(AheadPart::Shuffle(seat, verified, id.to_string()))
+                Ok(AheadPart::Shuffle(seat, verified, id.to_string(), None))
             }
             (_, _, part) => Err(bad(
                 seat,
@@ -275,6 +298,54 @@ impl Chance {
         Ok((v, true))
     }
 
+    /// `seat`'s shuffle as the `k`-th of deck `d` (id `deck`), carried by event `id`, decoded
+    /// strictly and placed in the chain on top of the deck as it stands, its proof not checked
+    /// (version 7: [`Chance::check_chain`] checks the chain before the deck serves). A
+    /// malformed deck or proof, or a step out of place, is the event's fault now.
+    #[allow(clippy::too_many_arguments)]
+    fn place_shuffle_of(
+        &self,
+        d: &Deck,
+        deck: DeckId,
+        seat: Seat,
+        k: usize,
+        id: &str,
+        (cards, proof): (&str, &str),
+        what: &str,
+    ) -> Result<(VerifiedDeck, fair::ShuffleStep), ChanceError> {
+        let joint = d.joint.as_ref().expect("keys in");
+        let idx = d
+            .idx(seat)
+            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        let prev = d.deck.as_ref().map(|(v, _)| v);
+        let ctx = self
+            .ctx(d.fair_hand, idx, seat)
+            .with_step(FairStep::Shuffle { index: k as u16 });
+        let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
+        let decoded = self
+            .cache
+            .decoded_deck((sha(&[id.as_bytes()]), deck), || {
+                let cards = fair::from_base64("deck", cards)?;
+                fair::decode_shuffle_deck(&ctx, d.size, &cards)
+            })
+            .map_err(fail)?;
+        let proof = fair::from_base64("proof", proof)
+            .and_then(|p| fair::ShuffleProof::from_bytes(d.size, &p))
+            .map_err(|e| match e {
+                fair::FairError::UnsupportedDeckSize(_) => fail(e),
+                _ => bad(seat, format!("{what}: malformed proof")),
+            })?;
+        let placed = fair::unchecked_shuffle(&ctx, joint, d.size, prev, &decoded).map_err(fail)?;
+        Ok((
+            placed,
+            fair::ShuffleStep {
+                ctx,
+                deck: decoded,
+                proof,
+            },
+        ))
+    }
+
     /// Applies the parts of the deck prepared ahead that a closed step carried. Once every
     /// share is in the deck has its joint key; once everyone shuffled it, it is a spare that
     /// the next batch with the same participants takes.
@@ -287,8 +358,11 @@ impl Chance {
                 AheadPart::Keys(seat, share) => {
                     a.shares.insert(seat, share);
                 }
-                AheadPart::Shuffle(seat, v, id) => {
-                    self.stats.shuffles_verified += 1;
+                AheadPart::Shuffle(seat, v, id, step) => {
+                    match step {
+                        Some(step) => a.unchecked.push((*step, id.clone())),
+                        None => self.stats.shuffles_verified += 1,
+                    }
                     a.order.push(seat);
                     a.deck.deck = Some((v, id));
                     a.deck.shuffles = a.order.len();
@@ -320,7 +394,73 @@ impl Chance {
             .is_some_and(|a| a.deck.joint.is_some() && a.order.len() == a.deck.parts.len())
         {
             let a = self.ahead.take().expect("ahead");
-            self.decks.insert(a.id, a.deck);
+            if let Some(a) = self.check_chain(a) {
+                self.decks.insert(a.id, a.deck);
+            }
+        }
+    }
+
+    /// The deck prepared ahead with the shuffles placed so far checked together (version 7),
+    /// or `None` when one fails: the deck is dropped, the first bad shuffle's seat noted, and
+    /// the next hand keys a deck of its own (PROTOCOL.md §5.9). A speculative copy takes the
+    /// chain on trust, as it takes every shuffle (it never deals).
+    fn check_chain(&mut self, mut a: AheadDeck) -> Option<AheadDeck> {
+        if a.unchecked.is_empty() || self.speculative {
+            return Some(a);
+        }
+        let joint = a.deck.joint.as_ref().expect("shuffled under its joint key");
+        let mut parts: Vec<&[u8]> = vec![b"chain"];
+        let id = u64::from(a.id).to_be_bytes();
+        let digest = joint.digest();
+        parts.extend([&id[..], &digest[..]]);
+        parts.extend(a.unchecked.iter().map(|(_, e)| e.as_bytes()));
+        let key = sha(&parts);
+        let cached = self.cache.chains.lock().expect("cache").get(&key).cloned();
+        let verdict = match cached {
+            Some(v) => v,
+            None => {
+                let steps: Vec<fair::ShuffleStep> =
+                    a.unchecked.iter().map(|(s, _)| s.clone()).collect();
+                let v = fair::verify_chain(joint, a.deck.size, None, &steps)
+                    .map(|d| d.expect("a chain of at least one step"));
+                self.stats.chains_checked += 1;
+                self.stats.chained_shuffles += steps.len() as u64;
+                self.stats.shuffles_verified += steps.len() as u64;
+                let mut map = self.cache.chains.lock().expect("cache");
+                if map.len() >= DECODED_KEPT {
+                    map.clear();
+                }
+                map.insert(key, v.clone());
+                v
+            }
+        };
+        match verdict {
+            Ok(v) => {
+                let (_, last) = a.unchecked.last().expect("not empty").clone();
+                a.deck.deck = Some((v, last));
+                a.unchecked.clear();
+                Some(a)
+            }
+            Err(e) => {
+                let (bad, reason) = match &e {
+                    fair::FairError::BadShuffle { seat, reason } => {
+                        (usize::from(*seat), reason.to_string())
+                    }
+                    other => (0, other.to_string()),
+                };
+                let (step, event) = a
+                    .unchecked
+                    .iter()
+                    .find(|(s, _)| usize::from(s.ctx.seat) == bad)
+                    .or(a.unchecked.first())
+                    .expect("not empty");
+                self.refused.push(RefusedChain {
+                    seat: a.deck.parts[usize::from(step.ctx.seat)],
+                    event: event.clone(),
+                    reason,
+                });
+                None
+            }
         }
     }
 

@@ -414,6 +414,9 @@ struct AheadDeck {
     shares: BTreeMap<Seat, VerifiedShare>,
     /// Who shuffled it, in chain order.
     order: Vec<Seat>,
+    /// From version 7: its shuffles so far, placed but not yet checked, with their events
+    /// (PROTOCOL.md §5.9); checked together before the deck serves.
+    unchecked: Vec<(fair::ShuffleStep, String)>,
 }
 
 /// A part of the deck prepared ahead, checked against the state its event's step opened in and
@@ -421,7 +424,21 @@ struct AheadDeck {
 #[derive(Clone)]
 pub enum AheadPart {
     Keys(Seat, VerifiedShare),
-    Shuffle(Seat, VerifiedDeck, String),
+    /// A shuffle: the deck it leaves, its event, and from version 7 the step itself, placed
+    /// in the chain but not checked yet.
+    Shuffle(Seat, VerifiedDeck, String, Option<Box<fair::ShuffleStep>>),
+}
+
+/// A deck prepared ahead that did not serve because a shuffle of its chain failed its proof
+/// when the chain was checked (version 7, PROTOCOL.md §5.9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedChain {
+    /// The seat whose shuffle was the first to fail.
+    pub seat: Seat,
+    /// Its event.
+    pub event: String,
+    /// Why, in words.
+    pub reason: String,
 }
 
 /// What one client keeps across derivations of the same log, shared with its speculative
@@ -460,6 +477,9 @@ pub struct Caches {
     /// that shuffles on a deck and the client that checks it would otherwise each decode its
     /// points (a square root each, 208 of them for a 104-card deck).
     decoded: Mutex<HashMap<([u8; 32], DeckId), DecodedSlot>>,
+    /// The verdicts on chains of the deck prepared ahead checked together (version 7), by
+    /// deck, joint key and events: a roll-back re-applies the step that completes a chain.
+    chains: Mutex<HashMap<[u8; 32], Result<VerifiedDeck, fair::FairError>>>,
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
@@ -525,6 +545,11 @@ pub struct Chance {
     /// A copy that takes shuffles on trust to prepare this seat's next one early; it never
     /// deals, and nothing it computes leaves it except through the own-shuffle cache.
     speculative: bool,
+    /// Version 7 and later: the shuffles of the deck prepared ahead are placed when they
+    /// arrive and checked together before the deck serves (PROTOCOL.md §5.9).
+    defer_chain: bool,
+    /// Decks prepared ahead that did not serve because their chain failed, in order.
+    refused: Vec<RefusedChain>,
     /// Counters for reports and benchmarks.
     pub stats: ChanceStats,
 }
@@ -538,6 +563,10 @@ pub struct ChanceStats {
     pub epochs: u64,
     /// Requested decks served by a spare (no setup or shuffles of their own).
     pub spares_used: u64,
+    /// Chains of a deck prepared ahead checked together (version 7), and the shuffles in them
+    /// (also counted in `shuffles_verified`).
+    pub chains_checked: u64,
+    pub chained_shuffles: u64,
 }
 
 fn sha(parts: &[&[u8]]) -> [u8; 32] {
@@ -577,8 +606,22 @@ impl Chance {
             batch: None,
             cache: Arc::new(Caches::default()),
             speculative: false,
+            defer_chain: false,
+            refused: Vec::new(),
             stats: ChanceStats::default(),
         }
+    }
+
+    /// Checks the shuffles of the deck prepared ahead together, before it serves, instead of
+    /// one by one as they arrive: the rule of version 7 tables (PROTOCOL.md §5.9).
+    pub fn deferring_chain_checks(mut self, defer: bool) -> Chance {
+        self.defer_chain = defer;
+        self
+    }
+
+    /// Decks prepared ahead that did not serve because a shuffle of theirs failed its proof.
+    pub fn refused_chains(&self) -> &[RefusedChain] {
+        &self.refused
     }
 
     /// Shares the verification cache of another client state of the same table.

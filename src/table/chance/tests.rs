@@ -266,7 +266,94 @@ fn a_seat_shuffles_on_a_deck_it_is_still_checking_and_uses_that_only_if_the_deck
 
 #[test]
 fn the_next_deck_is_keyed_and_shuffled_on_the_events_of_the_hand_before_it() {
-    let mut cs = clients(3);
+    let cs = prepared_decks(clients(3));
+    for c in &cs {
+        assert_eq!(
+            c.stats.chains_checked, 0,
+            "version 6 checks shuffles one by one"
+        );
+    }
+}
+
+/// The same hands at a version 7 table: the shuffles of each prepared deck are placed as they
+/// arrive and checked together once the chain is complete, or when a batch finishes it.
+#[test]
+fn from_version_7_the_next_deck_s_shuffles_are_checked_together_and_serve_the_same() {
+    let cs = prepared_decks(deferring(clients(3)));
+    for c in cs.iter() {
+        // Hands 0 to 5 prepared five decks past the first (one dropped before any shuffle,
+        // one finished by hand 3's batch); each chain is checked once, all of its shuffles
+        // in one check.
+        assert!(c.stats.chains_checked >= 3, "{:?}", c.stats);
+        assert!(c.stats.chained_shuffles >= 2 * c.stats.chains_checked);
+        assert!(c.refused_chains().is_empty());
+    }
+}
+
+fn deferring(cs: Vec<Chance>) -> Vec<Chance> {
+    cs.into_iter()
+        .map(|c| c.deferring_chain_checks(true))
+        .collect()
+}
+
+/// A bad shuffle of the deck prepared ahead at a version 7 table: well formed, it is placed
+/// and its event stands; the chain check names it, the deck does not serve, and the next hand
+/// keys its own. A malformed one is still refused on arrival.
+#[test]
+fn from_version_7_a_bad_shuffle_of_the_next_deck_keeps_it_from_serving_and_is_named() {
+    use crate::wire::log::Ahead;
+    let mut cs = deferring(clients(3));
+    let mut step = 0;
+    run(&mut cs, &hand(0), &[0, 1, 2], &mut step);
+    run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
+    let Some(Ahead::Shuffle { cards, proof }) = cs[1].produce_ahead(&[1]).unwrap() else {
+        panic!("seat 1's shuffle is due");
+    };
+    // Two whole cards swapped: every point still decodes, the proof no longer holds.
+    let mut bytes = fair::from_base64("deck", &cards).unwrap();
+    let (a, b) = bytes.split_at_mut(66);
+    a.swap_with_slice(&mut b[..66]);
+    let swapped = Ahead::Shuffle {
+        cards: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes),
+        proof: proof.clone(),
+    };
+    let truncated = Ahead::Shuffle {
+        cards: cards.clone(),
+        proof: proof[..proof.len() - 8].to_string(),
+    };
+    for c in &cs {
+        let err = c.check_ahead(1, "s/1-cut", &truncated, &[1]).err().unwrap();
+        assert!(matches!(err, ChanceError::Bad { seat: 1, .. }), "{err:?}");
+    }
+    close_step(&mut cs, &[(1, "s/1-swapped".into(), swapped)], &[1]);
+    for c in &cs {
+        assert_eq!(c.preparing(), Some((3, 1)), "placed in the chain");
+    }
+    moves(&mut cs, &[0, 2], &mut step);
+    for c in &cs {
+        assert_eq!(c.preparing(), None);
+        assert!(c.decks.range(SPARE_BASE..).next().is_none(), "no spare");
+        // Hand 0's prepared deck was checked (and served hand 1), then this one.
+        assert_eq!(c.stats.chains_checked, 2);
+        let refused = c.refused_chains();
+        assert_eq!(refused.len(), 1);
+        assert_eq!(
+            (refused[0].seat, refused[0].event.as_str()),
+            (1, "s/1-swapped")
+        );
+        assert!(
+            refused[0].reason.contains("rejected"),
+            "{}",
+            refused[0].reason
+        );
+    }
+    let h2 = run(&mut cs, &hand(2), &[0, 1, 2], &mut step);
+    assert_eq!(h2.stages[0], Stage::Setup, "the hand keys its own deck");
+    check_hand(&h2, 3);
+}
+
+/// The hands of the test above, on `cs` (3 seats and a spectator).
+fn prepared_decks(mut cs: Vec<Chance>) -> Vec<Chance> {
     let mut step = 0;
     let all = [0, 1, 2];
     // Hand 0: setup, three shuffles, reveal. The next deck's keys ride on the setups and
@@ -359,6 +446,7 @@ fn the_next_deck_is_keyed_and_shuffled_on_the_events_of_the_hand_before_it() {
         let hands: BTreeSet<u64> = c.decks.values().map(|d| d.fair_hand).collect();
         assert_eq!(hands.len(), c.decks.len());
     }
+    cs
 }
 
 #[test]

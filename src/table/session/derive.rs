@@ -413,7 +413,26 @@ impl<G: Game> Session<G> {
         self.r.got.clear();
         self.r.got_ids.clear();
         let parts = std::mem::take(&mut self.r.ahead_parts);
+        let refused = self.r.chance.refused_chains().len();
         self.r.chance.commit_ahead(parts);
+        // A bad shuffle found when the prepared deck's chain is checked (version 7, PROTOCOL.md
+        // §5.9): its event stands, the deck is dropped, and the people at the table are told.
+        for r in self.r.chance.refused_chains()[refused..].to_vec() {
+            let v = Violation::Invalid {
+                id: r.event,
+                seat: r.seat,
+                step: self.r.step - 1,
+                reason: format!(
+                    "its shuffle of the next hand's deck failed when that deck's shuffles were \
+                     checked together ({}); that deck is not used and the next hand shuffles \
+                     its own",
+                    r.reason
+                ),
+            };
+            if !self.violations.contains(&v) {
+                self.violations.push(v);
+            }
+        }
         self.r.passes += 1;
         self.r.kind = next.unwrap_or(Kind::Unset);
         if !matches!(self.r.kind, Kind::Unset) {
