@@ -28,8 +28,11 @@
 
 mod accept;
 mod ahead;
+mod job;
 mod outcomes;
 mod produce;
+
+pub use job::{ShuffleDone, ShuffleJob};
 
 use super::whisper;
 use crate::cards::{CardId, DeckSpec};
@@ -463,6 +466,11 @@ pub struct Caches {
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
+    /// The input of each own shuffle handed out as a job ([`ShuffleJob`]), to check its answer
+    /// against.
+    jobs: Mutex<HashMap<[u8; 32], job::JobInput>>,
+    /// Own shuffles made apart by a job and taken (for tests and reports).
+    made_apart: AtomicU64,
 }
 
 /// The slot of `key` in one of [`Caches`]' maps, made empty if new; a map that reached `kept`
@@ -525,6 +533,9 @@ pub struct Chance {
     /// A copy that takes shuffles on trust to prepare this seat's next one early; it never
     /// deals, and nothing it computes leaves it except through the own-shuffle cache.
     speculative: bool,
+    /// Set while the page asks which own shuffles its next event needs: those not made yet are
+    /// gathered here as jobs instead of being made ([`Chance::collect_jobs`]).
+    collect: Option<Arc<Mutex<Vec<ShuffleJob>>>>,
     /// Counters for reports and benchmarks.
     pub stats: ChanceStats,
 }
@@ -577,6 +588,7 @@ impl Chance {
             batch: None,
             cache: Arc::new(Caches::default()),
             speculative: false,
+            collect: None,
             stats: ChanceStats::default(),
         }
     }
@@ -641,22 +653,28 @@ impl Chance {
         prev: Option<&VerifiedDeck>,
     ) -> Result<OwnShuffle, ChanceError> {
         let key = own_key(ctx, joint, size, prev);
-        slot(&self.cache.own, key, OWN_KEPT)
-            .get_or_init(|| {
-                self.cache.made.fetch_add(1, Ordering::Relaxed);
-                if self.speculative {
-                    self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
-                }
-                fair::shuffle_verified(secret, ctx, joint, size, prev)
-                    .map(|(deck, proof)| OwnShuffle {
-                        cards: deck.deck().to_base64(),
-                        proof: proof.to_base64(),
-                        deck,
-                    })
-                    .map_err(|e| format!("our own step: {e}"))
-            })
-            .clone()
-            .map_err(ChanceError::Protocol)
+        let own = slot(&self.cache.own, key, OWN_KEPT);
+        if self.collect.is_some() && own.get().is_none() {
+            self.gather(key, secret, ctx, joint, size, prev)?;
+            return Err(ChanceError::Protocol(
+                "our shuffle is being made apart".into(),
+            ));
+        }
+        own.get_or_init(|| {
+            self.cache.made.fetch_add(1, Ordering::Relaxed);
+            if self.speculative {
+                self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
+            }
+            fair::shuffle_verified(secret, ctx, joint, size, prev)
+                .map(|(deck, proof)| OwnShuffle {
+                    cards: deck.deck().to_base64(),
+                    proof: proof.to_base64(),
+                    deck,
+                })
+                .map_err(|e| format!("our own step: {e}"))
+        })
+        .clone()
+        .map_err(ChanceError::Protocol)
     }
 
     fn my_seat(&self) -> Option<Seat> {
