@@ -924,8 +924,12 @@ async fn a_person_plays_in_the_page(
     // A figure for BENCHMARKS.md, not a check: what still runs on the page's thread.
     eprintln!(
         "{game}: {} shuffles proved in the worker; the longest tick held the page {} ms, taking \
-         a worker's shuffle (checking its proof) {} ms",
-        proofs["worker"], proofs["longest_tick_ms"], proofs["longest_take_ms"]
+         a worker's shuffle (checking its proof) {} ms; {} moves chosen while their shuffle was \
+         in the worker",
+        proofs["worker"],
+        proofs["longest_tick_ms"],
+        proofs["longest_take_ms"],
+        proofs["moves_waited"]
     );
     // And the page's own check of the whole table agrees too.
     c.set_window_size(1280, 800).await.unwrap();

@@ -438,7 +438,8 @@ impl PageSeat {
         self.0.shuffled(done).map_err(|e| JsError::new(&e))
     }
 
-    /// Where this seat's shuffles were proved: `{worker, here}`.
+    /// Where this seat's shuffles were proved: `{worker, here, moves_waited}`, the last being
+    /// how many moves were chosen while the shuffle due on them was still in the worker.
     pub fn proofs(&self) -> String {
         self.0.proofs().to_string()
     }
@@ -655,6 +656,7 @@ impl Visit for OpenSeat {
             out: HashSet::new(),
             jobs: Vec::new(),
             chosen: None,
+            waited: 0,
         }))
     }
 }
@@ -684,6 +686,8 @@ struct Playing<G: TableGame> {
     /// A move the person chose while the shuffle due on it was still in the worker: it is
     /// signed as soon as the shuffle is in.
     chosen: Option<(u32, G::Action)>,
+    /// How many moves were chosen while their shuffle was in the worker (for tests and reports).
+    waited: u64,
 }
 
 impl<G: TableGame> Playing<G> {
@@ -994,6 +998,7 @@ impl<G: TableGame> Driven for Playing<G> {
         // rather than proved here while the page waits.
         if self.waiting_for_worker() {
             self.chosen = Some((step, action));
+            self.waited += 1;
             return Ok(());
         }
         self.session
@@ -1026,7 +1031,11 @@ impl<G: TableGame> Driven for Playing<G> {
 
     fn proofs(&self) -> Value {
         let (made, _) = self.session.own_shuffles_made();
-        json!({ "worker": self.session.own_shuffles_taken(), "here": made })
+        json!({
+            "worker": self.session.own_shuffles_taken(),
+            "here": made,
+            "moves_waited": self.waited,
+        })
     }
 
     fn leave(&mut self) {
