@@ -72,7 +72,8 @@
 //! - [`table`]: the one runtime. [`table::session`] is pure (events in, outbox out, time and the
 //!   seat's secret passed in) and generic over the game; [`table::chance`] answers the game's
 //!   chance requests with decks, dice and whispers ([`table::whisper`]: a secret to whoever
-//!   holds a card, without learning who); the runner, lobby, journal, verify and demo put it
+//!   holds a card, without learning who; [`table::chance::ShuffleJob`]: a seat's own shuffle
+//!   as data, for the page's proof worker); the runner, lobby, journal, verify and demo put it
 //!   on relays, and fail with a [`table::TableError`] that says what kind of trouble it is
 //!   (relay, table not found or not seated, setup, journal, stall...). A client's own events
 //!   take the same path as everyone else's.

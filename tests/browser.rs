@@ -870,8 +870,14 @@ async fn the_host_and_verify_agree(
 /// down and plays it by clicks against the host's bot (`pick` choosing among the listed moves).
 /// The page's seat checks every event as the terminal's does: it ends the table with nothing
 /// turned away, counting the same events as the host, and its figures are those of a later
-/// `tolerance verify` and of the page's own check of the whole table.
-async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String]) -> usize) {
+/// `tolerance verify` and of the page's own check of the whole table. Its shuffles (at least
+/// `shuffles` of them) are all proved in the page's worker, none on the page's own thread.
+async fn a_person_plays_in_the_page(
+    game: &str,
+    more: &[&str],
+    shuffles: u64,
+    pick: fn(&[String]) -> usize,
+) {
     let test = format!("browser-play-{game}");
     let SeatedInThePage {
         _web,
@@ -910,6 +916,21 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
     );
 
     let cli = the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    let proofs = script(&c, "return window.proofs;").await;
+    assert!(
+        proofs["worker"].as_u64().unwrap() >= shuffles && proofs["here"] == json!(0),
+        "the page's seat proved its shuffles on its own thread: {proofs}"
+    );
+    // A figure for BENCHMARKS.md, not a check: what still runs on the page's thread.
+    eprintln!(
+        "{game}: {} shuffles proved in the worker; the longest tick held the page {} ms, taking \
+         a worker's shuffle (checking its proof) {} ms; {} moves chosen while their shuffle was \
+         in the worker",
+        proofs["worker"],
+        proofs["longest_tick_ms"],
+        proofs["longest_take_ms"],
+        proofs["moves_waited"]
+    );
     // And the page's own check of the whole table agrees too.
     c.set_window_size(1280, 800).await.unwrap();
     click(&c, "#check").await;
@@ -937,13 +958,14 @@ async fn a_person_plays_in_the_page(game: &str, more: &[&str], pick: fn(&[String
 /// Two hands of Tolerance: check or call when it may, else the first move listed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
-    a_person_plays_in_the_page("tolerance", &["--hands", "2"], check_or_call).await;
+    a_person_plays_in_the_page("tolerance", &["--hands", "2"], 2, check_or_call).await;
 }
 
 /// Perudo to its end: the lowest bid, or dudo once a bid stands.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_perudo_by_clicks() {
-    a_person_plays_in_the_page("perudo", &[], |moves| {
+    // Dice only: no shuffle.
+    a_person_plays_in_the_page("perudo", &[], 0, |moves| {
         moves
             .iter()
             .position(|m| m.starts_with("dudo"))
@@ -955,7 +977,7 @@ async fn a_person_in_the_page_plays_perudo_by_clicks() {
 /// A hand of All Fives: a tile when one fits, else draw or pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_all_fives_by_clicks() {
-    a_person_plays_in_the_page("all-fives", &["--hands", "1"], |moves| {
+    a_person_plays_in_the_page("all-fives", &["--hands", "1"], 1, |moves| {
         moves
             .iter()
             .position(|m| m != "draw" && m != "pass")
@@ -973,7 +995,8 @@ fn check_or_call(moves: &[String]) -> usize {
 
 /// A reload mid-table: the person unlocks the key again and takes the seat back from what the
 /// browser kept (the seat's secret encrypted to its key, and the events it signed); the table
-/// goes on to its end with no seat removed, and the page's figures are `verify`'s.
+/// goes on to its end with no seat removed, and the page's figures are `verify`'s. After the
+/// reload the browser offers no Web Worker: the seat proves its shuffles on the page's thread.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_mid_table_takes_the_seat_back() {
     const PASSWORD: &str = "a seat password";
@@ -1008,6 +1031,8 @@ async fn a_reload_mid_table_takes_the_seat_back() {
         "document.getElementById('sit-down').textContent === 'Take your seat back' && !document.getElementById('sit').hidden",
     )
     .await;
+    // This time the browser gives the page no worker: the seat proves its shuffles itself.
+    script(&c, "window.Worker = undefined; return true;").await;
     click(&c, "#sit-down").await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
     play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
@@ -1026,6 +1051,11 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     )
     .await;
     assert_eq!(left, json!(0), "the record outlived its table");
+    let proofs = script(&c, "return window.proofs;").await;
+    assert!(
+        proofs["worker"] == json!(0) && proofs["here"].as_u64().unwrap() >= 1,
+        "with no worker the seat proves its shuffles itself: {proofs}"
+    );
 
     the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     c.close().await.unwrap();

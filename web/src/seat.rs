@@ -9,16 +9,19 @@
 //! seat's turn (if any), what the table looks like to this seat in words, and how long to sleep.
 //! Every event is checked here before it counts, the person's move is checked against the
 //! game's rules before it is signed, and the seat's secrets (its key shares, the deck's
-//! secrets, its seating nonce) never leave this module's memory.
+//! secrets, its seating nonce) never leave this module's memory — but for a deck's secret share
+//! in a shuffle job, which goes only to the page's own proof worker (a second copy of this core)
+//! so that proving does not hold the page; its answer is checked here before it is published.
 
 use crate::signer;
 use nostr::nips::nip44;
 use nostr::prelude::*;
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tolerance::engine::Seat;
 use tolerance::games::registry::{self, TableGame, Visit};
+use tolerance::table::chance::{ShuffleDone, ShuffleJob};
 use tolerance::table::check;
 use tolerance::table::drive::{
     idle_wait, left_words, over_line, stall_words, with_removals, RunnerState, Start,
@@ -334,6 +337,9 @@ trait Driven {
     fn leave(&mut self);
     fn filters(&self) -> Value;
     fn record(&self) -> Value;
+    fn worker(&mut self, ready: bool);
+    fn shuffled(&mut self, done: &str) -> Result<(), String>;
+    fn proofs(&self) -> Value;
 }
 
 /// A person's move: one of the listed moves by its place, or typed.
@@ -388,7 +394,9 @@ impl PageSeat {
     }
 
     /// One round of the seat's loop: `connected` relays open now, `notes` (a JSON array of
-    /// words) about them. Answers `{publish, beats, fetch, turn, table, over, wake_ms}`.
+    /// words) about them. Answers `{publish, beats, fetch, turn, table, over, jobs, wake_ms}`,
+    /// `jobs` being shuffles for the proof worker ([`PageSeat::worker`]; each holds a secret of
+    /// the seat: for that worker only, never to be logged or sent anywhere).
     pub fn tick(&mut self, connected: usize, notes: &str) -> Result<String, JsError> {
         let notes: Vec<String> = serde_json::from_str(notes).unwrap_or_default();
         self.0
@@ -415,6 +423,39 @@ impl PageSeat {
     pub fn leave(&mut self) {
         self.0.leave();
     }
+
+    /// The page's proof worker is running (`true`) or gone (`false`). While it runs, the
+    /// seat's shuffles are handed to it as jobs (`jobs` of a tick's answer) instead of being
+    /// proved in [`PageSeat::tick`]; when it is gone, the seat proves them itself again.
+    pub fn worker(&mut self, ready: bool) {
+        self.0.worker(ready);
+    }
+
+    /// A job's answer from the worker: taken once its proof checks out here, and published by
+    /// the next tick. A refused answer stops the use of the worker (the seat proves its
+    /// shuffles itself from then on) and says why.
+    pub fn shuffled(&mut self, done: &str) -> Result<(), JsError> {
+        self.0.shuffled(done).map_err(|e| JsError::new(&e))
+    }
+
+    /// Where this seat's shuffles were proved: `{worker, here, moves_waited}`, the last being
+    /// how many moves were chosen while the shuffle due on them was still in the worker.
+    pub fn proofs(&self) -> String {
+        self.0.proofs().to_string()
+    }
+}
+
+/// A worker's job ([`tolerance::table::chance::ShuffleJob`]): the shuffle and its proof. The
+/// worker script calls this with the job a tick handed out, in its own copy of the core.
+#[wasm_bindgen]
+pub fn shuffle_job(job: &str) -> Result<String, JsError> {
+    let run = || {
+        let job: ShuffleJob =
+            serde_json::from_str(job).map_err(|_| "the shuffle job is unreadable".to_string())?;
+        let done = job.run()?;
+        Ok::<_, String>(serde_json::to_string(&done).expect("answers serialize"))
+    };
+    run().map_err(|e| JsError::new(&e))
 }
 
 /// The seat's record as the browser keeps it.
@@ -611,6 +652,11 @@ impl Visit for OpenSeat {
             state,
             asked: None,
             over: None,
+            worker: false,
+            out: HashSet::new(),
+            jobs: Vec::new(),
+            chosen: None,
+            waited: 0,
         }))
     }
 }
@@ -631,6 +677,17 @@ struct Playing<G: TableGame> {
     asked: Option<(u32, Vec<G::Action>)>,
     /// How the table ended for this seat, once it did.
     over: Option<Value>,
+    /// Whether the page's proof worker runs: this seat's shuffles are then proved there.
+    worker: bool,
+    /// The shuffles handed to the worker and not answered yet, by key.
+    out: HashSet<String>,
+    /// Jobs for the worker that the next answer of a tick carries.
+    jobs: Vec<String>,
+    /// A move the person chose while the shuffle due on it was still in the worker: it is
+    /// signed as soon as the shuffle is in.
+    chosen: Option<(u32, G::Action)>,
+    /// How many moves were chosen while their shuffle was in the worker (for tests and reports).
+    waited: u64,
 }
 
 impl<G: TableGame> Playing<G> {
@@ -711,7 +768,39 @@ impl<G: TableGame> Playing<G> {
         })
     }
 
+    /// Whether this seat's next event waits for a shuffle in the worker: the shuffles it needs
+    /// and nobody made yet are handed out (once each), and the event is not made meanwhile.
+    fn waiting_for_worker(&mut self) -> bool {
+        if !self.worker {
+            return false;
+        }
+        let jobs = self.session.shuffle_jobs();
+        for job in &jobs {
+            if self.out.insert(job.key().to_string()) {
+                self.jobs
+                    .push(serde_json::to_string(job).expect("jobs serialize"));
+            }
+        }
+        !jobs.is_empty()
+    }
+
+    /// Signs the move chosen while its shuffle was in the worker, if it still stands.
+    fn submit_chosen(&mut self) -> Result<(), String> {
+        let Some((step, action)) = self.chosen.take() else {
+            return Ok(());
+        };
+        if self.session.my_turn().is_some_and(|t| t.step == step) {
+            self.session
+                .submit(&action)
+                .map_err(|e| format!("your move could not be signed: {e}"))?;
+        }
+        Ok(())
+    }
+
     fn turn(&mut self) -> Value {
+        if self.chosen.is_some() {
+            return Value::Null;
+        }
         let Some(turn) = self.session.my_turn() else {
             self.asked = None;
             return Value::Null;
@@ -793,7 +882,8 @@ impl<G: TableGame> Driven for Playing<G> {
             if back_now && self.session.come_back() {
                 self.state.came_back();
             }
-            if !self.state.learning_clock(now) {
+            if !self.state.learning_clock(now) && !self.waiting_for_worker() {
+                self.submit_chosen()?;
                 self.sign_owed()?;
             }
             self.state.outbox.release_due(now);
@@ -871,6 +961,7 @@ impl<G: TableGame> Driven for Playing<G> {
                 "turn": turn,
                 "table": table,
                 "over": null,
+                "jobs": std::mem::take(&mut self.jobs),
                 "wake_ms": wake.as_millis() as u64,
             }));
         }
@@ -881,6 +972,7 @@ impl<G: TableGame> Driven for Playing<G> {
             "turn": null,
             "table": self.table(self.state.clock.now(unix_now())),
             "over": self.over,
+            "jobs": std::mem::take(&mut self.jobs),
             "wake_ms": 0,
         }))
     }
@@ -902,9 +994,48 @@ impl<G: TableGame> Driven for Playing<G> {
             },
             Choice::Typed(text) => G::parse_move(text.trim(), &turn.view, &turn.legal)?,
         };
+        // The move carries a shuffle still in the worker: it is signed when the shuffle is in,
+        // rather than proved here while the page waits.
+        if self.waiting_for_worker() {
+            self.chosen = Some((step, action));
+            self.waited += 1;
+            return Ok(());
+        }
         self.session
             .submit(&action)
             .map_err(|e| format!("that move is not allowed now: {e}"))
+    }
+
+    fn worker(&mut self, ready: bool) {
+        self.worker = ready;
+        if !ready {
+            // What was out is made here from now on.
+            self.out.clear();
+            self.jobs.clear();
+        }
+    }
+
+    fn shuffled(&mut self, done: &str) -> Result<(), String> {
+        let refused = |why: String| {
+            format!("the page's proof worker erred ({why}); this seat proves its shuffles itself from now on")
+        };
+        let done: ShuffleDone =
+            serde_json::from_str(done).map_err(|_| refused("its answer is unreadable".into()))?;
+        self.out.remove(done.key());
+        if let Err(e) = self.session.take_shuffle(&done) {
+            self.worker(false);
+            return Err(refused(e));
+        }
+        Ok(())
+    }
+
+    fn proofs(&self) -> Value {
+        let (made, _) = self.session.own_shuffles_made();
+        json!({
+            "worker": self.session.own_shuffles_taken(),
+            "here": made,
+            "moves_waited": self.waited,
+        })
     }
 
     fn leave(&mut self) {

@@ -491,14 +491,86 @@ function choose(seat, step, pick) {
   tick(seat);
 }
 
+// The seat's shuffle proofs are made in a worker with its own copy of the core, so the page
+// keeps answering while one is made (a tick that proves a shuffle holds the page for as long).
+// Without a worker, or with one that fails or goes quiet, the seat proves them in its ticks
+// again, as it always could.
+const PROVER_PATIENCE_MS = 30000;
+
+function startProver() {
+  let worker;
+  try {
+    worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  } catch {
+    return null;
+  }
+  const prover = { worker, ready: false, pending: 0, timer: null };
+  const seat = () => (playing && playing.prover === prover ? playing.seat : null);
+  const giveUp = () => {
+    clearTimeout(prover.timer);
+    worker.terminate();
+    if (!playing || playing.prover !== prover) return;
+    playing.prover = null;
+    if (playing.seat) {
+      playing.seat.worker(false);
+      tick(playing.seat);
+    }
+  };
+  prover.post = (job) => {
+    prover.pending += 1;
+    clearTimeout(prover.timer);
+    prover.timer = setTimeout(giveUp, PROVER_PATIENCE_MS);
+    worker.postMessage(job);
+  };
+  prover.stop = () => {
+    clearTimeout(prover.timer);
+    worker.terminate();
+  };
+  worker.onerror = giveUp;
+  worker.onmessage = (ev) => {
+    const m = ev.data;
+    if (m.ready) {
+      prover.ready = true;
+      const s = seat();
+      if (s) {
+        s.worker(true);
+        tick(s);
+      }
+      return;
+    }
+    if (!m.done) {
+      giveUp();
+      return;
+    }
+    prover.pending -= 1;
+    clearTimeout(prover.timer);
+    if (prover.pending > 0) prover.timer = setTimeout(giveUp, PROVER_PATIENCE_MS);
+    const s = seat();
+    if (!s) return;
+    try {
+      const began = performance.now();
+      s.shuffled(m.done);
+      playing.longestTake = Math.max(playing.longestTake || 0, performance.now() - began);
+    } catch {
+      // The seat refused the answer and proves its shuffles itself from now on.
+      giveUp();
+      return;
+    }
+    tick(s);
+  };
+  return prover;
+}
+
 // One round of the seat's loop in the core, then what it asked for: events to publish,
 // events to ask the relays for again, and when to come back.
 function tick(seat) {
   if (!playing || playing.seat !== seat || playing.done) return;
   clearTimeout(playing.timer);
   let out;
+  const began = performance.now();
   try {
     out = JSON.parse(seat.tick(playing.pool.connected(), JSON.stringify(playing.pool.notes())));
+    playing.longestTick = Math.max(playing.longestTick || 0, performance.now() - began);
   } catch (e) {
     fail(e.message || String(e));
     seatState("stalled");
@@ -511,9 +583,26 @@ function tick(seat) {
   for (const f of out.fetch) {
     query(playing.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(() => tick(seat));
   }
+  if (out.jobs && out.jobs.length) {
+    if (playing.prover) {
+      for (const job of out.jobs) playing.prover.post(job);
+    } else {
+      // The worker went away since: the seat proves them itself.
+      seat.worker(false);
+      setTimeout(() => tick(seat), 0);
+    }
+  }
+  // For scripts and tests: where this seat's shuffles were proved, and the longest the page was
+  // held by a tick and by taking a worker's answer (checking its proof), in ms.
+  window.proofs = {
+    ...JSON.parse(seat.proofs()),
+    longest_tick_ms: Math.round(playing.longestTick || 0),
+    longest_take_ms: Math.round(playing.longestTake || 0),
+  };
   showSeat(out, seat);
   if (out.over) {
     playing.done = true;
+    if (playing.prover) playing.prover.stop();
     keepRecord(playing.table, null);
     // The last events still go out: the pool stays open until every relay took them, for up
     // to two minutes (a relay that limits its rate takes them within its window).
@@ -545,6 +634,8 @@ function startSeat(opened, why) {
   if (playing) return false;
   $("sit-down").disabled = true;
   playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
+  // Started now, so that its core is loaded by the time the seat first shuffles.
+  playing.prover = startProver();
   return true;
 }
 
@@ -554,6 +645,7 @@ function seatRefused(pool, message) {
   fail(message);
   seatState("refused");
   pool.close();
+  if (playing && playing.prover) playing.prover.stop();
   playing = null;
   $("sit-down").disabled = false;
 }
@@ -657,6 +749,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
     return null;
   }
   playing.seat = seat;
+  if (playing.prover && playing.prover.ready) seat.worker(true);
   seatState("playing");
   $("sit").hidden = true;
   $("play").hidden = false;

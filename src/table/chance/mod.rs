@@ -24,12 +24,16 @@
 //!
 //! Here: the state (secrets, decks, epochs, whispers, the batch) and how a batch begins and is
 //! planned. In its parts: `produce`, what this seat publishes; `accept`, what the others
-//! publish; `outcomes`, the batch's results; and `ahead`, the deck prepared ahead.
+//! publish; `outcomes`, the batch's results; `ahead`, the deck prepared ahead; and `job`, this
+//! seat's own shuffle as a job another copy of the client makes (the page's worker).
 
 mod accept;
 mod ahead;
+mod job;
 mod outcomes;
 mod produce;
+
+pub use job::{ShuffleDone, ShuffleJob};
 
 use super::whisper;
 use crate::cards::{CardId, DeckSpec};
@@ -483,6 +487,11 @@ pub struct Caches {
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
+    /// The input of each own shuffle handed out as a job ([`ShuffleJob`]), to check its answer
+    /// against.
+    jobs: Mutex<HashMap<[u8; 32], job::JobInput>>,
+    /// Own shuffles made apart by a job and taken (for tests and reports).
+    made_apart: AtomicU64,
 }
 
 /// The slot of `key` in one of [`Caches`]' maps, made empty if new; a map that reached `kept`
@@ -550,6 +559,9 @@ pub struct Chance {
     defer_chain: bool,
     /// Decks prepared ahead that did not serve because their chain failed, in order.
     refused: Vec<RefusedChain>,
+    /// Set while the page asks which own shuffles its next event needs: those not made yet are
+    /// gathered here as jobs instead of being made ([`Chance::collect_jobs`]).
+    collect: Option<Arc<Mutex<Vec<ShuffleJob>>>>,
     /// Counters for reports and benchmarks.
     pub stats: ChanceStats,
 }
@@ -608,6 +620,7 @@ impl Chance {
             speculative: false,
             defer_chain: false,
             refused: Vec::new(),
+            collect: None,
             stats: ChanceStats::default(),
         }
     }
@@ -684,22 +697,28 @@ impl Chance {
         prev: Option<&VerifiedDeck>,
     ) -> Result<OwnShuffle, ChanceError> {
         let key = own_key(ctx, joint, size, prev);
-        slot(&self.cache.own, key, OWN_KEPT)
-            .get_or_init(|| {
-                self.cache.made.fetch_add(1, Ordering::Relaxed);
-                if self.speculative {
-                    self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
-                }
-                fair::shuffle_verified(secret, ctx, joint, size, prev)
-                    .map(|(deck, proof)| OwnShuffle {
-                        cards: deck.deck().to_base64(),
-                        proof: proof.to_base64(),
-                        deck,
-                    })
-                    .map_err(|e| format!("our own step: {e}"))
-            })
-            .clone()
-            .map_err(ChanceError::Protocol)
+        let own = slot(&self.cache.own, key, OWN_KEPT);
+        if self.collect.is_some() && own.get().is_none() {
+            self.gather(key, secret, ctx, joint, size, prev)?;
+            return Err(ChanceError::Protocol(
+                "our shuffle is being made apart".into(),
+            ));
+        }
+        own.get_or_init(|| {
+            self.cache.made.fetch_add(1, Ordering::Relaxed);
+            if self.speculative {
+                self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
+            }
+            fair::shuffle_verified(secret, ctx, joint, size, prev)
+                .map(|(deck, proof)| OwnShuffle {
+                    cards: deck.deck().to_base64(),
+                    proof: proof.to_base64(),
+                    deck,
+                })
+                .map_err(|e| format!("our own step: {e}"))
+        })
+        .clone()
+        .map_err(ChanceError::Protocol)
     }
 
     fn my_seat(&self) -> Option<Seat> {

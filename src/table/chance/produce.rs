@@ -14,8 +14,8 @@ impl Chance {
             return Ok(None);
         };
         let local = |e: fair::FairError| ChanceError::Protocol(format!("our own step: {e}"));
-        // A speculative copy only prepares shuffles.
-        if self.speculative && !matches!(b.stage, Stage::Shuffle(_)) {
+        // A speculative copy only prepares shuffles, and so does a state gathering jobs.
+        if (self.speculative || self.collect.is_some()) && !matches!(b.stage, Stage::Shuffle(_)) {
             return Ok(None);
         }
         match b.stage {
@@ -37,6 +37,8 @@ impl Chance {
             }
             Stage::Shuffle(k) if b.order[k] == seat => {
                 let mut decks = Vec::new();
+                // While gathering jobs, every deck's shuffle is gathered, not just the first.
+                let mut gathered = None;
                 for (deck_id, _) in b.keyed() {
                     let d = &self.decks[deck_id];
                     let secret = d.my_secret.as_ref().ok_or_else(|| {
@@ -46,18 +48,28 @@ impl Chance {
                         .ctx(d.fair_hand, idx, seat)
                         .with_step(FairStep::Shuffle { index: k as u16 });
                     let joint = d.joint.as_ref().expect("setup done");
-                    let own = self.own_shuffle(
+                    let own = match self.own_shuffle(
                         secret,
                         &ctx,
                         joint,
                         d.size,
                         d.deck.as_ref().map(|(v, _)| v),
-                    )?;
+                    ) {
+                        Ok(own) => own,
+                        Err(e) if self.collect.is_some() => {
+                            gathered = Some(e);
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     decks.push(DeckShuffle {
                         deck: *deck_id,
                         cards: own.cards,
                         proof: own.proof,
                     });
+                }
+                if let Some(e) = gathered {
+                    return Err(e);
                 }
                 let dice = self.my_dice_reveals(b)?;
                 Ok(Some(Body::Shuffle { decks, dice }))

@@ -1020,3 +1020,124 @@ fn a_whisper_is_asked_only_of_dealt_positions_and_private_rolls() {
     assert!(refused(w(0, 0, vec![4])).contains("was not dealt"));
     assert!(refused(ChanceRequest::OpenWhisper { owner: 0, roll: 0 }).contains("whispered no roll"));
 }
+
+/// Gathers the jobs `c`'s production asks for, as the page does before a tick, and sends each
+/// through text as the page sends it to its worker.
+fn jobs_of(c: &mut Chance) -> Vec<ShuffleJob> {
+    let list = Arc::default();
+    c.collect_jobs(Some(Arc::clone(&list)));
+    assert!(c.produce(0).is_err(), "a shuffle gathered is not made");
+    c.collect_jobs(None);
+    let jobs = std::mem::take(&mut *list.lock().unwrap());
+    jobs.iter()
+        .map(|j| serde_json::from_str(&serde_json::to_string(j).unwrap()).unwrap())
+        .collect()
+}
+
+/// `done` with one field changed.
+fn altered(done: &ShuffleDone, field: &str, value: String) -> ShuffleDone {
+    let mut v = serde_json::to_value(done).unwrap();
+    v[field] = serde_json::Value::String(value);
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn a_shuffle_made_apart_is_published_as_if_made_here_and_a_wrong_one_is_refused() {
+    let mut cs = clients(3);
+    for c in cs.iter_mut() {
+        c.begin(hand(0), vec![0, 1, 2], false).unwrap();
+    }
+    let setups: Vec<(Seat, Body)> = cs[..3]
+        .iter()
+        .map(|c| (c.my_seat().unwrap(), c.produce(0).unwrap().unwrap()))
+        .collect();
+    for (seat, body) in &setups {
+        for c in cs.iter_mut() {
+            c.accept(*seat, &format!("0/{seat}"), body, 0).unwrap();
+        }
+    }
+    let order = cs[0].batch.as_ref().unwrap().order.clone();
+    // The first shuffle builds on the initial deck, the second on the first.
+    for (k, seat) in order.iter().take(2).enumerate() {
+        let i = *seat as usize;
+        // What the seat would publish proving it here, in a copy with a cache of its own.
+        let here = cs[i]
+            .clone()
+            .with_cache(Arc::new(Caches::default()))
+            .produce(0)
+            .unwrap()
+            .unwrap();
+        let jobs = jobs_of(&mut cs[i]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(cs[i].own_shuffles_made(), (0, 0));
+        let done = jobs[0].run().unwrap();
+
+        // An answer whose deck is not the one its proof is for, or to no job asked for, or
+        // unreadable, is refused and leaves nothing behind.
+        let mut bytes = fair::from_base64("deck", &cards(&here)).unwrap();
+        let card = fair::deck_len(1);
+        let (a, b) = bytes.split_at_mut(card);
+        a.swap_with_slice(&mut b[..card]);
+        let wrong = [
+            altered(&done, "cards", fair::to_base64(&bytes)),
+            altered(&done, "key", hex::encode([9u8; 32])),
+            altered(&done, "proof", "not base64".into()),
+        ];
+        for w in &wrong {
+            let e = cs[i].take_shuffle(w).unwrap_err().to_string();
+            assert!(e.starts_with("a shuffle made apart: "), "{e}");
+        }
+        assert_eq!(cs[i].own_shuffles_taken(), 0);
+        assert_eq!(jobs_of(&mut cs[i]).len(), 1, "still to be made");
+
+        // The right one is taken: the seat publishes it, byte for byte what it would have
+        // proved itself, without proving anything.
+        cs[i].take_shuffle(&done).unwrap();
+        assert_eq!(cs[i].own_shuffles_taken(), 1);
+        let body = cs[i].produce(0).unwrap().unwrap();
+        assert_eq!(body, here);
+        assert_eq!(cs[i].own_shuffles_made(), (0, 0));
+        assert!(jobs_of_none(&mut cs[i]));
+        for c in cs.iter_mut() {
+            c.accept(*seat, &format!("{}/{seat}", k + 1), &body, 0)
+                .unwrap();
+        }
+    }
+}
+
+/// Nothing left to gather: production goes through with what was taken.
+fn jobs_of_none(c: &mut Chance) -> bool {
+    let list: Arc<Mutex<Vec<ShuffleJob>>> = Arc::default();
+    c.collect_jobs(Some(Arc::clone(&list)));
+    let made = c.produce(0);
+    c.collect_jobs(None);
+    let empty = list.lock().unwrap().is_empty();
+    made.is_ok() && empty
+}
+
+#[test]
+fn a_job_that_does_not_describe_its_shuffle_is_not_run() {
+    let mut cs = clients(2);
+    for c in cs.iter_mut() {
+        c.begin(hand(0), vec![0, 1], false).unwrap();
+    }
+    let setups: Vec<(Seat, Body)> = cs[..2]
+        .iter()
+        .map(|c| (c.my_seat().unwrap(), c.produce(0).unwrap().unwrap()))
+        .collect();
+    for (seat, body) in &setups {
+        for c in cs.iter_mut() {
+            c.accept(*seat, &format!("0/{seat}"), body, 0).unwrap();
+        }
+    }
+    let first = cs[0].batch.as_ref().unwrap().order[0] as usize;
+    let job = jobs_of(&mut cs[first]).remove(0);
+    let mut v = serde_json::to_value(&job).unwrap();
+    v["index"] = serde_json::json!(1);
+    let wrong: ShuffleJob = serde_json::from_value(v).unwrap();
+    assert!(wrong.run().is_err());
+    // Its debug text names it without its secret.
+    let text = format!("{job:?}");
+    let secret = serde_json::to_value(&job).unwrap()["secret"].clone();
+    assert!(!text.contains(secret.as_str().unwrap()), "{text}");
+}

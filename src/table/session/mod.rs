@@ -24,7 +24,9 @@ mod tests;
 use store::Log;
 pub use store::Want;
 
-use super::chance::{AheadPart, Chance, ChanceStats, Secrets, ShuffleCache};
+use super::chance::{
+    AheadPart, Chance, ChanceStats, Secrets, ShuffleCache, ShuffleDone, ShuffleJob,
+};
 use crate::engine::{ForfeitReason, Game, Seat, ToAct};
 use crate::wire::log::{parse_log, Body, Payload};
 use crate::wire::Deadlines;
@@ -479,6 +481,43 @@ impl<G: Game> Session<G> {
     /// client had checked the deck they build on (§5.10).
     pub fn own_shuffles_made(&self) -> (u64, u64) {
         self.r.chance.own_shuffles_made()
+    }
+
+    /// The shuffles of this seat's that its next event needs (a shuffle step of its own, or its
+    /// part of the deck prepared ahead on the event it owes) and that are not made yet, as jobs
+    /// to make apart ([`ShuffleJob`]); nothing is proved here. Empty when the seat owes no
+    /// event now.
+    pub fn shuffle_jobs(&mut self) -> Vec<ShuffleJob> {
+        let Some(me) = self.me() else {
+            return Vec::new();
+        };
+        if self.r.finished || self.has_own() || self.has_left(me) || !self.awaited().contains(&me) {
+            return Vec::new();
+        }
+        let jobs = std::sync::Arc::default();
+        self.r
+            .chance
+            .collect_jobs(Some(std::sync::Arc::clone(&jobs)));
+        // What producing would prove: errors here only mean a shuffle was gathered, or that the
+        // seat's own step cannot be made, which producing says when it comes to it.
+        if matches!(self.r.kind, derive::Kind::Chance) {
+            let _ = self.own_contribution(me);
+        }
+        let _ = self.r.chance.produce_ahead(&self.eligible());
+        self.r.chance.collect_jobs(None);
+        let jobs = std::mem::take(&mut *jobs.lock().expect("jobs"));
+        jobs
+    }
+
+    /// Takes a job's answer as this seat's own shuffle once its proof checks out
+    /// ([`Chance::take_shuffle`]); refused in words otherwise.
+    pub fn take_shuffle(&self, done: &ShuffleDone) -> Result<(), String> {
+        self.r.chance.take_shuffle(done).map_err(|e| e.to_string())
+    }
+
+    /// How many of this seat's shuffles were made apart and taken.
+    pub fn own_shuffles_taken(&self) -> u64 {
+        self.r.chance.own_shuffles_taken()
     }
 
     pub fn is_finished(&self) -> bool {

@@ -42,6 +42,9 @@ struct Harness<G: Game> {
     /// Each seat runs a speculative copy on every event before checking it (as the runner does
     /// on another thread), so its next shuffle is made on the deck still being checked.
     speculate: bool,
+    /// Each seat has the shuffles its next event needs made apart, as jobs taken back before
+    /// it acts (as the page does with its worker), never proving one itself.
+    apart: bool,
     /// Per seat: which of its own events its relays hold back (signed and applied by its own
     /// client, published by nobody until the test releases them from `held`).
     hold: Vec<Option<HoldBack>>,
@@ -106,6 +109,7 @@ impl<G: Game + 'static> Harness<G> {
             now: START,
             cfg,
             speculate: false,
+            apart: false,
             hold: vec![None; n],
             held: Vec::new(),
             chaos: None,
@@ -139,6 +143,12 @@ impl<G: Game + 'static> Harness<G> {
                 self.deliver(i);
                 if self.modes[i] == Mode::Dead {
                     continue;
+                }
+                if self.apart {
+                    for job in self.seats[i].shuffle_jobs() {
+                        let done = job.run().unwrap();
+                        self.seats[i].take_shuffle(&done).unwrap();
+                    }
                 }
                 if let Some(turn) = self.seats[i].my_turn().filter(|_| decide) {
                     let a = self.bots[i].choose(&turn.view, &turn.legal);
@@ -1914,4 +1924,34 @@ fn a_log_event_below_the_announced_proof_of_work_is_rejected_in_words() {
             .all(|v| !v.to_string().contains("proof of work")),
         "{after:?}"
     );
+}
+
+#[test]
+fn shuffles_made_apart_as_jobs_are_the_ones_published_and_none_is_proved_by_the_seat() {
+    use crate::games::tolerance::{Tolerance, Variant};
+    let seed = 64;
+    let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
+    let mut plain = Harness::new(t.clone(), seed, quick());
+    plain.run(60);
+    let mut apart = Harness::new(t, seed, quick());
+    apart.apart = true;
+    apart.run(60);
+    apart.agree();
+    assert!(
+        honest_violations(&apart).is_empty(),
+        "{:?}",
+        honest_violations(&apart)
+    );
+    let ids = |h: &Harness<Tolerance>| h.log.iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!(ids(&plain), ids(&apart));
+    let published = own_shuffles_on_log(&apart);
+    for (i, s) in apart.seats.iter_mut().enumerate() {
+        assert!(published[i] > 0, "seat {i} shuffled");
+        assert!(
+            s.shuffle_jobs().is_empty(),
+            "nothing left to make at the end"
+        );
+        assert_eq!(s.own_shuffles_made(), (0, 0), "seat {i}");
+        assert_eq!(s.own_shuffles_taken(), published[i], "seat {i}");
+    }
 }
