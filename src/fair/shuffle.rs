@@ -241,9 +241,11 @@ impl VerifiedDeck {
         }
     }
 
-    /// A deck this client verified before, rebuilt from its parts by another copy of the same
-    /// client (the page's proof worker, which holds no state of its own): the step made on it
-    /// is only ever published after the client that verified it checked that step's proof.
+    /// A deck this client holds as the input of its next step, rebuilt from its parts by
+    /// another copy of the same client (the page's proof worker, which holds no state of its
+    /// own): verified, or, for a deck prepared ahead at a version 7 table, placed and checked
+    /// with its whole chain before it serves (PROTOCOL.md §5.9). The step made on it is only
+    /// ever published after the client that holds the deck checked that step's proof.
     pub(crate) fn vouched(deck: Deck, key: &JointKey, steps: u16, universe: usize) -> Self {
         VerifiedDeck {
             id: Sha256::digest(&deck.bytes).into(),
@@ -487,11 +489,12 @@ pub fn decode_shuffle_deck(ctx: &Context, size: usize, deck: &[u8]) -> Result<De
     Deck::from_bytes(size, deck).map_err(blame(ctx.seat, "malformed deck"))
 }
 
-/// A published shuffle step's deck taken **without** checking its proof, for one use only: a
-/// seat may prepare its own next step on top of a deck whose proof is still being checked
-/// (PROTOCOL.md §5.10). Nothing may be dealt from it, and what is built on it may be used only
-/// once the verified deck of the same bytes (same [`VerifiedDeck`] id) stands in its place.
-/// The deck's place in the chain is still checked.
+/// A published shuffle step's deck taken **without** checking its proof: a seat may prepare
+/// its own next step on top of a deck whose proof is still being checked (PROTOCOL.md §5.10),
+/// and from version 7 the shuffles of a deck prepared ahead are placed this way and checked
+/// together ([`verify_chain`]) before the deck serves (§5.9). Nothing may be dealt from it,
+/// and no token made for it, until a verified deck of the same bytes (same [`VerifiedDeck`] id)
+/// stands in its place. The deck's place in the chain is still checked.
 pub fn unchecked_shuffle(
     ctx: &Context,
     key: &JointKey,
@@ -578,7 +581,7 @@ pub struct ShuffleStep {
 ///
 /// The steps are checked together, as one multi-scalar multiplication in which a deck that
 /// ends one step and starts the next is one set of bases (`bg::argument::verify_steps`): nine
-/// 104-card steps cost about 2.3× fewer points than nine checks. Only when that check fails are
+/// 104-card steps cost about 2.1× fewer points than nine checks. Only when that check fails are
 /// the steps checked one by one, to name the first bad one; the two agree on every chain
 /// (`fair::tests`' differential tests).
 pub fn verify_chain(

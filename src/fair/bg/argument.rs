@@ -482,7 +482,7 @@ pub(crate) type ChainStep<'a> = (&'a [u8], &'a ShuffleArgument, &'a [u8]);
 /// weights `ρ_0 = 1, ρ_j` (j ≥ 1) hashed from every step's weighted transcript (each holds the
 /// key, both decks, the context and the whole proof), and checked as one multi-scalar
 /// multiplication. A deck that ends one step and starts the next is one set of bases, as are
-/// the Pedersen generators, so `m` steps of `n` cards cost `2n(m + 1) + n + 14m` points instead
+/// the Pedersen generators, so `m` steps of `n` cards cost `2n(m + 1) + n + 3 + 11m` points instead
 /// of `m(5n + 14)`. A false step passes only if its nonzero folded residual is cancelled by the
 /// others', which for weights fixed by a hash of them all happens with probability ≤ 1/q per
 /// hash evaluation, as for one proof. A single step gets `ρ_0 = 1`: exactly [`verify`].

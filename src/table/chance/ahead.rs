@@ -442,16 +442,18 @@ impl Chance {
                 Some(a)
             }
             Err(e) => {
+                // Placement already checked every step's index, key and size, so the failure
+                // is a step's proof, and it names that step's participant.
                 let (bad, reason) = match &e {
                     fair::FairError::BadShuffle { seat, reason } => {
-                        (usize::from(*seat), reason.to_string())
+                        (Some(*seat), reason.to_string())
                     }
-                    other => (0, other.to_string()),
+                    other => (None, other.to_string()),
                 };
                 let (step, event) = a
                     .unchecked
                     .iter()
-                    .find(|(s, _)| usize::from(s.ctx.seat) == bad)
+                    .find(|(s, _)| Some(s.ctx.seat) == bad)
                     .or(a.unchecked.first())
                     .expect("not empty");
                 self.refused.push(RefusedChain {

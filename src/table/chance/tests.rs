@@ -306,17 +306,22 @@ fn from_version_7_a_bad_shuffle_of_the_next_deck_keeps_it_from_serving_and_is_na
     let mut step = 0;
     run(&mut cs, &hand(0), &[0, 1, 2], &mut step);
     run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
-    let Some(Ahead::Shuffle { cards, proof }) = cs[1].produce_ahead(&[1]).unwrap() else {
-        panic!("seat 1's shuffle is due");
+    // Seat 1's due shuffle with two whole cards swapped: every point still decodes, the proof
+    // no longer holds.
+    let swapped_of = |c: &Chance| {
+        let Some(Ahead::Shuffle { cards, proof }) = c.produce_ahead(&[1]).unwrap() else {
+            panic!("seat 1's shuffle is due");
+        };
+        let mut bytes = fair::from_base64("deck", &cards).unwrap();
+        let (a, b) = bytes.split_at_mut(66);
+        a.swap_with_slice(&mut b[..66]);
+        let swapped = Ahead::Shuffle {
+            cards: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes),
+            proof: proof.clone(),
+        };
+        (swapped, cards, proof)
     };
-    // Two whole cards swapped: every point still decodes, the proof no longer holds.
-    let mut bytes = fair::from_base64("deck", &cards).unwrap();
-    let (a, b) = bytes.split_at_mut(66);
-    a.swap_with_slice(&mut b[..66]);
-    let swapped = Ahead::Shuffle {
-        cards: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes),
-        proof: proof.clone(),
-    };
+    let (swapped, cards, proof) = swapped_of(&cs[1]);
     let truncated = Ahead::Shuffle {
         cards: cards.clone(),
         proof: proof[..proof.len() - 8].to_string(),
@@ -350,6 +355,24 @@ fn from_version_7_a_bad_shuffle_of_the_next_deck_keeps_it_from_serving_and_is_na
     let h2 = run(&mut cs, &hand(2), &[0, 1, 2], &mut step);
     assert_eq!(h2.stages[0], Stage::Setup, "the hand keys its own deck");
     check_hand(&h2, 3);
+    // The batch that finishes a prepared deck checks its chain first: hand 3 is served by the
+    // deck prepared during hand 2 and keys the next one; seat 1 alone shuffles that, badly;
+    // hand 4's batch would finish it, drops it instead and keys its own.
+    let h3 = run(&mut cs, &hand(3), &[0, 1, 2], &mut step);
+    assert_eq!(h3.stages, vec![Stage::Reveal]);
+    let (swapped, ..) = swapped_of(&cs[1]);
+    close_step(&mut cs, &[(1, "s/1-again".into(), swapped)], &[1]);
+    let h4 = run(&mut cs, &hand(4), &[0, 1, 2], &mut step);
+    assert_eq!(h4.stages[0], Stage::Setup, "not finished: keyed anew");
+    check_hand(&h4, 3);
+    for c in &cs {
+        let refused = c.refused_chains();
+        assert_eq!(refused.len(), 2);
+        assert_eq!(
+            (refused[1].seat, refused[1].event.as_str()),
+            (1, "s/1-again")
+        );
+    }
 }
 
 /// The hands of the test above, on `cs` (3 seats and a spectator).

@@ -285,6 +285,8 @@ impl<G: Game> Session<G> {
                     self.broken(e.to_string());
                     return true;
                 }
+                // A batch that finishes the prepared deck checks its chain first.
+                self.report_refused_chains();
                 self.chance_kind()
             }
         }
@@ -413,26 +415,8 @@ impl<G: Game> Session<G> {
         self.r.got.clear();
         self.r.got_ids.clear();
         let parts = std::mem::take(&mut self.r.ahead_parts);
-        let refused = self.r.chance.refused_chains().len();
         self.r.chance.commit_ahead(parts);
-        // A bad shuffle found when the prepared deck's chain is checked (version 7, PROTOCOL.md
-        // §5.9): its event stands, the deck is dropped, and the people at the table are told.
-        for r in self.r.chance.refused_chains()[refused..].to_vec() {
-            let v = Violation::Invalid {
-                id: r.event,
-                seat: r.seat,
-                step: self.r.step - 1,
-                reason: format!(
-                    "its shuffle of the next hand's deck failed when that deck's shuffles were \
-                     checked together ({}); that deck is not used and the next hand shuffles \
-                     its own",
-                    r.reason
-                ),
-            };
-            if !self.violations.contains(&v) {
-                self.violations.push(v);
-            }
-        }
+        self.report_refused_chains();
         self.r.passes += 1;
         self.r.kind = next.unwrap_or(Kind::Unset);
         if !matches!(self.r.kind, Kind::Unset) {
@@ -931,6 +915,31 @@ impl<G: Game> Session<G> {
                 return;
             }
             self.r.moves += 1;
+        }
+    }
+
+    /// A bad shuffle found when a prepared deck's chain is checked (version 7, PROTOCOL.md
+    /// §5.9), on its completion or when a batch finishes it: its event stands, the deck is
+    /// dropped, and the people at the table are told, once.
+    fn report_refused_chains(&mut self) {
+        let refused = self.r.chance.refused_chains();
+        let new = refused[self.r.refused_reported.min(refused.len())..].to_vec();
+        self.r.refused_reported = refused.len();
+        for r in new {
+            let v = Violation::Invalid {
+                id: r.event,
+                seat: r.seat,
+                step: self.r.step.saturating_sub(1),
+                reason: format!(
+                    "its shuffle of the deck prepared for the next hand failed when that deck's \
+                     shuffles were checked together ({}); that deck is not used and the hand \
+                     shuffles its own",
+                    r.reason
+                ),
+            };
+            if !self.violations.contains(&v) {
+                self.violations.push(v);
+            }
         }
     }
 
