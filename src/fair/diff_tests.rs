@@ -31,8 +31,8 @@ use ziffle::{
 
 use super::bg::argument::{self, proof_len, DeckRef, ShuffleArgument, Statement};
 use super::bg::group::{
-    decode_ciphertexts, generator, generators, point_bytes, scalar_bytes, Affine, Scalar,
-    CIPHERTEXT_LEN, POINT_LEN, SCALAR_LEN,
+    decode_ciphertexts, generator, generators, point_bytes, scalar_bytes, Affine, Ciphertext,
+    Scalar, CIPHERTEXT_LEN, POINT_LEN, SCALAR_LEN,
 };
 use super::bg::sigma::{self, KeyProof, TokenProof, TokenStatement};
 use super::codec::{decode_exact, encode};
@@ -550,7 +550,8 @@ fn ours_accepts_chain(n: usize, steps: &[Step]) -> bool {
         return false;
     }
     let gens = generators(n);
-    let mut decks: Vec<(Vec<(Affine, Affine)>, Vec<u8>)> = Vec::new();
+    // Each deck's cards and bytes.
+    let mut decks: Vec<(Vec<Ciphertext>, Vec<u8>)> = Vec::new();
     match &steps[0].prev {
         None => decks.push((
             gens.initial_deck(n),
