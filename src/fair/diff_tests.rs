@@ -100,16 +100,24 @@ fn decode_deck(n: usize, bytes: &[u8]) -> Option<Vec<(Affine, Affine)>> {
         .flatten()
 }
 
+/// A step's input deck, cards and bytes: the initial deck, or `prev` strictly decoded.
+fn input_deck(n: usize, prev: &Option<Vec<u8>>) -> Option<(Vec<Ciphertext>, Vec<u8>)> {
+    match prev {
+        None => {
+            let gens = generators(n);
+            Some((
+                gens.initial_deck(n),
+                gens.initial_bytes[..n * CIPHERTEXT_LEN].to_vec(),
+            ))
+        }
+        Some(b) => decode_deck(n, b).map(|c| (c, b.clone())),
+    }
+}
+
 /// Our verdict on a step, from bytes, strictly decoded.
 fn ours_accepts(n: usize, s: &Step) -> bool {
-    let gens = generators(n);
-    let initial = gens.initial_deck(n);
-    let (prev_cards, prev_bytes) = match &s.prev {
-        None => (initial, &gens.initial_bytes[..n * CIPHERTEXT_LEN]),
-        Some(b) => match decode_deck(n, b) {
-            Some(c) => (c, &b[..]),
-            None => return false,
-        },
+    let Some((prev_cards, prev_bytes)) = input_deck(n, &s.prev) else {
+        return false;
     };
     let (Some(next), Some(proof)) = (
         decode_deck(n, &s.next),
@@ -122,7 +130,7 @@ fn ours_accepts(n: usize, s: &Step) -> bool {
             apk: s.apk(),
             prev: DeckRef {
                 cards: &prev_cards,
-                bytes: prev_bytes,
+                bytes: &prev_bytes,
             },
             next: DeckRef {
                 cards: &next,
@@ -549,19 +557,11 @@ fn ours_accepts_chain(n: usize, steps: &[Step]) -> bool {
     if !linked {
         return false;
     }
-    let gens = generators(n);
     // Each deck's cards and bytes.
-    let mut decks: Vec<(Vec<Ciphertext>, Vec<u8>)> = Vec::new();
-    match &steps[0].prev {
-        None => decks.push((
-            gens.initial_deck(n),
-            gens.initial_bytes[..n * CIPHERTEXT_LEN].to_vec(),
-        )),
-        Some(b) => match decode_deck(n, b) {
-            Some(c) => decks.push((c, b.clone())),
-            None => return false,
-        },
-    }
+    let Some(input) = input_deck(n, &steps[0].prev) else {
+        return false;
+    };
+    let mut decks = vec![input];
     let mut proofs = Vec::new();
     for s in steps {
         let (Some(next), Some(proof)) = (

@@ -88,10 +88,10 @@ pub use reveal::{
     verify_tokens_each, RevealToken, TokenCheck, VerifiedToken, REVEAL_TOKEN_LEN,
 };
 pub use shuffle::{
-    decode_shuffle_deck, shuffle, shuffle_verified, unchecked_shuffle, verify_chain,
-    verify_chain_parallel, verify_chains_parallel, verify_shuffle, verify_shuffle_bytes,
-    verify_shuffle_decoded, verify_shuffle_opening, ChainJob, ChainResult, Deck, ShuffleProof,
-    ShuffleStep, VerifiedDeck,
+    decode_shuffle_deck, decode_shuffle_proof, shuffle, shuffle_verified, unchecked_shuffle,
+    verify_chain, verify_chain_parallel, verify_chains_parallel, verify_shuffle,
+    verify_shuffle_bytes, verify_shuffle_decoded, verify_shuffle_opening, ChainJob, ChainResult,
+    Deck, ShuffleProof, ShuffleStep, VerifiedDeck,
 };
 pub use sizes::{
     deck_len, is_supported, padded_size, shuffle_proof_len, CardId, DeckKind, MAX_DECK_SIZE,

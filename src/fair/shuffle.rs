@@ -489,6 +489,17 @@ pub fn decode_shuffle_deck(ctx: &Context, size: usize, deck: &[u8]) -> Result<De
     Deck::from_bytes(size, deck).map_err(blame(ctx.seat, "malformed deck"))
 }
 
+/// The proof of `ctx.seat`'s published shuffle step, strictly decoded: a malformed or
+/// wrong-length proof is the shuffler's fault. With [`decode_shuffle_deck`], what a step is
+/// judged on before its proof is checked.
+pub fn decode_shuffle_proof(
+    ctx: &Context,
+    size: usize,
+    proof: &[u8],
+) -> Result<ShuffleProof, FairError> {
+    ShuffleProof::from_bytes(size, proof).map_err(blame(ctx.seat, "malformed proof"))
+}
+
 /// A published shuffle step's deck taken **without** checking its proof: a seat may prepare
 /// its own next step on top of a deck whose proof is still being checked (PROTOCOL.md §5.10),
 /// and from version 7 the shuffles of a deck prepared ahead are placed this way and checked
@@ -523,8 +534,7 @@ pub fn verify_shuffle_decoded(
     proof: &[u8],
 ) -> Result<VerifiedDeck, FairError> {
     chain_index(ctx, key, size, prev)?;
-    let proof =
-        ShuffleProof::from_bytes(size, proof).map_err(blame(ctx.seat, "malformed proof"))?;
+    let proof = decode_shuffle_proof(ctx, size, proof)?;
     verify_shuffle(ctx, key, size, prev, deck, &proof)
 }
 
@@ -590,28 +600,19 @@ pub fn verify_chain(
     prev: Option<&VerifiedDeck>,
     steps: &[ShuffleStep],
 ) -> ChainResult {
-    let Some(last) = steps.last() else {
+    if steps.is_empty() {
         return Ok(prev.cloned());
-    };
-    let Ok(inputs) = assumed_inputs(key, size, prev, steps) else {
+    }
+    let Ok(mut inputs) = assumed_inputs(key, size, prev, steps) else {
         return verify_chain_one_by_one(key, size, prev, steps);
     };
-    let index = chain_index(&last.ctx, key, size, inputs[steps.len() - 1].as_ref());
-    let placed = index.is_ok()
-        && steps
-            .iter()
-            .all(|s| s.deck.size() == size && s.proof.size() == size);
-    if placed {
-        let gens = group::generators(size);
-        let initial = gens.initial_deck(size);
+    if steps.iter().all(|s| s.proof.size() == size) {
+        let (input_cards, input_bytes) = input_deck(size, prev);
         let mut decks = Vec::with_capacity(steps.len() + 1);
-        decks.push(prev.map_or(
-            DeckRef {
-                cards: &initial,
-                bytes: &gens.initial_bytes[..deck_len(size)],
-            },
-            |p| p.deck.view(),
-        ));
+        decks.push(DeckRef {
+            cards: &input_cards,
+            bytes: &input_bytes,
+        });
         decks.extend(steps.iter().map(|s| s.deck.view()));
         let contexts: Vec<Vec<u8>> = steps.iter().map(|s| s.ctx.encode(Label::Proof)).collect();
         let batch: Vec<argument::ChainStep<'_>> = steps
@@ -620,14 +621,7 @@ pub fn verify_chain(
             .map(|(s, ctx)| (ctx.as_slice(), &*s.proof.inner, &*s.proof.bytes))
             .collect();
         if argument::verify_steps(key.apk, &decks, &batch) {
-            let index = index.expect("placed");
-            return Ok(Some(VerifiedDeck::new(
-                last.deck.clone(),
-                key,
-                &last.ctx,
-                index,
-                inputs[steps.len() - 1].as_ref(),
-            )));
+            return Ok(inputs.pop().flatten());
         }
     }
     verify_chain_one_by_one(key, size, prev, steps)
@@ -656,17 +650,17 @@ fn verify_chain_one_by_one(
 }
 
 /// The input of every step, the caller's deck for the first and the previous published deck,
-/// taken as verified, for the others: what lets steps be checked at once. Fails when the
-/// steps are not placed one after the other.
+/// taken as verified, for the others, then the last step's deck as the chain's output: what
+/// lets steps be checked at once. Fails when the steps are not placed one after the other.
 fn assumed_inputs(
     key: &JointKey,
     size: usize,
     prev: Option<&VerifiedDeck>,
     steps: &[ShuffleStep],
 ) -> Result<Vec<Option<VerifiedDeck>>, FairError> {
-    let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len());
+    let mut inputs: Vec<Option<VerifiedDeck>> = Vec::with_capacity(steps.len() + 1);
     inputs.push(prev.cloned());
-    for (k, step) in steps.iter().enumerate().take(steps.len().saturating_sub(1)) {
+    for (k, step) in steps.iter().enumerate() {
         let index = chain_index(&step.ctx, key, size, inputs[k].as_ref())?;
         if step.deck.size() != size {
             return Err(FairError::ContextMismatch("wrong deck size"));

@@ -236,9 +236,7 @@ impl Chance {
         what: &str,
     ) -> Result<(VerifiedDeck, bool), ChanceError> {
         let joint = d.joint.as_ref().expect("keys in");
-        let idx = d
-            .idx(seat)
-            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        let ctx = self.shuffle_ctx_of(d, seat, k)?;
         let prev = d.deck.as_ref().map(|(v, _)| v);
         let key = (
             sha(&[id.as_bytes()]),
@@ -256,9 +254,6 @@ impl Chance {
         {
             return Ok((v, false));
         }
-        let ctx = self
-            .ctx(d.fair_hand, idx, seat)
-            .with_step(FairStep::Shuffle { index: k as u16 });
         // Our own event, exactly as we made it from this input: nothing to check.
         if self.my_seat() == Some(seat) {
             let own_slot = self
@@ -275,13 +270,7 @@ impl Chance {
             }
         }
         let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
-        let decoded = self
-            .cache
-            .decoded_deck((key.0, deck), || {
-                let cards = fair::from_base64("deck", cards)?;
-                fair::decode_shuffle_deck(&ctx, d.size, &cards)
-            })
-            .map_err(fail)?;
+        let decoded = self.decoded_of(d, deck, id, &ctx, cards).map_err(fail)?;
         if self.speculative {
             // Taken on trust, and not remembered as verified (see `speculative`).
             let v = fair::unchecked_shuffle(&ctx, joint, d.size, prev, &decoded).map_err(fail)?;
@@ -296,6 +285,33 @@ impl Chance {
             .expect("cache")
             .insert(key, v.clone());
         Ok((v, true))
+    }
+
+    /// The context of `seat`'s shuffle as the `k`-th of deck `d`.
+    fn shuffle_ctx_of(&self, d: &Deck, seat: Seat, k: usize) -> Result<Context, ChanceError> {
+        let idx = d
+            .idx(seat)
+            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        Ok(self
+            .ctx(d.fair_hand, idx, seat)
+            .with_step(FairStep::Shuffle { index: k as u16 }))
+    }
+
+    /// The deck (`cards`, base64) of the shuffle in context `ctx` of deck `d` (id `deck`)
+    /// carried by event `id`, strictly decoded once per client (shared with its speculative
+    /// copies).
+    fn decoded_of(
+        &self,
+        d: &Deck,
+        deck: DeckId,
+        id: &str,
+        ctx: &Context,
+        cards: &str,
+    ) -> Result<fair::Deck, fair::FairError> {
+        self.cache.decoded_deck((sha(&[id.as_bytes()]), deck), || {
+            let cards = fair::from_base64("deck", cards)?;
+            fair::decode_shuffle_deck(ctx, d.size, &cards)
+        })
     }
 
     /// `seat`'s shuffle as the `k`-th of deck `d` (id `deck`), carried by event `id`, decoded
@@ -314,27 +330,13 @@ impl Chance {
         what: &str,
     ) -> Result<(VerifiedDeck, fair::ShuffleStep), ChanceError> {
         let joint = d.joint.as_ref().expect("keys in");
-        let idx = d
-            .idx(seat)
-            .ok_or_else(|| bad(seat, "not a participant of this deck"))?;
+        let ctx = self.shuffle_ctx_of(d, seat, k)?;
         let prev = d.deck.as_ref().map(|(v, _)| v);
-        let ctx = self
-            .ctx(d.fair_hand, idx, seat)
-            .with_step(FairStep::Shuffle { index: k as u16 });
         let fail = |e: fair::FairError| bad(seat, format!("{what}: {e}"));
-        let decoded = self
-            .cache
-            .decoded_deck((sha(&[id.as_bytes()]), deck), || {
-                let cards = fair::from_base64("deck", cards)?;
-                fair::decode_shuffle_deck(&ctx, d.size, &cards)
-            })
-            .map_err(fail)?;
+        let decoded = self.decoded_of(d, deck, id, &ctx, cards).map_err(fail)?;
         let proof = fair::from_base64("proof", proof)
-            .and_then(|p| fair::ShuffleProof::from_bytes(d.size, &p))
-            .map_err(|e| match e {
-                fair::FairError::UnsupportedDeckSize(_) => fail(e),
-                _ => bad(seat, format!("{what}: malformed proof")),
-            })?;
+            .and_then(|p| fair::decode_shuffle_proof(&ctx, d.size, &p))
+            .map_err(fail)?;
         let placed = fair::unchecked_shuffle(&ctx, joint, d.size, prev, &decoded).map_err(fail)?;
         Ok((
             placed,
@@ -415,25 +417,17 @@ impl Chance {
         parts.extend([&id[..], &digest[..]]);
         parts.extend(a.unchecked.iter().map(|(_, e)| e.as_bytes()));
         let key = sha(&parts);
-        let cached = self.cache.chains.lock().expect("cache").get(&key).cloned();
-        let verdict = match cached {
-            Some(v) => v,
-            None => {
+        let verdict = slot(&self.cache.chains, key, CHAINS_KEPT)
+            .get_or_init(|| {
                 let steps: Vec<fair::ShuffleStep> =
                     a.unchecked.iter().map(|(s, _)| s.clone()).collect();
-                let v = fair::verify_chain(joint, a.deck.size, None, &steps)
-                    .map(|d| d.expect("a chain of at least one step"));
                 self.stats.chains_checked += 1;
                 self.stats.chained_shuffles += steps.len() as u64;
                 self.stats.shuffles_verified += steps.len() as u64;
-                let mut map = self.cache.chains.lock().expect("cache");
-                if map.len() >= DECODED_KEPT {
-                    map.clear();
-                }
-                map.insert(key, v.clone());
-                v
-            }
-        };
+                fair::verify_chain(joint, a.deck.size, None, &steps)
+                    .map(|d| d.expect("a chain of at least one step"))
+            })
+            .clone();
         match verdict {
             Ok(v) => {
                 let (_, last) = a.unchecked.last().expect("not empty").clone();

@@ -466,6 +466,12 @@ type DecodedSlot = Arc<OnceLock<Result<fair::Deck, fair::FairError>>>;
 /// Decoded decks kept at most; like own shuffles, each is used within a step of arriving.
 const DECODED_KEPT: usize = 32;
 
+/// The verdict on a prepared deck's chain (version 7), reached once per client.
+type ChainSlot = Arc<OnceLock<Result<VerifiedDeck, fair::FairError>>>;
+
+/// Chain verdicts kept at most; each is looked up again only by a roll-back of its step.
+const CHAINS_KEPT: usize = 32;
+
 #[derive(Default)]
 pub struct Caches {
     /// Verified shuffles: a roll-back re-applies events it has already checked, and a shuffle
@@ -483,7 +489,7 @@ pub struct Caches {
     decoded: Mutex<HashMap<([u8; 32], DeckId), DecodedSlot>>,
     /// The verdicts on chains of the deck prepared ahead checked together (version 7), by
     /// deck, joint key and events: a roll-back re-applies the step that completes a chain.
-    chains: Mutex<HashMap<[u8; 32], Result<VerifiedDeck, fair::FairError>>>,
+    chains: Mutex<HashMap<[u8; 32], ChainSlot>>,
     /// Own shuffles proved, and how many of them by a speculative copy (for tests and reports).
     made: AtomicU64,
     made_ahead: AtomicU64,
@@ -557,7 +563,8 @@ pub struct Chance {
     /// Version 7 and later: the shuffles of the deck prepared ahead are placed when they
     /// arrive and checked together before the deck serves (PROTOCOL.md §5.9).
     defer_chain: bool,
-    /// Decks prepared ahead that did not serve because their chain failed, in order.
+    /// Decks prepared ahead that did not serve because their chain failed, in order, until
+    /// taken ([`Chance::take_refused_chains`]).
     refused: Vec<RefusedChain>,
     /// Set while the page asks which own shuffles its next event needs: those not made yet are
     /// gathered here as jobs instead of being made ([`Chance::collect_jobs`]).
@@ -635,6 +642,11 @@ impl Chance {
     /// Decks prepared ahead that did not serve because a shuffle of theirs failed its proof.
     pub fn refused_chains(&self) -> &[RefusedChain] {
         &self.refused
+    }
+
+    /// The refused chains not taken yet, taken: each is reported once.
+    pub fn take_refused_chains(&mut self) -> Vec<RefusedChain> {
+        std::mem::take(&mut self.refused)
     }
 
     /// Shares the verification cache of another client state of the same table.

@@ -922,10 +922,7 @@ impl<G: Game> Session<G> {
     /// §5.9), on its completion or when a batch finishes it: its event stands, the deck is
     /// dropped, and the people at the table are told, once.
     fn report_refused_chains(&mut self) {
-        let refused = self.r.chance.refused_chains();
-        let new = refused[self.r.refused_reported.min(refused.len())..].to_vec();
-        self.r.refused_reported = refused.len();
-        for r in new {
+        for r in self.r.chance.take_refused_chains() {
             let v = Violation::Invalid {
                 id: r.event,
                 seat: r.seat,

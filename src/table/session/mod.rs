@@ -283,9 +283,6 @@ pub(crate) struct Replica<G: Game> {
     pub unconfirmed: Vec<Seat>,
     /// Events applied when the end step opened.
     pub before_end: Option<usize>,
-    /// How many of the chance state's refused chains (version 7) are already reported as
-    /// violations.
-    pub refused_reported: usize,
     /// Seconds of its time bank each seat has used, by the log's own times.
     pub bank_used: BTreeMap<Seat, u64>,
     /// Seats sitting out, with the step their forfeit was settled at (PROTOCOL §7.10).
@@ -328,7 +325,6 @@ impl<G: Game> Replica<G> {
             gone_at: BTreeMap::new(),
             unconfirmed: Vec::new(),
             before_end: None,
-            refused_reported: 0,
             bank_used: BTreeMap::new(),
             out_at: BTreeMap::new(),
             back_at: BTreeMap::new(),
