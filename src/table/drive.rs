@@ -265,10 +265,12 @@ impl RunnerState {
     }
 
     /// A leaving seat is done once a relay took everything it owed, or after
-    /// [`LEAVE_PUBLISH`]: then whether the others were told.
-    pub fn left(&self, now: Instant) -> Option<bool> {
+    /// [`LEAVE_PUBLISH`]: then whether the others were told. `unsigned` is whether the session
+    /// still holds payloads not signed yet (its leave among them, while a shuffle it carries is
+    /// still being made): an empty outbox then does not mean the leave went out.
+    pub fn left(&self, now: Instant, unsigned: bool) -> Option<bool> {
         let since = self.leaving?;
-        let told = self.outbox.is_empty();
+        let told = self.outbox.is_empty() && !unsigned;
         (told || now.duration_since(since) > LEAVE_PUBLISH).then_some(told)
     }
 
@@ -873,18 +875,24 @@ mod tests {
     fn a_leaving_seat_goes_once_its_leave_is_out_or_after_a_while() {
         let t = Instant::now();
         let mut s = seated(t);
-        assert_eq!(s.left(t), None);
+        assert_eq!(s.left(t, false), None);
         s.outbox.extend([note(&Keys::generate(), T0, "leave")]);
         s.leave(t);
         assert!(s.is_leaving());
         assert!(!s.beat_due(t, false, false, true));
-        assert_eq!(s.left(t + LEAVE_PUBLISH), None);
+        assert_eq!(s.left(t + LEAVE_PUBLISH, false), None);
         assert_eq!(
-            s.left(t + LEAVE_PUBLISH + Duration::from_millis(1)),
+            s.left(t + LEAVE_PUBLISH + Duration::from_millis(1), false),
             Some(false)
         );
         let _ = s.outbox.take_next();
-        assert_eq!(s.left(t), Some(true));
+        // A leave the session holds unsigned (its shuffle still being made) is not out yet.
+        assert_eq!(s.left(t, true), None);
+        assert_eq!(
+            s.left(t + LEAVE_PUBLISH + Duration::from_millis(1), true),
+            Some(false)
+        );
+        assert_eq!(s.left(t, false), Some(true));
         assert!(
             left_words(true, true, false, None).contains("`tolerance resume` deals you in again")
         );

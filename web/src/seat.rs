@@ -882,7 +882,11 @@ impl<G: TableGame> Driven for Playing<G> {
             if back_now && self.session.come_back() {
                 self.state.came_back();
             }
-            if !self.state.learning_clock(now) && !self.waiting_for_worker() {
+            // A leaving seat signs at once, proving here what the worker still holds: its leave
+            // must not wait on a worker the page may close with it.
+            if !self.state.learning_clock(now)
+                && (self.state.is_leaving() || !self.waiting_for_worker())
+            {
                 self.submit_chosen()?;
                 self.sign_owed()?;
             }
@@ -893,7 +897,7 @@ impl<G: TableGame> Driven for Playing<G> {
                 self.state.outbox.sent(1);
             }
             self.state.end_round();
-            if let Some(told) = self.state.left(now) {
+            if let Some(told) = self.state.left(now, self.session.owes_unsigned()) {
                 let me = self.session.me();
                 let dealt_in = self
                     .session

@@ -310,7 +310,7 @@ pub async fn run_client_on<G: TableGame>(
         }
         state.outbox.release_due(Instant::now());
         publish_round(&pool, &mut state).await;
-        if let Some(told) = state.left(Instant::now()) {
+        if let Some(told) = state.left(Instant::now(), session.owes_unsigned()) {
             pool.shutdown().await;
             let error = state.health.last_error.as_deref();
             // Whether this seat's leave leaves fewer than two players dealt in: the table ends.

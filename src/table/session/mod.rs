@@ -1072,6 +1072,11 @@ impl<G: Game> Session<G> {
         std::mem::take(&mut self.outbox)
     }
 
+    /// Whether payloads wait here to be signed (taken by [`Session::take_outbox`]).
+    pub fn owes_unsigned(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
     /// This seat's view and legal moves when it is to decide and has not yet.
     pub fn my_turn(&self) -> Option<Turn<G>> {
         let me = self.me()?;
