@@ -88,8 +88,8 @@ pub use reveal::{
     verify_tokens_each, RevealToken, TokenCheck, VerifiedToken, REVEAL_TOKEN_LEN,
 };
 pub use shuffle::{
-    decode_shuffle_deck, decode_shuffle_proof, shuffle, shuffle_verified, unchecked_shuffle,
-    verify_chain, verify_chain_parallel, verify_chains_parallel, verify_shuffle,
+    decode_shuffle_deck, decode_shuffle_proof, shuffle, shuffle_for_chain, shuffle_verified,
+    unchecked_shuffle, verify_chain, verify_chain_parallel, verify_chains_parallel, verify_shuffle,
     verify_shuffle_bytes, verify_shuffle_decoded, verify_shuffle_opening, ChainJob, ChainResult,
     Deck, ShuffleProof, ShuffleStep, VerifiedDeck,
 };

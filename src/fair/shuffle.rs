@@ -395,6 +395,32 @@ pub fn shuffle_verified(
     size: usize,
     prev: Option<&VerifiedDeck>,
 ) -> Result<(VerifiedDeck, ShuffleProof), FairError> {
+    shuffle_step(secret, ctx, key, size, prev, true)
+}
+
+/// [`shuffle_verified`] without the prover's check of its own proof: byte for byte the same
+/// deck and proof. Only for a step of a chain that is checked whole, this step included, before
+/// its deck is used ([`verify_chain`]; the deck prepared ahead from version 7, PROTOCOL.md §5.9):
+/// there the check would be made twice. The deck returned is then only placed, like
+/// [`unchecked_shuffle`]'s, until that chain check passes.
+pub fn shuffle_for_chain(
+    secret: &SecretShare,
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+) -> Result<(VerifiedDeck, ShuffleProof), FairError> {
+    shuffle_step(secret, ctx, key, size, prev, false)
+}
+
+fn shuffle_step(
+    secret: &SecretShare,
+    ctx: &Context,
+    key: &JointKey,
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+    self_check: bool,
+) -> Result<(VerifiedDeck, ShuffleProof), FairError> {
     let own = secret.context();
     if !own.same_hand(ctx) || own.seat != ctx.seat || own.actor != ctx.actor {
         return Err(FairError::ContextMismatch(
@@ -408,8 +434,13 @@ pub fn shuffle_verified(
         cards: &cards,
         bytes: &bytes,
     };
-    let out = argument::shuffle_and_prove(&mut rng, &key.apk, input, &ctx.encode(Label::Proof))
-        .ok_or(FairError::Internal("own shuffle proof failed verification"))?;
+    let proof_ctx = ctx.encode(Label::Proof);
+    let out = if self_check {
+        argument::shuffle_and_prove(&mut rng, &key.apk, input, &proof_ctx)
+            .ok_or(FairError::Internal("own shuffle proof failed verification"))?
+    } else {
+        argument::shuffle_and_prove_unchecked(&mut rng, &key.apk, input, &proof_ctx)
+    };
     let deck = Deck::from_cards(out.cards, out.bytes);
     let proof = ShuffleProof {
         bytes: out.proof_bytes.into(),

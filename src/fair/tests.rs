@@ -1093,3 +1093,32 @@ fn shuffles_are_uniform() {
         assert!(chi < 87.968, "chi-square {chi:.1}");
     }
 }
+
+/// A step made for a chain checked whole skips only the prover's own check: from the same
+/// inputs it is the same deck and proof, byte for byte, and the chain of such steps passes
+/// `verify_chain` to the same deck as the chain of self-checked ones.
+#[test]
+fn a_step_made_for_a_chain_is_the_self_checked_step_byte_for_byte() {
+    let size = 12;
+    let mut rng = ChaCha20Rng::seed_from_u64(31);
+    let (secrets, key) = keys(&mut rng, 3, 32);
+    let (steps, deck) = chain(&secrets, &key, size);
+    let mut prev: Option<VerifiedDeck> = None;
+    let mut mine = Vec::new();
+    for (k, secret) in secrets.iter().enumerate() {
+        let c = secret
+            .context()
+            .with_step(Step::Shuffle { index: k as u16 });
+        let (placed, proof) = shuffle_for_chain(secret, &c, &key, size, prev.as_ref()).unwrap();
+        assert_eq!(placed.deck(), &steps[k].deck, "step {k}'s deck");
+        assert_eq!(proof.to_bytes(), steps[k].proof.to_bytes(), "step {k}'s proof");
+        mine.push(ShuffleStep {
+            ctx: c,
+            deck: placed.deck().clone(),
+            proof,
+        });
+        prev = Some(placed);
+    }
+    let checked = verify_chain(&key, size, None, &mine).unwrap().unwrap();
+    assert_eq!(checked.deck(), deck.deck());
+}

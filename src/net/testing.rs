@@ -111,6 +111,11 @@ impl NostrRsRelay {
         self.port
     }
 
+    /// Its process id (for its CPU time and memory under `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     async fn wait_ready(&mut self) -> std::result::Result<(), String> {
         let deadline = Instant::now() + START_TIMEOUT;
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));

@@ -310,6 +310,29 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
     prev: DeckRef<'_>,
     ctx: &[u8],
 ) -> Option<Shuffled> {
+    let out = shuffle_and_prove_unchecked(rng, apk, prev, ctx);
+    let next = DeckRef {
+        cards: &out.cards,
+        bytes: &out.bytes,
+    };
+    let statement = Statement {
+        apk: *apk,
+        prev,
+        next,
+        ctx,
+    };
+    verify_encoded(&statement, &out.proof, &out.proof_bytes).then_some(out)
+}
+
+/// [`shuffle_and_prove`] without the prover's check of its own proof, for a step whose chain is
+/// checked whole, this step included, before its deck is used ([`verify_steps`]): the same
+/// bytes from the same RNG, one verification fewer.
+pub(crate) fn shuffle_and_prove_unchecked<R: RngCore + CryptoRng>(
+    rng: &mut R,
+    apk: &Affine,
+    prev: DeckRef<'_>,
+    ctx: &[u8],
+) -> Shuffled {
     let n = prev.cards.len();
     assert!(n >= 2, "a shuffle needs at least two cards");
     let gens = generators(n);
@@ -444,15 +467,12 @@ pub(crate) fn shuffle_and_prove<R: RngCore + CryptoRng>(
         s_tilde,
     };
     let proof_bytes = proof.to_bytes();
-    if !verify_encoded(&statement, &proof, &proof_bytes) {
-        return None;
-    }
-    Some(Shuffled {
+    Shuffled {
         cards,
         bytes,
         proof,
         proof_bytes,
-    })
+    }
 }
 
 /// Verify a shuffle proof: ziffle's eight group equations and two scalar equations.

@@ -148,7 +148,9 @@ impl Chance {
             .ctx(d.fair_hand, idx, me.seat)
             .with_step(FairStep::Shuffle { index: k as u16 });
         let joint = d.joint.as_ref().expect("keys in");
-        let own = self.own_shuffle(secret, &ctx, joint, d.size, d.deck.as_ref().map(|(v, _)| v))?;
+        // From version 7 every client checks this deck's chain, ours included, before it serves.
+        let prev = d.deck.as_ref().map(|(v, _)| v);
+        let own = self.own_shuffle(secret, &ctx, joint, d.size, prev, self.defer_chain)?;
         Ok(Some(Ahead::Shuffle {
             cards: own.cards,
             proof: own.proof,

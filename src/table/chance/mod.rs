@@ -699,7 +699,9 @@ impl Chance {
 
     /// This seat's shuffle of `prev` (or the initial deck) in context `ctx`: the one made
     /// ahead for exactly this input if there is one (waiting for it if it is being made),
-    /// made now otherwise, and kept by its input either way.
+    /// made now otherwise, and kept by its input either way. `chained`: the step's whole chain,
+    /// this step included, is checked before its deck serves (the deck prepared ahead from
+    /// version 7), so the prover does not check its own proof first as well.
     fn own_shuffle(
         &self,
         secret: &SecretShare,
@@ -707,6 +709,7 @@ impl Chance {
         joint: &JointKey,
         size: usize,
         prev: Option<&VerifiedDeck>,
+        chained: bool,
     ) -> Result<OwnShuffle, ChanceError> {
         let key = own_key(ctx, joint, size, prev);
         let own = slot(&self.cache.own, key, OWN_KEPT);
@@ -721,13 +724,17 @@ impl Chance {
             if self.speculative {
                 self.cache.made_ahead.fetch_add(1, Ordering::Relaxed);
             }
-            fair::shuffle_verified(secret, ctx, joint, size, prev)
-                .map(|(deck, proof)| OwnShuffle {
-                    cards: deck.deck().to_base64(),
-                    proof: proof.to_base64(),
-                    deck,
-                })
-                .map_err(|e| format!("our own step: {e}"))
+            let made = if chained {
+                fair::shuffle_for_chain(secret, ctx, joint, size, prev)
+            } else {
+                fair::shuffle_verified(secret, ctx, joint, size, prev)
+            };
+            made.map(|(deck, proof)| OwnShuffle {
+                cards: deck.deck().to_base64(),
+                proof: proof.to_base64(),
+                deck,
+            })
+            .map_err(|e| format!("our own step: {e}"))
         })
         .clone()
         .map_err(ChanceError::Protocol)

@@ -54,6 +54,7 @@ impl Chance {
                         joint,
                         d.size,
                         d.deck.as_ref().map(|(v, _)| v),
+                        false,
                     ) {
                         Ok(own) => own,
                         Err(e) if self.collect.is_some() => {
