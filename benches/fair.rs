@@ -17,9 +17,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use tolerance::fair::{
     dice, keygen, open_card, own_token, reveal_token, reveal_token_with_own, shuffle,
-    shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token, verify_tokens,
-    Context, Deck, JointKey, PublicShare, RevealToken, SecretShare, Step, TokenCheck, VerifiedDeck,
-    VerifiedToken,
+    shuffle_for_chain, shuffle_verified, verify_public_share, verify_shuffle_bytes, verify_token,
+    verify_tokens, Context, Deck, JointKey, PublicShare, RevealToken, SecretShare, Step,
+    TokenCheck, VerifiedDeck, VerifiedToken,
 };
 
 const TABLE: [u8; 32] = [0x5b; 32];
@@ -94,6 +94,10 @@ fn per_deck_size<M: Measurement>(c: &mut Criterion<M>) {
         g.sample_size(10).measurement_time(Duration::from_secs(4));
         g.bench_function("shuffle_and_prove", |b| {
             b.iter(|| shuffle(&secrets[1], &c1, &key, size, Some(&d0)).unwrap())
+        });
+        // The same step without the prover's own check (a step of a chain checked whole).
+        g.bench_function("shuffle_for_chain", |b| {
+            b.iter(|| shuffle_for_chain(&secrets[1], &c1, &key, size, Some(&d0)).unwrap())
         });
         g.bench_function("verify_shuffle_from_bytes", |b| {
             b.iter(|| {

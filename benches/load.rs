@@ -30,6 +30,13 @@
 //! comparison, what nostr-database's in-memory store (the relay's before) gains in this process
 //! holding the same events parsed from JSON.
 //!
+//! **Relays others run.** When nostr-rs-relay is installed (`.ci/install-nostr-rs-relay.sh`, as
+//! the suite's end-to-end tests use it), every row is played twice in one run, on `tolerance
+//! relay` and then on nostr-rs-relay (SQLite in a fresh directory, no rate limits), each in its
+//! own process and measured the same way, so the two are side by side under the same machine
+//! and the same clients. `LOAD_BENCH_RELAYS=ours`, `nostr-rs-relay` or `ours,nostr-rs-relay`
+//! (the default) chooses.
+//!
 //! Run: `cargo bench --bench load` (the tables of one row all start at once; on the 2-core
 //! machine 100 tables take a few minutes).
 
@@ -42,6 +49,7 @@ use tolerance::engine::Game;
 use tolerance::games::perudo::Perudo;
 use tolerance::games::registry::{SetupOptions, TableGame};
 use tolerance::games::tolerance::Tolerance;
+use tolerance::net::testing::{nostr_rs_relay_binary, NostrRsRelay};
 use tolerance::net::{PoolConfig, RelayPool};
 use tolerance::table::demo::{announce, run_demo, DemoOptions};
 use tolerance::table::runner::{fetch_table, run_client_on, BotDecider, RunConfig};
@@ -87,14 +95,6 @@ impl RelayProcess {
         }
     }
 
-    fn cpu_seconds(&self) -> f64 {
-        cpu_seconds(&format!("/proc/{}/stat", self.pid)).expect("the relay's /proc stat")
-    }
-
-    fn peak_rss_kb(&self) -> u64 {
-        status_kb(&format!("/proc/{}/status", self.pid), "VmHWM:").expect("the relay's VmHWM")
-    }
-
     /// Ctrl-C first, as a person would stop it (a profiler the relay runs under writes its
     /// report then); killed if it has not ended within a minute.
     async fn stop(mut self) {
@@ -107,6 +107,58 @@ impl RelayProcess {
             .is_err()
         {
             let _ = self.child.kill().await;
+        }
+    }
+}
+
+/// The relay a row runs on: ours or nostr-rs-relay, each its own process.
+enum RowRelay {
+    Ours(RelayProcess),
+    NostrRs(NostrRsRelay),
+}
+
+impl RowRelay {
+    async fn spawn(which: &str) -> RowRelay {
+        match which {
+            "ours" => RowRelay::Ours(RelayProcess::spawn().await),
+            _ => RowRelay::NostrRs(NostrRsRelay::spawn().await.expect("nostr-rs-relay starts")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            RowRelay::Ours(_) => "tolerance relay",
+            RowRelay::NostrRs(_) => "nostr-rs-relay",
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            RowRelay::Ours(r) => r.url.clone(),
+            RowRelay::NostrRs(r) => r.url().to_string(),
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        match self {
+            RowRelay::Ours(r) => r.pid,
+            RowRelay::NostrRs(r) => r.pid(),
+        }
+    }
+
+    fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(&format!("/proc/{}/stat", self.pid())).expect("the relay's /proc stat")
+    }
+
+    fn peak_rss_kb(&self) -> u64 {
+        status_kb(&format!("/proc/{}/status", self.pid()), "VmHWM:").expect("the relay's VmHWM")
+    }
+
+    async fn stop(self) {
+        match self {
+            RowRelay::Ours(r) => r.stop().await,
+            // Killed, its directory removed.
+            RowRelay::NostrRs(r) => drop(r),
         }
     }
 }
@@ -217,12 +269,13 @@ async fn prefill(url: &str, n: usize, content: usize) {
     pool.shutdown().await;
 }
 
-async fn load_row(tables: usize, seats: u8, idle: usize, prefill_events: usize) {
-    let relay = RelayProcess::spawn().await;
+async fn load_row(which: &str, tables: usize, seats: u8, idle: usize, prefill_events: usize) {
+    let relay = RowRelay::spawn(which).await;
+    let url = relay.url();
     if prefill_events > 0 {
-        prefill(&relay.url, prefill_events, 0).await;
+        prefill(&url, prefill_events, 0).await;
     }
-    let _idle = idle_subscribers(&relay.url, idle).await;
+    let _idle = idle_subscribers(&url, idle).await;
     let load_before = load_avg();
     let relay_cpu0 = relay.cpu_seconds();
     let own_cpu0 = cpu_seconds("/proc/self/stat").unwrap_or(f64::NAN);
@@ -235,7 +288,7 @@ async fn load_row(tables: usize, seats: u8, idle: usize, prefill_events: usize) 
                     hands: Some(3),
                     ..SetupOptions::default()
                 },
-                relays: vec![relay.url.clone()],
+                relays: vec![url.clone()],
                 deadlines: Pace::Fast.deadlines(),
                 idle: Duration::from_secs(300),
                 ..DemoOptions::default()
@@ -282,19 +335,21 @@ async fn load_row(tables: usize, seats: u8, idle: usize, prefill_events: usize) 
     let relay_cpu = relay.cpu_seconds() - relay_cpu0;
     let own_cpu = cpu_seconds("/proc/self/stat").unwrap_or(f64::NAN) - own_cpu0;
     let rss = relay.peak_rss_kb();
-    let rss_end = status_kb(&format!("/proc/{}/status", relay.pid), "VmRSS:").unwrap_or(0);
+    let rss_end = status_kb(&format!("/proc/{}/status", relay.pid()), "VmRSS:").unwrap_or(0);
+    let name = relay.name();
     relay.stop().await;
     walls.sort_by(|a, b| a.total_cmp(b));
     let median = walls.get(walls.len() / 2).copied().unwrap_or(f64::NAN);
     let max = walls.last().copied().unwrap_or(f64::NAN);
     println!(
-        "{tables:>3} tables x {seats} seats{idle_note}{prefill_note} | failed {failed} unverified {unverified} | \
+        "{name:<15} {tables:>3} tables x {seats} seats{idle_note}{prefill_note} | failed {failed} unverified {unverified} | \
          {events} events stored | relay CPU {relay_cpu:.2} s = {per_event:.3} ms/event, peak RSS {rss_mb:.1} MB (at the end {rss_end_mb:.1} MB) | \
-         table wall median {median:.2} s max {max:.2} s, row {wall:.1} s | clients' CPU {own_cpu:.1} s ({client_per_event:.3} ms/event) | \
+         table wall median {median:.2} s max {max:.2} s, row {wall:.1} s = {per_second:.0} events/s | clients' CPU {own_cpu:.1} s ({client_per_event:.3} ms/event) | \
          load avg before {load_before}, after {load_after}",
         idle_note = if idle > 0 { format!(" +{idle} idle subs") } else { String::new() },
         prefill_note = if prefill_events > 0 { format!(" +{prefill_events} stored before") } else { String::new() },
         per_event = 1e3 * relay_cpu / events.max(1) as f64,
+        per_second = events as f64 / wall,
         rss_mb = rss as f64 / 1024.0,
         rss_end_mb = rss_end as f64 / 1024.0,
         client_per_event = 1e3 * own_cpu / events.max(1) as f64,
@@ -510,6 +565,24 @@ fn main() {
     let idle: usize = env_or("LOAD_BENCH_IDLE_SUBS", 0);
     let prefill_events: usize = env_or("LOAD_BENCH_PREFILL", 0);
     let client_seats: u8 = env_or("LOAD_BENCH_CLIENT_SEATS", 10);
+    let mut relays: Vec<String> = std::env::var("LOAD_BENCH_RELAYS")
+        .unwrap_or_else(|_| "ours,nostr-rs-relay".into())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for r in &relays {
+        assert!(
+            r == "ours" || r == "nostr-rs-relay",
+            "LOAD_BENCH_RELAYS: ours and/or nostr-rs-relay, not {r}"
+        );
+    }
+    if nostr_rs_relay_binary().is_none() && relays.iter().any(|r| r == "nostr-rs-relay") {
+        println!(
+            "nostr-rs-relay is not installed (.ci/install-nostr-rs-relay.sh): its rows are left out"
+        );
+        relays.retain(|r| r != "nostr-rs-relay");
+    }
     let rt = runtime();
     let store_only: usize = env_or("LOAD_BENCH_STORE_ONLY", 0);
     if store_only > 0 {
@@ -521,7 +594,9 @@ fn main() {
     }
     rt.block_on(async {
         for &n in &tables {
-            load_row(n, seats, idle, prefill_events).await;
+            for which in &relays {
+                load_row(which, n, seats, idle, prefill_events).await;
+            }
         }
         if client_seats > 0 {
             client_row(client_seats).await;

@@ -13,7 +13,9 @@
 //! - the relay round trip (publish → `OK` + delivery to another subscriber + own echo, as in
 //!   `benches/relay.rs`), idle before the game and sampled every 20 ms during it;
 //! - hops × round trip, the part of the wall time the network alone would explain;
-//! - the process CPU time per hand (all clients and the relay share this process) and the
+//! - the process CPU time per hand (all clients and the relay share this process), over all
+//!   hands and over the later hands alone (from the end of each table's first hand to the end
+//!   of its last: no table start, no end), and the
 //!   crypto work behind it: shuffle proofs made, shuffle proofs and tokens verified by all
 //!   clients together.
 //!
@@ -169,6 +171,8 @@ struct Row {
     first_hands: Vec<f64>,
     total_wall: f64,
     cpu: f64,
+    /// Process CPU seconds from the end of each table's first hand to the end of its last.
+    later_cpu: f64,
     /// CPU seconds the whole machine was busy, and had, while the tables played.
     machine_busy: f64,
     machine_total: f64,
@@ -208,7 +212,8 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         }
     });
 
-    let done: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    // When seat 0 saw each hand end, and this process's CPU seconds then.
+    let done: Arc<Mutex<Vec<(Instant, Option<f64>)>>> = Arc::default();
     let marks = done.clone();
     // (when, open step, type of the events of the step(s) that just closed) each time seat 0's
     // open step changes.
@@ -250,7 +255,10 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
             let n = s.game().history.len();
             if n > seen_hands {
                 seen_hands = n;
-                marks.lock().expect("not poisoned").push(Instant::now());
+                marks
+                    .lock()
+                    .expect("not poisoned")
+                    .push((Instant::now(), process_cpu_seconds()));
                 ended_at = Some(step);
             }
             if let Some(end) = ended_at {
@@ -281,8 +289,14 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     let played = s.report["hands"].as_u64().expect("a hand count");
     // A tournament table ends early when one player holds every chip.
     assert!((1..=hands).contains(&played), "{played} hands");
-    let marks = done.lock().expect("not poisoned").clone();
-    assert_eq!(marks.len() as u64, played, "seat 0 saw every hand end");
+    let cpu_marks = done.lock().expect("not poisoned").clone();
+    assert_eq!(cpu_marks.len() as u64, played, "seat 0 saw every hand end");
+    // The hands after the first, in steady state: each prepares the next hand's deck, as the
+    // first does, but none pays for the table's start (its keys and first deck) or the end.
+    if let (Some((_, Some(a))), Some((_, Some(b)))) = (cpu_marks.first(), cpu_marks.last()) {
+        row.later_cpu += b - a;
+    }
+    let marks: Vec<Instant> = cpu_marks.iter().map(|m| m.0).collect();
     row.first_hands
         .push(marks[0].duration_since(started).as_secs_f64());
     // Each step's time runs from when it opened to when the next one did; steps that closed
@@ -378,9 +392,11 @@ fn print_row(row: &mut Row) {
             .collect();
         println!(
             "   later hands ({}): mean wall {wall:.3} s, {passes:.1} passes = {:.2} x (passes x rtt in play); \
-             by kind of step closed, per hand: {}",
+             CPU/hand {:.2} s ({:.0} ms per client); by kind of step closed, per hand: {}",
             row.phase_hands,
             wall / (passes * rtt_load),
+            row.later_cpu / hands,
+            1e3 * row.later_cpu / hands / f64::from(row.seats),
             parts.join(", "),
         );
     }
