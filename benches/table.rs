@@ -194,6 +194,9 @@ struct Row {
     to_decision: Vec<u32>,
 }
 
+/// When seat 0 saw a hand end, and this process's CPU seconds then.
+type HandEnd = (Instant, Option<f64>);
+
 async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
     let mut probe = Probe::connect(url).await;
     for _ in 0..50 {
@@ -212,8 +215,7 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         }
     });
 
-    // When seat 0 saw each hand end, and this process's CPU seconds then.
-    let done: Arc<Mutex<Vec<(Instant, Option<f64>)>>> = Arc::default();
+    let done: Arc<Mutex<Vec<HandEnd>>> = Arc::default();
     let marks = done.clone();
     // (when, open step, type of the events of the step(s) that just closed) each time seat 0's
     // open step changes.

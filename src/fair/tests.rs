@@ -1111,7 +1111,11 @@ fn a_step_made_for_a_chain_is_the_self_checked_step_byte_for_byte() {
             .with_step(Step::Shuffle { index: k as u16 });
         let (placed, proof) = shuffle_for_chain(secret, &c, &key, size, prev.as_ref()).unwrap();
         assert_eq!(placed.deck(), &steps[k].deck, "step {k}'s deck");
-        assert_eq!(proof.to_bytes(), steps[k].proof.to_bytes(), "step {k}'s proof");
+        assert_eq!(
+            proof.to_bytes(),
+            steps[k].proof.to_bytes(),
+            "step {k}'s proof"
+        );
         mine.push(ShuffleStep {
             ctx: c,
             deck: placed.deck().clone(),
