@@ -256,7 +256,7 @@ impl Chance {
         {
             return Ok((v, false));
         }
-        // Our own event, exactly as we made it from this input: nothing to check.
+        // Our own event, exactly as we made and checked it from this input: nothing to check.
         if self.my_seat() == Some(seat) {
             let own_slot = self
                 .cache
@@ -266,7 +266,7 @@ impl Chance {
                 .get(&own_key(&ctx, joint, d.size, prev))
                 .cloned();
             if let Some(Ok(own)) = own_slot.as_deref().and_then(OnceLock::get) {
-                if own.cards == cards && own.proof == proof {
+                if own.checked && own.cards == cards && own.proof == proof {
                     return Ok((own.deck.clone(), false));
                 }
             }

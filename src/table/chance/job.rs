@@ -227,6 +227,7 @@ impl Chance {
             deck,
             cards: done.cards.clone(),
             proof: done.proof.clone(),
+            checked: true,
         };
         // Made here meanwhile (the worker was given up on): the two are the same step.
         if slot(&self.cache.own, key, OWN_KEPT).set(Ok(own)).is_ok() {

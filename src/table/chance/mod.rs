@@ -533,6 +533,11 @@ pub struct OwnShuffle {
     deck: VerifiedDeck,
     cards: String,
     proof: String,
+    /// Whether its proof was checked here (by the prover, or on taking a worker's answer). A
+    /// step made for a chain checked whole is not ([`fair::shuffle_for_chain`]): should the same
+    /// step come back on another path (a batch finishing the prepared deck), it is checked there
+    /// like anyone's rather than taken as already checked.
+    checked: bool,
 }
 
 /// The chance protocol state of one table as one client knows it.
@@ -733,6 +738,7 @@ impl Chance {
                 cards: deck.deck().to_base64(),
                 proof: proof.to_base64(),
                 deck,
+                checked: !chained,
             })
             .map_err(|e| format!("our own step: {e}"))
         })
