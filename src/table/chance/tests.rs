@@ -375,6 +375,57 @@ fn from_version_7_a_bad_shuffle_of_the_next_deck_keeps_it_from_serving_and_is_na
     }
 }
 
+/// At version 7 a seat's shuffle of the prepared deck is made without the prover's own check,
+/// for the chain check that includes it. Should the same step come back on the batch that
+/// finishes that deck (its first sending lost), its seat checks it like anyone's instead of
+/// taking it as already checked; a step its prover did check is still taken as it is.
+#[test]
+fn a_step_made_for_the_chain_is_checked_when_the_batch_finishing_its_deck_takes_it() {
+    use crate::wire::log::Ahead;
+    let mut cs = deferring(clients(3));
+    let mut step = 0;
+    run(&mut cs, &hand(0), &[0, 1, 2], &mut step);
+    run(&mut cs, &hand(1), &[0, 1, 2], &mut step);
+    let Some(first) = cs[1].produce_ahead(&[1]).unwrap() else {
+        panic!("seat 1's shuffle of the next deck is due");
+    };
+    close_step(&mut cs, &[(1, "s/1".into(), first)], &[1]);
+    // The next seat makes its step of that deck; the event carrying it never arrives.
+    let lost = (0..3)
+        .find(|&s| {
+            matches!(
+                cs[s].produce_ahead(&[s as Seat]).unwrap(),
+                Some(Ahead::Shuffle { .. })
+            )
+        })
+        .expect("a second shuffle of the next deck is due");
+    let third = 3 - 1 - lost;
+    let before: Vec<u64> = cs.iter().map(|c| c.stats.shuffles_verified).collect();
+    let h2 = run(&mut cs, &hand(2), &[0, 1, 2], &mut step);
+    assert_eq!(
+        h2.stages[0],
+        Stage::Shuffle(1),
+        "the batch finishes the prepared deck"
+    );
+    check_hand(&h2, 3);
+    let delta: Vec<u64> = cs
+        .iter()
+        .zip(&before)
+        .map(|(c, b)| c.stats.shuffles_verified - b)
+        .collect();
+    let spectator = delta[3];
+    assert_eq!(delta[1], spectator, "no step of its own here: {delta:?}");
+    assert_eq!(
+        delta[lost], spectator,
+        "its step made for the chain is checked: {delta:?}"
+    );
+    assert_eq!(
+        delta[third],
+        spectator - 1,
+        "its self-checked step is taken as made: {delta:?}"
+    );
+}
+
 /// The hands of the test above, on `cs` (3 seats and a spectator).
 fn prepared_decks(mut cs: Vec<Chance>) -> Vec<Chance> {
     let mut step = 0;
