@@ -749,7 +749,9 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
     return null;
   }
   playing.seat = seat;
-  if (playing.prover && playing.prover.ready) seat.worker(true);
+  // Jobs go to the worker even while its core is still loading: it takes them once loaded, so
+  // a slow load delays a shuffle rather than proving it here and holding the page.
+  if (playing.prover) seat.worker(true);
   seatState("playing");
   $("sit").hidden = true;
   $("play").hidden = false;
