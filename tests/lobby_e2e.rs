@@ -842,12 +842,16 @@ fn a_perudo_player_who_walks_away_is_voted_out_and_every_client_agrees() {
                 (name == culprit).then(|| seat.to_string())
             })
             .unwrap_or_else(|| panic!("{culprit} is not among the seats\n{out}"));
-        // "  ! NAME stopped answering: NAME is out of the game" (a player reads no step).
+        // "  ! NAME stopped answering: NAME is out of the game" when the seat missed a move, or
+        // "  ! NAME's client stopped answering: …" when it missed a step its client owed (the
+        // opening of its cup): which one depends on where the seating put the seat that is
+        // killed.
         let removal = out
             .lines()
             .map(str::trim)
             .find(|l| {
-                l.starts_with(&format!("! {culprit} "))
+                (l.starts_with(&format!("! {culprit} stopped answering"))
+                    || l.starts_with(&format!("! {culprit}'s client stopped answering")))
                     && l.ends_with(&format!("{culprit} is out of the game"))
             })
             .unwrap_or_else(|| panic!("no removal of {culprit}\n{out}"))

@@ -62,6 +62,14 @@ pub trait TableGame: GameUi + Send + Sync + 'static {
     /// A fresh game for seats `0..players`.
     fn start(setup: &Self::Setup, players: u8) -> Result<Self, RuleError>;
 
+    /// The setup as a table of protocol version `v` plays it. A rule that changed with a
+    /// version (PROTOCOL.md §10.1) is not written in the announced setup: the table's version
+    /// says which one its events follow, so an older table is judged as it was played.
+    fn at_version(setup: Self::Setup, v: u8) -> Self::Setup {
+        let _ = v;
+        setup
+    }
+
     /// A bot of this level, drawing its randomness from `rng`; it sees only a seat's view.
     fn bot(level: BotLevel, rng: StdRng) -> Box<dyn Bot<Self>>;
 

@@ -26,6 +26,7 @@ pub fn table_game<G: TableGame>(
     }
     let setup: G::Setup = serde_json::from_value(spec.setup.clone())
         .map_err(|e| format!("the table's {} setup is not readable: {e}", G::TITLE))?;
+    let setup = G::at_version(setup, spec.v);
     let (min, max) = G::seats_for(&setup);
     let n = spec.seats.len();
     if n < min as usize || n > max as usize {

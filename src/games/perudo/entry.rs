@@ -32,6 +32,14 @@ impl TableGame for Perudo {
         Ok(Setup::standard(opts.players.max(2)))
     }
 
+    /// From version 8 the next round's cups are rolled with the opening of this round's.
+    fn at_version(setup: Setup, v: u8) -> Setup {
+        Setup {
+            rolls_with_opening: v >= 8,
+            ..setup
+        }
+    }
+
     fn start(setup: &Setup, players: u8) -> Result<Perudo, RuleError> {
         check_players(setup.seats.len(), players)?;
         Perudo::new(setup)

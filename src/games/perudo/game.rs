@@ -6,6 +6,7 @@
 use crate::engine::illegal;
 use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub const SIDES: u8 = 6;
 pub const MIN_PLAYERS: usize = 2;
@@ -70,6 +71,18 @@ pub struct Setup {
     /// The seat that opens the first round; `None` tosses for it with a public die (§First
     /// round).
     pub first: Option<Seat>,
+    /// The next round's cups are rolled in the batch that opens this round's (protocol version
+    /// 8, PROTOCOL.md §5.8): no pass of their own between a challenge and the next bid. Not on
+    /// the wire: the table's version says it ([`TableGame::at_version`]); tables of older
+    /// versions roll after the count, as they were played.
+    ///
+    /// [`TableGame::at_version`]: crate::games::registry::TableGame::at_version
+    #[serde(skip, default = "rolls_with_the_opening")]
+    pub rolls_with_opening: bool,
+}
+
+fn rolls_with_the_opening() -> bool {
+    true
 }
 
 impl Setup {
@@ -78,6 +91,7 @@ impl Setup {
             seats: (0..players).collect(),
             dice_each: 5,
             first: None,
+            rolls_with_opening: true,
         }
     }
 }
@@ -92,6 +106,10 @@ pub struct Player {
     pub dice: Option<Vec<u8>>,
     /// Private rolls made so far; the current one is number `rolls - 1`.
     pub rolls: u32,
+    /// Dice in the current roll: the cup is its first `dice_left` (one more when the roll was
+    /// made with the opening before this player lost a die).
+    #[serde(default)]
+    pub rolled: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +179,9 @@ pub struct Perudo {
     /// Index of the player who said "dudo", while the cups open.
     challenger: usize,
     pub putana: bool,
+    /// [`Setup::rolls_with_opening`].
+    #[serde(default)]
+    rolls_with_opening: bool,
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
     /// Seats removed by the table for withholding a step or equivocating: the game ended there
@@ -268,6 +289,7 @@ impl Perudo {
                     dice_left: setup.dice_each,
                     dice: None,
                     rolls: 0,
+                    rolled: 0,
                 })
                 .collect(),
             phase: Phase::Rolling,
@@ -278,6 +300,7 @@ impl Perudo {
             bidder: 0,
             challenger: 0,
             putana: false,
+            rolls_with_opening: setup.rolls_with_opening,
             pending: Vec::new(),
             log: Vec::new(),
             forfeited: Vec::new(),
@@ -296,6 +319,11 @@ impl Perudo {
 
     fn queue_rolls(&mut self) {
         self.phase = Phase::Rolling;
+        self.roll_cups();
+    }
+
+    /// A private roll of every cup still in play, each of as many dice as it holds now.
+    fn roll_cups(&mut self) {
         for p in &self.players {
             if p.dice_left > 0 {
                 self.pending.push(ChanceRequest::RollPrivate {
@@ -371,25 +399,31 @@ impl Perudo {
             return Ok(());
         };
         let p = self.player(*owner).expect("requests name seated players");
-        if values.len() != p.dice_left as usize || values.iter().any(|d| !(1..=SIDES).contains(d)) {
+        if values.len() != p.rolled as usize
+            || p.rolled < p.dice_left
+            || values.iter().any(|d| !(1..=SIDES).contains(d))
+        {
             return Err(format!(
                 "seat {owner} opened {}, not {} d6",
                 crate::engine::dice_text(values),
-                p.dice_left
+                p.rolled
             ));
         }
+        let cup = &values[..p.dice_left as usize];
         match &p.dice {
-            Some(known) if known != values => Err(format!(
+            Some(known) if known != cup => Err(format!(
                 "seat {owner} rolled {} but opened {}",
                 crate::engine::dice_text(known),
-                crate::engine::dice_text(values)
+                crate::engine::dice_text(cup)
             )),
             _ => Ok(()),
         }
     }
 
-    /// Counts the challenged bid, takes a die from the loser and starts the next round (§Dudo).
-    fn settle_challenge(&mut self) {
+    /// Counts the challenged bid, takes a die from the loser and starts the next round (§Dudo):
+    /// with the cups in `next` (rolled with the opening: each seat's count and, for its owner,
+    /// the dice), or by rolling them now.
+    fn settle_challenge(&mut self, mut next: BTreeMap<Seat, (u8, Option<Vec<u8>>)>) {
         let bid = self.bid.expect("a challenge follows a bid");
         let count = count_for(
             bid,
@@ -435,7 +469,18 @@ impl Perudo {
         for p in &mut self.players {
             p.dice = None;
         }
-        self.queue_rolls();
+        if !self.rolls_with_opening {
+            self.queue_rolls();
+            return;
+        }
+        // The cups rolled with the opening: a player who lost a die keeps the first ones.
+        for p in &mut self.players {
+            if let (Some((count, dice)), true) = (next.remove(&p.seat), p.dice_left > 0) {
+                p.rolled = count;
+                p.dice = dice.map(|d| d[..p.dice_left as usize].to_vec());
+            }
+        }
+        self.begin_round();
     }
 
     fn begin_round(&mut self) {
@@ -500,6 +545,12 @@ impl Game for Perudo {
                         });
                     }
                 }
+                // The next round's cups in the same batch: every value they need is owed by
+                // seats that open theirs in this pass anyway, and their owners learn them only
+                // with the count, when no decision is left in this round.
+                if self.rolls_with_opening {
+                    self.roll_cups();
+                }
             }
         }
         Ok(())
@@ -507,6 +558,14 @@ impl Game for Perudo {
 
     fn apply_chance(&mut self, outcomes: &[ChanceOutcome]) -> Result<(), RuleError> {
         crate::engine::check_chance_batch(&self.pending, outcomes, |_, o| self.check_outcome(o))?;
+        let counts: BTreeMap<Seat, u8> = self
+            .pending
+            .iter()
+            .filter_map(|r| match r {
+                ChanceRequest::RollPrivate { owner, count, .. } => Some((*owner, *count)),
+                _ => None,
+            })
+            .collect();
         self.pending.clear();
         match self.phase {
             Phase::Rolling => {
@@ -526,6 +585,7 @@ impl Game for Perudo {
                                 .expect("checked");
                             p.dice = values.clone();
                             p.rolls += 1;
+                            p.rolled = counts[owner];
                         }
                         _ => unreachable!("checked"),
                     }
@@ -533,21 +593,35 @@ impl Game for Perudo {
                 self.begin_round();
             }
             Phase::Opening => {
+                let mut next = BTreeMap::new();
                 for out in outcomes {
-                    if let ChanceOutcome::Opened { owner, values, .. } = out {
-                        self.log.push(LogEntry::Shown {
-                            seat: *owner,
-                            dice: values.clone(),
-                        });
-                        let p = self
-                            .players
-                            .iter_mut()
-                            .find(|p| p.seat == *owner)
-                            .expect("checked");
-                        p.dice = Some(values.clone());
+                    match out {
+                        ChanceOutcome::Opened { owner, values, .. } => {
+                            let p = self
+                                .players
+                                .iter_mut()
+                                .find(|p| p.seat == *owner)
+                                .expect("checked");
+                            let cup = values[..p.dice_left as usize].to_vec();
+                            p.dice = Some(cup.clone());
+                            self.log.push(LogEntry::Shown {
+                                seat: *owner,
+                                dice: cup,
+                            });
+                        }
+                        ChanceOutcome::RolledPrivate { owner, values } => {
+                            let p = self
+                                .players
+                                .iter_mut()
+                                .find(|p| p.seat == *owner)
+                                .expect("checked");
+                            p.rolls += 1;
+                            next.insert(*owner, (counts[owner], values.clone()));
+                        }
+                        _ => unreachable!("checked"),
                     }
                 }
-                self.settle_challenge();
+                self.settle_challenge(next);
             }
             Phase::Bidding | Phase::Done => unreachable!("no chance pending in this phase"),
         }

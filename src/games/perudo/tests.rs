@@ -1,6 +1,6 @@
 use super::game::*;
 use crate::engine::sim::{simulate, SimOptions};
-use crate::engine::{ChanceRequest, Game, ToAct};
+use crate::engine::{ChanceRequest, Game, Seat, ToAct};
 use crate::games::script::run_script;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -96,10 +96,12 @@ fn play(
     dice: Vec<u8>,
     moves: &[&str],
 ) -> (Perudo, Option<crate::games::script::ScriptFailure>) {
+    // Scripted dice are each round's cups, rolled after the count (see the replay's script).
     let game = Perudo::new(&Setup {
         seats: (0..seats).collect(),
         dice_each,
         first: Some(0),
+        rolls_with_opening: false,
     })
     .unwrap();
     let moves: Vec<_> = moves
@@ -162,6 +164,7 @@ fn seed_putana_round_fixes_the_face_and_ones_are_not_wild() {
         seats: vec![0, 1, 2],
         dice_each: 2,
         first: Some(0),
+        rolls_with_opening: false,
     })
     .unwrap();
     let mut dice = vec![4, 4, 2, 3, 5, 5]; // round 1: 0:[4,4] 1:[2,3] 2:[5,5]
@@ -260,6 +263,7 @@ fn timeouts_doubt_or_open_low() {
         seats: vec![0, 1],
         dice_each: 5,
         first: Some(0),
+        rolls_with_opening: true,
     })
     .unwrap();
     let ToAct::Chance(reqs) = g.to_act() else {
@@ -285,6 +289,8 @@ fn random_games_pass_the_generic_harness() {
             seats: (0..players).map(|s| s * 2 + 1).collect(),
             dice_each,
             first: if i % 2 == 0 { None } else { Some(1) },
+            // Both dice flows: tables of version 8 and those before.
+            rolls_with_opening: i % 4 < 2,
         };
         let g = Perudo::new(&setup).unwrap();
         let report = simulate(&g, &mut rng, &SimOptions::default())
@@ -295,5 +301,123 @@ fn random_games_pass_the_generic_harness() {
         // Every round but the last costs exactly one die.
         rounds += report.chance_batches;
     }
-    assert!(rounds > 1000, "{rounds} chance batches");
+    assert!(rounds > 700, "{rounds} chance batches");
+}
+
+/// From version 8 a "dudo" opens this round's cups and rolls the next round's in one batch: the
+/// loser keeps the first dice of its new roll, each seat learns only its own, a seat that went
+/// out rolled for nothing, and the next round is bid at once, with no batch of its own.
+#[test]
+fn the_next_cups_are_rolled_with_the_opening() {
+    let setup = Setup {
+        seats: vec![0, 1, 2],
+        dice_each: 2,
+        first: Some(0),
+        rolls_with_opening: true,
+    };
+    let mut g = Perudo::new(&setup).unwrap();
+    let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(5));
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("the first cups")
+    };
+    g.apply_chance(&crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap())
+        .unwrap();
+    let first: Vec<Vec<u8>> = g.players.iter().map(|p| p.dice.clone().unwrap()).collect();
+    // A bid no table of six dice can hold: its bidder, seat 0, loses a die.
+    g.apply(0, &Action::Bid(bid(6, 5))).unwrap();
+    g.apply(1, &Action::Dudo).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("cups open")
+    };
+    assert_eq!(reqs.len(), 6, "{reqs:?}");
+    assert!(reqs[..3]
+        .iter()
+        .all(|r| matches!(r, ChanceRequest::OpenPrivate { .. })));
+    assert!(reqs[3..]
+        .iter()
+        .all(|r| matches!(r, ChanceRequest::RollPrivate { count: 2, .. })));
+    // The full outcomes, and seat 2's copy that sees only its own new roll.
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    for (i, o) in outs[..3].iter().enumerate() {
+        assert!(
+            matches!(o, crate::engine::ChanceOutcome::Opened { values, .. } if *values == first[i])
+        );
+    }
+    let mut seat2 = g.clone();
+    let masked: Vec<_> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(2)))
+        .collect();
+    seat2.apply_chance(&masked).unwrap();
+    g.apply_chance(&outs).unwrap();
+    let rolled = |owner: Seat| -> Vec<u8> {
+        outs.iter()
+            .find_map(|o| match o {
+                crate::engine::ChanceOutcome::RolledPrivate {
+                    owner: o,
+                    values: Some(v),
+                } if *o == owner => Some(v.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(g.phase, Phase::Bidding);
+    assert_eq!(g.round, 2);
+    assert_eq!(g.to_act(), ToAct::Seat(0), "the loser opens the next round");
+    assert_eq!(g.player(0).unwrap().dice_left, 1);
+    assert_eq!(g.player(0).unwrap().dice, Some(rolled(0)[..1].to_vec()));
+    assert_eq!(g.player(1).unwrap().dice, Some(rolled(1)));
+    for p in &seat2.players {
+        assert_eq!(p.dice.is_some(), p.seat == 2, "seat {}", p.seat);
+    }
+    assert_eq!(seat2.view(Some(2)), g.view(Some(2)));
+    // Seat 0, holding one die, loses it: it rolled with the opening for a round it is out of.
+    g.apply(0, &Action::Bid(bid(5, 5))).unwrap();
+    g.apply(1, &Action::Dudo).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("cups open")
+    };
+    assert!(matches!(
+        reqs[3],
+        ChanceRequest::RollPrivate {
+            owner: 0,
+            count: 1,
+            ..
+        }
+    ));
+    // Seat 0's opening is its whole roll of two dice, of which its cup was the first.
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    g.apply_chance(&outs).unwrap();
+    assert!(g.log.contains(&LogEntry::Out { seat: 0 }));
+    assert_eq!(g.player(0).unwrap().dice, None);
+    assert_eq!(g.phase, Phase::Bidding);
+    g.check_invariants().unwrap();
+    // An opening whose cup is not the roll's first dice is refused.
+    g.apply(1, &Action::Bid(bid(4, 5))).unwrap();
+    g.apply(2, &Action::Dudo).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("cups open")
+    };
+    let mut outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    if let crate::engine::ChanceOutcome::Opened { values, .. } = &mut outs[0] {
+        values[0] = values[0] % 6 + 1;
+    }
+    assert!(g.clone().apply_chance(&outs).is_err());
+}
+
+/// A table says which dice flow it plays by its version: from 8 with the opening, before that
+/// after the count, as those tables were played.
+#[test]
+fn the_dice_flow_follows_the_tables_version() {
+    use crate::games::registry::TableGame;
+    let setup = Setup::standard(3);
+    assert!(setup.rolls_with_opening);
+    assert!(!Perudo::at_version(setup.clone(), 7).rolls_with_opening);
+    assert!(Perudo::at_version(setup.clone(), 8).rolls_with_opening);
+    // Not on the wire: an announced setup reads the same at every version.
+    let json = serde_json::to_value(&setup).unwrap();
+    assert!(json.get("rolls_with_opening").is_none(), "{json}");
+    let read: Setup = serde_json::from_value(json).unwrap();
+    assert_eq!(Perudo::at_version(read, 7), Perudo::at_version(setup, 7));
 }

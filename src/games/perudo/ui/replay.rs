@@ -62,10 +62,14 @@ impl Script {
 
     /// Runs the script. Setup problems are `Err`; rule errors are reported in the output.
     pub fn run(&self) -> Result<Output, String> {
+        // A script gives each round's cups as that round plays them, so its dice are rolled
+        // after the count, as tables before version 8 roll them: in which pass the cups are
+        // rolled changes no rule a script checks.
         let game = Perudo::new(&Setup {
             seats: self.seats.clone(),
             dice_each: self.dice_each,
             first: self.first,
+            rolls_with_opening: false,
         })
         .map_err(|e| e.to_string())?;
         crate::games::script::play_and_report(game, &self.dice, &self.actions, parse_action, |g| {
