@@ -16,7 +16,8 @@
 //! Run: `cargo bench --bench passes` (env `PASSES_BENCH_GAMES=tolerance,perudo,…`, default the
 //! seven games playing today; `PASSES_BENCH_SEATS=4`, clamped to each game's range;
 //! `PASSES_BENCH_HANDS=3` for games that play a set number of hands; `PASSES_BENCH_RUNS=2`
-//! tables per game). Figures are in BENCHMARKS.md, "Relay passes per game".
+//! tables per game; `PASSES_BENCH_VERSION`, default this build's, plays tables of an older
+//! protocol version it still plays, to count a version's change beside the one before). Figures are in BENCHMARKS.md, "Relay passes per game".
 
 #[path = "support/step_type.rs"]
 mod step_type;
@@ -66,6 +67,7 @@ type Fut = Pin<Box<dyn Future<Output = Result<Tally, String>>>>;
 struct Table {
     seats: u8,
     hands: u64,
+    version: u8,
 }
 
 impl Visit for Table {
@@ -83,6 +85,7 @@ impl Visit for Table {
                         hands: Some(self.hands),
                         ..SetupOptions::default()
                     },
+                    version: self.version,
                     ..DemoOptions::default()
                 },
                 None,
@@ -149,6 +152,7 @@ fn main() {
     let seats: u8 = env_or("PASSES_BENCH_SEATS", 4);
     let hands: u64 = env_or("PASSES_BENCH_HANDS", 3);
     let runs: u32 = env_or("PASSES_BENCH_RUNS", 2);
+    let version: u8 = env_or("PASSES_BENCH_VERSION", tolerance::wire::VERSION);
     let rt = tokio::runtime::Runtime::new().expect("a tokio runtime");
     println!(
         "| game | seats | tables | hands or rounds | passes / round | decisions / round | crypto / round | other / round | passes to the first decision | crypto passes by type (whole tables) |"
@@ -160,8 +164,15 @@ fn main() {
         for _ in 0..runs {
             let t = rt
                 .block_on(
-                    registry::with_game(game, Table { seats, hands })
-                        .unwrap_or_else(|e| panic!("{e}")),
+                    registry::with_game(
+                        game,
+                        Table {
+                            seats,
+                            hands,
+                            version,
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{e}")),
                 )
                 .unwrap_or_else(|e| panic!("{game}: {e}"));
             for (k, v) in &t.by_type {

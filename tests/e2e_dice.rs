@@ -80,6 +80,49 @@ async fn four_seat_perudo_and_three_seat_mia_play_to_the_end() {
     );
 }
 
+/// From version 8 a dudo's batch opens the cups and rolls the next round's: over a relay, every
+/// table of this build rolls in one pass per round fewer than a version 7 table, which this build
+/// still plays (and a later verify judges) as it was played, rolls after the count. Counted on
+/// the relay's events: the steps that carry dice values against the dudos said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perudo_rolls_the_next_cups_with_the_opening_from_version_8_and_version_7_plays_as_before()
+{
+    let _serial = SERIAL.lock().await;
+    let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
+        .await
+        .unwrap();
+    let url = relay.url().to_string();
+    for version in [7, 8] {
+        let mut o = opts(3, vec![url.clone()]);
+        o.version = version;
+        let run = run_demo::<Perudo>(o, None, None).await.unwrap();
+        all_agree(&run);
+        let (log, spec, _) = public_log(&url, &run).await;
+        assert_eq!(spec.v, version);
+        let dudos = log.iter().filter(|(_, p, _)| is_dudo(p)).count();
+        let mut dice_steps: Vec<u32> = log
+            .iter()
+            .filter(|(_, p, _)| matches!(&p.body, Body::Reveal { dice, .. } if !dice.is_empty()))
+            .map(|(_, p, _)| p.step)
+            .collect();
+        dice_steps.dedup();
+        // The first cups, then per dudo: the opening with the next cups (version 8), or the
+        // opening and, but after the last, a roll of its own (version 7).
+        let expected = if version >= 8 { 1 + dudos } else { 2 * dudos };
+        assert_eq!(
+            dice_steps.len(),
+            expected,
+            "version {version}: {dudos} dudos, dice at steps {dice_steps:?}"
+        );
+        let rounds = run.summary.report["rounds"].as_u64().unwrap();
+        eprintln!(
+            "perudo 3 seats, version {version}: {rounds} rounds, {} passes ({:.2} a round)",
+            run.summary.passes,
+            run.summary.passes as f64 / rounds as f64
+        );
+    }
+}
+
 /// The relay's copy of a finished table: (author seat, payload, event) in step order.
 async fn public_log(
     url: &str,

@@ -28,6 +28,14 @@ impl TableGame for Mia {
         Ok(Setup::standard(opts.players.max(2), ranking))
     }
 
+    /// From version 8 a challenge's batch also rolls the next round's first cup.
+    fn at_version(setup: Setup, v: u8) -> Setup {
+        Setup {
+            rolls_with_opening: v >= 8,
+            ..setup
+        }
+    }
+
     fn start(setup: &Setup, players: u8) -> Result<Mia, RuleError> {
         check_players(setup.seats.len(), players)?;
         Mia::new(setup)

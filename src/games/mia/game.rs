@@ -6,6 +6,7 @@
 use crate::engine::illegal;
 use crate::engine::{ChanceOutcome, ChanceRequest, Game, Outcome, RuleError, Seat, ToAct};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub const MIN_PLAYERS: usize = 2;
 pub const MAX_PLAYERS: usize = 10;
@@ -136,6 +137,17 @@ pub struct Setup {
     pub ranking: Ranking,
     /// The seat that opens the first round; `None` tosses for it with a public die.
     pub first: Option<Seat>,
+    /// A challenge's batch also rolls the next round's first cup, for each player who may open
+    /// that round (protocol version 8, PROTOCOL.md §5.8). Not on the wire: the table's version
+    /// says it ([`TableGame::at_version`]).
+    ///
+    /// [`TableGame::at_version`]: crate::games::registry::TableGame::at_version
+    #[serde(skip, default = "rolls_with_the_opening")]
+    pub rolls_with_opening: bool,
+}
+
+fn rolls_with_the_opening() -> bool {
+    true
 }
 
 impl Setup {
@@ -145,6 +157,7 @@ impl Setup {
             lives: 3,
             ranking,
             first: None,
+            rolls_with_opening: true,
         }
     }
 }
@@ -247,6 +260,9 @@ pub struct Mia {
     pub cup: Option<Cup>,
     /// Index of the challenger while the cup opens.
     challenger: usize,
+    /// [`Setup::rolls_with_opening`].
+    #[serde(default)]
+    rolls_with_opening: bool,
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
     /// Seats removed by the table for withholding a step or equivocating: the game ended there
@@ -288,6 +304,7 @@ impl Mia {
             actor: 0,
             cup: None,
             challenger: 0,
+            rolls_with_opening: setup.rolls_with_opening,
             pending: Vec::new(),
             log: Vec::new(),
             forfeited: Vec::new(),
@@ -312,6 +329,42 @@ impl Mia {
         });
         self.cup = None;
         self.roll_for(opener, None);
+    }
+
+    /// The next round, its opener's cup rolled already (with the opening of the last one):
+    /// the opener claims at once.
+    fn begin_round_rolled(&mut self, opener: usize, dice: Option<[u8; 2]>) {
+        self.round += 1;
+        let seat = self.players[opener].seat;
+        self.log.push(LogEntry::Round {
+            round: self.round,
+            opener: seat,
+        });
+        self.actor = opener;
+        self.cup = Some(Cup {
+            roller: seat,
+            roll: self.players[opener].rolls - 1,
+            dice,
+            claim: None,
+            owner: seat,
+        });
+        self.log.push(LogEntry::Rolled { seat });
+        self.phase = Phase::Claim { above: None };
+    }
+
+    /// Who opens the next round if player `loser` loses this challenge's lives (§Next round),
+    /// or `None` when that ends the game.
+    fn opener_if_lost(&self, loser: usize, cost: u8) -> Option<usize> {
+        if self.players[loser].lives > cost {
+            return Some(loser);
+        }
+        if self.alive() <= 2 {
+            return None;
+        }
+        let n = self.players.len();
+        (1..n)
+            .map(|k| (loser + k) % n)
+            .find(|&j| self.players[j].lives > 0)
     }
 
     /// Player `i` rolls the cup; once the dice arrive it must claim above `above`.
@@ -453,8 +506,10 @@ impl Mia {
         }
     }
 
-    /// Compares the opened cup with the claim and takes lives (§Challenge).
-    fn settle_challenge(&mut self, dice: [u8; 2]) {
+    /// Compares the opened cup with the claim and takes lives (§Challenge); the next round
+    /// starts with its opener's cup from `next` (rolled with the opening: each candidate
+    /// opener's dice, known to its owner) or rolls it now.
+    fn settle_challenge(&mut self, dice: [u8; 2], mut next: BTreeMap<Seat, Option<[u8; 2]>>) {
         let cup = self.cup().clone();
         let claim = cup.claim.expect("a challenge follows a claim");
         let value = Throw::of_dice(dice[0], dice[1]);
@@ -491,7 +546,14 @@ impl Mia {
         } else {
             loser
         };
-        self.begin_round(opener);
+        if !self.rolls_with_opening {
+            self.begin_round(opener);
+            return;
+        }
+        let dice = next
+            .remove(&self.players[opener].seat)
+            .expect("every player who may open was rolled for");
+        self.begin_round_rolled(opener, dice);
     }
 }
 
@@ -580,6 +642,27 @@ impl Game for Mia {
                 });
                 self.challenger = i;
                 self.phase = Phase::Opening;
+                // The next round's cup in the same batch, for whoever may open it: the owner's
+                // side or the challenger's, whichever loses. Each candidate learns its dice only
+                // when the count is known; the one who does not open rolled for nothing.
+                if self.rolls_with_opening {
+                    let cost = if cup.claim == Some(Throw::MIA) { 2 } else { 1 };
+                    let mut openers: Vec<usize> = Vec::new();
+                    for loser in [self.index(cup.owner), i] {
+                        if let Some(o) = self.opener_if_lost(loser, cost) {
+                            if !openers.contains(&o) {
+                                openers.push(o);
+                            }
+                        }
+                    }
+                    for o in openers {
+                        self.pending.push(ChanceRequest::RollPrivate {
+                            owner: self.players[o].seat,
+                            sides: 6,
+                            count: 2,
+                        });
+                    }
+                }
             }
         }
         Ok(())
@@ -608,7 +691,16 @@ impl Game for Mia {
             ChanceOutcome::Opened { values, .. } => {
                 let dice = [values[0], values[1]];
                 self.cup.as_mut().expect("opened cup").dice = Some(dice);
-                self.settle_challenge(dice);
+                let mut next = BTreeMap::new();
+                for out in &outcomes[1..] {
+                    let ChanceOutcome::RolledPrivate { owner, values } = out else {
+                        unreachable!("checked: {out:?}")
+                    };
+                    let i = self.index(*owner);
+                    self.players[i].rolls += 1;
+                    next.insert(*owner, values.as_ref().map(|v| [v[0], v[1]]));
+                }
+                self.settle_challenge(dice, next);
             }
             o => unreachable!("checked: {o:?}"),
         }

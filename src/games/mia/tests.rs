@@ -48,11 +48,13 @@ fn play(
     dice: Vec<u8>,
     moves: &[&str],
 ) -> (Mia, Option<crate::games::script::ScriptFailure>) {
+    // Scripted dice are each cup as it is played, rolled after the count (see the replay).
     let game = Mia::new(&Setup {
         seats: (0..seats).collect(),
         lives: 3,
         ranking,
         first: Some(0),
+        rolls_with_opening: false,
     })
     .unwrap();
     let moves: Vec<_> = moves
@@ -270,6 +272,7 @@ fn a_player_out_of_lives_is_skipped_and_the_last_one_wins() {
         lives: 1,
         ranking: Ranking::Traditional,
         first: Some(0),
+        rolls_with_opening: false,
     })
     .unwrap();
     let moves: Vec<_> = ["0 claim 65", "1 challenge", "2 claim 32", "0 challenge"]
@@ -314,6 +317,8 @@ fn random_games_pass_the_generic_harness() {
             lives: rng.gen_range(1..=3),
             ranking,
             first: if i % 3 == 0 { Some(3) } else { None },
+            // Both dice flows: tables of version 8 and those before.
+            rolls_with_opening: i % 4 < 2,
         };
         let g = Mia::new(&setup).unwrap();
         let report = simulate(&g, &mut rng, &SimOptions::default())
@@ -321,4 +326,111 @@ fn random_games_pass_the_generic_harness() {
         let outcome = report.outcome.unwrap();
         assert_eq!(outcome.payoffs.iter().map(|p| p.1).sum::<i64>(), 0);
     }
+}
+
+/// From version 8 a challenge opens the cup and rolls the next round's first cup in one batch,
+/// for each player who may open that round (the loser, or the next player if the loser goes
+/// out): the one who opens claims at once from its roll, known only to it, and the other rolled
+/// for nothing.
+#[test]
+fn the_next_cup_is_rolled_with_the_opening_for_whoever_may_open() {
+    use crate::engine::{ChanceOutcome, Seat};
+    let mut g = Mia::new(&Setup {
+        seats: vec![0, 1, 2],
+        lives: 1,
+        ranking: Ranking::Traditional,
+        first: Some(0),
+        rolls_with_opening: true,
+    })
+    .unwrap();
+    let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(3));
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("the first cup")
+    };
+    g.apply_chance(&crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap())
+        .unwrap();
+    g.apply(0, &Action::Claim(Throw(65))).unwrap();
+    g.apply(1, &Action::Challenge).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("the cup opens")
+    };
+    // Seat 0 (the owner) or seat 1 (the challenger) loses its only life; either way the next
+    // player after the loser opens: seat 1 or seat 2.
+    assert!(matches!(
+        reqs[0],
+        ChanceRequest::OpenPrivate { owner: 0, .. }
+    ));
+    let owners: Vec<Seat> = reqs[1..]
+        .iter()
+        .map(|r| match r {
+            ChanceRequest::RollPrivate {
+                owner, count: 2, ..
+            } => *owner,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(owners, vec![1, 2]);
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    let mut seat2 = g.clone();
+    let masked: Vec<_> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(2)))
+        .collect();
+    seat2.apply_chance(&masked).unwrap();
+    g.apply_chance(&outs).unwrap();
+    let opener = g.cup.as_ref().unwrap().roller;
+    let rolled = outs
+        .iter()
+        .find_map(|o| match o {
+            ChanceOutcome::RolledPrivate {
+                owner,
+                values: Some(v),
+            } if *owner == opener => Some([v[0], v[1]]),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(g.round, 2);
+    assert_eq!(g.phase, Phase::Claim { above: None });
+    assert_eq!(g.to_act(), ToAct::Seat(opener));
+    assert_eq!(g.cup.as_ref().unwrap().dice, Some(rolled));
+    assert_eq!(
+        seat2.cup.as_ref().unwrap().dice.is_some(),
+        opener == 2,
+        "only the opener knows its cup"
+    );
+    assert_eq!(seat2.view(Some(2)), g.view(Some(2)));
+    g.check_invariants().unwrap();
+    // The opener's cup opens as the roll it was: a challenge of its claim checks it.
+    let claim = g.ranking.weakest();
+    g.apply(opener, &Action::Claim(claim)).unwrap();
+    let next = g.players.iter().position(|p| p.seat == opener).unwrap();
+    let challenger = g.players[(next + 1..next + 3)
+        .map(|k| k % 3)
+        .find(|&j| g.players[j].lives > 0)
+        .unwrap()]
+    .seat;
+    g.apply(challenger, &Action::Challenge).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("the cup opens")
+    };
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    let ChanceOutcome::Opened { values, .. } = &outs[0] else {
+        panic!("{:?}", outs[0])
+    };
+    assert_eq!(values[..], rolled[..]);
+    g.apply_chance(&outs).unwrap();
+    assert!(g.is_terminal());
+}
+
+/// A table says which dice flow it plays by its version.
+#[test]
+fn the_dice_flow_follows_the_tables_version() {
+    use crate::games::registry::TableGame;
+    let setup = Setup::standard(3, Ranking::Traditional);
+    assert!(setup.rolls_with_opening);
+    assert!(!Mia::at_version(setup.clone(), 7).rolls_with_opening);
+    assert!(Mia::at_version(setup.clone(), 8).rolls_with_opening);
+    let json = serde_json::to_value(&setup).unwrap();
+    assert!(json.get("rolls_with_opening").is_none(), "{json}");
 }

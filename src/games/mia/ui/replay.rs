@@ -72,11 +72,14 @@ impl Script {
             None => Ranking::default(),
             Some(name) => Ranking::parse(name)?,
         };
+        // A script gives each cup as it is played, so the next round's cup is rolled after the
+        // count, as tables before version 8 roll it (see Perudo's script).
         let game = Mia::new(&Setup {
             seats: self.seats.clone(),
             lives: self.lives,
             ranking,
             first: self.first,
+            rolls_with_opening: false,
         })
         .map_err(|e| e.to_string())?;
         crate::games::script::play_and_report(game, &self.dice, &self.actions, parse_action, |g| {
