@@ -83,10 +83,11 @@ async fn four_seat_perudo_and_three_seat_mia_play_to_the_end() {
 /// From version 8 a dudo's batch opens the cups and rolls the next round's: over a relay, every
 /// table of this build rolls in one pass per round fewer than a version 7 table, which this build
 /// still plays (and a later verify judges) as it was played, rolls after the count. Counted on
-/// the relay's events: the steps that carry dice values against the dudos said.
+/// the relay's events: the steps that carry dice values against the dudos said. Mia's tables of
+/// both versions play to a verified end too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn perudo_rolls_the_next_cups_with_the_opening_from_version_8_and_version_7_plays_as_before()
-{
+async fn dice_games_roll_the_next_cups_with_the_opening_from_version_8_and_version_7_plays_as_before(
+) {
     let _serial = SERIAL.lock().await;
     let relay = EmbeddedRelay::start(EmbeddedRelayConfig::default())
         .await
@@ -120,6 +121,13 @@ async fn perudo_rolls_the_next_cups_with_the_opening_from_version_8_and_version_
             run.summary.passes,
             run.summary.passes as f64 / rounds as f64
         );
+        // Mia's next first cup likewise: both versions play to one verified end.
+        let mut o = opts(3, vec![url.clone()]);
+        o.version = version;
+        let run = run_demo::<Mia>(o, None, None).await.unwrap();
+        all_agree(&run);
+        let (_, spec, _) = public_log(&url, &run).await;
+        assert_eq!(spec.v, version);
     }
 }
 
