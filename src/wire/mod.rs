@@ -31,8 +31,8 @@ pub const VERSION: u8 = 8;
 /// Versions this client reads: version 4 tables are version 5 without a return allowance,
 /// version 5 tables version 6 without table keys, version 6 tables version 7 with every
 /// shuffle of the deck prepared ahead checked as it arrives, and version 7 tables version 8
-/// with Perudo's cups rolled after the count rather than with the opening (PROTOCOL.md §10.1):
-/// each judged by its own rules, so they still verify and resume.
+/// with Perudo's and Mia's cups rolled after the count rather than with the opening or the toss
+/// (PROTOCOL.md §10.1): each judged by its own rules, so they still verify and resume.
 pub const READS: [u8; 5] = [4, 5, 6, 7, 8];
 /// The first version whose lobby players may hold their seats by table keys (§2.3).
 pub const TABLE_KEYS_SINCE: u8 = 6;

@@ -495,7 +495,9 @@ function choose(seat, step, pick) {
 // keeps answering while one is made (a tick that proves a shuffle holds the page for as long).
 // Without a worker, or with one that fails or goes quiet, the seat proves them in its ticks
 // again, as it always could.
-const PROVER_PATIENCE_MS = 30000;
+// Well under the fast pace's 20 s for a crypto step, so that a worker that hangs (or never
+// loads) leaves the seat time to prove the shuffle itself.
+const PROVER_PATIENCE_MS = 10000;
 
 function startProver() {
   let worker;

@@ -311,12 +311,25 @@ impl Mia {
         };
         match first {
             Some(i) => game.begin_round(i),
-            // The opener's roll depends on who opens, so the toss is a batch of its own.
-            None => game.pending.push(ChanceRequest::RollPublic {
-                sides: n as u8,
-                count: 1,
-                by: None,
-            }),
+            None => {
+                game.pending.push(ChanceRequest::RollPublic {
+                    sides: n as u8,
+                    count: 1,
+                    by: None,
+                });
+                // The opener's cup depends on who opens: from version 8 every player's is
+                // rolled with the toss, and only the one the toss names is played (the others
+                // rolled for nothing); before, the toss was a batch of its own.
+                if game.rolls_with_opening {
+                    for p in &game.players {
+                        game.pending.push(ChanceRequest::RollPrivate {
+                            owner: p.seat,
+                            sides: 6,
+                            count: 2,
+                        });
+                    }
+                }
+            }
         }
         Ok(game)
     }
@@ -350,6 +363,21 @@ impl Mia {
         });
         self.log.push(LogEntry::Rolled { seat });
         self.phase = Phase::Claim { above: None };
+    }
+
+    /// The cups rolled with a toss or an opening (`outs`, all private rolls): each owner's roll
+    /// counted, and its dice where this client knows them, by owner.
+    fn rolled_with(&mut self, outs: &[ChanceOutcome]) -> BTreeMap<Seat, Option<[u8; 2]>> {
+        let mut cups = BTreeMap::new();
+        for out in outs {
+            let ChanceOutcome::RolledPrivate { owner, values } = out else {
+                unreachable!("checked: {out:?}")
+            };
+            let i = self.index(*owner);
+            self.players[i].rolls += 1;
+            cups.insert(*owner, values.as_ref().map(|v| [v[0], v[1]]));
+        }
+        cups
     }
 
     /// Who opens the next round if player `loser` loses this challenge's lives (§Next round),
@@ -546,7 +574,9 @@ impl Mia {
         } else {
             loser
         };
-        if !self.rolls_with_opening {
+        if next.is_empty() {
+            // Not rolled with the opening (a table before version 8, or a challenge that could
+            // have ended the game): rolled now.
             self.begin_round(opener);
             return;
         }
@@ -643,17 +673,23 @@ impl Game for Mia {
                 self.challenger = i;
                 self.phase = Phase::Opening;
                 // The next round's cup in the same batch, for whoever may open it: the owner's
-                // side or the challenger's, whichever loses. Each candidate learns its dice only
-                // when the count is known; the one who does not open rolled for nothing.
+                // side or the challenger's, whichever loses. Each candidate can work its dice
+                // out only once the cup is opening; the one who does not open rolled for
+                // nothing. A challenge that may end the game rolls nothing, so that no seat
+                // owes a part of that pass after it could see who wins.
                 if self.rolls_with_opening {
                     let cost = if cup.claim == Some(Throw::MIA) { 2 } else { 1 };
                     let mut openers: Vec<usize> = Vec::new();
+                    let mut may_end = false;
                     for loser in [self.index(cup.owner), i] {
-                        if let Some(o) = self.opener_if_lost(loser, cost) {
-                            if !openers.contains(&o) {
-                                openers.push(o);
-                            }
+                        match self.opener_if_lost(loser, cost) {
+                            Some(o) if !openers.contains(&o) => openers.push(o),
+                            Some(_) => {}
+                            None => may_end = true,
                         }
+                    }
+                    if may_end {
+                        openers.clear();
                     }
                     for o in openers {
                         self.pending.push(ChanceRequest::RollPrivate {
@@ -677,7 +713,15 @@ impl Game for Mia {
                 self.log.push(LogEntry::Toss {
                     first: self.players[first].seat,
                 });
-                self.begin_round(first);
+                if outcomes.len() == 1 {
+                    self.begin_round(first);
+                    return Ok(());
+                }
+                let mut cups = self.rolled_with(&outcomes[1..]);
+                let dice = cups
+                    .remove(&self.players[first].seat)
+                    .expect("every player was rolled for with the toss");
+                self.begin_round_rolled(first, dice);
             }
             ChanceOutcome::RolledPrivate { owner, values } => {
                 let i = self.index(*owner);
@@ -691,15 +735,7 @@ impl Game for Mia {
             ChanceOutcome::Opened { values, .. } => {
                 let dice = [values[0], values[1]];
                 self.cup.as_mut().expect("opened cup").dice = Some(dice);
-                let mut next = BTreeMap::new();
-                for out in &outcomes[1..] {
-                    let ChanceOutcome::RolledPrivate { owner, values } = out else {
-                        unreachable!("checked: {out:?}")
-                    };
-                    let i = self.index(*owner);
-                    self.players[i].rolls += 1;
-                    next.insert(*owner, values.as_ref().map(|v| [v[0], v[1]]));
-                }
+                let next = self.rolled_with(&outcomes[1..]);
                 self.settle_challenge(dice, next);
             }
             o => unreachable!("checked: {o:?}"),

@@ -434,3 +434,49 @@ fn the_dice_flow_follows_the_tables_version() {
     let json = serde_json::to_value(&setup).unwrap();
     assert!(json.get("rolls_with_opening").is_none(), "{json}");
 }
+
+/// From version 8 the toss's batch rolls every player's cup too, and the player it names claims
+/// from its own at once: no batch of its own for the first cup.
+#[test]
+fn the_first_cup_is_rolled_with_the_toss() {
+    use crate::engine::ChanceOutcome;
+    let mut g = Mia::new(&Setup::standard(3, Ranking::Traditional)).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("the toss")
+    };
+    assert!(matches!(
+        reqs[0],
+        ChanceRequest::RollPublic { sides: 3, .. }
+    ));
+    assert_eq!(reqs.len(), 4, "{reqs:?}");
+    let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(4));
+    let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+    let ChanceOutcome::Rolled { values } = &outs[0] else {
+        panic!("{:?}", outs[0])
+    };
+    let first = g.players[values[0] as usize - 1].seat;
+    let mut other = g.clone();
+    let watcher = g
+        .players
+        .iter()
+        .map(|p| p.seat)
+        .find(|s| *s != first)
+        .unwrap();
+    let masked: Vec<_> = outs
+        .iter()
+        .zip(&reqs)
+        .map(|(o, r)| o.mask_for(r, Some(watcher)))
+        .collect();
+    other.apply_chance(&masked).unwrap();
+    g.apply_chance(&outs).unwrap();
+    assert_eq!(g.to_act(), ToAct::Seat(first));
+    assert_eq!(g.phase, Phase::Claim { above: None });
+    assert!(g.cup.as_ref().unwrap().dice.is_some());
+    assert!(
+        other.cup.as_ref().unwrap().dice.is_none(),
+        "not the watcher's cup"
+    );
+    assert!(g.players.iter().all(|p| p.rolls == 1));
+    assert_eq!(other.view(Some(watcher)), g.view(Some(watcher)));
+    g.check_invariants().unwrap();
+}

@@ -469,7 +469,9 @@ impl Perudo {
         for p in &mut self.players {
             p.dice = None;
         }
-        if !self.rolls_with_opening {
+        if next.is_empty() {
+            // Not rolled with the opening (a table before version 8, or a count that could
+            // have ended the game): rolled now.
             self.queue_rolls();
             return;
         }
@@ -481,6 +483,14 @@ impl Perudo {
             }
         }
         self.begin_round();
+    }
+
+    /// Whether the challenge being counted could end the game: two players left, and the
+    /// bidder or the challenger would go out by losing.
+    fn count_may_end(&self) -> bool {
+        self.alive() == 2
+            && (self.players[self.bidder].dice_left == 1
+                || self.players[self.challenger].dice_left == 1)
     }
 
     fn begin_round(&mut self) {
@@ -545,10 +555,13 @@ impl Game for Perudo {
                         });
                     }
                 }
-                // The next round's cups in the same batch: every value they need is owed by
-                // seats that open theirs in this pass anyway, and their owners learn them only
-                // with the count, when no decision is left in this round.
-                if self.rolls_with_opening {
+                // The next round's cups in the same batch, unless this count may end the game:
+                // their values are owed by every participant, as a roll after the count would
+                // be, and each owner can work its dice out only once the cups are opening, when
+                // no decision of this round is left. A count that may end the game rolls
+                // nothing, so that no seat, one already out included, owes a part of that pass
+                // after it could see who wins.
+                if self.rolls_with_opening && !self.count_may_end() {
                     self.roll_cups();
                 }
             }

@@ -421,3 +421,69 @@ fn the_dice_flow_follows_the_tables_version() {
     let read: Setup = serde_json::from_value(json).unwrap();
     assert_eq!(Perudo::at_version(read, 7), Perudo::at_version(setup, 7));
 }
+
+/// A count that may end the game (two players left, one of them down to its last die) rolls no
+/// cups with the opening, so that nobody owes a part of that pass after seeing who wins; should
+/// the game go on, the cups are rolled after the count, as before version 8.
+#[test]
+fn a_count_that_may_end_the_game_rolls_nothing_with_it() {
+    let mut g = Perudo::new(&Setup {
+        seats: vec![0, 1],
+        dice_each: 2,
+        first: Some(0),
+        rolls_with_opening: true,
+    })
+    .unwrap();
+    let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(6));
+    let mut fulfil = |g: &mut Perudo| {
+        let ToAct::Chance(reqs) = g.to_act() else {
+            panic!("chance is due: {:?}", g.phase)
+        };
+        let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+        reqs
+    };
+    fulfil(&mut g);
+    // Four dice on the table: "four sixes" almost surely fails (two ones and two sixes hold it).
+    g.apply(0, &Action::Bid(bid(4, 6))).unwrap();
+    g.apply(1, &Action::Dudo).unwrap();
+    let reqs = fulfil(&mut g);
+    assert_eq!(
+        reqs.len(),
+        4,
+        "neither can go out here: the next cups ride along"
+    );
+    let (low, high) = if g.player(0).unwrap().dice_left == 1 {
+        (0, 1)
+    } else {
+        (1, 0)
+    };
+    assert_eq!(g.player(high).unwrap().dice_left, 2);
+    assert_eq!(g.phase, Phase::Bidding);
+    // Now the one-die player may go out: the opening carries no new cups.
+    let bidder = match g.to_act() {
+        ToAct::Seat(s) => s,
+        other => panic!("{other:?}"),
+    };
+    let challenger = if bidder == low { high } else { low };
+    g.apply(bidder, &Action::Bid(bid(3, 6))).unwrap();
+    g.apply(challenger, &Action::Dudo).unwrap();
+    let ToAct::Chance(reqs) = g.to_act() else {
+        panic!("cups open")
+    };
+    assert!(
+        reqs.iter()
+            .all(|r| matches!(r, ChanceRequest::OpenPrivate { .. })),
+        "{reqs:?}"
+    );
+    fulfil(&mut g);
+    if g.phase != Phase::Done {
+        // The game went on: its cups are rolled after the count, in a batch of their own.
+        let reqs = fulfil(&mut g);
+        assert!(reqs
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::RollPrivate { .. })));
+        assert_eq!(g.phase, Phase::Bidding);
+    }
+    g.check_invariants().unwrap();
+}
