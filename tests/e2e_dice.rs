@@ -107,14 +107,30 @@ async fn dice_games_roll_the_next_cups_with_the_opening_from_version_8_and_versi
             .map(|(_, p, _)| p.step)
             .collect();
         dice_steps.dedup();
-        // The first cups, then per dudo: the opening with the next cups (version 8), or the
-        // opening and, but after the last, a roll of its own (version 7).
-        let expected = if version >= 8 { 1 + dudos } else { 2 * dudos };
+        // A roll of its own right after an opening: two dice steps in a row.
+        let own_rolls = dice_steps.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        // The first cups, then per dudo the opening and, but after the last, a roll of its own
+        // (version 7); or the opening with the next cups, but for counts that could have ended
+        // the game and did not (two players left, one on its last die), which roll after it
+        // (version 8).
+        let expected = if version >= 8 {
+            1 + dudos + own_rolls
+        } else {
+            2 * dudos
+        };
         assert_eq!(
             dice_steps.len(),
             expected,
             "version {version}: {dudos} dudos, dice at steps {dice_steps:?}"
         );
+        if version >= 8 {
+            assert!(
+                own_rolls + 4 <= dudos,
+                "version {version}: {own_rolls} rolls of their own in {dudos} rounds"
+            );
+        } else {
+            assert_eq!(own_rolls, dudos - 1);
+        }
         let rounds = run.summary.report["rounds"].as_u64().unwrap();
         eprintln!(
             "perudo 3 seats, version {version}: {rounds} rounds, {} passes ({:.2} a round)",
