@@ -339,6 +339,14 @@ impl Perudo {
         self.players.iter().find(|p| p.seat == seat)
     }
 
+    /// The player in `seat`, which the chance outcomes being applied were checked to name.
+    fn player_mut(&mut self, seat: Seat) -> &mut Player {
+        self.players
+            .iter_mut()
+            .find(|p| p.seat == seat)
+            .expect("outcomes name seated players")
+    }
+
     /// Dice still on the table.
     pub fn total_dice(&self) -> u16 {
         self.players.iter().map(|p| p.dice_left as u16).sum()
@@ -591,11 +599,7 @@ impl Game for Perudo {
                             });
                         }
                         ChanceOutcome::RolledPrivate { owner, values } => {
-                            let p = self
-                                .players
-                                .iter_mut()
-                                .find(|p| p.seat == *owner)
-                                .expect("checked");
+                            let p = self.player_mut(*owner);
                             p.dice = values.clone();
                             p.rolls += 1;
                             p.rolled = counts[owner];
@@ -610,11 +614,7 @@ impl Game for Perudo {
                 for out in outcomes {
                     match out {
                         ChanceOutcome::Opened { owner, values, .. } => {
-                            let p = self
-                                .players
-                                .iter_mut()
-                                .find(|p| p.seat == *owner)
-                                .expect("checked");
+                            let p = self.player_mut(*owner);
                             let cup = values[..p.dice_left as usize].to_vec();
                             p.dice = Some(cup.clone());
                             self.log.push(LogEntry::Shown {
@@ -623,11 +623,7 @@ impl Game for Perudo {
                             });
                         }
                         ChanceOutcome::RolledPrivate { owner, values } => {
-                            let p = self
-                                .players
-                                .iter_mut()
-                                .find(|p| p.seat == *owner)
-                                .expect("checked");
+                            let p = self.player_mut(*owner);
                             p.rolls += 1;
                             next.insert(*owner, (counts[owner], values.clone()));
                         }
