@@ -19,7 +19,7 @@ const RUN: usize = 6;
 const PAIRS: &[(&str, &str, usize, usize)] = &[
     ("abandon_ship", "lamarckian_poker", 165, 38),
     ("all_fives", "chickenfoot", 141, 30),
-    ("mia", "perudo", 130, 61),
+    ("mia", "perudo", 130, 55),
     ("scoundrel", "the_bogey", 269, 28),
     ("the_bogey", "shooting_party", 447, 48),
     ("scoundrel", "shooting_party", 258, 6),

@@ -320,6 +320,19 @@ impl ChanceSource for Script {
     }
 }
 
+/// What seat `viewer` (or a spectator, `None`) learns of a batch's outcomes `outs`, answering
+/// `reqs`: the others' private values masked.
+pub fn masked_for(
+    outs: &[ChanceOutcome],
+    reqs: &[ChanceRequest],
+    viewer: Option<Seat>,
+) -> Vec<ChanceOutcome> {
+    outs.iter()
+        .zip(reqs)
+        .map(|(o, r)| o.mask_for(r, viewer))
+        .collect()
+}
+
 /// Answers a whole pending batch.
 pub fn fulfil_all(
     source: &mut impl ChanceSource,

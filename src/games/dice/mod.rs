@@ -6,6 +6,21 @@ pub mod ui;
 
 use crate::engine::{Outcome, RuleError, Seat};
 
+/// The first protocol version whose dice games roll the next cups in the pass that opens the
+/// last ones (PROTOCOL.md §5.8, §10.1).
+pub const ROLLS_WITH_OPENING_SINCE: u8 = 8;
+
+/// Whether a table of protocol version `v` rolls the next cups with the opening.
+pub fn rolls_with_opening_at(v: u8) -> bool {
+    v >= ROLLS_WITH_OPENING_SINCE
+}
+
+/// A setup read without a version rolls as this build's tables do (the serde default of the
+/// games' `rolls_with_opening`, which is never on the wire).
+pub fn rolls_with_opening_now() -> bool {
+    rolls_with_opening_at(crate::wire::VERSION)
+}
+
 /// Checks a dice game's seats (`min..=max` players, none listed twice) and finds the chosen
 /// first player among them, if any: the setup checks Perudo and Mia share.
 pub fn check_seating(

@@ -31,7 +31,7 @@ impl TableGame for Mia {
     /// From version 8 a challenge's batch also rolls the next round's first cup.
     fn at_version(setup: Setup, v: u8) -> Setup {
         Setup {
-            rolls_with_opening: v >= 8,
+            rolls_with_opening: crate::games::dice::rolls_with_opening_at(v),
             ..setup
         }
     }

@@ -138,16 +138,10 @@ pub struct Setup {
     /// The seat that opens the first round; `None` tosses for it with a public die.
     pub first: Option<Seat>,
     /// A challenge's batch also rolls the next round's first cup, for each player who may open
-    /// that round (protocol version 8, PROTOCOL.md §5.8). Not on the wire: the table's version
-    /// says it ([`TableGame::at_version`]).
-    ///
-    /// [`TableGame::at_version`]: crate::games::registry::TableGame::at_version
-    #[serde(skip, default = "rolls_with_the_opening")]
+    /// that round, and the toss's every player's (protocol version 8, PROTOCOL.md §5.8); set
+    /// from the table's version, never on the wire.
+    #[serde(skip, default = "crate::games::dice::rolls_with_opening_now")]
     pub rolls_with_opening: bool,
-}
-
-fn rolls_with_the_opening() -> bool {
-    true
 }
 
 impl Setup {
@@ -157,7 +151,7 @@ impl Setup {
             lives: 3,
             ranking,
             first: None,
-            rolls_with_opening: true,
+            rolls_with_opening: crate::games::dice::rolls_with_opening_now(),
         }
     }
 }
@@ -252,6 +246,9 @@ pub enum LogEntry {
 pub struct Mia {
     pub ranking: Ranking,
     pub start_lives: u8,
+    /// Whether cups are rolled with the toss and the opening ([`Setup::rolls_with_opening`]).
+    #[serde(default)]
+    rolls_with_opening: bool,
     pub players: Vec<Player>,
     pub phase: Phase,
     pub round: u32,
@@ -260,9 +257,6 @@ pub struct Mia {
     pub cup: Option<Cup>,
     /// Index of the challenger while the cup opens.
     challenger: usize,
-    /// [`Setup::rolls_with_opening`].
-    #[serde(default)]
-    rolls_with_opening: bool,
     pending: Vec<ChanceRequest>,
     pub log: Vec<LogEntry>,
     /// Seats removed by the table for withholding a step or equivocating: the game ended there

@@ -53,8 +53,8 @@ fn play(
         seats: (0..seats).collect(),
         lives: 3,
         ranking,
-        first: Some(0),
         rolls_with_opening: false,
+        first: Some(0),
     })
     .unwrap();
     let moves: Vec<_> = moves
@@ -372,11 +372,7 @@ fn the_next_cup_is_rolled_with_the_opening_for_whoever_may_open() {
     assert_eq!(owners, vec![1, 2]);
     let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
     let mut seat2 = g.clone();
-    let masked: Vec<_> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(2)))
-        .collect();
+    let masked = crate::engine::sim::masked_for(&outs, &reqs, Some(2));
     seat2.apply_chance(&masked).unwrap();
     g.apply_chance(&outs).unwrap();
     let opener = g.cup.as_ref().unwrap().roller;
@@ -462,11 +458,7 @@ fn the_first_cup_is_rolled_with_the_toss() {
         .map(|p| p.seat)
         .find(|s| *s != first)
         .unwrap();
-    let masked: Vec<_> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(watcher)))
-        .collect();
+    let masked = crate::engine::sim::masked_for(&outs, &reqs, Some(watcher));
     other.apply_chance(&masked).unwrap();
     g.apply_chance(&outs).unwrap();
     assert_eq!(g.to_act(), ToAct::Seat(first));

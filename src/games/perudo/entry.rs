@@ -35,7 +35,7 @@ impl TableGame for Perudo {
     /// From version 8 the next round's cups are rolled with the opening of this round's.
     fn at_version(setup: Setup, v: u8) -> Setup {
         Setup {
-            rolls_with_opening: v >= 8,
+            rolls_with_opening: crate::games::dice::rolls_with_opening_at(v),
             ..setup
         }
     }

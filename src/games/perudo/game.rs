@@ -72,17 +72,11 @@ pub struct Setup {
     /// round).
     pub first: Option<Seat>,
     /// The next round's cups are rolled in the batch that opens this round's (protocol version
-    /// 8, PROTOCOL.md §5.8): no pass of their own between a challenge and the next bid. Not on
-    /// the wire: the table's version says it ([`TableGame::at_version`]); tables of older
+    /// 8, PROTOCOL.md §5.8): no pass of their own between a challenge and the next bid. The
+    /// table's version says it, not the wire (`TableGame::at_version`); tables of older
     /// versions roll after the count, as they were played.
-    ///
-    /// [`TableGame::at_version`]: crate::games::registry::TableGame::at_version
-    #[serde(skip, default = "rolls_with_the_opening")]
+    #[serde(skip, default = "crate::games::dice::rolls_with_opening_now")]
     pub rolls_with_opening: bool,
-}
-
-fn rolls_with_the_opening() -> bool {
-    true
 }
 
 impl Setup {
@@ -91,7 +85,7 @@ impl Setup {
             seats: (0..players).collect(),
             dice_each: 5,
             first: None,
-            rolls_with_opening: true,
+            rolls_with_opening: crate::games::dice::rolls_with_opening_now(),
         }
     }
 }

@@ -243,11 +243,7 @@ fn a_seat_state_holds_only_its_own_dice_until_the_cups_open() {
     let mut oracle = crate::engine::sim::Oracle::new(StdRng::seed_from_u64(1));
     let outs = crate::engine::sim::fulfil_all(&mut oracle, &reqs).unwrap();
     let mut mine = g.clone();
-    let masked: Vec<_> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(1)))
-        .collect();
+    let masked = crate::engine::sim::masked_for(&outs, &reqs, Some(1));
     mine.apply_chance(&masked).unwrap();
     g.apply_chance(&outs).unwrap();
     for p in &mine.players {
@@ -344,11 +340,7 @@ fn the_next_cups_are_rolled_with_the_opening() {
         );
     }
     let mut seat2 = g.clone();
-    let masked: Vec<_> = outs
-        .iter()
-        .zip(&reqs)
-        .map(|(o, r)| o.mask_for(r, Some(2)))
-        .collect();
+    let masked = crate::engine::sim::masked_for(&outs, &reqs, Some(2));
     seat2.apply_chance(&masked).unwrap();
     g.apply_chance(&outs).unwrap();
     let rolled = |owner: Seat| -> Vec<u8> {

@@ -78,8 +78,8 @@ impl Script {
             seats: self.seats.clone(),
             lives: self.lives,
             ranking,
-            first: self.first,
             rolls_with_opening: false,
+            first: self.first,
         })
         .map_err(|e| e.to_string())?;
         crate::games::script::play_and_report(game, &self.dice, &self.actions, parse_action, |g| {

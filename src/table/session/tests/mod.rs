@@ -64,6 +64,11 @@ fn master(seat: usize, seed: u64) -> Zeroizing<[u8; 32]> {
 
 impl<G: Game + 'static> Harness<G> {
     fn new(game: G, seed: u64, deadlines: Deadlines) -> Harness<G> {
+        Harness::at_version(game, seed, deadlines, crate::wire::VERSION)
+    }
+
+    /// A table of protocol `version` (its game set up as that version plays it).
+    fn at_version(game: G, seed: u64, deadlines: Deadlines, version: u8) -> Harness<G> {
         let n = game.seats().len();
         let keys: Vec<Keys> = (0..n)
             .map(|i| {
@@ -79,7 +84,7 @@ impl<G: Game + 'static> Harness<G> {
             deadlines,
             start: START,
             pow: 0,
-            version: crate::wire::VERSION,
+            version,
         };
         let seats = (0..n)
             .map(|i| {
