@@ -5,8 +5,8 @@
 use super::{Phase, Race, RaceView, Solitaire, Verdict};
 use crate::bots::Bot;
 use crate::cards::CardId;
-use crate::engine::sim::{fulfil_all, Oracle};
-use crate::engine::{ChanceOutcome, ChanceRequest, ForfeitReason, Game, Seat, ToAct};
+use crate::engine::sim::{fulfil_all, masked_for as masked, Oracle};
+use crate::engine::{ChanceRequest, ForfeitReason, Game, Seat, ToAct};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -64,18 +64,6 @@ pub fn show_the_end<R: Solitaire>(g: &mut Race<R>, oracle: &mut Oracle<StdRng>, 
     }
     assert!(batches >= 1, "{:?}", g.to_act());
     assert!(g.is_terminal());
-}
-
-/// `outs` as `viewer` receives them.
-pub fn masked(
-    outs: &[ChanceOutcome],
-    reqs: &[ChanceRequest],
-    viewer: Option<Seat>,
-) -> Vec<ChanceOutcome> {
-    outs.iter()
-        .zip(reqs)
-        .map(|(o, r)| o.mask_for(r, viewer))
-        .collect()
 }
 
 /// Nothing is shown before a race ends: its first requests shuffle and deal sealed.
