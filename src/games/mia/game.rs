@@ -265,6 +265,15 @@ pub struct Mia {
     pub forfeited: Vec<Seat>,
 }
 
+/// The lives a challenge of `claim` costs its loser (§Challenge: two for Mia).
+fn lives_at_stake(claim: Throw) -> u8 {
+    if claim == Throw::MIA {
+        2
+    } else {
+        1
+    }
+}
+
 impl Mia {
     pub fn new(setup: &Setup) -> Result<Mia, RuleError> {
         let n = setup.seats.len();
@@ -374,19 +383,15 @@ impl Mia {
         cups
     }
 
-    /// Who opens the next round if player `loser` loses this challenge's lives (§Next round),
-    /// or `None` when that ends the game.
+    /// Who opens the next round if player `loser` loses `cost` lives (§Next round: the loser,
+    /// or the next living player if it goes out), or `None` when that ends the game.
     fn opener_if_lost(&self, loser: usize, cost: u8) -> Option<usize> {
         if self.players[loser].lives > cost {
             return Some(loser);
         }
-        if self.alive() <= 2 {
-            return None;
-        }
-        let n = self.players.len();
-        (1..n)
-            .map(|k| (loser + k) % n)
-            .find(|&j| self.players[j].lives > 0)
+        // Out: the game ends with one player left, or goes on from the next living one (never
+        // the loser itself, since at least two others live).
+        (self.alive() > 2).then(|| self.next_alive(loser))
     }
 
     /// Player `i` rolls the cup; once the dice arrive it must claim above `above`.
@@ -547,7 +552,10 @@ impl Mia {
         } else {
             self.challenger
         };
-        let cost = if claim == Throw::MIA { 2 } else { 1 };
+        let cost = lives_at_stake(claim);
+        // §Next round, decided before the lives are taken, by the rule the challenge used to
+        // roll for the possible openers.
+        let opener = self.opener_if_lost(loser, cost);
         let p = &mut self.players[loser];
         let lost = cost.min(p.lives);
         p.lives -= lost;
@@ -556,17 +564,11 @@ impl Mia {
         if self.players[loser].lives == 0 {
             self.log.push(LogEntry::Out { seat });
         }
-        if self.alive() == 1 {
+        let Some(opener) = opener else {
             let w = self.players.iter().find(|p| p.lives > 0).expect("one").seat;
             self.log.push(LogEntry::Won { seat: w });
             self.phase = Phase::Done;
             return;
-        }
-        // §Next round: the loser opens it, or the next living player if the loser is out.
-        let opener = if self.players[loser].lives == 0 {
-            self.next_alive(loser)
-        } else {
-            loser
         };
         if next.is_empty() {
             // Not rolled with the opening (a table before version 8, or a challenge that could
@@ -672,7 +674,7 @@ impl Game for Mia {
                 // nothing. A challenge that may end the game rolls nothing, so that no seat
                 // owes a part of that pass after it could see who wins.
                 if self.rolls_with_opening {
-                    let cost = if cup.claim == Some(Throw::MIA) { 2 } else { 1 };
+                    let cost = lives_at_stake(cup.claim.expect("a challenge follows a claim"));
                     let mut openers: Vec<usize> = Vec::new();
                     let mut may_end = false;
                     for loser in [self.index(cup.owner), i] {
