@@ -478,11 +478,10 @@ impl Perudo {
             return;
         }
         // The cups rolled with the opening: a player who lost a die keeps the first ones.
-        for p in &mut self.players {
-            if let (Some((count, dice)), true) = (next.remove(&p.seat), p.dice_left > 0) {
-                p.rolled = count;
-                p.dice = dice.map(|d| d[..p.dice_left as usize].to_vec());
-            }
+        for p in self.players.iter_mut().filter(|p| p.dice_left > 0) {
+            let (count, dice) = next.remove(&p.seat).expect("every cup in play was rolled");
+            p.rolled = count;
+            p.dice = dice.map(|d| d[..p.dice_left as usize].to_vec());
         }
         self.begin_round();
     }
