@@ -223,7 +223,7 @@ async fn an_illegal_bet_is_rejected_and_attributed() {
         opts(3, 1),
         1,
         once(|p| match &mut p.body {
-            Body::Move { action } => {
+            Body::Move { action, .. } => {
                 *action = self::action(Action::Raise { to: 1_000_000 });
                 Some(TamperAction::Send)
             }
@@ -323,7 +323,7 @@ async fn a_fork_is_proven_and_the_equivocator_forfeits() {
         o,
         1,
         once(move |p| match &p.body {
-            Body::Move { action } => {
+            Body::Move { action, .. } => {
                 // Sign a second, different move for the same step and send both.
                 let mut other = p.clone();
                 let fold = self::action(Action::Fold);
@@ -333,6 +333,7 @@ async fn a_fork_is_proven_and_the_equivocator_forfeits() {
                     } else {
                         fold
                     },
+                    tokens: Vec::new(),
                 };
                 let ev = log_event(&host, &other).sign_with_keys(&cheat).unwrap();
                 Some(TamperAction::SendAlso(Box::new(ev)))
@@ -410,6 +411,7 @@ async fn a_move_signed_at_a_reveal_step_is_rejected_and_its_signer_forfeits() {
                 let mut mv = p.clone();
                 mv.body = Body::Move {
                     action: self::action(Action::Raise { to: 50 }),
+                    tokens: Vec::new(),
                 };
                 let ev = log_event(&host, &mv).sign_with_keys(&cheat).unwrap();
                 Some(TamperAction::SendAlso(Box::new(ev)))
@@ -442,7 +444,7 @@ async fn verify_reports_the_first_violation_of_a_table() {
         opts(3, 1),
         1,
         once(|p| match &mut p.body {
-            Body::Move { action } => {
+            Body::Move { action, .. } => {
                 *action = self::action(Action::Raise { to: 1_000_000 });
                 Some(TamperAction::Send)
             }

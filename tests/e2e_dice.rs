@@ -3,6 +3,7 @@
 //! no die of any cup before the challenge that opens it; a seat that refuses to open its cup; a
 //! seat that signs two moves for one turn.
 
+use crate::common::public_log;
 use nostr_sdk::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -11,13 +12,12 @@ use tolerance::engine::Seat;
 use tolerance::games::mia::Mia;
 use tolerance::games::perudo::{self, Perudo};
 use tolerance::games::registry::SetupOptions;
-use tolerance::net::pool::{PoolConfig, RelayPool};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
-use tolerance::table::runner::{fetch_table, table_game, Tamper, TamperAction};
+use tolerance::table::runner::{table_game, Tamper, TamperAction};
 use tolerance::table::{Session, Verdict, Violation};
-use tolerance::wire::log::{log_event, parse_log, Body, Payload};
-use tolerance::wire::{self, Deadlines};
+use tolerance::wire::log::{log_event, Body, Payload};
+use tolerance::wire::Deadlines;
 
 /// One table at a time: short deadlines, and two cores.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -147,39 +147,6 @@ async fn dice_games_roll_the_next_cups_with_the_opening_from_version_8_and_versi
     }
 }
 
-/// The relay's copy of a finished table: (author seat, payload, event) in step order.
-async fn public_log(
-    url: &str,
-    run: &DemoRun,
-) -> (Vec<(Seat, Payload, Event)>, wire::TableSpec, u64) {
-    let pool = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
-        .await
-        .unwrap();
-    let (spec, start) = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(5))
-        .await
-        .unwrap();
-    let seats = spec.seat_keys();
-    let events = pool
-        .fetch_all(
-            wire::log_filter(&run.host, &run.table, &seats),
-            500,
-            Duration::from_secs(10),
-        )
-        .await
-        .unwrap();
-    pool.shutdown().await;
-    let mut log: Vec<(Seat, Payload, Event)> = events
-        .into_iter()
-        .map(|e| {
-            let p = parse_log(&e, &run.table).unwrap();
-            let s = seats.iter().position(|k| *k == e.pubkey).unwrap() as Seat;
-            (s, p, e)
-        })
-        .collect();
-    log.sort_by_key(|(_, p, e)| (p.step, e.created_at, e.id));
-    (log, spec, start)
-}
-
 /// The slot each public dice value is for: the first four bytes of its reveal.
 fn slot_of(reveal: &str) -> u32 {
     use base64::Engine;
@@ -190,7 +157,7 @@ fn slot_of(reveal: &str) -> u32 {
 }
 
 fn is_dudo(p: &Payload) -> bool {
-    matches!(&p.body, Body::Move { action } if *action == serde_json::json!("dudo"))
+    matches!(&p.body, Body::Move { action, .. } if *action == serde_json::json!("dudo"))
 }
 
 /// On the public log alone: a die of a private roll is a function of every dice-epoch member's
@@ -453,7 +420,7 @@ async fn a_seat_that_signs_two_moves_for_one_turn_is_reported_and_removed() {
     o.tamper = (0..3).map(|_| None).collect();
     let mut done = false;
     o.tamper[2] = Some(Box::new(move |p: &mut Payload| {
-        let Body::Move { action } = &p.body else {
+        let Body::Move { action, .. } = &p.body else {
             return TamperAction::Send;
         };
         if done {
@@ -466,7 +433,10 @@ async fn a_seat_that_signs_two_moves_for_one_turn_is_reported_and_removed() {
             serde_json::json!("challenge")
         };
         let mut twin = p.clone();
-        twin.body = Body::Move { action: other };
+        twin.body = Body::Move {
+            action: other,
+            tokens: Vec::new(),
+        };
         let ev = log_event(&host, &twin).sign_with_keys(&cheat).unwrap();
         TamperAction::SendAlso(Box::new(ev))
     }));

@@ -420,7 +420,7 @@ fn follow_log<T: Send + 'static>(
 fn watch_log(r: &Relay, naddr: &str) -> Arc<Mutex<Vec<(u64, String, String)>>> {
     follow_log(r, naddr, |_, p| {
         let action = match &p.body {
-            tolerance::wire::log::Body::Move { action } => action.to_string(),
+            tolerance::wire::log::Body::Move { action, .. } => action.to_string(),
             _ => String::new(),
         };
         (p.step as u64, p.body.name().to_string(), action)

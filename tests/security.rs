@@ -398,6 +398,7 @@ fn junk(host: &PublicKey, table: &str, step: u32, prev: &str, bytes: usize) -> E
         ahead: None,
         body: Body::Move {
             action: Value::String("x".repeat(bytes)),
+            tokens: Vec::new(),
         },
     };
     log_event(host, &p)
@@ -563,6 +564,7 @@ fn seated_junk(keys: &Keys, host: &PublicKey, table: &str, step: u32, prev: &str
         ahead: None,
         body: Body::Move {
             action: Value::String("x".repeat(60_000)),
+            tokens: Vec::new(),
         },
     };
     log_event(host, &p).sign_with_keys(keys).unwrap()

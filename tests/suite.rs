@@ -13,6 +13,7 @@ mod browser;
 mod cli_play;
 mod clock_skew;
 mod dice_cli;
+mod e2e_cards;
 mod e2e_dice;
 mod e2e_tolerance;
 mod every_game;

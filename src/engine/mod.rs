@@ -732,6 +732,12 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// players; wasted work for one that shuffles once.
     const SHUFFLES_AHEAD: bool = false;
 
+    /// Whether [`Game::clock`] may change what the game asks for. A move's event carries its
+    /// mover's tokens for the chance batch the game asks for right after it (PROTOCOL §5.4,
+    /// version 9), worked out before the event has a time; a game whose timer may change that
+    /// batch when the log's time moves on (Insider) has its moves carry none.
+    const KEEPS_TIME: bool = false;
+
     /// Seats dealt out for now: a game of many episodes (hands) may keep a seat that forfeited
     /// for absence ([`ForfeitReason::sits_out`]) at the table with what it has, dealing it no
     /// hand until [`Game::sit_in`]. Ascending. None by default: the forfeit removed them.

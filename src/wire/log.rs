@@ -13,7 +13,7 @@ use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 8;
+pub const LOG_VERSION: u8 = 9;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,7 +123,14 @@ pub enum Body {
     /// whisperer's letter-key secret, or a non-holder's decoy seed.
     Unseal { secrets: Vec<String> },
     /// Sequential: the game move of the seat to act, as the game writes its actions in JSON.
-    Move { action: serde_json::Value },
+    /// From version 9, `tokens`: the sender's tokens for the cards the move has shown, exactly
+    /// those it would owe in the reveal stage of the chance batch the game asks for next
+    /// (PROTOCOL.md §5.4), so a card its holder shows by its own move costs no pass of its own.
+    Move {
+        action: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tokens: Vec<TokenMsg>,
+    },
     /// Parallel, each seat of a sealed decision: `sha256` (hex) of its move and a secret salt;
     /// `mine` is the move encrypted to the seat itself, so it can open it after a restart.
     Seal {
@@ -236,16 +243,32 @@ pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
     struct Versioned {
         v: u8,
     }
-    match serde_json::from_str::<Versioned>(&event.content) {
+    let v = match serde_json::from_str::<Versioned>(&event.content) {
         Ok(Versioned { v }) if !super::READS.contains(&v) => {
             return Err(WireError::Version { id, got: v });
         }
-        _ => {}
-    }
-    let p: Payload = serde_json::from_str(&event.content).map_err(|e| WireError::Malformed {
+        Ok(Versioned { v }) => Some(v),
+        Err(_) => None,
+    };
+    let malformed = |e: serde_json::Error| WireError::Malformed {
         id: id.clone(),
         reason: e.to_string(),
-    })?;
+    };
+    let p: Payload = match v {
+        // Before version 9 a move's `tokens` was a field its clients ignored, whatever it held:
+        // this client ignores it there too, so it judges an old table as they did (§10.1).
+        Some(v) if v < super::TOKENS_ON_MOVES_SINCE => {
+            let mut value: serde_json::Value =
+                serde_json::from_str(&event.content).map_err(malformed)?;
+            if let Some(o) = value.as_object_mut() {
+                if o.get("type").and_then(|t| t.as_str()) == Some("move") {
+                    o.remove("tokens");
+                }
+            }
+            serde_json::from_value(value).map_err(malformed)?
+        }
+        _ => serde_json::from_str(&event.content).map_err(malformed)?,
+    };
     if p.table != table {
         return Err(WireError::OtherTable {
             id,
@@ -284,6 +307,7 @@ mod tests {
             ahead: None,
             body: Body::Move {
                 action: serde_json::json!({"raise": {"to": 40}}),
+                tokens: Vec::new(),
             },
         };
         let ev = log_event(&host.public_key(), &p)

@@ -250,3 +250,49 @@ pub fn naddr_of(line: &str) -> String {
         .expect("an naddr")
         .to_string()
 }
+
+/// The relay's copy of a finished table: (author seat, payload, event) in step order.
+pub async fn public_log(
+    url: &str,
+    run: &tolerance::table::demo::DemoRun,
+) -> (
+    Vec<(
+        tolerance::engine::Seat,
+        tolerance::wire::log::Payload,
+        nostr_sdk::Event,
+    )>,
+    tolerance::wire::TableSpec,
+    u64,
+) {
+    use nostr_sdk::prelude::*;
+    use tolerance::engine::Seat;
+    use tolerance::net::pool::{PoolConfig, RelayPool};
+    use tolerance::table::runner::fetch_table;
+    use tolerance::wire::{self, log::parse_log, log::Payload};
+    let pool = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
+        .await
+        .unwrap();
+    let (spec, start) = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let seats = spec.seat_keys();
+    let events = pool
+        .fetch_all(
+            wire::log_filter(&run.host, &run.table, &seats),
+            500,
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    pool.shutdown().await;
+    let mut log: Vec<(Seat, Payload, Event)> = events
+        .into_iter()
+        .map(|e| {
+            let p = parse_log(&e, &run.table).unwrap();
+            let s = seats.iter().position(|k| *k == e.pubkey).unwrap() as Seat;
+            (s, p, e)
+        })
+        .collect();
+    log.sort_by_key(|(_, p, e)| (p.step, e.created_at, e.id));
+    (log, spec, start)
+}

@@ -781,6 +781,7 @@ impl Game for Insider {
     type Action = Action;
     type View = InsiderView;
     const NAME: &'static str = "insider";
+    const KEEPS_TIME: bool = true;
 
     fn to_act(&self) -> ToAct {
         if !self.pending.is_empty() {

@@ -405,55 +405,7 @@ impl Chance {
             ));
         }
         let showings = self.check_showings(seat, shown, &owed.shown)?;
-        // A token event may carry dozens of tokens (a showdown, a board); they are checked per
-        // deck as one random linear combination (FAIR.md §9.5), and only a failing batch is
-        // re-checked token by token to name the bad one.
-        let mut parsed: BTreeMap<DeckId, Vec<(u16, Option<u16>, RevealToken)>> = BTreeMap::new();
-        for (t, (deck, position, recipient)) in tokens.iter().zip(&owed.tokens) {
-            if t.deck != *deck || t.position != *position {
-                return Err(bad(
-                    seat,
-                    format!(
-                        "a token for deck {} position {}, deck {deck} position {position} owed",
-                        t.deck, t.position
-                    ),
-                ));
-            }
-            let tok = RevealToken::from_base64(&t.token)
-                .map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
-            parsed
-                .entry(*deck)
-                .or_default()
-                .push((*position, *recipient, tok));
-        }
-        let mut plain = Vec::new();
-        for (deck, toks) in &parsed {
-            let d = &self.decks[deck];
-            let idx = d
-                .idx(seat)
-                .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
-            let deck_now = d.verified()?;
-            let checks: Vec<TokenCheck<'_>> = toks
-                .iter()
-                .map(|(position, recipient, tok)| TokenCheck {
-                    ctx: self
-                        .ctx(d.fair_hand, idx, seat)
-                        .with_step(FairStep::Reveal {
-                            position: *position,
-                            recipient: *recipient,
-                        }),
-                    share: &d.shares[idx],
-                    token: tok,
-                })
-                .collect();
-            for (r, (position, _, _)) in fair::verify_tokens_each(deck_now, &checks)
-                .into_iter()
-                .zip(toks)
-            {
-                let v = r.map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
-                plain.push((*deck, *position, v));
-            }
-        }
+        let plain = self.verify_plain(seat, tokens, &owed.tokens)?;
         let mut mine = Vec::new();
         for (t, (deck, position, to)) in sealed.iter().zip(&owed.sealed) {
             if t.deck != *deck || t.position != *position || t.to != *to {
@@ -511,6 +463,65 @@ impl Chance {
             b.stage = b.next_stage(Stage::Reveal);
         }
         Ok(())
+    }
+
+    /// `seat`'s plain tokens checked against what it owes (`(deck, position, recipient index)`,
+    /// in order). A token event may carry dozens of tokens (a showdown, a board); they are
+    /// checked per deck as one random linear combination (FAIR.md §9.5), and only a failing
+    /// batch is re-checked token by token to name the bad one.
+    pub(super) fn verify_plain(
+        &self,
+        seat: Seat,
+        tokens: &[TokenMsg],
+        owed: &[(DeckId, u16, Option<u16>)],
+    ) -> Result<Vec<(DeckId, u16, VerifiedToken)>, ChanceError> {
+        let mut parsed: BTreeMap<DeckId, Vec<(u16, Option<u16>, RevealToken)>> = BTreeMap::new();
+        for (t, (deck, position, recipient)) in tokens.iter().zip(owed) {
+            if t.deck != *deck || t.position != *position {
+                return Err(bad(
+                    seat,
+                    format!(
+                        "a token for deck {} position {}, deck {deck} position {position} owed",
+                        t.deck, t.position
+                    ),
+                ));
+            }
+            let tok = RevealToken::from_base64(&t.token)
+                .map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
+            parsed
+                .entry(*deck)
+                .or_default()
+                .push((*position, *recipient, tok));
+        }
+        let mut plain = Vec::new();
+        for (deck, toks) in &parsed {
+            let d = &self.decks[deck];
+            let idx = d
+                .idx(seat)
+                .ok_or_else(|| bad(seat, "holds no share of the deck"))?;
+            let deck_now = d.verified()?;
+            let checks: Vec<TokenCheck<'_>> = toks
+                .iter()
+                .map(|(position, recipient, tok)| TokenCheck {
+                    ctx: self
+                        .ctx(d.fair_hand, idx, seat)
+                        .with_step(FairStep::Reveal {
+                            position: *position,
+                            recipient: *recipient,
+                        }),
+                    share: &d.shares[idx],
+                    token: tok,
+                })
+                .collect();
+            for (r, (position, _, _)) in fair::verify_tokens_each(deck_now, &checks)
+                .into_iter()
+                .zip(toks)
+            {
+                let v = r.map_err(|e| bad(seat, format!("token for position {position}: {e}")))?;
+                plain.push((*deck, *position, v));
+            }
+        }
+        Ok(plain)
     }
 
     /// What `seat` owes in the whisper stage under way, checked against what it sent: the

@@ -24,11 +24,13 @@
 //!
 //! Here: the state (secrets, decks, epochs, whispers, the batch) and how a batch begins and is
 //! planned. In its parts: `produce`, what this seat publishes; `accept`, what the others
-//! publish; `outcomes`, the batch's results; `ahead`, the deck prepared ahead; and `job`, this
-//! seat's own shuffle as a job another copy of the client makes (the page's worker).
+//! publish; `outcomes`, the batch's results; `ahead`, the deck prepared ahead; `carried`, the
+//! tokens a move carries for the cards it shows; and `job`, this seat's own shuffle as a job
+//! another copy of the client makes (the page's worker).
 
 mod accept;
 mod ahead;
+mod carried;
 mod job;
 mod outcomes;
 mod produce;

@@ -977,11 +977,36 @@ impl<G: Game> Session<G> {
                 let t_done = self.r.got.values().copied().max().unwrap_or(t);
                 Ok(Some(Done::Normal { head, t: t_done }))
             }
-            (Kind::Move(actor), Body::Move { action }) => {
+            (Kind::Move(actor), Body::Move { action, tokens }) => {
                 let actor = *actor;
                 let a: G::Action = serde_json::from_value(action.clone())
                     .map_err(|e| format!("unreadable move: {e}"))?;
-                self.r.game.apply(actor, &a).map_err(|e| e.to_string())?;
+                if self.carries_tokens() {
+                    // The move and its tokens stand or fall together: the game moves on only
+                    // once the tokens check out.
+                    let mut game = self.r.game.clone();
+                    game.apply(actor, &a).map_err(|e| e.to_string())?;
+                    let owed = match game.to_act() {
+                        ToAct::Chance(reqs) => self.r.chance.carried_owed(&reqs, actor),
+                        _ => Vec::new(),
+                    };
+                    self.r
+                        .chance
+                        .accept_carried(actor, &owed, tokens)
+                        .map_err(|e| e.to_string())?;
+                    self.r.game = game;
+                } else {
+                    // Before version 9 the field is dropped as the event is read (§10.1), so
+                    // this is a game with a timer, whose moves carry none.
+                    if !tokens.is_empty() {
+                        return Err(
+                            "a move carrying tokens in a game with a timer, whose moves \
+                                    carry none"
+                                .into(),
+                        );
+                    }
+                    self.r.game.apply(actor, &a).map_err(|e| e.to_string())?;
+                }
                 self.r.moves += 1;
                 Ok(Some(Done::Normal {
                     head: Some(h.id().to_hex()),
@@ -1298,6 +1323,12 @@ impl<G: Game> Session<G> {
         });
         self.r.timeouts.insert(s);
         self.complete(Some(head), t, None);
+    }
+
+    /// Whether this table's moves carry their mover's tokens for the cards they show
+    /// (version 9, PROTOCOL.md §5.4).
+    pub(crate) fn carries_tokens(&self) -> bool {
+        self.cfg.version >= crate::wire::TOKENS_ON_MOVES_SINCE && !G::KEEPS_TIME
     }
 
     /// This seat's contribution to the open step, when it can make it without a decision.

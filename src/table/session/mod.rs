@@ -28,7 +28,7 @@ use super::chance::{
     AheadPart, Chance, ChanceStats, Secrets, ShuffleCache, ShuffleDone, ShuffleJob,
 };
 use crate::engine::{ForfeitReason, Game, Seat, ToAct};
-use crate::wire::log::{parse_log, Body, Payload};
+use crate::wire::log::{parse_log, Body, Payload, TokenMsg};
 use crate::wire::Deadlines;
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
@@ -749,7 +749,7 @@ impl<G: Game> Session<G> {
         if self.awaited() != [seat] {
             return None;
         }
-        if let (derive::Kind::Move(_), Body::Move { action }) = (&r.kind, &p.body) {
+        if let (derive::Kind::Move(_), Body::Move { action, .. }) = (&r.kind, &p.body) {
             let a: G::Action = serde_json::from_value(action.clone()).ok()?;
             let mut game = r.game.clone();
             game.apply(seat, &a).ok()?;
@@ -1119,12 +1119,33 @@ impl<G: Game> Session<G> {
                 mine: Some(self.seal_note(self.r.step, &json)?),
             }
         } else {
-            Body::Move { action: json }
+            Body::Move {
+                action: json,
+                tokens: self.carried(me, action).map_err(SessionError::Local)?,
+            }
         };
         let p = self.contribution(body).map_err(SessionError::Local)?;
         self.own.insert((self.r.step, self.r.head.clone()));
         self.outbox.push(p);
         Ok(())
+    }
+
+    /// The tokens this seat's move `action` carries: its tokens for the cards the batch the
+    /// game asks for next shows, every client working out the same list (PROTOCOL.md §5.4).
+    fn carried(&self, me: Seat, action: &G::Action) -> Result<Vec<TokenMsg>, String> {
+        if !self.carries_tokens() {
+            return Ok(Vec::new());
+        }
+        let mut game = self.r.game.clone();
+        game.apply(me, action).map_err(|e| e.to_string())?;
+        let ToAct::Chance(reqs) = game.to_act() else {
+            return Ok(Vec::new());
+        };
+        let owed = self.r.chance.carried_owed(&reqs, me);
+        self.r
+            .chance
+            .carried_tokens(&owed)
+            .map_err(|e| e.to_string())
     }
 
     /// The secret salt of this seat's sealed move at `step`.

@@ -69,7 +69,7 @@ fn forks_after_the_end_at_several_steps_change_nothing() {
             .collect();
         assert!(mine.len() >= 4, "seed {seed}: {} events", mine.len());
         for mut p in mine {
-            if let Body::Move { action } = &mut p.body {
+            if let Body::Move { action, .. } = &mut p.body {
                 *action = other_choice(action);
             }
             let ev = h.sign(z, &p, h.now + 600);
@@ -153,6 +153,7 @@ fn filler<G: Game + 'static>(
         ahead: None,
         body: Body::Move {
             action: serde_json::Value::String("x".repeat(bytes)),
+            tokens: Vec::new(),
         },
     };
     h.sign(seat, &p, at)

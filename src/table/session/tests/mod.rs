@@ -11,6 +11,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
+mod carried;
 mod finality;
 
 const START: u64 = 1_700_000_000;
@@ -773,6 +774,7 @@ fn a_fork_removes_its_signer_unless_everyone_else_had_built_past_it() {
         ahead: None,
         body: Body::Move {
             action: serde_json::to_value(a).unwrap(),
+            tokens: Vec::new(),
         },
     };
     let (pa, pb) = (mk(turn.legal[0]), mk(turn.legal[1]));
