@@ -732,6 +732,11 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// players; wasted work for one that shuffles once.
     const SHUFFLES_AHEAD: bool = false;
 
+    /// The first protocol version at whose tables [`Game::SHUFFLES_AHEAD`] holds: a game that
+    /// came to prepare its decks ahead later keeps its older tables judged as they were played
+    /// (which events carry `ahead` parts and which batches key their own decks).
+    const SHUFFLES_AHEAD_SINCE: u8 = 0;
+
     /// Whether [`Game::clock`] may change what the game asks for. A move's event carries its
     /// mover's tokens for the chance batch the game asks for right after it (PROTOCOL §5.4,
     /// version 9), worked out before the event has a time; a game whose timer may change that

@@ -738,6 +738,10 @@ impl Game for AbandonShip {
     type Action = Action;
     type View = AbandonView;
     const NAME: &'static str = "abandon-ship";
+    /// Hand after hand of the same set to the same players: the next one is keyed and shuffled
+    /// during this one, from protocol version 9 (PROTOCOL.md §5.9).
+    const SHUFFLES_AHEAD: bool = true;
+    const SHUFFLES_AHEAD_SINCE: u8 = 9;
 
     fn to_act(&self) -> ToAct {
         if !self.pending.is_empty() {

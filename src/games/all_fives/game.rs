@@ -579,6 +579,10 @@ impl Game for AllFives {
     type Action = Action;
     type View = AllFivesView;
     const NAME: &'static str = "all-fives";
+    /// Hand after hand of the same set to the same players: the next one is keyed and shuffled
+    /// during this one, from protocol version 9 (PROTOCOL.md §5.9).
+    const SHUFFLES_AHEAD: bool = true;
+    const SHUFFLES_AHEAD_SINCE: u8 = 9;
 
     fn to_act(&self) -> ToAct {
         self.board.to_act()

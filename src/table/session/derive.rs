@@ -280,7 +280,9 @@ impl<G: Game> Session<G> {
                 // Spare decks only for a game that deals again and again, and not while a seat
                 // sits out: its `back` travels on a setup, and a hand served by a spare has none
                 // (PROTOCOL §5.9, §7.10).
-                let spares = G::SHUFFLES_AHEAD && self.r.game.sitting_out().is_empty();
+                let spares = G::SHUFFLES_AHEAD
+                    && self.cfg.version >= G::SHUFFLES_AHEAD_SINCE
+                    && self.r.game.sitting_out().is_empty();
                 if let Err(e) = self.r.chance.begin(reqs, parts, spares) {
                     self.broken(e.to_string());
                     return true;

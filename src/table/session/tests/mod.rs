@@ -1893,6 +1893,41 @@ fn card_games_whose_participants_change_play_through() {
 }
 
 #[test]
+fn all_fives_and_abandon_ship_deal_each_hand_from_the_deck_prepared_during_the_one_before_from_version_9(
+) {
+    use crate::games::abandon_ship::{self, AbandonShip};
+    use crate::games::all_fives::{self, AllFives};
+    fn served<G: Game + 'static>(game: G, seed: u64, version: u8) -> (u64, u64) {
+        let mut h = Harness::at_version(game, seed, quick(), version);
+        h.run(60);
+        h.agree();
+        assert!(h.spectator.game().outcome().is_some());
+        assert!(
+            honest_violations(&h).is_empty(),
+            "{:?}",
+            honest_violations(&h)
+        );
+        let mut backwards = h.log.clone();
+        backwards.reverse();
+        assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+        let st = h.spectator.stats();
+        (st.chance.spares_used, st.chance.epochs)
+    }
+    let mut fives = all_fives::Setup::new(3);
+    fives.hands = Some(3);
+    let fives = AllFives::new(&fives).unwrap();
+    let mut ship = abandon_ship::Setup::new(3);
+    ship.rounds = Some(3);
+    let ship = AbandonShip::new(&ship).unwrap();
+    // Version 8 keys every hand's deck in a setup of its own; version 9 serves each later hand
+    // from the deck its players shuffled during the hand before.
+    assert_eq!(served(fives.clone(), 73, 8).0, 0);
+    assert_eq!(served(fives, 73, 9).0, 2, "the two later hands of three");
+    assert_eq!(served(ship.clone(), 74, 8).0, 0);
+    assert!(served(ship, 74, 9).0 >= 1, "a later round served");
+}
+
+#[test]
 fn a_log_event_below_the_announced_proof_of_work_is_rejected_in_words() {
     let game = HighCard::new(&high_card::Setup::new(2)).unwrap();
     let h = Harness::new(game.clone(), 11, quick());
