@@ -3,13 +3,13 @@
 //! reveal pass of the holder alone after every tile played, and a version 9 table none — the
 //! play carries its token — while both play to an end every client and a later verify agree on.
 
-use crate::common::public_log;
+use crate::common::{clients_agree, public_log};
 use tolerance::engine::Seat;
 use tolerance::games::abandon_ship::AbandonShip;
 use tolerance::games::all_fives::AllFives;
 use tolerance::games::registry::SetupOptions;
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
-use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
+use tolerance::table::demo::{run_demo, DemoOptions};
 use tolerance::wire::log::{Body, Payload};
 
 fn opts(players: u8, url: &str, version: u8) -> DemoOptions {
@@ -22,17 +22,6 @@ fn opts(players: u8, url: &str, version: u8) -> DemoOptions {
         relays: vec![url.to_string()],
         version,
         ..DemoOptions::default()
-    }
-}
-
-fn all_agree(run: &DemoRun) {
-    assert!(run.summary.verified, "{:?}", run.summary);
-    let first = run.reports[0].as_ref().expect("client 0 ran");
-    for (i, r) in run.reports.iter().enumerate() {
-        let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
-        assert!(r.finished && r.violations.is_empty(), "seat {i}: {r:?}");
-        assert_eq!(r.public, first.public, "seat {i}");
-        assert_eq!(r.head, first.head, "seat {i}");
     }
 }
 
@@ -94,7 +83,7 @@ async fn a_tile_or_card_its_holder_shows_by_its_move_opens_with_the_move_from_ve
         let run = run_demo::<AllFives>(opts(3, &url, version), None, None)
             .await
             .unwrap();
-        all_agree(&run);
+        clients_agree(&run);
         let (log, spec, _) = public_log(&url, &run).await;
         assert_eq!(spec.v, version);
         let c = counts(&log, &["play"]);
@@ -117,7 +106,7 @@ async fn a_tile_or_card_its_holder_shows_by_its_move_opens_with_the_move_from_ve
     let run = run_demo::<AbandonShip>(opts(3, &url, 9), None, None)
         .await
         .unwrap();
-    all_agree(&run);
+    clients_agree(&run);
     let (log, _, _) = public_log(&url, &run).await;
     let c = counts(&log, &["discard", "fight", "raise"]);
     assert!(c.shows >= 5, "{} cards played", c.shows);

@@ -13,19 +13,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use nostr_sdk::prelude::{Event, Keys};
+use nostr_sdk::prelude::Event;
 use tolerance::engine::{DeckId, Seat};
 use tolerance::games::registry::SetupOptions;
 use tolerance::games::tolerance::hand::LogEntry;
 use tolerance::games::tolerance::{Action, HandSummary, Tolerance, Variant};
-use tolerance::net::pool::{PoolConfig, RelayPool};
 use tolerance::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use tolerance::table::demo::{run_demo, DemoOptions, DemoRun};
-use tolerance::table::runner::{fetch_table, table_game, Decider, DecisionFuture};
+use tolerance::table::runner::{table_game, Decider, DecisionFuture};
 use tolerance::table::session::Turn;
 use tolerance::table::Session;
-use tolerance::wire;
-use tolerance::wire::log::{parse_log, Ahead, Body, Payload, TokenMsg};
+use tolerance::wire::log::{Ahead, Body, Payload, TokenMsg};
 
 async fn embedded() -> EmbeddedRelay {
     EmbeddedRelay::start(EmbeddedRelayConfig::default())
@@ -279,35 +277,7 @@ struct Spectated {
 /// hold no card that has not been shown to everyone: a folded or unshown card is not merely
 /// hidden on screen, the spectator cannot compute it.
 async fn spectate(url: &str, run: &DemoRun, order: Order) -> Spectated {
-    let pool = RelayPool::connect(Keys::generate(), [url], PoolConfig::default())
-        .await
-        .expect("spectator connects");
-    let (spec, start) = fetch_table(&pool, &run.host, &run.table, Duration::from_secs(10))
-        .await
-        .expect("the announcement is on the relay");
-    let seats = spec.seat_keys();
-    let events = pool
-        .fetch_all(
-            wire::log_filter(&run.host, &run.table, &seats),
-            500,
-            Duration::from_secs(10),
-        )
-        .await
-        .expect("the log is on the relay");
-    pool.shutdown().await;
-
-    let mut log: Vec<(Seat, Payload, Event)> = events
-        .into_iter()
-        .map(|ev| {
-            let p = parse_log(&ev, &run.table).expect("every logged event parses");
-            let seat = seats
-                .iter()
-                .position(|k| *k == ev.pubkey)
-                .expect("every event is by a seated player") as Seat;
-            (seat, p, ev)
-        })
-        .collect();
-    log.sort_by_key(|(_, p, ev)| (p.step, ev.created_at, ev.id));
+    let (log, spec, start) = crate::common::public_log(url, run).await;
     let mut feed: Vec<Event> = log.iter().map(|(_, _, e)| e.clone()).collect();
     if matches!(order, Order::Reversed) {
         feed.reverse();

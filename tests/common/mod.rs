@@ -296,3 +296,17 @@ pub async fn public_log(
     log.sort_by_key(|(_, p, e)| (p.step, e.created_at, e.id));
     (log, spec, start)
 }
+
+/// Every client of a demo table finished, verified, saw no violation and agrees with every other
+/// on the public game and the chain's head.
+pub fn clients_agree(run: &tolerance::table::demo::DemoRun) {
+    assert!(run.summary.verified, "{:?}", run.summary);
+    let first = run.reports[0].as_ref().expect("client 0 ran");
+    for (i, r) in run.reports.iter().enumerate() {
+        let r = r.as_ref().unwrap_or_else(|e| panic!("seat {i}: {e}"));
+        assert!(r.finished && r.violations.is_empty(), "seat {i}: {r:?}");
+        assert_eq!(r.public, first.public, "seat {i}");
+        assert_eq!(r.report, first.report, "seat {i}");
+        assert_eq!(r.head, first.head, "seat {i}");
+    }
+}

@@ -73,25 +73,12 @@ fn moves_with_tokens<G: Game>(h: &Harness<G>) -> usize {
         .count()
 }
 
-fn played<G: Game + 'static>(game: G, seed: u64, version: u8) -> Harness<G> {
-    let mut h = Harness::at_version(game, seed, quick(), version);
-    h.run(60);
-    h.agree();
-    assert!(h.spectator.game().outcome().is_some());
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
-    h
-}
-
 /// `game` at versions 8 and 9 from the same seed: the same table up to its first setup after a
 /// saved pass (a setup's step number enters its keys and dice, §5.3), so a game with one setup
 /// (a hand of All Fives) plays the same moves at both, one pass shorter per card shown by a move.
 fn saves_the_holders_reveal_passes<G: Game + 'static>(game: G, seed: u64, same_game: bool) {
-    let old = played(game.clone(), seed, 8);
-    let new = played(game, seed, 9);
+    let old = played_through(game.clone(), seed, 8);
+    let new = played_through(game, seed, 9);
     let saved = solo_reveals_after_own_move(&old);
     assert!(saved > 0, "seed {seed}: the game shows cards by moves");
     assert_eq!(moves_with_tokens(&old), 0);
@@ -107,10 +94,6 @@ fn saves_the_holders_reveal_passes<G: Game + 'static>(game: G, seed: u64, same_g
             "seed {seed}: one pass less for each card shown by its holder's move"
         );
     }
-    // Any order of delivery gives the same game.
-    let mut backwards = new.log.clone();
-    backwards.reverse();
-    assert_eq!(new.replay_in(&backwards).game(), new.spectator.game());
 }
 
 #[test]
@@ -238,13 +221,7 @@ fn before_version_9_a_moves_tokens_are_ignored_as_its_clients_ignored_them() {
     assert!(ev.content.contains("\"tokens\""));
     h.seats[mover].handle(&ev);
     h.publish(ev);
-    h.run(60);
-    h.agree();
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
+    h.run_honestly(60);
     assert_eq!(h.spectator.game(), plain.spectator.game());
     assert_eq!(h.spectator.stats().passes, plain.spectator.stats().passes);
     assert_eq!(
@@ -294,6 +271,6 @@ fn a_showdown_or_a_deal_carries_nothing_only_a_reveal_its_mover_alone_owes_does(
     // Tolerance's moves lead to deals, rolls, board cards and showdowns: batches others owe in
     // too, where a carried token would show a card ahead of the pass that shows them all.
     let t = Tolerance::new(Variant::default(), 3, Some(3)).unwrap();
-    let h = played(t, 96, 9);
+    let h = played_through(t, 96, 9);
     assert_eq!(moves_with_tokens(&h), 0);
 }

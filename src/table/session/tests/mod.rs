@@ -282,6 +282,14 @@ impl<G: Game + 'static> Harness<G> {
         );
     }
 
+    /// [`Harness::run`], then every client agrees and no seat was blamed.
+    fn run_honestly(&mut self, max: usize) {
+        self.run(max);
+        self.agree();
+        let blamed = honest_violations(self);
+        assert!(blamed.is_empty(), "{blamed:?}");
+    }
+
     fn done(&self) -> bool {
         self.spectator.is_finished()
             && self
@@ -1864,21 +1872,20 @@ fn shuffles_made_ahead_on_decks_still_being_checked_are_the_ones_published_and_c
     }
 }
 
-/// `game` plays to its end with no honest seat blamed, every client agrees, and the log in
-/// reverse order gives the same game.
-fn plays_through_in_any_order<G: Game + 'static>(game: G, seed: u64) {
-    let mut h = Harness::new(game, seed, quick());
-    h.run(60);
-    h.agree();
+/// `game` at a table of protocol `version` plays to its end with no honest seat blamed, every
+/// client agrees, and the log in reverse order gives the same game.
+fn played_through<G: Game + 'static>(game: G, seed: u64, version: u8) -> Harness<G> {
+    let mut h = Harness::at_version(game, seed, quick(), version);
+    h.run_honestly(60);
     assert!(h.spectator.game().outcome().is_some());
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
     let mut backwards = h.log.clone();
     backwards.reverse();
     assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
+    h
+}
+
+fn plays_through_in_any_order<G: Game + 'static>(game: G, seed: u64) {
+    played_through(game, seed, crate::wire::VERSION);
 }
 
 #[test]
@@ -1897,21 +1904,12 @@ fn all_fives_and_abandon_ship_deal_each_hand_from_the_deck_prepared_during_the_o
 ) {
     use crate::games::abandon_ship::{self, AbandonShip};
     use crate::games::all_fives::{self, AllFives};
-    fn served<G: Game + 'static>(game: G, seed: u64, version: u8) -> (u64, u64) {
-        let mut h = Harness::at_version(game, seed, quick(), version);
-        h.run(60);
-        h.agree();
-        assert!(h.spectator.game().outcome().is_some());
-        assert!(
-            honest_violations(&h).is_empty(),
-            "{:?}",
-            honest_violations(&h)
-        );
-        let mut backwards = h.log.clone();
-        backwards.reverse();
-        assert_eq!(h.replay_in(&backwards).game(), h.spectator.game());
-        let st = h.spectator.stats();
-        (st.chance.spares_used, st.chance.epochs)
+    fn served<G: Game + 'static>(game: G, seed: u64, version: u8) -> u64 {
+        played_through(game, seed, version)
+            .spectator
+            .stats()
+            .chance
+            .spares_used
     }
     let mut fives = all_fives::Setup::new(3);
     fives.hands = Some(3);
@@ -1921,10 +1919,10 @@ fn all_fives_and_abandon_ship_deal_each_hand_from_the_deck_prepared_during_the_o
     let ship = AbandonShip::new(&ship).unwrap();
     // Version 8 keys every hand's deck in a setup of its own; version 9 serves each later hand
     // from the deck its players shuffled during the hand before.
-    assert_eq!(served(fives.clone(), 73, 8).0, 0);
-    assert_eq!(served(fives, 73, 9).0, 2, "the two later hands of three");
-    assert_eq!(served(ship.clone(), 74, 8).0, 0);
-    assert!(served(ship, 74, 9).0 >= 1, "a later round served");
+    assert_eq!(served(fives.clone(), 73, 8), 0);
+    assert_eq!(served(fives, 73, 9), 2, "the two later hands of three");
+    assert_eq!(served(ship.clone(), 74, 8), 0);
+    assert!(served(ship, 74, 9) >= 1, "a later round served");
 }
 
 #[test]
