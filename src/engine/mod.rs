@@ -743,6 +743,15 @@ pub trait Game: Clone + Debug + PartialEq + Serialize + DeserializeOwned {
     /// batch when the log's time moves on (Insider) has its moves carry none.
     const KEEPS_TIME: bool = false;
 
+    /// Cards of `seat`'s own that its sealed choice `action` shows once every choice is open
+    /// (Lamarckian Poker's mark), by deck and position: from protocol version 9 its opening
+    /// carries its tokens for those of them only it still owes a token for, so the batch that
+    /// shows them has nothing left to wait for (PROTOCOL §6.2). None by default.
+    fn shown_by(&self, seat: Seat, action: &Self::Action) -> Vec<(DeckId, u16)> {
+        let _ = (seat, action);
+        Vec::new()
+    }
+
     /// Seats dealt out for now: a game of many episodes (hands) may keep a seat that forfeited
     /// for absence ([`ForfeitReason::sits_out`]) at the table with what it has, dealing it no
     /// hand until [`Game::sit_in`]. Ascending. None by default: the forfeit removed them.

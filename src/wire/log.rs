@@ -138,10 +138,14 @@ pub enum Body {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mine: Option<String>,
     },
-    /// Parallel, after every seal is in: the sealed move and its salt (hex).
+    /// Parallel, after every seal is in: the sealed move and its salt (hex). From version 9,
+    /// `tokens`: the sender's tokens for the cards of its own its move shows once every move is
+    /// open (a mark), exactly as PROTOCOL.md §6.2 fixes them.
     Open {
         action: serde_json::Value,
         salt: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tokens: Vec<TokenMsg>,
     },
     /// Parallel, a seat that was timed out: it is still here and accepts the timeout.
     Ack {},
@@ -261,7 +265,10 @@ pub fn parse_log(event: &Event, table: &str) -> Result<Payload, WireError> {
             let mut value: serde_json::Value =
                 serde_json::from_str(&event.content).map_err(malformed)?;
             if let Some(o) = value.as_object_mut() {
-                if o.get("type").and_then(|t| t.as_str()) == Some("move") {
+                if matches!(
+                    o.get("type").and_then(|t| t.as_str()),
+                    Some("move" | "open")
+                ) {
                     o.remove("tokens");
                 }
             }
@@ -405,6 +412,7 @@ mod tests {
             Body::Open {
                 action: serde_json::json!("stay"),
                 salt: "cd".into(),
+                tokens: Vec::new(),
             },
             Body::Ack {},
             Body::End {},

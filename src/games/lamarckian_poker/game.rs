@@ -437,6 +437,15 @@ impl Game for LamarckianPoker {
         v
     }
 
+    /// A mark still face down is shown once every mark is open (§ A turn, 3).
+    fn shown_by(&self, seat: Seat, action: &Action) -> Vec<(DeckId, u16)> {
+        let Action::Mark { position } = *action;
+        match self.held(seat, position) {
+            Some(h) if !h.public => vec![(DECK, position)],
+            _ => Vec::new(),
+        }
+    }
+
     fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
         if !self.legal_actions(seat).contains(action) {
             return Err(match self.phase {

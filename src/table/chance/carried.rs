@@ -47,6 +47,33 @@ impl Chance {
         out
     }
 
+    /// Of the cards `shown` (a sealed choice's, [`crate::engine::Game::shown_by`]), those `seat`'s
+    /// opening must carry a token for: each on a deck already shuffled and still live, where
+    /// `seat` is the only key holder still owing a plain token for it; in order and each once.
+    pub fn carried_shown(&self, shown: &[(DeckId, u16)], seat: Seat) -> Vec<(DeckId, u16)> {
+        let mut out: Vec<(DeckId, u16)> = Vec::new();
+        for (deck, position) in shown {
+            let Some(d) = self.decks.get(deck) else {
+                continue;
+            };
+            if d.dead || d.verified().is_err() || usize::from(*position) >= d.size {
+                continue;
+            }
+            let given = d.tokened(*position);
+            let lacking: Vec<Seat> = d
+                .parts
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !given.contains(&(*i as u16)))
+                .map(|(_, s)| *s)
+                .collect();
+            if lacking == [seat] && !out.contains(&(*deck, *position)) {
+                out.push((*deck, *position));
+            }
+        }
+        out
+    }
+
     /// This seat's tokens for `owed` ([`Chance::carried_owed`]), to send with its move.
     pub fn carried_tokens(&self, owed: &[(DeckId, u16)]) -> Result<Vec<TokenMsg>, ChanceError> {
         owed.iter()

@@ -1023,7 +1023,14 @@ impl<G: Game> Session<G> {
                 self.took(x, h);
                 Ok(None)
             }
-            (Kind::Open(sealing), Body::Open { action, salt }) => {
+            (
+                Kind::Open(sealing),
+                Body::Open {
+                    action,
+                    salt,
+                    tokens,
+                },
+            ) => {
                 let a: G::Action = serde_json::from_value(action.clone())
                     .map_err(|e| format!("unreadable move: {e}"))?;
                 let canonical =
@@ -1044,6 +1051,20 @@ impl<G: Game> Session<G> {
                     .clone()
                     .apply(x, &a)
                     .map_err(|e| format!("the sealed move is not allowed: {e}"))?;
+                // The cards of its own the move shows, with their tokens (version 9, §6.2):
+                // checked and kept last, so that a refused opening leaves nothing behind.
+                if self.carries_tokens() {
+                    let shown = self.r.game.shown_by(x, &a);
+                    let owed = self.r.chance.carried_shown(&shown, x);
+                    self.r
+                        .chance
+                        .accept_carried(x, &owed, tokens)
+                        .map_err(|e| e.to_string())?;
+                } else if !tokens.is_empty() {
+                    return Err("an opening carrying tokens in a game with a timer, whose \
+                                openings carry none"
+                        .into());
+                }
                 if let Kind::Open(sealing) = &mut self.r.kind {
                     sealing.opened.insert(x, a);
                 }
@@ -1360,9 +1381,20 @@ impl<G: Game> Session<G> {
                         .ok_or("our sealed move is lost")?,
                 };
                 let salt = self.seal_salt(sealing.seal_step);
+                let tokens = if self.carries_tokens() {
+                    let shown = self.r.game.shown_by(me, &action);
+                    let owed = self.r.chance.carried_shown(&shown, me);
+                    self.r
+                        .chance
+                        .carried_tokens(&owed)
+                        .map_err(|e| e.to_string())?
+                } else {
+                    Vec::new()
+                };
                 Ok(Some(Body::Open {
                     action: serde_json::to_value(&action).map_err(|e| e.to_string())?,
                     salt: hex::encode(*salt),
+                    tokens,
                 }))
             }
             Kind::Ack { seats, .. } if seats.contains(&me) => Ok(Some(Body::Ack {})),

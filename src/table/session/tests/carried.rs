@@ -274,3 +274,85 @@ fn a_showdown_or_a_deal_carries_nothing_only_a_reveal_its_mover_alone_owes_does(
     let h = played_through(t, 96, 9);
     assert_eq!(moves_with_tokens(&h), 0);
 }
+
+/// Reveal steps right after an `open` step that show only cards the openings marked: the marks
+/// shown once every mark is open.
+fn marks_reveals<G: Game>(h: &Harness<G>) -> usize {
+    let steps = by_step(h);
+    steps
+        .iter()
+        .filter(|(s, evs)| {
+            let Some(opens) = s.checked_sub(1).and_then(|b| steps.get(&b)) else {
+                return false;
+            };
+            let marked: Vec<u64> = opens
+                .iter()
+                .filter_map(|(_, p)| match &p.body {
+                    Body::Open { action, .. } => action["mark"]["position"].as_u64(),
+                    _ => None,
+                })
+                .collect();
+            !marked.is_empty()
+                && evs.iter().all(|(_, p)| {
+                    matches!(&p.body, Body::Reveal { tokens, sealed, dice, shown }
+                        if sealed.is_empty() && dice.is_empty() && shown.is_empty()
+                            && tokens.iter().all(|t| marked.contains(&u64::from(t.position))))
+                })
+        })
+        .count()
+}
+
+#[test]
+fn a_mark_opened_carries_its_token_and_the_marks_show_with_the_openings_from_version_9() {
+    use crate::games::lamarckian_poker::{self, LamarckianPoker};
+    let game = LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap();
+    let seed = 97;
+    // One deck for the whole game: the same deals and the same game at both versions.
+    let old = played_through(game.clone(), seed, 8);
+    let new = played_through(game, seed, 9);
+    assert!(moves(&old) == moves(&new));
+    assert_eq!(new.spectator.game(), old.spectator.game());
+    let saved = marks_reveals(&old);
+    assert!(saved > 0, "marks were shown");
+    assert_eq!(marks_reveals(&new), 0);
+    assert_eq!(
+        new.spectator.stats().passes + saved as u64,
+        old.spectator.stats().passes,
+        "one pass less for each turn's marks"
+    );
+    // An opening without the token of its face-down mark is refused with it.
+    let mut h = Harness::at_version(
+        LamarckianPoker::new(&lamarckian_poker::Setup::new(3)).unwrap(),
+        seed,
+        quick(),
+        9,
+    );
+    let table = hex::encode(h.cfg.table);
+    let z = 1usize;
+    h.hold[z] =
+        Some(|p: &Payload| matches!(&p.body, Body::Open { tokens, .. } if !tokens.is_empty()));
+    h.settle();
+    let honest = h
+        .held
+        .first()
+        .cloned()
+        .expect("an opening that carries a token");
+    let mut p = parse_log(&honest, &table).unwrap();
+    if let Body::Open { tokens, .. } = &mut p.body {
+        tokens.clear();
+    }
+    let bare = h.sign(z, &p, h.now);
+    h.held.clear();
+    h.hold[z] = None;
+    // Its own client took its honest opening: from here it is the cheat, and silent.
+    h.modes[z] = Mode::Dead;
+    h.publish(bare.clone());
+    h.run(60);
+    h.agree();
+    let id = bare.id.to_hex();
+    let named = h.spectator.violations.iter().any(|v| {
+        matches!(v, Violation::Invalid { id: i, seat, reason, .. }
+            if *i == id && *seat == z as Seat && reason.contains("carries 0 tokens"))
+    });
+    assert!(named, "{:?}", h.spectator.violations);
+}

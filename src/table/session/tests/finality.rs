@@ -375,6 +375,7 @@ fn a_loser_who_seals_and_opens_other_moves_after_the_end_changes_nothing() {
                     alt_open.body = Body::Open {
                         action: other,
                         salt: hex::encode(salt),
+                        tokens: Vec::new(),
                     };
                     forged.push(below(&h, z, &alt_seal, seal_id));
                     forged.push(below(&h, z, &alt_open, id));
