@@ -25,23 +25,14 @@ impl Chance {
             let ChanceRequest::Reveal { deck, position } = r else {
                 return Vec::new();
             };
-            let Some(d) = self.decks.get(deck) else {
+            let Some(lacking) = self.decks.get(deck).and_then(|d| d.lacking(*position)) else {
                 return Vec::new();
             };
-            if d.dead || d.verified().is_err() || usize::from(*position) >= d.size {
+            if lacking.iter().any(|s| *s != seat) {
                 return Vec::new();
             }
-            let given = d.tokened(*position);
-            for (i, s) in d.parts.iter().enumerate() {
-                if given.contains(&(i as u16)) {
-                    continue;
-                }
-                if *s != seat {
-                    return Vec::new();
-                }
-                if !out.contains(&(*deck, *position)) {
-                    out.push((*deck, *position));
-                }
+            if !lacking.is_empty() && !out.contains(&(*deck, *position)) {
+                out.push((*deck, *position));
             }
         }
         out
@@ -53,21 +44,8 @@ impl Chance {
     pub fn carried_shown(&self, shown: &[(DeckId, u16)], seat: Seat) -> Vec<(DeckId, u16)> {
         let mut out: Vec<(DeckId, u16)> = Vec::new();
         for (deck, position) in shown {
-            let Some(d) = self.decks.get(deck) else {
-                continue;
-            };
-            if d.dead || d.verified().is_err() || usize::from(*position) >= d.size {
-                continue;
-            }
-            let given = d.tokened(*position);
-            let lacking: Vec<Seat> = d
-                .parts
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !given.contains(&(*i as u16)))
-                .map(|(_, s)| *s)
-                .collect();
-            if lacking == [seat] && !out.contains(&(*deck, *position)) {
+            let lacking = self.decks.get(deck).and_then(|d| d.lacking(*position));
+            if lacking.as_deref() == Some(&[seat]) && !out.contains(&(*deck, *position)) {
                 out.push((*deck, *position));
             }
         }

@@ -246,6 +246,24 @@ impl Deck {
             _ => Err(ChanceError::Protocol("the deck is not shuffled yet".into())),
         }
     }
+    /// The key holders still owing a plain token for `position`, in participant order; `None`
+    /// when the position cannot be opened from this deck now (dead, not yet shuffled and
+    /// verified, or no such position).
+    fn lacking(&self, position: u16) -> Option<Vec<Seat>> {
+        if self.dead || self.verified().is_err() || usize::from(position) >= self.size {
+            return None;
+        }
+        let given = self.tokened(position);
+        Some(
+            self.parts
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !given.contains(&(*i as u16)))
+                .map(|(_, s)| *s)
+                .collect(),
+        )
+    }
+
     /// Participants that published a plain token for `position`.
     fn tokened(&self, position: u16) -> BTreeSet<u16> {
         self.tokens

@@ -22,7 +22,7 @@
 //!    nothing.
 
 use super::{seal_commitment, synthetic_head, Held, Session, Verdict, Violation};
-use crate::engine::{ForfeitReason, Game, Seat, ToAct};
+use crate::engine::{DeckId, ForfeitReason, Game, Seat, ToAct};
 use crate::table::chance::Stage;
 use crate::wire::log::Body;
 use crate::wire::Deadlines;
@@ -988,10 +988,7 @@ impl<G: Game> Session<G> {
                     // once the tokens check out.
                     let mut game = self.r.game.clone();
                     game.apply(actor, &a).map_err(|e| e.to_string())?;
-                    let owed = match game.to_act() {
-                        ToAct::Chance(reqs) => self.r.chance.carried_owed(&reqs, actor),
-                        _ => Vec::new(),
-                    };
+                    let owed = self.carried_by_move(&game, actor);
                     self.r
                         .chance
                         .accept_carried(actor, &owed, tokens)
@@ -1054,8 +1051,7 @@ impl<G: Game> Session<G> {
                 // The cards of its own the move shows, with their tokens (version 9, §6.2):
                 // checked and kept last, so that a refused opening leaves nothing behind.
                 if self.carries_tokens() {
-                    let shown = self.r.game.shown_by(x, &a);
-                    let owed = self.r.chance.carried_shown(&shown, x);
+                    let owed = self.carried_by_opening(x, &a);
                     self.r
                         .chance
                         .accept_carried(x, &owed, tokens)
@@ -1354,6 +1350,22 @@ impl<G: Game> Session<G> {
         self.cfg.version >= crate::wire::TOKENS_ON_MOVES_SINCE && !G::KEEPS_TIME
     }
 
+    /// The cards whose tokens `seat`'s move must carry, `after` being the game with the move
+    /// applied (§5.4): the one rule its maker and every other client apply.
+    pub(crate) fn carried_by_move(&self, after: &G, seat: Seat) -> Vec<(DeckId, u16)> {
+        match after.to_act() {
+            ToAct::Chance(reqs) => self.r.chance.carried_owed(&reqs, seat),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The cards whose tokens `seat`'s opening of its sealed `action` must carry (§6.2), in the
+    /// state the decision opened in: the one rule its maker and every other client apply.
+    pub(crate) fn carried_by_opening(&self, seat: Seat, action: &G::Action) -> Vec<(DeckId, u16)> {
+        let shown = self.r.game.shown_by(seat, action);
+        self.r.chance.carried_shown(&shown, seat)
+    }
+
     /// This seat's contribution to the open step, when it can make it without a decision.
     pub(crate) fn own_contribution(&self, me: Seat) -> Result<Option<Body>, String> {
         match &self.r.kind {
@@ -1382,8 +1394,7 @@ impl<G: Game> Session<G> {
                 };
                 let salt = self.seal_salt(sealing.seal_step);
                 let tokens = if self.carries_tokens() {
-                    let shown = self.r.game.shown_by(me, &action);
-                    let owed = self.r.chance.carried_shown(&shown, me);
+                    let owed = self.carried_by_opening(me, &action);
                     self.r
                         .chance
                         .carried_tokens(&owed)

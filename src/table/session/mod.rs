@@ -1104,9 +1104,8 @@ impl<G: Game> Session<G> {
     pub fn submit(&mut self, action: &G::Action) -> Result<(), SessionError> {
         let me = self.me().ok_or(SessionError::NotYourTurn)?;
         let turn = self.my_turn().ok_or(SessionError::NotYourTurn)?;
-        self.r
-            .game
-            .clone()
+        let mut after = self.r.game.clone();
+        after
             .apply(me, action)
             .map_err(|e| SessionError::Illegal(e.words_for_mover()))?;
         let json = serde_json::to_value(action).map_err(|e| SessionError::Local(e.to_string()))?;
@@ -1121,7 +1120,7 @@ impl<G: Game> Session<G> {
         } else {
             Body::Move {
                 action: json,
-                tokens: self.carried(me, action).map_err(SessionError::Local)?,
+                tokens: self.carried(me, &after).map_err(SessionError::Local)?,
             }
         };
         let p = self.contribution(body).map_err(SessionError::Local)?;
@@ -1130,18 +1129,13 @@ impl<G: Game> Session<G> {
         Ok(())
     }
 
-    /// The tokens this seat's move `action` carries: its tokens for the cards the batch the
-    /// game asks for next shows, every client working out the same list (PROTOCOL.md §5.4).
-    fn carried(&self, me: Seat, action: &G::Action) -> Result<Vec<TokenMsg>, String> {
+    /// The tokens this seat's move carries, `after` being the game with it applied: its tokens
+    /// for the cards the batch the game asks for next shows (PROTOCOL.md §5.4).
+    fn carried(&self, me: Seat, after: &G) -> Result<Vec<TokenMsg>, String> {
         if !self.carries_tokens() {
             return Ok(Vec::new());
         }
-        let mut game = self.r.game.clone();
-        game.apply(me, action).map_err(|e| e.to_string())?;
-        let ToAct::Chance(reqs) = game.to_act() else {
-            return Ok(Vec::new());
-        };
-        let owed = self.r.chance.carried_owed(&reqs, me);
+        let owed = self.carried_by_move(after, me);
         self.r
             .chance
             .carried_tokens(&owed)
