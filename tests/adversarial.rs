@@ -291,6 +291,86 @@ async fn a_shuffle_whose_deck_does_not_decode_is_rejected_and_the_shuffler_forfe
     }
 }
 
+/// `seat`'s shuffle of the hand's own deck at a three-seat table of `version`, validly signed,
+/// with two whole cards exchanged: every point still decodes, and its proof no longer holds.
+fn own_deck_shuffle_swapped(version: u8, seat: usize) -> DemoOptions {
+    let mut o = with_tamper(
+        opts(3, 1),
+        seat,
+        once(|p| match &mut p.body {
+            Body::Shuffle { decks, .. } => {
+                let mut bytes = tolerance::fair::from_base64("deck", &decks[0].cards).unwrap();
+                let (a, b) = bytes.split_at_mut(66);
+                a.swap_with_slice(&mut b[..66]);
+                decks[0].cards = tolerance::fair::to_base64(&bytes);
+                Some(TamperAction::Send)
+            }
+            _ => None,
+        }),
+    );
+    o.version = version;
+    o
+}
+
+/// Version 10 (PROTOCOL.md §5.9): a well-formed shuffle of the hand's deck is placed when it
+/// comes, the next seat shuffles on it, and when the last shuffle is in every client checks
+/// the chain together, finds the bad step, and removes its seat for good; the deck is never
+/// dealt from. The cheat is a middle step (seat 1, the next seat built on it) or the last one
+/// (seat 2, whose own event completed the chain). Every client and a later `verify` agree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_version_10_a_bad_shuffle_of_the_hands_deck_is_found_when_the_chain_is_checked_and_its_seat_removed(
+) {
+    let _serial = SERIAL.lock().await;
+    for cheater in [1u8, 2] {
+        let relay = tolerance::net::relay::EmbeddedRelay::start(Default::default())
+            .await
+            .unwrap();
+        let url = relay.url().to_string();
+        let mut o = own_deck_shuffle_swapped(wire::VERSION, usize::from(cheater));
+        o.relays = vec![url.clone()];
+        let run = play(o).await;
+        blamed_and_forfeited(&run, cheater);
+        let f = forfeits(&run);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            f[0].1, "failed_proof",
+            "gone for good, not sitting out: {f:?}"
+        );
+        let named =
+            |v: &Violation| v.culprit() == cheater && v.to_string().contains("checked together");
+        for v in honest_violations(&run, usize::from(cheater)) {
+            assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
+        }
+        let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
+            .await
+            .unwrap();
+        assert!(report.finished, "the table played to its end");
+        assert!(!report.ok, "a bad proof on the log is not a clean table");
+        assert!(
+            report.violations.iter().any(named),
+            "{:?}",
+            report.violations
+        );
+    }
+}
+
+/// The same bad shuffle at a version 9 table, where each shuffle of the hand's deck is checked
+/// as it arrives: the event is refused, nobody builds on it, and its seat forfeits when it does
+/// not send a good one in time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_version_9_a_bad_shuffle_of_the_hands_deck_is_refused_as_it_arrives() {
+    let _serial = SERIAL.lock().await;
+    let run = play(own_deck_shuffle_swapped(9, 1)).await;
+    blamed_and_forfeited(&run, 1);
+    assert_eq!(forfeits(&run)[0].1, "withheld");
+    for v in honest_violations(&run, 1) {
+        assert!(
+            !v.iter().any(|v| v.to_string().contains("checked together")),
+            "{v:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tampered_reveal_token_is_rejected_and_its_maker_forfeits() {
     let _serial = SERIAL.lock().await;
@@ -491,38 +571,45 @@ fn next_deck_shuffle_swapped(version: u8) -> DemoOptions {
     o
 }
 
-/// Version 7 (PROTOCOL.md §5.9): the bad shuffle rides on a valid event, so it stands; when the
-/// prepared deck's shuffles are checked together every client (the cheater's own included),
-/// and a later `verify`, drops that deck and names seat 1 for it; nobody forfeits, the next
-/// hand shuffles a deck of its own, and the table plays its two hands.
+/// Versions 7 to 9 (PROTOCOL.md §5.9): the bad shuffle rides on a valid event, so it stands;
+/// when the prepared deck's shuffles are checked together every client (the cheater's own
+/// included), and a later `verify`, drops that deck and names seat 1 for it; nobody forfeits,
+/// the next hand shuffles a deck of its own, and the table plays its two hands. From version
+/// 10 the same check also removes seat 1 for good, and the other two play on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bad_shuffle_of_the_next_deck_is_named_and_the_next_hand_shuffles_its_own() {
+async fn a_bad_shuffle_of_the_next_deck_is_named_and_from_version_10_its_seat_removed() {
     let _serial = SERIAL.lock().await;
-    let relay = tolerance::net::relay::EmbeddedRelay::start(Default::default())
-        .await
-        .unwrap();
-    let url = relay.url().to_string();
-    let mut o = next_deck_shuffle_swapped(wire::VERSION);
-    o.relays = vec![url.clone()];
-    let run = play(o).await;
-    assert!(run.summary.clients_agree, "{:?}", run.summary);
-    chips_conserved(&run);
-    assert_eq!(hands(&run), 2, "{:?}", run.summary);
-    assert!(forfeits(&run).is_empty(), "{:?}", forfeits(&run));
-    let named = |v: &Violation| v.culprit() == 1 && v.to_string().contains("checked together");
-    for v in honest_violations(&run, 1) {
-        assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
+    for version in [9, wire::VERSION] {
+        let relay = tolerance::net::relay::EmbeddedRelay::start(Default::default())
+            .await
+            .unwrap();
+        let url = relay.url().to_string();
+        let mut o = next_deck_shuffle_swapped(version);
+        o.relays = vec![url.clone()];
+        let run = play(o).await;
+        assert!(run.summary.clients_agree, "{:?}", run.summary);
+        chips_conserved(&run);
+        assert_eq!(hands(&run), 2, "{:?}", run.summary);
+        if version < wire::SHUFFLES_CHECKED_TOGETHER_SINCE {
+            assert!(forfeits(&run).is_empty(), "{:?}", forfeits(&run));
+        } else {
+            assert_eq!(forfeits(&run), vec![(1, "failed_proof".to_string())]);
+        }
+        let named = |v: &Violation| v.culprit() == 1 && v.to_string().contains("checked together");
+        for v in honest_violations(&run, 1) {
+            assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
+        }
+        let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
+            .await
+            .unwrap();
+        assert!(report.finished, "the table played to its end");
+        assert!(!report.ok, "a bad proof on the log is not a clean table");
+        assert!(
+            report.violations.iter().any(named),
+            "{:?}",
+            report.violations
+        );
     }
-    let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
-        .await
-        .unwrap();
-    assert!(report.finished, "the table played to its end");
-    assert!(!report.ok, "a bad proof on the log is not a clean table");
-    assert!(
-        report.violations.iter().any(named),
-        "{:?}",
-        report.violations
-    );
 }
 
 /// The same bad shuffle at a version 6 table, where each is checked as it arrives: the event

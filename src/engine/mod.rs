@@ -625,14 +625,20 @@ pub enum ForfeitReason {
     Equivocated,
     /// Signed that it leaves the table.
     Left,
+    /// Published a shuffle whose proof failed when its batch's shuffles were checked together
+    /// (version 10).
+    FailedProof,
 }
 
 impl ForfeitReason {
     /// Whether a game of many hands may keep the seat at the table, sitting out with what it
     /// has, instead of sending it away: absence (a crash, a dead link, leaving) is not cheating.
-    /// A seat that equivocated is gone for good.
+    /// A seat that equivocated or published a false proof is gone for good.
     pub fn sits_out(self) -> bool {
-        !matches!(self, ForfeitReason::Equivocated)
+        !matches!(
+            self,
+            ForfeitReason::Equivocated | ForfeitReason::FailedProof
+        )
     }
 
     /// Words for a person ("Ann withheld a protocol step").
@@ -642,6 +648,7 @@ impl ForfeitReason {
             ForfeitReason::Absent => "stopped answering",
             ForfeitReason::Equivocated => "signed two different events for one step",
             ForfeitReason::Left => "left the table",
+            ForfeitReason::FailedProof => "published a shuffle whose proof failed",
         }
     }
 }

@@ -13,7 +13,7 @@ use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 9;
+pub const LOG_VERSION: u8 = 10;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

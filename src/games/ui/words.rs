@@ -85,6 +85,12 @@ pub fn gone(name: String, reason: ForfeitReason) -> String {
             )
         }
         ForfeitReason::Left => format!("{name} left the table"),
+        ForfeitReason::FailedProof => {
+            format!(
+                "{} client sent a shuffle that did not check out",
+                whose(name)
+            )
+        }
     }
 }
 
@@ -222,6 +228,7 @@ mod tests {
             ForfeitReason::Absent,
             ForfeitReason::Equivocated,
             ForfeitReason::Left,
+            ForfeitReason::FailedProof,
         ] {
             let w = gone("Ben".into(), r);
             assert!(!w.contains("protocol") && !w.contains("step"), "{w}");

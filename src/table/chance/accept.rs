@@ -5,7 +5,8 @@ use super::*;
 
 impl Chance {
     /// Checks `seat`'s event for the current stage and keeps what it carries. Returns the new
-    /// head for a sequential stage (the shuffle event's id, passed as `id`).
+    /// head for a sequential stage (the shuffle event's id, passed as `id`). `setup_step`: the
+    /// table step open now (a setup's names its epoch).
     pub fn accept(
         &mut self,
         seat: Seat,
@@ -39,7 +40,7 @@ impl Chance {
                 if b.order[k] != seat {
                     return Err(bad(seat, "shuffled out of turn"));
                 }
-                self.accept_shuffle(seat, k, id, decks, dice)
+                self.accept_shuffle(seat, k, (id, setup_step), decks, dice)
             }
             (
                 Stage::Reveal,
@@ -184,11 +185,12 @@ impl Chance {
         Ok(())
     }
 
+    /// `seat`'s shuffle event `id`, the `k`-th of the batch, counting at table step `at`.
     pub(super) fn accept_shuffle(
         &mut self,
         seat: Seat,
         k: usize,
-        id: &str,
+        (id, at): (&str, u32),
         decks: &[DeckShuffle],
         dice: &[String],
     ) -> Result<(), ChanceError> {
@@ -209,26 +211,52 @@ impl Chance {
         let mut results = Vec::new();
         for msg in decks {
             let d = &self.decks[&msg.deck];
-            let (verified, fresh) = self.verify_shuffle_of(
-                d,
-                msg.deck,
-                seat,
-                k,
-                id,
-                (&msg.cards, &msg.proof),
-                &format!("deck {}", msg.deck),
-            )?;
+            let what = format!("deck {}", msg.deck);
+            let cards = (msg.cards.as_str(), msg.proof.as_str());
+            if self.batch_chains {
+                // Version 10: well formed and in its place is enough now; the proof is checked
+                // with the others' when the last shuffle is in.
+                let (placed, step) =
+                    self.place_shuffle_of(d, msg.deck, seat, k, id, cards, &what)?;
+                results.push((msg.deck, placed, Some(step)));
+                continue;
+            }
+            let (verified, fresh) =
+                self.verify_shuffle_of(d, msg.deck, seat, k, id, cards, &what)?;
             if fresh {
                 self.stats.shuffles_verified += 1;
             }
-            results.push((msg.deck, verified));
+            results.push((msg.deck, verified, None));
         }
-        for (deck, v) in results {
+        for (deck, v, step) in results {
             let d = self.decks.get_mut(&deck).expect("deck");
+            if let Some(step) = step {
+                let start = d.deck.as_ref().map(|(v, _)| v.clone());
+                d.pending
+                    .get_or_insert_with(|| PendingChain {
+                        start,
+                        steps: Vec::new(),
+                    })
+                    .steps
+                    .push(PendingStep {
+                        step,
+                        placed: v.clone(),
+                        event: id.to_string(),
+                        seat,
+                        at,
+                    });
+            }
             d.deck = Some((v, id.to_string()));
             d.shuffles = k + 1;
         }
         self.store_values(values);
+        let b = self.batch.as_ref().expect("batch");
+        if k + 1 == b.parts.len() {
+            let keyed: Vec<DeckId> = b.keyed().map(|(d, _)| *d).collect();
+            for deck in keyed {
+                self.check_pending(deck);
+            }
+        }
         let b = self.batch.as_mut().expect("batch");
         b.got.insert(seat);
         if k + 1 < b.parts.len() {

@@ -321,7 +321,7 @@ impl Chance {
     /// (version 7: [`Chance::check_chain`] checks the chain before the deck serves). A
     /// malformed deck or proof, or a step out of place, is the event's fault now.
     #[allow(clippy::too_many_arguments)]
-    fn place_shuffle_of(
+    pub(super) fn place_shuffle_of(
         &self,
         d: &Deck,
         deck: DeckId,
@@ -452,12 +452,99 @@ impl Chance {
                     .find(|(s, _)| Some(s.ctx.seat) == bad)
                     .or(a.unchecked.first())
                     .expect("not empty");
+                let seat = a.deck.parts[usize::from(step.ctx.seat)];
+                if self.batch_chains {
+                    // From version 10 the seat is removed too, as for the hand's own deck.
+                    self.disproved.push(DisprovedShuffle {
+                        seat,
+                        event: event.clone(),
+                        step: None,
+                        reason: reason.clone(),
+                    });
+                }
                 self.refused.push(RefusedChain {
-                    seat: a.deck.parts[usize::from(step.ctx.seat)],
+                    seat,
                     event: event.clone(),
                     reason,
                 });
                 None
+            }
+        }
+    }
+
+    /// Checks the shuffles of a batch's deck `id` placed since the last check together
+    /// (version 10): the deck becomes the chain's verified result, or, when a shuffle fails, is
+    /// dead and every seat whose shuffle fails on the deck it was placed on is noted for
+    /// removal (PROTOCOL.md §5.9). A speculative copy takes the chain on trust.
+    pub(super) fn check_pending(&mut self, id: DeckId) {
+        let Some(d) = self.decks.get_mut(&id) else {
+            return;
+        };
+        let Some(p) = d.pending.take() else {
+            return;
+        };
+        if self.speculative || p.steps.is_empty() {
+            return;
+        }
+        let d = &self.decks[&id];
+        let joint = d.joint.as_ref().expect("shuffled under its joint key");
+        let size = d.size;
+        let mut parts: Vec<&[u8]> = vec![b"batch chain"];
+        let deck_id = u64::from(id).to_be_bytes();
+        let digest = joint.digest();
+        let start = p.start.as_ref().map_or([0u8; 32], |v| v.id);
+        parts.extend([&deck_id[..], &digest[..], &start[..]]);
+        parts.extend(p.steps.iter().map(|s| s.event.as_bytes()));
+        let key = sha(&parts);
+        let verdict = slot(&self.cache.chains, key, CHAINS_KEPT)
+            .get_or_init(|| {
+                let steps: Vec<fair::ShuffleStep> =
+                    p.steps.iter().map(|s| s.step.clone()).collect();
+                self.stats.chains_checked += 1;
+                self.stats.chained_shuffles += steps.len() as u64;
+                self.stats.shuffles_verified += steps.len() as u64;
+                fair::verify_chain(joint, size, p.start.as_ref(), &steps)
+                    .map(|d| d.expect("a chain of at least one step"))
+            })
+            .clone();
+        if let Ok(v) = verdict {
+            let last = p.steps.last().expect("not empty").event.clone();
+            self.decks.get_mut(&id).expect("deck").deck = Some((v, last));
+            return;
+        }
+        // Only a cheat (or a broken client) comes here: each step is checked alone on the deck
+        // it was placed on, so every bad one is named, not only the first.
+        let mut input = p.start.clone();
+        let mut found = Vec::new();
+        let mut last = None;
+        for s in &p.steps {
+            match fair::verify_chain(joint, size, input.as_ref(), std::slice::from_ref(&s.step)) {
+                Ok(v) => last = v,
+                Err(e) => found.push(DisprovedShuffle {
+                    seat: s.seat,
+                    event: s.event.clone(),
+                    step: Some(s.at),
+                    reason: format!("deck {id}: {e}"),
+                }),
+            }
+            input = Some(s.placed.clone());
+        }
+        if found.is_empty() {
+            // Every step holds alone, so the chain holds: nobody is named on a disagreement
+            // between the two checks.
+            let event = p.steps.last().expect("not empty").event.clone();
+            let v = last.expect("a step was checked");
+            self.decks.get_mut(&id).expect("deck").deck = Some((v, event));
+            return;
+        }
+        self.decks.get_mut(&id).expect("deck").dead = true;
+        for f in found {
+            if !self
+                .disproved
+                .iter()
+                .any(|x| x.event == f.event && x.seat == f.seat)
+            {
+                self.disproved.push(f);
             }
         }
     }

@@ -209,6 +209,29 @@ struct Deck {
     /// The epoch whose box keys seal its tokens: its setup's, or for a deck prepared ahead the
     /// epoch of the batch it serves.
     epoch: Option<u32>,
+    /// From version 10: the batch's shuffles of this deck placed but not checked yet, checked
+    /// together when the last one is in (PROTOCOL.md §5.9).
+    pending: Option<PendingChain>,
+}
+
+/// Shuffles of a batch's deck placed as they arrived, waiting for the check of their chain.
+#[derive(Clone)]
+struct PendingChain {
+    /// The deck the first of them built on: `None` for the initial deck, or a deck prepared
+    /// ahead whose first shuffles were already checked.
+    start: Option<VerifiedDeck>,
+    steps: Vec<PendingStep>,
+}
+
+#[derive(Clone)]
+struct PendingStep {
+    step: fair::ShuffleStep,
+    /// The deck it left, placed on trust.
+    placed: VerifiedDeck,
+    event: String,
+    seat: Seat,
+    /// The table step its event counted at.
+    at: u32,
 }
 
 impl Deck {
@@ -234,6 +257,7 @@ impl Deck {
             revealed: BTreeMap::new(),
             dead: false,
             epoch: None,
+            pending: None,
         }
     }
 
@@ -465,6 +489,20 @@ pub struct RefusedChain {
     pub reason: String,
 }
 
+/// A shuffle whose proof failed when its chain was checked together, from version 10: of a
+/// batch's own deck, or of the deck prepared ahead (PROTOCOL.md §5.9). Its event stood when it
+/// came, and its seat is removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisprovedShuffle {
+    pub seat: Seat,
+    /// Its event, and the table step it counted at: `None` for a shuffle of the deck prepared
+    /// ahead, already named as a [`RefusedChain`].
+    pub event: String,
+    pub step: Option<u32>,
+    /// Why, in words.
+    pub reason: String,
+}
+
 /// What one client keeps across derivations of the same log, shared with its speculative
 /// copies ([`Chance::speculative`]).
 pub type ShuffleCache = Arc<Caches>;
@@ -591,6 +629,12 @@ pub struct Chance {
     /// Decks prepared ahead that did not serve because their chain failed, in order, until
     /// taken ([`Chance::take_refused_chains`]).
     refused: Vec<RefusedChain>,
+    /// Version 10 and later: the shuffles of a batch's own decks are placed when they arrive
+    /// and checked together when the last one is in (PROTOCOL.md §5.9).
+    batch_chains: bool,
+    /// Shuffles of a batch's own decks found bad by that check, until taken
+    /// ([`Chance::take_disproved`]).
+    disproved: Vec<DisprovedShuffle>,
     /// Set while the page asks which own shuffles its next event needs: those not made yet are
     /// gathered here as jobs instead of being made ([`Chance::collect_jobs`]).
     collect: Option<Arc<Mutex<Vec<ShuffleJob>>>>,
@@ -652,6 +696,8 @@ impl Chance {
             speculative: false,
             defer_chain: false,
             refused: Vec::new(),
+            batch_chains: false,
+            disproved: Vec::new(),
             collect: None,
             stats: ChanceStats::default(),
         }
@@ -662,6 +708,19 @@ impl Chance {
     pub fn deferring_chain_checks(mut self, defer: bool) -> Chance {
         self.defer_chain = defer;
         self
+    }
+
+    /// Checks the shuffles of a batch's own decks together when the last one is in, instead of
+    /// one by one as they arrive: the rule of version 10 tables (PROTOCOL.md §5.9).
+    pub fn checking_batch_chains(mut self, together: bool) -> Chance {
+        self.batch_chains = together;
+        self
+    }
+
+    /// The shuffles found bad by the check of a batch's chain and not taken yet, taken: their
+    /// seats are removed once (PROTOCOL.md §5.9).
+    pub fn take_disproved(&mut self) -> Vec<DisprovedShuffle> {
+        std::mem::take(&mut self.disproved)
     }
 
     /// Decks prepared ahead that did not serve because a shuffle of theirs failed its proof.

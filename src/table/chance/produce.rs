@@ -54,7 +54,9 @@ impl Chance {
                         joint,
                         d.size,
                         d.deck.as_ref().map(|(v, _)| v),
-                        false,
+                        // From version 10 the batch's chain, this step included, is checked
+                        // whole before the deck deals.
+                        self.batch_chains,
                     ) {
                         Ok(own) => own,
                         Err(e) if self.collect.is_some() => {

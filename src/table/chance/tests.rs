@@ -375,6 +375,117 @@ fn from_version_7_a_bad_shuffle_of_the_next_deck_keeps_it_from_serving_and_is_na
     }
 }
 
+fn together(cs: Vec<Chance>) -> Vec<Chance> {
+    deferring(cs)
+        .into_iter()
+        .map(|c| c.checking_batch_chains(true))
+        .collect()
+}
+
+/// From version 10 a batch's own shuffles are placed as they arrive and checked together when
+/// the last one is in. An honest batch deals exactly what one checked step by step deals, with
+/// one chain check per client and no shuffle checked on arrival.
+#[test]
+fn from_version_10_a_batch_s_shuffles_are_checked_together_and_deal_the_same() {
+    let (mut one_by_one, mut at_once) = (deferring(clients(3)), together(clients(3)));
+    let (mut s1, mut s2) = (0, 0);
+    let a = run(&mut one_by_one, &hand(0), &[0, 1, 2], &mut s1);
+    let b = run(&mut at_once, &hand(0), &[0, 1, 2], &mut s2);
+    assert_eq!(a.stages, b.stages);
+    assert_eq!(a.outcomes, b.outcomes);
+    check_hand(&b, 3);
+    for (x, y) in one_by_one.iter_mut().zip(at_once.iter_mut()) {
+        // Besides the deck prepared ahead on the batch's events, which both check as a chain.
+        assert_eq!(
+            y.stats.chains_checked,
+            x.stats.chains_checked + 1,
+            "one chain, every step in it"
+        );
+        assert_eq!(y.stats.chained_shuffles, x.stats.chained_shuffles + 3);
+        assert!(y.take_disproved().is_empty());
+    }
+}
+
+/// A well-formed false shuffle of a batch's own deck at version 10: it is placed, the next
+/// participant shuffles on it, and when the last shuffle is in every client names it, and only
+/// it, with the table step its event counted at. The deck is dead: nothing is dealt from it. A
+/// malformed shuffle is still refused on arrival.
+#[test]
+fn from_version_10_a_false_shuffle_of_a_batch_s_deck_is_built_on_then_named_and_the_deck_dies() {
+    for cheater in [0 as Seat, 1, 2] {
+        let mut cs = together(clients(3));
+        for c in cs.iter_mut() {
+            c.begin(hand(0), vec![0, 1, 2], false).unwrap();
+        }
+        let mut step = 10;
+        let setups: Vec<(Seat, Body)> = (0..3)
+            .map(|s| (s as Seat, cs[s].produce(step).unwrap().unwrap()))
+            .collect();
+        for (seat, body) in &setups {
+            for c in cs.iter_mut() {
+                c.accept(*seat, &format!("{step}/{seat}"), body, step)
+                    .unwrap();
+            }
+        }
+        step += 1;
+        for k in 0..3 as Seat {
+            assert_eq!(cs[0].stage(), Some(Stage::Shuffle(k as usize)));
+            let mut body = cs[k as usize].produce(step).unwrap().unwrap();
+            if k == cheater {
+                let Body::Shuffle { decks, .. } = &mut body else {
+                    panic!("a shuffle is due");
+                };
+                let mut cut = decks[0].clone();
+                cut.proof.truncate(cut.proof.len() - 8);
+                let malformed = Body::Shuffle {
+                    decks: vec![cut],
+                    dice: Vec::new(),
+                };
+                for c in cs.iter_mut() {
+                    let err = c.accept(k, "malformed", &malformed, step).err().unwrap();
+                    assert!(
+                        matches!(err, ChanceError::Bad { seat, .. } if seat == k),
+                        "{err:?}"
+                    );
+                }
+                // Two whole cards swapped: every point still decodes, the proof no longer holds.
+                let mut bytes = fair::from_base64("deck", &decks[0].cards).unwrap();
+                let (a, b) = bytes.split_at_mut(66);
+                a.swap_with_slice(&mut b[..66]);
+                decks[0].cards = fair::to_base64(&bytes);
+            }
+            for c in cs.iter_mut() {
+                c.accept(k, &format!("{step}/{k}"), &body, step)
+                    .unwrap_or_else(|e| panic!("placed, not refused: {e}"));
+            }
+            if k < 2 {
+                for c in cs.iter_mut() {
+                    assert!(
+                        c.take_disproved().is_empty(),
+                        "nothing is found before the last"
+                    );
+                }
+            }
+            step += 1;
+        }
+        let bad_step = 11 + u32::from(cheater);
+        for c in cs.iter_mut() {
+            let found = c.take_disproved();
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(
+                (found[0].seat, found[0].event.as_str(), found[0].step),
+                (
+                    cheater,
+                    format!("{bad_step}/{cheater}").as_str(),
+                    Some(bad_step)
+                )
+            );
+            assert!(c.decks[&0].dead, "nothing is dealt from it");
+            assert!(c.take_disproved().is_empty(), "named once");
+        }
+    }
+}
+
 /// At version 7 a seat's shuffle of the prepared deck is made without the prover's own check,
 /// for the chain check that includes it. Should the same step come back on the batch that
 /// finishes that deck (its first sending lost), its seat checks it like anyone's instead of

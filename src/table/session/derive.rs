@@ -247,6 +247,9 @@ impl<G: Game> Session<G> {
     fn open_step(&mut self) -> bool {
         // The game's timers run on the log's time (Game::clock), never a client's clock.
         self.r.game.clock(self.r.t_open);
+        if self.remove_disproved() {
+            return false;
+        }
         if self.r.chance.in_batch() {
             return self.chance_kind();
         }
@@ -289,6 +292,9 @@ impl<G: Game> Session<G> {
                 }
                 // A batch that finishes the prepared deck checks its chain first.
                 self.report_refused_chains();
+                if self.remove_disproved() {
+                    return false;
+                }
                 self.chance_kind()
             }
         }
@@ -940,6 +946,42 @@ impl<G: Game> Session<G> {
                 self.violations.push(v);
             }
         }
+    }
+
+    /// Removes every seat whose shuffle failed when its chain was checked together (version
+    /// 10, PROTOCOL.md §5.9), at the step that opens after the check: the last shuffle of a
+    /// batch's own deck, or the check of the deck prepared ahead (when its last shuffle is in,
+    /// or when a batch finishes it). Its event stood when it came, and is named now. Returns
+    /// whether it did.
+    fn remove_disproved(&mut self) -> bool {
+        let found = self.r.chance.take_disproved();
+        if found.is_empty() {
+            return false;
+        }
+        let mut seats: Vec<Seat> = found.iter().map(|f| f.seat).collect();
+        seats.sort_unstable();
+        seats.dedup();
+        for f in found {
+            // A shuffle of the deck prepared ahead was named when its chain failed.
+            let Some(step) = f.step else {
+                continue;
+            };
+            let v = Violation::Invalid {
+                id: f.event,
+                seat: f.seat,
+                step,
+                reason: format!(
+                    "its shuffle failed when the hand's shuffles were checked together ({}); \
+                     the deck is not used and the seat is removed",
+                    f.reason
+                ),
+            };
+            if !self.violations.contains(&v) {
+                self.violations.push(v);
+            }
+        }
+        self.forfeit(seats, ForfeitReason::FailedProof, self.r.t_open);
+        true
     }
 
     /// Checks and applies one event of `x` at the open step, with the part of the deck prepared

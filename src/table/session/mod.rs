@@ -411,8 +411,9 @@ impl<G: Game> Session<G> {
         }
         let me = me.map(|(s, m)| Secrets::new(s, m));
         let actors: Vec<[u8; 32]> = cfg.seats.iter().map(|k| k.to_bytes()).collect();
-        let chance =
-            Chance::new(cfg.table, actors, me.clone()).deferring_chain_checks(cfg.version >= 7);
+        let chance = Chance::new(cfg.table, actors, me.clone())
+            .deferring_chain_checks(cfg.version >= 7)
+            .checking_batch_chains(cfg.version >= crate::wire::SHUFFLES_CHECKED_TOGETHER_SINCE);
         let cache = chance.cache();
         let table_hex = hex::encode(cfg.table);
         let r = Replica::new(game.clone(), chance, table_hex.clone(), cfg.start);
@@ -936,6 +937,9 @@ impl<G: Game> Session<G> {
                     self.initial.clone(),
                     Chance::new(self.cfg.table, actors, self.me.clone())
                         .deferring_chain_checks(self.cfg.version >= 7)
+                        .checking_batch_chains(
+                            self.cfg.version >= crate::wire::SHUFFLES_CHECKED_TOGETHER_SINCE,
+                        )
                         .with_cache(self.cache.clone()),
                     self.table_hex.clone(),
                     self.cfg.start,
