@@ -3,8 +3,9 @@
 //! step before the next.
 //!
 //! The shuffler's randomness (permutation, re-masking scalars, proof nonces) all comes from
-//! `ChaCha20Rng::from_seed(ctx.digest("shuffle-rng", [shuffle_seed]))`, where `shuffle_seed` is
-//! the seed the seat committed to in the keys pass. A step is therefore a deterministic function
+//! `ChaCha20Rng::from_seed(ctx.digest("shuffle-rng", [shuffle_seed, sha256(input deck)]))`,
+//! where `shuffle_seed` is the seed the seat committed to in the keys pass and `input deck` the
+//! bytes of the deck it shuffles. A step is therefore a deterministic function
 //! of (committed seed, context, joint key, previous deck): in a dispute, the seat opens its seed
 //! and anyone recomputes the step byte for byte ([`verify_shuffle_opening`]).
 //!
@@ -348,14 +349,19 @@ fn chain_index(
     Ok(index)
 }
 
-/// The shuffle step's RNG: ChaCha20 keyed by the committed seed and the step context.
-fn step_rng(ctx: &Context, seed: &[u8; 32]) -> ChaCha20Rng {
-    let key = Zeroizing::new(ctx.digest(Label::ShuffleRng, &[seed]));
+/// The shuffle step's RNG: ChaCha20 keyed by the committed seed, the step context and the
+/// deck it shuffles. The input is in the key so that one context can never shuffle two decks
+/// alike: two outputs of one permutation and masking over different inputs would give the
+/// permutation away, whatever path (a fork, a late event) led a seat to make both.
+fn step_rng(ctx: &Context, seed: &[u8; 32], input: &[u8]) -> ChaCha20Rng {
+    use sha2::{Digest, Sha256};
+    let input: [u8; 32] = Sha256::digest(input).into();
+    let key = Zeroizing::new(ctx.digest(Label::ShuffleRng, &[seed, &input]));
     ChaCha20Rng::from_seed(*key)
 }
 
 /// The deck a step shuffles: the previous verified deck, or the public initial deck.
-fn input_deck(size: usize, prev: Option<&VerifiedDeck>) -> (Vec<Ciphertext>, Vec<u8>) {
+pub(crate) fn input_deck(size: usize, prev: Option<&VerifiedDeck>) -> (Vec<Ciphertext>, Vec<u8>) {
     match prev {
         Some(p) => (p.deck.cards.to_vec(), p.deck.bytes.to_vec()),
         None => {
@@ -428,8 +434,8 @@ fn shuffle_step(
         ));
     }
     let index = chain_index(ctx, key, size, prev)?;
-    let mut rng = step_rng(ctx, secret.shuffle_seed());
     let (cards, bytes) = input_deck(size, prev);
+    let mut rng = step_rng(ctx, secret.shuffle_seed(), &bytes);
     let input = DeckRef {
         cards: &cards,
         bytes: &bytes,
@@ -814,9 +820,16 @@ pub fn verify_chains_parallel(
 /// `cheap_permutation_matches_real_shuffle` checks this against opened real shuffles. Position
 /// `i` of the output deck holds the card at position `perm[i]` of the input deck.
 #[cfg(test)]
-pub(crate) fn step_permutation(ctx: &Context, seed: &[u8; 32], size: usize) -> Vec<usize> {
+pub(crate) fn step_permutation(
+    ctx: &Context,
+    seed: &[u8; 32],
+    size: usize,
+    prev: Option<&VerifiedDeck>,
+) -> Vec<usize> {
     use rand::seq::SliceRandom;
     let mut perm: Vec<usize> = (0..size).collect();
-    perm.as_mut_slice().shuffle(&mut step_rng(ctx, seed));
+    let (_, input) = input_deck(size, prev);
+    perm.as_mut_slice()
+        .shuffle(&mut step_rng(ctx, seed, &input));
     perm
 }

@@ -1045,8 +1045,14 @@ fn cheap_permutation_matches_real_shuffle() {
         let mut rng = ChaCha20Rng::seed_from_u64(100 + hand);
         let (secrets, key) = keys(&mut rng, 2, hand);
         let (steps, deck) = chain(&secrets, &key, size);
-        let p0 = shuffle::step_permutation(&steps[0].ctx, secrets[0].shuffle_seed(), size);
-        let p1 = shuffle::step_permutation(&steps[1].ctx, secrets[1].shuffle_seed(), size);
+        let p0 = shuffle::step_permutation(&steps[0].ctx, secrets[0].shuffle_seed(), size, None);
+        let after0 = verify_chain(&key, size, None, &steps[..1]).unwrap();
+        let p1 = shuffle::step_permutation(
+            &steps[1].ctx,
+            secrets[1].shuffle_seed(),
+            size,
+            after0.as_ref(),
+        );
         for position in 0..size {
             let pos = u16::try_from(position).unwrap();
             let tokens: Vec<VerifiedToken> = (0..2u16)
@@ -1080,7 +1086,7 @@ fn shuffles_are_uniform() {
         for seat in 0..3u16 {
             rand::RngCore::fill_bytes(&mut rng, &mut seed);
             let c = ctx(seat, hand).with_step(Step::Shuffle { index: seat });
-            let p = shuffle::step_permutation(&c, &seed, size);
+            let p = shuffle::step_permutation(&c, &seed, size, None);
             if seat == 0 {
                 single[p[0]] += 1;
             }

@@ -137,6 +137,11 @@ fn keys_and_commitments(secrets: &[SecretShare]) -> (Value, Value, JointKey) {
     (keys, commits, key)
 }
 
+/// The bytes of the deck a step shuffles (the previous deck, or the initial one).
+fn input_bytes(prev: Option<&VerifiedDeck>) -> Vec<u8> {
+    super::shuffle::input_deck(SIZE, prev).1
+}
+
 fn shuffles_and_tokens(secrets: &[SecretShare], key: &JointKey) -> (Value, Value) {
     let mut steps = Vec::new();
     let mut prev: Option<VerifiedDeck> = None;
@@ -148,8 +153,19 @@ fn shuffles_and_tokens(secrets: &[SecretShare], key: &JointKey) -> (Value, Value
         steps.push(json!({
             "context": ctx_json(&c),
             "proof_context": hex::encode(c.encode(Label::Proof)),
-            "rng_seed": hex::encode(c.digest(Label::ShuffleRng, &[&s.opening().shuffle_seed])),
-            "permutation": super::shuffle::step_permutation(&c, &s.opening().shuffle_seed, SIZE),
+            "rng_seed": hex::encode(c.digest(
+                Label::ShuffleRng,
+                &[
+                    &s.opening().shuffle_seed,
+                    &Sha256::digest(input_bytes(prev.as_ref())),
+                ],
+            )),
+            "permutation": super::shuffle::step_permutation(
+                &c,
+                &s.opening().shuffle_seed,
+                SIZE,
+                prev.as_ref(),
+            ),
             "deck": hex::encode(deck.to_bytes()),
             "proof": hex::encode(proof.to_bytes()),
         }));
@@ -157,7 +173,7 @@ fn shuffles_and_tokens(secrets: &[SecretShare], key: &JointKey) -> (Value, Value
     }
     let deck = prev.unwrap();
     let shuffles = json!({
-        "description": "Shuffle chain for a 10-card deck, seat k doing step k; output position i holds input position permutation[i]",
+        "description": "Shuffle chain for a 10-card deck, seat k doing step k, its randomness ChaCha20Rng(rng_seed), rng_seed = ctx.digest(shuffle-rng, [shuffle_seed, sha256(input deck bytes)]); output position i holds input position permutation[i]",
         "size": SIZE,
         "steps": steps,
     });

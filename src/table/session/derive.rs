@@ -958,27 +958,38 @@ impl<G: Game> Session<G> {
         if found.is_empty() {
             return false;
         }
-        let mut seats: Vec<Seat> = found.iter().map(|f| f.seat).collect();
+        // A seat removed meanwhile (a prepared deck's check can be followed by a sealed
+        // decision's openings before a step opens from the game) is not removed twice.
+        let mut seats: Vec<Seat> = found
+            .iter()
+            .map(|f| f.seat)
+            .filter(|x| !self.r.removed.contains(x))
+            .collect();
         seats.sort_unstable();
         seats.dedup();
         for f in found {
             // A shuffle of the deck prepared ahead was named when its chain failed.
-            let Some(step) = f.step else {
+            let Some(at) = f.step else {
                 continue;
             };
+            // Dated at the step whose event completed the chain, where it was found: a
+            // roll-back to before that step forgets it with the rest of that branch.
             let v = Violation::Invalid {
                 id: f.event,
                 seat: f.seat,
-                step,
+                step: self.r.step.saturating_sub(1),
                 reason: format!(
-                    "its shuffle failed when the hand's shuffles were checked together ({}); \
-                     the deck is not used and the seat is removed",
+                    "its shuffle at step {at} failed when the hand's shuffles were checked \
+                     together ({}); the deck is not used and the seat is removed",
                     f.reason
                 ),
             };
             if !self.violations.contains(&v) {
                 self.violations.push(v);
             }
+        }
+        if seats.is_empty() {
+            return false;
         }
         self.forfeit(seats, ForfeitReason::FailedProof, self.r.t_open);
         true
