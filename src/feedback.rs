@@ -4,53 +4,17 @@
 
 use std::time::Duration;
 
-use nostr_sdk::prelude::{EventBuilder, EventId, Keys, PublicKey, RelayUrl, Tag, ToBech32};
+use nostr_sdk::prelude::{EventId, Keys, PublicKey, RelayUrl, Tag, ToBech32};
 
 use crate::net::dm::{self, SendReport};
 use crate::net::{PoolConfig, PublishReport, RelayPool};
 
-/// The author's key. The rules invite feedback and variant ideas here: "Send feedback and view
-/// previous versions at npub140y9…h56k via NOSTR" (`../shared/rules/tolerance-v1.4.md`, the
-/// paragraphs after the standard rules and at the end).
-pub const AUTHOR_NPUB: &str = "npub140y9mz9u9cpm8y9597kdetpte5v5v62nvdzzvp78gfx2xf0x6kxqf5h56k";
-
-/// Relays used when neither `--relay` nor `relays` in `config.toml` names any: three long-running
-/// public relays that accept kind 1, 1059, 10050 and 10002 from anyone.
-pub const DEFAULT_RELAYS: [&str; 3] = [
-    "wss://relay.damus.io",
-    "wss://nos.lol",
-    "wss://relay.primal.net",
-];
-
-/// Longest message accepted. A gift wrap encrypts and base64-encodes the text twice (about ×1.8)
-/// and must stay under the 64 KiB event limit.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+pub use crate::wire::feedback::{
+    check_message, public_note, AUTHOR_NPUB, DEFAULT_RELAYS, MAX_MESSAGE_BYTES, SUBJECT,
+};
 
 /// How long to wait for relays' stored relay lists.
 const LOOKUP: Duration = Duration::from_secs(5);
-
-/// The message with surrounding blank space removed; an error if it is empty or too long.
-pub fn check_message(text: &str) -> Result<String, String> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err("the message is empty: nothing sent".into());
-    }
-    if t.len() > MAX_MESSAGE_BYTES {
-        return Err(format!(
-            "the message is {} bytes, over the {MAX_MESSAGE_BYTES}-byte limit: nothing sent",
-            t.len()
-        ));
-    }
-    Ok(t.to_string())
-}
-
-/// A kind-1 note for everyone to read that mentions `to` (NIP-27 `nostr:` reference and `p` tag,
-/// so their client notifies them).
-pub fn public_note(to: &PublicKey, message: &str) -> EventBuilder {
-    let npub = to.to_bech32().expect("a public key always encodes");
-    EventBuilder::text_note(format!("{message}\n\nnostr:{npub}"))
-        .tags([Tag::public_key(*to), Tag::hashtag("tolerance")])
-}
 
 /// What sending feedback did.
 #[derive(Debug)]
@@ -129,7 +93,7 @@ pub async fn send_feedback(
     let tags = if public {
         Vec::new()
     } else {
-        vec![dm::subject("Feedback on The Game of Tolerance")]
+        vec![dm::subject(SUBJECT)]
     };
     let sent = send_as(&pool, who, to, text, public, tags).await;
     pool.shutdown().await;

@@ -1308,3 +1308,153 @@ async fn a_person_with_a_signer_extension_sits_down_by_one_approval_and_comes_ba
     );
     c.close().await.unwrap();
 }
+
+/// Waits for the feedback form's outcome (`yes`: delivered, `no`: said why) and reads it.
+async fn feedback_outcome(c: &Client, want: &str) -> String {
+    until(
+        c,
+        &format!("document.getElementById('feedback-status').dataset.sent === {want:?}"),
+    )
+    .await;
+    let said = text(c, "#feedback-status").await;
+    script(
+        c,
+        "delete document.getElementById('feedback-status').dataset.sent;",
+    )
+    .await;
+    said
+}
+
+/// Feedback from the page goes where `tolerance feedback` sends it (here to an author key the
+/// serving machine's config.toml names, as for the terminal). With the page's own key: an empty
+/// message is refused in words; a private message is a NIP-17 gift wrap the author opens and
+/// finds from the page's key with the feedback subject, with the sender's own copy beside it;
+/// ticked "public", a note that mentions the author. With a signer extension the identity
+/// seals and signs the message itself (one encryption and one signature asked), and the author
+/// finds it from the identity.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feedback_from_the_page_reaches_the_author_privately_or_as_a_public_note() {
+    use nostr_sdk::prelude::*;
+    use tolerance::net::dm;
+    use tolerance::net::pool::{PoolConfig, RelayPool};
+
+    let author = Keys::generate();
+    let author_npub = author.public_key().to_bech32().unwrap();
+    let hw = home("browser-feedback", "web");
+    std::fs::create_dir_all(&hw).unwrap();
+    std::fs::write(
+        hw.join("config.toml"),
+        format!("author = \"{author_npub}\"\n"),
+    )
+    .unwrap();
+    let (_web, url, relay) = serve(&hw);
+    let d = driver();
+    let c = browser(&d).await;
+    c.goto(&url).await.unwrap();
+    let me = PublicKey::from_bech32(&make_key(&c, "a feedback password").await).unwrap();
+    until(
+        &c,
+        &format!("document.getElementById('feedback-to').textContent.includes({author_npub:?})"),
+    )
+    .await;
+
+    click(&c, "#feedback-send").await;
+    let said = feedback_outcome(&c, "no").await;
+    assert!(
+        said.contains("empty") && said.contains("nothing sent"),
+        "{said}"
+    );
+
+    const PRIVATE: &str = "Could a variant use two decks?";
+    type_into(&c, "feedback-text", PRIVATE).await;
+    click(&c, "#feedback-send").await;
+    let said = feedback_outcome(&c, "yes").await;
+    assert!(
+        said.contains(&format!(
+            "Sent privately (NIP-17) to {author_npub}: taken by {relay}"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("Your own copy"), "{said}");
+    let inbox_of = |keys: Keys| {
+        let relay = relay.clone();
+        async move {
+            let pool = RelayPool::connect(keys, [relay.as_str()], PoolConfig::default())
+                .await
+                .unwrap();
+            let inbox = dm::fetch_inbox(&pool, PATIENCE).await.unwrap();
+            pool.shutdown().await;
+            inbox
+        }
+    };
+    let got = inbox_of(author.clone()).await;
+    assert!(got.refused.is_empty(), "{:?}", got.refused);
+    assert_eq!(got.messages.len(), 1);
+    let m = &got.messages[0];
+    assert_eq!((m.sender, m.content.as_str()), (me, PRIVATE));
+    assert_eq!(m.subject(), Some(tolerance::wire::feedback::SUBJECT));
+
+    const PUBLIC: &str = "Tolerance at ten seats is a joy.";
+    click(&c, "#feedback-public").await;
+    type_into(&c, "feedback-text", PUBLIC).await;
+    click(&c, "#feedback-send").await;
+    let said = feedback_outcome(&c, "yes").await;
+    assert!(
+        said.contains(&format!("Posted a public note that mentions {author_npub}")),
+        "{said}"
+    );
+    let pool = RelayPool::connect(Keys::generate(), [relay.as_str()], PoolConfig::default())
+        .await
+        .unwrap();
+    let notes = pool
+        .fetch(
+            vec![Filter::new().kind(Kind::TextNote).author(me)],
+            PATIENCE,
+        )
+        .await
+        .unwrap();
+    pool.shutdown().await;
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].content.starts_with(PUBLIC), "{}", notes[0].content);
+    assert!(notes[0].content.contains(&format!("nostr:{author_npub}")));
+    assert!(notes[0]
+        .tags
+        .public_keys()
+        .any(|p| *p == author.public_key()));
+
+    // The same person's identity in a signer extension: it seals and signs, the page wraps.
+    let identity = Keys::generate();
+    use_extension(&c, &identity).await;
+    click(&c, "#feedback-public").await;
+    const SIGNED: &str = "Sent from my extension.";
+    type_into(&c, "feedback-text", SIGNED).await;
+    click(&c, "#feedback-send").await;
+    let (id, kind, arg) = extension_asked(&c).await;
+    assert_eq!(kind, "encrypt");
+    assert_eq!(arg["pk"], json!(author.public_key().to_hex()));
+    let sealed = nostr::nips::nip44::encrypt(
+        identity.secret_key(),
+        &author.public_key(),
+        arg["text"].as_str().unwrap(),
+        nostr::nips::nip44::Version::default(),
+    )
+    .unwrap();
+    extension_answers(&c, id, json!(sealed)).await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!((kind.as_str(), ask["kind"].as_u64()), ("sign", Some(13)));
+    extension_answers(&c, id, extension_signs(&identity, &ask)).await;
+    let said = feedback_outcome(&c, "yes").await;
+    assert!(said.contains("Sent privately"), "{said}");
+    let got = inbox_of(author).await;
+    let from_identity: Vec<_> = got
+        .messages
+        .iter()
+        .filter(|m| m.sender == identity.public_key())
+        .collect();
+    assert_eq!(from_identity.len(), 1, "{:?}", got.messages);
+    assert_eq!(from_identity[0].content, SIGNED);
+    if let Ok(png) = c.screenshot().await {
+        artefact("feedback-1280x800.png", &png);
+    }
+    c.close().await.unwrap();
+}

@@ -3,7 +3,7 @@
 //!
 //! The page is plain static files, so any file server would do; this one exists so that one
 //! command gives a person the page and a relay to play on, and it tells the page which relays
-//! it came with (`config.json`). It answers GET and HEAD for the files under the page's folder
+//! it came with and whom feedback goes to (`config.json`). It answers GET and HEAD for the files under the page's folder
 //! and nothing else: no path outside it, no directory listing, no hidden file.
 
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
@@ -71,7 +71,15 @@ pub async fn run(args: WebArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot serve the page: {e}"))?;
-    let config = serde_json::json!({ "relays": relays }).to_string();
+    // Feedback from the page goes where `tolerance feedback` sends it: `author` in config.toml,
+    // else the game's author.
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let author = settings.recipient(None, crate::feedback::AUTHOR_NPUB)?;
+    let config = serde_json::json!({
+        "relays": relays,
+        "author": nostr_sdk::prelude::ToBech32::to_bech32(&author).expect("a key encodes"),
+    })
+    .to_string();
     println!("the page: http://{addr}/");
     println!("relays: {}", relays.join(" "));
     println!("open a table: http://{addr}/#naddr1…  (Ctrl-C stops)");

@@ -30,15 +30,14 @@ use std::time::Duration;
 
 use nostr_sdk::nips::nip59::{self, UnwrappedGift};
 use nostr_sdk::prelude::{
-    Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind, NostrSigner, PublicKey,
-    RelayMetadata, RelayUrl, Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
+    Event, EventBuilder, EventId, Filter, JsonUtil, Keys, Kind, NostrSigner, PublicKey, RelayUrl,
+    Tag, TagStandard, Tags, Timestamp, UnsignedEvent,
 };
 
 use super::pool::{pow_to_retry, PublishReport, RelayPool, MAX_POW};
 use super::NetError;
 
-/// Most relays taken from someone else's relay list.
-pub const MAX_LISTED_RELAYS: usize = 8;
+pub use crate::wire::feedback::{RelayLists, MAX_LISTED_RELAYS};
 
 /// What went wrong sending or reading a private message.
 #[derive(Debug, thiserror::Error)]
@@ -81,29 +80,6 @@ pub enum DmError {
     },
 }
 
-/// Someone's published relay lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RelayLists {
-    /// NIP-17 inbox relays (kind 10050): where they read private messages.
-    pub inbox: Vec<RelayUrl>,
-    /// NIP-65 relays they read from (kind 10002, marked `read` or unmarked).
-    pub read: Vec<RelayUrl>,
-}
-
-impl RelayLists {
-    /// Where private messages for this key belong besides the relays we share: its NIP-17 inbox
-    /// relays, none if it published none (NIP-17); at most [`MAX_LISTED_RELAYS`].
-    pub fn for_messages(&self) -> &[RelayUrl] {
-        &self.inbox[..self.inbox.len().min(MAX_LISTED_RELAYS)]
-    }
-
-    /// Where public notes mentioning this key belong: its NIP-65 read relays (NIP-65); at most
-    /// [`MAX_LISTED_RELAYS`].
-    pub fn for_mentions(&self) -> &[RelayUrl] {
-        &self.read[..self.read.len().min(MAX_LISTED_RELAYS)]
-    }
-}
-
 /// The relay lists `who` published, as found on `pool`'s relays (empty lists when none).
 pub async fn lookup_relays(
     pool: &RelayPool,
@@ -112,32 +88,11 @@ pub async fn lookup_relays(
 ) -> Result<RelayLists, DmError> {
     let events = pool
         .fetch(
-            vec![Filter::new()
-                .author(*who)
-                .kinds([Kind::InboxRelays, Kind::RelayList])],
+            vec![crate::wire::feedback::relay_lists_filter(&[*who])],
             timeout,
         )
         .await?;
-    let newest = |kind: Kind| {
-        events
-            .iter()
-            .filter(|e| e.kind == kind && e.pubkey == *who)
-            .max_by(|a, b| a.created_at.cmp(&b.created_at).then(b.id.cmp(&a.id)))
-    };
-    let mut lists = RelayLists::default();
-    if let Some(e) = newest(Kind::InboxRelays) {
-        for url in nostr_sdk::nips::nip17::extract_relay_list(e) {
-            push_unique(&mut lists.inbox, url.clone());
-        }
-    }
-    if let Some(e) = newest(Kind::RelayList) {
-        for (url, marker) in nostr_sdk::nips::nip65::extract_relay_list(e) {
-            if *marker != Some(RelayMetadata::Write) {
-                push_unique(&mut lists.read, url.clone());
-            }
-        }
-    }
-    Ok(lists)
+    Ok(RelayLists::from_events(&events, who))
 }
 
 /// The kind-10050 event listing `relays` as this key's inbox for private messages (unsigned).
@@ -577,16 +532,11 @@ pub async fn fetch_inbox_of<S: NostrSigner>(
     Ok(inbox)
 }
 
-fn push_unique(list: &mut Vec<RelayUrl>, url: RelayUrl) {
-    if !list.contains(&url) {
-        list.push(url);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::{EmbeddedRelay, EmbeddedRelayConfig, PoolConfig};
+    use nostr_sdk::prelude::RelayMetadata;
 
     const WAIT: Duration = Duration::from_secs(5);
 

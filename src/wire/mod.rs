@@ -12,6 +12,7 @@ use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub mod auth;
+pub mod feedback;
 pub mod lobby;
 pub mod log;
 pub mod names;

@@ -10,6 +10,7 @@
 //! Every function takes and returns JSON text; an error is a sentence for the person.
 
 pub mod bench;
+pub mod feedback;
 pub mod key;
 pub mod seat;
 pub mod signer;

@@ -21,17 +21,23 @@ function clearError() {
   $("error").textContent = "";
 }
 
-// The relays this page was served with (`tolerance web` writes config.json); none when the
-// page is opened from disk.
-async function defaultRelays() {
+// What the page was served with (`tolerance web` writes config.json: its relays, and the
+// author feedback goes to); nothing when the page is opened from disk.
+async function pageConfig() {
   try {
     const r = await fetch("config.json", { cache: "no-store" });
-    if (!r.ok) return [];
+    if (!r.ok) return {};
     const c = await r.json();
-    return Array.isArray(c.relays) ? c.relays : [];
+    return c && typeof c === "object" ? c : {};
   } catch {
-    return [];
+    return {};
   }
+}
+
+// The relays this page was served with; none when the page is opened from disk.
+async function defaultRelays() {
+  const c = await pageConfig();
+  return Array.isArray(c.relays) ? c.relays : [];
 }
 
 // One NIP-01 query to each relay: every EVENT is handed to `onEvent`; resolves when each relay
@@ -88,6 +94,123 @@ function query(relays, filter, onEvent, live = false) {
     done: Promise.all(done).then((faults) => faults.filter(Boolean)),
     close: () => sockets.forEach((s) => s.close()),
   };
+}
+
+// One event offered once to each relay: resolves with each relay's answer (taken, refused and
+// why, or silent) when all have answered or run out of patience.
+function publishOnce(relays, ev) {
+  return Promise.all(
+    relays.map(
+      (url) =>
+        new Promise((resolve) => {
+          let ws;
+          let settled = false;
+          const done = (ok, why) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            try {
+              if (ws) ws.close();
+            } catch {}
+            resolve({ url, ok, why });
+          };
+          const timer = setTimeout(() => done(false, `no answer within ${PATIENCE_MS / 1000} s`), PATIENCE_MS);
+          try {
+            ws = new WebSocket(url);
+          } catch {
+            done(false, "not an address this browser can open");
+            return;
+          }
+          ws.onopen = () => ws.send(JSON.stringify(["EVENT", ev]));
+          ws.onerror = () => done(false, "could not be reached");
+          ws.onclose = () => done(false, "closed the connection");
+          ws.onmessage = (m) => {
+            let msg;
+            try {
+              msg = JSON.parse(m.data);
+            } catch {
+              return;
+            }
+            if (Array.isArray(msg) && msg[0] === "OK" && msg[1] === ev.id) {
+              const why = String(msg[3] || "");
+              done(msg[2] === true || why.startsWith("duplicate:"), why || "no reason given");
+            }
+          };
+        }),
+    ),
+  );
+}
+
+// Feedback to the game's author (or to the author config.json names): the core composes,
+// signs or checks what the signer extension signed, and routes; this only fetches the relay
+// lists it asks for, asks the extension, and publishes.
+async function showFeedbackTo() {
+  const c = await pageConfig();
+  try {
+    const plan = JSON.parse(core.feedback_plan(typeof c.author === "string" ? c.author : ""));
+    $("feedback-to").textContent = `It goes to ${plan.to.npub}, signed by your key, privately unless you tick "public".`;
+  } catch (err) {
+    $("feedback-to").textContent = String(err.message || err);
+    $("feedback-send").disabled = true;
+  }
+}
+
+async function sendFeedback() {
+  const status = $("feedback-status");
+  const text = $("feedback-text").value;
+  const pub = $("feedback-public").checked;
+  const c = await pageConfig();
+  $("feedback-send").disabled = true;
+  try {
+    const plan = JSON.parse(core.feedback_plan(typeof c.author === "string" ? c.author : ""));
+    const mine = Array.isArray(c.relays) ? c.relays : [];
+    const relays = mine.length ? mine : plan.relays;
+    status.textContent = "Looking up where the author reads…";
+    const lists = [];
+    await query(relays, plan.filter, (ev) => lists.push(ev)).done;
+    const listed = JSON.stringify(lists);
+    const on = JSON.stringify(relays);
+    let out = JSON.parse(core.feedback_compose(text, pub, plan.to.hex, listed, on));
+    if (out.sign || out.seal) {
+      const ext = extension();
+      if (!ext) throw new Error("your signer extension is gone: reload the page, or use your own key");
+      status.textContent = "Waiting for your signer extension…";
+      let signed;
+      try {
+        if (out.sign) {
+          signed = await ext.signEvent(out.sign);
+        } else {
+          if (!ext.nip44 || typeof ext.nip44.encrypt !== "function") {
+            throw new Error("it cannot encrypt (NIP-44): tick \"public\", or use your own key");
+          }
+          const seal = out.seal;
+          seal.content = String(await ext.nip44.encrypt(out.encrypt.to, out.encrypt.text));
+          signed = await ext.signEvent(seal);
+        }
+      } catch (err) {
+        throw new Error(`your signer extension did not sign: ${err && err.message ? err.message : err}. Nothing was sent.`);
+      }
+      out = JSON.parse(core.feedback_signed(JSON.stringify(signed), text, pub, plan.to.hex, listed, on));
+    }
+    status.textContent = "Sending…";
+    const results = [];
+    for (const p of out.publish) {
+      const answers = await publishOnce(p.relays, p.event);
+      results.push({
+        what: p.what,
+        accepted: answers.filter((a) => a.ok).map((a) => a.url),
+        refused: answers.filter((a) => !a.ok).map((a) => [a.url, a.why]),
+      });
+    }
+    status.textContent = core.feedback_words(JSON.stringify(results), plan.to.hex);
+    status.dataset.sent = "yes";
+    $("feedback-text").value = "";
+  } catch (err) {
+    status.textContent = String(err && err.message ? err.message : err);
+    status.dataset.sent = "no";
+  } finally {
+    $("feedback-send").disabled = false;
+  }
 }
 
 // The open public tables on the page's relays, each a link that opens it.
@@ -1207,6 +1330,11 @@ async function main() {
   showYou();
   showLobby();
   $("refresh").addEventListener("click", showLobby);
+  showFeedbackTo();
+  $("feedback-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sendFeedback();
+  });
   say("Paste a table's naddr1… link, or pick a game to learn about it.");
   document.body.dataset.ready = "yes";
   $("open").addEventListener("submit", (ev) => {

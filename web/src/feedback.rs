@@ -1,0 +1,405 @@
+//! Feedback to the game's author from the page, as `tolerance feedback` sends it: a private
+//! NIP-17 message (gift-wrapped, NIP-59) with the feedback subject, or with "public" a kind-1
+//! note that mentions the author. The recipient is the author's key unless the page's
+//! `config.json` names another (`author` in the serving machine's `config.toml`, as for the
+//! terminal).
+//!
+//! Where each event goes is decided here from the relay lists the script fetched (checked
+//! here): the page's relays always, plus the recipient's NIP-17 inbox relays for a private
+//! message, the sender's own inbox relays for the sender's copy, and the recipient's NIP-65
+//! read relays for a public note (`tolerance::wire::feedback::RelayLists`).
+//!
+//! With the page's own key everything is signed here. With a signer extension the identity
+//! signs: the extension encrypts and signs the seal (or signs the note), and this module checks
+//! what it gave back and wraps the seal with a one-time key. No copy is kept for the sender
+//! then: it would ask the extension to approve twice more.
+
+use nostr::nips::{nip44, nip59};
+use nostr::prelude::*;
+use serde_json::{json, Value};
+use tolerance::wire::feedback::{
+    check_message, public_note, relay_lists_filter, RelayLists, AUTHOR_NPUB, DEFAULT_RELAYS,
+    SUBJECT,
+};
+use wasm_bindgen::prelude::*;
+
+fn npub(pk: &PublicKey) -> String {
+    pk.to_bech32().expect("a public key always encodes")
+}
+
+/// Who feedback goes to: `configured` (the page's `config.json` `author`, an npub or hex key;
+/// empty for the game's author). In words when it is not a key.
+fn recipient(configured: &str) -> Result<PublicKey, String> {
+    let text = configured.trim();
+    let text = if text.is_empty() { AUTHOR_NPUB } else { text };
+    PublicKey::parse(text).map_err(|_| {
+        format!(
+            "the page names '{text}' as the author to send feedback to, which is not a Nostr key"
+        )
+    })
+}
+
+/// The sender: the identity of a signer extension in use, else the page's unlocked key.
+fn sender() -> Result<(PublicKey, Option<Keys>), String> {
+    if let Some(id) = crate::signer::identity() {
+        return Ok((id, None));
+    }
+    let keys = crate::key::unlocked()
+        .ok_or("unlock your key (or use your signer extension) to send feedback: it is signed")?;
+    Ok((keys.public_key(), Some(keys)))
+}
+
+/// What sending feedback needs first: `{to: {npub, hex}, filter, relays}`, where `filter` asks
+/// for the relay lists of the recipient and of the sender (when a key is unlocked or a signer
+/// extension in use), and `relays` are the relays to ask and send on when the page came with
+/// none (the terminal's defaults).
+#[wasm_bindgen]
+pub fn feedback_plan(configured: &str) -> Result<String, JsError> {
+    let plan = || -> Result<Value, String> {
+        let to = recipient(configured)?;
+        let mut who = vec![to];
+        who.extend(sender().ok().map(|(me, _)| me));
+        Ok(json!({
+            "to": {"npub": npub(&to), "hex": to.to_hex()},
+            "filter": relay_lists_filter(&who),
+            "relays": DEFAULT_RELAYS,
+        }))
+    };
+    plan().map(|v| v.to_string()).map_err(|e| JsError::new(&e))
+}
+
+/// The relays an event goes to: the page's, then those listed (no repeats).
+fn route(relays: &[String], listed: &[RelayUrl]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in relays
+        .iter()
+        .cloned()
+        .chain(listed.iter().map(|u| u.to_string()))
+    {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The checked relay lists among what the relays sent (forged or malformed events dropped).
+fn lists(events: &str, who: &PublicKey) -> RelayLists {
+    let events: Vec<Event> = crate::parse_events(events)
+        .into_iter()
+        .filter(|e| e.verify().is_ok())
+        .collect();
+    RelayLists::from_events(&events, who)
+}
+
+fn relays_of(relays: &str) -> Result<Vec<String>, String> {
+    let list: Vec<String> =
+        serde_json::from_str(relays).map_err(|_| "no relay to send on".to_string())?;
+    if list.is_empty() {
+        return Err("no relay to send on".into());
+    }
+    Ok(list)
+}
+
+fn item(event: &Event, relays: Vec<String>, what: &str) -> Value {
+    json!({
+        "event": serde_json::from_str::<Value>(&event.as_json()).expect("events serialize"),
+        "relays": relays,
+        "what": what,
+    })
+}
+
+/// The kind-14 message to `to`, from `me`, with the feedback subject.
+fn rumor(me: &PublicKey, to: &PublicKey, text: &str) -> UnsignedEvent {
+    let mut rumor = EventBuilder::private_msg_rumor(*to, text)
+        .tag(Tag::from_standardized(TagStandard::Subject(SUBJECT.into())))
+        .build(*me);
+    rumor.ensure_id();
+    rumor
+}
+
+/// The seal of `rumor` to `to` (NIP-59), not yet encrypted or signed: its content is what is
+/// to be encrypted to `to`.
+fn seal_template(me: &PublicKey, rumor: &UnsignedEvent) -> UnsignedEvent {
+    EventBuilder::new(Kind::Seal, rumor.as_json())
+        .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
+        .build(*me)
+}
+
+/// `rumor` sealed by `keys` and wrapped to `to`.
+fn wrapped(keys: &Keys, to: &PublicKey, rumor: &UnsignedEvent) -> Result<Event, String> {
+    let fail = |e: String| format!("the message could not be sealed: {e}");
+    let sealed = nip44::encrypt(
+        keys.secret_key(),
+        to,
+        rumor.as_json(),
+        nip44::Version::default(),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let seal = EventBuilder::new(Kind::Seal, sealed)
+        .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
+        .sign_with_keys(keys)
+        .map_err(|e| fail(e.to_string()))?;
+    EventBuilder::gift_wrap_from_seal(to, &seal, []).map_err(|e| fail(e.to_string()))
+}
+
+/// Feedback `text` to `to_hex` (from [`feedback_plan`]), privately unless `public`, routed by
+/// the relay lists in `lists` (events) over `relays` (a JSON list). With the page's key:
+/// `{publish: [{event, relays, what}]}`, `what` being `author`, `copy` (the sender's own copy
+/// of a private message) or `note`. With a signer extension, what to ask it first: `{sign}`
+/// (the note, for `signEvent`) or `{encrypt: {to, text}, seal}` (NIP-44 encrypt `text` to
+/// `to`, put it in the seal's content, `signEvent` the seal); then [`feedback_signed`].
+#[wasm_bindgen]
+pub fn feedback_compose(
+    text: &str,
+    public: bool,
+    to_hex: &str,
+    lists: &str,
+    relays: &str,
+) -> Result<String, JsError> {
+    compose(text, public, to_hex, lists, relays)
+        .map(|v| v.to_string())
+        .map_err(|e| JsError::new(&e))
+}
+
+fn compose(
+    text: &str,
+    public: bool,
+    to_hex: &str,
+    events: &str,
+    relays: &str,
+) -> Result<Value, String> {
+    let text = check_message(text)?;
+    let to = recipient(to_hex)?;
+    let relays = relays_of(relays)?;
+    let (me, keys) = sender()?;
+    let theirs = lists(events, &to);
+    let Some(keys) = keys else {
+        if public {
+            let note = public_note(&to, &text).build(me);
+            return Ok(json!({"sign": unsigned_json(&note)}));
+        }
+        let rumor = rumor(&me, &to, &text);
+        let seal = seal_template(&me, &rumor);
+        return Ok(json!({
+            "encrypt": {"to": to.to_hex(), "text": seal.content},
+            "seal": unsigned_json(&seal),
+        }));
+    };
+    if public {
+        let note = public_note(&to, &text)
+            .sign_with_keys(&keys)
+            .map_err(|e| format!("your key could not sign: {e}"))?;
+        return Ok(
+            json!({"publish": [item(&note, route(&relays, theirs.for_mentions()), "note")]}),
+        );
+    }
+    let rumor = rumor(&me, &to, &text);
+    let to_them = wrapped(&keys, &to, &rumor)?;
+    let copy = wrapped(&keys, &me, &rumor)?;
+    let mine = lists(events, &me);
+    Ok(json!({"publish": [
+        item(&to_them, route(&relays, theirs.for_messages()), "author"),
+        item(&copy, route(&relays, mine.for_messages()), "copy"),
+    ]}))
+}
+
+/// An unsigned event as NIP-07's `signEvent` takes it.
+fn unsigned_json(e: &UnsignedEvent) -> Value {
+    json!({
+        "kind": e.kind.as_u16(),
+        "created_at": e.created_at.as_secs(),
+        "tags": e.tags.iter().map(|t| t.as_slice().to_vec()).collect::<Vec<_>>(),
+        "content": e.content,
+        "pubkey": e.pubkey.to_hex(),
+    })
+}
+
+/// What the signer extension gave back for [`feedback_compose`]'s request: the signed note, or
+/// the signed seal (its content encrypted to the recipient). Checked (signed by the identity in
+/// use, of the kind asked, the note's text the one composed) and routed as there:
+/// `{publish: [{event, relays, what}]}`.
+#[wasm_bindgen]
+pub fn feedback_signed(
+    signed: &str,
+    text: &str,
+    public: bool,
+    to_hex: &str,
+    listed: &str,
+    relays: &str,
+) -> Result<String, JsError> {
+    let finish = || -> Result<Value, String> {
+        let to = recipient(to_hex)?;
+        let relays = relays_of(relays)?;
+        let identity = crate::signer::identity().ok_or("no signer extension is in use")?;
+        let ev = Event::from_json(signed).map_err(|_| {
+            "your signer extension answered with something that is not a signed Nostr event"
+                .to_string()
+        })?;
+        if ev.pubkey != identity || ev.verify().is_err() {
+            return Err(format!(
+                "your signer extension's answer is not signed by {}, the key it said is yours",
+                npub(&identity)
+            ));
+        }
+        let theirs = lists(lists_or_empty(listed), &to);
+        if public {
+            let text = check_message(text)?;
+            let expected = public_note(&to, &text).build(identity);
+            if ev.kind != Kind::TextNote
+                || ev.content != expected.content
+                || ev.tags != expected.tags
+            {
+                return Err(
+                    "your signer extension signed another note than the one composed: \
+                            nothing sent"
+                        .into(),
+                );
+            }
+            return Ok(
+                json!({"publish": [item(&ev, route(&relays, theirs.for_mentions()), "note")]}),
+            );
+        }
+        if ev.kind != Kind::Seal || !ev.tags.is_empty() {
+            return Err(
+                "your signer extension signed something other than the sealed message: \
+                        nothing sent"
+                    .into(),
+            );
+        }
+        let wrap = EventBuilder::gift_wrap_from_seal(&to, &ev, [])
+            .map_err(|e| format!("the message could not be wrapped: {e}"))?;
+        Ok(json!({"publish": [item(&wrap, route(&relays, theirs.for_messages()), "author")]}))
+    };
+    finish()
+        .map(|v| v.to_string())
+        .map_err(|e| JsError::new(&e))
+}
+
+fn lists_or_empty(lists: &str) -> &str {
+    if lists.trim().is_empty() {
+        "[]"
+    } else {
+        lists
+    }
+}
+
+/// The outcome in words: `results` is `[{what, accepted: [url], refused: [[url, why]]}]`, one
+/// per published item. Says to whom it went and which relays took it; an error in words when
+/// no relay took the message itself.
+#[wasm_bindgen]
+pub fn feedback_words(results: &str, to_hex: &str) -> Result<String, JsError> {
+    let words = || -> Result<Vec<String>, String> {
+        let to = recipient(to_hex)?;
+        let results: Vec<Value> =
+            serde_json::from_str(results).map_err(|_| "no outcome to tell".to_string())?;
+        let mut lines = Vec::new();
+        let mut delivered = false;
+        for r in &results {
+            let what = r["what"].as_str().unwrap_or("");
+            let accepted: Vec<&str> = r["accepted"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let refused: Vec<String> = r["refused"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|p| {
+                            format!(
+                                "{} ({})",
+                                p[0].as_str().unwrap_or("a relay"),
+                                p[1].as_str().unwrap_or("no reason given")
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let head = match what {
+                "author" => format!("Sent privately (NIP-17) to {}", npub(&to)),
+                "note" => format!("Posted a public note that mentions {}", npub(&to)),
+                _ => "Your own copy of the message".to_string(),
+            };
+            if what != "copy" {
+                delivered |= !accepted.is_empty();
+            }
+            let mut line = if accepted.is_empty() {
+                format!("{head}: no relay took it")
+            } else {
+                format!("{head}: taken by {}", accepted.join(", "))
+            };
+            if !refused.is_empty() {
+                line.push_str(&format!("; not by {}", refused.join(", ")));
+            }
+            lines.push(format!("{line}."));
+        }
+        if !delivered {
+            return Err(format!("Nothing was delivered. {}", lines.join(" ")));
+        }
+        Ok(lines)
+    };
+    words().map(|l| l.join(" ")).map_err(|e| JsError::new(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_author_is_the_games_unless_the_page_names_another_key() {
+        assert_eq!(npub(&recipient("").unwrap()), AUTHOR_NPUB);
+        let other = Keys::generate().public_key();
+        assert_eq!(recipient(&npub(&other)).unwrap(), other);
+        assert_eq!(recipient(&other.to_hex()).unwrap(), other);
+        let err = recipient("Ana").unwrap_err();
+        assert!(
+            err.contains("'Ana'") && err.contains("not a Nostr key"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_message_sealed_here_opens_for_its_recipient_only_with_the_sender_and_subject() {
+        let me = Keys::generate();
+        let to = Keys::generate();
+        let r = rumor(&me.public_key(), &to.public_key(), "more dice, please");
+        let wrap = wrapped(&me, &to.public_key(), &r).unwrap();
+        assert_eq!(wrap.kind, Kind::GiftWrap);
+        assert_ne!(wrap.pubkey, me.public_key(), "a one-time key wraps it");
+        assert!(wrap.tags.public_keys().any(|p| *p == to.public_key()));
+        let seal: Event =
+            Event::from_json(nip44::decrypt(to.secret_key(), &wrap.pubkey, &wrap.content).unwrap())
+                .unwrap();
+        seal.verify().unwrap();
+        assert_eq!(seal.pubkey, me.public_key());
+        let inner: UnsignedEvent = UnsignedEvent::from_json(
+            nip44::decrypt(to.secret_key(), &me.public_key(), &seal.content).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(inner.content, "more dice, please");
+        assert_eq!(inner.pubkey, me.public_key());
+        assert_eq!(inner.kind, Kind::PrivateDirectMessage);
+        assert!(inner
+            .tags
+            .iter()
+            .any(|t| t.as_slice() == ["subject", SUBJECT]));
+        let stranger = Keys::generate();
+        assert!(nip44::decrypt(stranger.secret_key(), &wrap.pubkey, &wrap.content).is_err());
+    }
+
+    #[test]
+    fn each_event_goes_to_the_pages_relays_and_the_lists_that_fit_it() {
+        let page = vec!["ws://127.0.0.1:1".to_string()];
+        let inbox = vec![
+            RelayUrl::parse("wss://inbox.example").unwrap(),
+            RelayUrl::parse("ws://127.0.0.1:1").unwrap(),
+        ];
+        assert_eq!(
+            route(&page, &inbox),
+            vec![
+                "ws://127.0.0.1:1".to_string(),
+                "wss://inbox.example".to_string()
+            ]
+        );
+    }
+}
