@@ -192,6 +192,11 @@ struct Row {
     /// Per hand after the first: relay passes from the step open when seat 0 saw the hand
     /// before end to the first move step of this one.
     to_decision: Vec<u32>,
+    /// Process CPU seconds and count of the later hands dealt from the deck prepared during the
+    /// hand before (at most 2 passes to the first decision), and of those that keyed a deck of
+    /// their own after a change of players (more).
+    served: (f64, u32),
+    keyed: (f64, u32),
 }
 
 /// When seat 0 saw a hand end, and this process's CPU seconds then.
@@ -316,8 +321,22 @@ async fn play(row: &mut Row, url: &str, seats: u8, hands: u64) {
         e.1 += t1.duration_since(*t0).as_secs_f64();
     }
     row.phase_hands += played - 1;
-    row.to_decision
-        .extend(to_decision.lock().expect("not poisoned").iter().copied());
+    let to_decision = to_decision.lock().expect("not poisoned").clone();
+    // Hand i's CPU runs from the end of hand i−1 to its own; `to_decision[i−2]` is how it began.
+    if to_decision.len() + 1 == cpu_marks.len() {
+        for (w, passes) in cpu_marks.windows(2).zip(&to_decision) {
+            if let (Some(a), Some(b)) = (w[0].1, w[1].1) {
+                let slot = if *passes <= 2 {
+                    &mut row.served
+                } else {
+                    &mut row.keyed
+                };
+                slot.0 += b - a;
+                slot.1 += 1;
+            }
+        }
+    }
+    row.to_decision.extend(to_decision);
     row.phase_wall += last_end.duration_since(first_end).as_secs_f64();
     row.hand_walls.extend(
         marks
@@ -417,6 +436,16 @@ fn print_row(row: &mut Row) {
                 .map(|(p, c)| format!("{p}: {c}"))
                 .collect::<Vec<_>>()
                 .join(", "),
+        );
+    }
+    let per_client = |(cpu, n): (f64, u32)| 1e3 * cpu / f64::from(n.max(1)) / f64::from(row.seats);
+    if row.served.1 + row.keyed.1 > 0 {
+        println!(
+            "   CPU per client, later hands dealt from the deck prepared during the hand before: {}              hands, {:.0} ms; keyed anew after a change of players: {} hands, {:.0} ms",
+            row.served.1,
+            per_client(row.served),
+            row.keyed.1,
+            per_client(row.keyed),
         );
     }
 }
