@@ -441,7 +441,8 @@ fn print_row(row: &mut Row) {
     let per_client = |(cpu, n): (f64, u32)| 1e3 * cpu / f64::from(n.max(1)) / f64::from(row.seats);
     if row.served.1 + row.keyed.1 > 0 {
         println!(
-            "   CPU per client, later hands dealt from the deck prepared during the hand before: {}              hands, {:.0} ms; keyed anew after a change of players: {} hands, {:.0} ms",
+            "   CPU per client, later hands dealt from the deck prepared during the hand before: \
+             {} hands, {:.0} ms; keyed anew after a change of players: {} hands, {:.0} ms",
             row.served.1,
             per_client(row.served),
             row.keyed.1,

@@ -1328,8 +1328,9 @@ async fn feedback_outcome(c: &Client, want: &str) -> String {
 /// Feedback from the page goes where `tolerance feedback` sends it (here to an author key the
 /// serving machine's config.toml names, as for the terminal). With the page's own key: an empty
 /// message is refused in words; a private message is a NIP-17 gift wrap the author opens and
-/// finds from the page's key with the feedback subject, with the sender's own copy beside it;
-/// ticked "public", a note that mentions the author. With a signer extension the identity
+/// finds from the page's key with the feedback subject — on the page's relay and on the inbox
+/// relay the author's signed list names — and the page's key opens its own copy; ticked
+/// "public", a note that mentions the author. With a signer extension the identity
 /// seals and signs the message itself (one encryption and one signature asked), and the author
 /// finds it from the identity.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1365,17 +1366,69 @@ async fn feedback_from_the_page_reaches_the_author_privately_or_as_a_public_note
         "{said}"
     );
 
+    // The author reads private messages on an inbox relay of its own, and says so (NIP-17).
+    let inbox = tolerance::net::relay::EmbeddedRelay::start(Default::default())
+        .await
+        .unwrap();
+    let on_page_relay = RelayPool::connect(author.clone(), [relay.as_str()], PoolConfig::default())
+        .await
+        .unwrap();
+    dm::publish_inbox_relays(&on_page_relay, &[inbox.url().clone()])
+        .await
+        .unwrap();
+    on_page_relay.shutdown().await;
+
     const PRIVATE: &str = "Could a variant use two decks?";
     type_into(&c, "feedback-text", PRIVATE).await;
     click(&c, "#feedback-send").await;
     let said = feedback_outcome(&c, "yes").await;
     assert!(
         said.contains(&format!(
-            "Sent privately (NIP-17) to {author_npub}: taken by {relay}"
+            "Sent privately (NIP-17) to {author_npub}: taken by {relay}, {}",
+            inbox.url()
         )),
         "{said}"
     );
-    assert!(said.contains("Your own copy"), "{said}");
+    assert!(
+        said.contains(&format!("Your own copy of the message: taken by {relay}")),
+        "{said}"
+    );
+    let inbox_on = |keys: Keys, relay: String| async move {
+        let pool = RelayPool::connect(keys, [relay.as_str()], PoolConfig::default())
+            .await
+            .unwrap();
+        let inbox = dm::fetch_inbox(&pool, PATIENCE).await.unwrap();
+        pool.shutdown().await;
+        inbox
+    };
+    let on_inbox = inbox_on(author.clone(), inbox.url().to_string()).await;
+    assert_eq!(
+        on_inbox
+            .messages
+            .iter()
+            .map(|m| (m.sender, m.content.as_str()))
+            .collect::<Vec<_>>(),
+        [(me, PRIVATE)],
+        "the author's inbox relay has it"
+    );
+    // The sender's copy opens with the page's key (exported as a person would).
+    click(&c, "#show-nsec").await;
+    until(
+        &c,
+        "document.getElementById('export').value.startsWith('nsec1')",
+    )
+    .await;
+    let nsec = script(&c, "return document.getElementById('export').value;").await;
+    let mine = Keys::parse(nsec.as_str().unwrap()).unwrap();
+    let copy = inbox_on(mine, relay.clone()).await;
+    assert_eq!(
+        copy.messages
+            .iter()
+            .map(|m| (m.sender, m.content.as_str()))
+            .collect::<Vec<_>>(),
+        [(me, PRIVATE)],
+        "the sender's copy"
+    );
     let inbox_of = |keys: Keys| {
         let relay = relay.clone();
         async move {

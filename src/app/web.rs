@@ -39,6 +39,10 @@ const REQUEST_PATIENCE: Duration = Duration::from_secs(10);
 
 pub async fn run(args: WebArgs) -> Result<(), String> {
     let dir = page_dir(args.dir)?;
+    // Feedback from the page goes where `tolerance feedback` sends it: `author` in config.toml,
+    // else the game's author.
+    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
+    let author = settings.recipient(None, crate::feedback::AUTHOR_NPUB)?;
     let mut relay = None;
     let relays = if args.relays.is_empty() {
         let r = EmbeddedRelay::start(EmbeddedRelayConfig {
@@ -71,10 +75,6 @@ pub async fn run(args: WebArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot serve the page: {e}"))?;
-    // Feedback from the page goes where `tolerance feedback` sends it: `author` in config.toml,
-    // else the game's author.
-    let settings = crate::config::Settings::load(&crate::identity::config_dir())?;
-    let author = settings.recipient(None, crate::feedback::AUTHOR_NPUB)?;
     let config = serde_json::json!({
         "relays": relays,
         "author": nostr_sdk::prelude::ToBech32::to_bech32(&author).expect("a key encodes"),

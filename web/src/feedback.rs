@@ -83,11 +83,20 @@ fn route(relays: &[String], listed: &[RelayUrl]) -> Vec<String> {
     out
 }
 
-/// The checked relay lists among what the relays sent (forged or malformed events dropped).
+/// Most events read for relay lists: a relay that floods the answer with junk must not push the
+/// real lists out before they are looked at.
+const MAX_LIST_EVENTS: usize = 5_000;
+
+/// The checked relay lists of `who` among what the relays sent: only its own lists are looked
+/// at, and only those whose signature holds.
 fn lists(events: &str, who: &PublicKey) -> RelayLists {
-    let events: Vec<Event> = crate::parse_events(events)
+    let events: Vec<Event> = crate::parse_events_up_to(events, MAX_LIST_EVENTS)
         .into_iter()
-        .filter(|e| e.verify().is_ok())
+        .filter(|e| {
+            e.pubkey == *who
+                && matches!(e.kind, Kind::InboxRelays | Kind::RelayList)
+                && e.verify().is_ok()
+        })
         .collect();
     RelayLists::from_events(&events, who)
 }
@@ -267,6 +276,14 @@ pub fn feedback_signed(
                     .into(),
             );
         }
+        // Only the recipient can open it, but it must at least be a NIP-44 (version 2) payload:
+        // a seal holding the plain text, or garbage, would be sent and never read.
+        let payload = tolerance::fair::from_base64("sealed message", &ev.content).ok();
+        if !payload.is_some_and(|p| p.first() == Some(&2) && (99..=65_603).contains(&p.len())) {
+            return Err(
+                "your signer extension did not encrypt the message (NIP-44): nothing sent".into(),
+            );
+        }
         let wrap = EventBuilder::gift_wrap_from_seal(&to, &ev, [])
             .map_err(|e| format!("the message could not be wrapped: {e}"))?;
         Ok(json!({"publish": [item(&wrap, route(&relays, theirs.for_messages()), "author")]}))
@@ -385,6 +402,33 @@ mod tests {
             .any(|t| t.as_slice() == ["subject", SUBJECT]));
         let stranger = Keys::generate();
         assert!(nip44::decrypt(stranger.secret_key(), &wrap.pubkey, &wrap.content).is_err());
+    }
+
+    #[test]
+    fn only_the_keys_own_signed_lists_count_however_many_events_come_first() {
+        let who = Keys::generate();
+        let inbox = EventBuilder::new(Kind::InboxRelays, "")
+            .tag(Tag::relay(RelayUrl::parse("wss://inbox.example").unwrap()))
+            .sign_with_keys(&who)
+            .unwrap();
+        let mut forged: Value = serde_json::from_str(&inbox.as_json()).unwrap();
+        forged["tags"] = json!([["relay", "wss://forged.example"]]);
+        let junk = EventBuilder::text_note("junk")
+            .sign_with_keys(&Keys::generate())
+            .unwrap();
+        let mut events: Vec<Value> = (0..1_000)
+            .map(|_| serde_json::from_str(&junk.as_json()).unwrap())
+            .collect();
+        events.push(forged);
+        events.push(serde_json::from_str(&inbox.as_json()).unwrap());
+        let got = lists(&Value::Array(events).to_string(), &who.public_key());
+        assert_eq!(
+            got.for_messages()
+                .iter()
+                .map(|u| u.to_string())
+                .collect::<Vec<_>>(),
+            ["wss://inbox.example"]
+        );
     }
 
     #[test]

@@ -155,40 +155,68 @@ async function showFeedbackTo() {
   }
 }
 
+// Words for what a signer extension (or anything else) threw: its message, or a sentence when
+// it gave none.
+function extensionWhy(err) {
+  if (err && typeof err.message === "string" && err.message) return err.message;
+  if (typeof err === "string" && err) return err;
+  return "it gave no reason";
+}
+
+// `promise`, or a refusal after `ms`: an extension that never answers must not hold the page.
+function within(promise, ms, why) {
+  let timer;
+  const late = new Promise((_, no) => {
+    timer = setTimeout(() => no(new Error(why)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+const EXTENSION_PATIENCE_MS = 120000;
+
 async function sendFeedback() {
   const status = $("feedback-status");
+  if ($("feedback-send").disabled) return;
+  $("feedback-send").disabled = true;
+  delete status.dataset.sent;
   const text = $("feedback-text").value;
   const pub = $("feedback-public").checked;
-  const c = await pageConfig();
-  $("feedback-send").disabled = true;
   try {
+    const c = await pageConfig();
     const plan = JSON.parse(core.feedback_plan(typeof c.author === "string" ? c.author : ""));
     const mine = Array.isArray(c.relays) ? c.relays : [];
     const relays = mine.length ? mine : plan.relays;
     status.textContent = "Looking up where the author reads…";
+    // Only the lists asked for are kept: a relay flooding the answer cannot push them out.
     const lists = [];
-    await query(relays, plan.filter, (ev) => lists.push(ev)).done;
+    const wanted = new Set(plan.filter.authors);
+    const q = query(relays, plan.filter, (ev) => {
+      if (ev && wanted.has(ev.pubkey) && (ev.kind === 10050 || ev.kind === 10002) && lists.length < 1000) lists.push(ev);
+    });
+    await q.done;
+    q.close();
     const listed = JSON.stringify(lists);
     const on = JSON.stringify(relays);
     let out = JSON.parse(core.feedback_compose(text, pub, plan.to.hex, listed, on));
     if (out.sign || out.seal) {
       const ext = extension();
       if (!ext) throw new Error("your signer extension is gone: reload the page, or use your own key");
+      if (out.seal && (!ext.nip44 || typeof ext.nip44.encrypt !== "function")) {
+        throw new Error('your signer extension cannot encrypt (NIP-44): tick "public", or use your own key. Nothing was sent.');
+      }
       status.textContent = "Waiting for your signer extension…";
+      const late = "it did not answer within 2 minutes";
       let signed;
       try {
         if (out.sign) {
-          signed = await ext.signEvent(out.sign);
+          signed = await within(ext.signEvent(out.sign), EXTENSION_PATIENCE_MS, late);
         } else {
-          if (!ext.nip44 || typeof ext.nip44.encrypt !== "function") {
-            throw new Error("it cannot encrypt (NIP-44): tick \"public\", or use your own key");
-          }
           const seal = out.seal;
-          seal.content = String(await ext.nip44.encrypt(out.encrypt.to, out.encrypt.text));
-          signed = await ext.signEvent(seal);
+          seal.content = String(await within(ext.nip44.encrypt(out.encrypt.to, out.encrypt.text), EXTENSION_PATIENCE_MS, late));
+          signed = await within(ext.signEvent(seal), EXTENSION_PATIENCE_MS, late);
         }
       } catch (err) {
-        throw new Error(`your signer extension did not sign: ${err && err.message ? err.message : err}. Nothing was sent.`);
+        throw new Error(`your signer extension did not sign: ${extensionWhy(err)}. Nothing was sent.`);
       }
       out = JSON.parse(core.feedback_signed(JSON.stringify(signed), text, pub, plan.to.hex, listed, on));
     }
@@ -206,7 +234,7 @@ async function sendFeedback() {
     status.dataset.sent = "yes";
     $("feedback-text").value = "";
   } catch (err) {
-    status.textContent = String(err && err.message ? err.message : err);
+    status.textContent = extensionWhy(err);
     status.dataset.sent = "no";
   } finally {
     $("feedback-send").disabled = false;

@@ -931,10 +931,12 @@ impl<G: Game> Session<G> {
     /// dropped, and the people at the table are told, once.
     fn report_refused_chains(&mut self) {
         for r in self.r.chance.take_refused_chains() {
+            // Dated at the step that opened after the check: a roll-back to the step whose
+            // event completed the chain forgets it with that branch.
             let v = Violation::Invalid {
                 id: r.event,
                 seat: r.seat,
-                step: self.r.step.saturating_sub(1),
+                step: self.r.step,
                 reason: format!(
                     "its shuffle of the deck prepared for the next hand failed when that deck's \
                      shuffles were checked together ({}); that deck is not used and the hand \
@@ -972,16 +974,21 @@ impl<G: Game> Session<G> {
             let Some(at) = f.step else {
                 continue;
             };
-            // Dated at the step whose event completed the chain, where it was found: a
-            // roll-back to before that step forgets it with the rest of that branch.
+            // Dated at the step whose opening found it: a roll-back to any step before forgets
+            // it with the rest of that branch.
             let v = Violation::Invalid {
                 id: f.event,
                 seat: f.seat,
-                step: self.r.step.saturating_sub(1),
+                step: self.r.step,
                 reason: format!(
                     "its shuffle at step {at} failed when the hand's shuffles were checked \
-                     together ({}); the deck is not used and the seat is removed",
-                    f.reason
+                     together ({}); the deck is not used and the seat {}",
+                    f.reason,
+                    if seats.contains(&f.seat) {
+                        "is removed"
+                    } else {
+                        "was removed already"
+                    }
                 ),
             };
             if !self.violations.contains(&v) {
