@@ -291,6 +291,27 @@ async fn a_shuffle_whose_deck_does_not_decode_is_rejected_and_the_shuffler_forfe
     }
 }
 
+/// Every honest client named `cheater` once for a shuffle that failed when its chain was
+/// checked together, and a later `verify` of the table on `url` names it too: the table played
+/// to its end, and is not clean.
+async fn named_for_a_chain_by_all(run: &DemoRun, url: String, cheater: u8) {
+    let named =
+        |v: &Violation| v.culprit() == cheater && v.to_string().contains("checked together");
+    for v in honest_violations(run, usize::from(cheater)) {
+        assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
+    }
+    let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
+        .await
+        .unwrap();
+    assert!(report.finished, "the table played to its end");
+    assert!(!report.ok, "a bad proof on the log is not a clean table");
+    assert!(
+        report.violations.iter().any(named),
+        "{:?}",
+        report.violations
+    );
+}
+
 /// `seat`'s shuffle of the hand's own deck at a three-seat table of `version`, validly signed,
 /// with two whole cards exchanged: every point still decodes, and its proof no longer holds.
 fn own_deck_shuffle_swapped(version: u8, seat: usize) -> DemoOptions {
@@ -336,21 +357,7 @@ async fn from_version_10_a_bad_shuffle_of_the_hands_deck_is_found_when_the_chain
             f[0].1, "failed_proof",
             "gone for good, not sitting out: {f:?}"
         );
-        let named =
-            |v: &Violation| v.culprit() == cheater && v.to_string().contains("checked together");
-        for v in honest_violations(&run, usize::from(cheater)) {
-            assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
-        }
-        let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
-            .await
-            .unwrap();
-        assert!(report.finished, "the table played to its end");
-        assert!(!report.ok, "a bad proof on the log is not a clean table");
-        assert!(
-            report.violations.iter().any(named),
-            "{:?}",
-            report.violations
-        );
+        named_for_a_chain_by_all(&run, url, cheater).await;
     }
 }
 
@@ -595,20 +602,7 @@ async fn a_bad_shuffle_of_the_next_deck_is_named_and_from_version_10_its_seat_re
         } else {
             assert_eq!(forfeits(&run), vec![(1, "failed_proof".to_string())]);
         }
-        let named = |v: &Violation| v.culprit() == 1 && v.to_string().contains("checked together");
-        for v in honest_violations(&run, 1) {
-            assert_eq!(v.iter().filter(|v| named(v)).count(), 1, "{v:?}");
-        }
-        let report = tolerance::table::verify::verify_table(&[url], &run.summary.naddr)
-            .await
-            .unwrap();
-        assert!(report.finished, "the table played to its end");
-        assert!(!report.ok, "a bad proof on the log is not a clean table");
-        assert!(
-            report.violations.iter().any(named),
-            "{:?}",
-            report.violations
-        );
+        named_for_a_chain_by_all(&run, url, 1).await;
     }
 }
 

@@ -620,14 +620,7 @@ async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
     assert!(!storage.contains(&secret.to_secret_hex()), "{storage}");
 
     // Exported as an nsec, which the terminal takes and names on the relay.
-    click(&c, "#show-nsec").await;
-    until(
-        &c,
-        "document.getElementById('export').value.startsWith('nsec1')",
-    )
-    .await;
-    let nsec = script(&c, "return document.getElementById('export').value;").await;
-    let nsec = nsec.as_str().unwrap().to_string();
+    let nsec = exported_nsec(&c).await;
     assert_eq!(nostr::SecretKey::parse(&nsec).unwrap(), secret);
     let hz = home("browser-key", "zoe");
     let out = run(&hz, &["keys", "import", &nsec, "--plain"]);
@@ -724,6 +717,18 @@ async fn a_key_made_in_the_page_is_kept_encrypted_and_is_the_terminals_too() {
 
 /// Makes a key in the page (the person types a password twice) and waits until it is unlocked;
 /// its npub.
+/// The page's key as "Show my nsec" shows it.
+async fn exported_nsec(c: &Client) -> String {
+    click(c, "#show-nsec").await;
+    until(
+        c,
+        "document.getElementById('export').value.startsWith('nsec1')",
+    )
+    .await;
+    let nsec = script(c, "return document.getElementById('export').value;").await;
+    nsec.as_str().unwrap().to_string()
+}
+
 async fn make_key(c: &Client, password: &str) -> String {
     until(c, "document.body.dataset.ready === 'yes'").await;
     type_into(c, "make-password", password).await;
@@ -1412,14 +1417,7 @@ async fn feedback_from_the_page_reaches_the_author_privately_or_as_a_public_note
         "the author's inbox relay has it"
     );
     // The sender's copy opens with the page's key (exported as a person would).
-    click(&c, "#show-nsec").await;
-    until(
-        &c,
-        "document.getElementById('export').value.startsWith('nsec1')",
-    )
-    .await;
-    let nsec = script(&c, "return document.getElementById('export').value;").await;
-    let mine = Keys::parse(nsec.as_str().unwrap()).unwrap();
+    let mine = Keys::parse(&exported_nsec(&c).await).unwrap();
     let copy = inbox_on(mine, relay.clone()).await;
     assert_eq!(
         copy.messages

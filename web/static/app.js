@@ -40,58 +40,75 @@ async function defaultRelays() {
   return Array.isArray(c.relays) ? c.relays : [];
 }
 
+// One exchange with one relay: `start(ws)` once the socket opens, `answer(msg, finish)` for each
+// message that parses as JSON, and `finish(result)` once — by the answer, or with words for a
+// socket that fails or a relay that runs out of patience. The socket is closed then, unless
+// `keep` says a live subscription goes on.
+function exchange(url, start, answer, sockets, keep = () => false) {
+  return new Promise((resolve) => {
+    let ws;
+    let settled = false;
+    const finish = (result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (ws && !keep(result)) {
+        try {
+          ws.close();
+        } catch {}
+      }
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish({ fault: `${url} did not answer within ${PATIENCE_MS / 1000} s` }), PATIENCE_MS);
+    try {
+      ws = new WebSocket(url);
+    } catch {
+      finish({ fault: `${url} is not an address this browser can open` });
+      return;
+    }
+    if (sockets) sockets.push(ws);
+    ws.onopen = () => start(ws);
+    ws.onerror = () => finish({ fault: `could not reach ${url}` });
+    ws.onclose = () => finish({ fault: `${url} closed the connection` });
+    ws.onmessage = (m) => {
+      let msg;
+      try {
+        msg = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      if (Array.isArray(msg)) answer(msg, finish);
+    };
+  });
+}
+
 // One NIP-01 query to each relay: every EVENT is handed to `onEvent`; resolves when each relay
 // has sent EOSE, refused, failed or run out of patience, with what went wrong in words. With
 // `live`, the sockets stay open after EOSE and later events keep arriving.
 function query(relays, filter, onEvent, live = false) {
   const sockets = [];
-  const done = relays.map(
-    (url) =>
-      new Promise((resolve) => {
-        const sub = "q" + Math.random().toString(36).slice(2, 10);
-        let settled = false;
-        const settle = (fault) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve(fault);
-        };
-        const timer = setTimeout(
-          () => settle(`${url} did not answer within ${PATIENCE_MS / 1000} s`),
-          PATIENCE_MS,
-        );
-        let ws;
-        try {
-          ws = new WebSocket(url);
-        } catch {
-          settle(`${url} is not an address this browser can open`);
+  const done = relays.map((url) => {
+    const sub = "q" + Math.random().toString(36).slice(2, 10);
+    return exchange(
+      url,
+      (ws) => ws.send(JSON.stringify(["REQ", sub, filter])),
+      (msg, finish) => {
+        if (msg[1] !== sub) {
+          if (msg[0] === "NOTICE") console.info(url, msg[1]);
           return;
         }
-        sockets.push(ws);
-        ws.onopen = () => ws.send(JSON.stringify(["REQ", sub, filter]));
-        ws.onerror = () => settle(`could not reach ${url}`);
-        ws.onclose = () => settle(`${url} closed the connection`);
-        ws.onmessage = (m) => {
-          let msg;
-          try {
-            msg = JSON.parse(m.data);
-          } catch {
-            return;
-          }
-          if (!Array.isArray(msg) || msg[1] !== sub) {
-            if (Array.isArray(msg) && msg[0] === "NOTICE") console.info(url, msg[1]);
-            return;
-          }
-          if (msg[0] === "EVENT") onEvent(msg[2]);
-          else if (msg[0] === "EOSE") {
-            settle(null);
-            if (!live) ws.close();
-          } else if (msg[0] === "CLOSED") settle(`${url} refused the query: ${msg[2] || "no reason given"}`);
-        };
-      }),
-  );
+        if (msg[0] === "EVENT") onEvent(msg[2]);
+        else if (msg[0] === "EOSE") finish({ fault: null });
+        else if (msg[0] === "CLOSED") finish({ fault: `${url} refused the query: ${msg[2] || "no reason given"}` });
+      },
+      sockets,
+      // A live query's sockets stay open whatever the first answer (a slow relay may still
+      // send); `close` ends them.
+      () => live,
+    );
+  });
   return {
-    done: Promise.all(done).then((faults) => faults.filter(Boolean)),
+    done: Promise.all(done).then((results) => results.map((r) => r.fault).filter(Boolean)),
     close: () => sockets.forEach((s) => s.close()),
   };
 }
@@ -100,43 +117,17 @@ function query(relays, filter, onEvent, live = false) {
 // why, or silent) when all have answered or run out of patience.
 function publishOnce(relays, ev) {
   return Promise.all(
-    relays.map(
-      (url) =>
-        new Promise((resolve) => {
-          let ws;
-          let settled = false;
-          const done = (ok, why) => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            try {
-              if (ws) ws.close();
-            } catch {}
-            resolve({ url, ok, why });
-          };
-          const timer = setTimeout(() => done(false, `no answer within ${PATIENCE_MS / 1000} s`), PATIENCE_MS);
-          try {
-            ws = new WebSocket(url);
-          } catch {
-            done(false, "not an address this browser can open");
-            return;
+    relays.map((url) =>
+      exchange(
+        url,
+        (ws) => ws.send(JSON.stringify(["EVENT", ev])),
+        (msg, finish) => {
+          if (msg[0] === "OK" && msg[1] === ev.id) {
+            const why = String(msg[3] || "");
+            finish({ ok: msg[2] === true || why.startsWith("duplicate:"), why: why || "no reason given" });
           }
-          ws.onopen = () => ws.send(JSON.stringify(["EVENT", ev]));
-          ws.onerror = () => done(false, "could not be reached");
-          ws.onclose = () => done(false, "closed the connection");
-          ws.onmessage = (m) => {
-            let msg;
-            try {
-              msg = JSON.parse(m.data);
-            } catch {
-              return;
-            }
-            if (Array.isArray(msg) && msg[0] === "OK" && msg[1] === ev.id) {
-              const why = String(msg[3] || "");
-              done(msg[2] === true || why.startsWith("duplicate:"), why || "no reason given");
-            }
-          };
-        }),
+        },
+      ).then((r) => ({ url, ok: !!r.ok, why: r.fault || r.why })),
     ),
   );
 }

@@ -231,12 +231,15 @@ impl Chance {
         for (deck, v, step) in results {
             let d = self.decks.get_mut(&deck).expect("deck");
             if let Some(step) = step {
-                let start = d.deck.as_ref().map(|(v, _)| v.clone());
-                d.pending
-                    .get_or_insert_with(|| PendingChain {
-                        start,
+                if d.pending.is_none() {
+                    d.pending = Some(PendingChain {
+                        start: d.deck.as_ref().map(|(v, _)| v.clone()),
                         steps: Vec::new(),
-                    })
+                    });
+                }
+                d.pending
+                    .as_mut()
+                    .expect("just made")
                     .steps
                     .push(PendingStep {
                         step,
