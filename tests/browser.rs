@@ -1427,18 +1427,7 @@ async fn feedback_from_the_page_reaches_the_author_privately_or_as_a_public_note
         [(me, PRIVATE)],
         "the sender's copy"
     );
-    let inbox_of = |keys: Keys| {
-        let relay = relay.clone();
-        async move {
-            let pool = RelayPool::connect(keys, [relay.as_str()], PoolConfig::default())
-                .await
-                .unwrap();
-            let inbox = dm::fetch_inbox(&pool, PATIENCE).await.unwrap();
-            pool.shutdown().await;
-            inbox
-        }
-    };
-    let got = inbox_of(author.clone()).await;
+    let got = inbox_on(author.clone(), relay.clone()).await;
     assert!(got.refused.is_empty(), "{:?}", got.refused);
     assert_eq!(got.messages.len(), 1);
     let m = &got.messages[0];
@@ -1496,7 +1485,7 @@ async fn feedback_from_the_page_reaches_the_author_privately_or_as_a_public_note
     extension_answers(&c, id, extension_signs(&identity, &ask)).await;
     let said = feedback_outcome(&c, "yes").await;
     assert!(said.contains("Sent privately"), "{said}");
-    let got = inbox_of(author).await;
+    let got = inbox_on(author, relay.clone()).await;
     let from_identity: Vec<_> = got
         .messages
         .iter()

@@ -40,6 +40,16 @@ async function defaultRelays() {
   return Array.isArray(c.relays) ? c.relays : [];
 }
 
+// A relay's message as the JSON array NIP-01 frames it, or null for anything else.
+function frame(m) {
+  try {
+    const msg = JSON.parse(m.data);
+    return Array.isArray(msg) ? msg : null;
+  } catch {
+    return null;
+  }
+}
+
 // One exchange with one relay: `start(ws)` once the socket opens, `answer(msg, finish)` for each
 // message that parses as JSON, and `finish(result)` once — by the answer, or with words for a
 // socket that fails or a relay that runs out of patience. The socket is closed then, unless
@@ -71,13 +81,8 @@ function exchange(url, start, answer, sockets, keep = () => false) {
     ws.onerror = () => finish({ fault: `could not reach ${url}` });
     ws.onclose = () => finish({ fault: `${url} closed the connection` });
     ws.onmessage = (m) => {
-      let msg;
-      try {
-        msg = JSON.parse(m.data);
-      } catch {
-        return;
-      }
-      if (Array.isArray(msg)) answer(msg, finish);
+      const msg = frame(m);
+      if (msg) answer(msg, finish);
     };
   });
 }
@@ -432,13 +437,8 @@ class SeatPool {
       r.note = `could not reach ${r.url}`;
     };
     ws.onmessage = (m) => {
-      let msg;
-      try {
-        msg = JSON.parse(m.data);
-      } catch {
-        return;
-      }
-      if (!Array.isArray(msg)) return;
+      const msg = frame(m);
+      if (!msg) return;
       if (msg[0] === "EVENT" && this.subs.has(msg[1]) && msg[2] && typeof msg[2] === "object") {
         this.batch.push(msg[2]);
         if (this.batch.length === 1) {
