@@ -207,21 +207,6 @@ fn report_mention(their_relays: &[RelayUrl]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nostr_sdk::prelude::{Kind, PublicKey};
-
-    #[test]
-    fn the_author_key_is_a_valid_npub() {
-        let k = PublicKey::parse(AUTHOR_NPUB).unwrap();
-        assert_eq!(k.to_bech32().unwrap(), AUTHOR_NPUB);
-    }
-
-    #[test]
-    fn messages_are_checked() {
-        assert_eq!(check_message("  hi \n").unwrap(), "hi");
-        assert!(check_message(" \n ").unwrap_err().contains("empty"));
-        let long = "x".repeat(MAX_MESSAGE_BYTES + 1);
-        assert!(check_message(&long).unwrap_err().contains("limit"));
-    }
 
     #[test]
     fn the_editor_text_comes_back_without_comments() {
@@ -229,19 +214,5 @@ mod tests {
         assert_eq!(check_message(&text).unwrap(), "more blinds please");
         let e = compose_in_editor("false").unwrap_err();
         assert!(e.contains("exited"), "{e}");
-    }
-
-    #[test]
-    fn a_public_note_mentions_the_recipient() {
-        let to = Keys::generate().public_key();
-        let e = public_note(&to, "nice game")
-            .sign_with_keys(&Keys::generate())
-            .unwrap();
-        assert_eq!(e.kind, Kind::TextNote);
-        assert!(e.content.starts_with("nice game"));
-        assert!(e
-            .content
-            .contains(&format!("nostr:{}", to.to_bech32().unwrap())));
-        assert_eq!(e.tags.public_keys().collect::<Vec<_>>(), vec![&to]);
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! The page is plain static files, so any file server would do; this one exists so that one
 //! command gives a person the page and a relay to play on, and it tells the page which relays
-//! it came with and whom feedback goes to (`config.json`). It answers GET and HEAD for the files under the page's folder
-//! and nothing else: no path outside it, no directory listing, no hidden file.
+//! it came with and whom feedback goes to (`config.json`). It answers GET and HEAD for the
+//! files under the page's folder and nothing else: no path outside it, no directory listing,
+//! no hidden file.
 
 use crate::net::relay::{EmbeddedRelay, EmbeddedRelayConfig};
 use nostr_sdk::prelude::RelayUrl;

@@ -127,12 +127,16 @@ fn rumor(me: &PublicKey, to: &PublicKey, text: &str) -> UnsignedEvent {
     rumor
 }
 
-/// The seal of `rumor` to `to` (NIP-59), not yet encrypted or signed: its content is what is
-/// to be encrypted to `to`.
-fn seal_template(me: &PublicKey, rumor: &UnsignedEvent) -> UnsignedEvent {
-    EventBuilder::new(Kind::Seal, rumor.as_json())
+/// A seal (NIP-59) holding `content`: its time set back at random, as NIP-59 asks.
+fn seal(content: String) -> EventBuilder {
+    EventBuilder::new(Kind::Seal, content)
         .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
-        .build(*me)
+}
+
+/// The seal of `rumor` to `to`, not yet encrypted or signed: its content is what is to be
+/// encrypted to `to` (by a signer extension).
+fn seal_template(me: &PublicKey, rumor: &UnsignedEvent) -> UnsignedEvent {
+    seal(rumor.as_json()).build(*me)
 }
 
 /// `rumor` sealed by `keys` and wrapped to `to`.
@@ -145,8 +149,7 @@ fn wrapped(keys: &Keys, to: &PublicKey, rumor: &UnsignedEvent) -> Result<Event, 
         nip44::Version::default(),
     )
     .map_err(|e| fail(e.to_string()))?;
-    let seal = EventBuilder::new(Kind::Seal, sealed)
-        .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
+    let seal = seal(sealed)
         .sign_with_keys(keys)
         .map_err(|e| fail(e.to_string()))?;
     EventBuilder::gift_wrap_from_seal(to, &seal, []).map_err(|e| fail(e.to_string()))
@@ -186,13 +189,13 @@ fn compose(
     let Some(keys) = keys else {
         if public {
             let note = public_note(&to, &text).build(me);
-            return Ok(json!({"sign": unsigned_json(&note)}));
+            return Ok(json!({"sign": crate::signer::for_signing(&note)}));
         }
         let rumor = rumor(&me, &to, &text);
         let seal = seal_template(&me, &rumor);
         return Ok(json!({
             "encrypt": {"to": to.to_hex(), "text": seal.content},
-            "seal": unsigned_json(&seal),
+            "seal": crate::signer::for_signing(&seal),
         }));
     };
     if public {
@@ -213,17 +216,6 @@ fn compose(
     ]}))
 }
 
-/// An unsigned event as NIP-07's `signEvent` takes it.
-fn unsigned_json(e: &UnsignedEvent) -> Value {
-    json!({
-        "kind": e.kind.as_u16(),
-        "created_at": e.created_at.as_secs(),
-        "tags": e.tags.iter().map(|t| t.as_slice().to_vec()).collect::<Vec<_>>(),
-        "content": e.content,
-        "pubkey": e.pubkey.to_hex(),
-    })
-}
-
 /// What the signer extension gave back for [`feedback_compose`]'s request: the signed note, or
 /// the signed seal (its content encrypted to the recipient). Checked (signed by the identity in
 /// use, of the kind asked, the note's text the one composed) and routed as there:
@@ -241,11 +233,8 @@ pub fn feedback_signed(
         let to = recipient(to_hex)?;
         let relays = relays_of(relays)?;
         let identity = crate::signer::identity().ok_or("no signer extension is in use")?;
-        let ev = Event::from_json(signed).map_err(|_| {
-            "your signer extension answered with something that is not a signed Nostr event"
-                .to_string()
-        })?;
-        if ev.pubkey != identity || ev.verify().is_err() {
+        let ev = crate::signer::signed_by(signed, &identity)?;
+        if ev.verify().is_err() {
             return Err(format!(
                 "your signer extension's answer is not signed by {}, the key it said is yours",
                 npub(&identity)

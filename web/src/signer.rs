@@ -68,13 +68,35 @@ pub(crate) fn request(
     let unsigned = auth_event(table_key, host, table, expires)
         .custom_created_at(Timestamp::from(now))
         .build(*identity);
+    for_signing(&unsigned)
+}
+
+/// An unsigned event as NIP-07's `signEvent` takes it: `{kind, created_at, tags, content,
+/// pubkey}`.
+pub(crate) fn for_signing(unsigned: &UnsignedEvent) -> Value {
     json!({
         "kind": unsigned.kind.as_u16(),
         "created_at": unsigned.created_at.as_secs(),
         "tags": unsigned.tags.iter().map(|t| t.as_slice().to_vec()).collect::<Vec<_>>(),
         "content": unsigned.content,
-        "pubkey": identity.to_hex(),
+        "pubkey": unsigned.pubkey.to_hex(),
     })
+}
+
+/// The event the extension gave back for a `signEvent` request, signed with `identity`, the key
+/// it said is the person's. In words when it is not; its signature is for the caller to check.
+pub(crate) fn signed_by(signed: &str, identity: &PublicKey) -> Result<Event, String> {
+    let ev = Event::from_json(signed).map_err(|_| {
+        "your signer extension answered with something that is not a signed Nostr event".to_string()
+    })?;
+    if ev.pubkey != *identity {
+        return Err(format!(
+            "your signer extension signed with {}, not with {}, the key it said is yours",
+            ev.pubkey.to_bech32().unwrap_or_default(),
+            identity.to_bech32().unwrap_or_default()
+        ));
+    }
+    Ok(ev)
 }
 
 /// What the extension gave back for [`request`]: an authorization of `table_key` at `host`'s
@@ -87,16 +109,7 @@ pub(crate) fn accept(
     table: &str,
     now: u64,
 ) -> Result<Event, String> {
-    let ev = Event::from_json(signed).map_err(|_| {
-        "your signer extension answered with something that is not a signed Nostr event".to_string()
-    })?;
-    if ev.pubkey != *identity {
-        return Err(format!(
-            "your signer extension signed with {}, not with {}, the key it said is yours",
-            ev.pubkey.to_bech32().unwrap_or_default(),
-            identity.to_bech32().unwrap_or_default()
-        ));
-    }
+    let ev = signed_by(signed, identity)?;
     check_auth(&ev, host, table, table_key, now)
         .map_err(|e| format!("your signer extension's answer cannot seat you: {e}"))?;
     Ok(ev)

@@ -22,13 +22,18 @@ function clearError() {
 }
 
 // What the page was served with (`tolerance web` writes config.json: its relays, and the
-// author feedback goes to); nothing when the page is opened from disk.
+// author feedback goes to); nothing when the page is opened from disk. Kept once read: the
+// server writes it once, when it starts.
+let served = null;
 async function pageConfig() {
+  if (served) return served;
   try {
     const r = await fetch("config.json", { cache: "no-store" });
     if (!r.ok) return {};
     const c = await r.json();
-    return c && typeof c === "object" ? c : {};
+    if (!c || typeof c !== "object") return {};
+    served = c;
+    return c;
   } catch {
     return {};
   }

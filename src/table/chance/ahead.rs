@@ -413,23 +413,16 @@ impl Chance {
             return Some(a);
         }
         let joint = a.deck.joint.as_ref().expect("shuffled under its joint key");
-        let mut parts: Vec<&[u8]> = vec![b"chain"];
-        let id = u64::from(a.id).to_be_bytes();
-        let digest = joint.digest();
-        parts.extend([&id[..], &digest[..]]);
-        parts.extend(a.unchecked.iter().map(|(_, e)| e.as_bytes()));
-        let key = sha(&parts);
-        let verdict = slot(&self.cache.chains, key, CHAINS_KEPT)
-            .get_or_init(|| {
-                let steps: Vec<fair::ShuffleStep> =
-                    a.unchecked.iter().map(|(s, _)| s.clone()).collect();
-                self.stats.chains_checked += 1;
-                self.stats.chained_shuffles += steps.len() as u64;
-                self.stats.shuffles_verified += steps.len() as u64;
-                fair::verify_chain(joint, a.deck.size, None, &steps)
-                    .map(|d| d.expect("a chain of at least one step"))
-            })
-            .clone();
+        let steps: Vec<(&fair::ShuffleStep, &str)> =
+            a.unchecked.iter().map(|(s, e)| (s, e.as_str())).collect();
+        let verdict = chain_verdict(
+            &self.cache,
+            &mut self.stats,
+            b"chain",
+            (a.id, joint, a.deck.size),
+            None,
+            &steps,
+        );
         match verdict {
             Ok(v) => {
                 let (_, last) = a.unchecked.last().expect("not empty").clone();
@@ -489,24 +482,19 @@ impl Chance {
         let d = &self.decks[&id];
         let joint = d.joint.as_ref().expect("shuffled under its joint key");
         let size = d.size;
-        let mut parts: Vec<&[u8]> = vec![b"batch chain"];
-        let deck_id = u64::from(id).to_be_bytes();
-        let digest = joint.digest();
-        let start = p.start.as_ref().map_or([0u8; 32], |v| v.id);
-        parts.extend([&deck_id[..], &digest[..], &start[..]]);
-        parts.extend(p.steps.iter().map(|s| s.event.as_bytes()));
-        let key = sha(&parts);
-        let verdict = slot(&self.cache.chains, key, CHAINS_KEPT)
-            .get_or_init(|| {
-                let steps: Vec<fair::ShuffleStep> =
-                    p.steps.iter().map(|s| s.step.clone()).collect();
-                self.stats.chains_checked += 1;
-                self.stats.chained_shuffles += steps.len() as u64;
-                self.stats.shuffles_verified += steps.len() as u64;
-                fair::verify_chain(joint, size, p.start.as_ref(), &steps)
-                    .map(|d| d.expect("a chain of at least one step"))
-            })
-            .clone();
+        let steps: Vec<(&fair::ShuffleStep, &str)> = p
+            .steps
+            .iter()
+            .map(|s| (&s.step, s.event.as_str()))
+            .collect();
+        let verdict = chain_verdict(
+            &self.cache,
+            &mut self.stats,
+            b"batch chain",
+            (id, joint, size),
+            p.start.as_ref(),
+            &steps,
+        );
         if let Ok(v) = verdict {
             let last = p.steps.last().expect("not empty").event.clone();
             self.decks.get_mut(&id).expect("deck").deck = Some((v, last));
@@ -550,4 +538,34 @@ impl Chance {
     }
 
     // ---- producing this seat's contributions -----------------------------------------------
+}
+
+/// The verdict on a chain of shuffles checked together (`steps` with their events, on `start`,
+/// or on the initial deck), of deck `id` under `joint` with `size` cards: computed once per
+/// client, kept by label, deck, key, start and events, since a roll-back re-applies the step
+/// that completes a chain. The deck prepared ahead (version 7) and a batch's own decks
+/// (version 10) are checked by it alike.
+fn chain_verdict(
+    cache: &Caches,
+    stats: &mut ChanceStats,
+    label: &[u8],
+    (id, joint, size): (DeckId, &JointKey, usize),
+    start: Option<&VerifiedDeck>,
+    steps: &[(&fair::ShuffleStep, &str)],
+) -> Result<VerifiedDeck, fair::FairError> {
+    let deck_id = u64::from(id).to_be_bytes();
+    let digest = joint.digest();
+    let from = start.map_or([0u8; 32], |v| v.id);
+    let mut parts: Vec<&[u8]> = vec![label, &deck_id, &digest, &from];
+    parts.extend(steps.iter().map(|(_, e)| e.as_bytes()));
+    slot(&cache.chains, sha(&parts), CHAINS_KEPT)
+        .get_or_init(|| {
+            let steps: Vec<fair::ShuffleStep> = steps.iter().map(|(s, _)| (*s).clone()).collect();
+            stats.chains_checked += 1;
+            stats.chained_shuffles += steps.len() as u64;
+            stats.shuffles_verified += steps.len() as u64;
+            fair::verify_chain(joint, size, start, &steps)
+                .map(|d| d.expect("a chain of at least one step"))
+        })
+        .clone()
 }

@@ -382,6 +382,15 @@ pub struct Session<G: Game> {
     cache: ShuffleCache,
 }
 
+/// The chance state a table starts from: its seats' keys, this client's secrets, and the rules
+/// its version checks shuffles by (PROTOCOL.md §5.3, §5.9).
+fn fresh_chance(cfg: &SessionConfig, me: Option<Secrets>) -> Chance {
+    let actors: Vec<[u8; 32]> = cfg.seats.iter().map(|k| k.to_bytes()).collect();
+    Chance::new(cfg.table, actors, me)
+        .deferring_chain_checks(cfg.version >= 7)
+        .checking_batch_chains(cfg.version >= crate::wire::SHUFFLES_CHECKED_TOGETHER_SINCE)
+}
+
 impl<G: Game> Session<G> {
     /// A client for the table `cfg` playing `game` from its start. `me` is this client's seat
     /// and master secret (`None`: a spectator or verifier).
@@ -410,10 +419,7 @@ impl<G: Game> Session<G> {
             }
         }
         let me = me.map(|(s, m)| Secrets::new(s, m));
-        let actors: Vec<[u8; 32]> = cfg.seats.iter().map(|k| k.to_bytes()).collect();
-        let chance = Chance::new(cfg.table, actors, me.clone())
-            .deferring_chain_checks(cfg.version >= 7)
-            .checking_batch_chains(cfg.version >= crate::wire::SHUFFLES_CHECKED_TOGETHER_SINCE);
+        let chance = fresh_chance(&cfg, me.clone());
         let cache = chance.cache();
         let table_hex = hex::encode(cfg.table);
         let r = Replica::new(game.clone(), chance, table_hex.clone(), cfg.start);
@@ -932,15 +938,9 @@ impl<G: Game> Session<G> {
                 self.r = r;
             }
             None => {
-                let actors: Vec<[u8; 32]> = self.cfg.seats.iter().map(|k| k.to_bytes()).collect();
                 self.r = Replica::new(
                     self.initial.clone(),
-                    Chance::new(self.cfg.table, actors, self.me.clone())
-                        .deferring_chain_checks(self.cfg.version >= 7)
-                        .checking_batch_chains(
-                            self.cfg.version >= crate::wire::SHUFFLES_CHECKED_TOGETHER_SINCE,
-                        )
-                        .with_cache(self.cache.clone()),
+                    fresh_chance(&self.cfg, self.me.clone()).with_cache(self.cache.clone()),
                     self.table_hex.clone(),
                     self.cfg.start,
                 );
