@@ -835,8 +835,8 @@ async fn seated_in_the_page(
     }
 }
 
-/// The page's seat ended its table with `line`: the terminal host ends it with nothing turned
-/// away and the same events counted, and a later `tolerance verify` finds it verified with the
+/// The page's seat ended its table with `line`: the terminal's seat (`host`, or the player who
+/// joined a table the page hosts) ends it with nothing turned away and the same events counted, and a later `tolerance verify` finds it verified with the
 /// page's own figures (the game's report). `verify --json`'s answer.
 async fn the_host_and_verify_agree(
     c: &Client,
@@ -956,6 +956,93 @@ async fn a_person_plays_in_the_page(
     artefact(
         &format!("{game}-played-1280x800.png"),
         &c.screenshot().await.unwrap(),
+    );
+    c.close().await.unwrap();
+}
+
+/// A person hosts a Perudo table from the page alone: a form the game cannot seat is refused in
+/// words; the table is announced with the page's key by the same lobby `tolerance host` runs,
+/// its link and terminal command are shown, and its own panel lists it as anyone opening the
+/// link sees it. Bo joins from the terminal by that link, the page seats the table from both
+/// nonces, and the person plays the host's seat by clicks to the end: Bo's client, the page and
+/// a later `tolerance verify` agree, and so does the page's own check of the whole table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_its_link() {
+    let test = "browser-host";
+    let hw = home(test, "web");
+    let (_web, url, _relay) = serve(&hw);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    make_key(&c, "a host's password").await;
+    let form = |seats: u8| {
+        format!(
+            "const g = document.getElementById('host-game'); g.value = 'perudo'; \
+             g.dispatchEvent(new Event('change')); \
+             document.getElementById('host-seats').value = '{seats}'; \
+             document.getElementById('host-pace').value = 'fast';"
+        )
+    };
+    script(&c, &form(11)).await;
+    click(&c, "#host-open").await;
+    let err = error_after(&c, "not 11").await;
+    assert!(err.contains("Perudo"), "{err}");
+    script(&c, &form(2)).await;
+    click(&c, "#host-open").await;
+    until(&c, "document.body.dataset.hosting === 'open'").await;
+    let naddr = naddr_of(&text(&c, "#host-join").await);
+    let link = text(&c, "#host-link").await;
+    assert!(link.starts_with(&url) && link.ends_with(&naddr), "{link}");
+    // The table's own panel, read back from the relay.
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    let seats = text(&c, "#seats").await;
+    assert!(
+        seats.contains("(host)") && seats.contains("1 seat open"),
+        "{seats}"
+    );
+    c.set_window_size(360, 740).await.unwrap();
+    script(&c, "document.getElementById('host').scrollIntoView();").await;
+    artefact("hosting-360x740.png", &c.screenshot().await.unwrap());
+
+    let hb = home(test, "bo");
+    player(&hb);
+    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let news = text(&c, "#host-news").await;
+    assert!(
+        news.contains("joined (2/2)") && news.contains("seated: "),
+        "{news}"
+    );
+    let clicks = play_by_clicks(
+        &c,
+        |moves| {
+            moves
+                .iter()
+                .position(|m| m.starts_with("dudo"))
+                .unwrap_or(0)
+        },
+        Duration::from_secs(300),
+    )
+    .await;
+    assert!(clicks >= 2, "the host moves: {clicks} clicks");
+    let line = text(&c, "#over-line").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
+    c.set_window_size(1280, 800).await.unwrap();
+    click(&c, "#check").await;
+    until(&c, "document.body.dataset.verdict").await;
+    assert_eq!(
+        script(&c, "return document.body.dataset.verdict;").await,
+        json!("verified"),
+        "{}",
+        text(&c, "#verdict").await
+    );
+    assert_eq!(
+        text(&c, "#verdict-result").await,
+        cli["result"].as_str().unwrap()
     );
     c.close().await.unwrap();
 }

@@ -3,9 +3,10 @@
 use super::common::{load_identity, relays_or_embedded, setup_options};
 use super::seat::{play_seat, SeatUi};
 use crate::authority::Authority;
-use crate::games::registry::{self, TableGame, Visit};
+use crate::games::registry;
 use crate::identity;
 use crate::net::pool::RelayPool;
+use crate::table::host::HostPlan;
 use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
 use crate::wire::Pace;
 use nostr_sdk::prelude::*;
@@ -129,93 +130,9 @@ pub fn parse_npub(text: &str) -> Result<PublicKey, String> {
 }
 
 pub fn print_news(n: &LobbyNews) {
-    match n {
-        LobbyNews::Announced { naddr } => {
-            println!("table announced; others join with:\n  tolerance join {naddr}")
-        }
-        LobbyNews::Invited { name, accepted_by } => {
-            println!("invited {name} ({accepted_by} relays took the invitation)")
-        }
-        LobbyNews::InviteFailed { name, reason } => {
-            println!("could not invite {name}: {reason}")
-        }
-        LobbyNews::Joined { name, players, max } => {
-            if *players > 0 {
-                println!("{name} joined ({players}/{max})")
-            } else {
-                println!("{name} asked to join")
-            }
-        }
-        LobbyNews::Refused { npub, reason } => println!("refused {npub}: {reason}"),
-        LobbyNews::Left { name } => println!("{name} left"),
-        LobbyNews::Starting { players } => {
-            println!("starting with {players} players: drawing the seating order")
-        }
-        LobbyNews::Full { players } => println!(
-            "all {players} seats are taken; waiting in case one opens again (a listed player \
-             who does not confirm loses the seat)"
-        ),
-        LobbyNews::Revealed { .. } => {}
-        LobbyNews::Dropped { names } => println!(
-            "{} never revealed a seating nonce: the seat{} open again",
-            names.join(", "),
-            if names.len() == 1 { " is" } else { "s are" }
-        ),
-        LobbyNews::Lapsed { names } => println!(
-            "the authorization of {} lapsed before the table could be seated: the seat{} open \
-             again",
-            names.join(", "),
-            if names.len() == 1 { " is" } else { "s are" }
-        ),
-        LobbyNews::Seated { names } => println!("seated: {}", names.join(", ")),
-        LobbyNews::Cancelled { reason } => println!("table cancelled: {reason}"),
-        LobbyNews::MayStart { players, max } => {
-            let free = max - players;
-            println!(
-                "type start (then Enter) to start now with the {players} players here, or wait \
-                 for {}",
-                seats_words(free, "more player")
-            )
-        }
-        LobbyNews::TooFewToStart { players, min } => println!(
-            "cannot start yet: this table needs at least {min} players and {players} {} here",
-            if *players == 1 { "is" } else { "are" }
-        ),
-        LobbyNews::Waiting {
-            host,
-            game,
-            newcomers,
-            first,
-            players,
-            min,
-            max,
-        } => {
-            // "Ana's Perudo table"; a title that is a name of its own ("The Game of
-            // Tolerance") reads without its article there.
-            let game = game.strip_prefix("The ").unwrap_or(game);
-            let table = format!("{host}'s {game} table");
-            let what = if *first {
-                format!("seated at {table}")
-            } else if newcomers.is_empty() {
-                format!("a player left {table}")
-            } else {
-                format!("{} sat down at {table}", newcomers.join(", "))
-            };
-            let mut wait = format!(
-                "waiting for {} ({players}/{max})",
-                seats_words(max - players, "more player")
-            );
-            if players >= min {
-                wait.push_str(&format!("; {host} may start with the {players} here"));
-            }
-            println!("{what} — {wait}")
-        }
+    if let Some(words) = n.words("type start (then Enter)") {
+        println!("{words}")
     }
-}
-
-/// "1 more player", "2 more players".
-fn seats_words(n: usize, one: &str) -> String {
-    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Lets the person hosting start early by typing `start` (and Enter) while the table fills;
@@ -300,24 +217,6 @@ pub async fn run(args: HostArgs) -> Result<(), String> {
     host_as(&who, args, None).await
 }
 
-/// The game's setup as JSON and the most players it seats.
-struct Check {
-    opts: crate::games::registry::SetupOptions,
-}
-
-impl Visit for Check {
-    type Out = Result<(serde_json::Value, u8, u8), String>;
-    fn visit<G: TableGame>(self) -> Self::Out {
-        let setup = G::setup(&self.opts)?;
-        let (min, max) = G::seats_for(&setup);
-        Ok((
-            serde_json::to_value(&setup).map_err(|e| e.to_string())?,
-            min,
-            max,
-        ))
-    }
-}
-
 /// Whether `game` takes `variant` (a built-in, a file or an naddr) for `seats` players, as
 /// `tolerance host` would check it before announcing; the reason in words when not.
 pub async fn check_setup(
@@ -327,7 +226,7 @@ pub async fn check_setup(
     relays: &[String],
 ) -> Result<(), String> {
     let opts = setup_options(Some(variant), None, seats, relays).await?;
-    let (_, _, max) = registry::with_game(game, Check { opts })??;
+    let (_, _, max) = registry::table_setup(game, &opts)?;
     if seats > max {
         return Err(format!(
             "this setup seats at most {max} players, not {seats}"
@@ -378,7 +277,7 @@ pub async fn host_as(
         &args.relays,
     )
     .await?;
-    let (setup, fewest, max) = registry::with_game(&args.game, Check { opts: opts.clone() })??;
+    let (setup, fewest, max) = registry::table_setup(&args.game, &opts)?;
     let setup_for: lobby::SetupFor = {
         let game = args.game.clone();
         Box::new(move |players| {
@@ -386,7 +285,7 @@ pub async fn host_as(
                 players,
                 ..opts.clone()
             };
-            Ok(registry::with_game(&game, Check { opts })??.0)
+            Ok(registry::table_setup(&game, &opts)?.0)
         })
     };
     // Starting early is only ever with a count the game plays.
@@ -412,21 +311,26 @@ pub async fn host_as(
     let opts = HostOptions {
         keys: keys.clone(),
         authority: authority.cloned(),
-        game: args.game.clone(),
-        setup,
-        seats: max,
-        relays: relays.clone(),
-        deadlines,
-        title: args.title.clone(),
-        public,
-        min_players,
-        max_players: args.seats,
-        invite,
-        start_after: args.start_after.map(Duration::from_secs),
-        wait: Duration::from_secs(args.wait),
-        join_pow: args.join_pow,
+        plan: HostPlan {
+            game: args.game.clone(),
+            setup,
+            seats: max,
+            relays: relays.clone(),
+            deadlines,
+            title: args.title.clone(),
+            public,
+            min_players,
+            max_players: args.seats,
+            invite,
+            start_after: args.start_after.map(Duration::from_secs),
+            wait: Duration::from_secs(args.wait),
+            join_pow: args.join_pow,
+            may_start_early: true,
+            setup_for: Some(setup_for),
+            // Set by the lobby, from what the relays ask.
+            pow: 0,
+        },
         start_now: Some(std::sync::Arc::new(tokio::sync::Notify::new())),
-        setup_for: Some(setup_for),
     };
     // One pool for the whole command: the lobby, the seating, the names and the table itself
     // (each relay connected and its NIP-11 read once).

@@ -184,6 +184,25 @@ games! {
     shooting_party::ShootingParty,
 }
 
+/// The setup `game` plays for `opts` (as JSON), and the fewest and most players it seats; why
+/// not in words.
+pub fn table_setup(game: &str, opts: &SetupOptions) -> Result<(serde_json::Value, u8, u8), String> {
+    struct Setup<'a>(&'a SetupOptions);
+    impl Visit for Setup<'_> {
+        type Out = Result<(serde_json::Value, u8, u8), String>;
+        fn visit<G: TableGame>(self) -> Self::Out {
+            let setup = G::setup(self.0)?;
+            let (min, max) = G::seats_for(&setup);
+            Ok((
+                serde_json::to_value(&setup).map_err(|e| e.to_string())?,
+                min,
+                max,
+            ))
+        }
+    }
+    with_game(game, Setup(opts))?
+}
+
 /// The registered games' names.
 pub fn names() -> Vec<&'static str> {
     all().iter().map(|g| g.name).collect()

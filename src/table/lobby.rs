@@ -4,103 +4,18 @@
 //! every player's committed nonce and each client checks it.
 
 use super::error::TableError;
+pub use super::host::{duration_words, LobbyNews, SetupFor};
+use super::host::{HostAction, HostLobby, HostNews, HostPlan, HostState};
 use crate::net::pool::RelayPool;
-use crate::net::profiles::{name_or_npub, short_npub};
+use crate::net::profiles::name_or_npub;
 use crate::wire::auth::seated_by;
 use crate::wire::latest;
-use crate::wire::lobby::{
-    collect_reveals, lobby_event, lobby_filter, parse_lobby, seat_commit, seats_from_reveals,
-    SeatingFault, LOBBY_VERSION,
-};
-use crate::wire::{
-    self, Deadlines, Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
-};
+use crate::wire::lobby::{lobby_event, lobby_filter, seat_commit, SeatingFault, LOBBY_VERSION};
+use crate::wire::{self, Lobby, LobbyBody, LobbyMsg, LobbyStatus, TableSpec};
 use nostr_sdk::prelude::*;
 use rand::rngs::OsRng;
 use rand::RngCore;
 use std::time::{Duration, Instant};
-
-/// What the lobby is doing, for the person watching it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LobbyNews {
-    Announced {
-        naddr: String,
-    },
-    /// `name`: the invitee's profile name, else short npub (as for every name below).
-    Invited {
-        name: String,
-        accepted_by: usize,
-    },
-    InviteFailed {
-        name: String,
-        reason: String,
-    },
-    Joined {
-        name: String,
-        players: usize,
-        max: usize,
-    },
-    /// A join request turned down: the asker is named by short npub only, never looked up
-    /// (a flood of strangers' requests must not cost a profile query each).
-    Refused {
-        npub: String,
-        reason: String,
-    },
-    Left {
-        name: String,
-    },
-    Starting {
-        players: usize,
-    },
-    /// Every seat is taken; we wait in case a listed player never reveals and a seat reopens.
-    Full {
-        players: usize,
-    },
-    Revealed {
-        npub: String,
-    },
-    /// The seats in order, by name.
-    Seated {
-        names: Vec<String>,
-    },
-    /// Listed players who never revealed their nonce: their seats open again.
-    Dropped {
-        names: Vec<String>,
-    },
-    /// Listed players whose authorization of their table key would lapse before the seating
-    /// could be announced: their seats open again, and they may ask again with a new one.
-    Lapsed {
-        names: Vec<String>,
-    },
-    Cancelled {
-        reason: String,
-    },
-    /// The host may start now with the players listed (at least the table's minimum) instead
-    /// of waiting for the seats still free.
-    MayStart {
-        players: usize,
-        max: usize,
-    },
-    /// The host asked to start before the table's minimum joined.
-    TooFewToStart {
-        players: usize,
-        min: usize,
-    },
-    /// A joiner's place at a table still filling: who is there, how many seats are left.
-    /// Names are profile names where one exists, else short npubs.
-    Waiting {
-        host: String,
-        /// The game as people call it ("Perudo").
-        game: String,
-        /// Players listed since the last news (empty the first time and when one left).
-        newcomers: Vec<String>,
-        /// Whether this is the first news of the wait (the joiner was just listed).
-        first: bool,
-        players: usize,
-        min: usize,
-        max: usize,
-    },
-}
 
 pub struct HostOptions {
     /// The host's seat key: its identity, or a table key that `authority` authorizes.
@@ -108,64 +23,11 @@ pub struct HostOptions {
     /// The identity that authorizes `keys` as its table key for this table (§2.3); `None`: the
     /// seat key is the identity.
     pub authority: Option<crate::authority::Authority>,
-    /// The game's registry name.
-    pub game: String,
-    /// The game's setup, already checked by the game (`TableGame::setup`).
-    pub setup: serde_json::Value,
-    /// Most players the setup seats.
-    pub seats: u8,
-    pub relays: Vec<String>,
-    pub deadlines: Deadlines,
-    pub title: String,
-    pub public: bool,
-    pub min_players: u8,
-    pub max_players: u8,
-    pub invite: Vec<PublicKey>,
-    /// Start with whoever joined (at least `min_players`) after this long.
-    pub start_after: Option<Duration>,
-    /// Cancel when the table has not started after this long.
-    pub wait: Duration,
-    /// Proof of work (NIP-13 difficulty) a join request must carry; `None` asks for none.
-    pub join_pow: Option<u8>,
+    /// The table. Its `pow` is set here, from what the pool's relays ask.
+    pub plan: HostPlan,
     /// Notified when the host asks to start with the players there now (at least
     /// `min_players`), without waiting for the seats still free.
     pub start_now: Option<std::sync::Arc<tokio::sync::Notify>>,
-    /// The game's setup for fewer players than `max_players`, for a table that starts early
-    /// (the same variant and length; only the player count differs).
-    pub setup_for: Option<SetupFor>,
-}
-
-/// The game's setup for a number of players, or why the game cannot be played with that many.
-pub type SetupFor = Box<dyn Fn(u8) -> Result<serde_json::Value, String> + Send + Sync>;
-
-/// Join requests a key may make at one table: a key whose seat was taken back (it never
-/// revealed its nonce) does not get it again.
-const JOINS_PER_KEY: usize = 1;
-
-/// Publishes successive versions of the host's announcement. Relays keep the newest version
-/// and break ties by the lowest id, so each version gets a strictly later timestamp.
-struct Announcer {
-    last: Option<Timestamp>,
-}
-
-impl Announcer {
-    async fn publish(&mut self, pool: &RelayPool, spec: &TableSpec) -> Result<Event, String> {
-        let now = Timestamp::now();
-        let at = match self.last {
-            Some(t) if now.as_secs() <= t.as_secs() => Timestamp::from(t.as_secs() + 1),
-            _ => now,
-        };
-        self.last = Some(at);
-        let (ev, _) = pool
-            .publish_mined(
-                wire::table_event(spec).custom_created_at(at),
-                spec.pow,
-                false,
-            )
-            .await
-            .map_err(|e| format!("announcing the table: {e}"))?;
-        Ok(ev)
-    }
 }
 
 /// The proof of work a table hosted on `pool`'s relays must announce: the most any of them asks
@@ -287,13 +149,20 @@ pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
     )
 }
 
-/// Runs the host's lobby on the command's `pool` (signing with `opts.keys`) until the seats are
-/// fixed (returns the seated announcement) or the table is cancelled (an error saying why; the
-/// cancellation is published). The pool stays open for the rest of the command; whoever closes
-/// it last hands the relays what they are still owed.
+/// Milliseconds since the Unix epoch: the host's lobby clock.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Runs the host's lobby ([`HostLobby`]) on the command's `pool` (signing with `opts.keys`)
+/// until the seats are fixed (returns the seated announcement) or the table is cancelled (an
+/// error saying why; the cancellation is published). The pool stays open for the rest of the
+/// command; whoever closes it last hands the relays what they are still owed.
 pub async fn host_lobby(
     pool: &RelayPool,
-    opts: HostOptions,
+    mut opts: HostOptions,
     mut news: impl FnMut(LobbyNews) + Send,
 ) -> Result<TableSpec, TableError> {
     if pool.keys().public_key() != opts.keys.public_key() {
@@ -301,89 +170,55 @@ pub async fn host_lobby(
             "the relay pool signs with another key than the host's".into(),
         ));
     }
-    if opts.min_players < 2 || opts.min_players > opts.max_players {
-        return Err(TableError::Setup(format!(
-            "a table needs at least 2 players and no more than its seats ({}..={} asked)",
-            opts.min_players, opts.max_players
-        )));
-    }
-    if opts.max_players > opts.seats {
-        return Err(TableError::Setup(format!(
-            "this game seats at most {} players, not {}",
-            opts.seats, opts.max_players
-        )));
-    }
-    if !opts.public && opts.invite.is_empty() {
-        return Err(TableError::Setup(
-            "an invite-only table needs at least one --invite NPUB".into(),
-        ));
-    }
+    opts.plan.check().map_err(TableError::Setup)?;
     // Every event of the table carries the work its most demanding relay asks (NIP-11), fixed
     // now: a log event mined again later would be a second event for its step.
-    let pow = table_pow(pool)?;
+    opts.plan.pow = table_pow(pool)?;
     let me = opts.keys.public_key();
-    let mut id = [0u8; 32];
-    OsRng.fill_bytes(&mut id);
-    let table = hex::encode(id);
-    let nonce = new_nonce();
-    // Open tables expire (NIP-40) a little after the host would have cancelled them (a quarter
-    // of the wait, 5 s to a minute), so a host that died leaves nothing listed for long.
-    let wait = opts.wait.as_secs();
-    let expires = Timestamp::now().as_secs() + wait + (wait / 4).clamp(5, 60);
+    let table = hex::encode(new_nonce());
+    let opened = unix_ms();
+    let expires = opts.plan.expires(opened / 1000);
     let auth = match &opts.authority {
         Some(identity) => Some(Box::new(
-            sign_authorization(identity, &me, (&me, &table), expires, &opts.deadlines)
+            sign_authorization(identity, &me, (&me, &table), expires, &opts.plan.deadlines)
                 .await
                 .map_err(TableError::Setup)?,
         )),
         None => None,
     };
-    let mut spec = TableSpec {
-        v: VERSION,
-        game: opts.game.clone(),
-        table: table.clone(),
-        setup: opts.setup.clone(),
-        seats: Vec::new(),
-        deadlines: opts.deadlines,
-        lobby: Some(Lobby {
-            status: LobbyStatus::Open,
-            title: opts.title.clone(),
-            public: opts.public,
-            min_players: opts.min_players,
-            max_players: opts.max_players,
-            relays: opts.relays.clone(),
-            players: vec![LobbyPlayer {
-                pubkey: me.to_hex(),
-                commit: seat_commit(&table, &me, &nonce),
-                auth,
-            }],
-            reason: None,
-            round: 0,
-            join_pow: opts.join_pow,
-            expires: Some(expires),
-        }),
-        pow,
-    };
+    let (invite, game, title, relays) = (
+        opts.plan.invite.clone(),
+        opts.plan.game.clone(),
+        opts.plan.title.clone(),
+        opts.plan.relays.clone(),
+    );
+    let mut lobby = HostLobby::open(
+        opts.plan,
+        me,
+        table.clone(),
+        (expires, auth),
+        new_nonce(),
+        opened,
+    )
+    .map_err(TableError::Setup)?;
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
-    let mut announcer = Announcer { last: None };
-    announcer
-        .publish(pool, &spec)
+    let mut names = Names::default();
+    act(pool, &mut lobby, &mut names, &mut news)
         .await
         .map_err(TableError::Lobby)?;
-    let naddr = wire::table_naddr(&me, &table, &opts.relays);
+    let naddr = wire::table_naddr(&me, &table, &relays);
     news(LobbyNews::Announced {
         naddr: naddr.clone(),
     });
-    let mut names = Names::default();
-    names.learn(pool, &opts.invite).await;
+    names.learn(pool, &invite).await;
     // Invitations come from the person hosting, not from a table key nobody knows: an identity
     // in a bunker seals each one (its person asked once per invitee and copy).
     let inviter: std::sync::Arc<dyn NostrSigner> = match &opts.authority {
         Some(a) => a.signer().clone(),
         None => std::sync::Arc::new(opts.keys.clone()),
     };
-    for invitee in &opts.invite {
-        let text = invitation_text(&opts.game, &opts.title, &naddr);
+    for invitee in &invite {
+        let text = invitation_text(&game, &title, &naddr);
         match crate::net::dm::send_private_as(
             pool,
             &inviter,
@@ -407,396 +242,109 @@ pub async fn host_lobby(
             }),
         }
     }
-
-    let opened = Instant::now();
-    let result = run_host(
-        &opts,
-        pool,
-        &mut sub,
-        &mut spec,
-        &mut announcer,
-        nonce,
-        (opened, &mut names),
-        &mut news,
-    )
-    .await;
-    if let Err(reason) = &result {
-        if let Some(l) = spec.lobby.as_mut() {
-            l.status = LobbyStatus::Cancelled;
-            l.reason = Some(reason.clone());
-        }
-        spec.seats.clear();
-        let _ = announcer.publish(pool, &spec).await;
-        news(LobbyNews::Cancelled {
-            reason: reason.clone(),
-        });
-    }
-    result.map(|()| spec).map_err(TableError::Lobby)
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn run_host(
-    opts: &HostOptions,
-    pool: &RelayPool,
-    sub: &mut crate::net::pool::Subscription,
-    spec: &mut TableSpec,
-    announcer: &mut Announcer,
-    mut nonce: [u8; 32],
-    (opened, names): (Instant, &mut Names),
-    news: &mut (impl FnMut(LobbyNews) + Send),
-) -> Result<(), String> {
-    let me = opts.keys.public_key();
-    let table = spec.table.clone();
-    let mut events: Vec<Event> = Vec::new();
-    let mut joins: std::collections::HashMap<PublicKey, usize> = Default::default();
-    let mut banned: std::collections::HashSet<String> = Default::default();
-    // Who committed in the current round (the host always has).
-    let mut committed: std::collections::HashSet<String> = [me.to_hex()].into();
     loop {
-        take_joins(
-            opts,
-            pool,
-            announcer,
-            sub,
-            spec,
-            &mut events,
-            &mut joins,
-            &banned,
-            &mut committed,
-            (opened, &mut *names),
-            news,
-        )
-        .await?;
-        // Closing: the players and their commitments are fixed before anyone reveals.
-        let round = spec.lobby.as_ref().expect("lobby").round;
-        let listed = spec.lobby.as_ref().expect("lobby").players.len();
-        // Started early: most games' setups name their player count, so the table plays the
-        // same setup for the players there (PROTOCOL §2.1).
-        spec.setup = if listed < opts.max_players as usize {
-            match &opts.setup_for {
-                Some(setup_for) => setup_for(listed as u8)?,
-                None => opts.setup.clone(),
-            }
-        } else {
-            opts.setup.clone()
-        };
-        spec.lobby.as_mut().expect("lobby").status = LobbyStatus::Starting;
-        news(LobbyNews::Starting {
-            players: spec.lobby.as_ref().expect("lobby").players.len(),
-        });
-        announcer.publish(pool, spec).await?;
-        send_lobby(
-            pool,
-            &me,
-            &table,
-            LobbyBody::Reveal {
-                nonce: hex::encode(nonce),
-            },
-        )
-        .await?;
-        let deadline = Instant::now() + Duration::from_millis(spec.deadlines.crypto_ms);
-        let (missing, why) = loop {
-            let (reveals, _) = collect_reveals(spec, &events);
-            match seats_from_reveals(spec, &reveals) {
-                Ok(seats) => {
-                    // Every client judges the listed authorizations at the seated
-                    // announcement's own time (§2.3): one lapsed by then would make them all
-                    // refuse the seating, so its player's seat opens again instead.
-                    let at = Timestamp::now().as_secs() + PUBLISH_SLACK_SECS;
-                    let gone = lapsed(spec.lobby.as_ref().expect("lobby"), at);
-                    if !gone.is_empty() {
-                        break (gone, Unseated::Lapsed);
-                    }
-                    spec.seats = seats.clone();
-                    let l = spec.lobby.as_mut().expect("lobby");
-                    l.status = LobbyStatus::Seated;
-                    l.expires = None;
-                    announcer.publish(pool, spec).await?;
-                    news(LobbyNews::Seated {
-                        names: seat_names(pool, names, spec.lobby.as_ref(), &seats).await,
-                    });
-                    return Ok(());
+        let state = lobby.poll(unix_ms(), &|k| names.of(k));
+        if let Err(failed) = act(pool, &mut lobby, &mut names, &mut news).await {
+            let reason = match state {
+                // Its cancellation did not reach the relays either; the table still expires.
+                HostState::Cancelled(reason) => reason,
+                _ => {
+                    lobby.cancel(failed.clone(), unix_ms());
+                    let _ = act(pool, &mut lobby, &mut names, &mut news).await;
+                    failed
                 }
-                Err(missing) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break (missing, Unseated::NeverRevealed);
-                    }
-                    if let Ok(Some(ev)) = tokio::time::timeout(left, sub.recv()).await {
-                        if let Ok(LobbyMsg {
-                            body: LobbyBody::Reveal { .. },
-                            ..
-                        }) = parse_lobby(&ev, &table)
-                        {
-                            news(LobbyNews::Revealed {
-                                npub: npub(&ev.pubkey),
-                            });
-                        }
-                        events.push(ev);
-                    }
-                }
-            }
-        };
-        if missing.iter().any(|k| *k == me.to_hex()) {
-            return Err(match why {
-                Unseated::NeverRevealed => "the host's own nonce did not reach the relays".into(),
-                Unseated::Lapsed => "the host's own authorization of its table key lapsed before \
-                                 the table could be seated: host it again"
-                    .into(),
+            };
+            news(LobbyNews::Cancelled {
+                reason: reason.clone(),
             });
+            return Err(TableError::Lobby(reason));
         }
-        // Their seats open again; everyone left commits afresh so nobody chooses a nonce
-        // knowing the others' revealed ones.
-        let dropped = seat_names(pool, names, spec.lobby.as_ref(), &missing).await;
-        match why {
-            Unseated::NeverRevealed => {
-                news(LobbyNews::Dropped { names: dropped });
-                banned.extend(missing.iter().cloned());
+        let wait = match state {
+            HostState::Seated(spec) => return Ok(*spec),
+            HostState::Cancelled(reason) => {
+                news(LobbyNews::Cancelled {
+                    reason: reason.clone(),
+                });
+                return Err(TableError::Lobby(reason));
             }
-            // Not their doing alone (a slow round), so they may ask again.
-            Unseated::Lapsed => news(LobbyNews::Lapsed { names: dropped }),
-        }
-        nonce = new_nonce();
-        let l = spec.lobby.as_mut().expect("lobby");
-        l.players.retain(|p| !missing.contains(&p.pubkey));
-        l.players[0].commit = seat_commit(&table, &me, &nonce);
-        l.round = round + 1;
-        l.status = LobbyStatus::Open;
-        committed = [me.to_hex()].into();
-        announcer.publish(pool, spec).await?;
-    }
-}
-
-/// Why listed players lose their seats before the seating.
-#[derive(Clone, Copy)]
-enum Unseated {
-    NeverRevealed,
-    Lapsed,
-}
-
-/// How far past the host's clock a seated announcement about to be published may be stamped.
-const PUBLISH_SLACK_SECS: u64 = 5;
-
-/// The listed players whose authorization does not hold at `at` (Unix seconds).
-fn lapsed(lobby: &Lobby, at: u64) -> Vec<String> {
-    lobby
-        .players
-        .iter()
-        .filter(|p| {
-            p.auth
-                .as_ref()
-                .is_some_and(|a| crate::wire::auth::expires_at(a) <= at)
-        })
-        .map(|p| p.pubkey.clone())
-        .collect()
-}
-
-/// Takes join requests until the seats are full (or it is time to start), every listed
-/// player having committed in the current round.
-#[allow(clippy::too_many_arguments)]
-async fn take_joins(
-    opts: &HostOptions,
-    pool: &RelayPool,
-    announcer: &mut Announcer,
-    sub: &mut crate::net::pool::Subscription,
-    spec: &mut TableSpec,
-    events: &mut Vec<Event>,
-    joins: &mut std::collections::HashMap<PublicKey, usize>,
-    banned: &std::collections::HashSet<String>,
-    committed: &mut std::collections::HashSet<String>,
-    (opened, names): (Instant, &mut Names),
-    news: &mut (impl FnMut(LobbyNews) + Send),
-) -> Result<(), String> {
-    let me = opts.keys.public_key();
-    let table = spec.table.clone();
-    let max = opts.max_players as usize;
-    let min = opts.min_players as usize;
-    // The host asked to start with whoever is there; kept until every listed player has
-    // committed in this round.
-    let mut start_asked = false;
-    loop {
-        let l = spec.lobby.as_ref().expect("lobby");
-        let players = l.players.len();
-        let all_committed = l.players.iter().all(|p| committed.contains(&p.pubkey));
-        let start_due = opts.start_after.map(|d| opened + d);
-        let start_now = start_asked || start_due.is_some_and(|t| Instant::now() >= t);
-        if all_committed && (players >= max || (players >= min && start_now)) {
-            return Ok(());
-        }
-        let cancel_at = opened + opts.wait;
-        if Instant::now() >= cancel_at {
-            return Err(unstarted_reason(opts, &l.players, names));
-        }
-        let next = start_due
-            .filter(|t| *t > Instant::now())
-            .map_or(cancel_at, |t| t.min(cancel_at));
-        let wait = next.saturating_duration_since(Instant::now());
+            HostState::Wait(wait) => wait,
+        };
         let asked = async {
             match &opts.start_now {
                 Some(n) => n.notified().await,
                 None => std::future::pending().await,
             }
         };
-        let ev = tokio::select! {
+        tokio::select! {
             got = tokio::time::timeout(wait, sub.recv()) => match got {
-                Ok(Some(ev)) => ev,
-                _ => continue,
+                Ok(Some(ev)) => lobby.on_event(ev, unix_ms()),
+                // The subscription ended: nothing more comes, so the lobby only waits out
+                // its time.
+                Ok(None) => tokio::time::sleep(wait).await,
+                Err(_) => {}
             },
-            () = asked => {
-                if players >= min {
-                    start_asked = true;
-                } else {
-                    news(LobbyNews::TooFewToStart { players, min });
-                }
-                continue;
-            }
-        };
-        events.push(ev.clone());
-        let Ok(msg) = parse_lobby(&ev, &table) else {
-            continue;
-        };
-        let who = ev.pubkey;
-        let lobby = spec.lobby.as_mut().expect("lobby");
-        // Whether the listed players changed: the announcement then says so, so that anyone
-        // listing the table or waiting at it sees the count as it is.
-        let mut changed = false;
-        match msg.body {
-            LobbyBody::Join { commit, auth } => {
-                if who == me {
-                    continue;
-                }
-                if let Some(d) = lobby.join_pow {
-                    if !ev.check_pow(d) {
-                        news(LobbyNews::Refused {
-                            npub: short_npub(&who),
-                            reason: format!("its join request lacks the proof of work ({d} bits)"),
-                        });
-                        continue;
-                    }
-                }
-                if let Some(p) = lobby.players.iter_mut().find(|p| p.pubkey == who.to_hex()) {
-                    // A listed player's fresh commitment for a new round.
-                    if lobby.round > 0 && !committed.contains(&p.pubkey) {
-                        p.commit = commit;
-                        committed.insert(p.pubkey.clone());
-                    }
-                    continue;
-                }
-                let identity = match admit(
-                    opts,
-                    lobby,
-                    (&who, auth.as_deref(), &table),
-                    players >= max,
-                    banned,
-                    joins,
-                ) {
-                    Ok(identity) => identity,
-                    Err(None) => continue,
-                    Err(Some(reason)) => {
-                        news(LobbyNews::Refused {
-                            npub: short_npub(&who),
-                            reason,
-                        });
-                        continue;
-                    }
-                };
-                lobby.players.push(LobbyPlayer {
-                    pubkey: who.to_hex(),
-                    commit,
-                    auth,
-                });
-                committed.insert(who.to_hex());
-                changed = true;
-                news(LobbyNews::Joined {
-                    name: names.name(pool, &identity).await,
-                    players: lobby.players.len(),
-                    max,
-                });
-            }
-            LobbyBody::Leave {} => {
-                let before = lobby.players.len();
-                let identity = lobby.identity_of(&who);
-                lobby
-                    .players
-                    .retain(|p| p.pubkey != who.to_hex() || who == me);
-                if lobby.players.len() < before {
-                    changed = true;
-                    news(LobbyNews::Left {
-                        name: names.name(pool, &identity).await,
-                    });
-                }
-            }
-            LobbyBody::Reveal { .. } => {}
-        }
-        if changed {
-            let now = lobby.players.len();
-            // Full: the next pass closes the lobby, and that announcement says it.
-            if now < max {
-                announcer.publish(pool, spec).await?;
-                if now >= min && opts.start_now.is_some() {
-                    news(LobbyNews::MayStart { players: now, max });
-                }
-            }
+            () = asked => lobby.start_now(),
         }
     }
 }
 
-/// Whether a new join request by `who` (with its authorization, if any) gets a place: the
-/// identity it seats, else why not in words (`None`: ignored without a word — the table is
-/// full, or the key asked too often).
-fn admit(
-    opts: &HostOptions,
-    lobby: &Lobby,
-    (who, auth, table): (&PublicKey, Option<&Event>, &str),
-    full: bool,
-    banned: &std::collections::HashSet<String>,
-    joins: &mut std::collections::HashMap<PublicKey, usize>,
-) -> Result<PublicKey, Option<String>> {
-    if full {
-        return Err(None);
-    }
-    if banned.contains(&who.to_hex()) {
-        return Err(Some(
-            "it held a seat before and never revealed its nonce".into(),
-        ));
-    }
-    let n = joins.entry(*who).or_default();
-    *n += 1;
-    if *n > JOINS_PER_KEY {
-        return Err(None);
-    }
-    // The person behind a table key: checked here, at the host's clock, so a join that every
-    // client would refuse in the announcement is never listed (§2.3).
-    let me = opts.keys.public_key();
-    let now = Timestamp::now().as_secs();
-    let identity = match auth {
-        None => *who,
-        Some(a) => {
-            let identity = crate::wire::auth::check_auth(a, &me, table, who, now)
-                .map_err(|e| Some(e.to_string()))?;
-            // Listed, it must still hold when the table is seated, or every client would refuse
-            // the seated announcement and the table with it: good past the lobby's own expiry.
-            let expires = crate::wire::auth::expires_at(a);
-            let seated_by = seated_by(lobby.expires.unwrap_or(now), &opts.deadlines);
-            if expires <= seated_by {
-                return Err(Some(format!(
-                    "its authorization expires at {expires} (Unix seconds), before this table \
-                     could be seated (by {seated_by})"
-                )));
+/// Carries out what the host's lobby asked for, in order: announcements and lobby messages
+/// published on `pool`, news told by name. The first failure to publish, in words.
+async fn act(
+    pool: &RelayPool,
+    lobby: &mut HostLobby,
+    names: &mut Names,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<(), String> {
+    let me = pool.keys().public_key();
+    for action in lobby.take() {
+        match action {
+            HostAction::Announce { spec, at } => {
+                pool.publish_mined(
+                    wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
+                    spec.pow,
+                    false,
+                )
+                .await
+                .map_err(|e| format!("announcing the table: {e}"))?;
             }
-            identity
+            // The pool mines at least what its relays ask (NIP-11), and again at what a
+            // relay's `pow:` names: a lobby message is not part of the log, a second copy is
+            // harmless.
+            HostAction::Lobby(msg) => {
+                pool.publish_mined(lobby_event(&me, &msg), 0, false)
+                    .await
+                    .map_err(|e| format!("sending the lobby message: {e}"))?;
+            }
+            HostAction::News(n) => news(match n {
+                HostNews::Joined { who, players, max } => LobbyNews::Joined {
+                    name: names.name(pool, &who).await,
+                    players,
+                    max,
+                },
+                HostNews::Refused { npub, reason } => LobbyNews::Refused { npub, reason },
+                HostNews::Left { who } => LobbyNews::Left {
+                    name: names.name(pool, &who).await,
+                },
+                HostNews::Starting { players } => LobbyNews::Starting { players },
+                HostNews::Revealed { key } => LobbyNews::Revealed { npub: npub(&key) },
+                HostNews::Seated { who } => LobbyNews::Seated {
+                    names: names.all(pool, &who).await,
+                },
+                HostNews::Dropped { who } => LobbyNews::Dropped {
+                    names: names.all(pool, &who).await,
+                },
+                HostNews::Lapsed { who } => LobbyNews::Lapsed {
+                    names: names.all(pool, &who).await,
+                },
+                HostNews::MayStart { players, max } => LobbyNews::MayStart { players, max },
+                HostNews::TooFewToStart { players, min } => {
+                    LobbyNews::TooFewToStart { players, min }
+                }
+            }),
         }
-    };
-    if !lobby.public && !opts.invite.contains(who) && !opts.invite.contains(&identity) {
-        return Err(Some("not invited".into()));
     }
-    if lobby.players.iter().any(|p| p.identity() == Some(identity)) {
-        return Err(Some(format!(
-            "{} holds a place at this table already",
-            short_npub(&identity)
-        )));
-    }
-    Ok(identity)
+    Ok(())
 }
 
 /// `identity` authorizes `key` to hold its seat at `host`'s `table`, for a lobby expiring at
@@ -829,53 +377,6 @@ pub async fn sign_authorization(
         ));
     }
     Ok(ev)
-}
-
-/// Why a table that never started is cancelled, in words: nobody came, too few came, or enough
-/// came and the host neither started nor filled the table.
-fn unstarted_reason(opts: &HostOptions, listed: &[LobbyPlayer], names: &Names) -> String {
-    let players = listed.len();
-    let (min, max) = (opts.min_players as usize, opts.max_players as usize);
-    let within = duration_words(opts.wait);
-    let missing: Vec<String> = opts
-        .invite
-        .iter()
-        .filter(|k| !listed.iter().any(|p| p.pubkey == k.to_hex()))
-        .map(|k| names.of(k))
-        .collect();
-    let never = if missing.is_empty() {
-        String::new()
-    } else {
-        format!("; never joined: {}", missing.join(", "))
-    };
-    if players <= 1 {
-        format!("nobody else came within {within}{never}")
-    } else if players < min {
-        format!("only {players} of the {min} players this table needs came within {within}{never}")
-    } else {
-        format!(
-            "{players} of {max} seats were taken within {within} and the host did not start \
-             with fewer{never}"
-        )
-    }
-}
-
-/// A time as people say it: "10 minutes", "1 minute", "90 s", "2 hours", "2 minutes 30 s",
-/// "400 ms".
-pub fn duration_words(d: Duration) -> String {
-    let s = d.as_secs();
-    let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
-    if s == 0 {
-        format!("{} ms", d.as_millis())
-    } else if s >= 3600 && s.is_multiple_of(3600) {
-        plural(s / 3600, "hour")
-    } else if s >= 60 && s.is_multiple_of(60) {
-        plural(s / 60, "minute")
-    } else if s >= 120 {
-        format!("{} {} s", plural(s / 60, "minute"), s % 60)
-    } else {
-        format!("{s} s")
-    }
 }
 
 /// How long a player waits for the nonces of a table announced as seated. The host saw them all
@@ -1363,6 +864,12 @@ impl Names {
         name_or_npub(&self.0, k)
     }
 
+    /// The names of `keys`, in their order, looked up together.
+    async fn all(&mut self, pool: &RelayPool, keys: &[PublicKey]) -> Vec<String> {
+        self.learn(pool, keys).await;
+        keys.iter().map(|k| self.of(k)).collect()
+    }
+
     async fn name(&mut self, pool: &RelayPool, k: &PublicKey) -> String {
         self.learn(pool, &[*k]).await;
         self.of(k)
@@ -1682,7 +1189,9 @@ mod seating_tests {
     use super::pow_tests::{pool_at, pool_on};
     use super::*;
     use crate::net::harness::{RelayProxy, Rules};
+    use crate::table::host::lapsed;
     use crate::wire::lobby::seating;
+    use crate::wire::{Deadlines, LobbyPlayer, VERSION};
 
     /// A seated two-player table on a fresh relay, the reveals not yet published.
     fn seated_table(host: &Keys, guest: &Keys, url: &str) -> (TableSpec, Vec<Event>) {

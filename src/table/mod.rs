@@ -14,7 +14,8 @@
 //!   to vote, wake and stall words. The terminal's runner and the browser page both drive it.
 //! - [`clock`]: the seats' common clock, estimated from their heartbeats (pure).
 //! - [`journal`]: the local record that makes a crash resumable.
-//! - [`lobby`]: hosting a table and sitting down with strangers.
+//! - [`host`]: the host's lobby (pure: events and time in, announcements and news out).
+//! - [`lobby`]: hosting a table and sitting down with strangers, over a relay pool.
 //! - [`verify`]: checking a table from its public events; following one as a spectator.
 //! - [`demo`]: a whole table of bots, each its own client, for `demo`, `play` and the tests.
 
@@ -26,6 +27,7 @@ pub mod demo;
 pub mod drive;
 #[cfg(feature = "runtime")]
 pub mod error;
+pub mod host;
 #[cfg(feature = "runtime")]
 pub mod journal;
 #[cfg(feature = "runtime")]

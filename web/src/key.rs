@@ -131,6 +131,12 @@ fn hold(keys: Keys) {
     UNLOCKED.with(|k| *k.borrow_mut() = Some(keys));
 }
 
+/// Unlocks `keys` (or locks) as a test would have the person do.
+#[cfg(test)]
+pub(crate) fn set_unlocked(keys: Option<Keys>) {
+    UNLOCKED.with(|k| *k.borrow_mut() = keys);
+}
+
 /// The unlocked key of this visit, for the page's other parts (signing at a table).
 pub fn unlocked() -> Option<Keys> {
     UNLOCKED.with(|k| k.borrow().clone())

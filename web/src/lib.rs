@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod feedback;
+pub mod host;
 pub mod key;
 pub mod seat;
 pub mod signer;
@@ -31,6 +32,26 @@ const MAX_EVENTS: usize = 500;
 #[wasm_bindgen]
 pub fn games() -> String {
     serde_json::to_string(&registry::all()).expect("game infos serialize")
+}
+
+/// The games a table can be hosted for from the page, with their built-in variants:
+/// `[{name, title, min_players, max_players, variants}]`.
+#[wasm_bindgen]
+pub fn host_games() -> String {
+    let games: Vec<Value> = registry::all()
+        .into_iter()
+        .map(|g| {
+            json!({
+                "name": g.name,
+                "title": g.title,
+                "min_players": g.min_players.max(2),
+                "max_players": g.max_players,
+                "variants": g.variants,
+            })
+        })
+        .filter(|g| g["max_players"].as_u64() >= Some(2))
+        .collect();
+    json!(games).to_string()
 }
 
 /// What the page asks relays for to open a table a person named (an `naddr1…`, or a 64-hex id
@@ -69,7 +90,7 @@ fn open_table_json(text: &str, default_relays: &str) -> Result<String, String> {
 }
 
 /// The relays a page may open: WebSocket URLs only, at most eight, each once.
-fn checked_relays(relays: Vec<String>) -> Result<Vec<String>, String> {
+pub(crate) fn checked_relays(relays: Vec<String>) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for r in relays {
         let url = RelayUrl::parse(&r)

@@ -36,20 +36,20 @@ use wasm_bindgen::prelude::*;
 use web_time::Instant;
 use zeroize::Zeroizing;
 
-fn unix_now() -> u64 {
+pub(crate) fn unix_now() -> u64 {
     web_time::SystemTime::now()
         .duration_since(web_time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
 
-fn sign(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, String> {
+pub(crate) fn sign(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, String> {
     let builder = if pow > 0 { builder.pow(pow) } else { builder };
     builder
         .sign_with_keys(keys)
         .map_err(|e| format!("your key could not sign: {e}"))
 }
 
-fn event_json(ev: &Event) -> Value {
+pub(crate) fn event_json(ev: &Event) -> Value {
     serde_json::from_str(&ev.as_json()).expect("events serialize")
 }
 

@@ -505,6 +505,11 @@ class SeatPool {
     return this.relays.filter((r) => r.open).length;
   }
 
+  // Whether some relay took the event with this id.
+  took(id) {
+    return this.relays.some((r) => r.taken.has(id));
+  }
+
   notes() {
     return this.relays.map((r) => r.note).filter(Boolean);
   }
@@ -753,22 +758,28 @@ function tick(seat) {
     playing.done = true;
     if (playing.prover) playing.prover.stop();
     keepRecord(playing.table, null);
-    // The last events still go out: the pool stays open until every relay took them, for up
-    // to two minutes (a relay that limits its rate takes them within its window).
-    const { pool } = playing;
-    const until = Date.now() + 120000;
-    const linger = () => {
-      const owed = pool.unsent();
+    lingerThenClose(playing.pool, (owed) => {
       $("play-relays").textContent = owed
         ? `handing this seat's last ${owed} event(s) to the relays…`
         : "the relays took every event this seat signed";
-      if (owed && Date.now() < until) setTimeout(linger, 500);
-      else pool.close();
-    };
-    setTimeout(linger, 500);
+    });
     return;
   }
   playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
+}
+
+// The last events still go out: the pool stays open until every relay took them, for up to two
+// minutes (a relay that limits its rate takes them within its window); `said` is told how many
+// are still owed as that goes.
+function lingerThenClose(pool, said) {
+  const until = Date.now() + 120000;
+  const linger = () => {
+    const owed = pool.unsent();
+    said(owed);
+    if (owed && Date.now() < until) setTimeout(linger, 500);
+    else pool.close();
+  };
+  setTimeout(linger, 500);
 }
 
 // The start of sitting down or coming back: the key must be unlocked (`why` says what for),
@@ -998,6 +1009,194 @@ function wireSeat() {
   }, 1000);
 }
 
+// The table this page hosts while it takes players: its lobby runs in the core (the same one as
+// `tolerance host`), and the page publishes what it signs and hands it what the relays send.
+// Once the seats are fixed the host's seat plays like any other; null then, or once closed.
+let hosting = null;
+
+function wireHost() {
+  const games = JSON.parse(core.host_games());
+  const sel = $("host-game");
+  sel.replaceChildren(...games.map((g) => Object.assign(document.createElement("option"), { value: g.name, textContent: g.title })));
+  const pick = () => {
+    const g = games.find((x) => x.name === sel.value);
+    $("host-variant").replaceChildren(...g.variants.map((v) => Object.assign(document.createElement("option"), { value: v, textContent: v })));
+    const seats = $("host-seats");
+    seats.min = g.min_players;
+    seats.max = g.max_players;
+    seats.value = Math.min(Math.max(Number(seats.value) || g.min_players, g.min_players), g.max_players);
+  };
+  sel.addEventListener("change", pick);
+  pick();
+  $("host-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    hostTable();
+  });
+  $("host-start").addEventListener("click", () => {
+    if (!hosting) return;
+    hosting.host.start_now();
+    hostTick();
+  });
+  $("host-cancel").addEventListener("click", () => {
+    if (!hosting) return;
+    hosting.host.cancel();
+    hostTick();
+  });
+}
+
+// The proof of work the relays ask on every event (NIP-11's limitation.min_pow_difficulty), the
+// most any asks. A relay whose document cannot be read asks none as far as the page knows; one
+// that does ask says so ("pow:") when it refuses an event, and the page shows that.
+async function relaysPow(relays) {
+  const asks = await Promise.all(
+    relays.map(async (url) => {
+      try {
+        const r = await within(fetch(url.replace(/^ws/, "http"), { headers: { Accept: "application/nostr+json" } }), 3000, "slow");
+        const n = Number(((await r.json()).limitation || {}).min_pow_difficulty);
+        return Number.isFinite(n) && n > 0 ? Math.min(255, Math.floor(n)) : 0;
+      } catch {
+        return 0;
+      }
+    }),
+  );
+  return Math.max(0, ...asks);
+}
+
+// Hosts a table of the form's game on the page's relays, with this page's key (or a key the
+// signer extension approves for this table), and plays the host's seat once it is seated.
+async function hostTable() {
+  clearError();
+  if (hosting || playing) {
+    fail("This page is at a table already: one table at a time.");
+    return;
+  }
+  if (!core.key_unlocked() && !core.signer_identity()) {
+    fail("Unlock your key (or make one), or use your signer extension, first: your seat at the table signs every move with it.");
+    $("you").scrollIntoView({ block: "nearest" });
+    return;
+  }
+  const relays = await defaultRelays();
+  if (!relays.length) {
+    fail("This page came with no relay to host on.");
+    return;
+  }
+  const form = {
+    game: $("host-game").value,
+    variant: $("host-variant").value || null,
+    seats: Number($("host-seats").value),
+    title: $("host-title").value,
+    pace: $("host-pace").value,
+    wait_secs: 1800,
+  };
+  $("host-open").disabled = true;
+  try {
+    const host = new core.PageHost(JSON.stringify(form), JSON.stringify(relays), await relaysPow(relays));
+    const ask = host.request();
+    if (ask) {
+      const ext = extension();
+      if (!ext) throw new Error("Your signer extension is gone from this page: it must approve the key that plays your seat.");
+      say("Approve, in your signer extension, the key this page made to host and play this table.");
+      let signed;
+      try {
+        signed = await within(ext.signEvent(JSON.parse(ask)), EXTENSION_PATIENCE_MS, "it did not answer within two minutes");
+      } catch (e) {
+        throw new Error(`Your signer extension did not approve this table's key, so the table is not hosted: ${extensionWhy(e)}`);
+      }
+      host.authorize(JSON.stringify(signed));
+    }
+    host.open();
+    const naddr = host.naddr();
+    const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
+    if (!startSeat(opened, "Unlock your key first.")) return;
+    const pool = new SeatPool(relays, (events) => {
+      if (playing && playing.seat) {
+        playing.seat.feed(JSON.stringify(events));
+        tick(playing.seat);
+      } else if (hosting && hosting.host === host) {
+        host.feed(JSON.stringify(events));
+        hostTick();
+      }
+    });
+    playing.pool = pool;
+    hosting = { host, opened, naddr, relays, pool, announcements: [], timer: null, asked: new Set() };
+    const link = `${location.origin}${location.pathname}#${naddr}`;
+    $("host-link").href = link;
+    $("host-link").textContent = link;
+    $("host-join").textContent = `tolerance join ${naddr}`;
+    $("host-news").replaceChildren();
+    $("host-form").hidden = true;
+    $("hosting").hidden = false;
+    $("host-cancel").hidden = false;
+    say("Your table is announced: send its link to the people you play with.");
+    pool.subscribe("lobby", [JSON.parse(host.filter())]);
+    hostTick();
+    showHostedTable(hosting);
+  } catch (e) {
+    fail(e.message || String(e));
+  } finally {
+    $("host-open").disabled = false;
+  }
+}
+
+// The table's own panel (seats by name, as anyone opening the link sees them) once a relay
+// holds its announcement.
+function showHostedTable(h) {
+  if (hosting !== h) return;
+  const first = h.announcements[0];
+  if (first && h.pool.took(first.id)) location.hash = h.naddr;
+  else setTimeout(() => showHostedTable(h), 300);
+}
+
+// One round of the hosted lobby in the core, then what it asked for.
+function hostTick() {
+  const h = hosting;
+  if (!h) return;
+  clearTimeout(h.timer);
+  let out;
+  try {
+    out = JSON.parse(h.host.tick());
+  } catch (e) {
+    out = { state: "cancelled", words: e.message || String(e), news: [], publish: [], people: [] };
+  }
+  for (const ev of out.publish) {
+    h.pool.publish(ev);
+    if (ev.kind === 37767) h.announcements.push(ev);
+  }
+  const news = $("host-news");
+  for (const line of out.news) news.append(Object.assign(document.createElement("li"), { textContent: line }));
+  if (out.news.length) news.scrollTop = news.scrollHeight;
+  $("host-words").textContent = out.words;
+  $("host-start").hidden = !(out.state === "open" && out.players >= out.min && out.players < out.max);
+  document.body.dataset.hosting = out.state;
+  // The people who join are named in the news once their profiles are read.
+  const unknown = out.people.filter((k) => !h.asked.has(k));
+  if (unknown.length) {
+    unknown.forEach((k) => h.asked.add(k));
+    names(h.relays, unknown).then((n) => h.host.learn(JSON.stringify(n)));
+  }
+  if (out.state === "seated") {
+    // The news (who sat down, the seating) stays on screen; the seat plays on below.
+    hosting = null;
+    h.pool.unsubscribe("lobby");
+    $("host-start").hidden = true;
+    $("host-cancel").hidden = true;
+    takeSeat(h.opened, h.announcements, JSON.parse(h.host.filter()), h.pool);
+    return;
+  }
+  if (out.state === "cancelled") {
+    hosting = null;
+    $("host-start").hidden = true;
+    $("host-cancel").hidden = true;
+    $("host-form").hidden = false;
+    if (playing && playing.prover) playing.prover.stop();
+    playing = null;
+    $("sit-down").disabled = false;
+    lingerThenClose(h.pool, () => {});
+    return;
+  }
+  h.timer = setTimeout(hostTick, Math.max(out.wake_ms, 0));
+}
+
 let current = null;
 
 function renderTable(view, opened, people) {
@@ -1008,9 +1207,12 @@ function renderTable(view, opened, people) {
   $("table-pace").textContent = view.pace;
   $("table-relays").textContent = opened.relays.join(", ");
   const open = view.status === "open";
-  $("terminal-lead").textContent = open
-    ? "Sit down here, or from a terminal:"
-    : "Follow it from a terminal:";
+  const mine = playing !== null && playing.table === opened.table;
+  $("terminal-lead").textContent = mine && open
+    ? "Others sit down by its link, or from a terminal:"
+    : open
+      ? "Sit down here, or from a terminal:"
+      : "Follow it from a terminal:";
   $("join-command").textContent = `tolerance ${open ? "join" : "watch"} ${view.naddr}`;
   const seats = $("seats");
   seats.replaceChildren();
@@ -1351,6 +1553,7 @@ async function main() {
   showGames();
   wireKey();
   wireSeat();
+  wireHost();
   showYou();
   showLobby();
   $("refresh").addEventListener("click", showLobby);

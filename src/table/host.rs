@@ -1,0 +1,1258 @@
+//! The host's side of a table's lobby as a pure state machine: join requests, leaves and
+//! seating nonces in; versions of the announcement, lobby messages and news out. Time and the
+//! randomness of the host's seating nonces are passed in. The terminal's `tolerance host`
+//! ([`super::lobby::host_lobby`]) and the browser page drive the same machine, each over its own
+//! relays, so a table hosted from either seats its players by the same rules (PROTOCOL §2).
+
+use crate::wire::auth::{check_auth, expires_at, seated_by};
+use crate::wire::lobby::{collect_reveals, parse_lobby, seat_commit, seats_from_reveals};
+use crate::wire::names::short_npub;
+use crate::wire::{
+    Deadlines, Lobby, LobbyBody, LobbyMsg, LobbyPlayer, LobbyStatus, TableSpec, VERSION,
+};
+use nostr::prelude::*;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+/// What a table to host is: its game and setup, its seats and who may take them, its pace and
+/// how long the lobby waits.
+pub struct HostPlan {
+    /// The game's registry name.
+    pub game: String,
+    /// The game's setup, already checked by the game (`TableGame::setup`).
+    pub setup: serde_json::Value,
+    /// Most players the setup seats.
+    pub seats: u8,
+    pub relays: Vec<String>,
+    pub deadlines: Deadlines,
+    pub title: String,
+    pub public: bool,
+    pub min_players: u8,
+    pub max_players: u8,
+    pub invite: Vec<PublicKey>,
+    /// Start with whoever joined (at least `min_players`) after this long.
+    pub start_after: Option<Duration>,
+    /// Cancel when the table has not started after this long.
+    pub wait: Duration,
+    /// Proof of work (NIP-13 difficulty) a join request must carry; `None` asks for none.
+    pub join_pow: Option<u8>,
+    /// Whether the host can ask to start early with the players there (the lobby then says so
+    /// when enough joined).
+    pub may_start_early: bool,
+    /// The game's setup for fewer players than `max_players`, for a table that starts early
+    /// (the same variant and length; only the player count differs).
+    pub setup_for: Option<SetupFor>,
+    /// The proof of work every event of the table carries: the most its relays ask (NIP-11).
+    pub pow: u8,
+}
+
+/// The game's setup for a number of players, or why the game cannot be played with that many.
+pub type SetupFor = Box<dyn Fn(u8) -> Result<serde_json::Value, String> + Send + Sync>;
+
+impl HostPlan {
+    /// Whether the plan can be hosted at all; why not in words.
+    pub fn check(&self) -> Result<(), String> {
+        if self.min_players < 2 || self.min_players > self.max_players {
+            return Err(format!(
+                "a table needs at least 2 players and no more than its seats ({}..={} asked)",
+                self.min_players, self.max_players
+            ));
+        }
+        if self.max_players > self.seats {
+            return Err(format!(
+                "this game seats at most {} players, not {}",
+                self.seats, self.max_players
+            ));
+        }
+        if !self.public && self.invite.is_empty() {
+            return Err("an invite-only table needs at least one invited npub".into());
+        }
+        Ok(())
+    }
+
+    /// When an open table announced at `now` (Unix seconds) expires (NIP-40): a little after
+    /// the host would have cancelled it (a quarter of the wait, 5 s to a minute), so a host that
+    /// died leaves nothing listed for long. A table key's authorization is signed for it.
+    pub fn expires(&self, now: u64) -> u64 {
+        let wait = self.wait.as_secs();
+        now + wait + (wait / 4).clamp(5, 60)
+    }
+}
+
+/// What the lobby is doing, for the person watching it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LobbyNews {
+    Announced {
+        naddr: String,
+    },
+    /// `name`: the invitee's profile name, else short npub (as for every name below).
+    Invited {
+        name: String,
+        accepted_by: usize,
+    },
+    InviteFailed {
+        name: String,
+        reason: String,
+    },
+    Joined {
+        name: String,
+        players: usize,
+        max: usize,
+    },
+    /// A join request turned down: the asker is named by short npub only, never looked up
+    /// (a flood of strangers' requests must not cost a profile query each).
+    Refused {
+        npub: String,
+        reason: String,
+    },
+    Left {
+        name: String,
+    },
+    Starting {
+        players: usize,
+    },
+    /// Every seat is taken; we wait in case a listed player never reveals and a seat reopens.
+    Full {
+        players: usize,
+    },
+    Revealed {
+        npub: String,
+    },
+    /// The seats in order, by name.
+    Seated {
+        names: Vec<String>,
+    },
+    /// Listed players who never revealed their nonce: their seats open again.
+    Dropped {
+        names: Vec<String>,
+    },
+    /// Listed players whose authorization of their table key would lapse before the seating
+    /// could be announced: their seats open again, and they may ask again with a new one.
+    Lapsed {
+        names: Vec<String>,
+    },
+    Cancelled {
+        reason: String,
+    },
+    /// The host may start now with the players listed (at least the table's minimum) instead
+    /// of waiting for the seats still free.
+    MayStart {
+        players: usize,
+        max: usize,
+    },
+    /// The host asked to start before the table's minimum joined.
+    TooFewToStart {
+        players: usize,
+        min: usize,
+    },
+    /// A joiner's place at a table still filling: who is there, how many seats are left.
+    /// Names are profile names where one exists, else short npubs.
+    Waiting {
+        host: String,
+        /// The game as people call it ("Perudo").
+        game: String,
+        /// Players listed since the last news (empty the first time and when one left).
+        newcomers: Vec<String>,
+        /// Whether this is the first news of the wait (the joiner was just listed).
+        first: bool,
+        players: usize,
+        min: usize,
+        max: usize,
+    },
+}
+
+impl LobbyNews {
+    /// The news in words (`None`: nothing worth saying); `how_to_start`: how the person hosting
+    /// starts early with the players there ("type start (then Enter)").
+    pub fn words(&self, how_to_start: &str) -> Option<String> {
+        Some(match self {
+            LobbyNews::Announced { naddr } => {
+                format!("table announced; others join with:\n  tolerance join {naddr}")
+            }
+            LobbyNews::Invited { name, accepted_by } => {
+                format!("invited {name} ({accepted_by} relays took the invitation)")
+            }
+            LobbyNews::InviteFailed { name, reason } => {
+                format!("could not invite {name}: {reason}")
+            }
+            LobbyNews::Joined { name, players, max } => {
+                if *players > 0 {
+                    format!("{name} joined ({players}/{max})")
+                } else {
+                    format!("{name} asked to join")
+                }
+            }
+            LobbyNews::Refused { npub, reason } => format!("refused {npub}: {reason}"),
+            LobbyNews::Left { name } => format!("{name} left"),
+            LobbyNews::Starting { players } => {
+                format!("starting with {players} players: drawing the seating order")
+            }
+            LobbyNews::Full { players } => format!(
+                "all {players} seats are taken; waiting in case one opens again (a listed player \
+             who does not confirm loses the seat)"
+            ),
+            LobbyNews::Revealed { .. } => return None,
+            LobbyNews::Dropped { names } => format!(
+                "{} never revealed a seating nonce: the seat{} open again",
+                names.join(", "),
+                if names.len() == 1 { " is" } else { "s are" }
+            ),
+            LobbyNews::Lapsed { names } => format!(
+                "the authorization of {} lapsed before the table could be seated: the seat{} open \
+             again",
+                names.join(", "),
+                if names.len() == 1 { " is" } else { "s are" }
+            ),
+            LobbyNews::Seated { names } => format!("seated: {}", names.join(", ")),
+            LobbyNews::Cancelled { reason } => format!("table cancelled: {reason}"),
+            LobbyNews::MayStart { players, max } => {
+                let free = max - players;
+                format!(
+                    "{how_to_start} to start now with the {players} players here, or wait for {}",
+                    seats_words(free, "more player")
+                )
+            }
+            LobbyNews::TooFewToStart { players, min } => format!(
+                "cannot start yet: this table needs at least {min} players and {players} {} here",
+                if *players == 1 { "is" } else { "are" }
+            ),
+            LobbyNews::Waiting {
+                host,
+                game,
+                newcomers,
+                first,
+                players,
+                min,
+                max,
+            } => {
+                // "Ana's Perudo table"; a title that is a name of its own ("The Game of
+                // Tolerance") reads without its article there.
+                let game = game.strip_prefix("The ").unwrap_or(game);
+                let table = format!("{host}'s {game} table");
+                let what = if *first {
+                    format!("seated at {table}")
+                } else if newcomers.is_empty() {
+                    format!("a player left {table}")
+                } else {
+                    format!("{} sat down at {table}", newcomers.join(", "))
+                };
+                let mut wait = format!(
+                    "waiting for {} ({players}/{max})",
+                    seats_words(max - players, "more player")
+                );
+                if players >= min {
+                    wait.push_str(&format!("; {host} may start with the {players} here"));
+                }
+                format!("{what} — {wait}")
+            }
+        })
+    }
+}
+
+/// "1 more player", "2 more players".
+fn seats_words(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Join requests a key may make at one table: a key whose seat was taken back (it never
+/// revealed its nonce) does not get it again.
+const JOINS_PER_KEY: usize = 1;
+
+/// How far past the host's clock a seated announcement about to be published may be stamped.
+const PUBLISH_SLACK_SECS: u64 = 5;
+
+/// What the host's driver does next, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostAction {
+    /// Sign and publish this version of the announcement, stamped `at` (Unix seconds; strictly
+    /// later than the version before, since relays keep the newest and break ties by id).
+    Announce {
+        spec: Box<TableSpec>,
+        at: u64,
+    },
+    /// Sign and send this lobby message as the host.
+    Lobby(LobbyMsg),
+    News(HostNews),
+}
+
+/// What the lobby is doing, for the person hosting. Players are named by key; the driver names
+/// them as people (profile names, else short npubs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostNews {
+    /// `who`: the person (identity) behind the key that joined.
+    Joined {
+        who: PublicKey,
+        players: usize,
+        max: usize,
+    },
+    /// A join request turned down; `npub` is short, never looked up (a flood of strangers'
+    /// requests must not cost a profile query each).
+    Refused {
+        npub: String,
+        reason: String,
+    },
+    Left {
+        who: PublicKey,
+    },
+    Starting {
+        players: usize,
+    },
+    /// `key`: the seat key that opened its nonce.
+    Revealed {
+        key: PublicKey,
+    },
+    /// The people in the seats, in seat order.
+    Seated {
+        who: Vec<PublicKey>,
+    },
+    /// Listed people who never revealed their nonce: their seats open again.
+    Dropped {
+        who: Vec<PublicKey>,
+    },
+    /// Listed people whose authorization would lapse before the seating could be announced:
+    /// their seats open again, and they may ask again with a new one.
+    Lapsed {
+        who: Vec<PublicKey>,
+    },
+    MayStart {
+        players: usize,
+        max: usize,
+    },
+    TooFewToStart {
+        players: usize,
+        min: usize,
+    },
+}
+
+/// Where the lobby stands after a [`HostLobby::poll`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostState {
+    /// Still open or seating: poll again after this long, or when an event comes.
+    Wait(Duration),
+    /// The seats are fixed; this is the seated announcement.
+    Seated(Box<TableSpec>),
+    /// The table was cancelled (the cancellation is among the actions), for this reason.
+    Cancelled(String),
+}
+
+enum Phase {
+    Taking,
+    /// The host listed the players and opened its nonce; the seating waits for every other
+    /// nonce until `until` (ms).
+    Revealing {
+        until: u64,
+    },
+    Seated,
+    Cancelled(String),
+}
+
+/// Why listed players lose their seats before the seating.
+#[derive(Clone, Copy)]
+enum Unseated {
+    NeverRevealed,
+    Lapsed,
+}
+
+/// One hosted table's lobby, from its first announcement to its seating or cancellation.
+pub struct HostLobby {
+    plan: HostPlan,
+    me: PublicKey,
+    spec: TableSpec,
+    rng: ChaCha20Rng,
+    nonce: zeroize::Zeroizing<[u8; 32]>,
+    /// When the lobby opened (ms).
+    opened: u64,
+    events: Vec<Event>,
+    joins: HashMap<PublicKey, usize>,
+    banned: HashSet<String>,
+    /// Who committed in the current round (the host always has).
+    committed: HashSet<String>,
+    /// The host asked to start with whoever is there; kept until every listed player has
+    /// committed in this round.
+    start_asked: bool,
+    phase: Phase,
+    last_at: Option<u64>,
+    out: Vec<HostAction>,
+}
+
+impl HostLobby {
+    /// Opens the lobby of table `table` hosted by `me` at `now` (ms since the Unix epoch):
+    /// `expires` is [`HostPlan::expires`] of the same moment, `auth` the identity's
+    /// authorization of `me` as its table key (§2.3) if any, and `seed` the randomness of the
+    /// host's seating nonces (secret, fresh). The first announcement is in [`Self::take`].
+    pub fn open(
+        plan: HostPlan,
+        me: PublicKey,
+        table: String,
+        (expires, auth): (u64, Option<Box<Event>>),
+        seed: [u8; 32],
+        now: u64,
+    ) -> Result<Self, String> {
+        plan.check()?;
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let nonce = fresh(&mut rng);
+        let spec = TableSpec {
+            v: VERSION,
+            game: plan.game.clone(),
+            table: table.clone(),
+            setup: plan.setup.clone(),
+            seats: Vec::new(),
+            deadlines: plan.deadlines,
+            lobby: Some(Lobby {
+                status: LobbyStatus::Open,
+                title: plan.title.clone(),
+                public: plan.public,
+                min_players: plan.min_players,
+                max_players: plan.max_players,
+                relays: plan.relays.clone(),
+                players: vec![LobbyPlayer {
+                    pubkey: me.to_hex(),
+                    commit: seat_commit(&table, &me, &nonce),
+                    auth,
+                }],
+                reason: None,
+                round: 0,
+                join_pow: plan.join_pow,
+                expires: Some(expires),
+            }),
+            pow: plan.pow,
+        };
+        let mut lobby = HostLobby {
+            plan,
+            me,
+            spec,
+            rng,
+            nonce,
+            opened: now,
+            events: Vec::new(),
+            joins: HashMap::new(),
+            banned: HashSet::new(),
+            committed: [me.to_hex()].into(),
+            start_asked: false,
+            phase: Phase::Taking,
+            last_at: None,
+            out: Vec::new(),
+        };
+        lobby.announce(now);
+        Ok(lobby)
+    }
+
+    /// The table as announced last.
+    pub fn spec(&self) -> &TableSpec {
+        &self.spec
+    }
+
+    /// The actions due, in order, since the last call.
+    pub fn take(&mut self) -> Vec<HostAction> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn lobby(&self) -> &Lobby {
+        self.spec
+            .lobby
+            .as_ref()
+            .expect("a hosted table has a lobby")
+    }
+
+    fn lobby_mut(&mut self) -> &mut Lobby {
+        self.spec
+            .lobby
+            .as_mut()
+            .expect("a hosted table has a lobby")
+    }
+
+    fn announce(&mut self, now: u64) {
+        let now = now / 1000;
+        let at = match self.last_at {
+            Some(t) if now <= t => t + 1,
+            _ => now,
+        };
+        self.last_at = Some(at);
+        self.out.push(HostAction::Announce {
+            spec: Box::new(self.spec.clone()),
+            at,
+        });
+    }
+
+    fn news(&mut self, n: HostNews) {
+        self.out.push(HostAction::News(n));
+    }
+
+    /// The host asks to start now with the players listed (at least the table's minimum).
+    pub fn start_now(&mut self) {
+        if !matches!(self.phase, Phase::Taking) {
+            return;
+        }
+        let (players, min) = (self.lobby().players.len(), self.plan.min_players as usize);
+        if players >= min {
+            self.start_asked = true;
+        } else {
+            self.news(HostNews::TooFewToStart { players, min });
+        }
+    }
+
+    /// Cancels the table for `reason` (a failure of the driver's, such as relays that refused
+    /// the announcement): the cancellation is announced.
+    pub fn cancel(&mut self, reason: String, now: u64) {
+        if matches!(self.phase, Phase::Cancelled(_)) {
+            return;
+        }
+        let l = self.lobby_mut();
+        l.status = LobbyStatus::Cancelled;
+        l.reason = Some(reason.clone());
+        self.spec.seats.clear();
+        self.announce(now);
+        self.phase = Phase::Cancelled(reason);
+    }
+
+    /// An event of the lobby's subscription (anything else is ignored).
+    pub fn on_event(&mut self, ev: Event, now: u64) {
+        self.events.push(ev.clone());
+        let Ok(msg) = parse_lobby(&ev, &self.spec.table) else {
+            return;
+        };
+        match self.phase {
+            Phase::Taking => self.take_request(&ev, msg.body, now),
+            Phase::Revealing { .. } => {
+                if let LobbyBody::Reveal { .. } = msg.body {
+                    self.news(HostNews::Revealed { key: ev.pubkey });
+                }
+            }
+            Phase::Seated | Phase::Cancelled(_) => {}
+        }
+    }
+
+    fn take_request(&mut self, ev: &Event, body: LobbyBody, now: u64) {
+        let who = ev.pubkey;
+        let me = self.me;
+        let max = self.plan.max_players as usize;
+        let players = self.lobby().players.len();
+        // Whether the listed players changed: the announcement then says so, so that anyone
+        // listing the table or waiting at it sees the count as it is.
+        let mut changed = false;
+        match body {
+            LobbyBody::Join { commit, auth } => {
+                if who == me {
+                    return;
+                }
+                if let Some(d) = self.lobby().join_pow {
+                    if !ev.check_pow(d) {
+                        self.news(HostNews::Refused {
+                            npub: short_npub(&who),
+                            reason: format!("its join request lacks the proof of work ({d} bits)"),
+                        });
+                        return;
+                    }
+                }
+                let fresh_round = self.lobby().round > 0;
+                if let Some(p) = self
+                    .spec
+                    .lobby
+                    .as_mut()
+                    .expect("lobby")
+                    .players
+                    .iter_mut()
+                    .find(|p| p.pubkey == who.to_hex())
+                {
+                    // A listed player's fresh commitment for a new round.
+                    if fresh_round && !self.committed.contains(&p.pubkey) {
+                        p.commit = commit;
+                        self.committed.insert(p.pubkey.clone());
+                    }
+                    return;
+                }
+                let identity = match self.admit(&who, auth.as_deref(), players >= max, now) {
+                    Ok(identity) => identity,
+                    Err(None) => return,
+                    Err(Some(reason)) => {
+                        self.news(HostNews::Refused {
+                            npub: short_npub(&who),
+                            reason,
+                        });
+                        return;
+                    }
+                };
+                self.lobby_mut().players.push(LobbyPlayer {
+                    pubkey: who.to_hex(),
+                    commit,
+                    auth,
+                });
+                self.committed.insert(who.to_hex());
+                changed = true;
+                let players = self.lobby().players.len();
+                self.news(HostNews::Joined {
+                    who: identity,
+                    players,
+                    max,
+                });
+            }
+            LobbyBody::Leave {} => {
+                let identity = self.lobby().identity_of(&who);
+                let l = self.lobby_mut();
+                let before = l.players.len();
+                l.players.retain(|p| p.pubkey != who.to_hex() || who == me);
+                if l.players.len() < before {
+                    changed = true;
+                    self.news(HostNews::Left { who: identity });
+                }
+            }
+            LobbyBody::Reveal { .. } => {}
+        }
+        if changed {
+            let listed = self.lobby().players.len();
+            // Full: the next poll closes the lobby, and that announcement says it.
+            if listed < max {
+                self.announce(now);
+                if listed >= self.plan.min_players as usize && self.plan.may_start_early {
+                    self.news(HostNews::MayStart {
+                        players: listed,
+                        max,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Whether a new join request by `who` (with its authorization, if any) gets a place: the
+    /// identity it seats, else why not in words (`None`: ignored without a word — the table is
+    /// full, or the key asked too often).
+    fn admit(
+        &mut self,
+        who: &PublicKey,
+        auth: Option<&Event>,
+        full: bool,
+        now: u64,
+    ) -> Result<PublicKey, Option<String>> {
+        if full {
+            return Err(None);
+        }
+        if self.banned.contains(&who.to_hex()) {
+            return Err(Some(
+                "it held a seat before and never revealed its nonce".into(),
+            ));
+        }
+        let n = self.joins.entry(*who).or_default();
+        *n += 1;
+        if *n > JOINS_PER_KEY {
+            return Err(None);
+        }
+        // The person behind a table key: checked here, at the host's clock, so a join that
+        // every client would refuse in the announcement is never listed (§2.3).
+        let now = now / 1000;
+        let lobby = self.lobby();
+        let identity = match auth {
+            None => *who,
+            Some(a) => {
+                let identity = check_auth(a, &self.me, &self.spec.table, who, now)
+                    .map_err(|e| Some(e.to_string()))?;
+                // Listed, it must still hold when the table is seated, or every client would
+                // refuse the seated announcement and the table with it: good past the lobby's
+                // own expiry.
+                let expires = expires_at(a);
+                let seated_by = seated_by(lobby.expires.unwrap_or(now), &self.plan.deadlines);
+                if expires <= seated_by {
+                    return Err(Some(format!(
+                        "its authorization expires at {expires} (Unix seconds), before this \
+                         table could be seated (by {seated_by})"
+                    )));
+                }
+                identity
+            }
+        };
+        let invited = &self.plan.invite;
+        if !lobby.public && !invited.contains(who) && !invited.contains(&identity) {
+            return Err(Some("not invited".into()));
+        }
+        if lobby.players.iter().any(|p| p.identity() == Some(identity)) {
+            return Err(Some(format!(
+                "{} holds a place at this table already",
+                short_npub(&identity)
+            )));
+        }
+        Ok(identity)
+    }
+
+    /// Moves the lobby on at `now` (ms): closes it when the seats are full or it is time to
+    /// start, seats the table when every nonce is in, reopens seats whose players never
+    /// revealed, cancels when the wait is over. `name` names a key for the cancellation's words.
+    pub fn poll(&mut self, now: u64, name: &dyn Fn(&PublicKey) -> String) -> HostState {
+        loop {
+            match self.phase {
+                Phase::Seated => return HostState::Seated(Box::new(self.spec.clone())),
+                Phase::Cancelled(ref reason) => return HostState::Cancelled(reason.clone()),
+                Phase::Taking => {
+                    if let Some(wait) = self.taking(now, name) {
+                        return HostState::Wait(wait);
+                    }
+                }
+                Phase::Revealing { until } => {
+                    if let Some(wait) = self.revealing(until, now) {
+                        return HostState::Wait(wait);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Taking join requests: how long to wait for the next, or `None` when the phase changed.
+    fn taking(&mut self, now: u64, name: &dyn Fn(&PublicKey) -> String) -> Option<Duration> {
+        let l = self.lobby();
+        let players = l.players.len();
+        let (min, max) = (
+            self.plan.min_players as usize,
+            self.plan.max_players as usize,
+        );
+        let all_committed = l.players.iter().all(|p| self.committed.contains(&p.pubkey));
+        let start_due = self
+            .plan
+            .start_after
+            .map(|d| self.opened + d.as_millis() as u64);
+        let start_now = self.start_asked || start_due.is_some_and(|t| now >= t);
+        if all_committed && (players >= max || (players >= min && start_now)) {
+            self.close(now);
+            return None;
+        }
+        let cancel_at = self.opened + self.plan.wait.as_millis() as u64;
+        if now >= cancel_at {
+            let reason = self.unstarted_reason(name);
+            self.cancel(reason, now);
+            return None;
+        }
+        let next = start_due
+            .filter(|t| *t > now)
+            .map_or(cancel_at, |t| t.min(cancel_at));
+        Some(Duration::from_millis(next - now))
+    }
+
+    /// Closing: the players and their commitments are fixed before anyone reveals.
+    fn close(&mut self, now: u64) {
+        let listed = self.lobby().players.len();
+        // Started early: most games' setups name their player count, so the table plays the
+        // same setup for the players there (PROTOCOL §2.1).
+        let setup = if listed < self.plan.max_players as usize {
+            match &self.plan.setup_for {
+                Some(setup_for) => setup_for(listed as u8),
+                None => Ok(self.plan.setup.clone()),
+            }
+        } else {
+            Ok(self.plan.setup.clone())
+        };
+        let setup = match setup {
+            Ok(s) => s,
+            Err(reason) => return self.cancel(reason, now),
+        };
+        self.spec.setup = setup;
+        self.lobby_mut().status = LobbyStatus::Starting;
+        self.news(HostNews::Starting { players: listed });
+        self.announce(now);
+        self.out.push(HostAction::Lobby(LobbyMsg {
+            v: crate::wire::lobby::LOBBY_VERSION,
+            table: self.spec.table.clone(),
+            body: LobbyBody::Reveal {
+                nonce: hex::encode(*self.nonce),
+            },
+        }));
+        self.phase = Phase::Revealing {
+            until: now + self.spec.deadlines.crypto_ms,
+        };
+    }
+
+    /// Waiting for the nonces: how long still, or `None` when the phase changed.
+    fn revealing(&mut self, until: u64, now: u64) -> Option<Duration> {
+        let (reveals, _) = collect_reveals(&self.spec, &self.events);
+        let (missing, why) = match seats_from_reveals(&self.spec, &reveals) {
+            Ok(seats) => {
+                // Every client judges the listed authorizations at the seated announcement's
+                // own time (§2.3): one lapsed by then would make them all refuse the seating,
+                // so its player's seat opens again instead.
+                let at = now / 1000 + PUBLISH_SLACK_SECS;
+                let gone = lapsed(self.lobby(), at);
+                if gone.is_empty() {
+                    let who = self.identities(&seats);
+                    self.spec.seats = seats;
+                    let l = self.lobby_mut();
+                    l.status = LobbyStatus::Seated;
+                    l.expires = None;
+                    self.announce(now);
+                    self.news(HostNews::Seated { who });
+                    self.phase = Phase::Seated;
+                    return None;
+                }
+                (gone, Unseated::Lapsed)
+            }
+            Err(_) if now < until => return Some(Duration::from_millis(until - now)),
+            Err(missing) => (missing, Unseated::NeverRevealed),
+        };
+        if missing.iter().any(|k| *k == self.me.to_hex()) {
+            let reason = match why {
+                Unseated::NeverRevealed => "the host's own nonce did not reach the relays",
+                Unseated::Lapsed => {
+                    "the host's own authorization of its table key lapsed before the table \
+                     could be seated: host it again"
+                }
+            };
+            self.cancel(reason.into(), now);
+            return None;
+        }
+        // Their seats open again; everyone left commits afresh so nobody chooses a nonce
+        // knowing the others' revealed ones.
+        let who = self.identities(&missing);
+        match why {
+            Unseated::NeverRevealed => {
+                self.banned.extend(missing.iter().cloned());
+                self.news(HostNews::Dropped { who });
+            }
+            // Not their doing alone (a slow round), so they may ask again.
+            Unseated::Lapsed => self.news(HostNews::Lapsed { who }),
+        }
+        self.nonce = fresh(&mut self.rng);
+        let commit = seat_commit(&self.spec.table, &self.me, &self.nonce);
+        let l = self.lobby_mut();
+        l.players.retain(|p| !missing.contains(&p.pubkey));
+        l.players[0].commit = commit;
+        l.round += 1;
+        l.status = LobbyStatus::Open;
+        self.committed = [self.me.to_hex()].into();
+        self.start_asked = false;
+        self.announce(now);
+        self.phase = Phase::Taking;
+        None
+    }
+
+    /// The people behind listed seat keys (hex), in their order (§2.3).
+    fn identities(&self, hexes: &[String]) -> Vec<PublicKey> {
+        hexes
+            .iter()
+            .filter_map(|h| PublicKey::from_hex(h).ok())
+            .map(|k| self.lobby().identity_of(&k))
+            .collect()
+    }
+
+    /// Why a table that never started is cancelled, in words: nobody came, too few came, or
+    /// enough came and the host neither started nor filled the table.
+    fn unstarted_reason(&self, name: &dyn Fn(&PublicKey) -> String) -> String {
+        let listed = &self.lobby().players;
+        let players = listed.len();
+        let (min, max) = (
+            self.plan.min_players as usize,
+            self.plan.max_players as usize,
+        );
+        let within = duration_words(self.plan.wait);
+        let missing: Vec<String> = self
+            .plan
+            .invite
+            .iter()
+            .filter(|k| !listed.iter().any(|p| p.pubkey == k.to_hex()))
+            .map(name)
+            .collect();
+        let never = if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; never joined: {}", missing.join(", "))
+        };
+        if players <= 1 {
+            format!("nobody else came within {within}{never}")
+        } else if players < min {
+            format!(
+                "only {players} of the {min} players this table needs came within \
+                 {within}{never}"
+            )
+        } else {
+            format!(
+                "{players} of {max} seats were taken within {within} and the host did not \
+                 start with fewer{never}"
+            )
+        }
+    }
+}
+
+fn fresh(rng: &mut ChaCha20Rng) -> zeroize::Zeroizing<[u8; 32]> {
+    let mut n = zeroize::Zeroizing::new([0u8; 32]);
+    rng.fill_bytes(n.as_mut());
+    n
+}
+
+/// The listed players whose authorization does not hold at `at` (Unix seconds).
+pub(crate) fn lapsed(lobby: &Lobby, at: u64) -> Vec<String> {
+    lobby
+        .players
+        .iter()
+        .filter(|p| p.auth.as_ref().is_some_and(|a| expires_at(a) <= at))
+        .map(|p| p.pubkey.clone())
+        .collect()
+}
+
+/// A time as people say it: "10 minutes", "1 minute", "90 s", "2 hours", "2 minutes 30 s",
+/// "400 ms".
+pub fn duration_words(d: Duration) -> String {
+    let s = d.as_secs();
+    let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    if s == 0 {
+        format!("{} ms", d.as_millis())
+    } else if s >= 3600 && s.is_multiple_of(3600) {
+        plural(s / 3600, "hour")
+    } else if s >= 60 && s.is_multiple_of(60) {
+        plural(s / 60, "minute")
+    } else if s >= 120 {
+        format!("{} {} s", plural(s / 60, "minute"), s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::lobby::{check_seating, lobby_event, SeatingFault, LOBBY_VERSION};
+
+    const T0: u64 = 1_800_000_000_000;
+
+    fn plan(max: u8) -> HostPlan {
+        HostPlan {
+            game: "perudo".into(),
+            setup: serde_json::json!({"players": max}),
+            seats: 6,
+            relays: vec!["ws://127.0.0.1:1".into()],
+            deadlines: Deadlines::default(),
+            title: String::new(),
+            public: true,
+            min_players: 2,
+            max_players: max,
+            invite: Vec::new(),
+            start_after: None,
+            wait: Duration::from_secs(600),
+            join_pow: None,
+            may_start_early: true,
+            setup_for: Some(Box::new(|n| Ok(serde_json::json!({ "players": n })))),
+            pow: 0,
+        }
+    }
+
+    struct Player {
+        keys: Keys,
+        nonce: [u8; 32],
+    }
+
+    impl Player {
+        fn new(n: u8) -> Self {
+            Player {
+                keys: Keys::generate(),
+                nonce: [n; 32],
+            }
+        }
+
+        fn says(&self, host: &HostLobby, body: LobbyBody) -> Event {
+            let msg = LobbyMsg {
+                v: LOBBY_VERSION,
+                table: host.spec().table.clone(),
+                body,
+            };
+            lobby_event(&host.me, &msg)
+                .sign_with_keys(&self.keys)
+                .expect("signs")
+        }
+
+        fn join(&self, host: &HostLobby) -> Event {
+            let commit = seat_commit(&host.spec().table, &self.keys.public_key(), &self.nonce);
+            self.says(host, LobbyBody::Join { commit, auth: None })
+        }
+
+        fn reveal(&self, host: &HostLobby) -> Event {
+            self.says(
+                host,
+                LobbyBody::Reveal {
+                    nonce: hex::encode(self.nonce),
+                },
+            )
+        }
+    }
+
+    fn hosted(max: u8) -> (HostLobby, Keys) {
+        let keys = Keys::generate();
+        let p = plan(max);
+        let expires = p.expires(T0 / 1000);
+        let lobby = HostLobby::open(
+            p,
+            keys.public_key(),
+            "ab".repeat(32),
+            (expires, None),
+            [7; 32],
+            T0,
+        )
+        .expect("opens");
+        (lobby, keys)
+    }
+
+    fn no_names(k: &PublicKey) -> String {
+        short_npub(k)
+    }
+
+    fn announced(actions: &[HostAction]) -> Vec<(LobbyStatus, usize, u64)> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                HostAction::Announce { spec, at } => {
+                    let l = spec.lobby.as_ref().expect("lobby");
+                    Some((l.status, l.players.len(), *at))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn news(actions: &[HostAction]) -> Vec<HostNews> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                HostAction::News(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The host's own reveal, as its driver would sign and send it.
+    fn host_reveal(actions: &[HostAction], host: &HostLobby, keys: &Keys) -> Event {
+        let msg = actions
+            .iter()
+            .find_map(|a| match a {
+                HostAction::Lobby(m) => Some(m.clone()),
+                _ => None,
+            })
+            .expect("the host opens its nonce");
+        lobby_event(&host.me, &msg)
+            .sign_with_keys(keys)
+            .expect("signs")
+    }
+
+    #[test]
+    fn a_full_table_is_seated_by_every_nonce_and_every_client_accepts_the_seating() {
+        let (mut host, keys) = hosted(3);
+        let first = host.take();
+        assert_eq!(announced(&first), vec![(LobbyStatus::Open, 1, T0 / 1000)]);
+        let (ana, bo) = (Player::new(1), Player::new(2));
+        host.on_event(ana.join(&host), T0 + 10);
+        // The same key asking again is not listed twice.
+        host.on_event(ana.join(&host), T0 + 20);
+        assert!(matches!(host.poll(T0 + 30, &no_names), HostState::Wait(_)));
+        let joined = host.take();
+        assert_eq!(
+            announced(&joined),
+            vec![(LobbyStatus::Open, 2, T0 / 1000 + 1)]
+        );
+        assert_eq!(
+            news(&joined),
+            vec![
+                HostNews::Joined {
+                    who: ana.keys.public_key(),
+                    players: 2,
+                    max: 3
+                },
+                HostNews::MayStart { players: 2, max: 3 }
+            ]
+        );
+        host.on_event(bo.join(&host), T0 + 40);
+        assert!(matches!(host.poll(T0 + 50, &no_names), HostState::Wait(_)));
+        let closing = host.take();
+        assert_eq!(
+            announced(&closing),
+            vec![(LobbyStatus::Starting, 3, T0 / 1000 + 2)]
+        );
+        let mine = host_reveal(&closing, &host, &keys);
+        let mut lobby_events = vec![mine.clone(), ana.reveal(&host), bo.reveal(&host)];
+        for ev in &lobby_events {
+            host.on_event(ev.clone(), T0 + 60);
+        }
+        let HostState::Seated(spec) = host.poll(T0 + 70, &no_names) else {
+            panic!("every nonce is in: the table is seated");
+        };
+        assert_eq!(spec.seats.len(), 3);
+        assert_eq!(check_seating(&spec, &lobby_events), Ok(()));
+        // A seating the host would rather have is refused by every client.
+        let mut bent = spec.clone();
+        bent.seats.reverse();
+        assert!(check_seating(&bent, &lobby_events).is_err());
+        lobby_events.pop();
+        assert!(matches!(
+            check_seating(&spec, &lobby_events),
+            Err(SeatingFault::Missing(_))
+        ));
+        let seated = host.take();
+        assert_eq!(
+            announced(&seated),
+            vec![(LobbyStatus::Seated, 3, T0 / 1000 + 3)]
+        );
+        assert!(matches!(news(&seated).last(), Some(HostNews::Seated { who }) if who.len() == 3));
+    }
+
+    #[test]
+    fn a_player_who_never_reveals_loses_the_seat_for_good_and_the_rest_commit_afresh() {
+        let (mut host, keys) = hosted(3);
+        host.take();
+        let (ana, bo) = (Player::new(1), Player::new(2));
+        host.on_event(ana.join(&host), T0);
+        host.on_event(bo.join(&host), T0);
+        host.poll(T0, &no_names);
+        let closing = host.take();
+        let old_commit = host.spec().lobby.as_ref().unwrap().players[0]
+            .commit
+            .clone();
+        host.on_event(host_reveal(&closing, &host, &keys), T0 + 1);
+        host.on_event(ana.reveal(&host), T0 + 2);
+        // Bo never reveals: within the crypto deadline the host waits.
+        let crypto = host.spec().deadlines.crypto_ms;
+        assert_eq!(
+            host.poll(T0 + 100, &no_names),
+            HostState::Wait(Duration::from_millis(crypto - 100))
+        );
+        assert!(matches!(
+            host.poll(T0 + crypto, &no_names),
+            HostState::Wait(_)
+        ));
+        let reopened = host.take();
+        let said = news(&reopened);
+        assert_eq!(
+            said[2..],
+            [HostNews::Dropped {
+                who: vec![bo.keys.public_key()]
+            }]
+        );
+        assert!(said[..2]
+            .iter()
+            .all(|n| matches!(n, HostNews::Revealed { .. })));
+        let l = host.spec().lobby.clone().unwrap();
+        assert_eq!(
+            (l.status, l.round, l.players.len()),
+            (LobbyStatus::Open, 1, 2)
+        );
+        assert_ne!(l.players[0].commit, old_commit, "the host commits afresh");
+        // Bo may not come back; Ana's fresh commitment is taken.
+        host.on_event(bo.join(&host), T0 + crypto + 1);
+        assert!(matches!(
+            news(&host.take()).as_slice(),
+            [HostNews::Refused { reason, .. }] if reason.contains("never revealed")
+        ));
+        let ana2 = Player {
+            keys: ana.keys.clone(),
+            nonce: [9; 32],
+        };
+        host.on_event(ana2.join(&host), T0 + crypto + 2);
+        host.start_now();
+        host.poll(T0 + crypto + 3, &no_names);
+        let closing = host.take();
+        let l = host.spec().lobby.clone().unwrap();
+        assert_eq!(l.status, LobbyStatus::Starting);
+        let fresh = seat_commit(&host.spec().table, &ana.keys.public_key(), &[9; 32]);
+        assert_eq!(
+            l.players[1].commit, fresh,
+            "the listed player's new commitment"
+        );
+        // Started early with two: the setup is the game's for two.
+        assert_eq!(host.spec().setup, serde_json::json!({"players": 2}));
+        host.on_event(host_reveal(&closing, &host, &keys), T0 + crypto + 4);
+        host.on_event(ana2.reveal(&host), T0 + crypto + 5);
+        assert!(matches!(
+            host.poll(T0 + crypto + 6, &no_names),
+            HostState::Seated(s) if s.seats.len() == 2
+        ));
+    }
+
+    #[test]
+    fn starting_early_needs_the_minimum_and_an_unstarted_table_is_cancelled_in_words() {
+        let (mut host, _) = hosted(4);
+        host.take();
+        host.start_now();
+        assert_eq!(
+            news(&host.take()),
+            vec![HostNews::TooFewToStart { players: 1, min: 2 }]
+        );
+        let wait = Duration::from_secs(600).as_millis() as u64;
+        assert_eq!(
+            host.poll(T0 + 1000, &no_names),
+            HostState::Wait(Duration::from_millis(wait - 1000))
+        );
+        let HostState::Cancelled(reason) = host.poll(T0 + wait, &no_names) else {
+            panic!("the wait is over");
+        };
+        assert_eq!(reason, "nobody else came within 10 minutes");
+        let cancelled = host.take();
+        assert_eq!(
+            announced(&cancelled),
+            vec![(LobbyStatus::Cancelled, 1, T0 / 1000 + wait / 1000)]
+        );
+        // Nothing moves a cancelled table.
+        host.on_event(Player::new(3).join(&host), T0 + wait + 1);
+        assert!(host.take().is_empty());
+    }
+
+    #[test]
+    fn join_requests_without_the_work_asked_or_from_strangers_at_an_invited_table_are_refused() {
+        let invited = Player::new(1);
+        let keys = Keys::generate();
+        let mut p = plan(3);
+        p.public = false;
+        p.invite = vec![invited.keys.public_key()];
+        p.join_pow = Some(8);
+        let mut host = HostLobby::open(
+            p,
+            keys.public_key(),
+            "cd".repeat(32),
+            (0, None),
+            [1; 32],
+            T0,
+        )
+        .expect("opens");
+        host.take();
+        host.on_event(invited.join(&host), T0);
+        let stranger = Player::new(2);
+        let mined = |p: &Player, host: &HostLobby| {
+            let commit = seat_commit(&host.spec().table, &p.keys.public_key(), &p.nonce);
+            let msg = LobbyMsg {
+                v: LOBBY_VERSION,
+                table: host.spec().table.clone(),
+                body: LobbyBody::Join { commit, auth: None },
+            };
+            lobby_event(&host.me, &msg)
+                .pow(8)
+                .sign_with_keys(&p.keys)
+                .expect("signs")
+        };
+        host.on_event(mined(&stranger, &host), T0);
+        host.on_event(mined(&invited, &host), T0);
+        let said = news(&host.take());
+        assert!(
+            matches!(&said[0], HostNews::Refused { reason, .. } if reason.contains("proof of work"))
+        );
+        assert!(matches!(&said[1], HostNews::Refused { reason, .. } if reason == "not invited"));
+        assert!(
+            matches!(&said[2], HostNews::Joined { who, .. } if *who == invited.keys.public_key())
+        );
+        // A listed player who leaves frees the seat, and the announcement says so.
+        host.on_event(invited.says(&host, LobbyBody::Leave {}), T0 + 5);
+        let left = host.take();
+        assert_eq!(
+            news(&left),
+            vec![HostNews::Left {
+                who: invited.keys.public_key()
+            }]
+        );
+        assert_eq!(announced(&left).len(), 1);
+    }
+
+    #[test]
+    fn a_plan_that_cannot_seat_is_refused_in_words() {
+        let mut p = plan(3);
+        p.min_players = 4;
+        assert!(p.check().unwrap_err().contains("at least 2 players"));
+        let mut p = plan(7);
+        p.max_players = 7;
+        assert_eq!(
+            p.check().unwrap_err(),
+            "this game seats at most 6 players, not 7"
+        );
+        let mut p = plan(3);
+        p.public = false;
+        assert!(p.check().unwrap_err().contains("invite-only"));
+    }
+}

@@ -1,0 +1,447 @@
+//! Hosting a table from the page: the same pure lobby as `tolerance host`
+//! ([`tolerance::table::host::HostLobby`]), driven by the page's script. The script hands in the
+//! lobby's events and calls [`PageHost::tick`] when one came, when the person asked to start or
+//! when the wake-up the last tick asked for is due; each tick answers with the events to
+//! publish (signed here by the seat's key), the news in words and how long to sleep. Once the
+//! table is seated the host plays its seat like any other ([`crate::seat::PageSeat`]).
+
+use crate::seat::{event_json, sign, unix_now};
+use crate::signer;
+use nostr::prelude::*;
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+use tolerance::games::registry::{self, SetupOptions};
+use tolerance::table::host::{HostAction, HostLobby, HostNews, HostPlan, HostState, LobbyNews};
+use tolerance::wire::{self, auth, lobby::lobby_event, names, LobbyStatus, Pace};
+use wasm_bindgen::prelude::*;
+
+/// The host form, as the page sends it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Form {
+    game: String,
+    #[serde(default)]
+    variant: Option<String>,
+    seats: u8,
+    #[serde(default)]
+    title: String,
+    pace: String,
+    /// Hands or rounds, for games that have them; `None`: the game's own.
+    #[serde(default)]
+    hands: Option<u64>,
+    /// Cancel when not started after this long.
+    wait_secs: u64,
+}
+
+/// How the person hosting starts early from the page.
+const HOW_TO_START: &str = "press Start now";
+
+/// A table hosted from this page, from its form to its seating.
+#[wasm_bindgen]
+pub struct PageHost {
+    keys: Keys,
+    identity: Option<PublicKey>,
+    table: String,
+    relays: Vec<String>,
+    pow: u8,
+    /// The plan and the lobby's expiry until the lobby opens.
+    plan: Option<(HostPlan, u64)>,
+    auth: Option<Box<Event>>,
+    lobby: Option<HostLobby>,
+    names: HashMap<PublicKey, String>,
+    news: Vec<String>,
+}
+
+fn now_ms() -> u64 {
+    web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[wasm_bindgen]
+impl PageHost {
+    /// Plans a table from the host form (`{game, variant, seats, title, pace, hands,
+    /// wait_secs}`) on `relays` (a JSON list), whose events carry `pow` bits of work (the most
+    /// any of them asks, NIP-11). In words when the game cannot be set up so.
+    #[wasm_bindgen(constructor)]
+    pub fn new(form: &str, relays: &str, pow: u8) -> Result<PageHost, JsError> {
+        Self::plan(form, relays, pow).map_err(|e| JsError::new(&e))
+    }
+
+    fn plan(form: &str, relays: &str, pow: u8) -> Result<PageHost, String> {
+        let form: Form =
+            serde_json::from_str(form).map_err(|e| format!("the host form is not whole: {e}"))?;
+        let relays = crate::checked_relays(serde_json::from_str(relays).unwrap_or_default())?;
+        if pow > wire::MAX_TABLE_POW {
+            return Err(format!(
+                "these relays ask for proof of work of {pow} bits on every event, and a table \
+                 signs hundreds; tolerance mines at most {} bits: host on other relays",
+                wire::MAX_TABLE_POW
+            ));
+        }
+        let opts = SetupOptions {
+            variant: form.variant.clone().filter(|v| !v.is_empty()),
+            variant_text: None,
+            hands: form.hands,
+            players: form.seats,
+        };
+        let (setup, fewest, most) = registry::table_setup(&form.game, &opts)?;
+        if form.seats > most {
+            return Err(format!(
+                "this setup seats at most {most} players, not {}",
+                form.seats
+            ));
+        }
+        let game = form.game.clone();
+        let setup_for: tolerance::table::host::SetupFor = Box::new(move |players| {
+            let opts = SetupOptions {
+                players,
+                ..opts.clone()
+            };
+            Ok(registry::table_setup(&game, &opts)?.0)
+        });
+        let mut table = [0u8; 32];
+        use rand::RngCore;
+        rand::rngs::OsRng.fill_bytes(&mut table);
+        let table = hex::encode(table);
+        let (keys, identity) = signer::seat_key(&table)?;
+        let plan = HostPlan {
+            game: form.game,
+            setup,
+            seats: most,
+            relays: relays.clone(),
+            deadlines: Pace::parse(&form.pace)?.deadlines(),
+            title: form.title.trim().to_string(),
+            public: true,
+            // Starting early is only ever with a count the game plays.
+            min_players: fewest.max(2).min(form.seats),
+            max_players: form.seats,
+            invite: Vec::new(),
+            start_after: None,
+            wait: Duration::from_secs(form.wait_secs.clamp(60, 24 * 3600)),
+            join_pow: None,
+            may_start_early: true,
+            setup_for: Some(setup_for),
+            pow,
+        };
+        plan.check()?;
+        let expires = plan.expires(unix_now());
+        Ok(PageHost {
+            keys,
+            identity,
+            table,
+            relays,
+            pow,
+            plan: Some((plan, expires)),
+            auth: None,
+            lobby: None,
+            names: HashMap::new(),
+            news: Vec::new(),
+        })
+    }
+
+    /// With a signer extension: the authorization of the key this page made for the table,
+    /// for the extension to sign (one approval per table); `None` with the page's own key.
+    pub fn request(&self) -> Option<String> {
+        let identity = self.identity.as_ref()?;
+        let (plan, expires) = self.plan.as_ref()?;
+        let me = self.keys.public_key();
+        let until = auth::asked_expiry(*expires, &plan.deadlines);
+        Some(signer::request(identity, &me, &me, &self.table, unix_now(), until).to_string())
+    }
+
+    /// The extension's answer to [`Self::request`], checked before the table is announced.
+    pub fn authorize(&mut self, signed: &str) -> Result<(), JsError> {
+        let identity = self
+            .identity
+            .ok_or_else(|| JsError::new("no signer extension is in use on this page"))?;
+        let me = self.keys.public_key();
+        let auth = signer::accept(signed, &identity, &me, &me, &self.table, unix_now())
+            .map_err(|e| JsError::new(&e))?;
+        self.auth = Some(Box::new(auth));
+        Ok(())
+    }
+
+    /// Opens the lobby: the first announcement is in the next [`Self::tick`].
+    pub fn open(&mut self) -> Result<(), JsError> {
+        let Some((plan, expires)) = self.plan.take() else {
+            return Err(JsError::new("this table is announced already"));
+        };
+        if self.identity.is_some() && self.auth.is_none() {
+            self.plan = Some((plan, expires));
+            return Err(JsError::new(
+                "your signer extension has not approved this table's key yet",
+            ));
+        }
+        let mut seed = [0u8; 32];
+        use rand::RngCore;
+        rand::rngs::OsRng.fill_bytes(&mut seed);
+        let lobby = HostLobby::open(
+            plan,
+            self.keys.public_key(),
+            self.table.clone(),
+            (expires, self.auth.take()),
+            seed,
+            now_ms(),
+        )
+        .map_err(|e| JsError::new(&e))?;
+        self.lobby = Some(lobby);
+        Ok(())
+    }
+
+    /// The table's link (naddr), for the people to invite.
+    pub fn naddr(&self) -> String {
+        wire::table_naddr(&self.keys.public_key(), &self.table, &self.relays)
+    }
+
+    /// The filter of the table's lobby messages (JSON).
+    pub fn filter(&self) -> String {
+        json!(wire::lobby::lobby_filter(
+            &self.keys.public_key(),
+            &self.table
+        ))
+        .to_string()
+    }
+
+    /// Lobby events the relays sent (a JSON array); forged ones are dropped unread.
+    pub fn feed(&mut self, events: &str) {
+        let Some(lobby) = self.lobby.as_mut() else {
+            return;
+        };
+        for ev in crate::parse_events(events) {
+            if ev.verify().is_ok() {
+                lobby.on_event(ev, now_ms());
+            }
+        }
+    }
+
+    /// Names of the people who joined, as `names_of` gives them (`[{key, name, named}]`, keys
+    /// in hex): the news names them from now on.
+    pub fn learn(&mut self, named: &str) {
+        #[derive(Deserialize)]
+        struct Named {
+            key: String,
+            name: String,
+            named: bool,
+        }
+        let list: Vec<Named> = serde_json::from_str(named).unwrap_or_default();
+        for n in list.into_iter().filter(|n| n.named) {
+            if let Ok(k) = PublicKey::from_hex(&n.key) {
+                self.names.insert(k, n.name);
+            }
+        }
+    }
+
+    /// The person hosting asks to start with the players there now.
+    pub fn start_now(&mut self) {
+        if let Some(l) = self.lobby.as_mut() {
+            l.start_now();
+        }
+    }
+
+    /// The person hosting gives up before the table is seated: the cancellation is in the next
+    /// tick.
+    pub fn cancel(&mut self) {
+        if let Some(l) = self.lobby.as_mut() {
+            l.cancel("the host closed the table".into(), now_ms());
+        }
+    }
+
+    /// One round of the lobby: `{state, words, news, publish, wake_ms, players, min, max,
+    /// people}` — `state` is `open`, `starting`, `seated` or `cancelled`; `news` the lines
+    /// since the last tick; `people` the keys (hex) of those listed, to learn their names.
+    pub fn tick(&mut self) -> Result<String, JsError> {
+        self.round().map_err(|e| JsError::new(&e))
+    }
+
+    fn round(&mut self) -> Result<String, String> {
+        let lobby = self
+            .lobby
+            .as_mut()
+            .ok_or("the table is not announced yet")?;
+        let names = &self.names;
+        let name = |k: &PublicKey| names::name_or_npub(names, k);
+        let state = lobby.poll(now_ms(), &name);
+        let me = self.keys.public_key();
+        let mut publish = Vec::new();
+        for action in lobby.take() {
+            match action {
+                HostAction::Announce { spec, at } => publish.push(event_json(&sign(
+                    wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
+                    &self.keys,
+                    spec.pow,
+                )?)),
+                HostAction::Lobby(msg) => {
+                    publish.push(event_json(&sign(
+                        lobby_event(&me, &msg),
+                        &self.keys,
+                        self.pow,
+                    )?));
+                }
+                HostAction::News(n) => {
+                    let named = |who: &[PublicKey]| who.iter().map(name).collect::<Vec<_>>();
+                    let n = match n {
+                        HostNews::Joined { who, players, max } => LobbyNews::Joined {
+                            name: name(&who),
+                            players,
+                            max,
+                        },
+                        HostNews::Refused { npub, reason } => LobbyNews::Refused { npub, reason },
+                        HostNews::Left { who } => LobbyNews::Left { name: name(&who) },
+                        HostNews::Starting { players } => LobbyNews::Starting { players },
+                        HostNews::Revealed { .. } => continue,
+                        HostNews::Seated { who } => LobbyNews::Seated { names: named(&who) },
+                        HostNews::Dropped { who } => LobbyNews::Dropped { names: named(&who) },
+                        HostNews::Lapsed { who } => LobbyNews::Lapsed { names: named(&who) },
+                        HostNews::MayStart { players, max } => LobbyNews::MayStart { players, max },
+                        HostNews::TooFewToStart { players, min } => {
+                            LobbyNews::TooFewToStart { players, min }
+                        }
+                    };
+                    self.news.extend(n.words(HOW_TO_START));
+                }
+            }
+        }
+        let spec = lobby.spec();
+        let l = spec.lobby.as_ref().expect("a hosted table has a lobby");
+        let (state, words, wake) = match &state {
+            HostState::Wait(d) => {
+                let words = match l.status {
+                    LobbyStatus::Starting => "waiting for every player's seating nonce".into(),
+                    _ => format!(
+                        "waiting for players: {} of {} seats taken",
+                        l.players.len(),
+                        l.max_players
+                    ),
+                };
+                let state = if l.status == LobbyStatus::Starting {
+                    "starting"
+                } else {
+                    "open"
+                };
+                (state, words, d.as_millis().min(60_000) as u64)
+            }
+            HostState::Seated(_) => ("seated", "the seats are fixed".into(), 0),
+            HostState::Cancelled(reason) => ("cancelled", format!("table cancelled: {reason}"), 0),
+        };
+        let people: Vec<String> = l
+            .players
+            .iter()
+            .filter_map(|p| p.identity().map(|k| k.to_hex()))
+            .collect();
+        Ok(json!({
+            "state": state,
+            "words": words,
+            "news": std::mem::take(&mut self.news),
+            "publish": publish,
+            "wake_ms": wake,
+            "players": l.players.len(),
+            "min": l.min_players,
+            "max": l.max_players,
+            "people": people,
+        })
+        .to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn form(game: &str, seats: u8) -> String {
+        json!({"game": game, "seats": seats, "pace": "fast", "wait_secs": 600}).to_string()
+    }
+
+    #[test]
+    fn a_form_the_game_cannot_seat_is_said_in_words() {
+        crate::key::set_unlocked(Some(Keys::generate()));
+        let relays = r#"["ws://127.0.0.1:7777"]"#;
+        let err = |f: &str, pow: u8| PageHost::plan(f, relays, pow).err().expect("refused");
+        assert!(err(&form("chess", 2), 0).contains("not a game this program plays"));
+        assert!(err(&form("perudo", 40), 0).contains("40"));
+        assert!(err(&form("perudo", 2), 30).contains("proof of work of 30 bits"));
+        let f = json!({"game": "perudo", "seats": 2, "pace": "slowly", "wait_secs": 600});
+        assert!(err(&f.to_string(), 0).contains("is not a pace"));
+        assert!(PageHost::plan(&form("perudo", 2), "[]", 0).is_err());
+        assert!(PageHost::plan(&form("perudo", 2), relays, 0).is_ok());
+    }
+
+    /// The page's host announces the table, lists a player who asks, seats the table once both
+    /// nonces are open, and every event it publishes is signed by its key with the work asked.
+    #[test]
+    fn the_page_hosts_a_table_a_player_joins_and_it_is_seated() {
+        let host_keys = Keys::generate();
+        crate::key::set_unlocked(Some(host_keys.clone()));
+        let relays = r#"["ws://127.0.0.1:7777"]"#;
+        let mut host = PageHost::plan(&form("perudo", 2), relays, 0).expect("plans");
+        assert!(
+            host.request().is_none(),
+            "the page's own key needs no approval"
+        );
+        host.open().map_err(|_| "opens").unwrap();
+        let out: Value = serde_json::from_str(&host.round().unwrap()).unwrap();
+        assert_eq!(out["state"], "open");
+        let first = Event::from_json(out["publish"][0].to_string()).unwrap();
+        assert_eq!(first.pubkey, host_keys.public_key());
+        let spec = wire::parse_table(&first).unwrap();
+        let guest = Keys::generate();
+        let nonce = [5u8; 32];
+        let msg = |body| wire::LobbyMsg {
+            v: wire::lobby::LOBBY_VERSION,
+            table: spec.table.clone(),
+            body,
+        };
+        let join = lobby_event(
+            &host_keys.public_key(),
+            &msg(wire::LobbyBody::Join {
+                commit: wire::lobby::seat_commit(&spec.table, &guest.public_key(), &nonce),
+                auth: None,
+            }),
+        )
+        .sign_with_keys(&guest)
+        .unwrap();
+        // A forged copy (another key's signature under the guest's name) is dropped unread.
+        let mut forged: Value = serde_json::from_str(&join.as_json()).unwrap();
+        forged["sig"] = json!("00".repeat(64));
+        host.feed(&json!([forged]).to_string());
+        let out: Value = serde_json::from_str(&host.round().unwrap()).unwrap();
+        assert_eq!(out["players"], 1);
+        host.feed(&json!([serde_json::from_str::<Value>(&join.as_json()).unwrap()]).to_string());
+        let out: Value = serde_json::from_str(&host.round().unwrap()).unwrap();
+        assert_eq!(out["state"], "starting", "{out}");
+        assert!(out["news"][0].as_str().unwrap().contains("joined (2/2)"));
+        let mut lobby_events: Vec<Event> = out["publish"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| Event::from_json(v.to_string()).unwrap())
+            .filter(|e| e.kind == Kind::from(wire::lobby::KIND_LOBBY))
+            .collect();
+        let reveal = lobby_event(
+            &host_keys.public_key(),
+            &msg(wire::LobbyBody::Reveal {
+                nonce: hex::encode(nonce),
+            }),
+        )
+        .sign_with_keys(&guest)
+        .unwrap();
+        lobby_events.push(reveal.clone());
+        // The relays send the host's own nonce back with the guest's.
+        let back: Vec<Value> = lobby_events
+            .iter()
+            .map(|e| serde_json::from_str(&e.as_json()).unwrap())
+            .collect();
+        host.feed(&json!(back).to_string());
+        let out: Value = serde_json::from_str(&host.round().unwrap()).unwrap();
+        assert_eq!(out["state"], "seated", "{out}");
+        let seated = Event::from_json(out["publish"][0].to_string()).unwrap();
+        let spec = wire::parse_table(&seated).unwrap();
+        assert_eq!(spec.seats.len(), 2);
+        lobby_events.push(join);
+        assert_eq!(wire::lobby::check_seating(&spec, &lobby_events), Ok(()));
+        crate::key::set_unlocked(None);
+    }
+}
