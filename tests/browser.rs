@@ -960,11 +960,11 @@ async fn a_person_plays_in_the_page(
     c.close().await.unwrap();
 }
 
-/// A person hosts a Perudo table from the page alone: a form the game cannot seat is refused in
-/// words; the table is announced with the page's key by the same lobby `tolerance host` runs,
-/// its link and terminal command are shown, and its own panel lists it as anyone opening the
-/// link sees it. Bo joins from the terminal by that link, the page seats the table from both
-/// nonces, and the person plays the host's seat by clicks to the end: Bo's client, the page and
+/// A person hosts a 3-seat Perudo table from the page alone: a form the game cannot seat is
+/// refused in words; the table is announced with the page's key by the same lobby `tolerance
+/// host` runs, its link and terminal command are shown, and its own panel lists it as anyone
+/// opening the link sees it. Bo joins from the terminal by that link, the person starts with the
+/// two there, the page seats the table from both nonces, and the person plays the host's seat by clicks to the end: Bo's client, the page and
 /// a later `tolerance verify` agree, and so does the page's own check of the whole table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_its_link() {
@@ -987,7 +987,7 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     click(&c, "#host-open").await;
     let err = error_after(&c, "not 11").await;
     assert!(err.contains("Perudo"), "{err}");
-    script(&c, &form(2)).await;
+    script(&c, &form(3)).await;
     click(&c, "#host-open").await;
     until(&c, "document.body.dataset.hosting === 'open'").await;
     let naddr = naddr_of(&text(&c, "#host-join").await);
@@ -997,7 +997,7 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     until(&c, "document.body.dataset.table === 'shown'").await;
     let seats = text(&c, "#seats").await;
     assert!(
-        seats.contains("(host)") && seats.contains("1 seat open"),
+        seats.contains("(host)") && seats.contains("2 seats open"),
         "{seats}"
     );
     c.set_window_size(360, 740).await.unwrap();
@@ -1007,10 +1007,16 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     let hb = home(test, "bo");
     player(&hb);
     let bo = spawn(&hb, &["join", &naddr, "--auto"]);
+    // Two of three seats taken: the person starts with the two there.
+    until(&c, "!document.getElementById('host-start').hidden").await;
+    click(&c, "#host-start").await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let news = text(&c, "#host-news").await;
     assert!(
-        news.contains("joined (2/2)") && news.contains("seated: "),
+        news.contains("joined (2/3)")
+            && news.contains("press Start to start now with the 2 players here")
+            && news.contains("starting with 2 players")
+            && news.contains("seated: "),
         "{news}"
     );
     let clicks = play_by_clicks(
@@ -1043,6 +1049,93 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     assert_eq!(
         text(&c, "#verdict-result").await,
         cli["result"].as_str().unwrap()
+    );
+    c.close().await.unwrap();
+}
+
+/// Play against bots from the page alone: the person hosts a 3-seat Perudo table with two bots,
+/// each bot a Web Worker of the page with its own core, key and relay connections, that sits down
+/// by the table's link as anyone does and plays with the game's bot. No terminal plays: the
+/// page's seat plays by clicks to the end, with nothing turned away, and a later `tolerance
+/// verify` finds the table whole, the page's figures its own, and three different keys seated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_against_bots_that_the_page_alone_runs() {
+    let test = "browser-bots";
+    let hw = home(test, "web");
+    let (_web, url, _relay) = serve(&hw);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    let me = make_key(&c, "a bots' host password").await;
+    let form = |bots: u8| {
+        format!(
+            "const g = document.getElementById('host-game'); g.value = 'perudo'; \
+             g.dispatchEvent(new Event('change')); \
+             document.getElementById('host-seats').value = '3'; \
+             document.getElementById('host-bots').value = '{bots}'; \
+             document.getElementById('host-level').value = 'easy'; \
+             document.getElementById('host-pace').value = 'fast';"
+        )
+    };
+    script(&c, &form(3)).await;
+    click(&c, "#host-open").await;
+    let err = error_after(&c, "at most 2 bots").await;
+    assert!(err.contains("one seat is yours"), "{err}");
+    script(&c, &form(2)).await;
+    click(&c, "#host-open").await;
+    until(&c, "document.body.dataset.hosting").await;
+    let naddr = naddr_of(&text(&c, "#host-join").await);
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let news = text(&c, "#host-news").await;
+    assert!(
+        news.contains("joined (3/3)") && news.contains("seated: "),
+        "{news}"
+    );
+    let clicks = play_by_clicks(
+        &c,
+        |moves| {
+            moves
+                .iter()
+                .position(|m| m.starts_with("dudo"))
+                .unwrap_or(0)
+        },
+        Duration::from_secs(300),
+    )
+    .await;
+    assert!(clicks >= 1, "the person moves: {clicks} clicks");
+    let line = text(&c, "#over-line").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    // Each bot saw the table to its end too, checking every event.
+    until(
+        &c,
+        "window.botStates && window.botStates['bot 1'] === 'over' && window.botStates['bot 2'] === 'over'",
+    )
+    .await;
+    c.set_window_size(1280, 800).await.unwrap();
+    c.execute("document.getElementById('play').scrollIntoView();", vec![])
+        .await
+        .unwrap();
+    artefact("bots-played-1280x800.png", &c.screenshot().await.unwrap());
+    let verified = run(&hw, &["verify", &naddr, "--json"]);
+    let cli: Value = serde_json::from_slice(&verified.stdout)
+        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
+    assert_eq!(
+        (&cli["ok"], &cli["finished"]),
+        (&json!(true), &json!(true)),
+        "{cli}"
+    );
+    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
+    assert_eq!(
+        page_report, cli["report"],
+        "the page's seat and verify disagree"
+    );
+    let seats = text(&c, "#seats").await;
+    assert!(
+        seats.contains("bot 1") && seats.contains("bot 2") && seats.contains(&me[..10]),
+        "three keys, the bots named by their profiles: {seats}"
     );
     c.close().await.unwrap();
 }

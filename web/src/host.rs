@@ -36,7 +36,7 @@ struct Form {
 }
 
 /// How the person hosting starts early from the page.
-const HOW_TO_START: &str = "press Start now";
+const HOW_TO_START: &str = "press Start";
 
 /// A table hosted from this page, from its form to its seating.
 #[wasm_bindgen]

@@ -137,6 +137,21 @@ pub(crate) fn set_unlocked(keys: Option<Keys>) {
     UNLOCKED.with(|k| *k.borrow_mut() = keys);
 }
 
+/// A fresh key for a bot seat, held as this core's unlocked key: each bot runs in a worker with
+/// a core of its own, so the person's key is never in it. `{npub, hex}`, and the bot's profile
+/// (`name`) signed by it, for the table to name the bot.
+#[wasm_bindgen]
+pub fn bot_key(name: &str) -> Result<String, JsError> {
+    let keys = Keys::generate();
+    let profile = EventBuilder::metadata(&Metadata::new().name(name))
+        .sign_with_keys(&keys)
+        .map_err(|e| JsError::new(&format!("the bot's key could not sign: {e}")))?;
+    let mut out = public(&keys);
+    out["profile"] = serde_json::from_str(&profile.as_json()).expect("events serialize");
+    hold(keys);
+    Ok(out.to_string())
+}
+
 /// The unlocked key of this visit, for the page's other parts (signing at a table).
 pub fn unlocked() -> Option<Keys> {
     UNLOCKED.with(|k| k.borrow().clone())

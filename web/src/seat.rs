@@ -19,6 +19,7 @@ use nostr::prelude::*;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use tolerance::bots::{Bot, BotLevel};
 use tolerance::engine::Seat;
 use tolerance::games::registry::{self, TableGame, Visit};
 use tolerance::table::chance::{ShuffleDone, ShuffleJob};
@@ -340,6 +341,7 @@ trait Driven {
     fn worker(&mut self, ready: bool);
     fn shuffled(&mut self, done: &str) -> Result<(), String>;
     fn proofs(&self) -> Value;
+    fn bot(&mut self, level: BotLevel);
 }
 
 /// A person's move: one of the listed moves by its place, or typed.
@@ -436,6 +438,14 @@ impl PageSeat {
     /// shuffles itself from then on) and says why.
     pub fn shuffled(&mut self, done: &str) -> Result<(), JsError> {
         self.0.shuffled(done).map_err(|e| JsError::new(&e))
+    }
+
+    /// A bot of `level` (`easy`, `normal`, `hard`) plays this seat from now on: each turn is
+    /// decided in the tick that finds it.
+    pub fn play_as_bot(&mut self, level: &str) -> Result<(), JsError> {
+        let level: BotLevel = level.parse().map_err(|e: String| JsError::new(&e))?;
+        self.0.bot(level);
+        Ok(())
     }
 
     /// Where this seat's shuffles were proved: `{worker, here, moves_waited}`, the last being
@@ -657,6 +667,7 @@ impl Visit for OpenSeat {
             jobs: Vec::new(),
             chosen: None,
             waited: 0,
+            bot: None,
         }))
     }
 }
@@ -688,6 +699,9 @@ struct Playing<G: TableGame> {
     chosen: Option<(u32, G::Action)>,
     /// How many moves were chosen while their shuffle was in the worker (for tests and reports).
     waited: u64,
+    /// A bot that plays this seat (the page's "play against bots"), deciding each turn as the
+    /// tick finds it, as the terminal's bot seats do.
+    bot: Option<Box<dyn Bot<G>>>,
 }
 
 impl<G: TableGame> Playing<G> {
@@ -782,6 +796,17 @@ impl<G: TableGame> Playing<G> {
             }
         }
         !jobs.is_empty()
+    }
+
+    /// The bot's move, when this seat is a bot's and its turn is up.
+    fn bot_moves(&mut self) -> Result<(), String> {
+        let (Some(bot), Some(turn)) = (self.bot.as_mut(), self.session.my_turn()) else {
+            return Ok(());
+        };
+        let action = bot.choose(&turn.view, &turn.legal);
+        self.session
+            .submit(&action)
+            .map_err(|e| format!("the bot's move could not be signed: {e}"))
     }
 
     /// Signs the move chosen while its shuffle was in the worker, if it still stands.
@@ -888,6 +913,7 @@ impl<G: TableGame> Driven for Playing<G> {
                 && (self.state.is_leaving() || !self.waiting_for_worker())
             {
                 self.submit_chosen()?;
+                self.bot_moves()?;
                 self.sign_owed()?;
             }
             self.state.outbox.release_due(now);
@@ -1040,6 +1066,11 @@ impl<G: TableGame> Driven for Playing<G> {
             "here": made,
             "moves_waited": self.waited,
         })
+    }
+
+    fn bot(&mut self, level: BotLevel) {
+        use rand::SeedableRng;
+        self.bot = Some(G::bot(level, rand::rngs::StdRng::from_entropy()));
     }
 
     fn leave(&mut self) {

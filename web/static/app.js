@@ -2,10 +2,9 @@
 // web/src by web/build.sh) and puts what the core decided on screen. It decides nothing itself:
 // which events are genuine, which table a link names and what it says are the core's answers.
 import init, * as core from "./pkg/tolerance_web.js";
+import { SeatPool, fetchAll, lingerThenClose, openSeat, publishOnce, query } from "./relays.js";
 
 const $ = (id) => document.getElementById(id);
-// How long a relay may take to answer a query before the page goes on without it.
-const PATIENCE_MS = 6000;
 
 function say(text) {
   $("status").textContent = text;
@@ -43,103 +42,6 @@ async function pageConfig() {
 async function defaultRelays() {
   const c = await pageConfig();
   return Array.isArray(c.relays) ? c.relays : [];
-}
-
-// A relay's message as the JSON array NIP-01 frames it, or null for anything else.
-function frame(m) {
-  try {
-    const msg = JSON.parse(m.data);
-    return Array.isArray(msg) ? msg : null;
-  } catch {
-    return null;
-  }
-}
-
-// One exchange with one relay: `start(ws)` once the socket opens, `answer(msg, finish)` for each
-// message that parses as JSON, and `finish(result)` once — by the answer, or with words for a
-// socket that fails or a relay that runs out of patience. The socket is closed then, unless
-// `keep` says a live subscription goes on.
-function exchange(url, start, answer, sockets, keep = () => false) {
-  return new Promise((resolve) => {
-    let ws;
-    let settled = false;
-    const finish = (result) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (ws && !keep(result)) {
-        try {
-          ws.close();
-        } catch {}
-      }
-      resolve(result);
-    };
-    const timer = setTimeout(() => finish({ fault: `${url} did not answer within ${PATIENCE_MS / 1000} s` }), PATIENCE_MS);
-    try {
-      ws = new WebSocket(url);
-    } catch {
-      finish({ fault: `${url} is not an address this browser can open` });
-      return;
-    }
-    if (sockets) sockets.push(ws);
-    ws.onopen = () => start(ws);
-    ws.onerror = () => finish({ fault: `could not reach ${url}` });
-    ws.onclose = () => finish({ fault: `${url} closed the connection` });
-    ws.onmessage = (m) => {
-      const msg = frame(m);
-      if (msg) answer(msg, finish);
-    };
-  });
-}
-
-// One NIP-01 query to each relay: every EVENT is handed to `onEvent`; resolves when each relay
-// has sent EOSE, refused, failed or run out of patience, with what went wrong in words. With
-// `live`, the sockets stay open after EOSE and later events keep arriving.
-function query(relays, filter, onEvent, live = false) {
-  const sockets = [];
-  const done = relays.map((url) => {
-    const sub = "q" + Math.random().toString(36).slice(2, 10);
-    return exchange(
-      url,
-      (ws) => ws.send(JSON.stringify(["REQ", sub, filter])),
-      (msg, finish) => {
-        if (msg[1] !== sub) {
-          if (msg[0] === "NOTICE") console.info(url, msg[1]);
-          return;
-        }
-        if (msg[0] === "EVENT") onEvent(msg[2]);
-        else if (msg[0] === "EOSE") finish({ fault: null });
-        else if (msg[0] === "CLOSED") finish({ fault: `${url} refused the query: ${msg[2] || "no reason given"}` });
-      },
-      sockets,
-      // A live query's sockets stay open whatever the first answer (a slow relay may still
-      // send); `close` ends them.
-      () => live,
-    );
-  });
-  return {
-    done: Promise.all(done).then((results) => results.map((r) => r.fault).filter(Boolean)),
-    close: () => sockets.forEach((s) => s.close()),
-  };
-}
-
-// One event offered once to each relay: resolves with each relay's answer (taken, refused and
-// why, or silent) when all have answered or run out of patience.
-function publishOnce(relays, ev) {
-  return Promise.all(
-    relays.map((url) =>
-      exchange(
-        url,
-        (ws) => ws.send(JSON.stringify(["EVENT", ev])),
-        (msg, finish) => {
-          if (msg[0] === "OK" && msg[1] === ev.id) {
-            const why = String(msg[3] || "");
-            finish({ ok: msg[2] === true || why.startsWith("duplicate:"), why: why || "no reason given" });
-          }
-        },
-      ).then((r) => ({ url, ok: !!r.ok, why: r.fault || r.why })),
-    ),
-  );
 }
 
 // Feedback to the game's author (or to the author config.json names): the core composes,
@@ -299,58 +201,6 @@ function showGames() {
   }
 }
 
-// Every event a filter matches on each relay, page by page, as the terminal's pool pages: a
-// relay answers at most its own limit at a time, newest first, so the next page asks for what is
-// no newer than the oldest seen, and the end is a page that brings nothing new. A page whose
-// events all share one second cannot move `until` past it: that second is fetched again one
-// author and one kind at a time, and paging goes on from the second before.
-async function fetchAll(relays, filter) {
-  const byId = new Map();
-  const faults = [];
-  const PAGE = 500;
-  const one = async (url, f) => {
-    const page = [];
-    const fault = await query([url], { ...f, limit: PAGE }, (e) => page.push(e)).done;
-    if (fault.length) throw fault;
-    let fresh = 0;
-    for (const e of page) {
-      if (e && typeof e.id === "string" && Number.isInteger(e.created_at) && !byId.has(e.id)) {
-        byId.set(e.id, e);
-        fresh++;
-      }
-    }
-    const times = page.map((e) => e.created_at).filter(Number.isInteger);
-    return { fresh, oldest: Math.min(...times), newest: Math.max(...times), n: times.length };
-  };
-  for (const url of relays) {
-    try {
-      let until;
-      for (;;) {
-        const p = await one(url, until === undefined ? filter : { ...filter, until });
-        if (p.n === 0) break;
-        if (p.oldest === p.newest) {
-          for (const author of filter.authors || [undefined]) {
-            for (const kind of filter.kinds || [undefined]) {
-              const f = { ...filter, since: p.oldest, until: p.oldest };
-              if (author) f.authors = [author];
-              if (kind !== undefined) f.kinds = [kind];
-              await one(url, f);
-            }
-          }
-          if (p.oldest === 0) break;
-          until = p.oldest - 1;
-          continue;
-        }
-        if (p.fresh === 0) break;
-        until = p.oldest;
-      }
-    } catch (fault) {
-      faults.push(...(Array.isArray(fault) ? fault : [String(fault)]));
-    }
-  }
-  return { events: [...byId.values()], faults };
-}
-
 async function checkTable(opened, tableEvents) {
   clearError();
   $("check").disabled = true;
@@ -397,131 +247,6 @@ async function names(relays, keys) {
   const q = query(relays, JSON.parse(core.profiles_filter(JSON.stringify(keys))), (e) => events.push(e));
   await q.done;
   return JSON.parse(core.names_of(JSON.stringify(keys), JSON.stringify(events)));
-}
-
-// A seat's connections: one WebSocket to each relay, reopened with a growing pause when it
-// drops, its subscriptions asked again on every reopening. An event the seat signed is offered
-// to every relay until that relay takes it (OK true, or "duplicate:"); a relay that says
-// "rate-limited:" is offered it again after a pause. The core decides what the events mean.
-class SeatPool {
-  constructor(relays, onEvents) {
-    this.relays = relays.map((url) => ({ url, ws: null, open: false, pause: 1000, taken: new Set(), note: "" }));
-    this.subs = new Map();
-    this.owed = new Map();
-    this.onEvents = onEvents;
-    this.closed = false;
-    this.batch = [];
-    for (const r of this.relays) this.connect(r);
-  }
-
-  connect(r) {
-    if (this.closed) return;
-    let ws;
-    try {
-      ws = new WebSocket(r.url);
-    } catch {
-      r.note = `${r.url} is not an address this browser can open`;
-      return;
-    }
-    r.ws = ws;
-    ws.onopen = () => {
-      r.open = true;
-      r.pause = 1000;
-      r.note = "";
-      for (const [id, filters] of this.subs) ws.send(JSON.stringify(["REQ", id, ...filters]));
-      for (const ev of this.owed.values()) if (!r.taken.has(ev.id)) ws.send(JSON.stringify(["EVENT", ev]));
-    };
-    ws.onclose = () => {
-      r.open = false;
-      if (this.closed) return;
-      r.note = `lost ${r.url}; trying again in ${Math.round(r.pause / 1000)} s`;
-      setTimeout(() => this.connect(r), r.pause);
-      r.pause = Math.min(r.pause * 2, 30000);
-    };
-    ws.onerror = () => {
-      r.note = `could not reach ${r.url}`;
-    };
-    ws.onmessage = (m) => {
-      const msg = frame(m);
-      if (!msg) return;
-      if (msg[0] === "EVENT" && this.subs.has(msg[1]) && msg[2] && typeof msg[2] === "object") {
-        this.batch.push(msg[2]);
-        if (this.batch.length === 1) {
-          queueMicrotask(() => {
-            const b = this.batch;
-            this.batch = [];
-            this.onEvents(b);
-          });
-        }
-      } else if (msg[0] === "OK") {
-        const [, id, ok, why = ""] = msg;
-        if (ok || why.startsWith("duplicate:")) {
-          r.taken.add(id);
-          if (this.relays.every((x) => x.taken.has(id) || !x.open)) this.owed.delete(id);
-        } else if (why.startsWith("rate-limited:") || why.startsWith("pow:")) {
-          r.note = `${r.url} ${why}`;
-          const ev = this.owed.get(id);
-          setTimeout(() => {
-            if (ev && r.open && !r.taken.has(id)) r.ws.send(JSON.stringify(["EVENT", ev]));
-          }, r.pause);
-        } else {
-          r.note = `${r.url} refused an event: ${why || "no reason given"}`;
-        }
-      } else if (msg[0] === "CLOSED" && this.subs.has(msg[1])) {
-        // A relay that ended a subscription is asked again, after a pause.
-        r.note = `${r.url} closed a subscription: ${msg[2] || "no reason given"}`;
-        const id = msg[1];
-        setTimeout(() => {
-          if (r.open && this.subs.has(id)) r.ws.send(JSON.stringify(["REQ", id, ...this.subs.get(id)]));
-        }, r.pause);
-      } else if (msg[0] === "NOTICE") {
-        console.info(r.url, msg[1]);
-      }
-    };
-  }
-
-  subscribe(id, filters) {
-    this.subs.set(id, filters);
-    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["REQ", id, ...filters]));
-  }
-
-  unsubscribe(id) {
-    this.subs.delete(id);
-    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["CLOSE", id]));
-  }
-
-  // Offered to every relay until each open one took it.
-  publish(ev) {
-    this.owed.set(ev.id, ev);
-    for (const r of this.relays) if (r.open && !r.taken.has(ev.id)) r.ws.send(JSON.stringify(["EVENT", ev]));
-  }
-
-  // Sent once to the relays open now (a heartbeat: the next one comes anyway).
-  send(ev) {
-    for (const r of this.relays) if (r.open) r.ws.send(JSON.stringify(["EVENT", ev]));
-  }
-
-  connected() {
-    return this.relays.filter((r) => r.open).length;
-  }
-
-  // Whether some relay took the event with this id.
-  took(id) {
-    return this.relays.some((r) => r.taken.has(id));
-  }
-
-  notes() {
-    return this.relays.map((r) => r.note).filter(Boolean);
-  }
-
-  unsent() {
-    return this.owed.size;
-  }
-
-  close() {
-    this.closed = true;
-    for (const r of this.relays) if (r.ws) r.ws.close();
-  }
 }
 
 // What the browser keeps to take a seat back after a reload (the core's record: the seat's
@@ -768,20 +493,6 @@ function tick(seat) {
   playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
 }
 
-// The last events still go out: the pool stays open until every relay took them, for up to two
-// minutes (a relay that limits its rate takes them within its window); `said` is told how many
-// are still owed as that goes.
-function lingerThenClose(pool, said) {
-  const until = Date.now() + 120000;
-  const linger = () => {
-    const owed = pool.unsent();
-    said(owed);
-    if (owed && Date.now() < until) setTimeout(linger, 500);
-    else pool.close();
-  };
-  setTimeout(linger, 500);
-}
-
 // The start of sitting down or coming back: the key must be unlocked (`why` says what for),
 // and one seat at a time; false when the page cannot start.
 function startSeat(opened, why) {
@@ -884,28 +595,9 @@ async function sitDown(opened) {
 // The seats are fixed: checks the seating against every player's nonce (waiting a little for
 // one still on its way), opens the seat in the core and starts its loop.
 async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
-  let seat = null;
-  let lastError = "";
-  for (let tries = 0; tries < 10 && !seat; tries++) {
-    const lobby = await fetchAll(opened.relays, lobbyFilter);
-    const { seats: keys } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
-    const profiles = [];
-    await query(opened.relays, JSON.parse(core.profiles_filter(JSON.stringify(keys))), (e) => profiles.push(e)).done;
-    try {
-      seat = new core.PageSeat(
-        JSON.stringify(opened),
-        JSON.stringify(tableEvents),
-        JSON.stringify(lobby.events),
-        JSON.stringify(profiles),
-        record,
-      );
-    } catch (e) {
-      lastError = e.message || String(e);
-      await new Promise((r) => setTimeout(r, 1000 + tries * 500));
-    }
-  }
+  const { seat, error } = await openSeat(core, opened, tableEvents, lobbyFilter, record);
   if (!seat) {
-    seatRefused(pool, lastError);
+    seatRefused(pool, error);
     return null;
   }
   playing.seat = seat;
@@ -1086,8 +778,14 @@ async function hostTable() {
     seats: Number($("host-seats").value),
     title: $("host-title").value,
     pace: $("host-pace").value,
+    hands: Number($("host-hands").value) || null,
     wait_secs: 1800,
   };
+  const botCount = Number($("host-bots").value) || 0;
+  if (botCount < 0 || botCount >= form.seats) {
+    fail(`A table of ${form.seats} seats takes at most ${Math.max(form.seats - 1, 0)} bots: one seat is yours.`);
+    return;
+  }
   $("host-open").disabled = true;
   try {
     const host = new core.PageHost(JSON.stringify(form), JSON.stringify(relays), await relaysPow(relays));
@@ -1130,11 +828,39 @@ async function hostTable() {
     say("Your table is announced: send its link to the people you play with.");
     pool.subscribe("lobby", [JSON.parse(host.filter())]);
     hostTick();
+    startBots(hosting, botCount, $("host-level").value);
     showHostedTable(hosting);
   } catch (e) {
     fail(e.message || String(e));
   } finally {
     $("host-open").disabled = false;
+  }
+}
+
+// A line of the hosted table's news.
+function hostNews(line) {
+  const news = $("host-news");
+  news.append(Object.assign(document.createElement("li"), { textContent: line }));
+  news.scrollTop = news.scrollHeight;
+}
+
+// The bot seats of the table this page hosts: each a worker with its own copy of the core, its
+// own key and its own connections, sitting down by the table's link as anyone does.
+let bots = [];
+
+function startBots(h, count, level) {
+  for (let i = 1; i <= count; i++) {
+    const name = `bot ${i}`;
+    const worker = new Worker("bot.js", { type: "module" });
+    worker.onmessage = (m) => {
+      const { state, words } = m.data || {};
+      if (state === "failed") hostNews(`${name} stopped: ${words}`);
+      // For scripts and tests: each bot's last word.
+      window.botStates = { ...(window.botStates || {}), [name]: state };
+    };
+    worker.onerror = (e) => hostNews(`${name} could not start: ${(e && e.message) || "its worker did not load"}`);
+    worker.postMessage({ naddr: h.naddr, relays: h.relays, level, name });
+    bots.push(worker);
   }
 }
 
@@ -1162,9 +888,7 @@ function hostTick() {
     h.pool.publish(ev);
     if (ev.kind === 37767) h.announcements.push(ev);
   }
-  const news = $("host-news");
-  for (const line of out.news) news.append(Object.assign(document.createElement("li"), { textContent: line }));
-  if (out.news.length) news.scrollTop = news.scrollHeight;
+  out.news.forEach(hostNews);
   $("host-words").textContent = out.words;
   $("host-start").hidden = !(out.state === "open" && out.players >= out.min && out.players < out.max);
   document.body.dataset.hosting = out.state;
@@ -1185,6 +909,8 @@ function hostTick() {
   }
   if (out.state === "cancelled") {
     hosting = null;
+    for (const b of bots) b.terminate();
+    bots = [];
     $("host-start").hidden = true;
     $("host-cancel").hidden = true;
     $("host-form").hidden = false;

@@ -1,0 +1,96 @@
+// A bot seat, in a worker of its own: its own copy of the verified core, its own key (made here;
+// the person's key never comes here) and its own connections to the relays. It asks for a seat at
+// the table a link names, as a person in the page does, then plays it with the game's bot: the
+// same session every seat runs checks every event it sees. It tells the page how it goes:
+// `{state, words}` messages, `state` being the joining step, "playing", "over" or "failed".
+import init, * as core from "./pkg/tolerance_web.js";
+import { SeatPool, fetchAll, lingerThenClose, openSeat, query } from "./relays.js";
+
+const tell = (state, words) => postMessage({ state, words });
+
+onmessage = async (ev) => {
+  const { naddr, relays, level, name } = ev.data;
+  try {
+    await init();
+    const me = JSON.parse(core.bot_key(name));
+    const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
+    sit(opened, level, me);
+  } catch (e) {
+    tell("failed", e.message || String(e));
+  }
+};
+
+function sit(opened, level, me) {
+  const tableEvents = [];
+  let seat = null;
+  let seating = false;
+  let timer = null;
+  let done = false;
+  const pool = new SeatPool(opened.relays, (events) => {
+    if (seat) {
+      seat.feed(JSON.stringify(events));
+      play();
+      return;
+    }
+    tableEvents.push(...events.filter((e) => e.kind !== undefined));
+    step();
+  });
+  // Its profile names it at the table.
+  pool.publish(me.profile);
+  const stop = (words) => {
+    done = true;
+    clearTimeout(timer);
+    tell("failed", words);
+    pool.close();
+  };
+  const play = () => {
+    if (done) return;
+    clearTimeout(timer);
+    let out;
+    try {
+      out = JSON.parse(seat.tick(pool.connected(), JSON.stringify(pool.notes())));
+    } catch (e) {
+      stop(e.message || String(e));
+      return;
+    }
+    for (const e of out.publish) pool.publish(e);
+    for (const e of out.beats) pool.send(e);
+    for (const f of out.fetch) query(opened.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(play);
+    if (out.over) {
+      done = true;
+      tell("over", out.over.line);
+      lingerThenClose(pool, () => {});
+      return;
+    }
+    timer = setTimeout(play, Math.max(out.wake_ms, 0));
+  };
+  const step = async () => {
+    if (seat || seating || done) return;
+    let r;
+    try {
+      r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
+    } catch (e) {
+      // Until the first announcement arrives there is nothing to read yet.
+      if (tableEvents.length) stop(e.message || String(e));
+      return;
+    }
+    for (const e of r.publish) pool.publish(e);
+    tell(r.state, r.words);
+    if (r.state !== "seated") return;
+    seating = true;
+    const opening = await openSeat(core, opened, tableEvents, r.lobby);
+    if (!opening.seat) {
+      stop(opening.error);
+      return;
+    }
+    seat = opening.seat;
+    seat.play_as_bot(level);
+    tell("playing", "seated; playing");
+    const filters = JSON.parse(seat.filters());
+    pool.unsubscribe("table");
+    pool.subscribe("log", [filters.log, filters.presence]);
+    seat.feed(JSON.stringify((await fetchAll(opened.relays, filters.log)).events));
+    play();
+  };
+  pool.subscribe("table", [opened.filter]);
+}
