@@ -4,7 +4,7 @@
 //!
 //! Screenshots at phone and desktop sizes are kept in `target/browser-artifacts/`.
 
-use crate::common::{home, naddr_of, player, run, spawn, Proc};
+use crate::common::{home, naddr_of, player, run, spawn, tables_listed, Proc};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -963,14 +963,17 @@ async fn a_person_plays_in_the_page(
 /// A person hosts a 3-seat Perudo table from the page alone: a form the game cannot seat is
 /// refused in words; the table is announced with the page's key by the same lobby `tolerance
 /// host` runs, its link and terminal command are shown, and its own panel lists it as anyone
-/// opening the link sees it. Bo joins from the terminal by that link, the person starts with the
+/// opening the link sees it, and only Bo is invited: the page seals him a private message, which
+/// `tolerance tables` lists. Bo joins from the terminal by that link, the person starts with the
 /// two there, the page seats the table from both nonces, and the person plays the host's seat by clicks to the end: Bo's client, the page and
 /// a later `tolerance verify` agree, and so does the page's own check of the whole table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_its_link() {
     let test = "browser-host";
     let hw = home(test, "web");
-    let (_web, url, _relay) = serve(&hw);
+    let (_web, url, relay) = serve(&hw);
+    let hb = home(test, "bo");
+    let bo_npub = player(&hb);
     let driver = driver();
     let c = browser(&driver).await;
     c.goto(&url).await.unwrap();
@@ -980,7 +983,9 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
             "const g = document.getElementById('host-game'); g.value = 'perudo'; \
              g.dispatchEvent(new Event('change')); \
              document.getElementById('host-seats').value = '{seats}'; \
-             document.getElementById('host-pace').value = 'fast';"
+             document.getElementById('host-pace').value = 'fast'; \
+             document.getElementById('host-invite').value = '{bo_npub}'; \
+             document.getElementById('host-invite-only').checked = true;"
         )
     };
     script(&c, &form(11)).await;
@@ -1004,8 +1009,14 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     script(&c, "document.getElementById('host').scrollIntoView();").await;
     artefact("hosting-360x740.png", &c.screenshot().await.unwrap());
 
-    let hb = home(test, "bo");
-    player(&hb);
+    // Bo finds the invitation the page sealed to him among his tables.
+    until(
+        &c,
+        "document.getElementById('host-news').textContent.includes('took the invitation')",
+    )
+    .await;
+    let (invitations, _) = tables_listed(&hb, &relay);
+    assert!(invitations.contains(&naddr), "{invitations}");
     let bo = spawn(&hb, &["join", &naddr, "--auto"]);
     // Two of three seats taken: the person starts with the two there.
     until(&c, "!document.getElementById('host-start').hidden").await;

@@ -278,16 +278,7 @@ pub async fn host_as(
     )
     .await?;
     let (setup, fewest, max) = registry::table_setup(&args.game, &opts)?;
-    let setup_for: lobby::SetupFor = {
-        let game = args.game.clone();
-        Box::new(move |players| {
-            let opts = crate::games::registry::SetupOptions {
-                players,
-                ..opts.clone()
-            };
-            Ok(registry::table_setup(&game, &opts)?.0)
-        })
-    };
+    let setup_for = crate::table::host::setup_for(&args.game, opts);
     // Starting early is only ever with a count the game plays.
     let fewest = fewest.max(2);
     let min_players = match args.min_players {
@@ -308,6 +299,9 @@ pub async fn host_as(
     }
     let (relays, _embedded) = relays_or_embedded(&chosen, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
+    if !public && invite.is_empty() {
+        return Err("an invite-only table needs at least one --invite NPUB".into());
+    }
     let opts = HostOptions {
         keys: keys.clone(),
         authority: authority.cloned(),

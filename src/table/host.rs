@@ -256,6 +256,34 @@ fn seats_words(n: usize, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
+/// The invitation a host sends (by NIP-17 private message) to an invited key.
+pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
+    let game = crate::games::registry::all()
+        .into_iter()
+        .find(|g| g.name == game)
+        .map_or(game, |g| g.title);
+    format!(
+        "You are invited to a table of {game}{}. Join with:\n  tolerance join {naddr}",
+        if title.is_empty() {
+            String::new()
+        } else {
+            format!(" ({title})")
+        }
+    )
+}
+
+/// The tags of an invitation's message (NIP-17): its subject, and the table it invites to (a
+/// coordinate), by which `tolerance tables` lists it.
+pub fn invitation_tags(host: &PublicKey, table: &str) -> Vec<Tag> {
+    vec![
+        Tag::from_standardized(TagStandard::Subject(INVITATION_SUBJECT.into())),
+        Tag::coordinate(crate::wire::table_coordinate(host, table), None),
+    ]
+}
+
+/// The subject of an invitation's message.
+pub const INVITATION_SUBJECT: &str = "tolerance table invitation";
+
 /// Join requests a key may make at one table: a key whose seat was taken back (it never
 /// revealed its nonce) does not get it again.
 const JOINS_PER_KEY: usize = 1;
@@ -326,6 +354,55 @@ pub enum HostNews {
     },
 }
 
+impl HostNews {
+    /// The keys the news names (to look their names up first).
+    pub fn keys(&self) -> Vec<PublicKey> {
+        match self {
+            HostNews::Joined { who, .. } | HostNews::Left { who } => vec![*who],
+            HostNews::Seated { who } | HostNews::Dropped { who } | HostNews::Lapsed { who } => {
+                who.clone()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The news as the person hosting reads it, each key named by `name`.
+    pub fn named(self, name: &dyn Fn(&PublicKey) -> String) -> LobbyNews {
+        let all = |who: Vec<PublicKey>| who.iter().map(name).collect();
+        match self {
+            HostNews::Joined { who, players, max } => LobbyNews::Joined {
+                name: name(&who),
+                players,
+                max,
+            },
+            HostNews::Refused { npub, reason } => LobbyNews::Refused { npub, reason },
+            HostNews::Left { who } => LobbyNews::Left { name: name(&who) },
+            HostNews::Starting { players } => LobbyNews::Starting { players },
+            HostNews::Revealed { key } => LobbyNews::Revealed {
+                npub: key.to_bech32().unwrap_or_else(|_| key.to_hex()),
+            },
+            HostNews::Seated { who } => LobbyNews::Seated { names: all(who) },
+            HostNews::Dropped { who } => LobbyNews::Dropped { names: all(who) },
+            HostNews::Lapsed { who } => LobbyNews::Lapsed { names: all(who) },
+            HostNews::MayStart { players, max } => LobbyNews::MayStart { players, max },
+            HostNews::TooFewToStart { players, min } => LobbyNews::TooFewToStart { players, min },
+        }
+    }
+}
+
+/// The setup of `game` for each count of players a table started early seats, from the options
+/// the host gave for the full table.
+pub fn setup_for(game: &str, opts: crate::games::registry::SetupOptions) -> SetupFor {
+    let game = game.to_string();
+    Box::new(move |players| {
+        let opts = crate::games::registry::SetupOptions {
+            players,
+            ..opts.clone()
+        };
+        Ok(crate::games::registry::table_setup(&game, &opts)?.0)
+    })
+}
+
 /// Where the lobby stands after a [`HostLobby::poll`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostState {
@@ -340,9 +417,9 @@ pub enum HostState {
 enum Phase {
     Taking,
     /// The host listed the players and opened its nonce; the seating waits for every other
-    /// nonce until `until` (ms).
+    /// nonce until `until` (ms), counted from the poll after the driver sent the nonce.
     Revealing {
-        until: u64,
+        until: Option<u64>,
     },
     Seated,
     Cancelled(String),
@@ -365,6 +442,7 @@ pub struct HostLobby {
     /// When the lobby opened (ms).
     opened: u64,
     events: Vec<Event>,
+    seen: HashSet<EventId>,
     joins: HashMap<PublicKey, usize>,
     banned: HashSet<String>,
     /// Who committed in the current round (the host always has).
@@ -427,6 +505,7 @@ impl HostLobby {
             nonce,
             opened: now,
             events: Vec::new(),
+            seen: HashSet::new(),
             joins: HashMap::new(),
             banned: HashSet::new(),
             committed: [me.to_hex()].into(),
@@ -437,6 +516,11 @@ impl HostLobby {
         };
         lobby.announce(now);
         Ok(lobby)
+    }
+
+    /// Whether the seats are fixed (the table is the players' now, not the lobby's).
+    pub fn is_seated(&self) -> bool {
+        matches!(self.phase, Phase::Seated)
     }
 
     /// The table as announced last.
@@ -509,6 +593,11 @@ impl HostLobby {
 
     /// An event of the lobby's subscription (anything else is ignored).
     pub fn on_event(&mut self, ev: Event, now: u64) {
+        // Each relay sends its own copy, and again after a reconnection: an old round's join
+        // taken again would pass for a listed player's fresh commitment.
+        if !self.seen.insert(ev.id) {
+            return;
+        }
         self.events.push(ev.clone());
         let Ok(msg) = parse_lobby(&ev, &self.spec.table) else {
             return;
@@ -556,8 +645,9 @@ impl HostLobby {
                     .iter_mut()
                     .find(|p| p.pubkey == who.to_hex())
                 {
-                    // A listed player's fresh commitment for a new round.
-                    if fresh_round && !self.committed.contains(&p.pubkey) {
+                    // A listed player's fresh commitment for a new round (never the one it
+                    // made before: that nonce may be known).
+                    if fresh_round && !self.committed.contains(&p.pubkey) && commit != p.commit {
                         p.commit = commit;
                         self.committed.insert(p.pubkey.clone());
                     }
@@ -686,8 +776,18 @@ impl HostLobby {
                     if let Some(wait) = self.taking(now, name) {
                         return HostState::Wait(wait);
                     }
+                    if matches!(self.phase, Phase::Revealing { until: None }) {
+                        // The players' time to reveal starts once the driver has published the
+                        // closing and the host's nonce, not while it mines and sends them.
+                        return HostState::Wait(Duration::ZERO);
+                    }
                 }
-                Phase::Revealing { until } => {
+                Phase::Revealing { until: None } => {
+                    self.phase = Phase::Revealing {
+                        until: Some(now + self.spec.deadlines.crypto_ms),
+                    };
+                }
+                Phase::Revealing { until: Some(until) } => {
                     if let Some(wait) = self.revealing(until, now) {
                         return HostState::Wait(wait);
                     }
@@ -754,9 +854,7 @@ impl HostLobby {
                 nonce: hex::encode(*self.nonce),
             },
         }));
-        self.phase = Phase::Revealing {
-            until: now + self.spec.deadlines.crypto_ms,
-        };
+        self.phase = Phase::Revealing { until: None };
     }
 
     /// Waiting for the nonces: how long still, or `None` when the phase changed.
@@ -959,6 +1057,20 @@ mod tests {
             self.says(host, LobbyBody::Join { commit, auth: None })
         }
 
+        /// The same join request as a new event (another time), not a copy of the first.
+        fn join_again(&self, host: &HostLobby) -> Event {
+            let commit = seat_commit(&host.spec().table, &self.keys.public_key(), &self.nonce);
+            let msg = LobbyMsg {
+                v: LOBBY_VERSION,
+                table: host.spec().table.clone(),
+                body: LobbyBody::Join { commit, auth: None },
+            };
+            lobby_event(&host.me, &msg)
+                .custom_created_at(Timestamp::from(1))
+                .sign_with_keys(&self.keys)
+                .expect("signs")
+        }
+
         fn reveal(&self, host: &HostLobby) -> Event {
             self.says(
                 host,
@@ -1091,9 +1203,14 @@ mod tests {
         let (mut host, keys) = hosted(3);
         host.take();
         let (ana, bo) = (Player::new(1), Player::new(2));
-        host.on_event(ana.join(&host), T0);
+        let ana_join = ana.join(&host);
+        host.on_event(ana_join.clone(), T0);
         host.on_event(bo.join(&host), T0);
-        host.poll(T0, &no_names);
+        assert_eq!(
+            host.poll(T0, &no_names),
+            HostState::Wait(Duration::ZERO),
+            "closed: the drivers publish before the players' time to reveal starts"
+        );
         let closing = host.take();
         let old_commit = host.spec().lobby.as_ref().unwrap().players[0]
             .commit
@@ -1104,8 +1221,13 @@ mod tests {
         let crypto = host.spec().deadlines.crypto_ms;
         assert_eq!(
             host.poll(T0 + 100, &no_names),
-            HostState::Wait(Duration::from_millis(crypto - 100))
+            HostState::Wait(Duration::from_millis(crypto))
         );
+        assert_eq!(
+            host.poll(T0 + 99 + crypto, &no_names),
+            HostState::Wait(Duration::from_millis(1))
+        );
+        let crypto = crypto + 100;
         assert!(matches!(
             host.poll(T0 + crypto, &no_names),
             HostState::Wait(_)
@@ -1128,11 +1250,27 @@ mod tests {
         );
         assert_ne!(l.players[0].commit, old_commit, "the host commits afresh");
         // Bo may not come back; Ana's fresh commitment is taken.
-        host.on_event(bo.join(&host), T0 + crypto + 1);
+        host.on_event(bo.join_again(&host), T0 + crypto + 1);
         assert!(matches!(
             news(&host.take()).as_slice(),
             [HostNews::Refused { reason, .. }] if reason.contains("never revealed")
         ));
+        // Ana's first join again (a relay's copy, or sent again after a reconnection), and the
+        // same commitment under a new event: neither is a fresh commitment, so the table cannot
+        // start on a nonce that may be known.
+        host.on_event(ana_join, T0 + crypto + 1);
+        let again = ana.join_again(&host);
+        host.on_event(again, T0 + crypto + 1);
+        host.start_now();
+        assert!(matches!(
+            host.poll(T0 + crypto + 1, &no_names),
+            HostState::Wait(_)
+        ));
+        assert_eq!(
+            host.spec().lobby.as_ref().unwrap().status,
+            LobbyStatus::Open,
+            "the table waits for Ana's fresh commitment"
+        );
         let ana2 = Player {
             keys: ana.keys.clone(),
             nonce: [9; 32],

@@ -4,8 +4,8 @@
 //! every player's committed nonce and each client checks it.
 
 use super::error::TableError;
-pub use super::host::{duration_words, LobbyNews, SetupFor};
-use super::host::{HostAction, HostLobby, HostNews, HostPlan, HostState};
+pub use super::host::{duration_words, invitation_tags, invitation_text, LobbyNews, SetupFor};
+use super::host::{HostAction, HostLobby, HostPlan, HostState};
 use crate::net::pool::RelayPool;
 use crate::net::profiles::name_or_npub;
 use crate::wire::auth::seated_by;
@@ -133,22 +133,6 @@ async fn send_lobby_pow(
     Ok(())
 }
 
-/// The invitation a host sends (by NIP-17 private message) to an invited key.
-pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
-    let game = crate::games::registry::all()
-        .into_iter()
-        .find(|g| g.name == game)
-        .map_or(game, |g| g.title);
-    format!(
-        "You are invited to a table of {game}{}. Join with:\n  tolerance join {naddr}",
-        if title.is_empty() {
-            String::new()
-        } else {
-            format!(" ({title})")
-        }
-    )
-}
-
 /// Milliseconds since the Unix epoch: the host's lobby clock.
 fn unix_ms() -> u64 {
     std::time::SystemTime::now()
@@ -224,10 +208,7 @@ pub async fn host_lobby(
             &inviter,
             invitee,
             &text,
-            vec![
-                crate::net::dm::subject("tolerance table invitation"),
-                Tag::coordinate(wire::table_coordinate(&me, &table), None),
-            ],
+            invitation_tags(&me, &table),
             Duration::from_secs(3),
         )
         .await
@@ -316,32 +297,10 @@ async fn act(
                     .await
                     .map_err(|e| format!("sending the lobby message: {e}"))?;
             }
-            HostAction::News(n) => news(match n {
-                HostNews::Joined { who, players, max } => LobbyNews::Joined {
-                    name: names.name(pool, &who).await,
-                    players,
-                    max,
-                },
-                HostNews::Refused { npub, reason } => LobbyNews::Refused { npub, reason },
-                HostNews::Left { who } => LobbyNews::Left {
-                    name: names.name(pool, &who).await,
-                },
-                HostNews::Starting { players } => LobbyNews::Starting { players },
-                HostNews::Revealed { key } => LobbyNews::Revealed { npub: npub(&key) },
-                HostNews::Seated { who } => LobbyNews::Seated {
-                    names: names.all(pool, &who).await,
-                },
-                HostNews::Dropped { who } => LobbyNews::Dropped {
-                    names: names.all(pool, &who).await,
-                },
-                HostNews::Lapsed { who } => LobbyNews::Lapsed {
-                    names: names.all(pool, &who).await,
-                },
-                HostNews::MayStart { players, max } => LobbyNews::MayStart { players, max },
-                HostNews::TooFewToStart { players, min } => {
-                    LobbyNews::TooFewToStart { players, min }
-                }
-            }),
+            HostAction::News(n) => {
+                names.learn(pool, &n.keys()).await;
+                news(n.named(&|k| names.of(k)));
+            }
         }
     }
     Ok(())
@@ -862,12 +821,6 @@ impl Names {
     /// The name known for `k`.
     fn of(&self, k: &PublicKey) -> String {
         name_or_npub(&self.0, k)
-    }
-
-    /// The names of `keys`, in their order, looked up together.
-    async fn all(&mut self, pool: &RelayPool, keys: &[PublicKey]) -> Vec<String> {
-        self.learn(pool, keys).await;
-        keys.iter().map(|k| self.of(k)).collect()
     }
 
     async fn name(&mut self, pool: &RelayPool, k: &PublicKey) -> String {

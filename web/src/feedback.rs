@@ -14,12 +14,11 @@
 //! what it gave back and wraps the seal with a one-time key. No copy is kept for the sender
 //! then: it would ask the extension to approve twice more.
 
-use nostr::nips::{nip44, nip59};
+use crate::private::{item, lists, private, route, sealed_by_extension};
 use nostr::prelude::*;
 use serde_json::{json, Value};
 use tolerance::wire::feedback::{
-    check_message, public_note, relay_lists_filter, RelayLists, AUTHOR_NPUB, DEFAULT_RELAYS,
-    SUBJECT,
+    check_message, public_note, relay_lists_filter, AUTHOR_NPUB, DEFAULT_RELAYS, SUBJECT,
 };
 use wasm_bindgen::prelude::*;
 
@@ -68,91 +67,13 @@ pub fn feedback_plan(configured: &str) -> Result<String, JsError> {
     plan().map(|v| v.to_string()).map_err(|e| JsError::new(&e))
 }
 
-/// The relays an event goes to: the page's, then those listed (no repeats).
-fn route(relays: &[String], listed: &[RelayUrl]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in relays
-        .iter()
-        .cloned()
-        .chain(listed.iter().map(|u| u.to_string()))
-    {
-        if !out.contains(&r) {
-            out.push(r);
-        }
-    }
-    out
-}
-
-/// Most events read for relay lists: a relay that floods the answer with junk must not push the
-/// real lists out before they are looked at.
-const MAX_LIST_EVENTS: usize = 5_000;
-
-/// The checked relay lists of `who` among what the relays sent: only its own lists are looked
-/// at, and only those whose signature holds.
-fn lists(events: &str, who: &PublicKey) -> RelayLists {
-    let events: Vec<Event> = crate::parse_events_up_to(events, MAX_LIST_EVENTS)
-        .into_iter()
-        .filter(|e| {
-            e.pubkey == *who
-                && matches!(e.kind, Kind::InboxRelays | Kind::RelayList)
-                && e.verify().is_ok()
-        })
-        .collect();
-    RelayLists::from_events(&events, who)
-}
-
-fn relays_of(relays: &str) -> Result<Vec<String>, String> {
+pub(crate) fn relays_of(relays: &str) -> Result<Vec<String>, String> {
     let list: Vec<String> =
         serde_json::from_str(relays).map_err(|_| "no relay to send on".to_string())?;
     if list.is_empty() {
         return Err("no relay to send on".into());
     }
     Ok(list)
-}
-
-fn item(event: &Event, relays: Vec<String>, what: &str) -> Value {
-    json!({
-        "event": serde_json::from_str::<Value>(&event.as_json()).expect("events serialize"),
-        "relays": relays,
-        "what": what,
-    })
-}
-
-/// The kind-14 message to `to`, from `me`, with the feedback subject.
-fn rumor(me: &PublicKey, to: &PublicKey, text: &str) -> UnsignedEvent {
-    let mut rumor = EventBuilder::private_msg_rumor(*to, text)
-        .tag(Tag::from_standardized(TagStandard::Subject(SUBJECT.into())))
-        .build(*me);
-    rumor.ensure_id();
-    rumor
-}
-
-/// A seal (NIP-59) holding `content`: its time set back at random, as NIP-59 asks.
-fn seal(content: String) -> EventBuilder {
-    EventBuilder::new(Kind::Seal, content)
-        .custom_created_at(Timestamp::tweaked(nip59::RANGE_RANDOM_TIMESTAMP_TWEAK))
-}
-
-/// The seal of `rumor` to `to`, not yet encrypted or signed: its content is what is to be
-/// encrypted to `to` (by a signer extension).
-fn seal_template(me: &PublicKey, rumor: &UnsignedEvent) -> UnsignedEvent {
-    seal(rumor.as_json()).build(*me)
-}
-
-/// `rumor` sealed by `keys` and wrapped to `to`.
-fn wrapped(keys: &Keys, to: &PublicKey, rumor: &UnsignedEvent) -> Result<Event, String> {
-    let fail = |e: String| format!("the message could not be sealed: {e}");
-    let sealed = nip44::encrypt(
-        keys.secret_key(),
-        to,
-        rumor.as_json(),
-        nip44::Version::default(),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let seal = seal(sealed)
-        .sign_with_keys(keys)
-        .map_err(|e| fail(e.to_string()))?;
-    EventBuilder::gift_wrap_from_seal(to, &seal, []).map_err(|e| fail(e.to_string()))
 }
 
 /// Feedback `text` to `to_hex` (from [`feedback_plan`]), privately unless `public`, routed by
@@ -191,12 +112,15 @@ fn compose(
             let note = public_note(&to, &text).build(me);
             return Ok(json!({"sign": crate::signer::for_signing(&note)}));
         }
-        let rumor = rumor(&me, &to, &text);
-        let seal = seal_template(&me, &rumor);
-        return Ok(json!({
-            "encrypt": {"to": to.to_hex(), "text": seal.content},
-            "seal": crate::signer::for_signing(&seal),
-        }));
+        return private(
+            &(me, None),
+            &to,
+            &text,
+            subject(),
+            events,
+            &relays,
+            "author",
+        );
     };
     if public {
         let note = public_note(&to, &text)
@@ -206,14 +130,19 @@ fn compose(
             json!({"publish": [item(&note, route(&relays, theirs.for_mentions()), "note")]}),
         );
     }
-    let rumor = rumor(&me, &to, &text);
-    let to_them = wrapped(&keys, &to, &rumor)?;
-    let copy = wrapped(&keys, &me, &rumor)?;
-    let mine = lists(events, &me);
-    Ok(json!({"publish": [
-        item(&to_them, route(&relays, theirs.for_messages()), "author"),
-        item(&copy, route(&relays, mine.for_messages()), "copy"),
-    ]}))
+    private(
+        &(me, Some(keys)),
+        &to,
+        &text,
+        subject(),
+        events,
+        &relays,
+        "author",
+    )
+}
+
+fn subject() -> Vec<Tag> {
+    vec![Tag::from_standardized(TagStandard::Subject(SUBJECT.into()))]
 }
 
 /// What the signer extension gave back for [`feedback_compose`]'s request: the signed note, or
@@ -258,31 +187,14 @@ pub fn feedback_signed(
                 json!({"publish": [item(&ev, route(&relays, theirs.for_mentions()), "note")]}),
             );
         }
-        if ev.kind != Kind::Seal || !ev.tags.is_empty() {
-            return Err(
-                "your signer extension signed something other than the sealed message: \
-                        nothing sent"
-                    .into(),
-            );
-        }
-        // Only the recipient can open it, but it must at least be a NIP-44 (version 2) payload:
-        // a seal holding the plain text, or garbage, would be sent and never read.
-        let payload = tolerance::fair::from_base64("sealed message", &ev.content).ok();
-        if !payload.is_some_and(|p| p.first() == Some(&2) && (99..=65_603).contains(&p.len())) {
-            return Err(
-                "your signer extension did not encrypt the message (NIP-44): nothing sent".into(),
-            );
-        }
-        let wrap = EventBuilder::gift_wrap_from_seal(&to, &ev, [])
-            .map_err(|e| format!("the message could not be wrapped: {e}"))?;
-        Ok(json!({"publish": [item(&wrap, route(&relays, theirs.for_messages()), "author")]}))
+        sealed_by_extension(&ev, &to, &theirs, &relays, "author")
     };
     finish()
         .map(|v| v.to_string())
         .map_err(|e| JsError::new(&e))
 }
 
-fn lists_or_empty(lists: &str) -> &str {
+pub(crate) fn lists_or_empty(lists: &str) -> &str {
     if lists.trim().is_empty() {
         "[]"
     } else {
@@ -350,6 +262,7 @@ pub fn feedback_words(results: &str, to_hex: &str) -> Result<String, JsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nostr::nips::nip44;
 
     #[test]
     fn the_author_is_the_games_unless_the_page_names_another_key() {
@@ -368,8 +281,13 @@ mod tests {
     fn a_message_sealed_here_opens_for_its_recipient_only_with_the_sender_and_subject() {
         let me = Keys::generate();
         let to = Keys::generate();
-        let r = rumor(&me.public_key(), &to.public_key(), "more dice, please");
-        let wrap = wrapped(&me, &to.public_key(), &r).unwrap();
+        let r = crate::private::rumor(
+            &me.public_key(),
+            &to.public_key(),
+            "more dice, please",
+            subject(),
+        );
+        let wrap = crate::private::wrapped(&me, &to.public_key(), &r).unwrap();
         assert_eq!(wrap.kind, Kind::GiftWrap);
         assert_ne!(wrap.pubkey, me.public_key(), "a one-time key wraps it");
         assert!(wrap.tags.public_keys().any(|p| *p == to.public_key()));

@@ -5,15 +5,21 @@
 //! publish (signed here by the seat's key), the news in words and how long to sleep. Once the
 //! table is seated the host plays its seat like any other ([`crate::seat::PageSeat`]).
 
+use crate::feedback::lists_or_empty;
+use crate::private::{private, sealed_by_extension};
 use crate::seat::{event_json, sign, unix_now};
 use crate::signer;
 use nostr::prelude::*;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 use tolerance::games::registry::{self, SetupOptions};
-use tolerance::table::host::{HostAction, HostLobby, HostNews, HostPlan, HostState, LobbyNews};
+use tolerance::table::host::{
+    invitation_tags, invitation_text, setup_for, HostAction, HostLobby, HostPlan, HostState,
+    LobbyNews,
+};
+use tolerance::wire::feedback::relay_lists_filter;
 use tolerance::wire::{self, auth, lobby::lobby_event, names, LobbyStatus, Pace};
 use wasm_bindgen::prelude::*;
 
@@ -33,6 +39,12 @@ struct Form {
     hands: Option<u64>,
     /// Cancel when not started after this long.
     wait_secs: u64,
+    /// The people invited (npubs or hex keys), sent a private message with the table's link.
+    #[serde(default)]
+    invite: Vec<String>,
+    /// Whether only the invited may sit down.
+    #[serde(default)]
+    invite_only: bool,
 }
 
 /// How the person hosting starts early from the page.
@@ -48,10 +60,16 @@ pub struct PageHost {
     pow: u8,
     /// The plan and the lobby's expiry until the lobby opens.
     plan: Option<(HostPlan, u64)>,
+    /// When the table was planned (ms): its wait and expiry count from then, however long a
+    /// signer extension takes to approve its key.
+    planned: u64,
     auth: Option<Box<Event>>,
     lobby: Option<HostLobby>,
     names: HashMap<PublicKey, String>,
     news: Vec<String>,
+    /// Who is invited, and the invitation's words.
+    invite: Vec<PublicKey>,
+    invitation: String,
 }
 
 fn now_ms() -> u64 {
@@ -94,19 +112,28 @@ impl PageHost {
                 form.seats
             ));
         }
-        let game = form.game.clone();
-        let setup_for: tolerance::table::host::SetupFor = Box::new(move |players| {
-            let opts = SetupOptions {
-                players,
-                ..opts.clone()
-            };
-            Ok(registry::table_setup(&game, &opts)?.0)
-        });
+        let setup_for = setup_for(&form.game, opts);
         let mut table = [0u8; 32];
         use rand::RngCore;
         rand::rngs::OsRng.fill_bytes(&mut table);
         let table = hex::encode(table);
         let (keys, identity) = signer::seat_key(&table)?;
+        let mut invite: Vec<PublicKey> = Vec::new();
+        for text in form
+            .invite
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+        {
+            let key = PublicKey::parse(text)
+                .map_err(|_| format!("'{text}' is not a Nostr key (npub1… or hex) to invite"))?;
+            if key == identity.unwrap_or(keys.public_key()) {
+                return Err("you cannot invite yourself: you hold the host's seat already".into());
+            }
+            if !invite.contains(&key) {
+                invite.push(key);
+            }
+        }
         let plan = HostPlan {
             game: form.game,
             setup,
@@ -114,11 +141,11 @@ impl PageHost {
             relays: relays.clone(),
             deadlines: Pace::parse(&form.pace)?.deadlines(),
             title: form.title.trim().to_string(),
-            public: true,
+            public: !form.invite_only,
             // Starting early is only ever with a count the game plays.
             min_players: fewest.max(2).min(form.seats),
             max_players: form.seats,
-            invite: Vec::new(),
+            invite,
             start_after: None,
             wait: Duration::from_secs(form.wait_secs.clamp(60, 24 * 3600)),
             join_pow: None,
@@ -127,8 +154,18 @@ impl PageHost {
             pow,
         };
         plan.check()?;
-        let expires = plan.expires(unix_now());
+        let planned = now_ms();
+        let expires = plan.expires(planned / 1000);
+        let me = keys.public_key();
+        let invitation = invitation_text(
+            &plan.game,
+            &plan.title,
+            &wire::table_naddr(&me, &table, &relays),
+        );
         Ok(PageHost {
+            planned,
+            invite: plan.invite.clone(),
+            invitation,
             keys,
             identity,
             table,
@@ -184,7 +221,7 @@ impl PageHost {
             self.table.clone(),
             (expires, self.auth.take()),
             seed,
-            now_ms(),
+            self.planned,
         )
         .map_err(|e| JsError::new(&e))?;
         self.lobby = Some(lobby);
@@ -194,6 +231,96 @@ impl PageHost {
     /// The table's link (naddr), for the people to invite.
     pub fn naddr(&self) -> String {
         wire::table_naddr(&self.keys.public_key(), &self.table, &self.relays)
+    }
+
+    /// What sending the invitations needs first: `{filter}`, the relay lists of the invited and
+    /// of the one inviting; `null` when nobody is invited.
+    pub fn invite_plan(&self) -> Option<String> {
+        if self.invite.is_empty() {
+            return None;
+        }
+        let mut who = self.invite.clone();
+        who.push(self.inviter().0);
+        Some(json!({ "filter": relay_lists_filter(&who) }).to_string())
+    }
+
+    /// Who invites: the person's identity (a signer extension's), else the page's key.
+    fn inviter(&self) -> (PublicKey, Option<Keys>) {
+        match self.identity {
+            Some(id) => (id, None),
+            None => (self.keys.public_key(), Some(self.keys.clone())),
+        }
+    }
+
+    /// The invitations, routed by the relay lists `lists` (events) over the table's relays:
+    /// `[{to, publish}]` signed by the page's key, or `[{to, encrypt, seal}]` for a signer
+    /// extension to encrypt and sign (then [`Self::invitation_signed`]). `to`: the invited key
+    /// (hex).
+    pub fn invitations(&self, lists: &str) -> Result<String, JsError> {
+        let me = self.keys.public_key();
+        let sender = self.inviter();
+        let out = self
+            .invite
+            .iter()
+            .map(|to| {
+                let mut v = private(
+                    &sender,
+                    to,
+                    &self.invitation,
+                    invitation_tags(&me, &self.table),
+                    lists_or_empty(lists),
+                    &self.relays,
+                    "invitation",
+                )?;
+                v["to"] = json!(to.to_hex());
+                Ok(v)
+            })
+            .collect::<Result<Vec<Value>, String>>()
+            .map_err(|e| JsError::new(&e))?;
+        Ok(json!(out).to_string())
+    }
+
+    /// The signer extension's seal of the invitation to `to_hex`, checked and wrapped:
+    /// `{publish}`.
+    pub fn invitation_signed(
+        &self,
+        signed: &str,
+        to_hex: &str,
+        lists: &str,
+    ) -> Result<String, JsError> {
+        let finish = || -> Result<Value, String> {
+            let identity = self.identity.ok_or("no signer extension is in use")?;
+            let to = PublicKey::from_hex(to_hex)
+                .ok()
+                .filter(|k| self.invite.contains(k))
+                .ok_or("that key is not invited to this table")?;
+            let ev = signer::signed_by(signed, &identity)?;
+            let theirs = crate::private::lists(lists_or_empty(lists), &to);
+            sealed_by_extension(&ev, &to, &theirs, &self.relays, "invitation")
+        };
+        finish()
+            .map(|v| v.to_string())
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// The news of the invitation to `to_hex`: how many relays took it, else why it failed.
+    pub fn invite_news(&self, to_hex: &str, took: usize, why: &str) -> String {
+        let name = PublicKey::from_hex(to_hex).map_or_else(
+            |_| to_hex.to_string(),
+            |k| names::name_or_npub(&self.names, &k),
+        );
+        let news = if took > 0 {
+            LobbyNews::Invited {
+                name,
+                accepted_by: took,
+            }
+        } else {
+            LobbyNews::InviteFailed {
+                name,
+                reason: why.to_string(),
+            }
+        };
+        news.words(HOW_TO_START).unwrap_or_default()
     }
 
     /// The filter of the table's lobby messages (JSON).
@@ -241,11 +368,12 @@ impl PageHost {
         }
     }
 
-    /// The person hosting gives up before the table is seated: the cancellation is in the next
-    /// tick.
-    pub fn cancel(&mut self) {
-        if let Some(l) = self.lobby.as_mut() {
-            l.cancel("the host closed the table".into(), now_ms());
+    /// The table is cancelled before it is seated (`reason` in words: the person closed it, or
+    /// no relay took its announcement): the cancellation is in the next tick. A seated table is
+    /// its players' and is not cancelled.
+    pub fn cancel(&mut self, reason: &str) {
+        if let Some(l) = self.lobby.as_mut().filter(|l| !l.is_seated()) {
+            l.cancel(reason.to_string(), now_ms());
         }
     }
 
@@ -266,43 +394,36 @@ impl PageHost {
         let state = lobby.poll(now_ms(), &name);
         let me = self.keys.public_key();
         let mut publish = Vec::new();
-        for action in lobby.take() {
-            match action {
-                HostAction::Announce { spec, at } => publish.push(event_json(&sign(
-                    wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
-                    &self.keys,
-                    spec.pow,
-                )?)),
-                HostAction::Lobby(msg) => {
-                    publish.push(event_json(&sign(
-                        lobby_event(&me, &msg),
+        let mut state = state;
+        let mut actions = lobby.take();
+        // A failure to sign cancels the table, and the cancellation is signed in its place.
+        let mut failed = false;
+        while !actions.is_empty() {
+            for action in actions {
+                let signed = match action {
+                    HostAction::Announce { spec, at } => sign(
+                        wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
                         &self.keys,
-                        self.pow,
-                    )?));
-                }
-                HostAction::News(n) => {
-                    let named = |who: &[PublicKey]| who.iter().map(name).collect::<Vec<_>>();
-                    let n = match n {
-                        HostNews::Joined { who, players, max } => LobbyNews::Joined {
-                            name: name(&who),
-                            players,
-                            max,
-                        },
-                        HostNews::Refused { npub, reason } => LobbyNews::Refused { npub, reason },
-                        HostNews::Left { who } => LobbyNews::Left { name: name(&who) },
-                        HostNews::Starting { players } => LobbyNews::Starting { players },
-                        HostNews::Revealed { .. } => continue,
-                        HostNews::Seated { who } => LobbyNews::Seated { names: named(&who) },
-                        HostNews::Dropped { who } => LobbyNews::Dropped { names: named(&who) },
-                        HostNews::Lapsed { who } => LobbyNews::Lapsed { names: named(&who) },
-                        HostNews::MayStart { players, max } => LobbyNews::MayStart { players, max },
-                        HostNews::TooFewToStart { players, min } => {
-                            LobbyNews::TooFewToStart { players, min }
-                        }
-                    };
-                    self.news.extend(n.words(HOW_TO_START));
+                        spec.pow,
+                    ),
+                    HostAction::Lobby(msg) => sign(lobby_event(&me, &msg), &self.keys, self.pow),
+                    HostAction::News(n) => {
+                        self.news.extend(n.named(&name).words(HOW_TO_START));
+                        continue;
+                    }
+                };
+                match signed {
+                    Ok(ev) => publish.push(event_json(&ev)),
+                    Err(e) if !failed => {
+                        failed = true;
+                        lobby.cancel(e.clone(), now_ms());
+                        state = HostState::Cancelled(e);
+                        break;
+                    }
+                    Err(e) => return Err(e),
                 }
             }
+            actions = lobby.take();
         }
         let spec = lobby.spec();
         let l = spec.lobby.as_ref().expect("a hosted table has a lobby");
@@ -349,7 +470,6 @@ impl PageHost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
 
     fn form(game: &str, seats: u8) -> String {
         json!({"game": game, "seats": seats, "pace": "fast", "wait_secs": 600}).to_string()

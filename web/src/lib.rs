@@ -13,6 +13,7 @@ pub mod bench;
 pub mod feedback;
 pub mod host;
 pub mod key;
+mod private;
 pub mod seat;
 pub mod signer;
 

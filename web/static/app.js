@@ -514,6 +514,7 @@ function startSeat(opened, why) {
 // again.
 function seatRefused(pool, message) {
   fail(message);
+  stopBots();
   seatState("refused");
   pool.close();
   if (playing && playing.prover) playing.prover.stop();
@@ -731,7 +732,7 @@ function wireHost() {
   });
   $("host-cancel").addEventListener("click", () => {
     if (!hosting) return;
-    hosting.host.cancel();
+    hosting.host.cancel("the host closed the table");
     hostTick();
   });
 }
@@ -758,6 +759,8 @@ async function relaysPow(relays) {
 // signer extension approves for this table), and plays the host's seat once it is seated.
 async function hostTable() {
   clearError();
+  // Taken at once: a second press while the first is still on its way must not host twice.
+  if ($("host-open").disabled) return;
   if (hosting || playing) {
     fail("This page is at a table already: one table at a time.");
     return;
@@ -765,11 +768,6 @@ async function hostTable() {
   if (!core.key_unlocked() && !core.signer_identity()) {
     fail("Unlock your key (or make one), or use your signer extension, first: your seat at the table signs every move with it.");
     $("you").scrollIntoView({ block: "nearest" });
-    return;
-  }
-  const relays = await defaultRelays();
-  if (!relays.length) {
-    fail("This page came with no relay to host on.");
     return;
   }
   const form = {
@@ -780,6 +778,8 @@ async function hostTable() {
     pace: $("host-pace").value,
     hands: Number($("host-hands").value) || null,
     wait_secs: 1800,
+    invite: $("host-invite").value.split(/\s+/).filter(Boolean),
+    invite_only: $("host-invite-only").checked,
   };
   const botCount = Number($("host-bots").value) || 0;
   if (botCount < 0 || botCount >= form.seats) {
@@ -788,6 +788,8 @@ async function hostTable() {
   }
   $("host-open").disabled = true;
   try {
+    const relays = await defaultRelays();
+    if (!relays.length) throw new Error("This page came with no relay to host on.");
     const host = new core.PageHost(JSON.stringify(form), JSON.stringify(relays), await relaysPow(relays));
     const ask = host.request();
     if (ask) {
@@ -829,11 +831,53 @@ async function hostTable() {
     pool.subscribe("lobby", [JSON.parse(host.filter())]);
     hostTick();
     startBots(hosting, botCount, $("host-level").value);
+    sendInvitations(hosting);
     showHostedTable(hosting);
   } catch (e) {
     fail(e.message || String(e));
   } finally {
     $("host-open").disabled = false;
+  }
+}
+
+// The invitations: a private message (NIP-17) with the table's link to each invited key, on its
+// inbox relays and the table's. With a signer extension the identity seals each (it approves an
+// encryption and a signature per person invited); with the page's key the page keeps a copy.
+async function sendInvitations(h) {
+  const plan = h.host.invite_plan();
+  if (!plan) return;
+  const lists = [];
+  await query(h.relays, JSON.parse(plan).filter, (e) => lists.push(e)).done;
+  const listed = JSON.stringify(lists);
+  let asks;
+  try {
+    asks = JSON.parse(h.host.invitations(listed));
+  } catch (e) {
+    hostNews(e.message || String(e));
+    return;
+  }
+  for (const a of asks) {
+    try {
+      let publish = a.publish;
+      if (!publish) {
+        const ext = extension();
+        if (!ext || !ext.nip44 || typeof ext.nip44.encrypt !== "function") {
+          throw new Error("inviting as your identity needs your signer extension to encrypt (NIP-44)");
+        }
+        const late = "your signer extension did not answer within two minutes";
+        const seal = a.seal;
+        seal.content = String(await within(ext.nip44.encrypt(a.encrypt.to, a.encrypt.text), EXTENSION_PATIENCE_MS, late));
+        const signed = await within(ext.signEvent(seal), EXTENSION_PATIENCE_MS, late);
+        publish = JSON.parse(h.host.invitation_signed(JSON.stringify(signed), a.to, listed)).publish;
+      }
+      const invitation = publish.find((p) => p.what === "invitation");
+      for (const p of publish) if (p !== invitation) publishOnce(p.relays, p.event);
+      const answers = await publishOnce(invitation.relays, invitation.event);
+      const why = answers.filter((x) => !x.ok).map((x) => `${x.url}: ${x.why}`).join("; ");
+      hostNews(h.host.invite_news(a.to, answers.filter((x) => x.ok).length, why));
+    } catch (e) {
+      hostNews(h.host.invite_news(a.to, 0, extensionWhy(e)));
+    }
   }
 }
 
@@ -851,10 +895,12 @@ let bots = [];
 function startBots(h, count, level) {
   for (let i = 1; i <= count; i++) {
     const name = `bot ${i}`;
-    const worker = new Worker("bot.js", { type: "module" });
+    const worker = new Worker(new URL("./bot.js", import.meta.url), { type: "module" });
     worker.onmessage = (m) => {
       const { state, words } = m.data || {};
       if (state === "failed") hostNews(`${name} stopped: ${words}`);
+      // A bot that is done closes itself once the relays took its last events.
+      if (state === "failed" || state === "over") bots = bots.filter((b) => b !== worker);
       // For scripts and tests: each bot's last word.
       window.botStates = { ...(window.botStates || {}), [name]: state };
     };
@@ -864,13 +910,31 @@ function startBots(h, count, level) {
   }
 }
 
+// How long the relays have to take a table's first announcement before the page gives up on it.
+const ANNOUNCE_PATIENCE_MS = 20000;
+
+function stopBots() {
+  for (const b of bots) b.terminate();
+  bots = [];
+}
+
 // The table's own panel (seats by name, as anyone opening the link sees them) once a relay
-// holds its announcement.
-function showHostedTable(h) {
+// holds its announcement; a table no relay takes is cancelled, saying what the relays said.
+function showHostedTable(h, since = Date.now()) {
   if (hosting !== h) return;
   const first = h.announcements[0];
-  if (first && h.pool.took(first.id)) location.hash = h.naddr;
-  else setTimeout(() => showHostedTable(h), 300);
+  if (first && h.pool.took(first.id)) {
+    location.hash = h.naddr;
+    return;
+  }
+  const notes = h.pool.notes();
+  if (Date.now() - since > ANNOUNCE_PATIENCE_MS) {
+    h.host.cancel(`no relay took the table's announcement${notes.length ? ` (${notes.join("; ")})` : ""}`);
+    hostTick();
+    return;
+  }
+  if (notes.length) $("host-words").textContent = `waiting for the relays to take the table: ${notes.join("; ")}`;
+  setTimeout(() => showHostedTable(h, since), 300);
 }
 
 // One round of the hosted lobby in the core, then what it asked for.
@@ -909,8 +973,7 @@ function hostTick() {
   }
   if (out.state === "cancelled") {
     hosting = null;
-    for (const b of bots) b.terminate();
-    bots = [];
+    stopBots();
     $("host-start").hidden = true;
     $("host-cancel").hidden = true;
     $("host-form").hidden = false;

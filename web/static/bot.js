@@ -42,6 +42,7 @@ function sit(opened, level, me) {
     clearTimeout(timer);
     tell("failed", words);
     pool.close();
+    close();
   };
   const play = () => {
     if (done) return;
@@ -59,12 +60,17 @@ function sit(opened, level, me) {
     if (out.over) {
       done = true;
       tell("over", out.over.line);
-      lingerThenClose(pool, () => {});
+      // The worker ends once the relays took its last events (or gave up on them).
+      lingerThenClose(pool, (owed) => {
+        if (!owed) setTimeout(close, 0);
+      });
+      setTimeout(close, 125000);
       return;
     }
     timer = setTimeout(play, Math.max(out.wake_ms, 0));
   };
-  const step = async () => {
+  const step = () => joining().catch((e) => stop(e.message || String(e)));
+  const joining = async () => {
     if (seat || seating || done) return;
     let r;
     try {
