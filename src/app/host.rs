@@ -299,9 +299,6 @@ pub async fn host_as(
     }
     let (relays, _embedded) = relays_or_embedded(&chosen, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
-    if !public && invite.is_empty() {
-        return Err("an invite-only table needs at least one --invite NPUB".into());
-    }
     let opts = HostOptions {
         keys: keys.clone(),
         authority: authority.cloned(),

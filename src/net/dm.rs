@@ -109,10 +109,7 @@ pub async fn publish_inbox_relays(
     Ok(pool.publish(&event).await?)
 }
 
-/// A NIP-14 `subject` tag for a message.
-pub fn subject(text: impl Into<String>) -> Tag {
-    Tag::from_standardized(TagStandard::Subject(text.into()))
-}
+pub use crate::wire::subject;
 
 /// One message sealed and wrapped twice: for its recipient and for its sender's history.
 #[derive(Debug, Clone)]

@@ -67,7 +67,9 @@ impl HostPlan {
             ));
         }
         if !self.public && self.invite.is_empty() {
-            return Err("an invite-only table needs at least one invited npub".into());
+            return Err(
+                "an invite-only table needs at least one invited npub (--invite NPUB)".into(),
+            );
         }
         Ok(())
     }
@@ -276,7 +278,7 @@ pub fn invitation_text(game: &str, title: &str, naddr: &str) -> String {
 /// coordinate), by which `tolerance tables` lists it.
 pub fn invitation_tags(host: &PublicKey, table: &str) -> Vec<Tag> {
     vec![
-        Tag::from_standardized(TagStandard::Subject(INVITATION_SUBJECT.into())),
+        crate::wire::subject(INVITATION_SUBJECT),
         Tag::coordinate(crate::wire::table_coordinate(host, table), None),
     ]
 }
@@ -443,6 +445,8 @@ pub struct HostLobby {
     opened: u64,
     events: Vec<Event>,
     seen: HashSet<EventId>,
+    /// Every commitment ever listed, in any round.
+    listed: HashSet<String>,
     joins: HashMap<PublicKey, usize>,
     banned: HashSet<String>,
     /// Who committed in the current round (the host always has).
@@ -506,6 +510,7 @@ impl HostLobby {
             opened: now,
             events: Vec::new(),
             seen: HashSet::new(),
+            listed: HashSet::new(),
             joins: HashMap::new(),
             banned: HashSet::new(),
             committed: [me.to_hex()].into(),
@@ -564,6 +569,14 @@ impl HostLobby {
         self.out.push(HostAction::News(n));
     }
 
+    /// Lets `key` sit down at an invite-only table without an invitation (a bot the person
+    /// hosting runs).
+    pub fn admit_key(&mut self, key: PublicKey) {
+        if !self.plan.invite.contains(&key) {
+            self.plan.invite.push(key);
+        }
+    }
+
     /// The host asks to start now with the players listed (at least the table's minimum).
     pub fn start_now(&mut self) {
         if !matches!(self.phase, Phase::Taking) {
@@ -593,15 +606,16 @@ impl HostLobby {
 
     /// An event of the lobby's subscription (anything else is ignored).
     pub fn on_event(&mut self, ev: Event, now: u64) {
-        // Each relay sends its own copy, and again after a reconnection: an old round's join
-        // taken again would pass for a listed player's fresh commitment.
+        // Checked (signature included) before its id counts as seen: a forged copy under a
+        // genuine id must not shut the real event out.
+        let Ok(msg) = parse_lobby(&ev, &self.spec.table) else {
+            return;
+        };
+        // Each relay sends its own copy, and again after a reconnection: taken once.
         if !self.seen.insert(ev.id) {
             return;
         }
         self.events.push(ev.clone());
-        let Ok(msg) = parse_lobby(&ev, &self.spec.table) else {
-            return;
-        };
         match self.phase {
             Phase::Taking => self.take_request(&ev, msg.body, now),
             Phase::Revealing { .. } => {
@@ -645,9 +659,13 @@ impl HostLobby {
                     .iter_mut()
                     .find(|p| p.pubkey == who.to_hex())
                 {
-                    // A listed player's fresh commitment for a new round (never the one it
-                    // made before: that nonce may be known).
-                    if fresh_round && !self.committed.contains(&p.pubkey) && commit != p.commit {
+                    // A listed player's fresh commitment for a new round: never one listed in an
+                    // earlier round, whose nonce may have been revealed.
+                    if fresh_round
+                        && !self.committed.contains(&p.pubkey)
+                        && !self.listed.contains(&commit)
+                    {
+                        self.listed.insert(commit.clone());
                         p.commit = commit;
                         self.committed.insert(p.pubkey.clone());
                     }
@@ -664,6 +682,7 @@ impl HostLobby {
                         return;
                     }
                 };
+                self.listed.insert(commit.clone());
                 self.lobby_mut().players.push(LobbyPlayer {
                     pubkey: who.to_hex(),
                     commit,
@@ -1173,9 +1192,12 @@ mod tests {
         );
         let mine = host_reveal(&closing, &host, &keys);
         let mut lobby_events = vec![mine.clone(), ana.reveal(&host), bo.reveal(&host)];
-        for ev in &lobby_events {
+        // Every relay sends its copy: each event counts once.
+        for ev in lobby_events.iter().chain(&lobby_events) {
             host.on_event(ev.clone(), T0 + 60);
         }
+        let revealed = news(&host.take());
+        assert_eq!(revealed.len(), 3, "one news per nonce: {revealed:?}");
         let HostState::Seated(spec) = host.poll(T0 + 70, &no_names) else {
             panic!("every nonce is in: the table is seated");
         };
@@ -1366,14 +1388,22 @@ mod tests {
         assert!(
             matches!(&said[2], HostNews::Joined { who, .. } if *who == invited.keys.public_key())
         );
+        // A bot the person hosting runs is let in without an invitation.
+        let bot = Player::new(4);
+        host.admit_key(bot.keys.public_key());
+        host.on_event(mined(&bot, &host), T0);
+        assert!(matches!(
+            news(&host.take()).as_slice(),
+            [HostNews::Joined { who, .. }, ..] if *who == bot.keys.public_key()
+        ));
         // A listed player who leaves frees the seat, and the announcement says so.
         host.on_event(invited.says(&host, LobbyBody::Leave {}), T0 + 5);
         let left = host.take();
         assert_eq!(
-            news(&left),
-            vec![HostNews::Left {
+            news(&left)[0],
+            HostNews::Left {
                 who: invited.keys.public_key()
-            }]
+            }
         );
         assert_eq!(announced(&left).len(), 1);
     }

@@ -368,6 +368,11 @@ pub fn presence_filter(host: &PublicKey, table: &str, authors: &[PublicKey]) -> 
 }
 
 /// Builds (unsigned) the table announcement.
+/// A NIP-14 `subject` tag for a message.
+pub fn subject(text: impl Into<String>) -> Tag {
+    Tag::from_standardized(TagStandard::Subject(text.into()))
+}
+
 pub fn table_event(spec: &TableSpec) -> EventBuilder {
     EventBuilder::new(
         Kind::from(KIND_TABLE),

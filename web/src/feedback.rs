@@ -142,7 +142,7 @@ fn compose(
 }
 
 fn subject() -> Vec<Tag> {
-    vec![Tag::from_standardized(TagStandard::Subject(SUBJECT.into()))]
+    vec![tolerance::wire::subject(SUBJECT)]
 }
 
 /// What the signer extension gave back for [`feedback_compose`]'s request: the signed note, or
@@ -163,12 +163,6 @@ pub fn feedback_signed(
         let relays = relays_of(relays)?;
         let identity = crate::signer::identity().ok_or("no signer extension is in use")?;
         let ev = crate::signer::signed_by(signed, &identity)?;
-        if ev.verify().is_err() {
-            return Err(format!(
-                "your signer extension's answer is not signed by {}, the key it said is yours",
-                npub(&identity)
-            ));
-        }
         let theirs = lists(lists_or_empty(listed), &to);
         if public {
             let text = check_message(text)?;

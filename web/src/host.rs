@@ -233,15 +233,17 @@ impl PageHost {
         wire::table_naddr(&self.keys.public_key(), &self.table, &self.relays)
     }
 
-    /// What sending the invitations needs first: `{filter}`, the relay lists of the invited and
-    /// of the one inviting; `null` when nobody is invited.
+    /// What sending the invitations needs first: `{filter, invited}`, the relay lists of the
+    /// invited and of the one inviting, and the invited keys (hex, to name them); `null` when
+    /// nobody is invited.
     pub fn invite_plan(&self) -> Option<String> {
         if self.invite.is_empty() {
             return None;
         }
         let mut who = self.invite.clone();
         who.push(self.inviter().0);
-        Some(json!({ "filter": relay_lists_filter(&who) }).to_string())
+        let invited: Vec<String> = self.invite.iter().map(|k| k.to_hex()).collect();
+        Some(json!({ "filter": relay_lists_filter(&who), "invited": invited }).to_string())
     }
 
     /// Who invites: the person's identity (a signer extension's), else the page's key.
@@ -361,6 +363,13 @@ impl PageHost {
         }
     }
 
+    /// A bot this page runs (its key, hex) may sit down even at an invite-only table.
+    pub fn admit_bot(&mut self, hex: &str) {
+        if let (Some(l), Ok(key)) = (self.lobby.as_mut(), PublicKey::from_hex(hex)) {
+            l.admit_key(key);
+        }
+    }
+
     /// The person hosting asks to start with the players there now.
     pub fn start_now(&mut self) {
         if let Some(l) = self.lobby.as_mut() {
@@ -414,13 +423,14 @@ impl PageHost {
                 };
                 match signed {
                     Ok(ev) => publish.push(event_json(&ev)),
+                    // What is signed still goes out; the cancellation follows it.
                     Err(e) if !failed => {
                         failed = true;
                         lobby.cancel(e.clone(), now_ms());
                         state = HostState::Cancelled(e);
-                        break;
                     }
-                    Err(e) => return Err(e),
+                    // The cancellation itself could not be signed: the table expires.
+                    Err(_) => {}
                 }
             }
             actions = lobby.take();

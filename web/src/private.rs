@@ -121,8 +121,9 @@ pub(crate) fn private(
     ]}))
 }
 
-/// The seal a signer extension signed for [`private`]'s request, checked (a seal, encrypted)
-/// and wrapped to `to`: `{publish: [{event, relays, what}]}`.
+/// The seal a signer extension signed for [`private`]'s request (its signature checked by
+/// [`crate::signer::signed_by`]), checked (a seal, encrypted) and wrapped to `to`:
+/// `{publish: [{event, relays, what}]}`.
 pub(crate) fn sealed_by_extension(
     ev: &Event,
     to: &PublicKey,
@@ -130,11 +131,6 @@ pub(crate) fn sealed_by_extension(
     relays: &[String],
     what: &str,
 ) -> Result<Value, String> {
-    if ev.verify().is_err() {
-        return Err(
-            "your signer extension's seal does not carry a valid signature: nothing sent".into(),
-        );
-    }
     if ev.kind != Kind::Seal || !ev.tags.is_empty() {
         return Err(
             "your signer extension signed something other than the sealed message: nothing sent"
@@ -152,4 +148,40 @@ pub(crate) fn sealed_by_extension(
     let wrap = EventBuilder::gift_wrap_from_seal(to, ev, [])
         .map_err(|e| format!("the message could not be wrapped: {e}"))?;
     Ok(json!({"publish": [item(&wrap, route(relays, theirs.for_messages()), what)]}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a signer extension gives back is wrapped only when it is a seal whose content is
+    /// encrypted: the plain rumor, or a note, is refused in words and nothing is sent.
+    #[test]
+    fn an_extensions_answer_is_wrapped_only_when_it_is_an_encrypted_seal() {
+        let identity = Keys::generate();
+        let to = Keys::generate().public_key();
+        let rumor = rumor(&identity.public_key(), &to, "come and play", Vec::new());
+        let encrypted = nip44::encrypt(
+            identity.secret_key(),
+            &to,
+            rumor.as_json(),
+            nip44::Version::default(),
+        )
+        .unwrap();
+        let lists = RelayLists::from_events(&[], &to);
+        let relays = vec!["ws://127.0.0.1:1".to_string()];
+        let check = |ev: &Event| sealed_by_extension(ev, &to, &lists, &relays, "invitation");
+        let good = seal(encrypted).sign_with_keys(&identity).unwrap();
+        let out = check(&good).unwrap();
+        assert_eq!(out["publish"][0]["what"], "invitation");
+        let wrap = Event::from_json(out["publish"][0]["event"].to_string()).unwrap();
+        assert_eq!(wrap.kind, Kind::GiftWrap);
+        assert!(wrap.tags.public_keys().any(|p| *p == to));
+        let plain = seal(rumor.as_json()).sign_with_keys(&identity).unwrap();
+        assert!(check(&plain).unwrap_err().contains("did not encrypt"));
+        let note = EventBuilder::text_note("hi")
+            .sign_with_keys(&identity)
+            .unwrap();
+        assert!(check(&note).unwrap_err().contains("something other than"));
+    }
 }

@@ -84,16 +84,23 @@ pub(crate) fn for_signing(unsigned: &UnsignedEvent) -> Value {
 }
 
 /// The event the extension gave back for a `signEvent` request, signed with `identity`, the key
-/// it said is the person's. In words when it is not; its signature is for the caller to check.
+/// it said is the person's, its signature valid. In words when it is not.
 pub(crate) fn signed_by(signed: &str, identity: &PublicKey) -> Result<Event, String> {
     let ev = Event::from_json(signed).map_err(|_| {
         "your signer extension answered with something that is not a signed Nostr event".to_string()
     })?;
+    let named = |k: &PublicKey| k.to_bech32().unwrap_or_default();
     if ev.pubkey != *identity {
         return Err(format!(
             "your signer extension signed with {}, not with {}, the key it said is yours",
-            ev.pubkey.to_bech32().unwrap_or_default(),
-            identity.to_bech32().unwrap_or_default()
+            named(&ev.pubkey),
+            named(identity)
+        ));
+    }
+    if ev.verify().is_err() {
+        return Err(format!(
+            "your signer extension's answer is not signed by {}, the key it said is yours",
+            named(identity)
         ));
     }
     Ok(ev)

@@ -846,38 +846,41 @@ async function hostTable() {
 async function sendInvitations(h) {
   const plan = h.host.invite_plan();
   if (!plan) return;
-  const lists = [];
-  await query(h.relays, JSON.parse(plan).filter, (e) => lists.push(e)).done;
-  const listed = JSON.stringify(lists);
-  let asks;
+  const { filter, invited } = JSON.parse(plan);
   try {
-    asks = JSON.parse(h.host.invitations(listed));
-  } catch (e) {
-    hostNews(e.message || String(e));
-    return;
-  }
-  for (const a of asks) {
-    try {
-      let publish = a.publish;
-      if (!publish) {
-        const ext = extension();
-        if (!ext || !ext.nip44 || typeof ext.nip44.encrypt !== "function") {
-          throw new Error("inviting as your identity needs your signer extension to encrypt (NIP-44)");
+    // The invited are named in the news by their profiles.
+    h.host.learn(JSON.stringify(await names(h.relays, invited)));
+    const lists = [];
+    await query(h.relays, filter, (e) => lists.push(e)).done;
+    const listed = JSON.stringify(lists);
+    const asks = JSON.parse(h.host.invitations(listed));
+    for (const a of asks) {
+      // A table closed meanwhile invites nobody more.
+      if (hosting !== h) return;
+      try {
+        let publish = a.publish;
+        if (!publish) {
+          const ext = extension();
+          if (!ext || !ext.nip44 || typeof ext.nip44.encrypt !== "function") {
+            throw new Error("inviting as your identity needs your signer extension to encrypt (NIP-44)");
+          }
+          const late = "your signer extension did not answer within two minutes";
+          const seal = a.seal;
+          seal.content = String(await within(ext.nip44.encrypt(a.encrypt.to, a.encrypt.text), EXTENSION_PATIENCE_MS, late));
+          const signed = await within(ext.signEvent(seal), EXTENSION_PATIENCE_MS, late);
+          publish = JSON.parse(h.host.invitation_signed(JSON.stringify(signed), a.to, listed)).publish;
         }
-        const late = "your signer extension did not answer within two minutes";
-        const seal = a.seal;
-        seal.content = String(await within(ext.nip44.encrypt(a.encrypt.to, a.encrypt.text), EXTENSION_PATIENCE_MS, late));
-        const signed = await within(ext.signEvent(seal), EXTENSION_PATIENCE_MS, late);
-        publish = JSON.parse(h.host.invitation_signed(JSON.stringify(signed), a.to, listed)).publish;
+        const invitation = publish.find((p) => p.what === "invitation");
+        for (const p of publish) if (p !== invitation) publishOnce(p.relays, p.event);
+        const answers = await publishOnce(invitation.relays, invitation.event);
+        const why = answers.filter((x) => !x.ok).map((x) => `${x.url}: ${x.why}`).join("; ");
+        hostNews(h.host.invite_news(a.to, answers.filter((x) => x.ok).length, why));
+      } catch (e) {
+        hostNews(h.host.invite_news(a.to, 0, extensionWhy(e)));
       }
-      const invitation = publish.find((p) => p.what === "invitation");
-      for (const p of publish) if (p !== invitation) publishOnce(p.relays, p.event);
-      const answers = await publishOnce(invitation.relays, invitation.event);
-      const why = answers.filter((x) => !x.ok).map((x) => `${x.url}: ${x.why}`).join("; ");
-      hostNews(h.host.invite_news(a.to, answers.filter((x) => x.ok).length, why));
-    } catch (e) {
-      hostNews(h.host.invite_news(a.to, 0, extensionWhy(e)));
     }
+  } catch (e) {
+    hostNews(`the invitations could not be sent: ${e.message || String(e)}`);
   }
 }
 
@@ -897,7 +900,13 @@ function startBots(h, count, level) {
     const name = `bot ${i}`;
     const worker = new Worker(new URL("./bot.js", import.meta.url), { type: "module" });
     worker.onmessage = (m) => {
-      const { state, words } = m.data || {};
+      const { state, words, hex } = m.data || {};
+      if (state === "key") {
+        // The page's own bot: let in even where only the invited may sit down.
+        h.host.admit_bot(hex);
+        worker.postMessage({ go: true });
+        return;
+      }
       if (state === "failed") hostNews(`${name} stopped: ${words}`);
       // A bot that is done closes itself once the relays took its last events.
       if (state === "failed" || state === "over") bots = bots.filter((b) => b !== worker);

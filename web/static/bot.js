@@ -8,15 +8,25 @@ import { SeatPool, fetchAll, lingerThenClose, openSeat, query } from "./relays.j
 
 const tell = (state, words) => postMessage({ state, words });
 
+// First the table and the bot's level: the bot makes its key and says it (`{state: "key", hex}`),
+// so the page can let it in at an invite-only table; then `{go}`: it sits down.
+let ready = null;
 onmessage = async (ev) => {
-  const { naddr, relays, level, name } = ev.data;
   try {
-    await init();
-    const me = JSON.parse(core.bot_key(name));
-    const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
-    sit(opened, level, me);
+    if (!ev.data.go) {
+      const { naddr, relays, level, name } = ev.data;
+      await init();
+      const me = JSON.parse(core.bot_key(name));
+      const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
+      ready = () => sit(opened, level, me);
+      postMessage({ state: "key", hex: me.hex });
+    } else if (ready) {
+      ready();
+      ready = null;
+    }
   } catch (e) {
     tell("failed", e.message || String(e));
+    close();
   }
 };
 
