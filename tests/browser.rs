@@ -1030,23 +1030,7 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
             && news.contains("seated: "),
         "{news}"
     );
-    let clicks = play_by_clicks(
-        &c,
-        |moves| {
-            moves
-                .iter()
-                .position(|m| m.starts_with("dudo"))
-                .unwrap_or(0)
-        },
-        Duration::from_secs(300),
-    )
-    .await;
-    assert!(clicks >= 2, "the host moves: {clicks} clicks");
-    let line = text(&c, "#over-line").await;
-    assert!(
-        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
-        "{line}"
-    );
+    let line = perudo_by_clicks(&c, 2).await;
     let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
     c.set_window_size(1280, 800).await.unwrap();
     click(&c, "#check").await;
@@ -1102,23 +1086,7 @@ async fn a_person_plays_against_bots_that_the_page_alone_runs() {
         news.contains("joined (3/3)") && news.contains("seated: "),
         "{news}"
     );
-    let clicks = play_by_clicks(
-        &c,
-        |moves| {
-            moves
-                .iter()
-                .position(|m| m.starts_with("dudo"))
-                .unwrap_or(0)
-        },
-        Duration::from_secs(300),
-    )
-    .await;
-    assert!(clicks >= 1, "the person moves: {clicks} clicks");
-    let line = text(&c, "#over-line").await;
-    assert!(
-        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
-        "{line}"
-    );
+    perudo_by_clicks(&c, 1).await;
     // Each bot saw the table to its end too, checking every event.
     until(
         &c,
@@ -1161,13 +1129,28 @@ async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_perudo_by_clicks() {
     // Dice only: no shuffle.
-    a_person_plays_in_the_page("perudo", &[], 0, |moves| {
-        moves
-            .iter()
-            .position(|m| m.starts_with("dudo"))
-            .unwrap_or(0)
-    })
-    .await;
+    a_person_plays_in_the_page("perudo", &[], 0, dudo_when_it_may).await;
+}
+
+/// Perudo's pick: dudo once a bid stands, else the first move listed (the lowest bid).
+fn dudo_when_it_may(moves: &[String]) -> usize {
+    moves
+        .iter()
+        .position(|m| m.starts_with("dudo"))
+        .unwrap_or(0)
+}
+
+/// The page's seat plays Perudo by clicks to its end (at least `least` clicks), turning nothing
+/// away: the end line.
+async fn perudo_by_clicks(c: &Client, least: usize) -> String {
+    let clicks = play_by_clicks(c, dudo_when_it_may, Duration::from_secs(300)).await;
+    assert!(clicks >= least, "the person moves: {clicks} clicks");
+    let line = text(c, "#over-line").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    line
 }
 
 /// A hand of All Fives: a tile when one fits, else draw or pass.

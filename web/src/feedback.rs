@@ -106,32 +106,21 @@ fn compose(
     let to = recipient(to_hex)?;
     let relays = relays_of(relays)?;
     let (me, keys) = sender()?;
-    let theirs = lists(events, &to);
-    let Some(keys) = keys else {
-        if public {
+    if public {
+        let Some(keys) = keys else {
             let note = public_note(&to, &text).build(me);
             return Ok(json!({"sign": crate::signer::for_signing(&note)}));
-        }
-        return private(
-            &(me, None),
-            &to,
-            &text,
-            subject(),
-            events,
-            &relays,
-            "author",
-        );
-    };
-    if public {
+        };
         let note = public_note(&to, &text)
             .sign_with_keys(&keys)
             .map_err(|e| format!("your key could not sign: {e}"))?;
+        let theirs = lists(events, &to);
         return Ok(
             json!({"publish": [item(&note, route(&relays, theirs.for_mentions()), "note")]}),
         );
     }
     private(
-        &(me, Some(keys)),
+        &(me, keys),
         &to,
         &text,
         subject(),
