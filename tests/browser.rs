@@ -126,6 +126,14 @@ fn artefact(name: &str, png: &[u8]) {
     std::fs::write(dir.join(name), png).unwrap();
 }
 
+/// A screenshot of the seat's panel, kept as `name`.
+async fn play_artefact(c: &Client, name: &str) {
+    c.execute("document.getElementById('play').scrollIntoView();", vec![])
+        .await
+        .unwrap();
+    artefact(name, &c.screenshot().await.unwrap());
+}
+
 async fn text(c: &Client, css: &str) -> String {
     c.wait()
         .at_most(PATIENCE)
@@ -855,6 +863,12 @@ async fn the_host_and_verify_agree(
     // The same events, counted alike at both seats.
     let count = |l: &str| l.rsplit_once(" (").map(|(_, c)| c.to_string());
     assert_eq!(count(line), count(over), "{line} / {over}");
+    verify_agrees_with_the_page(c, home, naddr).await
+}
+
+/// A later `tolerance verify` finds the table whole and finished, with the page's seat's own
+/// figures (the game's report): `verify --json`'s answer.
+async fn verify_agrees_with_the_page(c: &Client, home: &Path, naddr: &str) -> Value {
     let verified = run(home, &["verify", naddr, "--json"]);
     let cli: Value = serde_json::from_slice(&verified.stdout)
         .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
@@ -907,13 +921,7 @@ async fn a_person_plays_in_the_page(
     eprintln!("{game}: {ms} ms from Sit down to the first turn on screen");
     let clicks = play_by_clicks(&c, pick, Duration::from_secs(300)).await;
     assert!(clicks >= 2, "a person moves: {clicks} clicks");
-    c.execute("document.getElementById('play').scrollIntoView();", vec![])
-        .await
-        .unwrap();
-    artefact(
-        &format!("{game}-played-360x740.png"),
-        &c.screenshot().await.unwrap(),
-    );
+    play_artefact(&c, &format!("{game}-played-360x740.png")).await;
     let line = text(&c, "#over-line").await;
     assert!(
         line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
@@ -938,35 +946,19 @@ async fn a_person_plays_in_the_page(
     );
     // And the page's own check of the whole table agrees too.
     c.set_window_size(1280, 800).await.unwrap();
-    click(&c, "#check").await;
-    until(&c, "document.body.dataset.verdict").await;
-    assert_eq!(
-        script(&c, "return document.body.dataset.verdict;").await,
-        json!("verified"),
-        "{}",
-        text(&c, "#verdict").await
-    );
-    assert_eq!(
-        text(&c, "#verdict-result").await,
-        cli["result"].as_str().unwrap()
-    );
-    c.execute("document.getElementById('play').scrollIntoView();", vec![])
-        .await
-        .unwrap();
-    artefact(
-        &format!("{game}-played-1280x800.png"),
-        &c.screenshot().await.unwrap(),
-    );
+    the_pages_check_agrees(&c, &cli).await;
+    play_artefact(&c, &format!("{game}-played-1280x800.png")).await;
     c.close().await.unwrap();
 }
 
-/// A person hosts a 3-seat Perudo table from the page alone: a form the game cannot seat is
-/// refused in words; the table is announced with the page's key by the same lobby `tolerance
-/// host` runs, its link and terminal command are shown, and its own panel lists it as anyone
-/// opening the link sees it, and only Bo is invited: the page seals him a private message, which
+/// A person hosts a 3-seat Perudo table from the page alone. A form the game cannot seat is
+/// refused in words. The table is announced with the page's key by the same lobby `tolerance
+/// host` runs; its link and terminal command are shown, and its own panel lists it as anyone
+/// opening the link sees it. Only Bo is invited: the page seals him a private message, which
 /// `tolerance tables` lists. Bo joins from the terminal by that link, the person starts with the
-/// two there, the page seats the table from both nonces, and the person plays the host's seat by clicks to the end: Bo's client, the page and
-/// a later `tolerance verify` agree, and so does the page's own check of the whole table.
+/// two there, the page seats the table from both nonces, and the person plays the host's seat by
+/// clicks to the end: Bo's client, the page and a later `tolerance verify` agree, and so does the
+/// page's own check of the whole table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_its_link() {
     let test = "browser-host";
@@ -979,23 +971,14 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     c.goto(&url).await.unwrap();
     make_key(&c, "a host's password").await;
     let form = |seats: u8| {
-        format!(
-            "const g = document.getElementById('host-game'); g.value = 'perudo'; \
-             g.dispatchEvent(new Event('change')); \
-             document.getElementById('host-seats').value = '{seats}'; \
-             document.getElementById('host-pace').value = 'fast'; \
-             document.getElementById('host-invite').value = '{bo_npub}'; \
-             document.getElementById('host-invite-only').checked = true;"
-        )
+        perudo_form(&[
+            ("host-seats", seats.to_string()),
+            ("host-invite", bo_npub.clone()),
+            ("host-invite-only", "true".into()),
+        ])
     };
-    script(&c, &form(11)).await;
-    click(&c, "#host-open").await;
-    let err = error_after(&c, "not 11").await;
+    let (naddr, err) = host_from_the_form(&c, &form(11), "not 11", &form(3)).await;
     assert!(err.contains("Perudo"), "{err}");
-    script(&c, &form(3)).await;
-    click(&c, "#host-open").await;
-    until(&c, "document.body.dataset.hosting === 'open'").await;
-    let naddr = naddr_of(&text(&c, "#host-join").await);
     let link = text(&c, "#host-link").await;
     assert!(link.starts_with(&url) && link.ends_with(&naddr), "{link}");
     // The table's own panel, read back from the relay.
@@ -1033,19 +1016,57 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
     let line = perudo_by_clicks(&c, 2).await;
     let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
     c.set_window_size(1280, 800).await.unwrap();
-    click(&c, "#check").await;
-    until(&c, "document.body.dataset.verdict").await;
+    the_pages_check_agrees(&c, &cli).await;
+    c.close().await.unwrap();
+}
+
+/// A script that fills in the host form for Perudo at the fast pace, then `fields` (an element's
+/// id and its value; "true" ticks a checkbox).
+fn perudo_form(fields: &[(&str, String)]) -> String {
+    let mut js = String::from(
+        "const g = document.getElementById('host-game'); g.value = 'perudo'; \
+         g.dispatchEvent(new Event('change')); \
+         document.getElementById('host-pace').value = 'fast';",
+    );
+    for (id, value) in fields {
+        js.push_str(&if value == "true" {
+            format!(" document.getElementById('{id}').checked = true;")
+        } else {
+            format!(" document.getElementById('{id}').value = '{value}';")
+        });
+    }
+    js
+}
+
+/// Hosting from the page's form: `refused` (a script filling it in as the game cannot seat) is
+/// said in words containing `why`; then `form` (filled in the same way) hosts the table. The
+/// table's naddr, and the words of the refusal.
+async fn host_from_the_form(c: &Client, refused: &str, why: &str, form: &str) -> (String, String) {
+    script(c, refused).await;
+    click(c, "#host-open").await;
+    let err = error_after(c, why).await;
+    script(c, form).await;
+    click(c, "#host-open").await;
+    // Bots may fill the table at once: announced is enough.
+    until(c, "document.body.dataset.hosting").await;
+    (naddr_of(&text(c, "#host-join").await), err)
+}
+
+/// "Check every move" in the page finds the table verified, with the result `verify --json`
+/// gave (`cli`).
+async fn the_pages_check_agrees(c: &Client, cli: &Value) {
+    click(c, "#check").await;
+    until(c, "document.body.dataset.verdict").await;
     assert_eq!(
-        script(&c, "return document.body.dataset.verdict;").await,
+        script(c, "return document.body.dataset.verdict;").await,
         json!("verified"),
         "{}",
-        text(&c, "#verdict").await
+        text(c, "#verdict").await
     );
     assert_eq!(
-        text(&c, "#verdict-result").await,
+        text(c, "#verdict-result").await,
         cli["result"].as_str().unwrap()
     );
-    c.close().await.unwrap();
 }
 
 /// Play against bots from the page alone: the person hosts a 3-seat Perudo table with two bots,
@@ -1063,23 +1084,14 @@ async fn a_person_plays_against_bots_that_the_page_alone_runs() {
     c.goto(&url).await.unwrap();
     let me = make_key(&c, "a bots' host password").await;
     let form = |bots: u8| {
-        format!(
-            "const g = document.getElementById('host-game'); g.value = 'perudo'; \
-             g.dispatchEvent(new Event('change')); \
-             document.getElementById('host-seats').value = '3'; \
-             document.getElementById('host-bots').value = '{bots}'; \
-             document.getElementById('host-level').value = 'easy'; \
-             document.getElementById('host-pace').value = 'fast';"
-        )
+        perudo_form(&[
+            ("host-seats", "3".into()),
+            ("host-bots", bots.to_string()),
+            ("host-level", "easy".into()),
+        ])
     };
-    script(&c, &form(3)).await;
-    click(&c, "#host-open").await;
-    let err = error_after(&c, "at most 2 bots").await;
+    let (naddr, err) = host_from_the_form(&c, &form(3), "at most 2 bots", &form(2)).await;
     assert!(err.contains("one seat is yours"), "{err}");
-    script(&c, &form(2)).await;
-    click(&c, "#host-open").await;
-    until(&c, "document.body.dataset.hosting").await;
-    let naddr = naddr_of(&text(&c, "#host-join").await);
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let news = text(&c, "#host-news").await;
     assert!(
@@ -1094,23 +1106,8 @@ async fn a_person_plays_against_bots_that_the_page_alone_runs() {
     )
     .await;
     c.set_window_size(1280, 800).await.unwrap();
-    c.execute("document.getElementById('play').scrollIntoView();", vec![])
-        .await
-        .unwrap();
-    artefact("bots-played-1280x800.png", &c.screenshot().await.unwrap());
-    let verified = run(&hw, &["verify", &naddr, "--json"]);
-    let cli: Value = serde_json::from_slice(&verified.stdout)
-        .unwrap_or_else(|_| panic!("verify --json: {verified:?}"));
-    assert_eq!(
-        (&cli["ok"], &cli["finished"]),
-        (&json!(true), &json!(true)),
-        "{cli}"
-    );
-    let page_report = script(&c, "return window.lastOver && window.lastOver.report;").await;
-    assert_eq!(
-        page_report, cli["report"],
-        "the page's seat and verify disagree"
-    );
+    play_artefact(&c, "bots-played-1280x800.png").await;
+    verify_agrees_with_the_page(&c, &hw, &naddr).await;
     let seats = text(&c, "#seats").await;
     assert!(
         seats.contains("bot 1") && seats.contains("bot 2") && seats.contains(&me[..10]),
