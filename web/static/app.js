@@ -814,7 +814,7 @@ async function hostTable() {
         tick(playing.seat);
       } else if (hosting && hosting.host === host) {
         host.feed(JSON.stringify(events));
-        hostTick();
+        if (!hosting.holding) hostTick();
       }
     });
     playing.pool = pool;
@@ -992,8 +992,28 @@ function hostTick() {
     lingerThenClose(h.pool, () => {});
     return;
   }
+  // Just closed: the players' time to reveal starts once a relay has the host's own nonce (or
+  // after a few seconds), not while the page's socket still holds it.
+  const reveal = out.publish.find((e) => e.kind === 7768);
+  if (out.state === "starting" && out.wake_ms === 0 && reveal) {
+    h.holding = true;
+    const since = Date.now();
+    const sent = () => {
+      if (hosting !== h) return;
+      if (h.pool.took(reveal.id) || Date.now() - since > REVEAL_SENT_PATIENCE_MS) {
+        h.holding = false;
+        hostTick();
+      } else h.timer = setTimeout(sent, 100);
+    };
+    h.timer = setTimeout(sent, 100);
+    return;
+  }
   h.timer = setTimeout(hostTick, Math.max(out.wake_ms, 0));
 }
+
+// How long the page waits for a relay to take the host's nonce before the players' time to
+// reveal starts anyway.
+const REVEAL_SENT_PATIENCE_MS = 5000;
 
 let current = null;
 
