@@ -7,7 +7,7 @@
 
 use crate::feedback::lists_or_empty;
 use crate::private::{private, sealed_by_extension};
-use crate::seat::{event_json, sign, unix_now};
+use crate::seat::{event_json, now_ms, sign, unix_now};
 use crate::signer;
 use nostr::prelude::*;
 use serde::Deserialize;
@@ -57,7 +57,6 @@ pub struct PageHost {
     identity: Option<PublicKey>,
     table: String,
     relays: Vec<String>,
-    pow: u8,
     /// The plan and the lobby's expiry until the lobby opens.
     plan: Option<(HostPlan, u64)>,
     /// When the table was planned (ms): its wait and expiry count from then, however long a
@@ -70,12 +69,6 @@ pub struct PageHost {
     /// Who is invited, and the invitation's words.
     invite: Vec<PublicKey>,
     invitation: String,
-}
-
-fn now_ms() -> u64 {
-    web_time::SystemTime::now()
-        .duration_since(web_time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 #[wasm_bindgen]
@@ -106,12 +99,7 @@ impl PageHost {
             players: form.seats,
         };
         let (setup, fewest, most) = registry::table_setup(&form.game, &opts)?;
-        if form.seats > most {
-            return Err(format!(
-                "this setup seats at most {most} players, not {}",
-                form.seats
-            ));
-        }
+        // More players than the setup seats: refused by the plan's own check below.
         let setup_for = setup_for(&form.game, opts);
         let mut table = [0u8; 32];
         use rand::RngCore;
@@ -170,7 +158,6 @@ impl PageHost {
             identity,
             table,
             relays,
-            pow,
             plan: Some((plan, expires)),
             auth: None,
             lobby: None,
@@ -400,10 +387,11 @@ impl PageHost {
             .ok_or("the table is not announced yet")?;
         let names = &self.names;
         let name = |k: &PublicKey| names::name_or_npub(names, k);
-        let state = lobby.poll(now_ms(), &name);
+        let mut state = lobby.poll(now_ms(), &name);
         let me = self.keys.public_key();
+        // Lobby messages carry the work the table's events do.
+        let pow = lobby.spec().pow;
         let mut publish = Vec::new();
-        let mut state = state;
         let mut actions = lobby.take();
         // A failure to sign cancels the table, and the cancellation is signed in its place.
         let mut failed = false;
@@ -415,7 +403,7 @@ impl PageHost {
                         &self.keys,
                         spec.pow,
                     ),
-                    HostAction::Lobby(msg) => sign(lobby_event(&me, &msg), &self.keys, self.pow),
+                    HostAction::Lobby(msg) => sign(lobby_event(&me, &msg), &self.keys, pow),
                     HostAction::News(n) => {
                         self.news.extend(n.named(&name).words(HOW_TO_START));
                         continue;

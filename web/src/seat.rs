@@ -37,10 +37,16 @@ use wasm_bindgen::prelude::*;
 use web_time::Instant;
 use zeroize::Zeroizing;
 
-pub(crate) fn unix_now() -> u64 {
+/// The browser's clock: milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
     web_time::SystemTime::now()
         .duration_since(web_time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The browser's clock in Unix seconds.
+pub(crate) fn unix_now() -> u64 {
+    now_ms() / 1000
 }
 
 pub(crate) fn sign(builder: EventBuilder, keys: &Keys, pow: u8) -> Result<Event, String> {

@@ -2,7 +2,7 @@
 // web/src by web/build.sh) and puts what the core decided on screen. It decides nothing itself:
 // which events are genuine, which table a link names and what it says are the core's answers.
 import init, * as core from "./pkg/tolerance_web.js";
-import { SeatPool, fetchAll, lingerThenClose, openSeat, publishOnce, query } from "./relays.js";
+import { SeatPool, fetchAll, followTable, lingerThenClose, openSeat, publishOnce, query, seatRound } from "./relays.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -448,7 +448,7 @@ function tick(seat) {
   let out;
   const began = performance.now();
   try {
-    out = JSON.parse(seat.tick(playing.pool.connected(), JSON.stringify(playing.pool.notes())));
+    out = seatRound(seat, playing.pool, playing.relays, () => tick(seat));
     playing.longestTick = Math.max(playing.longestTick || 0, performance.now() - began);
   } catch (e) {
     fail(e.message || String(e));
@@ -456,12 +456,7 @@ function tick(seat) {
     playing.done = true;
     return;
   }
-  for (const ev of out.publish) playing.pool.publish(ev);
   if (out.publish.length) keepRecord(playing.table, seat.record());
-  for (const ev of out.beats) playing.pool.send(ev);
-  for (const f of out.fetch) {
-    query(playing.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(() => tick(seat));
-  }
   if (out.jobs && out.jobs.length) {
     if (playing.prover) {
       for (const job of out.jobs) playing.prover.post(job);
@@ -611,11 +606,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
   $("play-over").hidden = true;
   $("leave").hidden = false;
   $("play").scrollIntoView({ block: "start" });
-  const filters = JSON.parse(seat.filters());
-  pool.unsubscribe("table");
-  pool.subscribe("log", [filters.log, filters.presence]);
-  const history = await fetchAll(opened.relays, filters.log);
-  seat.feed(JSON.stringify(history.events));
+  await followTable(seat, pool, opened.relays);
   tick(seat);
   return seat;
 }

@@ -4,7 +4,7 @@
 // same session every seat runs checks every event it sees. It tells the page how it goes:
 // `{state, words}` messages, `state` being the joining step, "playing", "over" or "failed".
 import init, * as core from "./pkg/tolerance_web.js";
-import { SeatPool, fetchAll, lingerThenClose, openSeat, query } from "./relays.js";
+import { SeatPool, followTable, lingerThenClose, openSeat, seatRound } from "./relays.js";
 
 const tell = (state, words) => postMessage({ state, words });
 
@@ -59,14 +59,11 @@ function sit(opened, level, me) {
     clearTimeout(timer);
     let out;
     try {
-      out = JSON.parse(seat.tick(pool.connected(), JSON.stringify(pool.notes())));
+      out = seatRound(seat, pool, opened.relays, play);
     } catch (e) {
       stop(e.message || String(e));
       return;
     }
-    for (const e of out.publish) pool.publish(e);
-    for (const e of out.beats) pool.send(e);
-    for (const f of out.fetch) query(opened.relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(play);
     if (out.over) {
       done = true;
       tell("over", out.over.line);
@@ -102,10 +99,7 @@ function sit(opened, level, me) {
     seat = opening.seat;
     seat.play_as_bot(level);
     tell("playing", "seated; playing");
-    const filters = JSON.parse(seat.filters());
-    pool.unsubscribe("table");
-    pool.subscribe("log", [filters.log, filters.presence]);
-    seat.feed(JSON.stringify((await fetchAll(opened.relays, filters.log)).events));
+    await followTable(seat, pool, opened.relays);
     play();
   };
   pool.subscribe("table", [opened.filter]);

@@ -295,6 +295,26 @@ export function lingerThenClose(pool, said) {
   setTimeout(linger, 500);
 }
 
+// A seat just opened in the core follows its table: the log and the seats' heartbeats instead of
+// the table's announcement, and the log so far handed to it.
+export async function followTable(seat, pool, relays) {
+  const filters = JSON.parse(seat.filters());
+  pool.unsubscribe("table");
+  pool.subscribe("log", [filters.log, filters.presence]);
+  seat.feed(JSON.stringify((await fetchAll(relays, filters.log)).events));
+}
+
+// One round of a seat's loop in the core, and what it asked for carried out: its events offered
+// to every relay, its heartbeats sent once, the events it misses asked for again (`again` runs
+// once they came). The core's answer; a stalled seat throws its words.
+export function seatRound(seat, pool, relays, again) {
+  const out = JSON.parse(seat.tick(pool.connected(), JSON.stringify(pool.notes())));
+  for (const ev of out.publish) pool.publish(ev);
+  for (const ev of out.beats) pool.send(ev);
+  for (const f of out.fetch) query(relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(again);
+  return out;
+}
+
 // The seat this key holds at a seated table, opened in `core` (a `PageSeat`) from the lobby's
 // messages and the seats' profiles on the relays: `{seat}`, or `{error}` in words. A nonce still
 // on its way (a relay that reorders) is waited for, a little longer each time.
