@@ -1186,15 +1186,16 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     } = seated_in_the_page("browser-resume", "tolerance", &["--hands", "3"], PASSWORD).await;
     let before = clicks_until(&c, check_or_call, Duration::from_secs(120), 2).await;
     assert_eq!(before, 2, "the table ended before the reload");
-    let kept = script(
+    let kept = kept_records(&c, "seat.").await;
+    assert_eq!(kept.len(), 1, "no record of the seat was kept: {kept:?}");
+    assert!(kept[0].contains("\"master\""), "{}", kept[0]);
+    // As an older page kept it: in localStorage, and nothing in IndexedDB. The reload moves it.
+    script(
         &c,
-        "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
+        "const [k, v] = Object.entries(window.kept()).find(([k]) => k.startsWith('seat.')); \
+         localStorage.setItem('tolerance.' + k, v); indexedDB.deleteDatabase('tolerance'); return true;",
     )
     .await;
-    assert_eq!(kept, json!(1), "no record of the seat was kept");
-    let record = script(&c, "return localStorage.getItem(Object.keys(localStorage).find(k => k.startsWith('tolerance.seat.')));").await;
-    let record = record.as_str().unwrap().to_string();
-    assert!(record.contains("\"master\""), "{record}");
 
     c.refresh().await.unwrap();
     until(&c, "document.body.dataset.ready === 'yes'").await;
@@ -1221,12 +1222,17 @@ async fn a_reload_mid_table_takes_the_seat_back() {
         !line.contains("stopped answering") && !line.contains("forfeit"),
         "{line}"
     );
-    let left = script(
+    assert_eq!(
+        kept_records(&c, "").await,
+        Vec::<String>::new(),
+        "the record outlived its table"
+    );
+    let old = script(
         &c,
         "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
     )
     .await;
-    assert_eq!(left, json!(0), "the record outlived its table");
+    assert_eq!(old, json!(0), "the older page's record was not moved");
     let proofs = script(&c, "return window.proofs;").await;
     assert!(
         proofs["worker"] == json!(0) && proofs["here"].as_u64().unwrap() >= 1,
@@ -1234,6 +1240,72 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     );
 
     the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    c.close().await.unwrap();
+}
+
+/// The records the page keeps (in IndexedDB) whose key starts with `kind` ("seat.", "join.").
+async fn kept_records(c: &Client, kind: &str) -> Vec<String> {
+    let all = script(c, "return window.kept();").await;
+    all.as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.starts_with(kind))
+        .map(|(_, v)| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A reload while the page's seat is asked for and the table not yet full. The page kept the
+/// seating nonce (sealed to its key, in IndexedDB) before its join went out. While the page is
+/// away, Bo joins from the terminal and the table fills: the host lists the page's commitment
+/// and waits for its nonce. "Take your seat back" opens that same nonce (a fresh one would not
+/// match and would lose the seat), the host seats the table, and the person plays it to the end:
+/// Ana's and Bo's clients, the page and a later `verify` agree, and nothing is left kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
+    const PASSWORD: &str = "a lobby password";
+    let test = "browser-lobby-reload";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (ana, naddr) = ana_hosts(test, &relay, "perudo", "3", &[], true);
+    let hb = home(test, "bo");
+    player(&hb);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    make_key(&c, PASSWORD).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'waiting'").await;
+    let asked = kept_records(&c, "join.").await;
+    assert_eq!(asked.len(), 1, "no record of the seat asked for: {asked:?}");
+
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    you_read(&c, "npub1").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    // The table fills while the page is not asking: its nonce is what the host waits for.
+    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
+    until(
+        &c,
+        "document.getElementById('table-status').textContent === 'seating the players' && \
+         document.getElementById('sit-down').textContent === 'Take your seat back' && \
+         !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let line = perudo_by_clicks(&c, 1).await;
+    assert!(!line.contains("stopped answering"), "{line}");
+    let (ok, out, err) = bo.finish(Duration::from_secs(60)).await;
+    assert!(ok, "bo: {out}\n{err}");
+    the_host_and_verify_agree(&c, ana, &hw, &naddr, &line).await;
+    assert_eq!(
+        kept_records(&c, "").await,
+        Vec::<String>::new(),
+        "a record outlived its table"
+    );
     c.close().await.unwrap();
 }
 

@@ -71,6 +71,9 @@ struct Joining {
     /// With a signer extension: the identity's authorization of the table key (§2.3), once
     /// the extension signed it.
     auth: Option<Box<Event>>,
+    /// The lobby messages signed for this seat so far (joins, the reveal), offered again to
+    /// the relays when a reload takes the asking back.
+    own: Vec<Value>,
 }
 
 thread_local! {
@@ -87,7 +90,9 @@ fn fresh_nonce() -> Zeroizing<[u8; 32]> {
 
 /// One step of sitting down at the table a link opened (`opened`: what `open_table` returned;
 /// `table_events`: every copy of its announcement the relays sent so far). Called again on each
-/// newer announcement, it answers `{state, words, publish, lobby}`:
+/// newer announcement, it answers `{state, words, publish, lobby, record}`, where `record` is
+/// what the browser keeps (before it publishes) to take the asking back after a reload
+/// ([`join_restore`]), and `state` is:
 /// - `asking`: a join request (committing to a fresh nonce) is in `publish`;
 /// - `waiting`: listed, waiting for the table to fill, or for a seat to reopen;
 /// - `revealing`: the host listed the players; the nonce's opening is in `publish`;
@@ -103,7 +108,7 @@ pub fn join_step(opened: &str, table_events: &str) -> Result<String, JsError> {
 fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
     let (_, event, spec) = crate::announcement(opened, table_events)?;
     let (keys, identity) = signer::seat_key(&spec.table)?;
-    let out = JOINING.with(|j| {
+    let mut out = JOINING.with(|j| {
         next_join(
             &keys,
             identity.as_ref(),
@@ -113,7 +118,127 @@ fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
             unix_now(),
         )
     })?;
+    out["record"] = JOINING
+        .with(|j| {
+            j.borrow()
+                .get(&spec.table)
+                .map(|j| join_record(j, &spec.table, &keys, identity.as_ref()))
+                .transpose()
+        })?
+        .unwrap_or(Value::Null);
     Ok(out.to_string())
+}
+
+/// What the browser keeps of a seat asked for but not yet fixed: the seating nonce (NIP-44
+/// encrypted by the seat's key to itself, as a seat's master secret is), where the asking
+/// stands, and the lobby messages signed for it. Without the nonce a reload would leave the
+/// person listed with a commitment nobody can open, and the table would drop them.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct JoinRecord {
+    v: u32,
+    table: String,
+    nonce: String,
+    round: u32,
+    asked: Option<u32>,
+    revealed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    auth: Option<Value>,
+    own: Vec<Value>,
+    /// With a signer extension: the table key asking for the seat, sealed to the identity
+    /// (`{key, identity, sealed}`), as in a seat's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    table_key: Option<Value>,
+}
+
+const JOIN_RECORD_VERSION: u32 = 1;
+
+fn join_record(
+    j: &Joining,
+    table: &str,
+    keys: &Keys,
+    identity: Option<&PublicKey>,
+) -> Result<Value, String> {
+    let nonce = Zeroizing::new(hex::encode(*j.nonce));
+    let nonce = nip44::encrypt(
+        keys.secret_key(),
+        &keys.public_key(),
+        nonce.as_str(),
+        nip44::Version::V2,
+    )
+    .map_err(|e| format!("your seating nonce could not be kept: {e}"))?;
+    let record = JoinRecord {
+        v: JOIN_RECORD_VERSION,
+        table: table.to_string(),
+        nonce,
+        round: j.round,
+        asked: j.asked,
+        revealed: j.revealed,
+        auth: j.auth.as_ref().map(|a| event_json(a)),
+        own: j.own.clone(),
+        table_key: identity.map(|id| signer::seal(keys, id)).transpose()?,
+    };
+    Ok(serde_json::to_value(record).expect("a join record serializes"))
+}
+
+/// Takes back, after a reload, the seat this browser asked for at the table `opened` shows:
+/// `record` is what [`join_step`] last answered as `record` (with a signer extension, its table
+/// key is restored first, by `signer_restore`). Answers the lobby messages it signed, to offer
+/// to the relays again (one may never have reached them); then [`join_step`] goes on from where
+/// the asking stood. In words when the record is damaged, another table's, or kept by another
+/// key.
+#[wasm_bindgen]
+pub fn join_restore(opened: &str, table_events: &str, record: &str) -> Result<String, JsError> {
+    let restore = || -> Result<String, String> {
+        let (_, _, spec) = crate::announcement(opened, table_events)?;
+        let (keys, _) = signer::seat_key(&spec.table)?;
+        let (joining, own) = read_join_record(record, &keys, &spec.table)?;
+        JOINING.with(|j| j.borrow_mut().insert(spec.table.clone(), joining));
+        Ok(Value::Array(own).to_string())
+    };
+    restore().map_err(|e| JsError::new(&e))
+}
+
+fn read_join_record(text: &str, keys: &Keys, table: &str) -> Result<(Joining, Vec<Value>), String> {
+    let lost = "this browser's record of the seat you asked for is damaged; sit down again";
+    let r: JoinRecord = serde_json::from_str(text).map_err(|_| lost.to_string())?;
+    if r.v != JOIN_RECORD_VERSION || r.table != table {
+        return Err(lost.into());
+    }
+    let hex_nonce = Zeroizing::new(
+        nip44::decrypt(keys.secret_key(), &keys.public_key(), &r.nonce).map_err(|_| {
+            "this browser's record of the seat you asked for was kept by another key: unlock \
+             the key you sat down with"
+                .to_string()
+        })?,
+    );
+    let mut nonce = Zeroizing::new([0u8; 32]);
+    hex::decode_to_slice(hex_nonce.as_bytes(), nonce.as_mut()).map_err(|_| lost.to_string())?;
+    let me = keys.public_key();
+    let auth = match r.auth {
+        Some(a) => {
+            let ev = Event::from_json(a.to_string()).map_err(|_| lost.to_string())?;
+            ev.verify().map_err(|_| lost.to_string())?;
+            Some(Box::new(ev))
+        }
+        None => None,
+    };
+    let own: Vec<Value> = r
+        .own
+        .into_iter()
+        .filter(|v| {
+            Event::from_json(v.to_string()).is_ok_and(|e| e.pubkey == me && e.verify().is_ok())
+        })
+        .collect();
+    let joining = Joining {
+        commit: seat_commit(table, &me, &nonce),
+        nonce,
+        round: r.round,
+        asked: r.asked,
+        revealed: r.revealed,
+        auth,
+        own: own.clone(),
+    };
+    Ok((joining, own))
 }
 
 /// The signer extension's answer to the `authorize` step of [`join_step`]: the identity's
@@ -177,6 +302,7 @@ fn next_join(
             asked: None,
             revealed: false,
             auth: None,
+            own: Vec::new(),
         }
     });
     let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
@@ -192,7 +318,10 @@ fn next_join(
             commit: j.commit.clone(),
             auth: j.auth.clone(),
         });
-        Ok(event_json(&sign(lobby_event(host, &msg), keys, pow)?))
+        let ev = event_json(&sign(lobby_event(host, &msg), keys, pow)?);
+        // A new commitment makes the earlier round's messages moot.
+        j.own = vec![ev.clone()];
+        Ok(ev)
     };
     let answer = |state: &str, words: String, publish: Vec<Value>| {
         json!({
@@ -295,6 +424,7 @@ fn next_join(
                 nonce: hex::encode(*j.nonce),
             });
             let ev = event_json(&sign(lobby_event(host, &msg), keys, 0)?);
+            j.own.push(ev.clone());
             Ok(answer(
                 "revealing",
                 "the table is full: opening your seating nonce".into(),
@@ -1224,6 +1354,70 @@ mod tests {
         assert_eq!(err, "the host cancelled the table: rain");
         let err = next_join(&host, None, &host.public_key(), &open, &mut joins, 1_000).unwrap_err();
         assert!(err.contains("hosts the table"), "{err}");
+    }
+
+    /// A reload between asking and being seated: the kept record gives back the same nonce
+    /// (so the reveal opens the commitment the host listed), where the asking stood (nothing
+    /// is asked twice) and the join to offer the relays again; the nonce is not in the record
+    /// in the clear, and another key, another table or a damaged record is refused in words.
+    #[test]
+    fn a_kept_join_takes_the_asking_back_after_a_reload() {
+        let (host, me) = (Keys::generate(), Keys::generate());
+        let mut joins = HashMap::new();
+        let open = table(&host, LobbyStatus::Open, Vec::new());
+        let first = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        let LobbyBody::Join { commit, .. } = body(&first["publish"][0], &me) else {
+            panic!("not a join: {first}");
+        };
+        let kept = join_record(&joins[&open.table], &open.table, &me, None).unwrap();
+        let nonce_hex = hex::encode(*joins[&open.table].nonce);
+        let text = kept.to_string();
+        assert!(!text.contains(&nonce_hex), "the nonce is kept in the clear");
+
+        // The reload: this visit's memory is gone; the record brings the asking back.
+        let (joining, own) = read_join_record(&text, &me, &open.table).unwrap();
+        assert_eq!(own, vec![first["publish"][0].clone()]);
+        let mut joins = HashMap::from([(open.table.clone(), joining)]);
+        let again = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        assert_eq!(again["publish"], json!([]), "asked twice after the reload");
+        let listed = vec![LobbyPlayer {
+            pubkey: me.public_key().to_hex(),
+            commit: commit.clone(),
+            auth: None,
+        }];
+        let starting = table(&host, LobbyStatus::Starting, listed);
+        let reveal =
+            next_join(&me, None, &host.public_key(), &starting, &mut joins, 1_000).unwrap();
+        let LobbyBody::Reveal { nonce } = body(&reveal["publish"][0], &me) else {
+            panic!("not a reveal: {reveal}");
+        };
+        assert_eq!(
+            nonce, nonce_hex,
+            "the reveal opens another nonce than the one committed"
+        );
+        // Kept again after the reveal: a second reload does not reveal twice.
+        let kept = join_record(&joins[&open.table], &open.table, &me, None).unwrap();
+        let (joining, own) = read_join_record(&kept.to_string(), &me, &open.table).unwrap();
+        assert_eq!(own.len(), 2, "the join and the reveal are offered again");
+        let mut joins = HashMap::from([(open.table.clone(), joining)]);
+        let quiet = next_join(&me, None, &host.public_key(), &starting, &mut joins, 1_000).unwrap();
+        assert_eq!(
+            quiet["publish"],
+            json!([]),
+            "revealed twice after the reload"
+        );
+
+        let other = Keys::generate();
+        let err = read_join_record(&text, &other, &open.table).err().unwrap();
+        assert!(err.contains("kept by another key"), "{err}");
+        let err = read_join_record(&text, &me, &"ef".repeat(32))
+            .err()
+            .unwrap();
+        assert!(err.contains("damaged"), "{err}");
+        let err = read_join_record("{not json", &me, &open.table)
+            .err()
+            .unwrap();
+        assert!(err.contains("damaged"), "{err}");
     }
 
     /// With a signer extension the first step asks it to approve the table key, and nothing

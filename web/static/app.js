@@ -3,6 +3,7 @@
 // which events are genuine, which table a link names and what it says are the core's answers.
 import init, * as core from "./pkg/tolerance_web.js";
 import { SeatPool, fetchAll, followTable, lingerThenClose, openSeat, publishOnce, query, seatRound } from "./relays.js";
+import * as store from "./store.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -249,29 +250,17 @@ async function names(relays, keys) {
   return JSON.parse(core.names_of(JSON.stringify(keys), JSON.stringify(events)));
 }
 
-// What the browser keeps to take a seat back after a reload (the core's record: the seat's
-// secret encrypted to its own key, and the events it signed), by table.
-const RECORD = (table) => `tolerance.seat.${table}`;
-
-function keptRecord(table) {
-  try {
-    return localStorage.getItem(RECORD(table)) || "";
-  } catch {
-    return "";
-  }
-}
-
-function keepRecord(table, record) {
-  try {
-    if (record === null) localStorage.removeItem(RECORD(table));
-    else localStorage.setItem(RECORD(table), record);
-  } catch (e) {
-    if (record !== null && !playing.unkept) {
-      playing.unkept = true;
-      fail("This browser would not keep your seat's record (its storage is full or switched " +
-        "off): the seat plays on, but a reload now would lose it.");
-    }
-  }
+// What the browser keeps to take a seat back after a reload (store.js), by table: the core's
+// record of a seat asked for ("join": the seating nonce, sealed) and of a seat held ("seat": its
+// master secret, sealed, and the events it signed). Resolves once stored or once storing
+// failed, which is said once: the seat plays on, and only a reload would lose it.
+function keepRecord(kind, table, text) {
+  return store.keep(kind, table, text).catch((e) => {
+    if (text === null || !playing || playing.unkept) return;
+    playing.unkept = true;
+    fail(`This browser would not keep your seat's record (${e.message}): the seat plays on, ` +
+      "but a reload now would lose it.");
+  });
 }
 
 // The seat this page plays, if any.
@@ -440,6 +429,13 @@ function startProver() {
   return prover;
 }
 
+// Keeps the seat's record before its new events go out; once it is kept, the record of asking
+// for the seat is moot.
+async function keepSeat(table, seat) {
+  await keepRecord("seat", table, seat.record());
+  if (store.record("join", table)) await keepRecord("join", table, null);
+}
+
 // One round of the seat's loop in the core, then what it asked for: events to publish,
 // events to ask the relays for again, and when to come back.
 function tick(seat) {
@@ -448,7 +444,8 @@ function tick(seat) {
   let out;
   const began = performance.now();
   try {
-    out = seatRound(seat, playing.pool, playing.relays, () => tick(seat));
+    const table = playing.table;
+    out = seatRound(seat, playing.pool, playing.relays, () => tick(seat), () => keepSeat(table, seat));
     playing.longestTick = Math.max(playing.longestTick || 0, performance.now() - began);
   } catch (e) {
     fail(e.message || String(e));
@@ -456,7 +453,6 @@ function tick(seat) {
     playing.done = true;
     return;
   }
-  if (out.publish.length) keepRecord(playing.table, seat.record());
   if (out.jobs && out.jobs.length) {
     if (playing.prover) {
       for (const job of out.jobs) playing.prover.post(job);
@@ -477,12 +473,15 @@ function tick(seat) {
   if (out.over) {
     playing.done = true;
     if (playing.prover) playing.prover.stop();
-    keepRecord(playing.table, null);
-    lingerThenClose(playing.pool, (owed) => {
-      $("play-relays").textContent = owed
-        ? `handing this seat's last ${owed} event(s) to the relays…`
-        : "the relays took every event this seat signed";
-    });
+    keepRecord("seat", playing.table, null);
+    keepRecord("join", playing.table, null);
+    const pool = playing.pool;
+    out.sent.then(() =>
+      lingerThenClose(pool, (owed) => {
+        $("play-relays").textContent = owed
+          ? `handing this seat's last ${owed} event(s) to the relays…`
+          : "the relays took every event this seat signed";
+      }));
     return;
   }
   playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
@@ -518,9 +517,13 @@ function seatRefused(pool, message) {
 }
 
 // Sits down at the table a link opened: asks the host for a seat with this page's key, opens
-// the seating nonce when the table is full, then plays the seat here.
-async function sitDown(opened) {
-  if (!startSeat(opened, "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) return;
+// the seating nonce when the table is full, then plays the seat here. With `kept` (the record
+// of a seat this browser asked for before a reload, and the announcement it was read from),
+// the asking goes on from where it stood, with the same nonce.
+async function sitDown(opened, kept = null) {
+  if (!startSeat(opened, kept
+    ? "Unlock your key, or use the signer extension you sat down with, first: the seat you asked for was kept for it."
+    : "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) return;
   // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
   window.timing = { sat: performance.now() };
   const tableEvents = [];
@@ -536,6 +539,19 @@ async function sitDown(opened) {
   });
   playing.pool = pool;
   seatState("asking");
+  if (kept) {
+    const why = await restoreTableKey(opened.table, kept.record, "seat");
+    let own;
+    try {
+      if (why) throw new Error(why);
+      own = JSON.parse(core.join_restore(JSON.stringify(opened), JSON.stringify(kept.events), kept.record));
+    } catch (e) {
+      seatRefused(pool, e.message || String(e));
+      return;
+    }
+    // One of them may never have reached a relay before the reload.
+    for (const ev of own) pool.publish(ev);
+  }
   let seating = false;
   let authorizing = false;
   const refused = (m) => seatRefused(pool, m);
@@ -548,10 +564,17 @@ async function sitDown(opened) {
       const m = e.message || String(e);
       // Until the first announcement arrives there is nothing to read yet.
       if (!tableEvents.length) return;
+      // This key cannot sit here (cancelled, filled without it, listed falsely): nothing to
+      // take back after a reload.
+      keepRecord("join", opened.table, null);
       refused(m);
       return;
     }
-    for (const ev of r.publish) pool.publish(ev);
+    if (r.publish.length) {
+      // Kept first: a reload must find the nonce a published commitment stands for.
+      await keepRecord("join", opened.table, JSON.stringify(r.record));
+      for (const ev of r.publish) pool.publish(ev);
+    }
     $("sit-note").textContent = r.words;
     seatState(r.state);
     if (r.state === "authorize") {
@@ -611,6 +634,39 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
   return seat;
 }
 
+// A kept record of a seat held by a table key sealed to your identity (a signer extension's
+// seat): only the extension opens that key, and the core takes it back. Null when that worked
+// or the record names no table key, else why not in words.
+async function restoreTableKey(table, record, what) {
+  let tk = null;
+  try {
+    tk = JSON.parse(record).table_key || null;
+  } catch {
+    // A damaged record is said in words by the core.
+  }
+  if (!tk) return null;
+  const ext = extension();
+  const signer = core.signer_identity();
+  if (!ext || !ext.nip44 || typeof ext.nip44.decrypt !== "function") {
+    return `This ${what} was taken with a signer extension: use one that decrypts (NIP-07 nip44) to take it back.`;
+  }
+  if (!signer || JSON.parse(signer).hex !== tk.identity) {
+    return `This ${what} was taken with a signer extension: use it (Use my signer extension) to take it back.`;
+  }
+  let secret;
+  try {
+    secret = String(await ext.nip44.decrypt(tk.key, tk.sealed));
+  } catch (e) {
+    return `Your signer extension did not open the key of this ${what}: ${e.message || e}`;
+  }
+  try {
+    core.signer_restore(table, tk.key, secret);
+  } catch (e) {
+    return e.message || String(e);
+  }
+  return null;
+}
+
 // Takes back the seat this browser kept a record of (after a reload or a closed tab).
 async function resumeSeat(opened, tableEvents) {
   if (!startSeat(opened, "Unlock your key, or use the signer extension you sat down with, first: your seat was kept for it.")) return;
@@ -623,35 +679,11 @@ async function resumeSeat(opened, tableEvents) {
   });
   playing.pool = pool;
   seatState("resuming");
-  const record = keptRecord(opened.table);
-  let tk = null;
-  try {
-    tk = JSON.parse(record).table_key || null;
-  } catch {
-    // A damaged record is said in words by the core.
-  }
-  if (tk) {
-    // The seat is held by a table key sealed to your identity: only your extension opens it.
-    const ext = extension();
-    const signer = core.signer_identity();
-    const why = !ext || !ext.nip44 || typeof ext.nip44.decrypt !== "function"
-      ? "This seat was taken with a signer extension: use one that decrypts (NIP-07 nip44) to take it back."
-      : !signer || JSON.parse(signer).hex !== tk.identity
-        ? "This seat was taken with a signer extension: use it (Use my signer extension) to take the seat back."
-        : null;
-    try {
-      if (why) throw new Error(why);
-      let secret;
-      try {
-        secret = String(await ext.nip44.decrypt(tk.key, tk.sealed));
-      } catch (e) {
-        throw new Error(`Your signer extension did not open the key of this seat: ${e.message || e}`);
-      }
-      core.signer_restore(opened.table, tk.key, secret);
-    } catch (e) {
-      seatRefused(pool, e.message || String(e));
-      return;
-    }
+  const record = store.record("seat", opened.table);
+  const why = await restoreTableKey(opened.table, record, "seat");
+  if (why) {
+    seatRefused(pool, why);
+    return;
   }
   const { lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
   seat = await takeSeat(opened, [...tableEvents], lobby, pool, record);
@@ -1051,10 +1083,16 @@ function renderTable(view, opened, people) {
     seats.append(li);
   }
   $("check").hidden = view.status !== "seated";
-  const kept = view.status === "seated" && keptRecord(opened.table);
+  // A seat held here, or asked for, before a reload is taken back rather than asked for anew.
+  const held = view.status === "seated" && store.record("seat", opened.table);
+  const asked = !held && store.record("join", opened.table);
+  const kept = held || asked;
   $("sit").hidden = playing !== null || !(open || view.status === "starting" || kept);
   $("sit-down").textContent = kept ? "Take your seat back" : "Sit down";
-  $("sit-down").onclick = () => (kept ? resumeSeat(opened, current.events) : sitDown(opened));
+  $("sit-down").onclick = () =>
+    held ? resumeSeat(opened, current.events)
+      : asked ? sitDown(opened, { record: asked, events: [...current.events] })
+        : sitDown(opened);
   $("check").onclick = () => checkTable(opened, current.events);
   $("table").hidden = false;
 }
@@ -1359,6 +1397,10 @@ async function main() {
     fail(`This browser could not start the page's core (WebAssembly): ${e.message || e}`);
     return;
   }
+  // Said when a seat is taken (keepRecord); the page works without storage.
+  const unkept = await store.load();
+  if (unkept) console.warn(unkept);
+  window.kept = store.all;
   showGames();
   wireKey();
   wireSeat();

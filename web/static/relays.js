@@ -306,10 +306,17 @@ export async function followTable(seat, pool, relays) {
 
 // One round of a seat's loop in the core, and what it asked for carried out: its events offered
 // to every relay, its heartbeats sent once, the events it misses asked for again (`again` runs
-// once they came). The core's answer; a stalled seat throws its words.
-export function seatRound(seat, pool, relays, again) {
+// once they came). With `keep`, the seat's record is stored first (`keep()` resolves once it
+// is, or once storing failed): a reload then never finds the relays holding a move the record
+// lacks. The core's answer, with `sent` resolving once its events are offered; a stalled seat
+// throws its words.
+export function seatRound(seat, pool, relays, again, keep = null) {
   const out = JSON.parse(seat.tick(pool.connected(), JSON.stringify(pool.notes())));
-  for (const ev of out.publish) pool.publish(ev);
+  const publish = () => {
+    for (const ev of out.publish) pool.publish(ev);
+  };
+  if (out.publish.length && keep) out.sent = keep().then(publish);
+  else out.sent = Promise.resolve(publish());
   for (const ev of out.beats) pool.send(ev);
   for (const f of out.fetch) query(relays, f, (e) => seat.feed(JSON.stringify([e]))).done.then(again);
   return out;
