@@ -896,6 +896,7 @@ async fn a_person_plays_in_the_page(
     more: &[&str],
     shuffles: u64,
     pick: fn(&[String]) -> usize,
+    drawn: &str,
 ) {
     let test = format!("browser-play-{game}");
     let SeatedInThePage {
@@ -919,6 +920,9 @@ async fn a_person_plays_in_the_page(
     )
     .await;
     eprintln!("{game}: {ms} ms from Sit down to the first turn on screen");
+    // The table drawn at the first turn: the person's own pieces face up, Ana's face down.
+    until(&c, drawn).await;
+    play_artefact(&c, &format!("{game}-turn-360x740.png")).await;
     let clicks = play_by_clicks(&c, pick, Duration::from_secs(300)).await;
     assert!(clicks >= 2, "a person moves: {clicks} clicks");
     play_artefact(&c, &format!("{game}-played-360x740.png")).await;
@@ -1119,14 +1123,38 @@ async fn a_person_plays_against_bots_that_the_page_alone_runs() {
 /// Two hands of Tolerance: check or call when it may, else the first move listed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_two_hands_of_tolerance_by_clicks() {
-    a_person_plays_in_the_page("tolerance", &["--hands", "2"], 2, check_or_call).await;
+    a_person_plays_in_the_page(
+        "tolerance",
+        &["--hands", "2"],
+        2,
+        check_or_call,
+        &drawn("card:not(.back)", 2, "card.back", 2),
+    )
+    .await;
 }
 
 /// Perudo to its end: the lowest bid, or dudo once a bid stands.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_perudo_by_clicks() {
     // Dice only: no shuffle.
-    a_person_plays_in_the_page("perudo", &[], 0, dudo_when_it_may).await;
+    a_person_plays_in_the_page(
+        "perudo",
+        &[],
+        0,
+        dudo_when_it_may,
+        &drawn("die:not(.hidden)", 5, "die.hidden", 5),
+    )
+    .await;
+}
+
+/// A script's test that the seat's table is drawn with at least `mine` of the person's own
+/// pieces (CSS classes) in their spot, and `theirs` face-down pieces in the other spots.
+fn drawn(mine_css: &str, mine: usize, theirs_css: &str, theirs: usize) -> String {
+    format!(
+        "!document.getElementById('play-drawing').hidden && \
+         document.querySelectorAll('#play-drawing .spot.you .{mine_css}').length >= {mine} && \
+         document.querySelectorAll('#play-drawing .spot:not(.you) .{theirs_css}').length >= {theirs}"
+    )
 }
 
 /// Perudo's pick: dudo once a bid stands, else the first move listed (the lowest bid).
@@ -1153,12 +1181,18 @@ async fn perudo_by_clicks(c: &Client, least: usize) -> String {
 /// A hand of All Fives: a tile when one fits, else draw or pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_in_the_page_plays_all_fives_by_clicks() {
-    a_person_plays_in_the_page("all-fives", &["--hands", "1"], 1, |moves| {
-        moves
-            .iter()
-            .position(|m| m != "draw" && m != "pass")
-            .unwrap_or(0)
-    })
+    a_person_plays_in_the_page(
+        "all-fives",
+        &["--hands", "1"],
+        1,
+        |moves| {
+            moves
+                .iter()
+                .position(|m| m != "draw" && m != "pass")
+                .unwrap_or(0)
+        },
+        &drawn("tile:not(.back)", 5, "tile.back", 5),
+    )
     .await;
 }
 

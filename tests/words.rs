@@ -130,6 +130,7 @@ use tolerance::bots::BotLevel;
 use tolerance::engine::sim::{fulfil_all, Oracle};
 use tolerance::engine::{ForfeitReason, Seat, ToAct};
 use tolerance::games::registry::{self, SetupOptions, TableGame, Visit};
+use tolerance::games::ui::drawing::Drawing;
 use tolerance::games::ui::{Ctx, Panel, Theme};
 
 /// The names at a test table; a reader's own seat is "you" instead.
@@ -315,6 +316,36 @@ fn screen<G: TableGame>(
     format!("{out}{}\n{}\n", panel.help(), panel.title())
 }
 
+/// What a seat's drawing of the table must not do: show another seat's pieces otherwise than
+/// a spectator's drawing shows them (a hidden card face up), or draw the seat as its own twice.
+fn drawn_faults(d: &Drawing, spectator: Option<&Drawing>, viewer: Option<Seat>) -> Vec<String> {
+    let mut found = Vec::new();
+    let own = d.spots.iter().filter(|s| s.you).count();
+    if own > usize::from(viewer.is_some()) {
+        found.push(format!("{own} spots drawn as the viewer's own"));
+    }
+    let Some(spectator) = spectator else {
+        found.push("a drawing for a seat but none for a spectator".into());
+        return found;
+    };
+    for spot in d
+        .spots
+        .iter()
+        .filter(|s| !s.you && NAMES.contains(&s.name.as_str()))
+    {
+        let public = spectator.spots.iter().find(|s| s.name == spot.name);
+        if public.map(|p| &p.pieces) != Some(&spot.pieces) {
+            found.push(format!(
+                "{}'s pieces drawn as {:?}, where a spectator sees {:?}",
+                spot.name,
+                spot.pieces,
+                public.map(|p| &p.pieces)
+            ));
+        }
+    }
+    found
+}
+
 /// One bot game, every seat's client holding only what its seat may know (as at a table), and
 /// what each of them reads checked line by line.
 struct ReadEveryLine {
@@ -377,8 +408,29 @@ impl Visit for ReadEveryLine {
                 }
             }
         };
+        let mut drawn = BTreeSet::new();
         let mut moves = 0usize;
         for _ in 0..20_000 {
+            // The table as the page draws it, to every seat and a spectator alike.
+            let drawings: Vec<_> = viewers
+                .iter()
+                .enumerate()
+                .map(|(i, v)| G::drawing(&replicas[i].view(*v), &names_for(*v)))
+                .collect();
+            for (i, v) in viewers.iter().enumerate() {
+                if let Some(d) = &drawings[i] {
+                    check(&reader(*v), &d.title);
+                    for spot in &d.spots {
+                        check(&reader(*v), &spot.name);
+                        for n in &spot.notes {
+                            check(&reader(*v), n);
+                        }
+                    }
+                    for fault in drawn_faults(d, drawings.last().unwrap().as_ref(), *v) {
+                        drawn.insert((G::NAME.to_string(), reader(*v), fault, d.title.clone()));
+                    }
+                }
+            }
             for (i, v) in viewers.iter().enumerate() {
                 // As the line printer shows them: each line once, when it comes.
                 let story = replicas[i].story(*v, &names_for(*v));
@@ -468,6 +520,7 @@ impl Visit for ReadEveryLine {
             }
             check(&reader(*v), &replicas[i].result_line(&name));
         }
+        faults.extend(drawn);
         Ok(faults)
     }
 }

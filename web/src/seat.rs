@@ -909,6 +909,7 @@ impl<G: TableGame> Playing<G> {
         };
         json!({
             "render": G::render(&view, &name),
+            "drawing": G::drawing(&view, &name),
             "story": story,
             "awaiting": awaiting,
             "deadline_in": self.session.deadline().saturating_sub(table_now),

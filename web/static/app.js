@@ -277,12 +277,87 @@ function showStory(lines) {
   ol.scrollTop = ol.scrollHeight;
 }
 
+// The table drawn (the core's `drawing`: a title, and spots of pieces with notes), or null for a
+// game drawn in its words alone. Every piece is also named for screen readers.
+const PIPS = [[], [4], [0, 8], [0, 4, 8], [0, 2, 6, 8], [0, 2, 4, 6, 8], [0, 2, 3, 5, 6, 8],
+  [0, 2, 3, 4, 5, 6, 8], [0, 1, 2, 3, 5, 6, 7, 8], [0, 1, 2, 3, 4, 5, 6, 7, 8]];
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function named(e, label) {
+  e.setAttribute("role", "img");
+  e.setAttribute("aria-label", label);
+  return e;
+}
+
+// A face of 0 to 9 pips on a 3×3 grid.
+function pips(cls, n) {
+  const face = el("span", cls);
+  for (let i = 0; i < 9; i++) face.append(el("span", PIPS[n].includes(i) ? "pip on" : "pip"));
+  return face;
+}
+
+function drawPiece(p) {
+  switch (p.kind) {
+    case "card": {
+      const c = named(el("span", p.red ? "card red" : "card"), `${p.rank}${p.suit}`);
+      c.append(el("span", "rank", p.rank), el("span", "suit", p.suit));
+      return c;
+    }
+    case "card_back":
+      return named(el("span", "card back"), "a card face down");
+    case "die":
+      return named(p.face <= 9 ? pips("die", p.face) : el("span", "die big", String(p.face)), `a die showing ${p.face}`);
+    case "die_hidden":
+      return named(el("span", "die hidden"), "a die under the cup");
+    case "tile": {
+      const t = named(el("span", "tile"), `tile ${p.a}|${p.b}`);
+      t.append(pips("half", Math.min(p.a, 9)), pips("half", Math.min(p.b, 9)));
+      return t;
+    }
+    default:
+      return named(el("span", "tile back"), "a tile face down");
+  }
+}
+
+function drawTable(d) {
+  const root = $("play-drawing");
+  // The words fold away once there is a drawing; a person who opens them keeps them open.
+  if (root.hidden !== !d) {
+    root.hidden = !d;
+    $("play-words").open = !d;
+  }
+  const key = JSON.stringify(d);
+  if (!d || root.dataset.drawn === key) return;
+  root.dataset.drawn = key;
+  const spots = d.spots.map((s) => {
+    const li = el("li", ["spot", s.you && "you", s.turn && "turn", s.out && "out"].filter(Boolean).join(" "));
+    li.append(el("span", "spot-name", s.name + (s.turn ? " ◀" : "")));
+    if (s.pieces.length) {
+      const pieces = el("span", "pieces");
+      pieces.append(...s.pieces.map(drawPiece));
+      li.append(pieces);
+    }
+    if (s.notes.length) li.append(el("span", "notes", s.notes.join(" · ")));
+    return li;
+  });
+  const ul = el("ul");
+  ul.append(...spots);
+  root.replaceChildren(el("p", "drawing-title", d.title), ul);
+}
+
 // Puts one tick's answer on screen: the table in words, whose turn, the clock, the relays.
 function showSeat(out, seat) {
   const t = out.table;
   if (t && window.timing && !window.timing.shown && out.turn) window.timing.shown = performance.now();
   if (t) {
     $("play-table").textContent = t.render;
+    drawTable(t.drawing);
     $("play-status").textContent = out.turn ? "Your move" : t.awaiting;
     showStory(t.story);
     playing.deadline = Date.now() + t.deadline_in * 1000;

@@ -4,6 +4,7 @@
 //! here is what they share:
 //!
 //! - [`words`]: English helpers every game's words use ("you pass", "Ann's", "3 hands");
+//! - [`drawing`]: the table as cards, dice and tiles where they lie, for front ends that draw;
 //! - [`panel`], [`theme`], [`generic`]: the terminal table's panel contract, its colours and
 //!   layout, and the panel a game without its own gets, drawn from its words.
 //!
@@ -12,6 +13,7 @@
 //! [`theme`], [`generic`], each game's `ui/panel`) are the terminal's and are built only with the
 //! `terminal` feature. The rules never import this module.
 
+pub mod drawing;
 #[cfg(feature = "terminal")]
 pub mod generic;
 #[cfg(feature = "terminal")]
@@ -39,6 +41,13 @@ pub trait GameUi:
 
     /// The table as `view` shows it, a few lines of text ending with a newline.
     fn render(view: &Self::View, names: &dyn Fn(Seat) -> String) -> String;
+
+    /// The table as `view` shows it, as cards, dice and tiles where they lie, for front ends
+    /// that draw (the page); `None` for a game drawn in its words alone.
+    fn drawing(view: &Self::View, names: &dyn Fn(Seat) -> String) -> Option<drawing::Drawing> {
+        let _ = (view, names);
+        None
+    }
 
     /// What a person may type for a move now.
     fn prompt(view: &Self::View, legal: &[Self::Action]) -> String;

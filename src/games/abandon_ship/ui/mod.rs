@@ -6,7 +6,8 @@ use crate::games::abandon_ship::game::{
     card_name, points, AbandonShip, AbandonView, Action, Entry, Phase,
 };
 use crate::games::script::Replayed;
-use crate::games::ui::words::{count, people};
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
+use crate::games::ui::words::{count, people, whose};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{cards, held_card, line, named, round_words};
@@ -96,6 +97,58 @@ impl GameUi for AbandonShip {
             );
         }
         s
+    }
+
+    fn drawing(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!(
+            "{} · {} left in the deck · playing to {}",
+            round_words(v),
+            count(v.deck_left, "card", "cards"),
+            v.target
+        );
+        let mut d = Drawing::new(title);
+        for (seat, held) in &v.hands {
+            let score = v
+                .scores
+                .iter()
+                .find(|(x, _)| x == seat)
+                .map_or(0, |(_, p)| *p);
+            d = d.spot(
+                Spot::seat(*seat, v.viewer, n)
+                    .pieces(held.iter().map(|c| Piece::card_or_back(*c)))
+                    .note(format!("#{seat}"))
+                    .note(format!("{score} points"))
+                    .note_if(held.is_empty(), "hand empty")
+                    .note_if(v.removed.contains(seat), "removed")
+                    .turn(v.to_act.contains(seat))
+                    .out(v.removed.contains(seat)),
+            );
+            // What the seat has taken lies face up before it.
+            if let Some((_, board)) = v.boards.iter().find(|(b, _)| b == seat) {
+                if !board.is_empty() {
+                    d = d.spot(
+                        Spot::new(format!("{} loot", whose(n(*seat))))
+                            .pieces(board.iter().map(|c| Piece::card(*c))),
+                    );
+                }
+            }
+        }
+        for (i, boat) in v.lifeboats.iter().enumerate() {
+            let p: i64 = boat.iter().map(|c| points(*c)).sum();
+            d = d.spot(
+                Spot::new(format!("{} lifeboat", Suit::ALL[i].symbol()))
+                    .pieces(boat.iter().map(|c| Piece::card(*c)))
+                    .note(format!("{p} points")),
+            );
+        }
+        if let Some(f) = v.fight.as_ref().filter(|f| f.winner.is_none()) {
+            d = d.spot(
+                Spot::new("fight")
+                    .pieces(f.plays.iter().map(|p| Piece::card_or_back(p.card)))
+                    .note(format!("{} against {}", n(f.attacker), n(f.defender))),
+            );
+        }
+        Some(d)
     }
 
     fn prompt(view: &AbandonView, _legal: &[Action]) -> String {

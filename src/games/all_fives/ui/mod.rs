@@ -6,6 +6,7 @@ use crate::games::dominoes::ui::{joined as side, Typed};
 use crate::games::dominoes::{self};
 use crate::games::registry::TableGame;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{act, ends_line, layout_lines, line, scores_line, tile};
@@ -42,6 +43,43 @@ impl GameUi for AllFives {
             let _ = writeln!(s, "  your tiles: {}", mine.join(" "));
         }
         s
+    }
+
+    fn drawing(v: &AllFivesView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!(
+            "hand {} · to {} · {}",
+            v.hand,
+            v.target,
+            scores_line(&v.teams, &v.scores, n)
+        );
+        let own: Vec<(u8, u8)> = v.tiles.iter().map(|(_, t)| halves(*t)).collect();
+        let seats = dominoes::ui::held_spots(&v.held, &v.to_act, v.viewer, &own, n);
+        let l = &v.layout;
+        let mut line = Spot::new("the line").pieces(l.line.iter().map(|t| Piece::tile(*t)));
+        if let Some(&(a, b)) = l.spinner.and_then(|i| l.line.get(i)) {
+            line = line.note(format!("spinner [{a}|{b}]"));
+        }
+        if l.is_empty() {
+            line = line.note("the table is empty");
+        }
+        let arms = [("north", &l.north), ("south", &l.south)]
+            .into_iter()
+            .filter(|(_, arm)| !arm.is_empty())
+            .map(|(name, arm)| Spot::new(name).pieces(arm.iter().map(|t| Piece::tile(*t))));
+        let ends = Spot::new("open ends").note(ends_line(v));
+        let boneyard = Spot::new("boneyard").note(crate::games::ui::words::count(
+            v.boneyard as u64,
+            "tile",
+            "tiles",
+        ));
+        Some(
+            Drawing::new(title)
+                .spots(seats)
+                .spot(line)
+                .spots(arms)
+                .spot(ends)
+                .spot(boneyard),
+        )
     }
 
     fn prompt(_view: &AllFivesView, legal: &[Action]) -> String {

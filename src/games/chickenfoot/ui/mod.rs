@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use crate::games::dominoes::ui::tile_text as tile;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot as Place};
 use crate::games::ui::GameUi;
 use words::{layout_lines, line, scores_line, spot_words, spots_line};
 
@@ -46,6 +47,39 @@ impl GameUi for Chickenfoot {
             let _ = writeln!(s, "  your tiles: {}", mine.join(" "));
         }
         s
+    }
+
+    fn drawing(v: &ChickenfootView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!(
+            "round {} of {} · double-{} · points (fewest wins): {}",
+            v.round,
+            v.rounds,
+            v.max_pip,
+            scores_line(&v.scores, n)
+        );
+        let own: Vec<(u8, u8)> = v.tiles.iter().map(|(_, t)| *t).collect();
+        let seats = dominoes::ui::held_spots(&v.held, &v.to_act, v.viewer, &own, n);
+        let l = &v.layout;
+        let center = Place::new("centerpiece").pieces([Piece::tile((l.center, l.center))]);
+        let lines = l.lines.iter().enumerate().map(|(i, line)| {
+            let from = match line.from {
+                None => "from the centerpiece".to_string(),
+                Some(d) => format!("a toe of line {}", d + 1),
+            };
+            Place::new(format!("line {}", i + 1))
+                .pieces(line.tiles.iter().map(|t| Piece::tile(*t)))
+                .note(from)
+        });
+        let open = Place::new("open").note(spots_line(v));
+        let yard = Place::new("chicken yard").note(count(v.yard as u64, "tile", "tiles"));
+        Some(
+            Drawing::new(title)
+                .spots(seats)
+                .spot(center)
+                .spots(lines)
+                .spot(open)
+                .spot(yard),
+        )
     }
 
     fn prompt(view: &ChickenfootView, legal: &[Action]) -> String {

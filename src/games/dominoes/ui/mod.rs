@@ -169,6 +169,31 @@ pub fn held_line(held: &[(Seat, usize)], to_act: &[Seat], n: &dyn Fn(Seat) -> St
         .join(", ")
 }
 
+/// The seats of a domino game drawn (the page): the viewer's `own` tiles face up, everyone
+/// else's as many backs as they hold, the seats to act marked.
+pub fn held_spots(
+    held: &[(Seat, usize)],
+    to_act: &[Seat],
+    viewer: Option<Seat>,
+    own: &[(u8, u8)],
+    n: &dyn Fn(Seat) -> String,
+) -> Vec<crate::games::ui::drawing::Spot> {
+    use crate::games::ui::drawing::{Piece, Spot};
+    held.iter()
+        .map(|&(seat, k)| {
+            let spot = Spot::seat(seat, viewer, n);
+            let tiles: Vec<Piece> = if spot.you {
+                own.iter().map(|t| Piece::tile(*t)).collect()
+            } else {
+                vec![Piece::TileBack; k]
+            };
+            spot.pieces(tiles)
+                .note(crate::games::ui::words::count(k as u64, "tile", "tiles"))
+                .turn(to_act.contains(&seat))
+        })
+        .collect()
+}
+
 /// A typed move's first word, for the games' move parsers: draw, pass, or a tile the viewer
 /// holds (its deck position). `tiles` are the viewer's tiles by position and halves.
 pub enum Typed {

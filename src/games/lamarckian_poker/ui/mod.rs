@@ -5,6 +5,7 @@ use crate::engine::{Game, Seat};
 use crate::games::lamarckian_poker::game::{Action, Entry, LamarckianPoker, LamarckianView, Phase};
 use crate::games::lamarckian_poker::hand::card_name;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{count, people};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
@@ -49,6 +50,30 @@ impl GameUi for LamarckianPoker {
             let _ = writeln!(s, "  {:<14} {}{state}", n(*seat), shown.join(" "));
         }
         s
+    }
+
+    fn drawing(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!(
+            "turn {} · {} left in the deck · {} discarded",
+            v.turn,
+            count(v.deck_left, "card", "cards"),
+            v.discards.len()
+        );
+        let seats = v.hands.iter().map(|(seat, held)| {
+            Spot::seat(*seat, v.viewer, n)
+                .pieces(held.iter().map(|c| Piece::card_or_back(*c)))
+                .note_if(v.removed.contains(seat), "removed")
+                .note_if(
+                    !v.removed.contains(seat) && !v.alive.contains(seat),
+                    "extinct",
+                )
+                .turn(v.to_act.contains(seat))
+                .out(!v.alive.contains(seat))
+        });
+        let pool = Spot::new("pool")
+            .pieces(v.pool.iter().map(|c| Piece::card(*c)))
+            .note_if(v.pool.is_empty(), "empty");
+        Some(Drawing::new(title).spots(seats).spot(pool))
     }
 
     fn prompt(view: &LamarckianView, _legal: &[Action]) -> String {

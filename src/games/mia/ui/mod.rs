@@ -3,6 +3,7 @@
 use crate::engine::{Game, Seat};
 use crate::games::mia::game::{Action, Mia, MiaView};
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{faces, last_standing};
 use crate::games::ui::GameUi;
 use words::{help, line};
@@ -39,6 +40,38 @@ impl GameUi for Mia {
             }
         }
         s
+    }
+
+    fn drawing(v: &MiaView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!("round {} · {} ranking", v.round, v.ranking.name());
+        let seats = v.lives.iter().map(|&(seat, lives)| {
+            Spot::seat(seat, v.viewer, n)
+                .note(crate::games::ui::words::count(lives, "life", "lives"))
+                .note_if(
+                    v.cup.as_ref().is_some_and(|c| c.owner == seat),
+                    "has the cup",
+                )
+                .turn(v.to_act == Some(seat))
+                .out(lives == 0)
+        });
+        let mut d = Drawing::new(title).spots(seats);
+        if let Some(c) = &v.cup {
+            // Seen by the one who rolled it, and by everyone once it is lifted.
+            let dice = match c.dice {
+                Some(d) => d.map(|face| Piece::Die { face }).to_vec(),
+                None => vec![Piece::DieHidden; 2],
+            };
+            let mut cup = Spot::new("the cup").pieces(dice);
+            if let Some(d) = c.dice {
+                cup = cup.note(format!("{}", crate::games::mia::Throw::of_dice(d[0], d[1])));
+            }
+            cup = match c.claim {
+                Some(claim) => cup.note(format!("claim: {claim}, by {}", n(c.owner))),
+                None => cup.note(format!("rolled by {}", n(c.roller))),
+            };
+            d = d.spot(cup);
+        }
+        Some(d)
     }
 
     fn prompt(_view: &MiaView, _legal: &[Action]) -> String {

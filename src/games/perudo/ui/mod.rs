@@ -3,6 +3,7 @@
 use crate::engine::{Game, Seat};
 use crate::games::perudo::game::{Action, Perudo, PerudoView};
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{faces, last_standing};
 use crate::games::ui::GameUi;
 use words::{help, line};
@@ -34,6 +35,33 @@ impl GameUi for Perudo {
             _ => s += "no bid yet\n",
         }
         s
+    }
+
+    fn drawing(v: &PerudoView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let mut title = format!("round {} · {} dice on the table", v.round, v.total_dice);
+        if v.putana {
+            title += " · one die left: ones are not wild";
+        }
+        let cups = v.players.iter().map(|p| {
+            // A cup shows its faces to its owner, and to everyone once a dudo opened it.
+            let dice: Vec<Piece> = match &p.dice {
+                Some(d) => d.iter().map(|&face| Piece::Die { face }).collect(),
+                None => vec![Piece::DieHidden; usize::from(p.dice_left)],
+            };
+            Spot::seat(p.seat, v.viewer, n)
+                .pieces(dice)
+                .note(crate::games::ui::words::count(p.dice_left, "die", "dice"))
+                .note_if(v.bidder == Some(p.seat), "made the standing bid")
+                .turn(v.to_act == Some(p.seat))
+                .out(p.dice_left == 0)
+        });
+        let bid = match (v.bid, v.bidder) {
+            (Some(b), Some(by)) => Spot::new("standing bid")
+                .pieces([Piece::Die { face: b.face }])
+                .note(format!("{b} by {}", n(by))),
+            _ => Spot::new("standing bid").note("no bid yet"),
+        };
+        Some(Drawing::new(title).spots(cups).spot(bid))
     }
 
     fn prompt(_view: &PerudoView, _legal: &[Action]) -> String {

@@ -5,6 +5,7 @@ use crate::games::tolerance::hand::{Action, LogEntry};
 
 use crate::engine::Seat;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 
@@ -63,6 +64,51 @@ impl GameUi for Tolerance {
             }
         }
         s
+    }
+
+    fn drawing(view: &ToleranceView, names: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let Some(h) = &view.hand else {
+            let d = Drawing::new(format!("between hands ({} played)", view.hands_dealt));
+            return Some(
+                d.spots(view.stacks.iter().enumerate().filter_map(|(s, st)| {
+                    st.map(|c| Spot::seat(s as Seat, view.viewer, names).note(format!("stack {c}")))
+                })),
+            );
+        };
+        let title = format!(
+            "hand {} · {} · pot {} · blind {} · d{}",
+            h.hand_no + 1,
+            words::phase_text(h.phase),
+            h.pot,
+            h.rules.blind,
+            h.rules.die_sides
+        );
+        let seats = h.players.iter().map(|p| {
+            let mut spot = Spot::seat(p.seat, h.viewer, names)
+                .pieces(p.cards.iter().map(|c| Piece::card_or_back(*c)))
+                .pieces(p.rolls.iter().map(|r| Piece::Die { face: r.die }))
+                .note(format!("stack {}", p.stack))
+                .note_if(p.bet > 0, format!("bet {}", p.bet))
+                .note_if(p.seat == h.dealer, "dealer")
+                .note_if(p.seat == h.starter, "starts")
+                .note_if(p.all_in, "all in")
+                .note_if(p.folded, "folded")
+                .turn(h.to_act == Some(p.seat))
+                .out(p.folded);
+            for r in &p.rolls {
+                spot = spot.note(format!(
+                    "rolled {} against {}: {:+}",
+                    r.die,
+                    r.target,
+                    r.delta()
+                ));
+            }
+            if let Some(v) = p.points {
+                spot = spot.note(format!("{v} points"));
+            }
+            spot
+        });
+        Some(Drawing::new(title).spots(seats))
     }
 
     fn prompt(view: &ToleranceView, _legal: &[Action]) -> String {
