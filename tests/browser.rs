@@ -83,11 +83,15 @@ fn page() -> PathBuf {
 /// `tolerance web` on a free port with its embedded relay: the process, the page's URL and
 /// the relay's.
 fn serve(home: &Path) -> (Proc, String, String) {
+    serve_with(home, &[])
+}
+
+/// `tolerance web` on a free port with `more` options (`--relay URL`).
+fn serve_with(home: &Path, more: &[&str]) -> (Proc, String, String) {
     let dir = page();
-    let web = spawn(
-        home,
-        &["web", "--port", "0", "--dir", dir.to_str().unwrap()],
-    );
+    let mut args = vec!["web", "--port", "0", "--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(more);
+    let web = spawn(home, &args);
     let url = web.wait_line("the page: ", PATIENCE);
     let url = url.trim_start_matches("the page: ").trim().to_string();
     let relay = web.wait_line("relays: ", PATIENCE);
@@ -1273,6 +1277,71 @@ async fn a_reload_mid_table_takes_the_seat_back() {
         "with no worker the seat proves its shuffles itself: {proofs}"
     );
 
+    the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    c.close().await.unwrap();
+}
+
+/// An invitation reaches the person in the page, on a relay that asks its readers to sign in
+/// (nostr-rs-relay with NIP-42). Ana hosts a Perudo table from the terminal for the page's npub
+/// alone. The page signs in with the person's key when the relay challenges it, reads the gift
+/// wrap again signed in, opens it, checks its seal and lists the invitation under "Invitations
+/// to you", from Ana. Its link opens the table, the person sits down and plays it to the end,
+/// and Ana's client and `verify` agree. (nostr-rs-relay 0.8.12, which CI installs, keeps only
+/// kind-4 messages from readers not signed in, so this shows the sign-in working, not a gift
+/// wrap withheld without it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign_in() {
+    let test = "browser-invited";
+    let relay = tolerance::net::testing::NostrRsRelay::spawn_with_sign_in()
+        .await
+        .expect("nostr-rs-relay (bash .ci/run installs it)");
+    let relay_url = relay.url().to_string();
+    let hw = home(test, "web");
+    let (_web, url, _) = serve_with(&hw, &["--relay", &relay_url]);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    let npub = make_key(&c, "an invited password").await;
+    until(
+        &c,
+        "document.getElementById('invitations-status').textContent.startsWith('No invitation')",
+    )
+    .await;
+
+    let ha = home(test, "ana");
+    player(&ha);
+    let named = run(
+        &ha,
+        &["keys", "profile", "--name", "Ana", "--relay", &relay_url],
+    );
+    assert!(named.status.success(), "{named:?}");
+    let host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &relay_url, "--game", "perudo", "--seats", "2", "--invite", &npub,
+            "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    host.wait_line("relays took the invitation", PATIENCE);
+
+    click(&c, "#refresh").await;
+    until(&c, "document.body.dataset.invitations === '1'").await;
+    let listed = text(&c, "#invitations").await;
+    assert!(
+        listed.contains("Perudo") && listed.contains("from Ana"),
+        "{listed}"
+    );
+    // The relay asked the page to sign in (NIP-42) and took its answer; nothing went wrong.
+    let signed_in = script(&c, "return window.signedIn;").await;
+    assert_eq!(signed_in, json!([relay_url]), "the page did not sign in");
+    let status = text(&c, "#invitations-status").await;
+    assert_eq!(status, "1 invitation to a table you can open.");
+    click(&c, "#invitations a").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let line = perudo_by_clicks(&c, 1).await;
     the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     c.close().await.unwrap();
 }

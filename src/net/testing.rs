@@ -63,8 +63,25 @@ impl NostrRsRelay {
         Self::spawn_binary(&binary).await
     }
 
+    /// Starts the installed binary as a relay that asks its readers to sign in: it sends a
+    /// NIP-42 challenge on connecting and keeps private messages for their signed-in recipient
+    /// (its `nip42_dms`: kind 4 in 0.8.12, gift wraps too in later versions).
+    pub async fn spawn_with_sign_in() -> Result<Self> {
+        let binary = nostr_rs_relay_binary().ok_or_else(|| NetError::ExternalRelay {
+            program: "nostr-rs-relay".into(),
+            reason: format!(
+                "not installed: run .ci/install-nostr-rs-relay.sh or set {NOSTR_RS_RELAY_ENV}"
+            ),
+        })?;
+        Self::spawn_configured(&binary, true).await
+    }
+
     /// Starts `binary` on a free loopback port with a fresh data directory.
     pub async fn spawn_binary(binary: &Path) -> Result<Self> {
+        Self::spawn_configured(binary, false).await
+    }
+
+    async fn spawn_configured(binary: &Path, sign_in: bool) -> Result<Self> {
         let program = binary.display().to_string();
         let fail = |reason: String| NetError::ExternalRelay {
             program: program.clone(),
@@ -75,7 +92,7 @@ impl NostrRsRelay {
         // case the relay exits and we report that.
         let port = free_port().map_err(|e| fail(e.to_string()))?;
         let config = dir.join("config.toml");
-        fs::write(&config, config_toml(port, &dir)).map_err(|e| fail(e.to_string()))?;
+        fs::write(&config, config_toml(port, &dir, sign_in)).map_err(|e| fail(e.to_string()))?;
         let log = fs::File::create(dir.join("relay.log")).map_err(|e| fail(e.to_string()))?;
         let log_err = log.try_clone().map_err(|e| fail(e.to_string()))?;
         let child = Command::new(binary)
@@ -144,8 +161,9 @@ impl Drop for NostrRsRelay {
     }
 }
 
-/// A config for tests: loopback only, no rate limits, 128 KiB events (its default, stated).
-fn config_toml(port: u16, dir: &Path) -> String {
+/// A config for tests: loopback only, no rate limits, 128 KiB events (its default, stated);
+/// with `sign_in`, NIP-42 sign-in and private messages for their recipient only.
+fn config_toml(port: u16, dir: &Path, sign_in: bool) -> String {
     format!(
         r#"[info]
 relay_url = "ws://127.0.0.1:{port}/"
@@ -171,7 +189,8 @@ max_ws_message_bytes = 131072
 max_ws_frame_bytes = 131072
 
 [authorization]
-nip42_auth = false
+nip42_auth = {sign_in}
+nip42_dms = {sign_in}
 
 [verified_users]
 mode = "disabled"

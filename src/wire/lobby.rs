@@ -203,6 +203,20 @@ pub fn open_tables_filter() -> Filter {
 /// host's newest announcement of each table, read and checked, open, public and not expired
 /// at `now` (Unix seconds; relays need not delete expired events, NIP-40). Oldest first.
 pub fn open_public_tables(events: &[Event], now: u64) -> Vec<(Event, TableSpec)> {
+    let mut out: Vec<(Event, TableSpec)> = newest_announcements(events)
+        .into_iter()
+        .filter(|(_, spec)| {
+            spec.lobby.as_ref().is_some_and(|l| {
+                l.status == LobbyStatus::Open && l.public && l.expires.is_none_or(|t| t > now)
+            })
+        })
+        .collect();
+    out.sort_by_key(|(ev, _)| (ev.created_at, ev.id));
+    out
+}
+
+/// Each host's newest announcement of each table among `events`, read and checked; any status.
+pub fn newest_announcements(events: &[Event]) -> Vec<(Event, TableSpec)> {
     let mut newest: BTreeMap<(PublicKey, String), (Event, TableSpec)> = BTreeMap::new();
     for ev in events {
         let Ok(spec) = super::parse_table(ev) else {
@@ -216,16 +230,7 @@ pub fn open_public_tables(events: &[Event], now: u64) -> Vec<(Event, TableSpec)>
             newest.insert(k, (ev.clone(), spec));
         }
     }
-    let mut out: Vec<(Event, TableSpec)> = newest
-        .into_values()
-        .filter(|(_, spec)| {
-            spec.lobby.as_ref().is_some_and(|l| {
-                l.status == LobbyStatus::Open && l.public && l.expires.is_none_or(|t| t > now)
-            })
-        })
-        .collect();
-    out.sort_by_key(|(ev, _)| (ev.created_at, ev.id));
-    out
+    newest.into_values().collect()
 }
 
 /// Parses and checks a lobby message of `table`.

@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod feedback;
 pub mod host;
+pub mod inbox;
 pub mod key;
 mod private;
 pub mod seat;

@@ -2,7 +2,7 @@
 // web/src by web/build.sh) and puts what the core decided on screen. It decides nothing itself:
 // which events are genuine, which table a link names and what it says are the core's answers.
 import init, * as core from "./pkg/tolerance_web.js";
-import { SeatPool, fetchAll, followTable, lingerThenClose, openSeat, publishOnce, query, seatRound } from "./relays.js";
+import { SeatPool, fetchAll, followTable, lingerThenClose, openSeat, publishOnce, query, querySignedIn, seatRound } from "./relays.js";
 import * as store from "./store.js";
 
 const $ = (id) => document.getElementById(id);
@@ -177,6 +177,101 @@ async function showLobby() {
     : "No public table is taking players on these relays now.";
   $("lobby-status").textContent = faults.length ? `${said} (${faults.join("; ")})` : said;
   document.body.dataset.lobby = String(tables.length);
+}
+
+// How long a relay may wait for the person to approve, in the signer extension, signing in or
+// opening a message.
+const SIGN_IN_PATIENCE_MS = 60000;
+// Most messages the extension is asked to open per look (two approvals each).
+const EXTENSION_MOST_WRAPS = 30;
+let invitationsLook = 0;
+
+// The invitations sent to the person's key (NIP-17): read with the page's own key as soon as it
+// is unlocked; with a signer extension, on "Read my invitations", since the extension opens
+// each message (and may ask its person each time). Relays that serve private messages only to
+// their recipient are signed in to (NIP-42).
+async function showInvitations(withExtension = false) {
+  const look = ++invitationsLook;
+  const list = $("invitations");
+  const status = $("invitations-status");
+  const signer = core.signer_identity();
+  $("invitations-read").hidden = !signer;
+  if (!core.key_unlocked() && !signer) {
+    list.replaceChildren();
+    status.textContent = "Unlock your key, or use your signer extension, to see the invitations sent to you.";
+    return;
+  }
+  if (signer && !withExtension) {
+    status.textContent = "Your signer extension opens each invitation: press Read my invitations.";
+    return;
+  }
+  const relays = await defaultRelays();
+  if (!relays.length) return;
+  const ext = signer ? extension() : null;
+  if (signer && (!ext || !ext.nip44)) {
+    status.textContent = "Your signer extension does not open private messages (NIP-44), so this page cannot read your invitations.";
+    return;
+  }
+  status.textContent = `Looking for invitations to you on ${relays.join(", ")}…`;
+  const auth = async (url, challenge) => {
+    if (!ext) return JSON.parse(core.auth_event(url, challenge));
+    const signed = await ext.signEvent(JSON.parse(core.auth_request(url, challenge)));
+    return JSON.parse(core.auth_signed(JSON.stringify(signed)));
+  };
+  const wraps = [];
+  let faults;
+  let invitations = [];
+  let refused = 0;
+  try {
+    const q = querySignedIn(relays, JSON.parse(core.inbox_filter()), (e) => wraps.push(e), auth,
+      ext ? SIGN_IN_PATIENCE_MS : undefined);
+    faults = await q.done;
+    // For scripts and tests: the relays that asked this page to sign in, and took it.
+    window.signedIn = q.signedInTo;
+    if (ext) {
+      for (const wrap of wraps.slice(0, EXTENSION_MOST_WRAPS)) {
+        try {
+          const seal = String(await ext.nip44.decrypt(wrap.pubkey, wrap.content));
+          const rumor = String(await ext.nip44.decrypt(JSON.parse(seal).pubkey, JSON.parse(seal).content));
+          invitations.push(...JSON.parse(core.invitation_opened(seal, rumor)));
+        } catch {
+          refused += 1;
+        }
+      }
+    } else {
+      ({ invitations, refused } = JSON.parse(core.open_invitations(JSON.stringify(wraps))));
+    }
+  } catch (e) {
+    if (look === invitationsLook) status.textContent = `Your invitations could not be read: ${e.message || e}`;
+    return;
+  }
+  let tables = [];
+  if (invitations.length) {
+    const events = [];
+    faults.push(...await query(relays, JSON.parse(core.invited_tables_filter(JSON.stringify(invitations))), (e) => events.push(e)).done);
+    tables = JSON.parse(core.invited_tables(JSON.stringify(invitations), JSON.stringify(events), Date.now() / 1000));
+  }
+  const people = await names(relays, [...new Set(tables.flatMap((t) => [t.host, t.from]))]);
+  if (look !== invitationsLook) return;
+  const nameOf = new Map(people.map((p) => [p.key, p.name]));
+  list.replaceChildren(
+    ...tables.map((t) => {
+      const li = el("li");
+      const a = el("a", "", `${t.game_title}${t.title ? ": " + t.title : ""}`);
+      a.href = "#" + t.naddr;
+      const from = t.from === t.host
+        ? `from ${nameOf.get(t.host) || "someone"}`
+        : `from ${nameOf.get(t.from) || "someone"} (hosted by ${nameOf.get(t.host) || "someone"})`;
+      li.append(a, el("span", "hint", ` ${from} · ${t.status} · ${t.players} of ${t.max_players} seats taken · ${t.pace}`));
+      return li;
+    }),
+  );
+  const said = tables.length
+    ? `${tables.length} invitation${tables.length === 1 ? "" : "s"} to a table you can open.`
+    : "No invitation to an open table on these relays.";
+  const skipped = refused ? ` ${refused} private message${refused === 1 ? "" : "s"} could not be opened or did not check out.` : "";
+  status.textContent = (faults.length ? `${said} (${faults.join("; ")})` : said) + skipped;
+  document.body.dataset.invitations = String(tables.length);
 }
 
 function showGames() {
@@ -1286,7 +1381,13 @@ function hideExport() {
 
 // Puts the key's state on screen: none, kept and locked, or unlocked (then with its profile's
 // name when the relays know one).
+// Who the person is, and what is addressed to them.
 async function showYou() {
+  showInvitations();
+  await showKey();
+}
+
+async function showKey() {
   const signer = core.signer_identity();
   $("signer-use").hidden = !!signer;
   $("signer-stop").hidden = !signer;
@@ -1482,7 +1583,11 @@ async function main() {
   wireHost();
   showYou();
   showLobby();
-  $("refresh").addEventListener("click", showLobby);
+  $("refresh").addEventListener("click", () => {
+    showLobby();
+    showInvitations();
+  });
+  $("invitations-read").addEventListener("click", () => showInvitations(true));
   showFeedbackTo();
   $("feedback-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

@@ -21,7 +21,7 @@ export function frame(m) {
 // message that parses as JSON, and `finish(result)` once — by the answer, or with words for a
 // socket that fails or a relay that runs out of patience. The socket is closed then, unless
 // `keep` says a live subscription goes on.
-export function exchange(url, start, answer, sockets, keep = () => false) {
+export function exchange(url, start, answer, sockets, keep = () => false, patience = PATIENCE_MS) {
   return new Promise((resolve) => {
     let ws;
     let settled = false;
@@ -36,7 +36,7 @@ export function exchange(url, start, answer, sockets, keep = () => false) {
       }
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ fault: `${url} did not answer within ${PATIENCE_MS / 1000} s` }), PATIENCE_MS);
+    const timer = setTimeout(() => finish({ fault: `${url} did not answer within ${patience / 1000} s` }), patience);
     try {
       ws = new WebSocket(url);
     } catch {
@@ -49,7 +49,7 @@ export function exchange(url, start, answer, sockets, keep = () => false) {
     ws.onclose = () => finish({ fault: `${url} closed the connection` });
     ws.onmessage = (m) => {
       const msg = frame(m);
-      if (msg) answer(msg, finish);
+      if (msg) answer(msg, finish, ws);
     };
   });
 }
@@ -83,6 +83,78 @@ export function query(relays, filter, onEvent, live = false) {
     done: Promise.all(done).then((results) => results.map((r) => r.fault).filter(Boolean)),
     close: () => sockets.forEach((s) => s.close()),
   };
+}
+
+// One NIP-01 query to each relay that may want the page signed in first (NIP-42). A relay that
+// sent a challenge is answered with `auth(url, challenge)` (a signed kind-22242 event, or null
+// to go on without) once it asks (`CLOSED` with `auth-required:`) or once it answered without
+// it (`EOSE`), and then asked again: some relays (nostr-rs-relay's `nip42_dms`) leave out what
+// only a signed-in reader may see without saying so. Each event is handed to `onEvent` once.
+// A relay that refuses the sign-in says so before it answers the query asked after it.
+// Resolves like `query`, with `patience` per relay (a signer extension may ask its person);
+// `signedInTo` lists the relays that took the sign-in.
+export function querySignedIn(relays, filter, onEvent, auth, patience = PATIENCE_MS) {
+  const signedInTo = [];
+  const done = relays.map((url) => {
+    let challenge = null;
+    let signing = false;
+    let signedIn = null;
+    let sub = "q" + Math.random().toString(36).slice(2, 10);
+    const seen = new Set();
+    const signIn = async (ws, finish) => {
+      signing = true;
+      let ev = null;
+      try {
+        ev = await auth(url, challenge);
+      } catch (e) {
+        finish({ fault: `signing in to ${url} failed: ${e.message || e}` });
+        return;
+      }
+      if (!ev) {
+        finish({ fault: null });
+        return;
+      }
+      // Asked again at once: a relay takes a connection's messages in order, and some (as
+      // nostr-rs-relay 0.8) answer a sign-in only when they refuse it.
+      signedIn = ev.id;
+      ws.send(JSON.stringify(["AUTH", ev]));
+      sub = "q" + Math.random().toString(36).slice(2, 10);
+      ws.send(JSON.stringify(["REQ", sub, filter]));
+    };
+    return exchange(
+      url,
+      (ws) => ws.send(JSON.stringify(["REQ", sub, filter])),
+      (msg, finish, ws) => {
+        if (msg[0] === "AUTH" && typeof msg[1] === "string") {
+          challenge = msg[1];
+          return;
+        }
+        if (msg[0] === "OK" && msg[1] === signedIn) {
+          if (!msg[2]) finish({ fault: `${url} refused the sign-in: ${msg[3] || "no reason given"}` });
+          return;
+        }
+        if (msg[1] !== sub) return;
+        if (msg[0] === "EVENT" && msg[2] && !seen.has(msg[2].id)) {
+          seen.add(msg[2].id);
+          onEvent(msg[2]);
+          return;
+        }
+        const closed = msg[0] === "CLOSED";
+        if (msg[0] !== "EOSE" && !closed) return;
+        const wants = !closed || String(msg[2] || "").startsWith("auth-required:");
+        if (challenge && !signing && wants) {
+          signIn(ws, finish);
+          return;
+        }
+        if (signedIn && !closed) signedInTo.push(url);
+        finish({ fault: closed ? `${url} refused the query: ${msg[2] || "no reason given"}` : null });
+      },
+      null,
+      () => false,
+      patience,
+    );
+  });
+  return { done: Promise.all(done).then((rs) => rs.map((r) => r.fault).filter(Boolean)), signedInTo };
 }
 
 // One event offered once to each relay: resolves with each relay's answer (taken, refused and
