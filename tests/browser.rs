@@ -1260,11 +1260,7 @@ async fn a_reload_mid_table_takes_the_seat_back() {
         !line.contains("stopped answering") && !line.contains("forfeit"),
         "{line}"
     );
-    assert_eq!(
-        kept_records(&c, "").await,
-        Vec::<String>::new(),
-        "the record outlived its table"
-    );
+    records_dropped(&c).await;
     let old = script(
         &c,
         "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
@@ -1332,9 +1328,16 @@ async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign
         listed.contains("Perudo") && listed.contains("from Ana"),
         "{listed}"
     );
-    // The relay asked the page to sign in (NIP-42) and took its answer; nothing went wrong.
+    // The relay asked the page to sign in (NIP-42) and took its answer as the person's key:
+    // the page says so, and so does the relay's own log.
     let signed_in = script(&c, "return window.signedIn;").await;
     assert_eq!(signed_in, json!([relay_url]), "the page did not sign in");
+    let me = nostr_sdk::PublicKey::parse(&npub).unwrap().to_hex();
+    let log = relay.log();
+    assert!(
+        log.contains("client is authenticated: (cid: ") && log.contains(&me[..8]),
+        "the relay's log holds no sign-in by {npub}: {log}"
+    );
     let status = text(&c, "#invitations-status").await;
     assert_eq!(status, "1 invitation to a table you can open.");
     click(&c, "#invitations a").await;
@@ -1346,15 +1349,157 @@ async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign
     c.close().await.unwrap();
 }
 
-/// The records the page keeps (in IndexedDB) whose key starts with `kind` ("seat.", "join.").
+/// With a signer extension, the person's invitations are opened by the extension (two NIP-44
+/// decryptions a message, asked only when the person presses "Read my invitations") and checked
+/// in the page. Ana invites the identity to a table from the terminal; Mallory sends a message
+/// that claims Ana wrote it but seals it with his own key. The page lists Ana's invitation,
+/// from Ana, and refuses Mallory's, saying one message did not check out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extension_opens_the_invitations_and_a_forged_sender_is_refused() {
+    use nostr_sdk::prelude::*;
+    let test = "browser-extension-invited";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let identity = Keys::generate();
+    let npub = identity.public_key().to_bech32().unwrap();
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    use_extension(&c, &identity).await;
+    until(
+        &c,
+        "document.getElementById('invitations-status').textContent.includes('press Read my invitations')",
+    )
+    .await;
+
+    let ha = home(test, "ana");
+    player(&ha);
+    let named = run(
+        &ha,
+        &["keys", "profile", "--name", "Ana", "--relay", &relay],
+    );
+    assert!(named.status.success(), "{named:?}");
+    let _host = spawn(
+        &ha,
+        &[
+            "host", "--relay", &relay, "--game", "perudo", "--seats", "2", "--invite", &npub,
+        ],
+    );
+    let host_line = _host.wait_line("tolerance join naddr1", PATIENCE);
+    let naddr = naddr_of(&host_line);
+    _host.wait_line("relays took the invitation", PATIENCE);
+
+    // Mallory's message names Ana's table and claims Ana as its author, sealed by Mallory.
+    let table = Nip19Coordinate::from_bech32(&naddr).unwrap();
+    let ana = table.public_key;
+    let mallory = Keys::generate();
+    let mut rumor = EventBuilder::private_msg_rumor(identity.public_key(), "join us")
+        .tags(tolerance::table::host::invitation_tags(
+            &ana,
+            &table.identifier,
+        ))
+        .build(ana);
+    rumor.ensure_id();
+    let sealed = nip44::encrypt(
+        mallory.secret_key(),
+        &identity.public_key(),
+        rumor.as_json(),
+        nip44::Version::V2,
+    )
+    .unwrap();
+    let seal = EventBuilder::new(Kind::Seal, sealed)
+        .sign_with_keys(&mallory)
+        .unwrap();
+    let wrap = EventBuilder::gift_wrap_from_seal(&identity.public_key(), &seal, []).unwrap();
+    let client = nostr_sdk::Client::default();
+    client.add_relay(&relay).await.unwrap();
+    client.connect().await;
+    let sent = client.send_event(&wrap).await.unwrap();
+    assert!(!sent.success.is_empty(), "{sent:?}");
+    client.disconnect().await;
+
+    click(&c, "#invitations-read").await;
+    // The extension opens what it is asked to, as the identity, until the page is done.
+    let end = Instant::now() + PATIENCE;
+    let mut opened = 0;
+    loop {
+        let done = script(&c, "return document.body.dataset.invitations || null;").await;
+        if !done.is_null() {
+            break;
+        }
+        assert!(
+            Instant::now() < end,
+            "the page never listed: {}",
+            text(&c, "#lobby").await
+        );
+        let ask = script(&c, "return window.__ext.asks.shift() || null;").await;
+        if ask.is_null() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        assert_eq!(ask["kind"], json!("decrypt"), "{ask}");
+        let from = PublicKey::from_hex(ask["arg"]["pk"].as_str().unwrap()).unwrap();
+        let plain = nip44::decrypt(
+            identity.secret_key(),
+            &from,
+            ask["arg"]["ct"].as_str().unwrap(),
+        )
+        .unwrap();
+        extension_answers(&c, ask["id"].as_u64().unwrap(), json!(plain)).await;
+        opened += 1;
+    }
+    assert_eq!(opened, 4, "two messages, each opened in two layers");
+    assert_eq!(script(&c, "return window.__ext.signs;").await, json!(0));
+    let listed = text(&c, "#invitations").await;
+    assert!(
+        listed.contains("Perudo") && listed.contains("from Ana") && !listed.contains("hosted by"),
+        "{listed}"
+    );
+    let status = text(&c, "#invitations-status").await;
+    assert_eq!(
+        status,
+        "1 invitation to a table you can open. 1 private message could not be opened or did \
+         not check out."
+    );
+    c.close().await.unwrap();
+}
+
+/// The records the browser holds in the page's IndexedDB (read from the database itself, not
+/// the page's memory) whose key starts with `kind` ("seat.", "join.").
 async fn kept_records(c: &Client, kind: &str) -> Vec<String> {
-    let all = script(c, "return window.kept();").await;
+    let all = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             const r = indexedDB.open('tolerance'); \
+             r.onerror = () => done(null); \
+             r.onsuccess = () => { \
+               const db = r.result; const out = {}; \
+               if (!db.objectStoreNames.contains('records')) { db.close(); done(out); return; } \
+               const c = db.transaction('records').objectStore('records').openCursor(); \
+               c.onsuccess = () => { const x = c.result; \
+                 if (x) { out[x.key] = x.value; x.continue(); } else { db.close(); done(out); } }; \
+             };",
+            vec![],
+        )
+        .await
+        .unwrap();
     all.as_object()
-        .unwrap()
+        .unwrap_or_else(|| panic!("the page's storage did not open: {all}"))
         .iter()
         .filter(|(k, _)| k.starts_with(kind))
         .map(|(_, v)| v.as_str().unwrap().to_string())
         .collect()
+}
+
+/// The page dropped its records of the seat once the relays took its last events.
+async fn records_dropped(c: &Client) {
+    until(c, "document.body.dataset.records === 'dropped'").await;
+    assert_eq!(
+        kept_records(c, "").await,
+        Vec::<String>::new(),
+        "a record outlived its table"
+    );
 }
 
 /// A reload while the page's seat is asked for and the table not yet full. The page kept the
@@ -1404,11 +1549,7 @@ async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
     let (ok, out, err) = bo.finish(Duration::from_secs(60)).await;
     assert!(ok, "bo: {out}\n{err}");
     the_host_and_verify_agree(&c, ana, &hw, &naddr, &line).await;
-    assert_eq!(
-        kept_records(&c, "").await,
-        Vec::<String>::new(),
-        "a record outlived its table"
-    );
+    records_dropped(&c).await;
     c.close().await.unwrap();
 }
 
@@ -1442,12 +1583,7 @@ async fn leaving_from_the_page_signs_the_leave_and_the_host_goes_on_at_once() {
     until(&c, "document.body.dataset.seat === 'left'").await;
     let said = text(&c, "#play-status").await;
     assert!(said.starts_with("you left the table"), "{said}");
-    let kept = script(
-        &c,
-        "return Object.keys(localStorage).filter(k => k.startsWith('tolerance.seat.')).length;",
-    )
-    .await;
-    assert_eq!(kept, json!(0), "the record outlived the seat");
+    records_dropped(&c).await;
 
     // Without the leave, the host would wait out a minute and its bank before voting.
     let (ok, out, err) = host.finish(Duration::from_secs(50)).await;

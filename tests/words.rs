@@ -316,8 +316,13 @@ fn screen<G: TableGame>(
     format!("{out}{}\n{}\n", panel.help(), panel.title())
 }
 
-/// What a seat's drawing of the table must not do: show another seat's pieces otherwise than
-/// a spectator's drawing shows them (a hidden card face up), or draw the seat as its own twice.
+/// Shared places a seat may see more of than a spectator, because what lies there is its own:
+/// Mia's cup, whose dice the seat that rolled them looked at.
+const OWN_PLACES: [&str; 1] = ["the cup"];
+
+/// What a seat's drawing of the table must not do: draw it otherwise than a spectator's drawing
+/// does (other seats' pieces and shared places alike: a hidden card face up, a cup opened) but
+/// for the seat's own spot and the places of [`OWN_PLACES`], or draw the seat as its own twice.
 fn drawn_faults(d: &Drawing, spectator: Option<&Drawing>, viewer: Option<Seat>) -> Vec<String> {
     let mut found = Vec::new();
     let own = d.spots.iter().filter(|s| s.you).count();
@@ -328,18 +333,22 @@ fn drawn_faults(d: &Drawing, spectator: Option<&Drawing>, viewer: Option<Seat>) 
         found.push("a drawing for a seat but none for a spectator".into());
         return found;
     };
-    for spot in d
-        .spots
-        .iter()
-        .filter(|s| !s.you && NAMES.contains(&s.name.as_str()))
-    {
-        let public = spectator.spots.iter().find(|s| s.name == spot.name);
-        if public.map(|p| &p.pieces) != Some(&spot.pieces) {
+    if spectator.spots.len() != d.spots.len() {
+        found.push(format!(
+            "{} spots drawn, where a spectator sees {}",
+            d.spots.len(),
+            spectator.spots.len()
+        ));
+        return found;
+    }
+    for (spot, public) in d.spots.iter().zip(&spectator.spots) {
+        if spot.you || OWN_PLACES.contains(&spot.name.as_str()) {
+            continue;
+        }
+        if spot.pieces != public.pieces {
             found.push(format!(
                 "{}'s pieces drawn as {:?}, where a spectator sees {:?}",
-                spot.name,
-                spot.pieces,
-                public.map(|p| &p.pieces)
+                spot.name, spot.pieces, public.pieces
             ));
         }
     }

@@ -128,6 +128,11 @@ impl NostrRsRelay {
         self.port
     }
 
+    /// What it logged so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.join("relay.log")).unwrap_or_default()
+    }
+
     /// Its process id (for its CPU time and memory under `/proc`).
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -27,6 +27,8 @@ pub struct Invitation {
     table: String,
     /// The sender (hex): the seal's signer, who wrote the message.
     from: String,
+    /// When the sender wrote it (the rumor's time; a wrap's own is randomised).
+    at: u64,
 }
 
 /// The person's key: the signer extension's identity, else the page's own unlocked key.
@@ -40,7 +42,8 @@ fn me() -> Result<PublicKey, String> {
 #[wasm_bindgen]
 pub fn inbox_filter() -> Result<String, JsError> {
     let me = me().map_err(|e| JsError::new(&e))?;
-    Ok(json!({"kinds": [1059], "#p": [me.to_hex()]}).to_string())
+    // The newest messages are enough: invitations to tables still open are recent.
+    Ok(json!({"kinds": [1059], "#p": [me.to_hex()], "limit": 200}).to_string())
 }
 
 /// The tables a checked message names: its `a` tags for table announcements. Our own copies of
@@ -61,6 +64,7 @@ fn named_tables(seal: &Event, rumor: &UnsignedEvent, me: &PublicKey) -> Vec<Invi
             host: c.public_key.to_hex(),
             table: c.identifier.clone(),
             from: seal.pubkey.to_hex(),
+            at: rumor.created_at.as_secs(),
         })
         .collect()
 }
@@ -140,12 +144,12 @@ pub fn invited_tables_filter(invitations: &str) -> String {
 /// to join (relays need not delete expired events, NIP-40).
 #[wasm_bindgen]
 pub fn invited_tables(invitations: &str, events: &str, now: f64) -> String {
-    let inv: Vec<Invitation> = serde_json::from_str(invitations).unwrap_or_default();
+    let mut inv: Vec<Invitation> = serde_json::from_str(invitations).unwrap_or_default();
+    inv.sort_by_key(|i| std::cmp::Reverse(i.at));
     let tables = wire::lobby::newest_announcements(&crate::parse_events(events));
     let mut seen = std::collections::HashSet::new();
     let out: Vec<Value> = inv
         .iter()
-        .rev()
         .filter(|i| seen.insert((i.host.clone(), i.table.clone())))
         .filter_map(|i| {
             let (ev, spec) = tables
@@ -240,6 +244,7 @@ mod tests {
                 host: ana.public_key().to_hex(),
                 table: table.clone(),
                 from: ana.public_key().to_hex(),
+                at: rumor.created_at.as_secs(),
             }]
         );
         // Ana's own copy lists nothing for her.

@@ -185,12 +185,15 @@ const SIGN_IN_PATIENCE_MS = 60000;
 // Most messages the extension is asked to open per look (two approvals each).
 const EXTENSION_MOST_WRAPS = 30;
 let invitationsLook = 0;
+let extensionReading = false;
 
 // The invitations sent to the person's key (NIP-17): read with the page's own key as soon as it
 // is unlocked; with a signer extension, on "Read my invitations", since the extension opens
 // each message (and may ask its person each time). Relays that serve private messages only to
 // their recipient are signed in to (NIP-42).
 async function showInvitations(withExtension = false) {
+  // A read through the extension is the person's own request: nothing else interrupts it.
+  if (extensionReading) return;
   const look = ++invitationsLook;
   const list = $("invitations");
   const status = $("invitations-status");
@@ -202,7 +205,8 @@ async function showInvitations(withExtension = false) {
     return;
   }
   if (signer && !withExtension) {
-    status.textContent = "Your signer extension opens each invitation: press Read my invitations.";
+    status.textContent = "Your signer extension opens each of your private messages to find " +
+      `the invitations (two approvals a message, at most ${EXTENSION_MOST_WRAPS}): press Read my invitations.`;
     return;
   }
   const relays = await defaultRelays();
@@ -219,20 +223,32 @@ async function showInvitations(withExtension = false) {
     return JSON.parse(core.auth_signed(JSON.stringify(signed)));
   };
   const wraps = [];
+  const seen = new Set();
   let faults;
   let invitations = [];
   let refused = 0;
+  extensionReading = !!ext;
   try {
-    const q = querySignedIn(relays, JSON.parse(core.inbox_filter()), (e) => wraps.push(e), auth,
+    // One copy of each message, whichever relays hold it: each costs the extension's person two
+    // approvals.
+    const take = (e) => {
+      if (e && !seen.has(e.id)) {
+        seen.add(e.id);
+        wraps.push(e);
+      }
+    };
+    const q = querySignedIn(relays, JSON.parse(core.inbox_filter()), take, auth,
       ext ? SIGN_IN_PATIENCE_MS : undefined);
     faults = await q.done;
     // For scripts and tests: the relays that asked this page to sign in, and took it.
     window.signedIn = q.signedInTo;
     if (ext) {
+      const open = (pk, ct) => within(Promise.resolve(ext.nip44.decrypt(pk, ct)), SIGN_IN_PATIENCE_MS,
+        "your signer extension did not open a message in time");
       for (const wrap of wraps.slice(0, EXTENSION_MOST_WRAPS)) {
         try {
-          const seal = String(await ext.nip44.decrypt(wrap.pubkey, wrap.content));
-          const rumor = String(await ext.nip44.decrypt(JSON.parse(seal).pubkey, JSON.parse(seal).content));
+          const seal = String(await open(wrap.pubkey, wrap.content));
+          const rumor = String(await open(JSON.parse(seal).pubkey, JSON.parse(seal).content));
           invitations.push(...JSON.parse(core.invitation_opened(seal, rumor)));
         } catch {
           refused += 1;
@@ -244,6 +260,8 @@ async function showInvitations(withExtension = false) {
   } catch (e) {
     if (look === invitationsLook) status.textContent = `Your invitations could not be read: ${e.message || e}`;
     return;
+  } finally {
+    extensionReading = false;
   }
   let tables = [];
   if (invitations.length) {
@@ -353,7 +371,7 @@ function keepRecord(kind, table, text) {
   return store.keep(kind, table, text).catch((e) => {
     if (text === null || !playing || playing.unkept) return;
     playing.unkept = true;
-    fail(`This browser would not keep your seat's record (${e.message}): the seat plays on, ` +
+    fail(`This browser would not keep your seat's record: ${e.message}. The seat plays on, ` +
       "but a reload now would lose it.");
   });
 }
@@ -390,8 +408,9 @@ function named(e, label) {
   return e;
 }
 
-// A face of 0 to 9 pips on a 3×3 grid.
+// A face of 0 to 9 pips on a 3×3 grid; a larger number (a double-twelve set's) as a numeral.
 function pips(cls, n) {
+  if (!(n >= 0 && n <= 9)) return el("span", `${cls} big`, String(n));
   const face = el("span", cls);
   for (let i = 0; i < 9; i++) face.append(el("span", PIPS[n].includes(i) ? "pip on" : "pip"));
   return face;
@@ -407,12 +426,12 @@ function drawPiece(p) {
     case "card_back":
       return named(el("span", "card back"), "a card face down");
     case "die":
-      return named(p.face <= 9 ? pips("die", p.face) : el("span", "die big", String(p.face)), `a die showing ${p.face}`);
+      return named(pips("die", p.face), `a die showing ${p.face}`);
     case "die_hidden":
       return named(el("span", "die hidden"), "a die under the cup");
     case "tile": {
       const t = named(el("span", "tile"), `tile ${p.a}|${p.b}`);
-      t.append(pips("half", Math.min(p.a, 9)), pips("half", Math.min(p.b, 9)));
+      t.append(pips("half", p.a), pips("half", p.b));
       return t;
     }
     default:
@@ -603,7 +622,7 @@ function startProver() {
 // for the seat is moot.
 async function keepSeat(table, seat) {
   await keepRecord("seat", table, seat.record());
-  if (store.record("join", table)) await keepRecord("join", table, null);
+  if (store.record("join", table)) keepRecord("join", table, null);
 }
 
 // One round of the seat's loop in the core, then what it asked for: events to publish,
@@ -615,7 +634,11 @@ function tick(seat) {
   const began = performance.now();
   try {
     const table = playing.table;
-    out = seatRound(seat, playing.pool, playing.relays, () => tick(seat), () => keepSeat(table, seat));
+    // Each round's record is kept, and its events published, after the round before's: the
+    // relays get a seat's events in the order it signed them.
+    const before = playing.sent || Promise.resolve();
+    out = seatRound(seat, playing.pool, playing.relays, () => tick(seat), () => before.then(() => keepSeat(table, seat)));
+    if (out.publish.length) playing.sent = out.sent;
     playing.longestTick = Math.max(playing.longestTick || 0, performance.now() - began);
   } catch (e) {
     fail(e.message || String(e));
@@ -643,14 +666,17 @@ function tick(seat) {
   if (out.over) {
     playing.done = true;
     if (playing.prover) playing.prover.stop();
-    keepRecord("seat", playing.table, null);
-    keepRecord("join", playing.table, null);
-    const pool = playing.pool;
-    out.sent.then(() =>
+    const { pool, table } = playing;
+    (playing.sent || Promise.resolve()).then(() =>
       lingerThenClose(pool, (owed) => {
         $("play-relays").textContent = owed
           ? `handing this seat's last ${owed} event(s) to the relays…`
           : "the relays took every event this seat signed";
+        // Kept until the relays took every event, so a tab closed before still has them.
+        if (!owed) {
+          Promise.all([keepRecord("seat", table, null), keepRecord("join", table, null)])
+            .then(() => (document.body.dataset.records = "dropped"));
+        }
       }));
     return;
   }
@@ -710,7 +736,7 @@ async function sitDown(opened, kept = null) {
   playing.pool = pool;
   seatState("asking");
   if (kept) {
-    const why = await restoreTableKey(opened.table, kept.record, "seat");
+    const why = await restoreTableKey(opened.table, kept.record, ["The seat you asked for", "the seat you asked for"]);
     let own;
     try {
       if (why) throw new Error(why);
@@ -807,7 +833,7 @@ async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
 // A kept record of a seat held by a table key sealed to your identity (a signer extension's
 // seat): only the extension opens that key, and the core takes it back. Null when that worked
 // or the record names no table key, else why not in words.
-async function restoreTableKey(table, record, what) {
+async function restoreTableKey(table, record, [This, what]) {
   let tk = null;
   try {
     tk = JSON.parse(record).table_key || null;
@@ -818,16 +844,16 @@ async function restoreTableKey(table, record, what) {
   const ext = extension();
   const signer = core.signer_identity();
   if (!ext || !ext.nip44 || typeof ext.nip44.decrypt !== "function") {
-    return `This ${what} was taken with a signer extension: use one that decrypts (NIP-07 nip44) to take it back.`;
+    return `${This} was taken with a signer extension: use one that decrypts (NIP-07 nip44) to take it back.`;
   }
   if (!signer || JSON.parse(signer).hex !== tk.identity) {
-    return `This ${what} was taken with a signer extension: use it (Use my signer extension) to take it back.`;
+    return `${This} was taken with a signer extension: use it (Use my signer extension) to take it back.`;
   }
   let secret;
   try {
     secret = String(await ext.nip44.decrypt(tk.key, tk.sealed));
   } catch (e) {
-    return `Your signer extension did not open the key of this ${what}: ${e.message || e}`;
+    return `Your signer extension did not open the key of ${what}: ${e.message || e}`;
   }
   try {
     core.signer_restore(table, tk.key, secret);
@@ -850,7 +876,7 @@ async function resumeSeat(opened, tableEvents) {
   playing.pool = pool;
   seatState("resuming");
   const record = store.record("seat", opened.table);
-  const why = await restoreTableKey(opened.table, record, "seat");
+  const why = await restoreTableKey(opened.table, record, ["This seat", "this seat"]);
   if (why) {
     seatRefused(pool, why);
     return;

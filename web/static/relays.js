@@ -97,12 +97,18 @@ export function querySignedIn(relays, filter, onEvent, auth, patience = PATIENCE
   const signedInTo = [];
   const done = relays.map((url) => {
     let challenge = null;
-    let signing = false;
+    // Signing in: not yet, "waiting" for the relay's challenge after it asked, "sent", "taken".
+    let state = null;
     let signedIn = null;
+    let retried = false;
     let sub = "q" + Math.random().toString(36).slice(2, 10);
     const seen = new Set();
+    const ask = (ws) => {
+      sub = "q" + Math.random().toString(36).slice(2, 10);
+      ws.send(JSON.stringify(["REQ", sub, filter]));
+    };
     const signIn = async (ws, finish) => {
-      signing = true;
+      state = "signing";
       let ev = null;
       try {
         ev = await auth(url, challenge);
@@ -115,11 +121,13 @@ export function querySignedIn(relays, filter, onEvent, auth, patience = PATIENCE
         return;
       }
       // Asked again at once: a relay takes a connection's messages in order, and some (as
-      // nostr-rs-relay 0.8) answer a sign-in only when they refuse it.
+      // nostr-rs-relay 0.8) answer a sign-in only when they refuse it. A relay that answered
+      // the query before taking the sign-in says `auth-required:` again, and is asked once more
+      // once it took it.
       signedIn = ev.id;
+      state = "sent";
       ws.send(JSON.stringify(["AUTH", ev]));
-      sub = "q" + Math.random().toString(36).slice(2, 10);
-      ws.send(JSON.stringify(["REQ", sub, filter]));
+      ask(ws);
     };
     return exchange(
       url,
@@ -127,10 +135,18 @@ export function querySignedIn(relays, filter, onEvent, auth, patience = PATIENCE
       (msg, finish, ws) => {
         if (msg[0] === "AUTH" && typeof msg[1] === "string") {
           challenge = msg[1];
+          // The relay refused the query before it sent its challenge.
+          if (state === "waiting") signIn(ws, finish);
           return;
         }
         if (msg[0] === "OK" && msg[1] === signedIn) {
-          if (!msg[2]) finish({ fault: `${url} refused the sign-in: ${msg[3] || "no reason given"}` });
+          if (!msg[2]) {
+            finish({ fault: `${url} refused the sign-in: ${msg[3] || "no reason given"}` });
+            return;
+          }
+          const again = state === "retry";
+          state = "taken";
+          if (again) ask(ws);
           return;
         }
         if (msg[1] !== sub) return;
@@ -141,9 +157,16 @@ export function querySignedIn(relays, filter, onEvent, auth, patience = PATIENCE
         }
         const closed = msg[0] === "CLOSED";
         if (msg[0] !== "EOSE" && !closed) return;
-        const wants = !closed || String(msg[2] || "").startsWith("auth-required:");
-        if (challenge && !signing && wants) {
-          signIn(ws, finish);
+        const required = closed && String(msg[2] || "").startsWith("auth-required:");
+        if (state === null && (required || (!closed && challenge))) {
+          if (challenge) signIn(ws, finish);
+          else state = "waiting";
+          return;
+        }
+        if (required && !retried && (state === "sent" || state === "taken")) {
+          retried = true;
+          if (state === "taken") ask(ws);
+          else state = "retry";
           return;
         }
         if (signedIn && !closed) signedInTo.push(url);

@@ -7,6 +7,7 @@
 // Records kept by an older page in localStorage are moved here on the first load.
 
 const DB = "tolerance";
+const OPEN_PATIENCE_MS = 3000;
 const STORE = "records";
 const kept = new Map();
 let db = null;
@@ -37,7 +38,11 @@ function transact(mode, work) {
 // words (the page then plays on without keeping anything).
 export async function load() {
   try {
-    db = await open();
+    // A browser whose storage never answers must not hold the page: it plays on without.
+    db = await Promise.race([
+      open(),
+      new Promise((_, no) => setTimeout(() => no(new Error("it did not answer")), OPEN_PATIENCE_MS)),
+    ]);
     // Another tab upgrading or clearing the page's storage is let through.
     db.onversionchange = () => {
       db.close();
@@ -53,15 +58,18 @@ export async function load() {
         c.continue();
       };
     });
-    await moveOld();
     why = "";
   } catch (e) {
     db = null;
-    why = `this browser keeps nothing for this page (${words(e)})`;
+    why = `its storage is unavailable (${words(e)})`;
   }
+  await moveOld();
   return why;
 }
 
+// Records an older page kept in localStorage: moved into IndexedDB one by one (a record that
+// cannot be moved stays where it is), or only read when IndexedDB is unavailable, so that the
+// seat is still offered back.
 async function moveOld() {
   let old = [];
   try {
@@ -71,8 +79,17 @@ async function moveOld() {
   }
   for (const k of old) {
     const table = k.slice("tolerance.seat.".length);
-    if (!kept.has(key("seat", table))) await keep("seat", table, localStorage.getItem(k));
-    localStorage.removeItem(k);
+    const text = localStorage.getItem(k);
+    if (!db) {
+      if (!kept.has(key("seat", table))) kept.set(key("seat", table), text);
+      continue;
+    }
+    try {
+      if (!kept.has(key("seat", table))) await keep("seat", table, text);
+      localStorage.removeItem(k);
+    } catch {
+      // Left in localStorage, and read from there next time.
+    }
   }
 }
 
@@ -96,7 +113,7 @@ export function keep(kind, table, text) {
   const k = key(kind, table);
   if (text === null) kept.delete(k);
   else kept.set(k, text);
-  if (!db) return Promise.reject(new Error(why || "this browser keeps nothing for this page"));
+  if (!db) return Promise.reject(new Error(why || "its storage is unavailable"));
   return transact("readwrite", (s) => (text === null ? s.delete(k) : s.put(text, k))).catch((e) => {
     throw new Error(words(e));
   });
