@@ -244,3 +244,40 @@ fn the_counting_bot_beats_plain_play() {
     eprintln!("counting bot vs two plain players: {margin} chips over {games} tables, {wins} wins");
     assert!(margin > 0, "{margin}");
 }
+
+#[test]
+fn the_drawing_shows_the_viewer_its_own_cards_by_name_and_the_others_backs() {
+    use crate::games::ui::drawing::Piece;
+    use crate::games::ui::GameUi;
+    let mut g = ArtOfFacts::new(&setup(3, Some(3))).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(6));
+    while let ToAct::Chance(r) = g.to_act() {
+        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
+        g.apply_chance(&o).unwrap();
+    }
+    assert!(matches!(g.phase, Phase::Swap { .. }), "{:?}", g.phase);
+    let names = |s: Seat| {
+        if s == 2 {
+            "you".to_string()
+        } else {
+            format!("P{s}")
+        }
+    };
+    let v = g.view(Some(2));
+    let d = ArtOfFacts::drawing(&v, &names).unwrap();
+    assert!(d.title.starts_with("hand 1 of 3 · ante "), "{}", d.title);
+    let own: Vec<Piece> = v.players[2]
+        .cards
+        .iter()
+        .map(|c| Piece::named(c.as_ref().unwrap().name()))
+        .chain([Piece::CardBack])
+        .collect();
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.pieces, own);
+    assert!(you
+        .notes
+        .contains(&"the last card is face down".to_string()));
+    for other in d.spots.iter().filter(|s| !s.you) {
+        assert_eq!(other.pieces, vec![Piece::CardBack; 4], "{}", other.name);
+    }
+}

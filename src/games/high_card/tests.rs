@@ -100,3 +100,31 @@ fn the_threshold_bot_beats_random() {
         "the threshold bot should win points on average: {total}"
     );
 }
+
+#[test]
+fn the_drawing_shows_the_viewer_its_own_card_and_the_others_backs() {
+    use crate::games::ui::drawing::Piece;
+    use crate::games::ui::GameUi;
+    let mut g = HighCard::new(&Setup::new(3)).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(4));
+    while let ToAct::Chance(r) = g.to_act() {
+        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
+        g.apply_chance(&o).unwrap();
+    }
+    let names = |s: crate::engine::Seat| {
+        if s == 1 {
+            "you".to_string()
+        } else {
+            format!("P{s}")
+        }
+    };
+    let d = HighCard::drawing(&g.view(Some(1)), &names).unwrap();
+    assert_eq!(d.title, "round 1 of 3");
+    let own = g.hands[&1].card.unwrap();
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.pieces, vec![Piece::card(own)]);
+    assert!(you.notes.contains(&"20 points".to_string()));
+    for other in d.spots.iter().filter(|s| !s.you) {
+        assert_eq!(other.pieces, vec![Piece::CardBack], "{}", other.name);
+    }
+}

@@ -140,3 +140,48 @@ fn a_tied_first_vote_accuses_nobody() {
     assert_eq!(g.phase, Phase::Vote2, "two of four is no majority");
     let _: Seat = g.guesser.unwrap();
 }
+
+#[test]
+fn the_drawing_shows_each_seat_its_own_role_card_and_the_others_backs() {
+    use crate::engine::ToAct;
+    use crate::games::ui::drawing::Piece;
+    use crate::games::ui::GameUi;
+    let mut g = Insider::new(&Setup::new(4)).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(8));
+    while let ToAct::Chance(r) = g.to_act() {
+        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
+        g.apply_chance(&o).unwrap();
+    }
+    assert_eq!(g.phase, Phase::Pick);
+    let master = g.master.unwrap();
+    let other = (0..4).find(|s| *s != master).unwrap();
+    let names = |s: Seat| format!("P{s}");
+    let d = Insider::drawing(&g.view(Some(other)), &names).unwrap();
+    let own = match g.view(Some(other)).role.unwrap() {
+        Role::Insider => "Insider",
+        _ => "Common",
+    };
+    for spot in d.spots.iter().take(4) {
+        let want = if spot.you {
+            Piece::named(own)
+        } else if spot.name == names(master) {
+            Piece::named("Master")
+        } else {
+            Piece::CardBack
+        };
+        assert_eq!(spot.pieces, vec![want], "{}", spot.name);
+    }
+    assert!(d.spots.iter().all(|s| s.name != "your word cards"));
+    // The Master sees its word cards by name, and the others do not.
+    let d = Insider::drawing(&g.view(Some(master)), &names).unwrap();
+    let words = d
+        .spots
+        .iter()
+        .find(|s| s.name == "your word cards")
+        .unwrap();
+    assert_eq!(words.pieces.len(), usize::from(g.setup.choices));
+    assert!(words
+        .pieces
+        .iter()
+        .all(|p| matches!(p, Piece::Named { .. })));
+}

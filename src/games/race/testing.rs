@@ -130,3 +130,35 @@ pub fn a_leaver_stops_the_race<R: Solitaire>(mut g: Race<R>, oracle: &mut Oracle
     }
     assert!(!g.outcome().unwrap().winners.contains(&2));
 }
+
+/// The first deal of a race of three drawn by seat 1's client: its own cards face up, the other
+/// entrants' as backs, each as a spectator's drawing shows them. Returns seat 1's drawing for
+/// the game's own checks.
+pub fn the_first_deal_drawn<R: super::ui::RaceUi>(
+    setup: &R::Setup,
+    seed: u64,
+) -> crate::games::ui::drawing::Drawing {
+    use crate::games::ui::drawing::Piece;
+    use crate::games::ui::GameUi;
+    let (_, one, _, _) = first_deal::<R>(setup, seed);
+    let names = |s: Seat| {
+        if s == 1 {
+            "you".to_string()
+        } else {
+            format!("P{s}")
+        }
+    };
+    let d = Race::<R>::drawing(&one.view(Some(1)), &names).unwrap();
+    let spectator = Race::<R>::drawing(&one.view(None), &names).unwrap();
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.name, "you");
+    assert!(!you.pieces.is_empty());
+    assert!(!you.pieces.contains(&Piece::CardBack), "{:?}", you.pieces);
+    for s in [0, 2] {
+        let theirs = d.spots.iter().find(|x| x.name == names(s)).unwrap();
+        assert_eq!(theirs.pieces, vec![Piece::CardBack; you.pieces.len()]);
+        let seen = spectator.spots.iter().find(|x| x.name == names(s)).unwrap();
+        assert_eq!(theirs.pieces, seen.pieces);
+    }
+    d
+}

@@ -732,3 +732,36 @@ fn effects_follow_the_rule_book() {
     assert_eq!(t[1].faith, Some(Faith::Catholic));
     assert!(t[1].converted);
 }
+
+#[test]
+fn the_drawing_shows_the_viewer_its_own_hand_by_name_and_the_others_backs() {
+    use crate::games::ui::drawing::Piece;
+    use crate::games::ui::GameUi;
+    let mut g = Reformation::new(&Setup::new(3)).unwrap();
+    let mut oracle = Oracle::new(StdRng::seed_from_u64(3));
+    let s = to_play(&mut g, &mut oracle);
+    let names = |x: Seat| {
+        if x == s {
+            "you".to_string()
+        } else {
+            format!("P{x}")
+        }
+    };
+    let v = g.view(Some(s));
+    let d = Reformation::drawing(&v, &names).unwrap();
+    assert!(d.title.starts_with("reign 1 of "), "{}", d.title);
+    let data = v.data();
+    let own: Vec<Piece> = g
+        .held(s)
+        .iter()
+        .map(|(_, c)| Piece::named(ui::words::card(data, c.unwrap())))
+        .collect();
+    assert!(!own.is_empty());
+    let you = d.spots.iter().find(|x| x.you).unwrap();
+    assert_eq!(you.name, "you");
+    assert_eq!(you.pieces, own);
+    for p in v.players.iter().filter(|p| p.seat != s) {
+        let spot = d.spots.iter().find(|x| x.name == names(p.seat)).unwrap();
+        assert_eq!(spot.pieces, vec![Piece::CardBack; p.hand]);
+    }
+}

@@ -147,3 +147,18 @@ fn the_dungeon_bot_beats_random_on_the_same_deals() {
         d.bot_wins
     );
 }
+
+#[test]
+fn the_drawing_shows_your_room_face_up_and_the_others_rooms_as_backs() {
+    let d = crate::games::race::testing::the_first_deal_drawn::<Dungeon>(&Setup { players: 3 }, 5);
+    assert_eq!(d.title, "Scoundrel · 3 on one deal · racing");
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.pieces.len(), 4);
+    assert!(
+        you.notes.contains(&"health 20 of 20".to_string()),
+        "{:?}",
+        you.notes
+    );
+    let weapon = d.spots.iter().find(|s| s.name == "your weapon").unwrap();
+    assert_eq!(weapon.notes, ["none"]);
+}

@@ -316,3 +316,19 @@ fn every_move_reads_back_as_it_is_typed_and_a_forced_one_is_named_in_the_prompt(
     let p = ShootingParty::prompt(&v, &g.legal_actions(0));
     assert!(p.contains("'give up'"), "{p}");
 }
+
+#[test]
+fn the_drawing_shows_your_room_face_up_and_the_others_rooms_as_backs() {
+    use crate::games::ui::drawing::Piece;
+    let d = crate::games::race::testing::the_first_deal_drawn::<Party>(&Setup { players: 3 }, 7);
+    assert_eq!(d.title, "Shooting Party · 3 on one deal · racing");
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.pieces.len(), 4);
+    // The guests are drawn by rank and suit (the joker by its name), not by a standard deck's
+    // numbering of them.
+    assert!(you
+        .pieces
+        .iter()
+        .all(|p| matches!(p, Piece::Card { rank, .. } if ["A", "2", "3", "4", "5", "J", "Q", "K"].contains(&rank.as_str()))
+            || *p == Piece::named("joker")));
+}

@@ -215,3 +215,18 @@ fn the_column_bot_beats_the_random_player_on_the_same_deals() {
         d.bot_wins
     );
 }
+
+#[test]
+fn the_drawing_shows_your_hand_face_up_and_the_others_hands_as_backs() {
+    let d = crate::games::race::testing::the_first_deal_drawn::<Bogey>(
+        &Setup {
+            players: 3,
+            hand: 5,
+        },
+        4,
+    );
+    assert_eq!(d.title, "The Bogey · 3 on one deal · racing");
+    let you = d.spots.iter().find(|s| s.you).unwrap();
+    assert_eq!(you.pieces.len(), 5);
+    assert!(d.spots.iter().any(|s| s.notes == ["no columns yet"]));
+}

@@ -19,6 +19,10 @@ pub enum Piece {
     Card { rank: String, suit: char, red: bool },
     /// A card face down: there, but not for this viewer to see.
     CardBack,
+    /// A card face up that is no standard deck's (an ArtOfFacts symbol card, an Insider word
+    /// or role card, a Reformation card, a joker), shown by its name as the game's words name
+    /// it: a suit symbol made up for it would tell a person something the card does not say.
+    Named { text: String },
     /// A die showing `face`.
     Die { face: u8 },
     /// A die under its cup.
@@ -32,7 +36,12 @@ pub enum Piece {
 impl Piece {
     /// A standard deck's card.
     pub fn card(c: CardId) -> Piece {
-        let p = PlayingCard::from_id(c);
+        Piece::playing(PlayingCard::from_id(c))
+    }
+
+    /// A playing card by its rank and suit, for a game whose deck numbers its cards its own
+    /// way (Shooting Party's 33 guests).
+    pub fn playing(p: PlayingCard) -> Piece {
         Piece::Card {
             rank: p.rank_str().to_string(),
             suit: p.suit.symbol(),
@@ -43,6 +52,10 @@ impl Piece {
     /// A card this viewer sees, or its back.
     pub fn card_or_back(c: Option<CardId>) -> Piece {
         c.map_or(Piece::CardBack, Piece::card)
+    }
+
+    pub fn named(text: impl Into<String>) -> Piece {
+        Piece::Named { text: text.into() }
     }
 
     pub fn tile((a, b): (u8, u8)) -> Piece {
@@ -172,5 +185,10 @@ mod tests {
         assert_eq!(Piece::card_or_back(None), Piece::CardBack);
         let json = serde_json::to_value(Piece::tile((3, 5))).unwrap();
         assert_eq!(json, serde_json::json!({"kind": "tile", "a": 3, "b": 5}));
+        let json = serde_json::to_value(Piece::named("feather 7")).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "named", "text": "feather 7"})
+        );
     }
 }

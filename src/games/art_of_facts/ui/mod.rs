@@ -5,6 +5,7 @@ use crate::games::art_of_facts::deck::Card;
 use crate::games::art_of_facts::game::{Action, ArtOfFacts, ArtView, Phase};
 use crate::games::art_of_facts::value;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{count, says};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
@@ -68,6 +69,55 @@ impl GameUi for ArtOfFacts {
             );
         }
         s
+    }
+
+    fn drawing(v: &ArtView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = match v.phase {
+            Phase::Draw => "drawing for the first deal: highest feather deals".to_string(),
+            Phase::Done => format!("over after {}", count(v.hand_no, "hand", "hands")),
+            _ => format!(
+                "hand {}{} · ante {} · pot {}",
+                v.hand_no + 1,
+                v.hands.map(|h| format!(" of {h}")).unwrap_or_default(),
+                v.ante,
+                v.pot
+            ),
+        };
+        let seats = v.players.iter().map(|p| {
+            // Before the first deal a seat's place shows the cards it drew for the deal.
+            let pieces: Vec<Piece> = if p.cards.is_empty() {
+                v.draws
+                    .iter()
+                    .find(|(x, _)| *x == p.seat)
+                    .map(|(_, c)| c.iter().map(|c| Piece::named(c.name())).collect())
+                    .unwrap_or_default()
+            } else {
+                p.cards
+                    .iter()
+                    .map(|c| {
+                        c.as_ref()
+                            .map_or(Piece::CardBack, |c| Piece::named(c.name()))
+                    })
+                    .chain(p.face_down.then_some(Piece::CardBack))
+                    .collect()
+            };
+            Spot::seat(p.seat, v.viewer, n)
+                .pieces(pieces)
+                .note(format!("{} chips", p.bank))
+                .note_if(v.dealer == Some(p.seat), "dealer")
+                .note_if(
+                    p.face_down && !p.cards.is_empty(),
+                    "the last card is face down",
+                )
+                .note_if(p.status != "playing", p.status)
+                .note_if(
+                    p.declared.is_some(),
+                    format!("declared {}", p.declared.unwrap_or_default()),
+                )
+                .turn(v.to_act == Some(p.seat))
+                .out(p.status != "playing")
+        });
+        Some(Drawing::new(title).spots(seats))
     }
 
     fn prompt(view: &ArtView, _legal: &[Action]) -> String {

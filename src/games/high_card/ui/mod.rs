@@ -3,6 +3,7 @@
 use crate::engine::{Game, Seat};
 use crate::games::high_card::game::{Action, HighCard, HighCardView, Phase};
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{count, says};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
@@ -43,6 +44,23 @@ impl GameUi for HighCard {
             );
         }
         s
+    }
+
+    fn drawing(v: &HighCardView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!("round {} of {}", (v.round + 1).min(v.rounds), v.rounds);
+        let seats = v.points.iter().map(|(seat, points)| {
+            // A seat with no hand yet (the deal on its way, or out of the game) has nothing
+            // on the table.
+            let held = v.hands.iter().find(|(x, _)| x == seat).map(|(_, c)| *c);
+            Spot::seat(*seat, v.viewer, n)
+                .pieces(held.map(Piece::card_or_back))
+                .note(format!("{points} points"))
+                .note_if(v.first == Some(*seat), "plays first")
+                .note_if(!v.active.contains(seat), "out of the game")
+                .turn(v.to_act.contains(seat))
+                .out(!v.active.contains(seat))
+        });
+        Some(Drawing::new(title).spots(seats))
     }
 
     fn prompt(view: &HighCardView, _legal: &[Action]) -> String {

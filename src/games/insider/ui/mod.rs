@@ -5,6 +5,7 @@ use crate::games::insider::game::{
     Action, Answer, End, Entry, Insider, InsiderView, Phase, Role, Said,
 };
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::says;
 use crate::games::ui::GameUi;
 use record::{clock, line, list};
@@ -46,34 +47,7 @@ impl GameUi for Insider {
 
     fn render(v: &InsiderView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = String::new();
-        let left = match (v.phase, v.started) {
-            (Phase::Ask { .. }, Some(t0)) => {
-                format!(
-                    " · {} left",
-                    clock((t0 + u64::from(v.seconds)).saturating_sub(v.now))
-                )
-            }
-            (Phase::Talk { .. }, _) => match v.talk_until {
-                Some(t) => format!(" · {} of talk left", clock(t.saturating_sub(v.now))),
-                None => String::new(),
-            },
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            s,
-            "── Insider · {}{left} ──",
-            match v.phase {
-                Phase::Lot | Phase::Roles | Phase::Whisper => "dealing the roles".to_string(),
-                Phase::Pick => "the Master picks the word".into(),
-                Phase::Ask { .. } => "questions".into(),
-                Phase::Talk { .. } => "who is the Insider?".into(),
-                Phase::Vote1 => "first vote".into(),
-                Phase::Vote2 => "second vote".into(),
-                Phase::TieBreak => "the Master breaks the tie".into(),
-                Phase::Roles2 | Phase::Open => "showing the cards".into(),
-                Phase::Done => "over".into(),
-            }
-        );
+        let _ = writeln!(s, "── {} ──", heading(v));
         if let Some(m) = v.master {
             let _ = write!(s, "  Master: {}", n(m));
         }
@@ -85,36 +59,10 @@ impl GameUi for Insider {
         }
         s.push('\n');
         if !v.cards.is_empty() {
-            let _ = writeln!(
-                s,
-                "  your word cards: {}",
-                v.cards
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| format!("{} {w}", i + 1))
-                    .collect::<Vec<_>>()
-                    .join(" · ")
-            );
+            let _ = writeln!(s, "  your word cards: {}", numbered(&v.cards));
         }
         for q in v.qa.iter().rev().take(8).rev() {
-            let line = match &q.said {
-                Said::Question { text, answer } => format!(
-                    "{text} — {}",
-                    answer
-                        .map(Answer::word)
-                        .unwrap_or("(waiting for the Master)")
-                ),
-                Said::Guess { word, right } => format!(
-                    "is it \"{word}\"? — {}",
-                    match right {
-                        Some(true) => "YES, that is the word",
-                        Some(false) => "no",
-                        None => "(waiting for the Master)",
-                    }
-                ),
-                Said::Talk { text } => format!("“{text}”"),
-            };
-            let _ = writeln!(s, "  {:<10} {line}", n(q.seat));
+            let _ = writeln!(s, "  {:<10} {}", n(q.seat), said(&q.said));
         }
         if matches!(v.phase, Phase::Ask { .. }) {
             let _ = writeln!(
@@ -138,6 +86,53 @@ impl GameUi for Insider {
             let _ = writeln!(s, "  waiting for {}", list(&v.to_act, n));
         }
         s
+    }
+
+    fn drawing(v: &InsiderView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        // The role cards are on the table once the deal of them is over; until it opens them,
+        // a seat's card shows only to its holder (and the Master's to everyone).
+        let dealt = !matches!(v.phase, Phase::Lot | Phase::Roles);
+        let seats = (0..v.players).map(|seat| {
+            let known = v.roles.iter().find(|(x, _)| *x == seat).map(|(_, r)| *r);
+            let own = v.role.filter(|_| v.viewer == Some(seat));
+            let card = match known.or(own) {
+                Some(r) => Some(Piece::named(role_card(r))),
+                None => dealt.then_some(Piece::CardBack),
+            };
+            Spot::seat(seat, v.viewer, n)
+                .pieces(card)
+                .note_if(v.master == Some(seat), "the Master")
+                .note_if(v.accused == Some(seat), "accused")
+                .turn(v.to_act.contains(&seat))
+        });
+        let mut d = Drawing::new(heading(v)).spots(seats);
+        if !v.cards.is_empty() {
+            d = d.spot(
+                Spot::new("your word cards")
+                    .pieces(v.cards.iter().map(|w| Piece::named(w.clone())))
+                    .note(numbered(&v.cards)),
+            );
+        }
+        let picked = !matches!(v.phase, Phase::Lot | Phase::Roles | Phase::Pick);
+        if let Some(w) = &v.word {
+            d = d.spot(Spot::new("the word").pieces([Piece::named(w.to_uppercase())]));
+        } else if picked {
+            d = d.spot(Spot::new("the word").pieces([Piece::CardBack]));
+        }
+        if !v.qa.is_empty() || matches!(v.phase, Phase::Ask { .. }) {
+            let mut talk = Spot::new("what was said");
+            for q in v.qa.iter().rev().take(8).rev() {
+                talk = talk.note(said_by(n(q.seat), &q.said));
+            }
+            if matches!(v.phase, Phase::Ask { .. }) {
+                talk = talk.note(format!(
+                    "{} words of the list still fit the bots' questions",
+                    v.possible
+                ));
+            }
+            d = d.spot(talk);
+        }
+        Some(d)
     }
 
     fn prompt(view: &InsiderView, legal: &[Action]) -> String {
@@ -308,4 +303,84 @@ impl GameUi for Insider {
         let out = crate::games::insider::ui::replay::Script::parse(script)?.run()?;
         Ok(out.end.replayed(&out))
     }
+}
+
+/// The table's header: the phase, and the time left where a clock runs.
+fn heading(v: &InsiderView) -> String {
+    let left = match (v.phase, v.started) {
+        (Phase::Ask { .. }, Some(t0)) => {
+            format!(
+                " · {} left",
+                clock((t0 + u64::from(v.seconds)).saturating_sub(v.now))
+            )
+        }
+        (Phase::Talk { .. }, _) => match v.talk_until {
+            Some(t) => format!(" · {} of talk left", clock(t.saturating_sub(v.now))),
+            None => String::new(),
+        },
+        _ => String::new(),
+    };
+    let phase = match v.phase {
+        Phase::Lot | Phase::Roles | Phase::Whisper => "dealing the roles",
+        Phase::Pick => "the Master picks the word",
+        Phase::Ask { .. } => "questions",
+        Phase::Talk { .. } => "who is the Insider?",
+        Phase::Vote1 => "first vote",
+        Phase::Vote2 => "second vote",
+        Phase::TieBreak => "the Master breaks the tie",
+        Phase::Roles2 | Phase::Open => "showing the cards",
+        Phase::Done => "over",
+    };
+    format!("Insider · {phase}{left}")
+}
+
+/// A question, guess or remark with its answer, as the table hears it.
+fn said(s: &Said) -> String {
+    match s {
+        Said::Question { text, answer } => format!(
+            "{text} — {}",
+            answer
+                .map(Answer::word)
+                .unwrap_or("(waiting for the Master)")
+        ),
+        Said::Guess { word, right } => format!(
+            "is it \"{word}\"? — {}",
+            match right {
+                Some(true) => "YES, that is the word",
+                Some(false) => "no",
+                None => "(waiting for the Master)",
+            }
+        ),
+        Said::Talk { text } => format!("“{text}”"),
+    }
+}
+
+/// What a role card says: the role, without the article the sentences give it.
+fn role_card(r: Role) -> &'static str {
+    match r {
+        Role::Master => "Master",
+        Role::Insider => "Insider",
+        Role::Common => "Common",
+    }
+}
+
+/// The Master's word cards by the numbers it picks them with: "1 apple · 2 river".
+fn numbered(cards: &[String]) -> String {
+    cards
+        .iter()
+        .enumerate()
+        .map(|(i, w)| format!("{} {w}", i + 1))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// A line of the talk as a sentence with its speaker ("Ana asks: is it alive? — yes"), so that
+/// the speaker's verb agrees with "you".
+fn said_by(who: String, s: &Said) -> String {
+    let verb = match s {
+        Said::Question { .. } => "asks",
+        Said::Guess { .. } => "guesses",
+        Said::Talk { .. } => "says",
+    };
+    format!("{}: {}", says(who, verb), said(s))
 }

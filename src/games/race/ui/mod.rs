@@ -9,6 +9,7 @@ use super::{place, Entrant, EntrantView, Phase, Race, RaceView, Solitaire, Statu
 use crate::cards::CardId;
 use crate::engine::Seat;
 use crate::games::script::Replayed;
+use crate::games::ui::drawing::{Drawing, Spot as Place};
 use crate::games::ui::words::whose;
 use crate::games::ui::GameUi;
 use serde::Serialize;
@@ -48,6 +49,15 @@ pub trait RaceUi: Solitaire {
     }
     /// The top of the table: the viewer's own game, or a line on the race.
     fn render_top(view: &RaceView<Self>, names: &dyn Fn(Seat) -> String) -> String;
+    /// Entrant `e` drawn (the page): `seat` is its spot with the race's part (name, state,
+    /// whether it races on); the game lays before it what it holds (its room, its hand) and adds
+    /// its own notes. Its cards are the view's, so another entrant's are backs until shown.
+    fn entrant_drawn(view: &RaceView<Self>, e: &EntrantView<Self>, seat: Place) -> Place;
+    /// The places of the viewer's own game beside its seat (the weapon, the columns), drawn.
+    fn own_places(view: &RaceView<Self>, board: &Self::Board) -> Vec<Place> {
+        let _ = (view, board);
+        Vec::new()
+    }
     /// An entrant's line in the table's list of entrants; `None` leaves it out.
     fn entrant_line(
         view: &RaceView<Self>,
@@ -160,6 +170,33 @@ impl<R: RaceUi> GameUi for Race<R> {
             );
         }
         s
+    }
+
+    fn drawing(v: &RaceView<R>, names: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let title = format!(
+            "{} · {} on one deal · {}",
+            R::TITLE,
+            v.entrants.len(),
+            phase_words::<R>(v.phase)
+        );
+        let mut d = Drawing::new(title);
+        for e in &v.entrants {
+            let seat = Place::seat(e.seat, v.viewer, names)
+                .note(status_word(e))
+                .turn(v.phase == Phase::Racing && e.status == Status::Playing)
+                .out(
+                    e.status == Status::Left || matches!(e.verdict, Some(Verdict::Refused { .. })),
+                );
+            d = d.spot(R::entrant_drawn(v, e, seat));
+        }
+        if let Some(me) = v.me() {
+            d = d.spots(R::own_places(v, &me.board));
+        }
+        if !v.stopped_by.is_empty() {
+            let who: Vec<String> = v.stopped_by.iter().map(|x| names(*x)).collect();
+            d = d.spot(Place::new("the race").note(format!("stopped: {} left it", who.join(", "))));
+        }
+        Some(d)
     }
 
     fn prompt(view: &RaceView<R>, legal: &[R::Action]) -> String {

@@ -5,7 +5,8 @@ use crate::games::reformation::data::faith_word;
 use crate::games::reformation::effects::ChoiceKind;
 use crate::games::reformation::game::{Action, Phase, ReformView, Reformation};
 use crate::games::script::Replayed;
-use crate::games::ui::words::{count, says};
+use crate::games::ui::drawing::{Drawing, Piece, Spot};
+use crate::games::ui::words::{count, says, whose};
 use crate::games::ui::GameUi;
 use std::fmt::Write;
 use words::{card, card_options, line, move_words, name, names_of, parse, role_name, seats};
@@ -118,6 +119,104 @@ impl GameUi for Reformation {
             let _ = writeln!(s, "  your hand: {}", hand.join(", "));
         }
         s
+    }
+
+    fn drawing(v: &ReformView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
+        let data = v.data();
+        let named = |c: Option<crate::cards::CardId>| {
+            c.map_or(Piece::CardBack, |c| Piece::named(card(data, c)))
+        };
+        let title = format!(
+            "reign {} of {}: {} · prevailing religion {} · trick {} of 12",
+            v.round.max(1),
+            v.rounds,
+            name(data, v.monarch),
+            faith_word(v.prevailing),
+            (v.tricks + 1).min(12)
+        );
+        let mut d = Drawing::new(title);
+        for p in &v.players {
+            // Only the viewer's own hand is in its view; the others' are as many backs.
+            let hand: Vec<Piece> = if v.viewer == Some(p.seat) {
+                v.hand.iter().map(|(_, c)| named(*c)).collect()
+            } else {
+                vec![Piece::CardBack; p.hand]
+            };
+            let out = v.removed.contains(&p.seat);
+            d = d.spot(
+                Spot::seat(p.seat, v.viewer, n)
+                    .pieces(hand)
+                    .note(format!("money {}", p.money))
+                    .note(format!(
+                        "piety Catholic {}, Protestant {}",
+                        p.catholic, p.protestant
+                    ))
+                    .note(format!(
+                        "pennants money {}, Catholic {}, Protestant {}",
+                        p.pennants[0], p.pennants[1], p.pennants[2]
+                    ))
+                    .note(format!("loans {}", p.loans))
+                    .note(p.vp.map_or("VP not known".into(), |vp| format!("VP {vp}")))
+                    .note(count(p.hand as u64, "card in hand", "cards in hand"))
+                    .note_if(
+                        p.role.is_some(),
+                        p.role.map(|r| role_name(data, r)).unwrap_or_default(),
+                    )
+                    .note_if(out, "removed")
+                    .turn(v.to_act.contains(&p.seat))
+                    .out(out),
+            );
+            for pl in p.piles.iter().filter(|pl| pl.count > 0) {
+                let label = format!(
+                    "{} {} {} pile",
+                    whose(n(p.seat)),
+                    if pl.dead { "dead" } else { "living" },
+                    match pl.faith {
+                        Some(f) => f.word(),
+                        None => "no religion",
+                    }
+                );
+                // The top card lies face up for everyone; the ones under it only for their
+                // owner (and everyone once the piles are shown).
+                let pieces: Vec<Piece> = if pl.cards.is_empty() {
+                    pl.top
+                        .map(|t| Piece::named(card(data, t.card)))
+                        .into_iter()
+                        .chain(vec![Piece::CardBack; pl.count.saturating_sub(1)])
+                        .collect()
+                } else {
+                    pl.cards
+                        .iter()
+                        .rev()
+                        .map(|c| Piece::named(card(data, c.card)))
+                        .collect()
+                };
+                d = d.spot(Spot::new(label).pieces(pieces).note(match pl.count {
+                    1 => "1 card".to_string(),
+                    k => format!("{k} cards, the top first"),
+                }));
+            }
+        }
+        if !v.trick.is_empty() {
+            let mut trick = Spot::new("trick").pieces(v.trick.iter().map(|c| named(c.card)));
+            for c in &v.trick {
+                let mut t = format!(
+                    "{}: {}",
+                    n(c.seat),
+                    c.card
+                        .map_or("a card not shown yet".into(), |x| card(data, x))
+                );
+                if let Some(s) = c.declared {
+                    let _ = write!(t, " as {}", s.word());
+                }
+                if !c.alive {
+                    t.push_str(", dead");
+                }
+                trick = trick.note(t);
+            }
+            d = d.spot(trick);
+        }
+        Some(d)
     }
 
     fn prompt(view: &ReformView, legal: &[Action]) -> String {

@@ -9,10 +9,11 @@ use crate::engine::Seat;
 use crate::games::race::ui::{phase_words, status_word, RaceUi};
 use crate::games::race::{Entrant, Status};
 use crate::games::scoundrel::game::{
-    Action, Dungeon, EntrantView, Places, Scoundrel, ScoundrelView, Setup, Verified, DUNGEON,
-    MAX_HEALTH,
+    Action, Board, Dungeon, EntrantView, Places, Scoundrel, ScoundrelView, Setup, Verified,
+    DUNGEON, MAX_HEALTH,
 };
-use crate::games::ui::words::says;
+use crate::games::ui::drawing::{Piece, Spot};
+use crate::games::ui::words::{count, says};
 use std::fmt::Write;
 use words::{card, cards, turn_words};
 
@@ -83,6 +84,36 @@ impl RaceUi for Dungeon {
         };
         let _ = writeln!(s, "  room {}{avoided}", room.join("  "));
         s
+    }
+
+    fn entrant_drawn(_: &ScoundrelView, e: &EntrantView, seat: Spot) -> Spot {
+        let b = &e.board;
+        seat.pieces(b.room.iter().map(|c| Piece::card_or_back(*c)))
+            .note(format!("turn {}", e.moves))
+            .note(format!("{} left in the dungeon", b.dungeon_left))
+            .note_if(
+                b.life.is_some(),
+                b.life
+                    .as_ref()
+                    .map(|l| format!("health {} of {MAX_HEALTH}", l.health))
+                    .unwrap_or_default(),
+            )
+            .note_if(b.avoided_last, "avoided the last room")
+    }
+
+    fn own_places(_: &ScoundrelView, b: &Board) -> Vec<Spot> {
+        let Some(l) = &b.life else {
+            return Vec::new();
+        };
+        // The weapon lies with the monsters it slew on it, as they were stacked.
+        let weapon = Spot::new("your weapon")
+            .pieces(l.weapon.map(Piece::card))
+            .pieces(l.slain.iter().map(|c| Piece::card(*c)));
+        vec![match (l.weapon, l.slain.len()) {
+            (None, _) => weapon.note("none"),
+            (Some(_), 0) => weapon.note("unused"),
+            (Some(_), k) => weapon.note(format!("slew {}", count(k as u64, "monster", "monsters"))),
+        }]
     }
 
     fn entrant_line(

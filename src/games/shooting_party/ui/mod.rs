@@ -10,9 +10,10 @@ use crate::engine::Seat;
 use crate::games::race::ui::{phase_words, status_word, RaceUi};
 use crate::games::race::{Entrant, Phase, Spot, Status};
 use crate::games::shooting_party::game::{
-    card_short, communique_grade, contact_grade, deck_spec, Action, EntrantView, Party, PartyView,
-    Places, Setup, ShootingParty, Verified, RESHUFFLES,
+    card_short, communique_grade, contact_grade, deck_spec, rank, suit, Action, Board, EntrantView,
+    Party, PartyView, Places, Setup, ShootingParty, Verified, RESHUFFLES,
 };
+use crate::games::ui::drawing::{Piece, Spot as Place};
 use crate::games::ui::words::{count, says, whose};
 use std::fmt::Write;
 use words::{grade, jacks, move_words, row, typed};
@@ -151,6 +152,41 @@ impl RaceUi for Party {
         s
     }
 
+    fn entrant_drawn(_: &PartyView, e: &EntrantView, seat: Place) -> Place {
+        let b = &e.board;
+        seat.pieces(b.hand.iter().map(|c| drawn(*c)))
+            .note(count(u64::from(b.contacts), "contact", "contacts"))
+            .note(format!("score {} ({})", b.scored.len(), grade(b)))
+            .note(format!("{} left in the pile", b.pile_left))
+            .note(format!(
+                "pile rebuilt {} of {RESHUFFLES} times",
+                b.exhausted.min(RESHUFFLES)
+            ))
+            .note(count(b.discards.len() as u64, "discard", "discards"))
+    }
+
+    fn own_places(_: &PartyView, b: &Board) -> Vec<Place> {
+        let laid = |name: &str, cards: &[Option<CardId>]| {
+            Place::new(name)
+                .pieces(cards.iter().map(|c| drawn(*c)))
+                .note_if(cards.is_empty(), "none")
+        };
+        // The discards as the words show them: the last six, the rest under them.
+        let last = b.discards.len().saturating_sub(6);
+        let mut places = vec![
+            laid("aces up", &b.aces),
+            laid("score pile", &b.scored),
+            laid("discarded", &b.discards[last..])
+                .note_if(last > 0, format!("the last 6 of {}", b.discards.len())),
+        ];
+        if let Some(pile) = &b.search {
+            places.push(
+                laid("the draw pile", pile).note("the joker searches it for an ace, top first"),
+            );
+        }
+        places
+    }
+
     fn entrant_line(v: &PartyView, e: &EntrantView, n: &dyn Fn(Seat) -> String) -> Option<String> {
         // The viewer's own game is above while it plays.
         if Some(e.seat) == v.viewer && e.status == Status::Playing {
@@ -280,5 +316,19 @@ impl RaceUi for Party {
             }),
             verdict: race.verdicts.get(&e.seat).cloned(),
         }
+    }
+}
+
+/// A guest drawn: the deck's own card ids are not a standard deck's, so the card is drawn by its
+/// rank and suit; the joker (the butler) has neither and is drawn by its name.
+fn drawn(c: Option<CardId>) -> Piece {
+    match c.map(|c| (rank(c), suit(c))) {
+        None => Piece::CardBack,
+        Some((Some(rank), Some(suit))) => Piece::playing(crate::cards::PlayingCard {
+            rank,
+            suit,
+            deck: 0,
+        }),
+        Some(_) => Piece::named("joker"),
     }
 }

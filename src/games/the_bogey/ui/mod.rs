@@ -10,10 +10,11 @@ use crate::engine::Seat;
 use crate::games::race::ui::{phase_words, status_word, RaceUi};
 use crate::games::race::{Entrant, Phase, Status};
 use crate::games::the_bogey::game::{
-    level, Action, Awaits, Bogey, BogeyView, End, EntrantView, Places, Setup, TheBogey, Verified,
-    MAX_COLUMNS,
+    level, Action, Awaits, Board, Bogey, BogeyView, End, EntrantView, Places, Setup, TheBogey,
+    Verified, MAX_COLUMNS,
 };
-use crate::games::ui::words::{says, whose};
+use crate::games::ui::drawing::{Piece, Spot};
+use crate::games::ui::words::{count, says, whose};
 use std::fmt::Write;
 use words::{card_or, column_text, move_words};
 
@@ -117,6 +118,40 @@ impl RaceUi for Bogey {
         }
         let _ = writeln!(s, "{line}");
         s
+    }
+
+    fn entrant_drawn(_: &BogeyView, e: &EntrantView, seat: Spot) -> Spot {
+        let b = &e.board;
+        seat.pieces(b.hand.iter().map(|c| Piece::card_or_back(*c)))
+            .note(format!("turn {}", b.turn))
+            .note(format!("hands of {}", b.hand_size))
+            .note(format!("{} on the table", b.on_table()))
+            .note(format!("{} of {MAX_COLUMNS} columns", b.columns.len()))
+            .note(format!("{} left in the deck", b.deck_left))
+            .note(count(b.discards.len() as u64, "discard", "discards"))
+    }
+
+    fn own_places(_: &BogeyView, b: &Board) -> Vec<Spot> {
+        let mut places: Vec<Spot> = b
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, col)| {
+                Spot::new(format!("column {}", i + 1))
+                    .pieces(col.iter().map(|c| Piece::card_or_back(*c)))
+            })
+            .collect();
+        if places.is_empty() {
+            places.push(Spot::new("columns").note("no columns yet"));
+        }
+        if let Some(c) = b.bogey {
+            places.push(
+                Spot::new("the bogey's card")
+                    .pieces([Piece::card_or_back(c)])
+                    .note("place it"),
+            );
+        }
+        places
     }
 
     fn entrant_line(v: &BogeyView, e: &EntrantView, n: &dyn Fn(Seat) -> String) -> Option<String> {
