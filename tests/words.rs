@@ -316,13 +316,10 @@ fn screen<G: TableGame>(
     format!("{out}{}\n{}\n", panel.help(), panel.title())
 }
 
-/// Shared places a seat may see more of than a spectator, because what lies there is its own:
-/// Mia's cup, whose dice the seat that rolled them looked at.
-const OWN_PLACES: [&str; 1] = ["the cup"];
-
-/// What a seat's drawing of the table must not do: draw it otherwise than a spectator's drawing
-/// does (other seats' pieces and shared places alike: a hidden card face up, a cup opened) but
-/// for the seat's own spot and the places of [`OWN_PLACES`], or draw the seat as its own twice.
+/// What a seat's drawing of the table must not do: draw what is not its own (other seats'
+/// spots, shared places) otherwise than a spectator's drawing does — a hidden card face up, a
+/// cup opened — or draw the seat as its own twice. Its own spot and the places marked as its own
+/// (`own`: its piles, the cup it rolled, its cards in a fight) are its to see.
 fn drawn_faults(d: &Drawing, spectator: Option<&Drawing>, viewer: Option<Seat>) -> Vec<String> {
     let mut found = Vec::new();
     let own = d.spots.iter().filter(|s| s.you).count();
@@ -333,16 +330,24 @@ fn drawn_faults(d: &Drawing, spectator: Option<&Drawing>, viewer: Option<Seat>) 
         found.push("a drawing for a seat but none for a spectator".into());
         return found;
     };
-    if spectator.spots.len() != d.spots.len() {
+    if spectator.spots.iter().any(|s| s.you || s.own) {
+        found.push("a spectator's drawing has a place of its own".into());
+    }
+    // Spot for spot, but for places only the viewer has (its word cards, its columns).
+    let mut mine: Vec<_> = d.spots.iter().collect();
+    if mine.len() != spectator.spots.len() {
+        mine.retain(|s| !s.own);
+    }
+    if mine.len() != spectator.spots.len() {
         found.push(format!(
-            "{} spots drawn, where a spectator sees {}",
-            d.spots.len(),
+            "{} places drawn, where a spectator sees {}",
+            mine.len(),
             spectator.spots.len()
         ));
         return found;
     }
-    for (spot, public) in d.spots.iter().zip(&spectator.spots) {
-        if spot.you || OWN_PLACES.contains(&spot.name.as_str()) {
+    for (spot, public) in mine.iter().zip(&spectator.spots) {
+        if spot.you || spot.own {
             continue;
         }
         if spot.pieces != public.pieces {

@@ -95,7 +95,12 @@ impl NostrRsRelay {
         fs::write(&config, config_toml(port, &dir, sign_in)).map_err(|e| fail(e.to_string()))?;
         let log = fs::File::create(dir.join("relay.log")).map_err(|e| fail(e.to_string()))?;
         let log_err = log.try_clone().map_err(|e| fail(e.to_string()))?;
-        let child = Command::new(binary)
+        let mut command = Command::new(binary);
+        if sign_in {
+            // Its log says who signed in (at info level, which it leaves out by default).
+            command.env("RUST_LOG", "info");
+        }
+        let child = command
             .arg("--config")
             .arg(&config)
             .arg("--db")

@@ -429,13 +429,19 @@ function drawPiece(p) {
       return named(pips("die", p.face), `a die showing ${p.face}`);
     case "die_hidden":
       return named(el("span", "die hidden"), "a die under the cup");
+    case "named":
+      // A card that is not a playing card (a word, a role, an ArtOfFacts card), by its name.
+      return named(el("span", "card named", p.text), p.text);
+    case "tile_back":
+      return named(el("span", "tile back"), "a tile face down");
     case "tile": {
       const t = named(el("span", "tile"), `tile ${p.a}|${p.b}`);
       t.append(pips("half", p.a), pips("half", p.b));
       return t;
     }
     default:
-      return named(el("span", "tile back"), "a tile face down");
+      // A piece this page does not know yet (a newer core): said in words, not drawn wrong.
+      return el("span", "notes", p.text || "");
   }
 }
 

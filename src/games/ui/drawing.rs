@@ -77,6 +77,9 @@ pub struct Spot {
     pub turn: bool,
     /// Out of the hand or the game (folded, no dice left): drawn faded.
     pub out: bool,
+    /// A place that is the viewer's own (its piles, its word cards, the cup it rolled, its
+    /// cards in a fight), where it may see what nobody else does.
+    pub own: bool,
 }
 
 impl Spot {
@@ -122,6 +125,11 @@ impl Spot {
 
     pub fn out(mut self, out: bool) -> Spot {
         self.out = out;
+        self
+    }
+
+    pub fn own(mut self, own: bool) -> Spot {
+        self.own = own;
         self
     }
 }

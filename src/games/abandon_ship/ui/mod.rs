@@ -141,12 +141,21 @@ impl GameUi for AbandonShip {
                     .note(format!("{p} points")),
             );
         }
+        // A fighter's cards lie face down until shown, but for their own.
         if let Some(f) = v.fight.as_ref().filter(|f| f.winner.is_none()) {
-            d = d.spot(
-                Spot::new("fight")
-                    .pieces(f.plays.iter().map(|p| Piece::card_or_back(p.card)))
-                    .note(format!("{} against {}", n(f.attacker), n(f.defender))),
-            );
+            for (seat, role) in [(f.attacker, "attacks"), (f.defender, "defends")] {
+                d = d.spot(
+                    Spot::new(format!("{} fight cards", whose(n(seat))))
+                        .pieces(
+                            f.plays
+                                .iter()
+                                .filter(|p| p.seat == seat)
+                                .map(|p| Piece::card_or_back(p.card)),
+                        )
+                        .note(crate::games::ui::words::says(n(seat), role))
+                        .own(v.viewer == Some(seat)),
+                );
+            }
         }
         Some(d)
     }

@@ -110,12 +110,18 @@ impl GameUi for Insider {
             d = d.spot(
                 Spot::new("your word cards")
                     .pieces(v.cards.iter().map(|w| Piece::named(w.clone())))
-                    .note(numbered(&v.cards)),
+                    .note(numbered(&v.cards))
+                    .own(true),
             );
         }
         let picked = !matches!(v.phase, Phase::Lot | Phase::Roles | Phase::Pick);
         if let Some(w) = &v.word {
-            d = d.spot(Spot::new("the word").pieces([Piece::named(w.to_uppercase())]));
+            // Known to the Master and the Insider before everyone (their role's, not a leak).
+            d = d.spot(
+                Spot::new("the word")
+                    .pieces([Piece::named(w.to_uppercase())])
+                    .own(v.viewer.is_some()),
+            );
         } else if picked {
             d = d.spot(Spot::new("the word").pieces([Piece::CardBack]));
         }

@@ -61,7 +61,10 @@ impl GameUi for Mia {
                 Some(d) => d.map(|face| Piece::Die { face }).to_vec(),
                 None => vec![Piece::DieHidden; 2],
             };
-            let mut cup = Spot::new("the cup").pieces(dice);
+            // The roller looked under it; nobody else did.
+            let mut cup = Spot::new("the cup")
+                .pieces(dice)
+                .own(v.viewer == Some(c.roller));
             if let Some(d) = c.dice {
                 cup = cup.note(format!("{}", crate::games::mia::Throw::of_dice(d[0], d[1])));
             }

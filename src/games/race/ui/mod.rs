@@ -190,7 +190,7 @@ impl<R: RaceUi> GameUi for Race<R> {
             d = d.spot(R::entrant_drawn(v, e, seat));
         }
         if let Some(me) = v.me() {
-            d = d.spots(R::own_places(v, &me.board));
+            d = d.spots(R::own_places(v, &me.board).into_iter().map(|p| p.own(true)));
         }
         if !v.stopped_by.is_empty() {
             let who: Vec<String> = v.stopped_by.iter().map(|x| names(*x)).collect();

@@ -191,10 +191,15 @@ impl GameUi for Reformation {
                         .map(|c| Piece::named(card(data, c.card)))
                         .collect()
                 };
-                d = d.spot(Spot::new(label).pieces(pieces).note(match pl.count {
-                    1 => "1 card".to_string(),
-                    k => format!("{k} cards, the top first"),
-                }));
+                d = d.spot(
+                    Spot::new(label)
+                        .pieces(pieces)
+                        .note(match pl.count {
+                            1 => "1 card".to_string(),
+                            k => format!("{k} cards, the top first"),
+                        })
+                        .own(v.viewer == Some(p.seat)),
+                );
             }
         }
         if !v.trick.is_empty() {
