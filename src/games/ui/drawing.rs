@@ -58,6 +58,14 @@ impl Piece {
         Piece::Named { text: text.into() }
     }
 
+    /// A cup of `count` dice: their faces where this viewer saw them, else hidden.
+    pub fn cup(faces: Option<&[u8]>, count: usize) -> Vec<Piece> {
+        match faces {
+            Some(d) => d.iter().map(|&face| Piece::Die { face }).collect(),
+            None => vec![Piece::DieHidden; count],
+        }
+    }
+
     pub fn tile((a, b): (u8, u8)) -> Piece {
         Piece::Tile { a, b }
     }

@@ -3,9 +3,11 @@
 use crate::engine::{Game, Seat};
 use crate::games::mia::game::{Action, Mia, MiaView};
 use crate::games::script::Replayed;
-use crate::games::ui::drawing::{Drawing, Piece, Spot};
 use crate::games::ui::words::{faces, last_standing};
-use crate::games::ui::GameUi;
+use crate::games::ui::{
+    drawing::{Drawing, Piece, Spot},
+    GameUi,
+};
 use words::{help, line};
 
 pub mod replay;
@@ -57,10 +59,7 @@ impl GameUi for Mia {
         let mut d = Drawing::new(title).spots(seats);
         if let Some(c) = &v.cup {
             // Seen by the one who rolled it, and by everyone once it is lifted.
-            let dice = match c.dice {
-                Some(d) => d.map(|face| Piece::Die { face }).to_vec(),
-                None => vec![Piece::DieHidden; 2],
-            };
+            let dice = Piece::cup(c.dice.as_ref().map(|d| &d[..]), 2);
             // The roller looked under it; nobody else did.
             let mut cup = Spot::new("the cup")
                 .pieces(dice)

@@ -44,12 +44,8 @@ impl GameUi for Perudo {
         }
         let cups = v.players.iter().map(|p| {
             // A cup shows its faces to its owner, and to everyone once a dudo opened it.
-            let dice: Vec<Piece> = match &p.dice {
-                Some(d) => d.iter().map(|&face| Piece::Die { face }).collect(),
-                None => vec![Piece::DieHidden; usize::from(p.dice_left)],
-            };
             Spot::seat(p.seat, v.viewer, n)
-                .pieces(dice)
+                .pieces(Piece::cup(p.dice.as_deref(), usize::from(p.dice_left)))
                 .note(crate::games::ui::words::count(p.dice_left, "die", "dice"))
                 .note_if(v.bidder == Some(p.seat), "made the standing bid")
                 .turn(v.to_act == Some(p.seat))
