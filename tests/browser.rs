@@ -124,6 +124,24 @@ fn ana_hosts(
     (host, naddr)
 }
 
+/// Ana (profile "Ana") hosts a 2-seat Perudo table on `relay` from the terminal for `npub`
+/// alone (`more`: her other options), once a relay took the invitation: her process and the
+/// table's naddr.
+fn ana_invites(test: &str, relay: &str, npub: &str, more: &[&str]) -> (Proc, String) {
+    let ha = home(test, "ana");
+    player(&ha);
+    let named = run(&ha, &["keys", "profile", "--name", "Ana", "--relay", relay]);
+    assert!(named.status.success(), "{named:?}");
+    let mut args = vec![
+        "host", "--relay", relay, "--game", "perudo", "--seats", "2", "--invite", npub,
+    ];
+    args.extend_from_slice(more);
+    let host = spawn(&ha, &args);
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
+    host.wait_line("relays took the invitation", PATIENCE);
+    (host, naddr)
+}
+
 fn artefact(name: &str, png: &[u8]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
     std::fs::create_dir_all(&dir).unwrap();
@@ -1304,22 +1322,7 @@ async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign
     )
     .await;
 
-    let ha = home(test, "ana");
-    player(&ha);
-    let named = run(
-        &ha,
-        &["keys", "profile", "--name", "Ana", "--relay", &relay_url],
-    );
-    assert!(named.status.success(), "{named:?}");
-    let host = spawn(
-        &ha,
-        &[
-            "host", "--relay", &relay_url, "--game", "perudo", "--seats", "2", "--invite", &npub,
-            "--auto",
-        ],
-    );
-    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", PATIENCE));
-    host.wait_line("relays took the invitation", PATIENCE);
+    let (host, naddr) = ana_invites(test, &relay_url, &npub, &["--auto"]);
 
     click(&c, "#refresh").await;
     until(&c, "document.body.dataset.invitations === '1'").await;
@@ -1373,22 +1376,7 @@ async fn the_extension_opens_the_invitations_and_a_forged_sender_is_refused() {
     )
     .await;
 
-    let ha = home(test, "ana");
-    player(&ha);
-    let named = run(
-        &ha,
-        &["keys", "profile", "--name", "Ana", "--relay", &relay],
-    );
-    assert!(named.status.success(), "{named:?}");
-    let _host = spawn(
-        &ha,
-        &[
-            "host", "--relay", &relay, "--game", "perudo", "--seats", "2", "--invite", &npub,
-        ],
-    );
-    let host_line = _host.wait_line("tolerance join naddr1", PATIENCE);
-    let naddr = naddr_of(&host_line);
-    _host.wait_line("relays took the invitation", PATIENCE);
+    let (_host, naddr) = ana_invites(test, &relay, &npub, &[]);
 
     // Mallory's message names Ana's table and claims Ana as its author, sealed by Mallory.
     let table = Nip19Coordinate::from_bech32(&naddr).unwrap();

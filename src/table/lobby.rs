@@ -1004,16 +1004,7 @@ pub async fn list_tables(
         .map_err(|e| e.to_string())?;
     // Our own copies of invitations we sent are in the inbox too.
     for msg in inbox.messages.into_iter().filter(|m| m.sender != me) {
-        let coords: Vec<Coordinate> = msg
-            .tags
-            .iter()
-            .filter_map(|t| match t.as_standardized() {
-                Some(TagStandard::Coordinate { coordinate, .. }) => Some(coordinate.clone()),
-                _ => None,
-            })
-            .filter(|c| c.kind == Kind::from(wire::KIND_TABLE))
-            .collect();
-        for c in coords {
+        for c in wire::lobby::invited_tables(&msg.tags) {
             let r = TableRef {
                 table: c.identifier.clone(),
                 host: Some(c.public_key),

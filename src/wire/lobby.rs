@@ -215,6 +215,18 @@ pub fn open_public_tables(events: &[Event], now: u64) -> Vec<(Event, TableSpec)>
     out
 }
 
+/// The tables a private message names (its `a` tags for table announcements): what makes it
+/// an invitation, for the terminal's lobby and the page's alike.
+pub fn invited_tables(tags: &Tags) -> Vec<Coordinate> {
+    tags.iter()
+        .filter_map(|t| match t.as_standardized() {
+            Some(TagStandard::Coordinate { coordinate, .. }) => Some(coordinate.clone()),
+            _ => None,
+        })
+        .filter(|c| c.kind == Kind::from(KIND_TABLE))
+        .collect()
+}
+
 /// Each host's newest announcement of each table among `events`, read and checked; any status.
 pub fn newest_announcements(events: &[Event]) -> Vec<(Event, TableSpec)> {
     let mut newest: BTreeMap<(PublicKey, String), (Event, TableSpec)> = BTreeMap::new();

@@ -52,14 +52,8 @@ fn named_tables(seal: &Event, rumor: &UnsignedEvent, me: &PublicKey) -> Vec<Invi
     if seal.pubkey == *me {
         return Vec::new();
     }
-    rumor
-        .tags
-        .iter()
-        .filter_map(|t| match t.as_standardized() {
-            Some(TagStandard::Coordinate { coordinate, .. }) => Some(coordinate.clone()),
-            _ => None,
-        })
-        .filter(|c| c.kind == Kind::from(wire::KIND_TABLE))
+    wire::lobby::invited_tables(&rumor.tags)
+        .into_iter()
         .map(|c| Invitation {
             host: c.public_key.to_hex(),
             table: c.identifier.clone(),
@@ -139,7 +133,7 @@ pub fn invited_tables_filter(invitations: &str) -> String {
 }
 
 /// The invited tables among `events` at `now` (Unix seconds), newest invitation first, each
-/// table once: `[{naddr, game_title, title, host, from, status, players, max_players, pace}]`
+/// table once: the listing of [`crate::open_tables`] with `from`
 /// (`host` and `from` hex). A table whose lobby expired unstarted is left out: there is nothing
 /// to join (relays need not delete expired events, NIP-40).
 #[wasm_bindgen]
@@ -161,18 +155,9 @@ pub fn invited_tables(invitations: &str, events: &str, now: f64) -> String {
             if expired {
                 return None;
             }
-            let v = crate::view(spec, &ev.pubkey, &l.relays);
-            Some(json!({
-                "naddr": v.naddr,
-                "game_title": v.game_title,
-                "title": v.title,
-                "host": v.host,
-                "from": i.from,
-                "status": v.status_words,
-                "players": v.players.len(),
-                "max_players": v.max_players,
-                "pace": v.pace,
-            }))
+            let mut listed = crate::listing(&crate::view(spec, &ev.pubkey, &l.relays));
+            listed["from"] = json!(i.from);
+            Some(listed)
         })
         .collect();
     Value::Array(out).to_string()

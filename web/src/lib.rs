@@ -418,8 +418,7 @@ pub fn open_tables_filter() -> String {
 }
 
 /// The open public tables among `events` at `now` (Unix seconds), newest first:
-/// `[{naddr, game, game_title, title, host, players, max_players, pace}]`; only genuine, open,
-/// unexpired announcements, each table once.
+/// each as [`listing`] shows it; only genuine, open, unexpired announcements, each table once.
 #[wasm_bindgen]
 pub fn open_tables(events: &str, now: f64) -> String {
     let tables = wire::lobby::open_public_tables(&parse_events(events), now as u64);
@@ -428,20 +427,26 @@ pub fn open_tables(events: &str, now: f64) -> String {
         .rev()
         .filter_map(|(ev, spec)| {
             let l = spec.lobby.as_ref()?;
-            let v = view(spec, &ev.pubkey, &l.relays);
-            Some(json!({
-                "naddr": v.naddr,
-                "game": v.game,
-                "game_title": v.game_title,
-                "title": v.title,
-                "host": v.host,
-                "players": v.players.len(),
-                "max_players": v.max_players,
-                "pace": v.pace,
-            }))
+            Some(listing(&view(spec, &ev.pubkey, &l.relays)))
         })
         .collect();
     Value::Array(out).to_string()
+}
+
+/// A table as the lists show it: `{naddr, game, game_title, title, host, status, players,
+/// max_players, pace}` (`status` in words).
+pub(crate) fn listing(v: &TableView) -> Value {
+    json!({
+        "naddr": v.naddr,
+        "game": v.game,
+        "game_title": v.game_title,
+        "title": v.title,
+        "host": v.host,
+        "status": v.status_words,
+        "players": v.players.len(),
+        "max_players": v.max_players,
+        "pace": v.pace,
+    })
 }
 
 /// The query for these keys' profiles (`keys`: a JSON array of hex keys).
