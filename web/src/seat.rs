@@ -129,6 +129,45 @@ fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
     Ok(out.to_string())
 }
 
+/// A 32-byte secret as the browser's records keep it: hex, NIP-44 encrypted by `keys` to
+/// themselves, so that only the key that sat down opens it.
+fn seal_to_self(keys: &Keys, secret: &[u8; 32]) -> Result<String, nip44::Error> {
+    let plain = Zeroizing::new(hex::encode(secret));
+    nip44::encrypt(
+        keys.secret_key(),
+        &keys.public_key(),
+        plain.as_str(),
+        nip44::Version::V2,
+    )
+}
+
+/// Why a kept secret did not open.
+enum Unsealed {
+    /// Sealed by another key.
+    OtherKey,
+    /// Not a sealed 32-byte secret at all.
+    Damaged,
+}
+
+/// The secret [`seal_to_self`] kept.
+fn open_from_self(keys: &Keys, sealed: &str) -> Result<Zeroizing<[u8; 32]>, Unsealed> {
+    let plain = Zeroizing::new(
+        nip44::decrypt(keys.secret_key(), &keys.public_key(), sealed)
+            .map_err(|_| Unsealed::OtherKey)?,
+    );
+    let mut secret = Zeroizing::new([0u8; 32]);
+    hex::decode_to_slice(plain.as_bytes(), secret.as_mut()).map_err(|_| Unsealed::Damaged)?;
+    Ok(secret)
+}
+
+/// The events of a record signed by `me` whose signatures hold: what a reload offers again.
+fn own_events(kept: &[Value], me: &PublicKey) -> Vec<Event> {
+    kept.iter()
+        .filter_map(|v| Event::from_json(v.to_string()).ok())
+        .filter(|e| e.pubkey == *me && e.verify().is_ok())
+        .collect()
+}
+
 /// What the browser keeps of a seat asked for but not yet fixed: the seating nonce (NIP-44
 /// encrypted by the seat's key to itself, as a seat's master secret is), where the asking
 /// stands, and the lobby messages signed for it. Without the nonce a reload would leave the
@@ -158,14 +197,8 @@ fn join_record(
     keys: &Keys,
     identity: Option<&PublicKey>,
 ) -> Result<Value, String> {
-    let nonce = Zeroizing::new(hex::encode(*j.nonce));
-    let nonce = nip44::encrypt(
-        keys.secret_key(),
-        &keys.public_key(),
-        nonce.as_str(),
-        nip44::Version::V2,
-    )
-    .map_err(|e| format!("your seating nonce could not be kept: {e}"))?;
+    let nonce = seal_to_self(keys, &j.nonce)
+        .map_err(|e| format!("your seating nonce could not be kept: {e}"))?;
     let record = JoinRecord {
         v: JOIN_RECORD_VERSION,
         table: table.to_string(),
@@ -204,15 +237,12 @@ fn read_join_record(text: &str, keys: &Keys, table: &str) -> Result<(Joining, Ve
     if r.v != JOIN_RECORD_VERSION || r.table != table {
         return Err(lost.into());
     }
-    let hex_nonce = Zeroizing::new(
-        nip44::decrypt(keys.secret_key(), &keys.public_key(), &r.nonce).map_err(|_| {
-            "this browser's record of the seat you asked for was kept by another key: unlock \
-             the key you sat down with"
-                .to_string()
-        })?,
-    );
-    let mut nonce = Zeroizing::new([0u8; 32]);
-    hex::decode_to_slice(hex_nonce.as_bytes(), nonce.as_mut()).map_err(|_| lost.to_string())?;
+    let nonce = open_from_self(keys, &r.nonce).map_err(|e| match e {
+        Unsealed::OtherKey => "this browser's record of the seat you asked for was kept by \
+                               another key: unlock the key you sat down with"
+            .to_string(),
+        Unsealed::Damaged => lost.to_string(),
+    })?;
     let me = keys.public_key();
     let auth = match r.auth {
         Some(a) => {
@@ -222,13 +252,7 @@ fn read_join_record(text: &str, keys: &Keys, table: &str) -> Result<(Joining, Ve
         }
         None => None,
     };
-    let own: Vec<Value> = r
-        .own
-        .into_iter()
-        .filter(|v| {
-            Event::from_json(v.to_string()).is_ok_and(|e| e.pubkey == me && e.verify().is_ok())
-        })
-        .collect();
+    let own: Vec<Value> = own_events(&r.own, &me).iter().map(event_json).collect();
     let joining = Joining {
         commit: seat_commit(table, &me, &nonce),
         nonce,
@@ -631,22 +655,13 @@ fn read_record(
     if r.v != RECORD_VERSION || r.table != table {
         return Err(lost.into());
     }
-    let hex_secret = Zeroizing::new(
-        nip44::decrypt(keys.secret_key(), &keys.public_key(), &r.master).map_err(|_| {
-            "this browser's record of the seat was kept by another key: unlock the key you sat \
-             down with"
-                .to_string()
-        })?,
-    );
-    let mut master = Zeroizing::new([0u8; 32]);
-    hex::decode_to_slice(hex_secret.as_bytes(), master.as_mut()).map_err(|_| lost.to_string())?;
-    let own = r
-        .own
-        .iter()
-        .filter_map(|v| Event::from_json(v.to_string()).ok())
-        .filter(|e| e.pubkey == keys.public_key() && e.verify().is_ok())
-        .collect();
-    Ok((master, own))
+    let master = open_from_self(keys, &r.master).map_err(|e| match e {
+        Unsealed::OtherKey => "this browser's record of the seat was kept by another key: \
+                               unlock the key you sat down with"
+            .to_string(),
+        Unsealed::Damaged => lost.to_string(),
+    })?;
+    Ok((master, own_events(&r.own, &keys.public_key())))
 }
 
 /// Why the key in use holds no seat, in words: this browser's record of the table says whether
@@ -756,13 +771,8 @@ impl Visit for OpenSeat {
             Some((master, own)) => (master, Some(own)),
             None => (fresh_nonce(), None),
         };
-        let sealed = nip44::encrypt(
-            self.keys.secret_key(),
-            &self.keys.public_key(),
-            hex::encode(*master),
-            nip44::Version::V2,
-        )
-        .map_err(|e| format!("your key could not keep the seat's secret: {e}"))?;
+        let sealed = seal_to_self(&self.keys, &master)
+            .map_err(|e| format!("your key could not keep the seat's secret: {e}"))?;
         let mut session =
             Session::new(cfg, game, Some((self.seat, master))).map_err(|e| e.to_string())?;
         let mut state = RunnerState::new(
