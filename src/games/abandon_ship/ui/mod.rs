@@ -17,6 +17,16 @@ pub mod panel;
 pub mod replay;
 pub mod words;
 
+/// The round's header, for its words (which add the rounds limit) and its drawing alike.
+fn heading(v: &AbandonView) -> String {
+    format!(
+        "{} · {} left in the deck · playing to {}",
+        round_words(v),
+        count(v.deck_left, "card", "cards"),
+        v.target
+    )
+}
+
 impl GameUi for AbandonShip {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         crate::games::ui::words::told(&self.view(viewer).log, names, line)
@@ -24,10 +34,8 @@ impl GameUi for AbandonShip {
 
     fn render(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = format!(
-            "── {} · {} left in the deck · playing to {}{} ──\n",
-            round_words(v),
-            count(v.deck_left, "card", "cards"),
-            v.target,
+            "── {}{} ──\n",
+            heading(v),
             match v.rounds {
                 Some(n) => format!(" or for {}", count(n, "round", "rounds")),
                 None => String::new(),
@@ -100,13 +108,7 @@ impl GameUi for AbandonShip {
     }
 
     fn drawing(v: &AbandonView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
-        let title = format!(
-            "{} · {} left in the deck · playing to {}",
-            round_words(v),
-            count(v.deck_left, "card", "cards"),
-            v.target
-        );
-        let mut d = Drawing::new(title);
+        let mut d = Drawing::new(heading(v));
         for (seat, held) in &v.hands {
             let score = v
                 .scores

@@ -19,19 +19,24 @@ pub mod panel;
 pub mod replay;
 pub mod words;
 
+/// The round's header, for its words and its drawing alike.
+fn heading(v: &ChickenfootView, n: &dyn Fn(Seat) -> String) -> String {
+    format!(
+        "round {} of {} · double-{} · points (fewest wins): {}",
+        v.round,
+        v.rounds,
+        v.max_pip,
+        scores_line(&v.scores, n)
+    )
+}
+
 impl GameUi for Chickenfoot {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         crate::games::ui::words::told(&self.view(viewer).log, names, line)
     }
 
     fn render(v: &ChickenfootView, n: &dyn Fn(Seat) -> String) -> String {
-        let mut s = format!(
-            "── round {} of {} · double-{} · points (fewest wins): {}\n",
-            v.round,
-            v.rounds,
-            v.max_pip,
-            scores_line(&v.scores, n)
-        );
+        let mut s = format!("── {}\n", heading(v, n));
         for l in layout_lines(&v.layout) {
             let _ = writeln!(s, "  {l}");
         }
@@ -50,13 +55,7 @@ impl GameUi for Chickenfoot {
     }
 
     fn drawing(v: &ChickenfootView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
-        let title = format!(
-            "round {} of {} · double-{} · points (fewest wins): {}",
-            v.round,
-            v.rounds,
-            v.max_pip,
-            scores_line(&v.scores, n)
-        );
+        let title = heading(v, n);
         let own: Vec<(u8, u8)> = v.tiles.iter().map(|(_, t)| *t).collect();
         let seats = dominoes::ui::held_spots(&v.held, &v.to_act, v.viewer, &own, n);
         let l = &v.layout;

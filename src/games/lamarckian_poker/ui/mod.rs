@@ -16,6 +16,16 @@ pub mod panel;
 pub mod replay;
 pub mod words;
 
+/// The table's header, for its words and its drawing alike.
+fn heading(v: &LamarckianView) -> String {
+    format!(
+        "turn {} · {} left in the deck · {} discarded",
+        v.turn,
+        count(v.deck_left, "card", "cards"),
+        v.discards.len()
+    )
+}
+
 impl GameUi for LamarckianPoker {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         crate::games::ui::words::told(&self.view(viewer).log, names, line)
@@ -23,10 +33,8 @@ impl GameUi for LamarckianPoker {
 
     fn render(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> String {
         let mut s = format!(
-            "── turn {} · {} left in the deck · {} discarded ──\n  pool: {}\n",
-            v.turn,
-            count(v.deck_left, "card", "cards"),
-            v.discards.len(),
+            "── {} ──\n  pool: {}\n",
+            heading(v),
             if v.pool.is_empty() {
                 "empty".into()
             } else {
@@ -53,12 +61,7 @@ impl GameUi for LamarckianPoker {
     }
 
     fn drawing(v: &LamarckianView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
-        let title = format!(
-            "turn {} · {} left in the deck · {} discarded",
-            v.turn,
-            count(v.deck_left, "card", "cards"),
-            v.discards.len()
-        );
+        let title = heading(v);
         let seats = v.hands.iter().map(|(seat, held)| {
             Spot::seat(*seat, v.viewer, n)
                 .pieces(held.iter().map(|c| Piece::card_or_back(*c)))

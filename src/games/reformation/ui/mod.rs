@@ -16,6 +16,18 @@ pub mod panel;
 pub mod replay;
 pub mod words;
 
+/// The reign's header, for its words and its drawing alike.
+fn heading(v: &ReformView) -> String {
+    format!(
+        "reign {} of {}: {} · prevailing religion {} · trick {} of 12",
+        v.round.max(1),
+        v.rounds,
+        name(v.data(), v.monarch),
+        faith_word(v.prevailing),
+        (v.tricks + 1).min(12)
+    )
+}
+
 impl GameUi for Reformation {
     fn story(&self, _viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         // Everything in the record was shown to the whole table when it happened (every card
@@ -26,14 +38,7 @@ impl GameUi for Reformation {
 
     fn render(v: &ReformView, n: &dyn Fn(Seat) -> String) -> String {
         let data = v.data();
-        let mut s = format!(
-            "── reign {} of {}: {} · prevailing religion {} · trick {} of 12 ──\n",
-            v.round.max(1),
-            v.rounds,
-            name(data, v.monarch),
-            faith_word(v.prevailing),
-            (v.tricks + 1).min(12)
-        );
+        let mut s = format!("── {} ──\n", heading(v));
         for p in &v.players {
             let arrow = if v.to_act.contains(&p.seat) {
                 "▶"
@@ -126,15 +131,7 @@ impl GameUi for Reformation {
         let named = |c: Option<crate::cards::CardId>| {
             c.map_or(Piece::CardBack, |c| Piece::named(card(data, c)))
         };
-        let title = format!(
-            "reign {} of {}: {} · prevailing religion {} · trick {} of 12",
-            v.round.max(1),
-            v.rounds,
-            name(data, v.monarch),
-            faith_word(v.prevailing),
-            (v.tricks + 1).min(12)
-        );
-        let mut d = Drawing::new(title);
+        let mut d = Drawing::new(heading(v));
         for p in &v.players {
             // Only the viewer's own hand is in its view; the others' are as many backs.
             let hand: Vec<Piece> = if v.viewer == Some(p.seat) {

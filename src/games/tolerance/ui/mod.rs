@@ -75,14 +75,7 @@ impl GameUi for Tolerance {
                 })),
             );
         };
-        let title = format!(
-            "hand {} · {} · pot {} · blind {} · d{}",
-            h.hand_no + 1,
-            words::phase_text(h.phase),
-            h.pot,
-            h.rules.blind,
-            h.rules.die_sides
-        );
+        let title = words::heading(h);
         let seats = h.players.iter().map(|p| {
             let mut spot = Spot::seat(p.seat, h.viewer, names)
                 .pieces(p.cards.iter().map(|c| Piece::card_or_back(*c)))

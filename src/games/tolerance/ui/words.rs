@@ -36,18 +36,23 @@ pub fn phase_text(p: Phase) -> String {
     }
 }
 
-/// Renders the table as a few lines of text. `names` gives a label per seat.
-pub fn render(view: &HandView, names: &dyn Fn(Seat) -> String) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "── hand {} · {} · pot {} · blind {} · d{} ──",
+/// The hand's header, for its words and its drawing alike: "hand 2 · betting round 1 · pot
+/// 40 · blind 10 · d6".
+pub fn heading(view: &HandView) -> String {
+    format!(
+        "hand {} · {} · pot {} · blind {} · d{}",
         view.hand_no + 1,
         phase_text(view.phase),
         view.pot,
         view.rules.blind,
         view.rules.die_sides
-    );
+    )
+}
+
+/// Renders the table as a few lines of text. `names` gives a label per seat.
+pub fn render(view: &HandView, names: &dyn Fn(Seat) -> String) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "── {} ──", heading(view));
     for p in &view.players {
         let mut marks = String::new();
         if p.seat == view.dealer {
