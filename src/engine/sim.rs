@@ -341,6 +341,15 @@ pub fn fulfil_all(
     requests.iter().map(|r| source.fulfil(r)).collect()
 }
 
+/// Answers `g`'s chance from `source` until a seat must choose (or the game is over).
+pub fn settle<G: Game>(g: &mut G, source: &mut impl ChanceSource) -> Result<(), String> {
+    while let ToAct::Chance(requests) = g.to_act() {
+        let outcomes = fulfil_all(source, &requests)?;
+        g.apply_chance(&outcomes).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// Plays one episode to the end with `choose` picking each move and `chance` answering chance.
 /// Returns the outcome and the number of steps. No checks: the fast path for bots and benches.
 pub fn play_out<G: Game>(

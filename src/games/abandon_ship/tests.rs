@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::sim::settle;
 use crate::engine::sim::{simulate, SimOptions};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
@@ -70,14 +71,6 @@ fn deck(hands: &[&str], rest: &str) -> Vec<CardId> {
     d
 }
 
-/// Answers chance until a seat must choose.
-fn settle(g: &mut AbandonShip, script: &mut Script) {
-    while let ToAct::Chance(r) = g.to_act() {
-        let o = fulfil_all(script, &r).unwrap();
-        g.apply_chance(&o).unwrap();
-    }
-}
-
 fn pos(g: &AbandonShip, seat: Seat, card: &str) -> u16 {
     g.hands[&seat]
         .iter()
@@ -88,7 +81,7 @@ fn pos(g: &AbandonShip, seat: Seat, card: &str) -> u16 {
 
 fn play(g: &mut AbandonShip, seat: Seat, a: Action, script: &mut Script) {
     g.apply(seat, &a).unwrap();
-    settle(g, script);
+    settle(g, script).unwrap();
 }
 
 fn raise(g: &AbandonShip, seat: Seat, card: &str) -> Action {
@@ -109,7 +102,7 @@ fn a_king_cannot_be_answered_and_a_public_die_picks_the_losers_card() {
     let hands = ["KS 2C 3C 4C 5C", "6H 7H 8H 9H 10H", "2D 3D 4D 5D 6D"];
     let mut script = Script::new(deck(&hands, ""), vec![3]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert_eq!(g.to_act(), ToAct::Seat(0), "the dealer plays first");
     g.apply(0, &fight(&g, 0, "KS", 1)).unwrap();
     // The King is shown; nobody may answer it: the die is rolled at once, by everyone.
@@ -130,7 +123,7 @@ fn a_king_cannot_be_answered_and_a_public_die_picks_the_losers_card() {
             by: Some(0)
         }])
     );
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     // Die 3: the third of seat 1's cards by deck position, 8♥, face up on seat 0's board.
     assert_eq!(
         g.boards[&0],
@@ -159,7 +152,7 @@ fn a_fight_escalates_by_strictly_higher_ranks_until_a_surrender() {
     let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
     let mut script = Script::new(deck(&hands, ""), vec![1]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     {
         let a = fight(&g, 0, "5S", 1);
         play(&mut g, 0, a, &mut script);
@@ -210,7 +203,7 @@ fn the_last_card_may_be_played_only_if_it_is_a_king() {
     let hands = ["3C 5C 7C 9C JD", "2S 4S 6S 8S 10S"];
     let mut script = Script::new(deck(&hands, ""), vec![]);
     let mut g = AbandonShip::new(&Setup::new(2)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     {
         let a = Action::Discard {
             position: pos(&g, 0, "JD"),
@@ -247,7 +240,7 @@ fn the_last_card_may_be_played_only_if_it_is_a_king() {
         h.card = None;
     }
     blind.apply(0, &raise(&g, 0, "9C")).unwrap();
-    settle(&mut blind, &mut script);
+    settle(&mut blind, &mut script).unwrap();
     assert_eq!(blind.to_act(), ToAct::Terminal);
     assert_eq!(blind.removed, vec![0]);
     assert!(blind.outcome().unwrap().winners.is_empty());
@@ -262,7 +255,7 @@ fn a_king_may_be_the_last_card_and_nobody_empty_handed_can_be_attacked() {
     let hands = ["3C 5C 7C KC JD", "2S 4S 6S 8S 10S", "2D 3D 4D 5D 6D"];
     let mut script = Script::new(deck(&hands, ""), vec![]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     {
         let a = Action::Discard {
             position: pos(&g, 0, "JD"),
@@ -331,7 +324,8 @@ fn showdown(
     settle(
         &mut g,
         &mut Script::new(Setup::new(players).spec().cards(), vec![]),
-    );
+    )
+    .unwrap();
     let held = |s: &str| -> Vec<Held> {
         cs(s)
             .into_iter()
@@ -449,7 +443,8 @@ fn a_tie_on_suit_points_goes_to_the_highest_card_and_an_exact_tie_boards_nobody(
     settle(
         &mut g,
         &mut Script::new(Setup::new(6).spec().cards(), vec![]),
-    );
+    )
+    .unwrap();
     let _ = (&mut g, q2);
     let g = showdown(
         6,
@@ -477,7 +472,8 @@ fn key_cards_stay_hidden_until_all_are_in() {
     settle(
         &mut g,
         &mut Script::new(Setup::new(3).spec().cards(), vec![]),
-    );
+    )
+    .unwrap();
     g.phase = Phase::Key;
     let before: Vec<_> = [None, Some(1), Some(2)].map(|v| g.view(v)).to_vec();
     let a = g.legal_actions(0)[2];
@@ -600,7 +596,8 @@ fn a_forfeit_ends_the_game_without_a_winner() {
     settle(
         &mut g,
         &mut Script::new(Setup::new(3).spec().cards(), vec![]),
-    );
+    )
+    .unwrap();
     g.forfeit(&[1], ForfeitReason::Absent).unwrap();
     assert_eq!(g.to_act(), ToAct::Terminal);
     assert!(g.participants().is_empty());
@@ -698,7 +695,7 @@ fn the_panel_shows_lifeboats_boards_the_fight_and_every_move_by_key_at_80_by_24(
     let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
     let mut script = Script::new(deck(&hands, ""), vec![1]);
     let mut g = AbandonShip::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     // Seat 0 to play: the cursor's card is discarded with d, or fights with f then whom.
     let mut p = ui::panel::AbandonPanel::default();
     p.ask(&g.view(Some(0)), &g.legal_actions(0));
@@ -787,7 +784,7 @@ fn a_bare_card_on_a_turn_asks_whether_to_discard_or_fight_and_a_capped_game_says
     let hands = ["5S 9C 2C 3C 4C", "7H 9H 8D 2H 3H", "2D 3D 4D 5D 6D"];
     let mut script = Script::new(deck(&hands, ""), vec![1]);
     let mut g = AbandonShip::new(&capped(3, 2)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     let name = |s: Seat| ["you", "Ann", "Bob"][s as usize].to_string();
     let v = g.view(Some(0));
     let legal = g.legal_actions(0);

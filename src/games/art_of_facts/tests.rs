@@ -251,10 +251,7 @@ fn the_drawing_shows_the_viewer_its_own_cards_by_name_and_the_others_backs() {
     use crate::games::ui::GameUi;
     let mut g = ArtOfFacts::new(&setup(3, Some(3))).unwrap();
     let mut oracle = Oracle::new(StdRng::seed_from_u64(6));
-    while let ToAct::Chance(r) = g.to_act() {
-        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
-        g.apply_chance(&o).unwrap();
-    }
+    crate::engine::sim::settle(&mut g, &mut oracle).unwrap();
     assert!(matches!(g.phase, Phase::Swap { .. }), "{:?}", g.phase);
     let names = |s: Seat| {
         if s == 2 {

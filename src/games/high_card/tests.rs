@@ -107,10 +107,7 @@ fn the_drawing_shows_the_viewer_its_own_card_and_the_others_backs() {
     use crate::games::ui::GameUi;
     let mut g = HighCard::new(&Setup::new(3)).unwrap();
     let mut oracle = Oracle::new(StdRng::seed_from_u64(4));
-    while let ToAct::Chance(r) = g.to_act() {
-        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
-        g.apply_chance(&o).unwrap();
-    }
+    crate::engine::sim::settle(&mut g, &mut oracle).unwrap();
     let names = |s: crate::engine::Seat| {
         if s == 1 {
             "you".to_string()

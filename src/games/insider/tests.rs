@@ -143,15 +143,11 @@ fn a_tied_first_vote_accuses_nobody() {
 
 #[test]
 fn the_drawing_shows_each_seat_its_own_role_card_and_the_others_backs() {
-    use crate::engine::ToAct;
     use crate::games::ui::drawing::Piece;
     use crate::games::ui::GameUi;
     let mut g = Insider::new(&Setup::new(4)).unwrap();
     let mut oracle = Oracle::new(StdRng::seed_from_u64(8));
-    while let ToAct::Chance(r) = g.to_act() {
-        let o = crate::engine::sim::fulfil_all(&mut oracle, &r).unwrap();
-        g.apply_chance(&o).unwrap();
-    }
+    crate::engine::sim::settle(&mut g, &mut oracle).unwrap();
     assert_eq!(g.phase, Phase::Pick);
     let master = g.master.unwrap();
     let other = (0..4).find(|s| *s != master).unwrap();

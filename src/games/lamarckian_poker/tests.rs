@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::sim::settle;
 use crate::engine::sim::{simulate, SimOptions};
 use rand::{rngs::StdRng, SeedableRng};
 
@@ -55,14 +56,6 @@ fn deal(hands: &[Vec<CardId>], rest: &[CardId]) -> Vec<CardId> {
     deck(&d)
 }
 
-/// Answers chance until a seat must choose.
-fn settle(g: &mut LamarckianPoker, script: &mut Script) {
-    while let ToAct::Chance(r) = g.to_act() {
-        let o = fulfil_all(script, &r).unwrap();
-        g.apply_chance(&o).unwrap();
-    }
-}
-
 fn mark(g: &mut LamarckianPoker, seat: Seat, card: &str) {
     let position = g.hands[&seat]
         .iter()
@@ -89,7 +82,7 @@ fn the_rule_books_example_captures_by_suit_or_rank_highest_mark_first() {
     let hands = [cs("AS 2D 3D 4D"), cs("10C 2H 3H 4H"), cs("9H 6D 7D 8D")];
     let mut script = Script::new(deal(&hands, &cs("AH QC 9S 5H")), vec![]);
     let mut g = LamarckianPoker::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert_eq!(
         g.pool.iter().map(|f| f.card).collect::<Vec<_>>(),
         cs("AH QC 9S 5H")
@@ -98,7 +91,7 @@ fn the_rule_books_example_captures_by_suit_or_rank_highest_mark_first() {
     mark(&mut g, 0, "AS");
     mark(&mut g, 1, "10C");
     mark(&mut g, 2, "9H");
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     let played: Vec<(Seat, CardId, Vec<CardId>)> = g
         .log
         .iter()
@@ -142,10 +135,10 @@ fn suit_breaks_a_rank_tie_and_a_fallen_mark_can_be_captured() {
         pool: 4,
     })
     .unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     mark(&mut g, 0, "7C");
     mark(&mut g, 1, "7S");
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     // 7♠ goes before 7♣: it takes 7♥ and 2♠; then 7♣ takes 2♣ and the fallen 7♠.
     assert_eq!(held(&g, 1), sorted(cs("3D 7H 2S")));
     assert_eq!(held(&g, 0), sorted(cs("2D 2C 7S")));
@@ -164,11 +157,11 @@ fn an_empty_hand_goes_extinct_and_the_last_survivor_wins_without_showing() {
     let pools = cs("9S 4H 5S 8S 2S 7C 8C 9C");
     let mut script = Script::new(deal(&hands, &pools), vec![]);
     let mut g = LamarckianPoker::new(&setup).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     for (s, m) in [(0, "JS"), (1, "10H"), (2, "KD"), (3, "QC")] {
         mark(&mut g, s, m);
     }
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert_eq!(g.alive, vec![0, 1]);
     assert!(g.log.contains(&Entry::Extinct { seat: 2 }));
     assert!(g.log.contains(&Entry::Extinct { seat: 3 }));
@@ -199,10 +192,10 @@ fn players_going_extinct_together_share_the_win() {
     let hands = [cs("KS"), cs("QH")];
     let mut script = Script::new(deal(&hands, &cs("2C 3C 4D 5D")), vec![]);
     let mut g = LamarckianPoker::new(&setup).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     mark(&mut g, 0, "KS");
     mark(&mut g, 1, "QH");
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert!(g.alive.is_empty());
     assert_eq!(g.to_act(), ToAct::Terminal);
     assert_eq!(g.outcome().unwrap().winners, vec![0, 1]);
@@ -229,7 +222,7 @@ fn a_short_deck_deals_a_short_last_pool_then_the_showdown_ties_on_more_than_five
     }
     let mut script = Script::new(deal(&hands, &pool), vec![]);
     let mut g = LamarckianPoker::new(&setup).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert_eq!(g.pool.len(), 2);
     assert_eq!(g.deck_left(), 0);
     mark(&mut g, 0, "2C");
@@ -238,7 +231,7 @@ fn a_short_deck_deals_a_short_last_pool_then_the_showdown_ties_on_more_than_five
         let a = g.legal_actions(s)[0];
         g.apply(s, &a).unwrap();
     }
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     assert_eq!(g.to_act(), ToAct::Terminal);
     let shown: Vec<(Seat, Kind, Vec<u8>)> = g
         .log
@@ -449,11 +442,11 @@ fn the_panel_shows_the_pool_counts_captures_and_picks_the_mark_at_80_by_24() {
     let hands = [cs("AS 2D 3D 4D"), cs("10C 2H 3H 4H"), cs("9H 6D 7D 8D")];
     let mut script = Script::new(deal(&hands, &cs("AH QC 9S 5H KS KH KD KC")), vec![]);
     let mut g = LamarckianPoker::new(&Setup::new(3)).unwrap();
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     mark(&mut g, 0, "AS");
     mark(&mut g, 1, "10C");
     mark(&mut g, 2, "9H");
-    settle(&mut g, &mut script);
+    settle(&mut g, &mut script).unwrap();
     let mut p = ui::panel::LamarckianPanel::default();
     p.ask(&g.view(Some(1)), &g.legal_actions(1));
     let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];

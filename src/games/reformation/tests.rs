@@ -3,6 +3,7 @@ use super::game::Slot;
 use super::*;
 use crate::bots::{Bot, RandomBot};
 use crate::cards::CardId;
+use crate::engine::sim::settle;
 use crate::engine::sim::{fulfil_all, play_out, simulate, Oracle, SimOptions};
 use crate::engine::{ChanceOutcome, Game, Seat, ToAct};
 use rand::{rngs::StdRng, SeedableRng};
@@ -56,14 +57,6 @@ fn hundreds_of_random_games_keep_every_card_in_one_place() {
     assert_eq!(games, 3 * 6 * 12);
 }
 
-/// Answers chance until a seat must choose.
-fn settle(g: &mut Reformation, oracle: &mut Oracle<StdRng>) {
-    while let ToAct::Chance(reqs) = g.to_act() {
-        let outs = fulfil_all(oracle, &reqs).unwrap();
-        g.apply_chance(&outs).unwrap();
-    }
-}
-
 /// Every card id a view shows, wherever it shows it.
 fn visible(v: &ReformView) -> BTreeSet<CardId> {
     let mut s = BTreeSet::new();
@@ -94,7 +87,7 @@ fn spectators_never_see_a_card_below_a_piles_top_before_scoring() {
             let mut oracle = Oracle::new(StdRng::seed_from_u64(u64::from(players) * 7));
             let mut hidden_seen = 0;
             loop {
-                settle(&mut g, &mut oracle);
+                settle(&mut g, &mut oracle).unwrap();
                 if g.is_terminal() {
                     break;
                 }
@@ -211,7 +204,7 @@ fn measure_the_bot() {
 /// legal one.
 fn to_play(g: &mut Reformation, oracle: &mut Oracle<StdRng>) -> Seat {
     loop {
-        settle(g, oracle);
+        settle(g, oracle).unwrap();
         match g.to_act() {
             ToAct::Seat(s) if g.phase == Phase::Play => return s,
             ToAct::Seat(s) => {
@@ -246,7 +239,7 @@ fn a_timeout_shows_the_hand_and_plays_its_lowest_legal_card() {
         }
         other => panic!("{other:?}"),
     }
-    settle(&mut g, &mut oracle);
+    settle(&mut g, &mut oracle).unwrap();
     let played = g
         .log
         .iter()
