@@ -1541,6 +1541,92 @@ async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
     c.close().await.unwrap();
 }
 
+/// A reload while the page hosts a table that is still filling. Before each announcement went
+/// out the page kept its lobby (the seed of the host's nonces sealed to its key). While the page
+/// is away Bo joins from the terminal. "Take your table back" reads the lobby from the relay,
+/// lists Bo, starts a new bot in the place of the one that stopped with the reload (the old
+/// bot's join, sent again by the relay, is not taken twice), seats the table and the person
+/// plays it to the end: Bo's client, the page and a later `verify` agree, and nothing stays
+/// kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_while_the_page_hosts_takes_the_table_back() {
+    const PASSWORD: &str = "a reloading host's password";
+    let test = "browser-host-reload";
+    let hw = home(test, "web");
+    let (_web, url, _relay) = serve(&hw);
+    let hb = home(test, "bo");
+    player(&hb);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    let me = make_key(&c, PASSWORD).await;
+    script(
+        &c,
+        &perudo_form(&[
+            ("host-seats", "3".into()),
+            ("host-bots", "1".into()),
+            ("host-level", "easy".into()),
+        ]),
+    )
+    .await;
+    click(&c, "#host-open").await;
+    // The relay holds the announcement listing the bot, so the record listing it was kept.
+    until(
+        &c,
+        "document.body.dataset.table === 'shown' && \
+         document.getElementById('seats').textContent.includes('1 seat open')",
+    )
+    .await;
+    let naddr = naddr_of(&text(&c, "#host-join").await);
+    let kept = kept_records(&c, "host.").await;
+    assert_eq!(kept.len(), 1, "no record of the table hosted: {kept:?}");
+    let record: Value = serde_json::from_str(&kept[0]).unwrap();
+    assert_eq!(
+        record["lobby"]["spec"]["lobby"]["players"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    you_read(&c, "npub1").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    // Bo asks while nobody hosts: the relay keeps his join for the host's return.
+    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
+    until(
+        &c,
+        "document.getElementById('sit-down').textContent === 'Take your table back' && \
+         !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let news = text(&c, "#host-news").await;
+    assert!(
+        news.contains("stopped with the reload")
+            && news.contains("left")
+            && news.contains("joined (3/3)")
+            && news.contains("seated: ")
+            && !news.contains("never revealed"),
+        "taken back without a round lost: {news}"
+    );
+    assert_eq!(news.matches(" left").count(), 1, "{news}");
+    let line = perudo_by_clicks(&c, 1).await;
+    let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
+    assert_eq!(cli["seats"].as_array().map(Vec::len), Some(3), "{cli}");
+    let seats = text(&c, "#seats").await;
+    assert!(
+        seats.contains("bot 1") && seats.contains(&me[..10]),
+        "the new bot and the person: {seats}"
+    );
+    records_dropped(&c).await;
+    c.close().await.unwrap();
+}
+
 /// A person who leaves from the page (Leave, then the confirmation) signs the seat's leave: the
 /// host's bot goes on at once instead of waiting out the table's minute a move, the page says the
 /// person left, the record of the seat is dropped, and the relay's copy holds a removal for

@@ -457,6 +457,45 @@ pub struct HostLobby {
     phase: Phase,
     last_at: Option<u64>,
     out: Vec<HostAction>,
+    /// Events taken before a crash or a reload ([`HostLobby::restore`]): the relays send them
+    /// again, and they count for the seating's nonces but are not taken twice.
+    taken_before: HashSet<EventId>,
+}
+
+/// What a host keeps of its lobby to take it back after a crash or a reload
+/// ([`HostLobby::record`], [`HostLobby::restore`]): the announcement as it stands and what the
+/// lobby remembers beside it. Not in it: the seed of the host's seating nonces, secret until
+/// each is revealed (the driver keeps it sealed to the host's key), and the plan, which the
+/// driver makes again from what the person asked for; nor the lobby's events, which the relays
+/// hold and send again.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyRecord {
+    pub v: u32,
+    pub spec: TableSpec,
+    opened: u64,
+    last_at: Option<u64>,
+    listed: Vec<String>,
+    joins: Vec<(String, usize)>,
+    banned: Vec<String>,
+    committed: Vec<String>,
+    start_asked: bool,
+    phase: RecordPhase,
+    /// Who may sit down at an invite-only table: the invited and the keys let in since.
+    invite: Vec<String>,
+    /// The lobby events taken (ids, hex).
+    taken: Vec<String>,
+}
+
+const LOBBY_RECORD_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum RecordPhase {
+    Taking,
+    Revealing { until: Option<u64> },
+    Seated,
+    Cancelled { reason: String },
 }
 
 impl HostLobby {
@@ -518,9 +557,180 @@ impl HostLobby {
             phase: Phase::Taking,
             last_at: None,
             out: Vec::new(),
+            taken_before: HashSet::new(),
         };
         lobby.announce(now);
         Ok(lobby)
+    }
+
+    /// What to keep to take this lobby back ([`Self::restore`]); kept before the actions taken
+    /// since are carried out, so that nothing published is missing from it.
+    pub fn record(&self) -> LobbyRecord {
+        let hexes = |set: &HashSet<String>| {
+            let mut v: Vec<String> = set.iter().cloned().collect();
+            v.sort();
+            v
+        };
+        let mut joins: Vec<(String, usize)> =
+            self.joins.iter().map(|(k, n)| (k.to_hex(), *n)).collect();
+        joins.sort();
+        let mut taken: Vec<String> = self
+            .seen
+            .iter()
+            .chain(&self.taken_before)
+            .map(|id| id.to_hex())
+            .collect();
+        taken.sort();
+        taken.dedup();
+        LobbyRecord {
+            v: LOBBY_RECORD_VERSION,
+            spec: self.spec.clone(),
+            opened: self.opened,
+            last_at: self.last_at,
+            listed: hexes(&self.listed),
+            joins,
+            banned: hexes(&self.banned),
+            committed: hexes(&self.committed),
+            start_asked: self.start_asked,
+            phase: match &self.phase {
+                Phase::Taking => RecordPhase::Taking,
+                Phase::Revealing { until } => RecordPhase::Revealing { until: *until },
+                Phase::Seated => RecordPhase::Seated,
+                Phase::Cancelled(reason) => RecordPhase::Cancelled {
+                    reason: reason.clone(),
+                },
+            },
+            invite: self.plan.invite.iter().map(|k| k.to_hex()).collect(),
+            taken,
+        }
+    }
+
+    /// Takes back the lobby `record` kept, after a crash or a reload: `plan` and `me` as it was
+    /// opened with, `seed` its seed. The relays' lobby events are then handed in again as they
+    /// come ([`Self::on_event`]); those taken before count for the seating without being taken
+    /// twice. While the nonces are being opened the host's own goes out again (its first
+    /// sending may not have reached a relay), as does the announcement kept. In words when the
+    /// record is not this lobby's.
+    pub fn restore(
+        plan: HostPlan,
+        me: PublicKey,
+        record: LobbyRecord,
+        seed: [u8; 32],
+    ) -> Result<Self, String> {
+        let damaged = |what: &str| format!("the kept record of the table you host {what}");
+        if record.v != LOBBY_RECORD_VERSION {
+            return Err(damaged(&format!(
+                "is of version {}, which this program does not read",
+                record.v
+            )));
+        }
+        plan.check()?;
+        let l = record
+            .spec
+            .lobby
+            .as_ref()
+            .ok_or_else(|| damaged("has no lobby"))?;
+        let host = l
+            .players
+            .first()
+            .filter(|p| p.pubkey == me.to_hex())
+            .ok_or_else(|| damaged("does not list you as its host"))?;
+        // Each round drew one nonce from the seed: the last is the one listed now.
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let mut nonce = fresh(&mut rng);
+        for _ in 0..l.round {
+            nonce = fresh(&mut rng);
+        }
+        if seat_commit(&record.spec.table, &me, &nonce) != host.commit {
+            return Err(damaged(
+                "does not open the commitment it lists for you: it is another table's or damaged",
+            ));
+        }
+        let keys = |v: &[String]| -> Result<Vec<PublicKey>, String> {
+            v.iter()
+                .map(|h| PublicKey::from_hex(h).map_err(|_| damaged("names a key that is not one")))
+                .collect()
+        };
+        let mut plan = plan;
+        plan.invite = keys(&record.invite)?;
+        let joins = record
+            .joins
+            .iter()
+            .map(|(k, n)| Ok((keys(std::slice::from_ref(k))?[0], *n)))
+            .collect::<Result<HashMap<_, _>, String>>()?;
+        let taken_before = record
+            .taken
+            .iter()
+            .map(|h| EventId::from_hex(h).map_err(|_| damaged("names an event id that is not one")))
+            .collect::<Result<HashSet<_>, String>>()?;
+        let phase = match record.phase {
+            RecordPhase::Taking => Phase::Taking,
+            // The players' time to open their nonces starts again once the host's own is out
+            // again: it may never have reached a relay before the crash.
+            RecordPhase::Revealing { .. } => Phase::Revealing { until: None },
+            RecordPhase::Seated => Phase::Seated,
+            RecordPhase::Cancelled { reason } => Phase::Cancelled(reason),
+        };
+        let mut lobby = HostLobby {
+            plan,
+            me,
+            spec: record.spec,
+            rng,
+            nonce,
+            opened: record.opened,
+            events: Vec::new(),
+            seen: HashSet::new(),
+            listed: record.listed.into_iter().collect(),
+            joins,
+            banned: record.banned.into_iter().collect(),
+            committed: record.committed.into_iter().collect(),
+            start_asked: record.start_asked,
+            phase,
+            last_at: record.last_at,
+            out: Vec::new(),
+            taken_before,
+        };
+        // What was kept is what was about to go out: it goes out again (an announcement signed
+        // again at its own time is the same event).
+        if let Some(at) = lobby.last_at {
+            lobby.out.push(HostAction::Announce {
+                spec: Box::new(lobby.spec.clone()),
+                at,
+            });
+        }
+        if let Phase::Revealing { .. } = lobby.phase {
+            lobby.out.push(lobby.own_reveal());
+        }
+        Ok(lobby)
+    }
+
+    /// The host's lobby message opening its nonce.
+    fn own_reveal(&self) -> HostAction {
+        HostAction::Lobby(LobbyMsg {
+            v: crate::wire::lobby::LOBBY_VERSION,
+            table: self.spec.table.clone(),
+            body: LobbyBody::Reveal {
+                nonce: hex::encode(*self.nonce),
+            },
+        })
+    }
+
+    /// `key` will not sit down after all (a bot that ran in the page that reloaded): its place
+    /// opens again while the lobby takes players. Once the players are listed for the seating it
+    /// stays, and the seating drops it for never opening its nonce.
+    pub fn forget(&mut self, key: &PublicKey, now: u64) {
+        if !matches!(self.phase, Phase::Taking) || *key == self.me {
+            return;
+        }
+        let identity = self.lobby().identity_of(key);
+        let l = self.lobby_mut();
+        let before = l.players.len();
+        l.players.retain(|p| p.pubkey != key.to_hex());
+        if l.players.len() < before {
+            self.committed.remove(&key.to_hex());
+            self.news(HostNews::Left { who: identity });
+            self.announce(now);
+        }
     }
 
     /// Whether the seats are fixed (the table is the players' now, not the lobby's).
@@ -616,6 +826,9 @@ impl HostLobby {
             return;
         }
         self.events.push(ev.clone());
+        if self.taken_before.contains(&ev.id) {
+            return;
+        }
         match self.phase {
             Phase::Taking => self.take_request(&ev, msg.body, now),
             Phase::Revealing { .. } => {
@@ -866,13 +1079,8 @@ impl HostLobby {
         self.lobby_mut().status = LobbyStatus::Starting;
         self.news(HostNews::Starting { players: listed });
         self.announce(now);
-        self.out.push(HostAction::Lobby(LobbyMsg {
-            v: crate::wire::lobby::LOBBY_VERSION,
-            table: self.spec.table.clone(),
-            body: LobbyBody::Reveal {
-                nonce: hex::encode(*self.nonce),
-            },
-        }));
+        let reveal = self.own_reveal();
+        self.out.push(reveal);
         self.phase = Phase::Revealing { until: None };
     }
 
@@ -1344,6 +1552,145 @@ mod tests {
         // Nothing moves a cancelled table.
         host.on_event(Player::new(3).join(&host), T0 + wait + 1);
         assert!(host.take().is_empty());
+    }
+
+    /// A host that crashes (or a page that reloads) takes its lobby back from its record, its
+    /// seed and the relays' events sent again: once while taking players, once after its own
+    /// nonce went out and once in a later round. It seats the same players in the same seats
+    /// as a twin that never stopped, takes no event twice, and refuses a seed that is not the
+    /// record's.
+    #[test]
+    fn a_host_taken_back_from_its_record_seats_the_table_its_twin_seats() {
+        let (mut twin, keys) = hosted(3);
+        let plan_again = || plan(3);
+        let me = keys.public_key();
+        let seed = [7u8; 32];
+        // Through serde, as a driver keeps it.
+        let kept = |h: &HostLobby| -> LobbyRecord {
+            let text = serde_json::to_string(&h.record()).expect("serializes");
+            serde_json::from_str(&text).expect("reads back")
+        };
+        let mut host = HostLobby::restore(plan_again(), me, kept(&twin), seed).expect("restores");
+        assert_eq!(
+            announced(&host.take()),
+            announced(&twin.take()),
+            "the announcement kept goes out again, at its own time"
+        );
+        let (ana, bo, cy) = (Player::new(1), Player::new(2), Player::new(3));
+        let ana_join = ana.join(&twin);
+        for h in [&mut twin, &mut host] {
+            h.on_event(ana_join.clone(), T0 + 10);
+            h.poll(T0 + 20, &no_names);
+        }
+        assert_eq!(host.record().spec, twin.record().spec);
+        // The host stops; the relays send Ana's join again, which is not taken twice.
+        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        host.on_event(ana_join.clone(), T0 + 30);
+        assert!(
+            news(&host.take()).is_empty(),
+            "Ana's join was taken before the crash"
+        );
+        host.on_event(bo.join(&host), T0 + 40);
+        twin.on_event(bo.join(&twin), T0 + 40);
+        host.poll(T0 + 50, &no_names);
+        twin.poll(T0 + 50, &no_names);
+        let closing = host.take();
+        twin.take();
+        assert_eq!(
+            announced(&closing),
+            vec![(LobbyStatus::Starting, 3, T0 / 1000 + 2)]
+        );
+        let host_nonce = host_reveal(&closing, &host, &keys);
+        // The host stops again once its nonce is out: taken back, it sends the same nonce again.
+        let record = kept(&host);
+        assert!(
+            !serde_json::to_string(&record)
+                .unwrap()
+                .contains(&hex::encode(*host.nonce)),
+            "the host's nonce is not in its record"
+        );
+        host = HostLobby::restore(plan_again(), me, record, seed).expect("restores");
+        let again = host_reveal(&host.take(), &host, &keys);
+        assert_eq!(
+            parse_lobby(&again, &host.spec().table).unwrap().body,
+            parse_lobby(&host_nonce, &host.spec().table).unwrap().body
+        );
+        // Bo never opens his nonce; the round after, Cy takes his place.
+        let lobby_events = [ana_join, bo.join(&twin), again, ana.reveal(&twin)];
+        let crypto = twin.spec().deadlines.crypto_ms;
+        for h in [&mut twin, &mut host] {
+            for ev in &lobby_events {
+                h.on_event(ev.clone(), T0 + 60);
+            }
+            h.poll(T0 + 70, &no_names);
+            h.poll(T0 + 80 + crypto, &no_names);
+            h.take();
+        }
+        let round = |h: &HostLobby| h.spec().lobby.as_ref().unwrap().round;
+        assert_eq!((round(&host), round(&twin)), (1, 1));
+        assert_eq!(host.record().spec, twin.record().spec);
+        // Bo asks again and is refused once, not again for the same request after a crash.
+        let bo_again = bo.join_again(&host);
+        host.on_event(bo_again.clone(), T0 + 85 + crypto);
+        assert!(matches!(
+            news(&host.take()).as_slice(),
+            [HostNews::Refused { .. }]
+        ));
+        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        host.take();
+        host.on_event(bo_again, T0 + 86 + crypto);
+        assert_eq!(news(&host.take()), vec![], "the refusal is not said twice");
+        // In the new round: the seed gives the round's nonce back, and no other seed does.
+        assert!(HostLobby::restore(plan_again(), me, kept(&host), [8; 32])
+            .err()
+            .expect("another seed")
+            .contains("does not open the commitment"));
+        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        let ana2 = Player {
+            keys: ana.keys.clone(),
+            nonce: [9; 32],
+        };
+        for h in [&mut twin, &mut host] {
+            for ev in [ana2.join(h), cy.join(h)] {
+                h.on_event(ev, T0 + 90 + crypto);
+            }
+            h.poll(T0 + 100 + crypto, &no_names);
+            let closing = h.take();
+            h.on_event(host_reveal(&closing, h, &keys), T0 + 110 + crypto);
+            h.on_event(ana2.reveal(h), T0 + 110 + crypto);
+            h.on_event(cy.reveal(h), T0 + 110 + crypto);
+            h.poll(T0 + 120 + crypto, &no_names);
+        }
+        let (HostState::Seated(a), HostState::Seated(b)) = (
+            host.poll(T0 + 130 + crypto, &no_names),
+            twin.poll(T0 + 130 + crypto, &no_names),
+        ) else {
+            panic!("both seat the table");
+        };
+        assert_eq!(a.seats, b.seats);
+        assert_eq!(a.seats.len(), 3);
+        // A seated lobby taken back is seated at once.
+        let seated = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        assert!(seated.is_seated());
+    }
+
+    /// A bot of the page that reloaded is gone: its place opens again while players are taken.
+    #[test]
+    fn a_forgotten_key_gives_its_place_back_while_the_lobby_takes_players() {
+        let (mut host, _) = hosted(3);
+        host.take();
+        let bot = Player::new(4);
+        host.on_event(bot.join(&host), T0 + 10);
+        host.take();
+        host.forget(&bot.keys.public_key(), T0 + 20);
+        let after = host.take();
+        assert_eq!(
+            announced(&after),
+            vec![(LobbyStatus::Open, 1, T0 / 1000 + 2)]
+        );
+        assert!(matches!(news(&after).as_slice(), [HostNews::Left { .. }]));
+        host.forget(&host.me.clone(), T0 + 30);
+        assert_eq!(host.spec().lobby.as_ref().unwrap().players.len(), 1);
     }
 
     #[test]

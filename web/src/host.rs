@@ -7,21 +7,22 @@
 
 use crate::feedback::lists_or_empty;
 use crate::private::{private, sealed_by_extension};
-use crate::seat::{event_json, now_ms, sign, unix_now};
+use crate::seat::{event_json, now_ms, open_from_self, seal_to_self, sign, unix_now, Unsealed};
 use crate::signer;
 use nostr::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 use tolerance::games::registry::{self, SetupOptions};
 use tolerance::table::host::{
     invitation_tags, invitation_text, setup_for, HostAction, HostLobby, HostPlan, HostState,
-    LobbyNews,
+    LobbyNews, LobbyRecord,
 };
 use tolerance::wire::feedback::relay_lists_filter;
 use tolerance::wire::{self, auth, lobby::lobby_event, names, LobbyStatus, Pace};
 use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
 
 /// The host form, as the page sends it.
 #[derive(Deserialize)]
@@ -69,7 +70,44 @@ pub struct PageHost {
     /// Who is invited, and the invitation's words.
     invite: Vec<PublicKey>,
     invitation: String,
+    /// What the person asked for, the work the relays ask, for the record.
+    form: Value,
+    pow: u8,
+    /// The seed of the host's seating nonces, and its sealing to the table key for the record
+    /// (sealed once: the record changes only when the lobby does).
+    seed: Option<(Zeroizing<[u8; 32]>, String)>,
+    /// With a signer extension: the table key sealed to the identity, for the record.
+    table_key: Option<Value>,
+    /// The bots this page runs at the table (their keys) and their level.
+    bots: Vec<PublicKey>,
+    bot_level: String,
+    /// Bots of the page before a reload, gone with it.
+    bots_gone: usize,
 }
+
+/// What the browser keeps of a table it hosts until it is seated: enough to take the lobby back
+/// after a reload. The seed of the host's nonces is NIP-44 encrypted by the table key to itself;
+/// with a signer extension the table key is sealed to the identity, as in a seat's record.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HostRecord {
+    v: u32,
+    form: Value,
+    relays: Vec<String>,
+    pow: u8,
+    table: String,
+    planned: u64,
+    seed: String,
+    lobby: LobbyRecord,
+    #[serde(default)]
+    bots: Vec<String>,
+    #[serde(default)]
+    bot_level: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    table_key: Option<Value>,
+}
+
+const HOST_RECORD_VERSION: u32 = 1;
 
 #[wasm_bindgen]
 impl PageHost {
@@ -82,9 +120,30 @@ impl PageHost {
     }
 
     fn plan(form: &str, relays: &str, pow: u8) -> Result<PageHost, String> {
-        let form: Form =
+        let form: Value =
             serde_json::from_str(form).map_err(|e| format!("the host form is not whole: {e}"))?;
-        let relays = crate::checked_relays(serde_json::from_str(relays).unwrap_or_default())?;
+        let relays = serde_json::from_str(relays).unwrap_or_default();
+        let mut table = [0u8; 32];
+        use rand::RngCore;
+        rand::rngs::OsRng.fill_bytes(&mut table);
+        let table = hex::encode(table);
+        let (keys, identity) = signer::seat_key(&table)?;
+        Self::planned(form, relays, pow, table, (keys, identity), now_ms())
+    }
+
+    /// The table `table` planned at `planned` (ms) from `form_value`, hosted by `keys` (for
+    /// `identity` when a signer extension holds it).
+    fn planned(
+        form_value: Value,
+        relays: Vec<String>,
+        pow: u8,
+        table: String,
+        (keys, identity): (Keys, Option<PublicKey>),
+        planned: u64,
+    ) -> Result<PageHost, String> {
+        let form: Form = serde_json::from_value(form_value.clone())
+            .map_err(|e| format!("the host form is not whole: {e}"))?;
+        let relays = crate::checked_relays(relays)?;
         if pow > wire::MAX_TABLE_POW {
             return Err(format!(
                 "these relays ask for proof of work of {pow} bits on every event, and a table \
@@ -101,11 +160,6 @@ impl PageHost {
         let (setup, fewest, most) = registry::table_setup(&form.game, &opts)?;
         // More players than the setup seats: refused by the plan's own check below.
         let setup_for = setup_for(&form.game, opts);
-        let mut table = [0u8; 32];
-        use rand::RngCore;
-        rand::rngs::OsRng.fill_bytes(&mut table);
-        let table = hex::encode(table);
-        let (keys, identity) = signer::seat_key(&table)?;
         let mut invite: Vec<PublicKey> = Vec::new();
         for text in form
             .invite
@@ -142,7 +196,6 @@ impl PageHost {
             pow,
         };
         plan.check()?;
-        let planned = now_ms();
         let expires = plan.expires(planned / 1000);
         let me = keys.public_key();
         let invitation = invitation_text(
@@ -163,7 +216,101 @@ impl PageHost {
             lobby: None,
             names: HashMap::new(),
             news: Vec::new(),
+            form: form_value,
+            pow,
+            seed: None,
+            table_key: None,
+            bots: Vec::new(),
+            bot_level: String::new(),
+            bots_gone: 0,
         })
+    }
+
+    /// Takes back, after a reload, the table this browser hosted and kept a `record` of (what
+    /// [`Self::tick`] answered as `record`). With a signer extension its table key must be taken
+    /// back first (`signer_restore`). The lobby's events are then handed in again
+    /// ([`Self::feed`]) before the first tick. In words when the record is damaged or kept by
+    /// another key.
+    pub fn restore(record: &str) -> Result<PageHost, JsError> {
+        Self::restored(record, now_ms()).map_err(|e| JsError::new(&e))
+    }
+
+    fn restored(record: &str, now: u64) -> Result<PageHost, String> {
+        let lost = "this browser's record of the table you host is damaged: host it again";
+        let r: HostRecord = serde_json::from_str(record).map_err(|_| lost.to_string())?;
+        if r.v != HOST_RECORD_VERSION || r.lobby.spec.table != r.table {
+            return Err(lost.into());
+        }
+        let (keys, identity) = signer::seat_key(&r.table)?;
+        let other = || {
+            if r.table_key.is_some() {
+                "this browser's record of the table you host was kept by another key: use the                  signer extension you hosted it with"
+            } else {
+                "this browser's record of the table you host was kept by another key: unlock                  the key you hosted it with"
+            }
+            .to_string()
+        };
+        let seed = open_from_self(&keys, &r.seed).map_err(|e| match e {
+            Unsealed::OtherKey => other(),
+            Unsealed::Damaged => lost.to_string(),
+        })?;
+        let bots = r
+            .bots
+            .iter()
+            .map(|h| PublicKey::from_hex(h).map_err(|_| lost.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let me = keys.public_key();
+        let mut host = Self::planned(
+            r.form,
+            r.relays,
+            r.pow,
+            r.table,
+            (keys, identity),
+            r.planned,
+        )?;
+        let (plan, _) = host.plan.take().expect("just planned");
+        let mut lobby = HostLobby::restore(plan, me, r.lobby, *seed)?;
+        // The page's bots ran in its workers, gone with the reload: their places open again
+        // (the page starts new ones once the lobby takes players).
+        for bot in &bots {
+            lobby.forget(bot, now);
+        }
+        host.bots_gone = bots.len();
+        host.bot_level = r.bot_level;
+        host.table_key = r.table_key;
+        host.seed = Some((seed, r.seed));
+        host.lobby = Some(lobby);
+        Ok(host)
+    }
+
+    /// How many bots this page ran at the table before the reload it was taken back from.
+    pub fn bots_gone(&self) -> usize {
+        self.bots_gone
+    }
+
+    /// The level of the page's bots at this table (for the ones started again after a reload).
+    pub fn bot_level(&self) -> String {
+        self.bot_level.clone()
+    }
+
+    /// The record a reload takes the lobby back from ([`Self::restore`]), or `None` before the
+    /// lobby opens.
+    fn record(&self) -> Option<String> {
+        let (lobby, (_, seed)) = (self.lobby.as_ref()?, self.seed.as_ref()?);
+        let record = HostRecord {
+            v: HOST_RECORD_VERSION,
+            form: self.form.clone(),
+            relays: self.relays.clone(),
+            pow: self.pow,
+            table: self.table.clone(),
+            planned: self.planned,
+            seed: seed.clone(),
+            lobby: lobby.record(),
+            bots: self.bots.iter().map(|k| k.to_hex()).collect(),
+            bot_level: self.bot_level.clone(),
+            table_key: self.table_key.clone(),
+        };
+        Some(serde_json::to_string(&record).expect("a host record serializes"))
     }
 
     /// With a signer extension: the authorization of the key this page made for the table,
@@ -199,18 +346,24 @@ impl PageHost {
                 "your signer extension has not approved this table's key yet",
             ));
         }
-        let mut seed = [0u8; 32];
+        let mut seed = Zeroizing::new([0u8; 32]);
         use rand::RngCore;
-        rand::rngs::OsRng.fill_bytes(&mut seed);
+        rand::rngs::OsRng.fill_bytes(seed.as_mut());
+        let kept = |e: String| JsError::new(&format!("this table could not be kept: {e}"));
+        let sealed = seal_to_self(&self.keys, &seed).map_err(|e| kept(e.to_string()))?;
+        if let Some(id) = &self.identity {
+            self.table_key = Some(signer::seal(&self.keys, id).map_err(kept)?);
+        }
         let lobby = HostLobby::open(
             plan,
             self.keys.public_key(),
             self.table.clone(),
             (expires, self.auth.take()),
-            seed,
+            *seed,
             self.planned,
         )
         .map_err(|e| JsError::new(&e))?;
+        self.seed = Some((seed, sealed));
         self.lobby = Some(lobby);
         Ok(())
     }
@@ -350,10 +503,13 @@ impl PageHost {
         }
     }
 
-    /// A bot this page runs (its key, hex) may sit down even at an invite-only table.
-    pub fn admit_bot(&mut self, hex: &str) {
+    /// A bot this page runs (its key, hex) at `level` may sit down even at an invite-only
+    /// table.
+    pub fn admit_bot(&mut self, hex: &str, level: &str) {
         if let (Some(l), Ok(key)) = (self.lobby.as_mut(), PublicKey::from_hex(hex)) {
             l.admit_key(key);
+            self.bots.push(key);
+            self.bot_level = level.to_string();
         }
     }
 
@@ -373,9 +529,10 @@ impl PageHost {
         }
     }
 
-    /// One round of the lobby: `{state, words, news, publish, wake_ms, players, min, max,
-    /// people}` — `state` is `open`, `starting`, `seated` or `cancelled`; `news` the lines
-    /// since the last tick; `people` the keys (hex) of those listed, to learn their names.
+    /// One round of the lobby: `{state, words, news, publish, record, wake_ms, players, min,
+    /// max, people}` — `state` is `open`, `starting`, `seated` or `cancelled`; `news` the lines
+    /// since the last tick; `record` what to keep before publishing (for [`Self::restore`]);
+    /// `people` the keys (hex) of those listed, to learn their names.
     pub fn tick(&mut self) -> Result<String, JsError> {
         self.round().map_err(|e| JsError::new(&e))
     }
@@ -450,15 +607,18 @@ impl PageHost {
             .iter()
             .filter_map(|p| p.identity().map(|k| k.to_hex()))
             .collect();
+        let (players, min, max) = (l.players.len(), l.min_players, l.max_players);
+        let record = self.record();
         Ok(json!({
             "state": state,
             "words": words,
             "news": std::mem::take(&mut self.news),
             "publish": publish,
+            "record": record,
             "wake_ms": wake,
-            "players": l.players.len(),
-            "min": l.min_players,
-            "max": l.max_players,
+            "players": players,
+            "min": min,
+            "max": max,
             "people": people,
         })
         .to_string())
@@ -485,6 +645,79 @@ mod tests {
         assert!(err(&f.to_string(), 0).contains("is not a pace"));
         assert!(PageHost::plan(&form("perudo", 2), "[]", 0).is_err());
         assert!(PageHost::plan(&form("perudo", 2), relays, 0).is_ok());
+    }
+
+    /// A page that reloads while its table takes players takes the lobby back from its record:
+    /// the same table, the same players, the join it had taken not taken twice; its bot, gone
+    /// with the reload, gives its place back. The record keeps the seed of the host's nonces
+    /// sealed, and opens only for the key that hosted.
+    #[test]
+    fn a_reloaded_page_takes_back_the_table_it_hosts() {
+        let host_keys = Keys::generate();
+        crate::key::set_unlocked(Some(host_keys.clone()));
+        let relays = r#"["ws://127.0.0.1:7777"]"#;
+        let mut host = PageHost::plan(&form("perudo", 4), relays, 0).expect("plans");
+        host.open().map_err(|_| "opens").unwrap();
+        let tick =
+            |h: &mut PageHost| -> Value { serde_json::from_str(&h.round().unwrap()).unwrap() };
+        let first = tick(&mut host);
+        let table = host.table.clone();
+        let says = |keys: &Keys, body| {
+            let msg = wire::LobbyMsg {
+                v: wire::lobby::LOBBY_VERSION,
+                table: table.clone(),
+                body,
+            };
+            let ev = lobby_event(&host_keys.public_key(), &msg)
+                .sign_with_keys(keys)
+                .unwrap();
+            json!([serde_json::from_str::<Value>(&ev.as_json()).unwrap()]).to_string()
+        };
+        let join = |keys: &Keys| {
+            let commit = wire::lobby::seat_commit(&table, &keys.public_key(), &[3; 32]);
+            says(keys, wire::LobbyBody::Join { commit, auth: None })
+        };
+        let (guest, bot) = (Keys::generate(), Keys::generate());
+        host.admit_bot(&bot.public_key().to_hex(), "easy");
+        host.feed(&join(&guest));
+        host.feed(&join(&bot));
+        let out = tick(&mut host);
+        assert_eq!(out["players"], 3, "{out}");
+        let record = out["record"].as_str().expect("a record").to_string();
+        let seed = hex::encode(*host.seed.as_ref().unwrap().0);
+        assert!(!record.contains(&seed), "the seed is kept sealed");
+        assert_ne!(first["record"], out["record"]);
+
+        let mut back = PageHost::restored(&record, now_ms()).expect("taken back");
+        assert_eq!(back.naddr(), host.naddr());
+        assert_eq!(back.bots_gone(), 1);
+        assert_eq!(back.bot_level(), "easy");
+        // The relays send the guest's join again: not taken twice.
+        back.feed(&join(&guest));
+        let out = tick(&mut back);
+        assert_eq!(
+            (out["state"].as_str(), out["players"].as_u64()),
+            (Some("open"), Some(2))
+        );
+        let news = out["news"].to_string();
+        assert!(news.contains("left") && !news.contains("joined"), "{news}");
+        assert!(out["publish"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == json!(wire::KIND_TABLE)));
+        // Another key, or a damaged record, is said in words.
+        crate::key::set_unlocked(Some(Keys::generate()));
+        let err = PageHost::restored(&record, now_ms())
+            .err()
+            .expect("another key");
+        assert!(err.contains("kept by another key"), "{err}");
+        crate::key::set_unlocked(Some(host_keys));
+        let err = PageHost::restored(&record.replace("\"v\":1", "\"v\":9"), now_ms())
+            .err()
+            .expect("damaged");
+        assert!(err.contains("damaged"), "{err}");
+        crate::key::set_unlocked(None);
     }
 
     /// The page's host announces the table, lists a player who asks, seats the table once both

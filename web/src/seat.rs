@@ -131,7 +131,7 @@ fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
 
 /// A 32-byte secret as the browser's records keep it: hex, NIP-44 encrypted by `keys` to
 /// themselves, so that only the key that sat down opens it.
-fn seal_to_self(keys: &Keys, secret: &[u8; 32]) -> Result<String, nip44::Error> {
+pub(crate) fn seal_to_self(keys: &Keys, secret: &[u8; 32]) -> Result<String, nip44::Error> {
     let plain = Zeroizing::new(hex::encode(secret));
     nip44::encrypt(
         keys.secret_key(),
@@ -142,7 +142,7 @@ fn seal_to_self(keys: &Keys, secret: &[u8; 32]) -> Result<String, nip44::Error> 
 }
 
 /// Why a kept secret did not open.
-enum Unsealed {
+pub(crate) enum Unsealed {
     /// Sealed by another key.
     OtherKey,
     /// Not a sealed 32-byte secret at all.
@@ -150,7 +150,7 @@ enum Unsealed {
 }
 
 /// The secret [`seal_to_self`] kept.
-fn open_from_self(keys: &Keys, sealed: &str) -> Result<Zeroizing<[u8; 32]>, Unsealed> {
+pub(crate) fn open_from_self(keys: &Keys, sealed: &str) -> Result<Zeroizing<[u8; 32]>, Unsealed> {
     let plain = Zeroizing::new(
         nip44::decrypt(keys.secret_key(), &keys.public_key(), sealed)
             .map_err(|_| Unsealed::OtherKey)?,

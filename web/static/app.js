@@ -364,8 +364,9 @@ async function names(relays, keys) {
 }
 
 // What the browser keeps to take a seat back after a reload (store.js), by table: the core's
-// record of a seat asked for ("join": the seating nonce, sealed) and of a seat held ("seat": its
-// master secret, sealed, and the events it signed). Resolves once stored or once storing
+// record of a seat asked for ("join": the seating nonce, sealed), of a seat held ("seat": its
+// master secret, sealed, and the events it signed) and of a table hosted until it is seated
+// ("host": its lobby, and the seed of the host's nonces, sealed). Resolves once stored or once storing
 // failed, which is said once: the seat plays on, and only a reload would lose it.
 function keepRecord(kind, table, text) {
   return store.keep(kind, table, text).catch((e) => {
@@ -628,7 +629,7 @@ function startProver() {
 // for the seat is moot.
 async function keepSeat(table, seat) {
   await keepRecord("seat", table, seat.record());
-  if (store.record("join", table)) keepRecord("join", table, null);
+  for (const kind of ["join", "host"]) if (store.record(kind, table)) keepRecord(kind, table, null);
 }
 
 // One round of the seat's loop in the core, then what it asked for: events to publish,
@@ -680,7 +681,7 @@ function tick(seat) {
           : "the relays took every event this seat signed";
         // Kept until the relays took every event, so a tab closed before still has them.
         if (!owed) {
-          Promise.all([keepRecord("seat", table, null), keepRecord("join", table, null)])
+          Promise.all(["seat", "join", "host"].map((kind) => keepRecord(kind, table, null)))
             .then(() => (document.body.dataset.records = "dropped"));
         }
       }));
@@ -1032,37 +1033,83 @@ async function hostTable() {
     host.open();
     const naddr = host.naddr();
     const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
-    if (!startSeat(opened, "Unlock your key first.")) return;
-    const pool = new SeatPool(relays, (events) => {
-      if (playing && playing.seat) {
-        playing.seat.feed(JSON.stringify(events));
-        tick(playing.seat);
-      } else if (hosting && hosting.host === host) {
-        host.feed(JSON.stringify(events));
-        if (!hosting.holding) hostTick();
-      }
-    });
-    playing.pool = pool;
-    hosting = { host, opened, naddr, relays, pool, announcements: [], timer: null, asked: new Set() };
-    const link = `${location.origin}${location.pathname}#${naddr}`;
-    $("host-link").href = link;
-    $("host-link").textContent = link;
-    $("host-join").textContent = `tolerance join ${naddr}`;
-    $("host-news").replaceChildren();
-    $("host-form").hidden = true;
-    $("hosting").hidden = false;
-    $("host-cancel").hidden = false;
+    const h = runHost(host, opened, "Unlock your key first.");
+    if (!h) return;
     say("Your table is announced: send its link to the people you play with.");
-    pool.subscribe("lobby", [JSON.parse(host.filter())]);
     hostTick();
-    startBots(hosting, botCount, $("host-level").value);
-    sendInvitations(hosting);
-    showHostedTable(hosting);
+    startBots(h, botCount, $("host-level").value);
+    sendInvitations(h);
+    showHostedTable(h);
   } catch (e) {
     fail(e.message || String(e));
   } finally {
     $("host-open").disabled = false;
   }
+}
+
+// The hosted table's connections and panel, for a table just announced or taken back after a
+// reload; null when the page cannot take a seat now (`why` says so).
+function runHost(host, opened, why) {
+  if (!startSeat(opened, why)) return null;
+  const { relays } = opened;
+  const naddr = host.naddr();
+  const pool = new SeatPool(relays, (events) => {
+    if (playing && playing.seat) {
+      playing.seat.feed(JSON.stringify(events));
+      tick(playing.seat);
+    } else if (hosting && hosting.host === host) {
+      host.feed(JSON.stringify(events));
+      if (!hosting.holding) hostTick();
+    }
+  });
+  playing.pool = pool;
+  hosting = { host, opened, naddr, relays, pool, announcements: [], timer: null, asked: new Set(), botsOwed: 0 };
+  const link = `${location.origin}${location.pathname}#${naddr}`;
+  $("host-link").href = link;
+  $("host-link").textContent = link;
+  $("host-join").textContent = `tolerance join ${naddr}`;
+  $("host-news").replaceChildren();
+  $("host-form").hidden = true;
+  $("hosting").hidden = false;
+  $("host-cancel").hidden = false;
+  pool.subscribe("lobby", [JSON.parse(host.filter())]);
+  return hosting;
+}
+
+// Takes back the table this browser hosted and kept a record of, after a reload: the lobby goes
+// on from its record and what the relays hold (read in full before its first round, so that no
+// nonce on its way is missed), and bots the page ran start again in the places they left.
+async function resumeHost(opened, record) {
+  clearError();
+  if (hosting || playing) {
+    fail("This page is at a table already: one table at a time.");
+    return;
+  }
+  if (!core.key_unlocked() && !core.signer_identity()) {
+    fail("Unlock your key, or use the signer extension you hosted with, first: the table you host was kept for it.");
+    $("you").scrollIntoView({ block: "nearest" });
+    return;
+  }
+  $("sit-down").disabled = true;
+  let host;
+  try {
+    const why = await restoreTableKey(opened.table, record, ["The table you host", "the table you host"]);
+    if (why) throw new Error(why);
+    host = core.PageHost.restore(record);
+    const events = [];
+    await query(opened.relays, JSON.parse(host.filter()), (e) => events.push(e)).done;
+    host.feed(JSON.stringify(events));
+  } catch (e) {
+    fail(e.message || String(e));
+    $("sit-down").disabled = false;
+    return;
+  }
+  const h = runHost(host, opened, "Unlock your key first.");
+  if (!h) return;
+  h.botsOwed = host.bots_gone();
+  if (h.botsOwed) hostNews(`the ${h.botsOwed === 1 ? "bot" : `${h.botsOwed} bots`} this page ran stopped with the reload: new ones take ${h.botsOwed === 1 ? "its place" : "their places"}`);
+  say("Your table is taken back: it goes on from where it stood.");
+  hostTick();
 }
 
 // The invitations: a private message (NIP-17) with the table's link to each invited key, on its
@@ -1128,7 +1175,7 @@ function startBots(h, count, level) {
       const { state, words, hex } = m.data || {};
       if (state === "key") {
         // The page's own bot: let in even where only the invited may sit down.
-        h.host.admit_bot(hex);
+        h.host.admit_bot(hex, level);
         worker.postMessage({ go: true });
         return;
       }
@@ -1182,10 +1229,15 @@ function hostTick() {
   } catch (e) {
     out = { state: "cancelled", words: e.message || String(e), news: [], publish: [], people: [] };
   }
-  for (const ev of out.publish) {
-    h.pool.publish(ev);
-    if (ev.kind === 37767) h.announcements.push(ev);
+  // Kept first: a reload must find the seed of the nonce a published commitment stands for.
+  // Each round's record and events follow the round before's.
+  if (out.publish.length) {
+    const { table } = h.opened;
+    h.sent = (h.sent || Promise.resolve())
+      .then(() => keepRecord("host", table, out.record))
+      .then(() => out.publish.forEach((ev) => h.pool.publish(ev)));
   }
+  for (const ev of out.publish) if (ev.kind === 37767) h.announcements.push(ev);
   out.news.forEach(hostNews);
   $("host-words").textContent = out.words;
   $("host-start").hidden = !(out.state === "open" && out.players >= out.min && out.players < out.max);
@@ -1196,9 +1248,15 @@ function hostTick() {
     unknown.forEach((k) => h.asked.add(k));
     names(h.relays, unknown).then((n) => h.host.learn(JSON.stringify(n)));
   }
+  if (out.state === "open" && h.botsOwed) {
+    startBots(h, h.botsOwed, h.host.bot_level());
+    h.botsOwed = 0;
+  }
   if (out.state === "seated") {
-    // The news (who sat down, the seating) stays on screen; the seat plays on below.
+    // The news (who sat down, the seating) stays on screen; the seat plays on below. The seat's
+    // events follow the seated announcement; its record replaces the table's.
     hosting = null;
+    playing.sent = h.sent;
     h.pool.unsubscribe("lobby");
     $("host-start").hidden = true;
     $("host-cancel").hidden = true;
@@ -1214,7 +1272,10 @@ function hostTick() {
     if (playing && playing.prover) playing.prover.stop();
     playing = null;
     $("sit-down").disabled = false;
-    lingerThenClose(h.pool, () => {});
+    (h.sent || Promise.resolve()).then(() => {
+      keepRecord("host", h.opened.table, null);
+      lingerThenClose(h.pool, () => {});
+    });
     return;
   }
   // Just closed: the players' time to reveal starts once a relay has the host's own nonce (or
@@ -1285,16 +1346,21 @@ function renderTable(view, opened, people) {
     seats.append(li);
   }
   $("check").hidden = view.status !== "seated";
-  // A seat held here, or asked for, before a reload is taken back rather than asked for anew.
+  // A seat held here, asked for or hosted before a reload is taken back rather than asked for
+  // anew.
   const held = view.status === "seated" && store.record("seat", opened.table);
   const asked = !held && store.record("join", opened.table);
-  const kept = held || asked;
-  $("sit").hidden = playing !== null || !(open || view.status === "starting" || kept);
-  $("sit-down").textContent = kept ? "Take your seat back" : "Sit down";
+  const hosted = !held && view.status !== "cancelled" && store.record("host", opened.table);
+  // A table cancelled while the page was away needs no record of its lobby.
+  if (view.status === "cancelled" && store.record("host", opened.table)) keepRecord("host", opened.table, null);
+  const kept = held || asked || hosted;
+  $("sit").hidden = playing !== null || hosting !== null || !(open || view.status === "starting" || kept);
+  $("sit-down").textContent = hosted ? "Take your table back" : kept ? "Take your seat back" : "Sit down";
   $("sit-down").onclick = () =>
     held ? resumeSeat(opened, current.events)
-      : asked ? sitDown(opened, { record: asked, events: [...current.events] })
-        : sitDown(opened);
+      : hosted ? resumeHost(opened, hosted)
+        : asked ? sitDown(opened, { record: asked, events: [...current.events] })
+          : sitDown(opened);
   $("check").onclick = () => checkTable(opened, current.events);
   $("table").hidden = false;
 }
