@@ -1870,6 +1870,88 @@ async fn a_person_with_a_signer_extension_sits_down_by_one_approval_and_comes_ba
     c.close().await.unwrap();
 }
 
+/// A person whose identity stays in a signer extension hosts from the page: the extension
+/// approves once the key the page made for the table. The page reloads before anyone joins; Bo
+/// asks for a seat from the terminal while it is away. "Take your table back" asks the extension
+/// to open the table key sealed in the record, and nothing more: the lobby lists Bo, the table
+/// fills and is seated, and the person plays it to the end with no other signature asked of the
+/// extension. Bo's client, the page and a later `verify` agree, and `verify` names the host and
+/// the person's seat by the identity.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_with_a_signer_extension_hosts_and_takes_the_table_back_after_a_reload() {
+    use nostr_sdk::prelude::ToBech32;
+    let test = "browser-extension-host";
+    let hw = home(test, "web");
+    let (_web, url, _relay) = serve(&hw);
+    let hb = home(test, "bo");
+    player(&hb);
+    let identity = nostr_sdk::Keys::generate();
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    use_extension(&c, &identity).await;
+    script(&c, &perudo_form(&[("host-seats", "2".into())])).await;
+    click(&c, "#host-open").await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!(
+        (kind.as_str(), &ask["kind"]),
+        ("sign", &json!(7770)),
+        "{ask}"
+    );
+    extension_answers(&c, id, extension_signs(&identity, &ask)).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    let naddr = naddr_of(&text(&c, "#host-join").await);
+    let kept = kept_records(&c, "host.").await;
+    assert_eq!(kept.len(), 1, "no record of the table hosted: {kept:?}");
+    let table_key = serde_json::from_str::<Value>(&kept[0]).unwrap()["table_key"]["key"]
+        .as_str()
+        .expect("the table key is kept sealed to the identity")
+        .to_string();
+    assert_ne!(table_key, identity.public_key().to_hex());
+
+    c.refresh().await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    use_extension(&c, &identity).await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
+    until(
+        &c,
+        "document.getElementById('sit-down').textContent === 'Take your table back' && \
+         !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!(kind, "decrypt", "{ask}");
+    assert_eq!(ask["pk"], json!(table_key));
+    let opened = nostr_sdk::nips::nip44::decrypt(
+        identity.secret_key(),
+        &nostr_sdk::PublicKey::from_hex(&table_key).unwrap(),
+        ask["ct"].as_str().unwrap(),
+    )
+    .unwrap();
+    extension_answers(&c, id, json!(opened)).await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let line = perudo_by_clicks(&c, 1).await;
+    assert_eq!(
+        script(&c, "return window.__ext.signs;").await,
+        json!(0),
+        "the extension was asked to sign after the reload"
+    );
+    let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
+    let identity_npub = identity.public_key().to_bech32().unwrap();
+    assert_eq!(cli["host_identity"], json!(identity_npub), "{cli}");
+    assert!(
+        cli["identities"]
+            .as_array()
+            .is_some_and(|ids| ids.contains(&json!(identity_npub))),
+        "{cli}"
+    );
+    records_dropped(&c).await;
+    c.close().await.unwrap();
+}
+
 /// Waits for the feedback form's outcome (`yes`: delivered, `no`: said why) and reads it.
 async fn feedback_outcome(c: &Client, want: &str) -> String {
     until(
