@@ -1254,3 +1254,80 @@ fn a_killed_hosts_table_disappears_from_tables_when_it_expires() {
     }
     assert_eq!(listed(&hb), (0, 0));
 }
+
+/// `tolerance host` is SIGKILLed while its lobby takes players, and `tolerance resume` takes the
+/// table back: before its announcement went out the host kept its lobby and the seed of its
+/// nonces (sealed) in the table's journal. Cy asks for a seat while the host is down; the
+/// resumed host lists him (Bo, listed before the kill, is not listed twice), seats the table
+/// from the nonce its kept seed gives, and plays its seat to the end. Every client ends the
+/// table with nothing rejected, `verify` agrees, and nothing of the lobby stays kept.
+#[test]
+fn a_host_killed_in_its_lobby_takes_the_table_back_with_resume() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb, hc) = (
+        home("host-kill", "a"),
+        home("host-kill", "b"),
+        home("host-kill", "c"),
+    );
+    for h in [&ha, &hb, &hc] {
+        player(h);
+    }
+    let mut host = spawn(
+        &ha,
+        &[
+            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    let jb = spawn(&hb, &["join", &naddr, "--auto"]);
+    host.wait_line("joined (2/3)", Duration::from_secs(30));
+    host.child.kill().unwrap(); // SIGKILL
+    host.child.wait().unwrap();
+    let (table, _, _) = tolerance::wire::parse_table_ref(&naddr).unwrap();
+    let dir = ha.join("tables").join(&table);
+    let kept = std::fs::read_to_string(dir.join("lobby.json")).expect("the lobby is kept");
+    assert!(kept.contains(&table), "{kept}");
+    let sealed = std::fs::read(dir.join("lobby_seed.bin")).expect("the seed is kept");
+    assert_eq!(sealed.len(), 12 + 32 + 16, "nonce, seed, tag");
+
+    let jc = spawn(&hc, &["join", &naddr, "--auto"]);
+    let resumed = spawn(&ha, &["resume"]);
+    let (ok, out, err) = resumed.finish_blocking(Duration::from_secs(240));
+    assert!(ok, "resumed host: {out}\n{err}");
+    assert!(
+        out.contains("resuming your table in play: Perudo — you host it and it was not seated yet")
+            && out.contains("taking back the table you host")
+            && out.contains("joined (3/3)")
+            && out.contains("seated: "),
+        "{out}"
+    );
+    assert!(
+        !out.contains("joined (2/3)") && !out.contains("never revealed"),
+        "{out}"
+    );
+    let line = |out: &str| {
+        let l = out
+            .lines()
+            .find(|l| l.starts_with("table over:"))
+            .unwrap_or_else(|| panic!("no end line\n{out}"))
+            .to_string();
+        assert!(
+            l.ends_with(", 0 rejected)") && !out.contains("forfeit"),
+            "{out}"
+        );
+        l
+    };
+    line(&out);
+    for j in [jb, jc] {
+        let (ok, out, err) = j.finish_blocking(Duration::from_secs(60));
+        assert!(ok, "joiner: {out}\n{err}");
+        line(&out);
+    }
+    let verified = run(&ha, &["verify", "--table", &naddr]);
+    assert!(verified.status.success(), "{verified:?}");
+    assert!(
+        !dir.join("lobby.json").exists(),
+        "the lobby outlived its seating"
+    );
+}

@@ -6,8 +6,9 @@ use crate::authority::Authority;
 use crate::games::registry;
 use crate::identity;
 use crate::net::pool::RelayPool;
-use crate::table::host::HostPlan;
-use crate::table::lobby::{self, HostOptions, Joined, LobbyNews};
+use crate::table::host::{HostLobby, HostPlan, KeptPlan, LobbyRecord};
+use crate::table::journal::{self, Journal, TableMeta};
+use crate::table::lobby::{self, HostOptions, Joined, LobbyKeeper, LobbyNews};
 use crate::wire::Pace;
 use nostr_sdk::prelude::*;
 use std::time::Duration;
@@ -278,6 +279,7 @@ pub async fn host_as(
     )
     .await?;
     let (setup, fewest, max) = registry::table_setup(&args.game, &opts)?;
+    let kept_options = opts.clone();
     let setup_for = crate::table::host::setup_for(&args.game, opts);
     // Starting early is only ever with a count the game plays.
     let fewest = fewest.max(2);
@@ -299,29 +301,41 @@ pub async fn host_as(
     }
     let (relays, _embedded) = relays_or_embedded(&chosen, true).await?;
     let public = args.public || (!args.invite_only && invite.is_empty());
+    let plan = HostPlan {
+        game: args.game.clone(),
+        setup,
+        seats: max,
+        relays: relays.clone(),
+        deadlines,
+        title: args.title.clone(),
+        public,
+        min_players,
+        max_players: args.seats,
+        invite,
+        start_after: args.start_after.map(Duration::from_secs),
+        wait: Duration::from_secs(args.wait),
+        join_pow: args.join_pow,
+        may_start_early: true,
+        setup_for: Some(setup_for),
+        // Set by the lobby, from what the relays ask.
+        pow: 0,
+    };
+    // What a crashed host takes its table back from (`tolerance resume`).
+    let kept = plan.kept(&kept_options);
+    let keeper = JournalKeeper {
+        home: crate::identity::config_dir(),
+        keys: keys.clone(),
+        authority: authority.map(Authority::public_key),
+        plan: kept,
+        auto: args.auto,
+        journal: None,
+    };
     let opts = HostOptions {
         keys: keys.clone(),
         authority: authority.cloned(),
-        plan: HostPlan {
-            game: args.game.clone(),
-            setup,
-            seats: max,
-            relays: relays.clone(),
-            deadlines,
-            title: args.title.clone(),
-            public,
-            min_players,
-            max_players: args.seats,
-            invite,
-            start_after: args.start_after.map(Duration::from_secs),
-            wait: Duration::from_secs(args.wait),
-            join_pow: args.join_pow,
-            may_start_early: true,
-            setup_for: Some(setup_for),
-            // Set by the lobby, from what the relays ask.
-            pow: 0,
-        },
+        plan,
         start_now: Some(std::sync::Arc::new(tokio::sync::Notify::new())),
+        keeper: Some(Box::new(keeper)),
     };
     // One pool for the whole command: the lobby, the seating, the names and the table itself
     // (each relay connected and its NIP-11 read once).
@@ -382,6 +396,137 @@ pub async fn seated(
     table: &str,
 ) -> Result<(crate::wire::TableSpec, u64), String> {
     Ok(crate::table::runner::fetch_table(pool, host, table, Duration::from_secs(10)).await?)
+}
+
+/// What `tolerance host` keeps of its lobby in the table's journal directory: the plan and the
+/// lobby as it stands (`lobby.json`), the seed of its nonces sealed (`lobby_seed.bin`), and the
+/// table's metadata so that `tolerance resume` lists it.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptLobby {
+    v: u32,
+    plan: KeptPlan,
+    record: LobbyRecord,
+}
+
+const KEPT_LOBBY_VERSION: u32 = 1;
+
+struct JournalKeeper {
+    home: std::path::PathBuf,
+    keys: Keys,
+    authority: Option<PublicKey>,
+    plan: KeptPlan,
+    auto: bool,
+    /// Open (and locked) from the seed's keeping to the lobby's end.
+    journal: Option<Journal>,
+}
+
+impl LobbyKeeper for JournalKeeper {
+    fn seed(&mut self, table: &str) -> Result<zeroize::Zeroizing<[u8; 32]>, String> {
+        let journal = Journal::open(&self.home, &self.keys, table).map_err(|e| e.to_string())?;
+        if let Some(identity) = &self.authority {
+            journal::seal_table_key(&self.home, identity, table, &self.keys)
+                .map_err(|e| e.to_string())?;
+        }
+        let seed = journal
+            .lobby_seed(|| {
+                let mut s = [0u8; 32];
+                rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut s);
+                s
+            })
+            .map_err(|e| e.to_string())?;
+        let me = self.keys.public_key();
+        journal::write_meta(
+            &self.home,
+            &TableMeta {
+                table: table.to_string(),
+                host: me.to_hex(),
+                relays: self.plan.relays().to_vec(),
+                naddr: crate::wire::table_naddr(&me, table, self.plan.relays()),
+                me: me.to_hex(),
+                identity: self.authority.map(|i| i.to_hex()),
+                auto: self.auto,
+                finished: false,
+                game: self.plan.game().to_string(),
+                players: Vec::new(),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        self.journal = Some(journal);
+        Ok(seed)
+    }
+
+    fn keep(&mut self, lobby: &HostLobby) -> Result<(), String> {
+        let journal = self
+            .journal
+            .as_ref()
+            .ok_or("the lobby's journal is not open")?;
+        let kept = KeptLobby {
+            v: KEPT_LOBBY_VERSION,
+            plan: self.plan.clone(),
+            record: lobby.record(),
+        };
+        journal
+            .keep_lobby(&serde_json::to_string(&kept).expect("a kept lobby serializes"))
+            .map_err(|e| format!("keeping the lobby: {e}"))
+    }
+
+    fn done(&mut self, seated: bool) {
+        let Some(journal) = self.journal.take() else {
+            return;
+        };
+        let table = journal.table().to_string();
+        drop(journal);
+        journal::drop_lobby(&self.home, &table);
+        // A cancelled table is not one to resume.
+        if !seated {
+            if let Ok(mut meta) = journal::read_meta(&self.home, &table) {
+                meta.finished = true;
+                let _ = journal::write_meta(&self.home, &meta);
+            }
+        }
+    }
+}
+
+/// Takes back the lobby of the table `table` that this machine hosted and kept (`kept`: its
+/// `lobby.json`), after `tolerance host` stopped before the seating: it goes on from its record
+/// and what the relays hold until the seats are fixed. `keys` hosts it, for `authority` when
+/// it is a table key.
+pub async fn lobby_again(
+    keys: &Keys,
+    authority: Option<PublicKey>,
+    pool: &RelayPool,
+    (table, kept): (&str, &str),
+    auto: bool,
+) -> Result<(), String> {
+    let home = crate::identity::config_dir();
+    let damaged = "this machine's record of the table you host is damaged";
+    let kept: KeptLobby = serde_json::from_str(kept).map_err(|e| format!("{damaged}: {e}"))?;
+    if kept.v != KEPT_LOBBY_VERSION || kept.record.spec.table != table {
+        return Err(damaged.into());
+    }
+    let journal = Journal::open(&home, keys, table).map_err(|e| e.to_string())?;
+    let seed = journal
+        .kept_lobby_seed()
+        .map_err(|e| format!("{damaged}: {e}"))?;
+    let plan = kept.plan.clone().plan()?;
+    let lobby = HostLobby::restore(plan, keys.public_key(), kept.record, *seed)?;
+    let keeper = JournalKeeper {
+        home,
+        keys: keys.clone(),
+        authority,
+        plan: kept.plan,
+        auto,
+        journal: Some(journal),
+    };
+    let start = std::sync::Arc::new(tokio::sync::Notify::new());
+    let listening = listen_for_start(start.clone());
+    let spec = lobby::resume_lobby(pool, lobby, Some(start), Box::new(keeper), |n| {
+        print_news(&n)
+    })
+    .await;
+    drop(listening);
+    spec.map(|_| ()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

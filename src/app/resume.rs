@@ -112,6 +112,17 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let ui = SeatUi::choose(meta.auto || args.auto, args.plain);
     let played = async {
+        // A host that stopped before its table was seated takes its lobby back first.
+        if let Some(kept) = journal::kept_lobby(&home, &id) {
+            if host != keys.public_key() {
+                return Err(format!(
+                    "this machine kept a lobby of table {id} hosted by another key ({})",
+                    short_npub(&host)
+                ));
+            }
+            println!("taking back the table you host: {}", meta.naddr);
+            super::host::lobby_again(&keys, authority, &pool, (&id, &kept), meta.auto).await?;
+        }
         let (spec, start) = seated(&pool, &host, &id).await?;
         println!("resuming table {} as {}", &id[..16], short_npub(&me));
         let joined = Joined { spec, host, relays };
@@ -158,6 +169,8 @@ fn describe(t: &journal::Unfinished) -> String {
     };
     let state = if t.left {
         "you left (resume deals you in again)"
+    } else if t.hosting {
+        "you host it and it was not seated yet"
     } else {
         "in play"
     };

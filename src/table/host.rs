@@ -83,6 +83,107 @@ impl HostPlan {
     }
 }
 
+/// A [`HostPlan`] as a host keeps it beside its lobby ([`LobbyRecord`]) to take it back after a
+/// crash: everything but the setup for fewer players, which is made again from the game and
+/// how the person named its setup.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeptPlan {
+    game: String,
+    setup: serde_json::Value,
+    seats: u8,
+    relays: Vec<String>,
+    deadlines: Deadlines,
+    title: String,
+    public: bool,
+    min_players: u8,
+    max_players: u8,
+    invite: Vec<String>,
+    start_after_secs: Option<u64>,
+    wait_secs: u64,
+    join_pow: Option<u8>,
+    may_start_early: bool,
+    pow: u8,
+    /// How the person named the setup, for the setup with fewer players.
+    variant: Option<String>,
+    variant_text: Option<(String, String)>,
+    hands: Option<u64>,
+}
+
+impl HostPlan {
+    /// What to keep of this plan, set up from `opts`.
+    pub fn kept(&self, opts: &crate::games::registry::SetupOptions) -> KeptPlan {
+        KeptPlan {
+            game: self.game.clone(),
+            setup: self.setup.clone(),
+            seats: self.seats,
+            relays: self.relays.clone(),
+            deadlines: self.deadlines,
+            title: self.title.clone(),
+            public: self.public,
+            min_players: self.min_players,
+            max_players: self.max_players,
+            invite: self.invite.iter().map(|k| k.to_hex()).collect(),
+            start_after_secs: self.start_after.map(|d| d.as_secs()),
+            wait_secs: self.wait.as_secs(),
+            join_pow: self.join_pow,
+            may_start_early: self.may_start_early,
+            pow: self.pow,
+            variant: opts.variant.clone(),
+            variant_text: opts.variant_text.clone(),
+            hands: opts.hands,
+        }
+    }
+}
+
+impl KeptPlan {
+    /// The plan kept, whole again.
+    pub fn plan(self) -> Result<HostPlan, String> {
+        let opts = crate::games::registry::SetupOptions {
+            variant: self.variant,
+            variant_text: self.variant_text,
+            hands: self.hands,
+            players: self.max_players,
+        };
+        let invite = self
+            .invite
+            .iter()
+            .map(|h| {
+                PublicKey::from_hex(h)
+                    .map_err(|_| format!("the kept plan invites '{h}', which is not a key"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(HostPlan {
+            setup_for: Some(setup_for(&self.game, opts)),
+            game: self.game,
+            setup: self.setup,
+            seats: self.seats,
+            relays: self.relays,
+            deadlines: self.deadlines,
+            title: self.title,
+            public: self.public,
+            min_players: self.min_players,
+            max_players: self.max_players,
+            invite,
+            start_after: self.start_after_secs.map(Duration::from_secs),
+            wait: Duration::from_secs(self.wait_secs),
+            join_pow: self.join_pow,
+            may_start_early: self.may_start_early,
+            pow: self.pow,
+        })
+    }
+
+    /// The game's registry name.
+    pub fn game(&self) -> &str {
+        &self.game
+    }
+
+    /// The table's relays.
+    pub fn relays(&self) -> &[String] {
+        &self.relays
+    }
+}
+
 /// What the lobby is doing, for the person watching it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LobbyNews {
@@ -731,6 +832,11 @@ impl HostLobby {
             self.news(HostNews::Left { who: identity });
             self.announce(now);
         }
+    }
+
+    /// Whether actions are due ([`Self::take`]): what a driver keeps before carrying them out.
+    pub fn pending(&self) -> bool {
+        !self.out.is_empty()
     }
 
     /// Whether the seats are fixed (the table is the players' now, not the lobby's).

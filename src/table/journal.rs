@@ -64,6 +64,8 @@ pub struct Unfinished {
     pub last: Option<std::time::SystemTime>,
     /// This seat signed its leave there.
     pub left: bool,
+    /// This machine hosts it and kept its lobby: it was not seated yet.
+    pub hosting: bool,
 }
 
 fn tolerance_game() -> String {
@@ -213,6 +215,10 @@ impl Journal {
         })
     }
 
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -256,8 +262,8 @@ impl Journal {
         Ok(())
     }
 
-    fn aad(&self) -> Vec<u8> {
-        let mut aad = b"tolerance/master/v2".to_vec();
+    fn aad(&self, label: &[u8]) -> Vec<u8> {
+        let mut aad = label.to_vec();
         aad.extend_from_slice(self.table.as_bytes());
         aad
     }
@@ -269,7 +275,41 @@ impl Journal {
         &self,
         fresh: impl FnOnce() -> [u8; 32],
     ) -> Result<Zeroizing<[u8; 32]>, TableError> {
-        let path = self.dir.join("master.bin");
+        self.sealed("master.bin", b"tolerance/master/v2", fresh)
+    }
+
+    /// The seed of the seating nonces of a lobby this machine hosts, kept as the master secret
+    /// is (under its own label, so neither file opens as the other).
+    pub fn lobby_seed(
+        &self,
+        fresh: impl FnOnce() -> [u8; 32],
+    ) -> Result<Zeroizing<[u8; 32]>, TableError> {
+        self.sealed("lobby_seed.bin", b"tolerance/lobby-seed/v1", fresh)
+    }
+
+    /// The seed [`Self::lobby_seed`] kept; an error when none was.
+    pub fn kept_lobby_seed(&self) -> Result<Zeroizing<[u8; 32]>, TableError> {
+        if !self.dir.join("lobby_seed.bin").exists() {
+            return Err(TableError::Journal(
+                "the seed of the host's seating nonces was never kept here".into(),
+            ));
+        }
+        self.lobby_seed(|| [0u8; 32])
+    }
+
+    /// The lobby a host keeps (`lobby.json`, written atomically before what it covers is
+    /// published); [`kept_lobby`] reads it back.
+    pub fn keep_lobby(&self, text: &str) -> Result<(), TableError> {
+        write_atomic(&self.dir.join(LOBBY_FILE), text.as_bytes())
+    }
+
+    fn sealed(
+        &self,
+        file: &str,
+        label: &[u8],
+        fresh: impl FnOnce() -> [u8; 32],
+    ) -> Result<Zeroizing<[u8; 32]>, TableError> {
+        let path = self.dir.join(file);
         let cipher = ChaCha20Poly1305::new(Key::from_slice(&*self.key));
         if path.exists() {
             let bytes = std::fs::read(&path).map_err(io_err(&path))?;
@@ -284,7 +324,7 @@ impl Journal {
                     Nonce::from_slice(&bytes[..12]),
                     AeadPayload {
                         msg: &bytes[12..],
-                        aad: &self.aad(),
+                        aad: &self.aad(label),
                     },
                 )
                 .map_err(|_| {
@@ -306,7 +346,7 @@ impl Journal {
                 Nonce::from_slice(&nonce),
                 AeadPayload {
                     msg: &*secret,
-                    aad: &self.aad(),
+                    aad: &self.aad(label),
                 },
             )
             .map_err(|_| TableError::Journal("sealing the table secret failed".into()))?;
@@ -419,6 +459,19 @@ pub fn open_table_key(home: &Path, identity: &Keys, table: &str) -> Result<Keys,
     table_key_from(table, &key, &opened)
 }
 
+const LOBBY_FILE: &str = "lobby.json";
+
+/// The lobby this machine hosts at `table` and kept ([`Journal::keep_lobby`]), if any: a host
+/// that stopped before its table was seated.
+pub fn kept_lobby(home: &Path, table: &str) -> Option<String> {
+    std::fs::read_to_string(tables_dir(home).join(table).join(LOBBY_FILE)).ok()
+}
+
+/// The lobby kept at `table` is done with: the table is seated or cancelled.
+pub fn drop_lobby(home: &Path, table: &str) {
+    let _ = std::fs::remove_file(tables_dir(home).join(table).join(LOBBY_FILE));
+}
+
 /// Stores a table's metadata beside its journal (the journal's directory must exist).
 pub fn write_meta(home: &Path, meta: &TableMeta) -> Result<(), TableError> {
     let bytes = serde_json::to_vec_pretty(meta).expect("meta serialises");
@@ -450,8 +503,17 @@ pub fn unfinished_tables(home: &Path) -> Vec<Unfinished> {
     let mut out: Vec<Unfinished> = unfinished(home)
         .into_iter()
         .map(|meta| {
-            let path = tables_dir(home).join(&meta.table).join("events.jsonl");
-            let last = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+            let dir = tables_dir(home).join(&meta.table);
+            let path = dir.join("events.jsonl");
+            let hosting = dir.join(LOBBY_FILE).exists();
+            // A lobby kept, and nothing played yet: its last keeping is its last news.
+            let last = std::fs::metadata(if hosting {
+                dir.join(LOBBY_FILE)
+            } else {
+                path.clone()
+            })
+            .and_then(|m| m.modified())
+            .ok();
             let left = std::fs::read_to_string(&path).is_ok_and(|text| {
                 text.lines()
                     .filter_map(|l| Event::from_json(l).ok())
@@ -459,7 +521,12 @@ pub fn unfinished_tables(home: &Path) -> Vec<Unfinished> {
                     .filter_map(|e| parse_log(&e, &meta.table).ok())
                     .any(|p| matches!(p.body, Body::Leave {}))
             });
-            Unfinished { meta, last, left }
+            Unfinished {
+                meta,
+                last,
+                left,
+                hosting,
+            }
         })
         .collect();
     out.sort_by_key(|u| std::cmp::Reverse(u.last));

@@ -28,6 +28,20 @@ pub struct HostOptions {
     /// Notified when the host asks to start with the players there now (at least
     /// `min_players`), without waiting for the seats still free.
     pub start_now: Option<std::sync::Arc<tokio::sync::Notify>>,
+    /// Where the lobby is kept, so that a host that stops before the seating takes its table
+    /// back (`tolerance resume`); `None` keeps nothing.
+    pub keeper: Option<Box<dyn LobbyKeeper>>,
+}
+
+/// Where a host keeps its lobby: the seed of its seating nonces before anything is announced,
+/// and the lobby as it stands ([`HostLobby::record`]) before each thing it publishes.
+pub trait LobbyKeeper: Send {
+    /// The seed of the seating nonces of `table`, kept sealed before it is used.
+    fn seed(&mut self, table: &str) -> Result<zeroize::Zeroizing<[u8; 32]>, String>;
+    /// Keeps the lobby as it stands, before what it asked for goes out.
+    fn keep(&mut self, lobby: &HostLobby) -> Result<(), String>;
+    /// The lobby is over: the table is seated, or cancelled.
+    fn done(&mut self, seated: bool);
 }
 
 /// The proof of work a table hosted on `pool`'s relays must announce: the most any of them asks
@@ -176,20 +190,24 @@ pub async fn host_lobby(
         opts.plan.title.clone(),
         opts.plan.relays.clone(),
     );
-    let mut lobby = HostLobby::open(
-        opts.plan,
-        me,
-        table.clone(),
-        (expires, auth),
-        new_nonce(),
-        opened,
-    )
-    .map_err(TableError::Setup)?;
+    let seed = match opts.keeper.as_mut() {
+        Some(k) => k.seed(&table).map_err(TableError::Setup)?,
+        None => zeroize::Zeroizing::new(new_nonce()),
+    };
+    let mut lobby = HostLobby::open(opts.plan, me, table.clone(), (expires, auth), *seed, opened)
+        .map_err(TableError::Setup)?;
+    let mut keeper = opts.keeper;
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
     let mut names = Names::default();
-    act(pool, &mut lobby, &mut names, &mut news)
-        .await
-        .map_err(TableError::Lobby)?;
+    act(
+        pool,
+        &mut lobby,
+        keeper.as_deref_mut(),
+        &mut names,
+        &mut news,
+    )
+    .await
+    .map_err(TableError::Lobby)?;
     let naddr = wire::table_naddr(&me, &table, &relays);
     news(LobbyNews::Announced {
         naddr: naddr.clone(),
@@ -223,15 +241,70 @@ pub async fn host_lobby(
             }),
         }
     }
+    let ended = run_lobby(
+        pool,
+        &mut lobby,
+        (&mut sub, opts.start_now, keeper.as_deref_mut()),
+        &mut names,
+        &mut news,
+    )
+    .await;
+    if let Some(k) = keeper.as_mut() {
+        k.done(ended.is_ok());
+    }
+    ended
+}
+
+/// Takes back the lobby a host kept (`lobby`: [`HostLobby::restore`]d from what `keeper` kept)
+/// on the command's `pool`, after the host stopped before its table was seated: what it kept
+/// goes out again, the relays send the lobby's events again, and it runs as
+/// [`host_lobby`] does until the seats are fixed or the table is cancelled.
+pub async fn resume_lobby(
+    pool: &RelayPool,
+    mut lobby: HostLobby,
+    start_now: Option<std::sync::Arc<tokio::sync::Notify>>,
+    mut keeper: Box<dyn LobbyKeeper>,
+    mut news: impl FnMut(LobbyNews) + Send,
+) -> Result<TableSpec, TableError> {
+    let me = pool.keys().public_key();
+    let table = lobby.spec().table.clone();
+    let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
+    let mut names = Names::default();
+    let ended = run_lobby(
+        pool,
+        &mut lobby,
+        (&mut sub, start_now, Some(keeper.as_mut())),
+        &mut names,
+        &mut news,
+    )
+    .await;
+    keeper.done(ended.is_ok());
+    ended
+}
+
+/// The lobby's rounds until the seats are fixed or the table is cancelled: poll, keep, publish,
+/// then wait for an event of `sub`, the host asking to start, or the next wake-up.
+async fn run_lobby(
+    pool: &RelayPool,
+    lobby: &mut HostLobby,
+    (sub, start_now, mut keeper): (
+        &mut crate::net::pool::Subscription,
+        Option<std::sync::Arc<tokio::sync::Notify>>,
+        Option<&mut (dyn LobbyKeeper + 'static)>,
+    ),
+    names: &mut Names,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<TableSpec, TableError> {
     loop {
         let state = lobby.poll(unix_ms(), &|k| names.of(k));
-        if let Err(failed) = act(pool, &mut lobby, &mut names, &mut news).await {
+        if let Err(failed) = act(pool, lobby, keeper.as_deref_mut(), names, news).await {
             let reason = match state {
                 // Its cancellation did not reach the relays either; the table still expires.
                 HostState::Cancelled(reason) => reason,
                 _ => {
                     lobby.cancel(failed.clone(), unix_ms());
-                    let _ = act(pool, &mut lobby, &mut names, &mut news).await;
+                    // Not kept: a lobby that could not be kept is over either way.
+                    let _ = act(pool, lobby, None, names, news).await;
                     failed
                 }
             };
@@ -251,7 +324,7 @@ pub async fn host_lobby(
             HostState::Wait(wait) => wait,
         };
         let asked = async {
-            match &opts.start_now {
+            match &start_now {
                 Some(n) => n.notified().await,
                 None => std::future::pending().await,
             }
@@ -270,13 +343,18 @@ pub async fn host_lobby(
 }
 
 /// Carries out what the host's lobby asked for, in order: announcements and lobby messages
-/// published on `pool`, news told by name. The first failure to publish, in words.
+/// published on `pool`, news told by name. The lobby is kept first, when a `keeper` keeps it.
+/// The first failure to keep or publish, in words.
 async fn act(
     pool: &RelayPool,
     lobby: &mut HostLobby,
+    keeper: Option<&mut (dyn LobbyKeeper + 'static)>,
     names: &mut Names,
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<(), String> {
+    if let Some(k) = keeper.filter(|_| lobby.pending()) {
+        k.keep(lobby)?;
+    }
     let me = pool.keys().public_key();
     for action in lobby.take() {
         match action {
