@@ -1541,9 +1541,9 @@ async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
     c.close().await.unwrap();
 }
 
-/// A reload while the page hosts a table that is still filling. Before each announcement went
-/// out the page kept its lobby (the seed of the host's nonces sealed to its key). While the page
-/// is away Bo joins from the terminal. "Take your table back" reads the lobby from the relay,
+/// A reload while the page hosts a table for the invited (Bo) and its bots that is still
+/// filling. Before each announcement went out the page kept its lobby (the seed of the host's
+/// nonces sealed to its key). While the page is away Bo joins from the terminal. "Take your table back" reads the lobby from the relay,
 /// lists Bo, starts a new bot in the place of the one that stopped with the reload (the old
 /// bot's join, sent again by the relay, is not taken twice), seats the table and the person
 /// plays it to the end: Bo's client, the page and a later `verify` agree, and nothing stays
@@ -1555,17 +1555,20 @@ async fn a_reload_while_the_page_hosts_takes_the_table_back() {
     let hw = home(test, "web");
     let (_web, url, _relay) = serve(&hw);
     let hb = home(test, "bo");
-    player(&hb);
+    let bo_npub = player(&hb);
     let driver = driver();
     let c = browser(&driver).await;
     c.goto(&url).await.unwrap();
     let me = make_key(&c, PASSWORD).await;
+    // For Bo only, and the page's bots: the bot started after the reload is let in too.
     script(
         &c,
         &perudo_form(&[
             ("host-seats", "3".into()),
             ("host-bots", "1".into()),
             ("host-level", "easy".into()),
+            ("host-invite", bo_npub),
+            ("host-invite-only", "true".into()),
         ]),
     )
     .await;
