@@ -1253,12 +1253,7 @@ async fn a_reload_mid_table_takes_the_seat_back() {
     )
     .await;
 
-    c.refresh().await.unwrap();
-    until(&c, "document.body.dataset.ready === 'yes'").await;
-    type_into(&c, "unlock-password", PASSWORD).await;
-    click(&c, "#key-unlock button").await;
-    you_read(&c, "npub1").await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
+    reload_and_unlock(&c, PASSWORD).await;
     until(
         &c,
         "document.getElementById('sit-down').textContent === 'Take your seat back' && !document.getElementById('sit').hidden",
@@ -1453,6 +1448,32 @@ async fn the_extension_opens_the_invitations_and_a_forged_sender_is_refused() {
     c.close().await.unwrap();
 }
 
+/// A reload of the page, then its kept key unlocked with `password`, and the table of the link
+/// shown again.
+async fn reload_and_unlock(c: &Client, password: &str) {
+    c.refresh().await.unwrap();
+    until(c, "document.body.dataset.ready === 'yes'").await;
+    type_into(c, "unlock-password", password).await;
+    click(c, "#key-unlock button").await;
+    you_read(c, "npub1").await;
+    until(c, "document.body.dataset.table === 'shown'").await;
+}
+
+/// The page asks the extension to open the table key sealed to `identity` in its record, and
+/// the extension opens it.
+async fn extension_opens_the_table_key(c: &Client, identity: &nostr_sdk::Keys, table_key: &str) {
+    let (id, kind, ask) = extension_asked(c).await;
+    assert_eq!(kind, "decrypt", "{ask}");
+    assert_eq!(ask["pk"], json!(table_key));
+    let opened = nostr_sdk::nips::nip44::decrypt(
+        identity.secret_key(),
+        &nostr_sdk::PublicKey::from_hex(table_key).unwrap(),
+        ask["ct"].as_str().unwrap(),
+    )
+    .unwrap();
+    extension_answers(c, id, json!(opened)).await;
+}
+
 /// The records the browser holds in the page's IndexedDB (read from the database itself, not
 /// the page's memory) whose key starts with `kind` ("seat.", "join.").
 async fn kept_records(c: &Client, kind: &str) -> Vec<String> {
@@ -1515,12 +1536,7 @@ async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
     let asked = kept_records(&c, "join.").await;
     assert_eq!(asked.len(), 1, "no record of the seat asked for: {asked:?}");
 
-    c.refresh().await.unwrap();
-    until(&c, "document.body.dataset.ready === 'yes'").await;
-    type_into(&c, "unlock-password", PASSWORD).await;
-    click(&c, "#key-unlock button").await;
-    you_read(&c, "npub1").await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
+    reload_and_unlock(&c, PASSWORD).await;
     // The table fills while the page is not asking: its nonce is what the host waits for.
     let bo = spawn(&hb, &["join", &naddr, "--auto"]);
     until(
@@ -1543,11 +1559,11 @@ async fn a_reload_while_the_table_fills_keeps_the_seat_asked_for() {
 
 /// A reload while the page hosts a table for the invited (Bo) and its bots that is still
 /// filling. Before each announcement went out the page kept its lobby (the seed of the host's
-/// nonces sealed to its key). While the page is away Bo joins from the terminal. "Take your table back" reads the lobby from the relay,
-/// lists Bo, starts a new bot in the place of the one that stopped with the reload (the old
-/// bot's join, sent again by the relay, is not taken twice), seats the table and the person
-/// plays it to the end: Bo's client, the page and a later `verify` agree, and nothing stays
-/// kept.
+/// nonces sealed to its key). While the page is away Bo joins from the terminal. "Take your
+/// table back" reads the lobby from the relay, lists Bo, starts a new bot in the place of the
+/// one that stopped with the reload (the old bot's join, sent again by the relay, is not taken
+/// twice), seats the table and the person plays it to the end: Bo's client, the page and a
+/// later `verify` agree, and nothing stays kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_while_the_page_hosts_takes_the_table_back() {
     const PASSWORD: &str = "a reloading host's password";
@@ -1592,12 +1608,7 @@ async fn a_reload_while_the_page_hosts_takes_the_table_back() {
         2
     );
 
-    c.refresh().await.unwrap();
-    until(&c, "document.body.dataset.ready === 'yes'").await;
-    type_into(&c, "unlock-password", PASSWORD).await;
-    click(&c, "#key-unlock button").await;
-    you_read(&c, "npub1").await;
-    until(&c, "document.body.dataset.table === 'shown'").await;
+    reload_and_unlock(&c, PASSWORD).await;
     // Bo asks while nobody hosts: the relay keeps his join for the host's return.
     let bo = spawn(&hb, &["join", &naddr, "--auto"]);
     until(
@@ -1826,16 +1837,7 @@ async fn a_person_with_a_signer_extension_sits_down_by_one_approval_and_comes_ba
     )
     .await;
     click(&c, "#sit-down").await;
-    let (id, kind, ask) = extension_asked(&c).await;
-    assert_eq!(kind, "decrypt", "{ask}");
-    assert_eq!(ask["pk"], json!(table_key));
-    let opened = nostr_sdk::nips::nip44::decrypt(
-        identity.secret_key(),
-        &nostr_sdk::PublicKey::from_hex(&table_key).unwrap(),
-        ask["ct"].as_str().unwrap(),
-    )
-    .unwrap();
-    extension_answers(&c, id, json!(opened)).await;
+    extension_opens_the_table_key(&c, &identity, &table_key).await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
     play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
     assert_eq!(
@@ -1925,16 +1927,7 @@ async fn a_person_with_a_signer_extension_hosts_and_takes_the_table_back_after_a
     )
     .await;
     click(&c, "#sit-down").await;
-    let (id, kind, ask) = extension_asked(&c).await;
-    assert_eq!(kind, "decrypt", "{ask}");
-    assert_eq!(ask["pk"], json!(table_key));
-    let opened = nostr_sdk::nips::nip44::decrypt(
-        identity.secret_key(),
-        &nostr_sdk::PublicKey::from_hex(&table_key).unwrap(),
-        ask["ct"].as_str().unwrap(),
-    )
-    .unwrap();
-    extension_answers(&c, id, json!(opened)).await;
+    extension_opens_the_table_key(&c, &identity, &table_key).await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let line = perudo_by_clicks(&c, 1).await;
     assert_eq!(
