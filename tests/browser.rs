@@ -1611,13 +1611,40 @@ async fn a_reload_while_the_page_hosts_takes_the_table_back() {
     reload_and_unlock(&c, PASSWORD).await;
     // Bo asks while nobody hosts: the relay keeps his join for the host's return.
     let bo = spawn(&hb, &["join", &naddr, "--auto"]);
-    until(
-        &c,
+    let take_back_offered =
         "document.getElementById('sit-down').textContent === 'Take your table back' && \
-         !document.getElementById('sit').hidden",
-    )
-    .await;
+         !document.getElementById('sit').hidden";
+    until(&c, take_back_offered).await;
+    // A second tab of the same browser is offered the table too, and refused once this one
+    // took it back: two tabs would sign for one lobby twice.
+    let first = c.window().await.unwrap();
+    let second = c.new_window(true).await.unwrap().handle;
+    c.switch_to_window(second).await.unwrap();
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    until(&c, "document.body.dataset.ready === 'yes'").await;
+    type_into(&c, "unlock-password", PASSWORD).await;
+    click(&c, "#key-unlock button").await;
+    you_read(&c, "npub1").await;
+    until(&c, take_back_offered).await;
+    c.switch_to_window(first.clone()).await.unwrap();
     click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.hosting").await;
+    let second = c
+        .windows()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|w| *w != first)
+        .unwrap();
+    c.switch_to_window(second).await.unwrap();
+    click(&c, "#sit-down").await;
+    let said = error_after(&c, "another tab").await;
+    assert!(
+        said.contains("open in another tab of this browser"),
+        "{said}"
+    );
+    c.close_window().await.unwrap();
+    c.switch_to_window(first).await.unwrap();
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let news = text(&c, "#host-news").await;
     assert!(

@@ -329,6 +329,7 @@ pub async fn host_as(
         plan: kept,
         auto: args.auto,
         journal: None,
+        listed: false,
     };
     let opts = HostOptions {
         keys: keys.clone(),
@@ -419,6 +420,8 @@ struct JournalKeeper {
     auto: bool,
     /// Open (and locked) from the seed's keeping to the lobby's end.
     journal: Option<Journal>,
+    /// Whether the table's metadata is written (with the first keeping of its lobby).
+    listed: bool,
 }
 
 impl LobbyKeeper for JournalKeeper {
@@ -435,23 +438,6 @@ impl LobbyKeeper for JournalKeeper {
                 s
             })
             .map_err(|e| e.to_string())?;
-        let me = self.keys.public_key();
-        journal::write_meta(
-            &self.home,
-            &TableMeta {
-                table: table.to_string(),
-                host: me.to_hex(),
-                relays: self.plan.relays().to_vec(),
-                naddr: crate::wire::table_naddr(&me, table, self.plan.relays()),
-                me: me.to_hex(),
-                identity: self.authority.map(|i| i.to_hex()),
-                auto: self.auto,
-                finished: false,
-                game: self.plan.game().to_string(),
-                players: Vec::new(),
-            },
-        )
-        .map_err(|e| e.to_string())?;
         self.journal = Some(journal);
         Ok(seed)
     }
@@ -468,15 +454,36 @@ impl LobbyKeeper for JournalKeeper {
         };
         journal
             .keep_lobby(&serde_json::to_string(&kept).expect("a kept lobby serializes"))
-            .map_err(|e| format!("keeping the lobby: {e}"))
+            .map_err(|e| format!("keeping the lobby: {e}"))?;
+        // Listed for `resume` once there is a lobby to take back.
+        if !self.listed {
+            let (me, table) = (self.keys.public_key(), journal.table());
+            journal::write_meta(
+                &self.home,
+                &TableMeta {
+                    table: table.to_string(),
+                    host: me.to_hex(),
+                    relays: self.plan.relays().to_vec(),
+                    naddr: crate::wire::table_naddr(&me, table, self.plan.relays()),
+                    me: me.to_hex(),
+                    identity: self.authority.map(|i| i.to_hex()),
+                    auto: self.auto,
+                    finished: false,
+                    game: self.plan.game().to_string(),
+                    players: Vec::new(),
+                },
+            )
+            .map_err(|e| format!("keeping the lobby: {e}"))?;
+            self.listed = true;
+        }
+        Ok(())
     }
 
     fn done(&mut self, seated: bool) {
-        let Some(journal) = self.journal.take() else {
+        let Some(journal) = self.journal.as_ref() else {
             return;
         };
         let table = journal.table().to_string();
-        drop(journal);
         journal::drop_lobby(&self.home, &table);
         // A cancelled table is not one to resume.
         if !seated {
@@ -485,6 +492,8 @@ impl LobbyKeeper for JournalKeeper {
                 let _ = journal::write_meta(&self.home, &meta);
             }
         }
+        // Closed (and unlocked) last: no `resume` takes the lobby back meanwhile.
+        self.journal = None;
     }
 }
 
@@ -510,7 +519,26 @@ pub async fn lobby_again(
         .kept_lobby_seed()
         .map_err(|e| format!("{damaged}: {e}"))?;
     let plan = kept.plan.clone().plan()?;
-    let lobby = HostLobby::restore(plan, keys.public_key(), kept.record, *seed)?;
+    let me = keys.public_key();
+    let announcements = Filter::new()
+        .kind(Kind::from(crate::wire::KIND_TABLE))
+        .author(me)
+        .identifier(table);
+    let held = pool
+        .fetch(vec![announcements], Duration::from_secs(5))
+        .await
+        .map_err(|e| format!("reading the table from the relays: {e}"))?;
+    let latest = crate::table::host::newest_of(&held, &me, table);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let lobby = HostLobby::restore(
+        plan,
+        me,
+        kept.record,
+        *seed,
+        (latest.as_ref().map(|(s, at)| (s, *at)), now),
+    )?;
     let keeper = JournalKeeper {
         home,
         keys: keys.clone(),
@@ -518,6 +546,7 @@ pub async fn lobby_again(
         plan: kept.plan,
         auto,
         journal: Some(journal),
+        listed: true,
     };
     let start = std::sync::Arc::new(tokio::sync::Notify::new());
     let listening = listen_for_start(start.clone());

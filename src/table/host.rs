@@ -561,6 +561,9 @@ pub struct HostLobby {
     /// Events taken before a crash or a reload ([`HostLobby::restore`]): the relays send them
     /// again, and they count for the seating's nonces but are not taken twice.
     taken_before: HashSet<EventId>,
+    /// Taken back while the nonces are opened: the players' time starts once the host's own
+    /// nonce is out again, as after the closing.
+    hold_reveal: bool,
 }
 
 /// What a host keeps of its lobby to take it back after a crash or a reload
@@ -659,6 +662,7 @@ impl HostLobby {
             last_at: None,
             out: Vec::new(),
             taken_before: HashSet::new(),
+            hold_reveal: false,
         };
         lobby.announce(now);
         Ok(lobby)
@@ -710,13 +714,20 @@ impl HostLobby {
     /// opened with, `seed` its seed. The relays' lobby events are then handed in again as they
     /// come ([`Self::on_event`]); those taken before count for the seating without being taken
     /// twice. While the nonces are being opened the host's own goes out again (its first
-    /// sending may not have reached a relay), as does the announcement kept. In words when the
-    /// record is not this lobby's.
+    /// sending may not have reached a relay), and the lobby as it stands is announced again at
+    /// `now` (ms). In words when the record is not this lobby's.
+    ///
+    /// `latest`: the newest announcement of the table the relays hold, if any. A record older
+    /// than it is refused: everything published was kept first, so the relays holding something
+    /// newer means this record is not the last one kept (storage that failed to keep, or a copy
+    /// from elsewhere), and going on from it could list players for a round whose nonces are
+    /// already open.
     pub fn restore(
         plan: HostPlan,
         me: PublicKey,
         record: LobbyRecord,
         seed: [u8; 32],
+        (latest, now): (Option<(&TableSpec, u64)>, u64),
     ) -> Result<Self, String> {
         let damaged = |what: &str| format!("the kept record of the table you host {what}");
         if record.v != LOBBY_RECORD_VERSION {
@@ -746,6 +757,15 @@ impl HostLobby {
             return Err(damaged(
                 "does not open the commitment it lists for you: it is another table's or damaged",
             ));
+        }
+        if let Some((spec, at)) = latest {
+            let kept_at = record.last_at.unwrap_or(0);
+            if at > kept_at || (at == kept_at && *spec != record.spec) {
+                return Err(damaged(
+                    "is older than the table the relays hold (it was not kept when the table \
+                     last changed): the table cannot be taken back from it",
+                ));
+            }
         }
         let keys = |v: &[String]| -> Result<Vec<PublicKey>, String> {
             v.iter()
@@ -790,17 +810,26 @@ impl HostLobby {
             last_at: record.last_at,
             out: Vec::new(),
             taken_before,
+            hold_reveal: false,
         };
-        // What was kept is what was about to go out: it goes out again (an announcement signed
-        // again at its own time is the same event).
-        if let Some(at) = lobby.last_at {
-            lobby.out.push(HostAction::Announce {
-                spec: Box::new(lobby.spec.clone()),
-                at,
-            });
+        match lobby.phase {
+            // What was kept may not have gone out, and the lobby may have changed since without
+            // an announcement (a fresh commitment in a later round): announced as it stands.
+            Phase::Taking | Phase::Revealing { .. } => lobby.announce(now),
+            // The seated announcement's time is when the game's first step opened: sent again
+            // as it was, never at another time.
+            Phase::Seated | Phase::Cancelled(_) => {
+                if let Some(at) = lobby.last_at {
+                    lobby.out.push(HostAction::Announce {
+                        spec: Box::new(lobby.spec.clone()),
+                        at,
+                    });
+                }
+            }
         }
         if let Phase::Revealing { .. } = lobby.phase {
             lobby.out.push(lobby.own_reveal());
+            lobby.hold_reveal = true;
         }
         Ok(lobby)
     }
@@ -1120,6 +1149,10 @@ impl HostLobby {
                         return HostState::Wait(Duration::ZERO);
                     }
                 }
+                Phase::Revealing { until: None } if self.hold_reveal => {
+                    self.hold_reveal = false;
+                    return HostState::Wait(Duration::ZERO);
+                }
                 Phase::Revealing { until: None } => {
                     self.phase = Phase::Revealing {
                         until: Some(now + self.spec.deadlines.crypto_ms),
@@ -1303,6 +1336,15 @@ fn fresh(rng: &mut ChaCha20Rng) -> zeroize::Zeroizing<[u8; 32]> {
     let mut n = zeroize::Zeroizing::new([0u8; 32]);
     rng.fill_bytes(n.as_mut());
     n
+}
+
+/// The newest announcement of `host`'s `table` among `events` (checked), with its time: what a
+/// lobby taken back ([`HostLobby::restore`]) is held against.
+pub fn newest_of(events: &[Event], host: &PublicKey, table: &str) -> Option<(TableSpec, u64)> {
+    crate::wire::lobby::newest_announcements(events)
+        .into_iter()
+        .find(|(ev, spec)| ev.pubkey == *host && spec.table == table)
+        .map(|(ev, spec)| (spec, ev.created_at.as_secs()))
 }
 
 /// The listed players whose authorization does not hold at `at` (Unix seconds).
@@ -1676,12 +1718,15 @@ mod tests {
             let text = serde_json::to_string(&h.record()).expect("serializes");
             serde_json::from_str(&text).expect("reads back")
         };
-        let mut host = HostLobby::restore(plan_again(), me, kept(&twin), seed).expect("restores");
+        let mut host = HostLobby::restore(plan_again(), me, kept(&twin), seed, (None, T0 + 5_000))
+            .expect("restores");
+        let again = announced(&host.take());
         assert_eq!(
-            announced(&host.take()),
-            announced(&twin.take()),
-            "the announcement kept goes out again, at its own time"
+            again,
+            vec![(LobbyStatus::Open, 1, T0 / 1000 + 5)],
+            "the lobby is announced again as it stands"
         );
+        twin.take();
         let (ana, bo, cy) = (Player::new(1), Player::new(2), Player::new(3));
         let ana_join = ana.join(&twin);
         for h in [&mut twin, &mut host] {
@@ -1689,8 +1734,10 @@ mod tests {
             h.poll(T0 + 20, &no_names);
         }
         assert_eq!(host.record().spec, twin.record().spec);
+        let early = kept(&host);
         // The host stops; the relays send Ana's join again, which is not taken twice.
-        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        host =
+            HostLobby::restore(plan_again(), me, kept(&host), seed, (None, T0)).expect("restores");
         host.on_event(ana_join.clone(), T0 + 30);
         assert!(
             news(&host.take()).is_empty(),
@@ -1702,9 +1749,24 @@ mod tests {
         twin.poll(T0 + 50, &no_names);
         let closing = host.take();
         twin.take();
-        assert_eq!(
-            announced(&closing),
-            vec![(LobbyStatus::Starting, 3, T0 / 1000 + 2)]
+        let closed_at = match announced(&closing).as_slice() {
+            [(LobbyStatus::Starting, 3, at)] => *at,
+            other => panic!("the lobby closes full: {other:?}"),
+        };
+        // A record older than what the relays hold is refused: going on from it would list
+        // players again for a round whose nonces are being opened.
+        let err = HostLobby::restore(
+            plan_again(),
+            me,
+            early,
+            seed,
+            (Some((host.spec(), closed_at)), T0),
+        )
+        .err()
+        .expect("a stale record");
+        assert!(
+            err.contains("older than the table the relays hold"),
+            "{err}"
         );
         let host_nonce = host_reveal(&closing, &host, &keys);
         // The host stops again once its nonce is out: taken back, it sends the same nonce again.
@@ -1715,8 +1777,21 @@ mod tests {
                 .contains(&hex::encode(*host.nonce)),
             "the host's nonce is not in its record"
         );
-        host = HostLobby::restore(plan_again(), me, record, seed).expect("restores");
+        let latest = host.spec().clone();
+        host = HostLobby::restore(
+            plan_again(),
+            me,
+            record,
+            seed,
+            (Some((&latest, closed_at)), T0),
+        )
+        .expect("restores");
         let again = host_reveal(&host.take(), &host, &keys);
+        assert_eq!(
+            host.poll(T0 + 55, &no_names),
+            HostState::Wait(Duration::ZERO),
+            "the players' time to reveal starts once the host's nonce is out again"
+        );
         assert_eq!(
             parse_lobby(&again, &host.spec().table).unwrap().body,
             parse_lobby(&host_nonce, &host.spec().table).unwrap().body
@@ -1742,16 +1817,20 @@ mod tests {
             news(&host.take()).as_slice(),
             [HostNews::Refused { .. }]
         ));
-        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        host =
+            HostLobby::restore(plan_again(), me, kept(&host), seed, (None, T0)).expect("restores");
         host.take();
         host.on_event(bo_again, T0 + 86 + crypto);
         assert_eq!(news(&host.take()), vec![], "the refusal is not said twice");
         // In the new round: the seed gives the round's nonce back, and no other seed does.
-        assert!(HostLobby::restore(plan_again(), me, kept(&host), [8; 32])
-            .err()
-            .expect("another seed")
-            .contains("does not open the commitment"));
-        host = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        assert!(
+            HostLobby::restore(plan_again(), me, kept(&host), [8; 32], (None, T0))
+                .err()
+                .expect("another seed")
+                .contains("does not open the commitment")
+        );
+        host =
+            HostLobby::restore(plan_again(), me, kept(&host), seed, (None, T0)).expect("restores");
         let ana2 = Player {
             keys: ana.keys.clone(),
             nonce: [9; 32],
@@ -1776,7 +1855,8 @@ mod tests {
         assert_eq!(a.seats, b.seats);
         assert_eq!(a.seats.len(), 3);
         // A seated lobby taken back is seated at once.
-        let seated = HostLobby::restore(plan_again(), me, kept(&host), seed).expect("restores");
+        let seated =
+            HostLobby::restore(plan_again(), me, kept(&host), seed, (None, T0)).expect("restores");
         assert!(seated.is_seated());
     }
 

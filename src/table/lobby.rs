@@ -190,64 +190,67 @@ pub async fn host_lobby(
         opts.plan.title.clone(),
         opts.plan.relays.clone(),
     );
-    let seed = match opts.keeper.as_mut() {
+    let mut keeper = opts.keeper;
+    let seed = match keeper.as_mut() {
         Some(k) => k.seed(&table).map_err(TableError::Setup)?,
         None => zeroize::Zeroizing::new(new_nonce()),
     };
-    let mut lobby = HostLobby::open(opts.plan, me, table.clone(), (expires, auth), *seed, opened)
-        .map_err(TableError::Setup)?;
-    let mut keeper = opts.keeper;
-    let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
-    let mut names = Names::default();
-    act(
-        pool,
-        &mut lobby,
-        keeper.as_deref_mut(),
-        &mut names,
-        &mut news,
-    )
-    .await
-    .map_err(TableError::Lobby)?;
-    let naddr = wire::table_naddr(&me, &table, &relays);
-    news(LobbyNews::Announced {
-        naddr: naddr.clone(),
-    });
-    names.learn(pool, &invite).await;
-    // Invitations come from the person hosting, not from a table key nobody knows: an identity
-    // in a bunker seals each one (its person asked once per invitee and copy).
-    let inviter: std::sync::Arc<dyn NostrSigner> = match &opts.authority {
-        Some(a) => a.signer().clone(),
-        None => std::sync::Arc::new(opts.keys.clone()),
-    };
-    for invitee in &invite {
-        let text = invitation_text(&game, &title, &naddr);
-        match crate::net::dm::send_private_as(
+    let (plan, start_now, authority, keys) = (opts.plan, opts.start_now, opts.authority, opts.keys);
+    let kept = keeper.as_deref_mut();
+    let news = &mut news;
+    // Once the seed is kept, however the lobby ends (a failure to announce included), its
+    // keeper hears of it.
+    let ended: Result<TableSpec, TableError> = async {
+        let mut keeper = kept;
+        let mut lobby = HostLobby::open(plan, me, table.clone(), (expires, auth), *seed, opened)
+            .map_err(TableError::Setup)?;
+        let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
+        let mut names = Names::default();
+        act(pool, &mut lobby, keeper.as_deref_mut(), &mut names, news)
+            .await
+            .map_err(TableError::Lobby)?;
+        let naddr = wire::table_naddr(&me, &table, &relays);
+        news(LobbyNews::Announced {
+            naddr: naddr.clone(),
+        });
+        names.learn(pool, &invite).await;
+        // Invitations come from the person hosting, not from a table key nobody knows: an
+        // identity in a bunker seals each one (its person asked once per invitee and copy).
+        let inviter: std::sync::Arc<dyn NostrSigner> = match &authority {
+            Some(a) => a.signer().clone(),
+            None => std::sync::Arc::new(keys.clone()),
+        };
+        for invitee in &invite {
+            let text = invitation_text(&game, &title, &naddr);
+            match crate::net::dm::send_private_as(
+                pool,
+                &inviter,
+                invitee,
+                &text,
+                invitation_tags(&me, &table),
+                Duration::from_secs(3),
+            )
+            .await
+            {
+                Ok(r) => news(LobbyNews::Invited {
+                    name: names.name(pool, invitee).await,
+                    accepted_by: r.delivered.accepted.len(),
+                }),
+                Err(e) => news(LobbyNews::InviteFailed {
+                    name: names.name(pool, invitee).await,
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        run_lobby(
             pool,
-            &inviter,
-            invitee,
-            &text,
-            invitation_tags(&me, &table),
-            Duration::from_secs(3),
+            &mut lobby,
+            (&mut sub, start_now, keeper),
+            &mut names,
+            news,
         )
         .await
-        {
-            Ok(r) => news(LobbyNews::Invited {
-                name: names.name(pool, invitee).await,
-                accepted_by: r.delivered.accepted.len(),
-            }),
-            Err(e) => news(LobbyNews::InviteFailed {
-                name: names.name(pool, invitee).await,
-                reason: e.to_string(),
-            }),
-        }
     }
-    let ended = run_lobby(
-        pool,
-        &mut lobby,
-        (&mut sub, opts.start_now, keeper.as_deref_mut()),
-        &mut names,
-        &mut news,
-    )
     .await;
     if let Some(k) = keeper.as_mut() {
         k.done(ended.is_ok());
@@ -303,7 +306,11 @@ async fn run_lobby(
                 HostState::Cancelled(reason) => reason,
                 _ => {
                     lobby.cancel(failed.clone(), unix_ms());
-                    // Not kept: a lobby that could not be kept is over either way.
+                    // Kept before it goes out, so a crash now does not take back a lobby the
+                    // relays hold as cancelled; a lobby that could not be kept is over anyway.
+                    if let Some(k) = keeper.as_deref_mut() {
+                        let _ = k.keep(lobby);
+                    }
                     let _ = act(pool, lobby, None, names, news).await;
                     failed
                 }

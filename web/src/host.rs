@@ -231,11 +231,14 @@ impl PageHost {
     /// back first (`signer_restore`). The lobby's events are then handed in again
     /// ([`Self::feed`]) before the first tick. In words when the record is damaged or kept by
     /// another key.
-    pub fn restore(record: &str) -> Result<PageHost, JsError> {
-        Self::restored(record, now_ms()).map_err(|e| JsError::new(&e))
+    ///
+    /// `table_events`: the table's announcements the relays hold (a JSON array): a record older
+    /// than the newest of them is refused in words (it was not the last one kept).
+    pub fn restore(record: &str, table_events: &str) -> Result<PageHost, JsError> {
+        Self::restored(record, table_events, now_ms()).map_err(|e| JsError::new(&e))
     }
 
-    fn restored(record: &str, now: u64) -> Result<PageHost, String> {
+    fn restored(record: &str, table_events: &str, now: u64) -> Result<PageHost, String> {
         let lost = "this browser's record of the table you host is damaged: host it again";
         let r: HostRecord = serde_json::from_str(record).map_err(|_| lost.to_string())?;
         if r.v != HOST_RECORD_VERSION || r.lobby.spec.table != r.table {
@@ -244,9 +247,11 @@ impl PageHost {
         let (keys, identity) = signer::seat_key(&r.table)?;
         let other = || {
             if r.table_key.is_some() {
-                "this browser's record of the table you host was kept by another key: use the                  signer extension you hosted it with"
+                "this browser's record of the table you host was kept by another key: use the \
+                 signer extension you hosted it with"
             } else {
-                "this browser's record of the table you host was kept by another key: unlock                  the key you hosted it with"
+                "this browser's record of the table you host was kept by another key: unlock \
+                 the key you hosted it with"
             }
             .to_string()
         };
@@ -269,7 +274,15 @@ impl PageHost {
             r.planned,
         )?;
         let (plan, _) = host.plan.take().expect("just planned");
-        let mut lobby = HostLobby::restore(plan, me, r.lobby, *seed)?;
+        let held = crate::parse_events(table_events);
+        let latest = tolerance::table::host::newest_of(&held, &me, &host.table);
+        let mut lobby = HostLobby::restore(
+            plan,
+            me,
+            r.lobby,
+            *seed,
+            (latest.as_ref().map(|(s, at)| (s, *at)), now),
+        )?;
         // The page's bots ran in its workers, gone with the reload: their places open again
         // (the page starts new ones once the lobby takes players).
         for bot in &bots {
@@ -286,6 +299,11 @@ impl PageHost {
     /// How many bots this page ran at the table before the reload it was taken back from.
     pub fn bots_gone(&self) -> usize {
         self.bots_gone
+    }
+
+    /// Whether the table taken back was seated already (its bots' seats are then gone for good).
+    pub fn seated(&self) -> bool {
+        self.lobby.as_ref().is_some_and(HostLobby::is_seated)
     }
 
     /// The level of the page's bots at this table (for the ones started again after a reload).
@@ -688,7 +706,17 @@ mod tests {
         assert!(!record.contains(&seed), "the seed is kept sealed");
         assert_ne!(first["record"], out["record"]);
 
-        let mut back = PageHost::restored(&record, now_ms()).expect("taken back");
+        // A record older than the announcements the relays hold is refused.
+        let held = json!(out["publish"]).to_string();
+        let stale = first["record"].as_str().unwrap();
+        let err = PageHost::restored(stale, &held, now_ms())
+            .err()
+            .expect("an older record");
+        assert!(
+            err.contains("older than the table the relays hold"),
+            "{err}"
+        );
+        let mut back = PageHost::restored(&record, &held, now_ms()).expect("taken back");
         assert_eq!(back.naddr(), host.naddr());
         assert_eq!(back.bots_gone(), 1);
         assert_eq!(back.bot_level(), "easy");
@@ -708,12 +736,12 @@ mod tests {
             .any(|e| e["kind"] == json!(wire::KIND_TABLE)));
         // Another key, or a damaged record, is said in words.
         crate::key::set_unlocked(Some(Keys::generate()));
-        let err = PageHost::restored(&record, now_ms())
+        let err = PageHost::restored(&record, "[]", now_ms())
             .err()
             .expect("another key");
         assert!(err.contains("kept by another key"), "{err}");
         crate::key::set_unlocked(Some(host_keys));
-        let err = PageHost::restored(&record.replace("\"v\":1", "\"v\":9"), now_ms())
+        let err = PageHost::restored(&record.replace("\"v\":1", "\"v\":9"), "[]", now_ms())
             .err()
             .expect("damaged");
         assert!(err.contains("damaged"), "{err}");

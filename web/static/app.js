@@ -372,10 +372,42 @@ function keepRecord(kind, table, text) {
   return store.keep(kind, table, text).catch((e) => {
     if (text === null || !playing || playing.unkept) return;
     playing.unkept = true;
-    fail(`This browser would not keep your seat's record: ${e.message}. The seat plays on, ` +
+    const what = kind === "host" ? ["the table's record", "table goes on"] : ["your seat's record", "seat plays on"];
+    fail(`This browser would not keep ${what[0]}: ${e.message}. The ${what[1]}, ` +
       "but a reload now would lose it.");
   });
 }
+
+// One tab at a time plays or hosts a table: two tabs taking the same seat or lobby back would
+// sign for it twice. The browser's lock (Web Locks) is held until the table is done with, or the
+// tab closes; a browser without them plays on unguarded.
+let tableLock = null;
+
+async function claimTable(table) {
+  if (!navigator.locks) return true;
+  if (tableLock && tableLock.table === table) return true;
+  return new Promise((claimed) => {
+    navigator.locks
+      .request(`tolerance.table.${table}`, { ifAvailable: true }, (lock) => {
+        if (!lock) {
+          claimed(false);
+          return null;
+        }
+        return new Promise((release) => {
+          tableLock = { table, release };
+          claimed(true);
+        });
+      })
+      .catch(() => claimed(true));
+  });
+}
+
+function releaseTable() {
+  if (tableLock) tableLock.release();
+  tableLock = null;
+}
+
+const OTHER_TAB = "This table is open in another tab of this browser: play it there, or close that tab first.";
 
 // The seat this page plays, if any.
 let playing = null;
@@ -682,6 +714,7 @@ function tick(seat) {
         // Kept until the relays took every event, so a tab closed before still has them.
         if (!owed) {
           Promise.all(["seat", "join", "host"].map((kind) => keepRecord(kind, table, null)))
+            .then(releaseTable)
             .then(() => (document.body.dataset.records = "dropped"));
         }
       }));
@@ -710,6 +743,7 @@ function startSeat(opened, why) {
 // The seat being taken cannot be: says why, closes its connections and lets the person try
 // again.
 function seatRefused(pool, message) {
+  releaseTable();
   fail(message);
   stopBots();
   seatState("refused");
@@ -724,9 +758,16 @@ function seatRefused(pool, message) {
 // of a seat this browser asked for before a reload, and the announcement it was read from),
 // the asking goes on from where it stood, with the same nonce.
 async function sitDown(opened, kept = null) {
+  if (!(await claimTable(opened.table))) {
+    fail(OTHER_TAB);
+    return;
+  }
   if (!startSeat(opened, kept
     ? "Unlock your key, or use the signer extension you sat down with, first: the seat you asked for was kept for it."
-    : "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) return;
+    : "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) {
+    releaseTable();
+    return;
+  }
   // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
   window.timing = { sat: performance.now() };
   const tableEvents = [];
@@ -872,7 +913,14 @@ async function restoreTableKey(table, record, [This, what]) {
 
 // Takes back the seat this browser kept a record of (after a reload or a closed tab).
 async function resumeSeat(opened, tableEvents) {
-  if (!startSeat(opened, "Unlock your key, or use the signer extension you sat down with, first: your seat was kept for it.")) return;
+  if (!(await claimTable(opened.table))) {
+    fail(OTHER_TAB);
+    return;
+  }
+  if (!startSeat(opened, "Unlock your key, or use the signer extension you sat down with, first: your seat was kept for it.")) {
+    releaseTable();
+    return;
+  }
   let seat = null;
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
@@ -1033,8 +1081,12 @@ async function hostTable() {
     host.open();
     const naddr = host.naddr();
     const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
+    await claimTable(opened.table);
     const h = runHost(host, opened, "Unlock your key first.");
-    if (!h) return;
+    if (!h) {
+      releaseTable();
+      return;
+    }
     say("Your table is announced: send its link to the people you play with.");
     hostTick();
     startBots(h, botCount, $("host-level").value);
@@ -1090,24 +1142,38 @@ async function resumeHost(opened, record) {
     $("you").scrollIntoView({ block: "nearest" });
     return;
   }
+  if (!(await claimTable(opened.table))) {
+    fail(OTHER_TAB);
+    return;
+  }
   $("sit-down").disabled = true;
   let host;
   try {
     const why = await restoreTableKey(opened.table, record, ["The table you host", "the table you host"]);
     if (why) throw new Error(why);
-    host = core.PageHost.restore(record);
+    host = core.PageHost.restore(record, JSON.stringify(current ? current.events : []));
     const events = [];
     await query(opened.relays, JSON.parse(host.filter()), (e) => events.push(e)).done;
     host.feed(JSON.stringify(events));
   } catch (e) {
+    releaseTable();
     fail(e.message || String(e));
     $("sit-down").disabled = false;
     return;
   }
   const h = runHost(host, opened, "Unlock your key first.");
-  if (!h) return;
-  h.botsOwed = host.bots_gone();
-  if (h.botsOwed) hostNews(`the ${h.botsOwed === 1 ? "bot" : `${h.botsOwed} bots`} this page ran stopped with the reload: new ones take ${h.botsOwed === 1 ? "its place" : "their places"}`);
+  if (!h) {
+    releaseTable();
+    return;
+  }
+  const gone = host.bots_gone();
+  const bots = gone === 1 ? "the bot this page ran" : `the ${gone} bots this page ran`;
+  if (gone && host.seated()) {
+    hostNews(`${bots} stopped with the reload: the table goes on without ${gone === 1 ? "it" : "them"} once ${gone === 1 ? "it misses its" : "they miss their"} turns`);
+  } else if (gone) {
+    h.botsOwed = gone;
+    hostNews(`${bots} stopped with the reload: new ones take ${gone === 1 ? "its place" : "their places"}`);
+  }
   say("Your table is taken back: it goes on from where it stood.");
   hostTick();
 }
@@ -1274,6 +1340,7 @@ function hostTick() {
     $("sit-down").disabled = false;
     (h.sent || Promise.resolve()).then(() => {
       keepRecord("host", h.opened.table, null);
+      releaseTable();
       lingerThenClose(h.pool, () => {});
     });
     return;
