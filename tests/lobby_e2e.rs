@@ -1263,22 +1263,28 @@ fn a_killed_hosts_table_disappears_from_tables_when_it_expires() {
 /// table with nothing rejected, `verify` agrees, and nothing of the lobby stays kept.
 #[test]
 fn a_host_killed_in_its_lobby_takes_the_table_back_with_resume() {
+    host_killed_in_its_lobby("host-kill", &[]);
+}
+
+/// The same with a table key: the identity authorized a key for this table alone, which hosts;
+/// `resume` opens the table key the journal sealed to the identity and hosts on with it.
+#[test]
+fn a_host_with_a_table_key_killed_in_its_lobby_takes_the_table_back_with_resume() {
+    host_killed_in_its_lobby("host-kill-tk", &["--table-key"]);
+}
+
+fn host_killed_in_its_lobby(test: &str, more: &[&str]) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let r = relay();
-    let (ha, hb, hc) = (
-        home("host-kill", "a"),
-        home("host-kill", "b"),
-        home("host-kill", "c"),
-    );
+    let (ha, hb, hc) = (home(test, "a"), home(test, "b"), home(test, "c"));
     for h in [&ha, &hb, &hc] {
         player(h);
     }
-    let mut host = spawn(
-        &ha,
-        &[
-            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--auto",
-        ],
-    );
+    let mut args = vec![
+        "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--auto",
+    ];
+    args.extend_from_slice(more);
+    let mut host = spawn(&ha, &args);
     let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
     let jb = spawn(&hb, &["join", &naddr, "--auto"]);
     host.wait_line("joined (2/3)", Duration::from_secs(30));
@@ -1290,6 +1296,11 @@ fn a_host_killed_in_its_lobby_takes_the_table_back_with_resume() {
     assert!(kept.contains(&table), "{kept}");
     let sealed = std::fs::read(dir.join("lobby_seed.bin")).expect("the seed is kept");
     assert_eq!(sealed.len(), 12 + 32 + 16, "nonce, seed, tag");
+    assert_eq!(
+        dir.join("table_key.json").exists(),
+        more.contains(&"--table-key"),
+        "a table key is kept sealed to the identity, before the lobby opens"
+    );
 
     let jc = spawn(&hc, &["join", &naddr, "--auto"]);
     let resumed = spawn(&ha, &["resume"]);
