@@ -14,6 +14,29 @@ use words::{cards_text, line, shown_hand, value_of};
 pub mod replay;
 pub mod words;
 
+/// The table's header, for its words and its drawing.
+fn heading(v: &ArtView) -> String {
+    match v.phase {
+        Phase::Draw => "drawing for the first deal: highest feather deals".to_string(),
+        Phase::Done => format!("over after {}", count(v.hand_no, "hand", "hands")),
+        _ => format!(
+            "hand {}{} · ante {} · pot {}",
+            v.hand_no + 1,
+            v.hands.map(|h| format!(" of {h}")).unwrap_or_default(),
+            v.ante,
+            v.pot
+        ),
+    }
+}
+
+/// The cards `seat` drew for the first deal, if it drew.
+fn drew(v: &ArtView, seat: Seat) -> Option<&[Card]> {
+    v.draws
+        .iter()
+        .find(|(x, _)| *x == seat)
+        .map(|(_, c)| c.as_slice())
+}
+
 impl GameUi for ArtOfFacts {
     fn story(&self, viewer: Option<Seat>, names: &dyn Fn(Seat) -> String) -> Vec<String> {
         self.view(viewer)
@@ -24,23 +47,11 @@ impl GameUi for ArtOfFacts {
     }
 
     fn render(v: &ArtView, n: &dyn Fn(Seat) -> String) -> String {
-        let mut s = match v.phase {
-            Phase::Draw => "── drawing for the first deal: highest feather deals ──\n".to_string(),
-            Phase::Done => format!("── over after {} ──\n", count(v.hand_no, "hand", "hands")),
-            _ => format!(
-                "── hand {}{} · ante {} · pot {} ──\n",
-                v.hand_no + 1,
-                v.hands.map(|h| format!(" of {h}")).unwrap_or_default(),
-                v.ante,
-                v.pot
-            ),
-        };
+        let mut s = format!("── {} ──\n", heading(v));
         for p in &v.players {
             let cards = if p.cards.is_empty() {
-                v.draws
-                    .iter()
-                    .find(|(x, _)| *x == p.seat)
-                    .map(|(_, c)| format!("drew {}", cards_text(c)))
+                drew(v, p.seat)
+                    .map(|c| format!("drew {}", cards_text(c)))
                     .unwrap_or_default()
             } else {
                 let mut t: Vec<String> = p
@@ -72,24 +83,12 @@ impl GameUi for ArtOfFacts {
     }
 
     fn drawing(v: &ArtView, n: &dyn Fn(Seat) -> String) -> Option<Drawing> {
-        let title = match v.phase {
-            Phase::Draw => "drawing for the first deal: highest feather deals".to_string(),
-            Phase::Done => format!("over after {}", count(v.hand_no, "hand", "hands")),
-            _ => format!(
-                "hand {}{} · ante {} · pot {}",
-                v.hand_no + 1,
-                v.hands.map(|h| format!(" of {h}")).unwrap_or_default(),
-                v.ante,
-                v.pot
-            ),
-        };
+        let title = heading(v);
         let seats = v.players.iter().map(|p| {
             // Before the first deal a seat's place shows the cards it drew for the deal.
             let pieces: Vec<Piece> = if p.cards.is_empty() {
-                v.draws
-                    .iter()
-                    .find(|(x, _)| *x == p.seat)
-                    .map(|(_, c)| c.iter().map(|c| Piece::named(c.name())).collect())
+                drew(v, p.seat)
+                    .map(|c| c.iter().map(|c| Piece::named(c.name())).collect())
                     .unwrap_or_default()
             } else {
                 p.cards
