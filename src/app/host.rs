@@ -520,24 +520,20 @@ pub async fn lobby_again(
         .map_err(|e| format!("{damaged}: {e}"))?;
     let plan = kept.plan.clone().plan()?;
     let me = keys.public_key();
-    let announcements = Filter::new()
-        .kind(Kind::from(crate::wire::KIND_TABLE))
-        .author(me)
-        .identifier(table);
     let held = pool
-        .fetch(vec![announcements], Duration::from_secs(5))
+        .fetch(
+            vec![crate::wire::announcement_filter(&me, table)],
+            Duration::from_secs(5),
+        )
         .await
         .map_err(|e| format!("reading the table from the relays: {e}"))?;
     let latest = crate::table::host::newest_of(&held, &me, table);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
     let lobby = HostLobby::restore(
         plan,
         me,
         kept.record,
         *seed,
-        (latest.as_ref().map(|(s, at)| (s, *at)), now),
+        (latest.as_ref().map(|(s, at)| (s, *at)), lobby::unix_ms()),
     )?;
     let keeper = JournalKeeper {
         home,

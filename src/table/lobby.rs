@@ -148,7 +148,7 @@ async fn send_lobby_pow(
 }
 
 /// Milliseconds since the Unix epoch: the host's lobby clock.
-fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -543,10 +543,7 @@ pub async fn find_announcement(
             let spec = wire::parse_table(&ev).map_err(|e| TableError::Setup(e.to_string()))?;
             let newer = pool
                 .fetch(
-                    vec![Filter::new()
-                        .kind(Kind::from(wire::KIND_TABLE))
-                        .author(ev.pubkey)
-                        .identifier(spec.table.clone())],
+                    vec![wire::announcement_filter(&ev.pubkey, &spec.table)],
                     timeout,
                 )
                 .await?;
@@ -772,10 +769,7 @@ async fn table_and_lobby(
     table: &str,
 ) -> Result<crate::net::pool::Subscription, String> {
     pool.subscribe(vec![
-        Filter::new()
-            .kind(Kind::from(wire::KIND_TABLE))
-            .author(*host)
-            .identifier(table.to_string()),
+        wire::announcement_filter(host, table),
         lobby_filter(host, table),
     ])
     .await

@@ -264,6 +264,14 @@ impl TableSpec {
     }
 }
 
+/// Filter for `host`'s announcements of `table` (every version; the newest is the table).
+pub fn announcement_filter(host: &PublicKey, table: &str) -> Filter {
+    Filter::new()
+        .kind(Kind::from(KIND_TABLE))
+        .author(*host)
+        .identifier(table)
+}
+
 /// The table's coordinate, for `a` tags and filters.
 pub fn table_coordinate(host: &PublicKey, table: &str) -> Coordinate {
     Coordinate::new(Kind::from(KIND_TABLE), *host).identifier(table)

@@ -206,10 +206,7 @@ pub async fn fetch_table(
     table: &str,
     timeout: Duration,
 ) -> Result<(TableSpec, u64), TableError> {
-    let filter = Filter::new()
-        .kind(Kind::from(wire::KIND_TABLE))
-        .author(*host)
-        .identifier(table);
+    let filter = wire::announcement_filter(host, table);
     let deadline = Instant::now() + timeout;
     loop {
         let events = pool
@@ -236,10 +233,7 @@ pub async fn fetch_table(
 /// log nobody can check on that relay alone. Relays keep one copy of an event, and the pool keeps
 /// offering it to a relay that cannot take it yet, for as long as the table runs.
 fn carry_seating(pool: &RelayPool, host: &PublicKey, table: &str, seats: &[PublicKey]) {
-    let announcement = Filter::new()
-        .kind(Kind::from(wire::KIND_TABLE))
-        .author(*host)
-        .identifier(table);
+    let announcement = wire::announcement_filter(host, table);
     let mut authors = seats.to_vec();
     authors.push(*host);
     let seating = wire::lobby::lobby_filter(host, table).authors(authors);
