@@ -597,7 +597,7 @@ const LOBBY_RECORD_VERSION: u32 = 1;
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 enum RecordPhase {
     Taking,
-    Revealing { until: Option<u64> },
+    Revealing,
     Seated,
     Cancelled { reason: String },
 }
@@ -699,7 +699,7 @@ impl HostLobby {
             start_asked: self.start_asked,
             phase: match &self.phase {
                 Phase::Taking => RecordPhase::Taking,
-                Phase::Revealing { until } => RecordPhase::Revealing { until: *until },
+                Phase::Revealing { .. } => RecordPhase::Revealing,
                 Phase::Seated => RecordPhase::Seated,
                 Phase::Cancelled(reason) => RecordPhase::Cancelled {
                     reason: reason.clone(),
@@ -767,17 +767,14 @@ impl HostLobby {
                 ));
             }
         }
-        let keys = |v: &[String]| -> Result<Vec<PublicKey>, String> {
-            v.iter()
-                .map(|h| PublicKey::from_hex(h).map_err(|_| damaged("names a key that is not one")))
-                .collect()
-        };
+        let key =
+            |h: &String| PublicKey::from_hex(h).map_err(|_| damaged("names a key that is not one"));
         let mut plan = plan;
-        plan.invite = keys(&record.invite)?;
+        plan.invite = record.invite.iter().map(key).collect::<Result<_, _>>()?;
         let joins = record
             .joins
             .iter()
-            .map(|(k, n)| Ok((keys(std::slice::from_ref(k))?[0], *n)))
+            .map(|(k, n)| Ok((key(k)?, *n)))
             .collect::<Result<HashMap<_, _>, String>>()?;
         let taken_before = record
             .taken
@@ -788,7 +785,7 @@ impl HostLobby {
             RecordPhase::Taking => Phase::Taking,
             // The players' time to open their nonces starts again once the host's own is out
             // again: it may never have reached a relay before the crash.
-            RecordPhase::Revealing { .. } => Phase::Revealing { until: None },
+            RecordPhase::Revealing => Phase::Revealing { until: None },
             RecordPhase::Seated => Phase::Seated,
             RecordPhase::Cancelled { reason } => Phase::Cancelled(reason),
         };
@@ -812,10 +809,15 @@ impl HostLobby {
             taken_before,
             hold_reveal: false,
         };
+        // What was kept may not have gone out, and the lobby may have changed since without an
+        // announcement (a fresh commitment in a later round): announced as it stands.
         match lobby.phase {
-            // What was kept may not have gone out, and the lobby may have changed since without
-            // an announcement (a fresh commitment in a later round): announced as it stands.
-            Phase::Taking | Phase::Revealing { .. } => lobby.announce(now),
+            Phase::Taking => lobby.announce(now),
+            Phase::Revealing { .. } => {
+                lobby.announce(now);
+                lobby.out.push(lobby.own_reveal());
+                lobby.hold_reveal = true;
+            }
             // The seated announcement's time is when the game's first step opened: sent again
             // as it was, never at another time.
             Phase::Seated | Phase::Cancelled(_) => {
@@ -826,10 +828,6 @@ impl HostLobby {
                     });
                 }
             }
-        }
-        if let Phase::Revealing { .. } = lobby.phase {
-            lobby.out.push(lobby.own_reveal());
-            lobby.hold_reveal = true;
         }
         Ok(lobby)
     }
