@@ -383,6 +383,7 @@ function keepRecord(kind, table, text) {
 // tab closes; a browser without them plays on unguarded.
 let tableLock = null;
 
+// Whether this tab now holds `table`; else says another tab does.
 async function claimTable(table) {
   if (!navigator.locks) return true;
   if (tableLock && tableLock.table === table) return true;
@@ -390,6 +391,7 @@ async function claimTable(table) {
     navigator.locks
       .request(`tolerance.table.${table}`, { ifAvailable: true }, (lock) => {
         if (!lock) {
+          fail(OTHER_TAB);
           claimed(false);
           return null;
         }
@@ -723,15 +725,27 @@ function tick(seat) {
   playing.timer = setTimeout(() => tick(seat), Math.max(out.wake_ms, 0));
 }
 
+// Whether a key signs here (the page's own, unlocked, or a signer extension's); else says `why`
+// it must and points at the key's panel.
+function keyReady(why) {
+  if (core.key_unlocked() || core.signer_identity()) return true;
+  fail(why);
+  $("you").scrollIntoView({ block: "nearest" });
+  return false;
+}
+
+// The page is at no table yet; else says so (one table at a time).
+function atNoTable() {
+  if (!hosting && !playing) return true;
+  fail("This page is at a table already: one table at a time.");
+  return false;
+}
+
 // The start of sitting down or coming back: the key must be unlocked (`why` says what for),
 // and one seat at a time; false when the page cannot start.
 function startSeat(opened, why) {
   clearError();
-  if (!core.key_unlocked() && !core.signer_identity()) {
-    fail(why);
-    $("you").scrollIntoView({ block: "nearest" });
-    return false;
-  }
+  if (!keyReady(why)) return false;
   if (playing) return false;
   $("sit-down").disabled = true;
   playing = { table: opened.table, relays: opened.relays, pool: null, seat: null, turn: null, deadline: 0, done: false };
@@ -758,10 +772,7 @@ function seatRefused(pool, message) {
 // of a seat this browser asked for before a reload, and the announcement it was read from),
 // the asking goes on from where it stood, with the same nonce.
 async function sitDown(opened, kept = null) {
-  if (!(await claimTable(opened.table))) {
-    fail(OTHER_TAB);
-    return;
-  }
+  if (!(await claimTable(opened.table))) return;
   if (!startSeat(opened, kept
     ? "Unlock your key, or use the signer extension you sat down with, first: the seat you asked for was kept for it."
     : "Unlock your key (or make one), or use your signer extension, first: your seat signs every move with it.")) {
@@ -913,10 +924,7 @@ async function restoreTableKey(table, record, [This, what]) {
 
 // Takes back the seat this browser kept a record of (after a reload or a closed tab).
 async function resumeSeat(opened, tableEvents) {
-  if (!(await claimTable(opened.table))) {
-    fail(OTHER_TAB);
-    return;
-  }
+  if (!(await claimTable(opened.table))) return;
   if (!startSeat(opened, "Unlock your key, or use the signer extension you sat down with, first: your seat was kept for it.")) {
     releaseTable();
     return;
@@ -1035,15 +1043,7 @@ async function hostTable() {
   clearError();
   // Taken at once: a second press while the first is still on its way must not host twice.
   if ($("host-open").disabled) return;
-  if (hosting || playing) {
-    fail("This page is at a table already: one table at a time.");
-    return;
-  }
-  if (!core.key_unlocked() && !core.signer_identity()) {
-    fail("Unlock your key (or make one), or use your signer extension, first: your seat at the table signs every move with it.");
-    $("you").scrollIntoView({ block: "nearest" });
-    return;
-  }
+  if (!atNoTable() || !keyReady("Unlock your key (or make one), or use your signer extension, first: your seat at the table signs every move with it.")) return;
   const form = {
     game: $("host-game").value,
     variant: $("host-variant").value || null,
@@ -1133,19 +1133,8 @@ function runHost(host, opened, why) {
 // nonce on its way is missed), and bots the page ran start again in the places they left.
 async function resumeHost(opened, record) {
   clearError();
-  if (hosting || playing) {
-    fail("This page is at a table already: one table at a time.");
-    return;
-  }
-  if (!core.key_unlocked() && !core.signer_identity()) {
-    fail("Unlock your key, or use the signer extension you hosted with, first: the table you host was kept for it.");
-    $("you").scrollIntoView({ block: "nearest" });
-    return;
-  }
-  if (!(await claimTable(opened.table))) {
-    fail(OTHER_TAB);
-    return;
-  }
+  if (!atNoTable() || !keyReady("Unlock your key, or use the signer extension you hosted with, first: the table you host was kept for it.")) return;
+  if (!(await claimTable(opened.table))) return;
   $("sit-down").disabled = true;
   let host;
   try {
