@@ -1049,8 +1049,13 @@ async fn a_person_hosts_from_the_page_and_plays_a_terminal_player_who_joined_by_
 /// A script that fills in the host form for Perudo at the fast pace, then `fields` (an element's
 /// id and its value; "true" ticks a checkbox).
 fn perudo_form(fields: &[(&str, String)]) -> String {
-    let mut js = String::from(
-        "const g = document.getElementById('host-game'); g.value = 'perudo'; \
+    host_form("perudo", fields)
+}
+
+/// [`perudo_form`] for `game`.
+fn host_form(game: &str, fields: &[(&str, String)]) -> String {
+    let mut js = format!(
+        "const g = document.getElementById('host-game'); g.value = '{game}'; \
          g.dispatchEvent(new Event('change')); \
          document.getElementById('host-pace').value = 'fast';",
     );
@@ -1138,6 +1143,91 @@ async fn a_person_plays_against_bots_that_the_page_alone_runs() {
     assert!(
         seats.contains("bot 1") && seats.contains("bot 2") && seats.contains(&me[..10]),
         "three keys, the bots named by their profiles: {seats}"
+    );
+    c.close().await.unwrap();
+}
+
+/// A reload mid-hand at a table the page plays against its own bot: the bot's worker went with
+/// the page, and comes back with it. The page kept the bot's key sealed by the table key
+/// ("bots") before the bot asked for its seat, and the bot kept its seat's record itself before
+/// its events went out. After the reload and "Take your seat back", the bot starts again with
+/// that key and takes its seat back from its record, as the person's seat does: both hands are
+/// dealt and shown (every card needs the bot's key share), nobody is timed out, a later
+/// `tolerance verify` finds the table whole, and no record outlives it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_mid_table_takes_the_pages_bot_back_too() {
+    const PASSWORD: &str = "a password for a table with a bot";
+    let test = "browser-bot-resume";
+    let hw = home(test, "web");
+    let (_web, url, _relay) = serve(&hw);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&url).await.unwrap();
+    let me = make_key(&c, PASSWORD).await;
+    script(
+        &c,
+        &host_form(
+            "tolerance",
+            &[
+                ("host-seats", "2".into()),
+                ("host-bots", "1".into()),
+                ("host-level", "easy".into()),
+                ("host-hands", "2".into()),
+            ],
+        ),
+    )
+    .await;
+    click(&c, "#host-open").await;
+    until(&c, "document.body.dataset.hosting").await;
+    let naddr = naddr_of(&text(&c, "#host-join").await);
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    let clicks = clicks_until(&c, check_or_call, Duration::from_secs(120), 1).await;
+    assert_eq!(clicks, 1, "the table ended before the reload");
+    let bots = kept_records(&c, "bots.").await;
+    assert_eq!(bots.len(), 1, "no record of the page's bots: {bots:?}");
+    assert!(
+        bots[0].contains("\"sealed\"") && bots[0].contains("bot 1"),
+        "{}",
+        bots[0]
+    );
+    let seat = kept_records(&c, "bot-").await;
+    assert_eq!(
+        seat.len(),
+        1,
+        "the bot kept no record of its seat: {seat:?}"
+    );
+    assert!(seat[0].contains("\"master\""), "{}", seat[0]);
+
+    reload_and_unlock(&c, PASSWORD).await;
+    until(
+        &c,
+        "document.getElementById('sit-down').textContent === 'Take your seat back' && !document.getElementById('sit').hidden",
+    )
+    .await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    play_by_clicks(&c, check_or_call, Duration::from_secs(240)).await;
+    let line = text(&c, "#over-line").await;
+    assert!(
+        line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("stopped answering") && !line.contains("forfeit"),
+        "the bot came back and played: {line}"
+    );
+    until(
+        &c,
+        "window.botStates && window.botStates['bot 1'] === 'over'",
+    )
+    .await;
+    records_dropped(&c).await;
+    let cli = verify_agrees_with_the_page(&c, &hw, &naddr).await;
+    assert_eq!(cli["seats"].as_array().map(Vec::len), Some(2), "{cli}");
+    let seats = text(&c, "#seats").await;
+    assert!(
+        seats.contains("bot 1") && seats.contains(&me[..10]),
+        "the bot and the person: {seats}"
     );
     c.close().await.unwrap();
 }

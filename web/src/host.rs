@@ -81,6 +81,8 @@ pub struct PageHost {
     /// The bots this page runs at the table (their keys) and their level.
     bots: Vec<PublicKey>,
     bot_level: String,
+    /// The same bots as the browser keeps them past the seating (record "bots").
+    kept_bots: Vec<KeptBot>,
     /// Bots of the page before a reload, gone with it.
     bots_gone: usize,
 }
@@ -108,6 +110,65 @@ struct HostRecord {
 }
 
 const HOST_RECORD_VERSION: u32 = 1;
+
+/// A bot this page runs at the table: its name, its key and its secret, hex, NIP-44 encrypted
+/// by the table key to itself, so that only the key that hosted starts it again.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptBot {
+    name: String,
+    key: String,
+    sealed: String,
+}
+
+/// What the browser keeps of the bots this page runs at a table (record "bots"): kept as each
+/// is let in, before it asks for a seat, and kept past the seating (unlike the host's record),
+/// so that a reload at the seated table starts each bot again with its key, and the bot takes
+/// its seat back from its own record as a person's seat does.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotsRecord {
+    v: u32,
+    table: String,
+    level: String,
+    bots: Vec<KeptBot>,
+}
+
+const BOTS_RECORD_VERSION: u32 = 1;
+
+/// The bots this page ran at `table` before a reload, from their record ("bots"), opened by
+/// the key that hosted the table (with a signer extension, the table key taken back first):
+/// `{level, bots: [{name, key, secret}]}`, each `secret` for its worker's
+/// [`crate::key::bot_key`].
+#[wasm_bindgen]
+pub fn bots_back(table: &str, record: &str) -> Result<String, JsError> {
+    bots_opened(table, record).map_err(|e| JsError::new(&e))
+}
+
+fn bots_opened(table: &str, record: &str) -> Result<String, String> {
+    let lost = "this browser's record of the bots at this table is damaged: they cannot be \
+                started again";
+    let r: BotsRecord = serde_json::from_str(record).map_err(|_| lost.to_string())?;
+    if r.v != BOTS_RECORD_VERSION || r.table != table {
+        return Err(lost.into());
+    }
+    let (keys, _) = signer::seat_key(table)?;
+    let mut bots = Vec::new();
+    for b in &r.bots {
+        let secret = open_from_self(&keys, &b.sealed).map_err(|e| match e {
+            Unsealed::OtherKey => "this browser's record of the bots at this table was kept by \
+                                   another key: the key that hosted the table starts them again"
+                .to_string(),
+            Unsealed::Damaged => lost.to_string(),
+        })?;
+        let bot = Keys::new(SecretKey::from_slice(&*secret).map_err(|_| lost.to_string())?);
+        if bot.public_key().to_hex() != b.key {
+            return Err(lost.into());
+        }
+        bots.push(json!({"name": b.name, "key": b.key, "secret": hex::encode(*secret)}));
+    }
+    Ok(json!({"level": r.level, "bots": bots}).to_string())
+}
 
 #[wasm_bindgen]
 impl PageHost {
@@ -222,6 +283,7 @@ impl PageHost {
             table_key: None,
             bots: Vec::new(),
             bot_level: String::new(),
+            kept_bots: Vec::new(),
             bots_gone: 0,
         })
     }
@@ -521,14 +583,37 @@ impl PageHost {
         }
     }
 
-    /// A bot this page runs (its key, hex) at `level` may sit down even at an invite-only
-    /// table.
-    pub fn admit_bot(&mut self, hex: &str, level: &str) {
-        if let (Some(l), Ok(key)) = (self.lobby.as_mut(), PublicKey::from_hex(hex)) {
+    /// A bot this page runs, `name`, its key's `secret` (hex, as its worker made it), at
+    /// `level`: it may sit down even at an invite-only table. Answers the record of the page's
+    /// bots at this table ([`bots_back`]), for the page to keep before the bot asks for a seat.
+    pub fn admit_bot(&mut self, name: &str, secret: &str, level: &str) -> Result<String, JsError> {
+        self.admitted(name, secret, level)
+            .map_err(|e| JsError::new(&e))
+    }
+
+    fn admitted(&mut self, name: &str, secret: &str, level: &str) -> Result<String, String> {
+        let bot = Keys::parse(secret).map_err(|_| "the bot's key is not a key".to_string())?;
+        let key = bot.public_key();
+        let secret = Zeroizing::new(bot.secret_key().secret_bytes());
+        let sealed = seal_to_self(&self.keys, &secret)
+            .map_err(|e| format!("the table's key could not keep the bot's: {e}"))?;
+        if let Some(l) = self.lobby.as_mut() {
             l.admit_key(key);
-            self.bots.push(key);
-            self.bot_level = level.to_string();
         }
+        self.bots.push(key);
+        self.bot_level = level.to_string();
+        self.kept_bots.push(KeptBot {
+            name: name.to_string(),
+            key: key.to_hex(),
+            sealed,
+        });
+        let record = BotsRecord {
+            v: BOTS_RECORD_VERSION,
+            table: self.table.clone(),
+            level: self.bot_level.clone(),
+            bots: self.kept_bots.clone(),
+        };
+        Ok(serde_json::to_string(&record).expect("a bots record serializes"))
     }
 
     /// The person hosting asks to start with the players there now.
@@ -696,7 +781,9 @@ mod tests {
             says(keys, wire::LobbyBody::Join { commit, auth: None })
         };
         let (guest, bot) = (Keys::generate(), Keys::generate());
-        host.admit_bot(&bot.public_key().to_hex(), "easy");
+        let bot_secret = bot.secret_key().to_secret_hex();
+        let bots = host.admitted("bot 1", &bot_secret, "easy").expect("let in");
+        assert!(!bots.contains(&bot_secret), "the bot's key is kept sealed");
         host.feed(&join(&guest));
         host.feed(&join(&bot));
         let out = tick(&mut host);
@@ -734,11 +821,24 @@ mod tests {
             .unwrap()
             .iter()
             .any(|e| e["kind"] == json!(wire::KIND_TABLE)));
+        // The bots' record gives the bot's key back to the key that hosted, past the seating.
+        let opened: Value = serde_json::from_str(&bots_opened(&table, &bots).unwrap()).unwrap();
+        assert_eq!(
+            opened,
+            json!({"level": "easy", "bots": [
+                {"name": "bot 1", "key": bot.public_key().to_hex(), "secret": bot_secret}
+            ]})
+        );
+        assert!(bots_opened(&"0".repeat(64), &bots)
+            .unwrap_err()
+            .contains("damaged"));
         // Another key, or a damaged record, is said in words.
         crate::key::set_unlocked(Some(Keys::generate()));
         let err = PageHost::restored(&record, "[]", now_ms())
             .err()
             .expect("another key");
+        assert!(err.contains("kept by another key"), "{err}");
+        let err = bots_opened(&table, &bots).unwrap_err();
         assert!(err.contains("kept by another key"), "{err}");
         crate::key::set_unlocked(Some(host_keys));
         let err = PageHost::restored(&record.replace("\"v\":1", "\"v\":9"), "[]", now_ms())

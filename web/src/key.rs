@@ -137,17 +137,23 @@ pub(crate) fn set_unlocked(keys: Option<Keys>) {
     UNLOCKED.with(|k| *k.borrow_mut() = keys);
 }
 
-/// A fresh key for a bot seat, held as this core's unlocked key: each bot runs in a worker with
-/// a core of its own, so the person's key is never in it. `{npub, hex}`, and the bot's profile
-/// (`name`) signed by it, for the table to name the bot.
+/// A key for a bot seat, held as this core's unlocked key: each bot runs in a worker with a core
+/// of its own, so the person's key is never in it. A fresh key, or with `secret` (hex) the key
+/// the bot played with before a reload. `{npub, hex, secret}` (the page keeps the secret sealed
+/// by the table key, so that a reload takes the bot back) and the bot's profile (`name`) signed
+/// by it, for the table to name the bot.
 #[wasm_bindgen]
-pub fn bot_key(name: &str) -> Result<String, JsError> {
-    let keys = Keys::generate();
+pub fn bot_key(name: &str, secret: Option<String>) -> Result<String, JsError> {
+    let keys = match secret {
+        Some(s) => Keys::parse(&s).map_err(|_| JsError::new("the bot's kept key is damaged"))?,
+        None => Keys::generate(),
+    };
     let profile = EventBuilder::metadata(&Metadata::new().name(name))
         .sign_with_keys(&keys)
         .map_err(|e| JsError::new(&format!("the bot's key could not sign: {e}")))?;
     let mut out = public(&keys);
     out["profile"] = serde_json::from_str(&profile.as_json()).expect("events serialize");
+    out["secret"] = serde_json::Value::String(keys.secret_key().to_secret_hex());
     hold(keys);
     Ok(out.to_string())
 }

@@ -365,14 +365,18 @@ async function names(relays, keys) {
 
 // What the browser keeps to take a seat back after a reload (store.js), by table: the core's
 // record of a seat asked for ("join": the seating nonce, sealed), of a seat held ("seat": its
-// master secret, sealed, and the events it signed) and of a table hosted until it is seated
-// ("host": its lobby, and the seed of the host's nonces, sealed). Resolves once stored or once storing
-// failed, which is said once: the seat plays on, and only a reload would lose it.
+// master secret, sealed, and the events it signed), of a table hosted until it is seated
+// ("host": its lobby, and the seed of the host's nonces, sealed) and of the bots it runs there
+// ("bots": their keys, sealed; each bot keeps its own seat's record). Resolves once stored or
+// once storing failed, which is said once: the seat plays on, and only a reload would lose it.
 function keepRecord(kind, table, text) {
   return store.keep(kind, table, text).catch((e) => {
     if (text === null || !playing || playing.unkept) return;
     playing.unkept = true;
-    const what = kind === "host" ? ["the table's record", "table goes on"] : ["your seat's record", "seat plays on"];
+    const what = {
+      host: ["the table's record", "table goes on"],
+      bots: ["your bots' record", "bots play on"],
+    }[kind] || ["your seat's record", "seat plays on"];
     fail(`This browser would not keep ${what[0]}: ${e.message}. The ${what[1]}, ` +
       "but a reload now would lose it.");
   });
@@ -714,8 +718,11 @@ function tick(seat) {
           ? `handing this seat's last ${owed} event(s) to the relays…`
           : "the relays took every event this seat signed";
         // Kept until the relays took every event, so a tab closed before still has them.
+        // The bots' record goes once each bot dropped its own.
         if (!owed) {
           Promise.all(["seat", "join", "host"].map((kind) => keepRecord(kind, table, null)))
+            .then(() => Promise.all(bots.map((b) => b.dropped)))
+            .then(() => keepRecord("bots", table, null))
             .then(releaseTable)
             .then(() => (document.body.dataset.records = "dropped"));
         }
@@ -944,6 +951,7 @@ async function resumeSeat(opened, tableEvents) {
     seatRefused(pool, why);
     return;
   }
+  resumeBots(opened);
   const { lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
   seat = await takeSeat(opened, [...tableEvents], lobby, pool, record);
 }
@@ -1156,12 +1164,16 @@ async function resumeHost(opened, record) {
     return;
   }
   const gone = host.bots_gone();
-  const bots = gone === 1 ? "the bot this page ran" : `the ${gone} bots this page ran`;
-  if (gone && host.seated()) {
-    hostNews(`${bots} stopped with the reload: the table goes on without ${gone === 1 ? "it" : "them"} once ${gone === 1 ? "it misses its" : "they miss their"} turns`);
+  const ran = gone === 1 ? "the bot this page ran" : `the ${gone} bots this page ran`;
+  if (host.seated() && store.record("bots", opened.table)) {
+    resumeBots(opened);
+  } else if (gone && host.seated()) {
+    hostNews(`${ran} stopped with the reload: the table goes on without ${gone === 1 ? "it" : "them"} once ${gone === 1 ? "it misses its" : "they miss their"} turns`);
   } else if (gone) {
+    // They had not sat down: new ones, with keys of their own, take their places.
+    keepRecord("bots", opened.table, null);
     h.botsOwed = gone;
-    hostNews(`${bots} stopped with the reload: new ones take ${gone === 1 ? "its place" : "their places"}`);
+    hostNews(`${ran} stopped with the reload: new ones take ${gone === 1 ? "its place" : "their places"}`);
   }
   say("Your table is taken back: it goes on from where it stood.");
   hostTick();
@@ -1219,45 +1231,100 @@ function hostNews(line) {
 }
 
 // The bot seats of the table this page hosts: each a worker with its own copy of the core, its
-// own key and its own connections, sitting down by the table's link as anyone does.
+// own key and its own connections, sitting down by the table's link as anyone does. A bot's
+// `dropped` resolves once it dropped its record, or stopped.
 let bots = [];
 
+// A bot named `name` at the table `opened` at `level`: a new one (`admit(hex, secret)` keeps its
+// key and lets it in, before it asks for a seat), or with the `secret` kept, one started again
+// after a reload, which takes its seat back.
+function startBot(opened, name, level, secret, admit) {
+  const worker = new Worker(new URL("./bot.js", import.meta.url), { type: "module" });
+  let done;
+  const bot = { worker, dropped: new Promise((ok) => (done = ok)) };
+  const gone = (words) => {
+    if (words) botNews(`${name} stopped: ${words}`);
+    bots = bots.filter((b) => b !== bot);
+    done();
+  };
+  worker.onmessage = (m) => {
+    const { state, words, hex, records } = m.data || {};
+    if (records === "dropped") {
+      gone();
+      return;
+    }
+    if (state === "key") {
+      Promise.resolve()
+        .then(() => admit && admit(hex, m.data.secret))
+        .then(() => worker.postMessage({ go: true }))
+        .catch((e) => {
+          worker.terminate();
+          gone(e.message || String(e));
+        });
+      return;
+    }
+    if (state === "unkept") {
+      botNews(`this browser would not keep ${name}'s record (${words}): it plays on, but a reload now would lose it`);
+      return;
+    }
+    if (state === "failed") gone(words);
+    // For scripts and tests: each bot's last word.
+    window.botStates = { ...(window.botStates || {}), [name]: state };
+  };
+  worker.onerror = (e) => gone(`it could not start (${(e && e.message) || "its worker did not load"})`);
+  worker.postMessage({ opened, level, name, secret });
+  bots.push(bot);
+}
+
 function startBots(h, count, level) {
+  const { table } = h.opened;
   for (let i = 1; i <= count; i++) {
     const name = `bot ${i}`;
-    const worker = new Worker(new URL("./bot.js", import.meta.url), { type: "module" });
-    worker.onmessage = (m) => {
-      const { state, words, hex } = m.data || {};
-      if (state === "key") {
-        // The page's own bot: let in even where only the invited may sit down.
-        h.host.admit_bot(hex, level);
-        worker.postMessage({ go: true });
-        return;
-      }
-      if (state === "failed") hostNews(`${name} stopped: ${words}`);
-      // A bot that is done closes itself once the relays took its last events.
-      if (state === "failed" || state === "over") bots = bots.filter((b) => b !== worker);
-      // For scripts and tests: each bot's last word.
-      window.botStates = { ...(window.botStates || {}), [name]: state };
-    };
-    worker.onerror = (e) => hostNews(`${name} could not start: ${(e && e.message) || "its worker did not load"}`);
-    worker.postMessage({ naddr: h.naddr, relays: h.relays, level, name });
-    bots.push(worker);
+    // The page's own bot: let in even where only the invited may sit down.
+    startBot(h.opened, name, level, undefined, (hex, secret) =>
+      keepRecord("bots", table, h.host.admit_bot(name, secret, level)));
   }
+}
+
+// The bots this page ran at a seated table before a reload start again, each with the key the
+// page kept sealed by the table key (taken back first), and each takes its seat back from its
+// own record.
+function resumeBots(opened) {
+  const record = store.record("bots", opened.table);
+  if (!record) return;
+  let kept;
+  try {
+    kept = JSON.parse(core.bots_back(opened.table, record));
+  } catch (e) {
+    botNews(e.message || String(e));
+    return;
+  }
+  for (const b of kept.bots) startBot(opened, b.name, kept.level, b.secret, null);
+  const n = kept.bots.length;
+  if (n) botNews(`${n === 1 ? "the bot this page ran takes its seat" : `the ${n} bots this page ran take their seats`} back`);
+}
+
+// News of the page's bots: in the hosted table's news while it takes players, else in the
+// status line.
+function botNews(line) {
+  if (hosting) hostNews(line);
+  else say(line.charAt(0).toUpperCase() + line.slice(1) + ".");
 }
 
 // How long the relays have to take a table's first announcement before the page gives up on it.
 const ANNOUNCE_PATIENCE_MS = 20000;
 
 function stopBots() {
-  for (const b of bots) b.terminate();
+  for (const b of bots) b.worker.terminate();
   bots = [];
 }
 
 // The table's own panel (seats by name, as anyone opening the link sees them) once a relay
 // holds its announcement; a table no relay takes is cancelled, saying what the relays said.
 function showHostedTable(h, since = Date.now()) {
-  if (hosting !== h) return;
+  // A table seated at once (bots fill it) is still shown, and its link kept for a reload.
+  const seated = playing && playing.table === h.opened.table && hosting === null;
+  if (hosting !== h && !seated) return;
   const first = h.announcements[0];
   if (first && h.pool.took(first.id)) {
     location.hash = h.naddr;
@@ -1265,6 +1332,7 @@ function showHostedTable(h, since = Date.now()) {
   }
   const notes = h.pool.notes();
   if (Date.now() - since > ANNOUNCE_PATIENCE_MS) {
+    if (seated) return;
     h.host.cancel(`no relay took the table's announcement${notes.length ? ` (${notes.join("; ")})` : ""}`);
     hostTick();
     return;
@@ -1329,6 +1397,7 @@ function hostTick() {
     $("sit-down").disabled = false;
     (h.sent || Promise.resolve()).then(() => {
       keepRecord("host", h.opened.table, null);
+      keepRecord("bots", h.opened.table, null);
       releaseTable();
       lingerThenClose(h.pool, () => {});
     });
@@ -1408,7 +1477,9 @@ function renderTable(view, opened, people) {
   const asked = !held && store.record("join", opened.table);
   const hosted = !held && view.status !== "cancelled" && store.record("host", opened.table);
   // A table cancelled while the page was away needs no record of its lobby.
-  if (view.status === "cancelled" && store.record("host", opened.table)) keepRecord("host", opened.table, null);
+  for (const kind of ["host", "bots"]) {
+    if (view.status === "cancelled" && store.record(kind, opened.table)) keepRecord(kind, opened.table, null);
+  }
   const kept = held || asked || hosted;
   $("sit").hidden = playing !== null || hosting !== null || !(open || view.status === "starting" || kept);
   $("sit-down").textContent = hosted ? "Take your table back" : kept ? "Take your seat back" : "Sit down";

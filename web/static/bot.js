@@ -3,23 +3,32 @@
 // the table a link names, as a person in the page does, then plays it with the game's bot: the
 // same session every seat runs checks every event it sees. It tells the page how it goes:
 // `{state, words}` messages, `state` being the joining step, "playing", "over" or "failed".
+//
+// Like a person's seat it keeps its record (store.js, under its own key) before its events go
+// out, so that after a reload the page starts it again with the same key (which the page keeps
+// sealed by the table key) and it takes its seat back. It drops the record once the relays took
+// its last events, and says so (`{records: "dropped"}`).
 import init, * as core from "./pkg/tolerance_web.js";
 import { SeatPool, followTable, lingerThenClose, openSeat, seatRound } from "./relays.js";
+import * as store from "./store.js";
 
 const tell = (state, words) => postMessage({ state, words });
 
-// First the table and the bot's level: the bot makes its key and says it (`{state: "key", hex}`),
-// so the page can let it in at an invite-only table; then `{go}`: it sits down.
+// First the table (as the page opened it), the bot's level and name, and the key it played
+// with before a reload if it did: the bot makes its key (or takes that one back) and says it
+// (`{state: "key", hex, secret}`), so the page can keep it and let it in at an invite-only
+// table; then `{go}`: it sits down, or takes its seat back.
 let ready = null;
 onmessage = async (ev) => {
   try {
     if (!ev.data.go) {
-      const { naddr, relays, level, name } = ev.data;
+      const { opened, level, name, secret } = ev.data;
       await init();
-      const me = JSON.parse(core.bot_key(name));
-      const opened = JSON.parse(core.open_table(naddr, JSON.stringify(relays)));
-      ready = () => sit(opened, level, me);
-      postMessage({ state: "key", hex: me.hex });
+      // Without storage the bot plays on; only a reload would lose it.
+      await store.load();
+      const me = JSON.parse(core.bot_key(name, secret || undefined));
+      ready = () => sit(opened, level, me, Boolean(secret));
+      postMessage({ state: "key", hex: me.hex, secret: me.secret });
     } else if (ready) {
       ready();
       ready = null;
@@ -30,12 +39,22 @@ onmessage = async (ev) => {
   }
 };
 
-function sit(opened, level, me) {
+// Sits down at the table (`back`: takes its seat back after a reload, at a seated table).
+function sit(opened, level, me, back) {
   const tableEvents = [];
+  const kind = `bot-${me.hex}`;
   let seat = null;
   let seating = false;
   let timer = null;
   let done = false;
+  // Each round's record is kept, and its events published, after the round before's.
+  let sent = Promise.resolve();
+  let unkept = false;
+  const keep = () =>
+    store.keep(kind, opened.table, seat.record()).catch((e) => {
+      if (!unkept) tell("unkept", e.message);
+      unkept = true;
+    });
   const pool = new SeatPool(opened.relays, (events) => {
     if (seat) {
       seat.feed(JSON.stringify(events));
@@ -59,7 +78,9 @@ function sit(opened, level, me) {
     clearTimeout(timer);
     let out;
     try {
-      out = seatRound(seat, pool, opened.relays, play);
+      const before = sent;
+      out = seatRound(seat, pool, opened.relays, play, () => before.then(keep));
+      if (out.publish.length) sent = out.sent;
     } catch (e) {
       stop(e.message || String(e));
       return;
@@ -67,10 +88,19 @@ function sit(opened, level, me) {
     if (out.over) {
       done = true;
       tell("over", out.over.line);
-      // The worker ends once the relays took its last events (or gave up on them).
-      lingerThenClose(pool, (owed) => {
-        if (!owed) setTimeout(close, 0);
-      });
+      // The worker ends once the relays took its last events (or gave up on them); its record
+      // goes once they took them.
+      sent.then(() =>
+        lingerThenClose(pool, (owed) => {
+          if (owed) return;
+          store
+            .keep(kind, opened.table, null)
+            .catch(() => {})
+            .then(() => {
+              postMessage({ records: "dropped" });
+              close();
+            });
+        }));
       setTimeout(close, 125000);
       return;
     }
@@ -79,19 +109,29 @@ function sit(opened, level, me) {
   const step = () => joining().catch((e) => stop(e.message || String(e)));
   const joining = async () => {
     if (seat || seating || done) return;
-    let r;
-    try {
-      r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
-    } catch (e) {
-      // Until the first announcement arrives there is nothing to read yet.
-      if (tableEvents.length) stop(e.message || String(e));
-      return;
+    let lobby;
+    if (back) {
+      // Its seat follows from the seating on the relays (its nonce went with the reload, and
+      // is needed no more); it goes on from its record, if it signed anything before.
+      if (!tableEvents.length) return;
+      ({ lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents))));
+      tell("seated", "taking its seat back");
+    } else {
+      let r;
+      try {
+        r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
+      } catch (e) {
+        // Until the first announcement arrives there is nothing to read yet.
+        if (tableEvents.length) stop(e.message || String(e));
+        return;
+      }
+      for (const e of r.publish) pool.publish(e);
+      tell(r.state, r.words);
+      if (r.state !== "seated") return;
+      lobby = r.lobby;
     }
-    for (const e of r.publish) pool.publish(e);
-    tell(r.state, r.words);
-    if (r.state !== "seated") return;
     seating = true;
-    const opening = await openSeat(core, opened, tableEvents, r.lobby);
+    const opening = await openSeat(core, opened, tableEvents, lobby, store.record(kind, opened.table));
     if (!opening.seat) {
       stop(opening.error);
       return;

@@ -1,8 +1,10 @@
 // What the browser keeps of the seats this page plays, so that a reload takes them back: one
-// record per table and kind (a seat asked for, a seat held), in IndexedDB. The page reads every
-// record once when it starts (`load`) and then from memory, so drawing a table never waits on
-// storage; a write (`keep`) changes memory at once and resolves once the browser has stored it,
-// which the page waits for before it publishes what the record covers.
+// record per table and kind (a seat asked for, a seat held, a table hosted, the bots run there,
+// each bot's seat), in IndexedDB. The page reads every record once when it starts (`load`) and
+// then from memory, so drawing a table never waits on storage; a write (`keep`) changes memory
+// at once and resolves once the browser has stored it, which the page waits for before it
+// publishes what the record covers. A bot's worker loads and keeps its own seat's record the
+// same way (each writes only its own records).
 //
 // Records kept by an older page in localStorage are moved here on the first load.
 
@@ -102,7 +104,7 @@ function words(e) {
   return (e && e.message) || String(e);
 }
 
-// The record of `kind` ("join" or "seat") at `table`, or "".
+// The record of `kind` ("join", "seat", "host", "bots", "bot-<key>") at `table`, or "".
 export function record(kind, table) {
   return kept.get(key(kind, table)) || "";
 }
