@@ -1992,28 +1992,33 @@ async fn a_person_with_a_signer_extension_sits_down_by_one_approval_and_comes_ba
     c.close().await.unwrap();
 }
 
-/// A person whose identity stays in a signer extension hosts from the page: the extension
-/// approves once the key the page made for the table. The page reloads before anyone joins; Bo
-/// asks for a seat from the terminal while it is away. "Take your table back" asks the extension
-/// to open the table key sealed in the record, and nothing more: the lobby lists Bo, the table
-/// fills and is seated, and the person plays it to the end with no other signature asked of the
-/// extension. Bo's client, the page and a later `verify` agree, and `verify` names the host and
-/// the person's seat by the identity.
+/// A person whose identity stays in a signer extension hosts from the page, inviting Bo: the
+/// extension approves once the key the page made for the table, and is asked to seal Bo's
+/// invitation. The page reloads before the extension answers. "Take your table back" asks the
+/// extension to open the table key sealed in the record, then to seal the invitation the page
+/// had not sent, which goes out once (Bo's `tolerance tables` lists it once). Bo joins from the
+/// terminal, the table fills and is seated, and the person plays it to the end with no other
+/// signature asked of the extension. Bo's client, the page and a later `verify` agree, and
+/// `verify` names the host and the person's seat by the identity.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_with_a_signer_extension_hosts_and_takes_the_table_back_after_a_reload() {
     use nostr_sdk::prelude::ToBech32;
     let test = "browser-extension-host";
     let hw = home(test, "web");
-    let (_web, url, _relay) = serve(&hw);
+    let (_web, url, relay) = serve(&hw);
     let hb = home(test, "bo");
-    player(&hb);
+    let bo_npub = player(&hb);
     let identity = nostr_sdk::Keys::generate();
     let driver = driver();
     let c = browser(&driver).await;
     c.goto(&url).await.unwrap();
     until(&c, "document.body.dataset.ready === 'yes'").await;
     use_extension(&c, &identity).await;
-    script(&c, &perudo_form(&[("host-seats", "2".into())])).await;
+    script(
+        &c,
+        &perudo_form(&[("host-seats", "2".into()), ("host-invite", bo_npub.clone())]),
+    )
+    .await;
     click(&c, "#host-open").await;
     let (id, kind, ask) = extension_asked(&c).await;
     assert_eq!(
@@ -2031,12 +2036,15 @@ async fn a_person_with_a_signer_extension_hosts_and_takes_the_table_back_after_a
         .expect("the table key is kept sealed to the identity")
         .to_string();
     assert_ne!(table_key, identity.public_key().to_hex());
+    // The identity seals Bo's invitation: the page asks the extension to encrypt it, and the
+    // page reloads before the extension answers.
+    let (_, kind, _) = extension_asked(&c).await;
+    assert_eq!(kind, "encrypt");
 
     c.refresh().await.unwrap();
     until(&c, "document.body.dataset.ready === 'yes'").await;
     use_extension(&c, &identity).await;
     until(&c, "document.body.dataset.table === 'shown'").await;
-    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
     until(
         &c,
         "document.getElementById('sit-down').textContent === 'Take your table back' && \
@@ -2045,12 +2053,45 @@ async fn a_person_with_a_signer_extension_hosts_and_takes_the_table_back_after_a
     .await;
     click(&c, "#sit-down").await;
     extension_opens_the_table_key(&c, &identity, &table_key).await;
+    // The invitation the page had not sent goes once the table is taken back.
+    let (id, kind, arg) = extension_asked(&c).await;
+    assert_eq!(kind, "encrypt");
+    let bo_key = nostr_sdk::PublicKey::parse(&bo_npub).unwrap();
+    assert_eq!(arg["pk"], json!(bo_key.to_hex()));
+    let sealed = nostr_sdk::nips::nip44::encrypt(
+        identity.secret_key(),
+        &bo_key,
+        arg["text"].as_str().unwrap(),
+        nostr_sdk::nips::nip44::Version::default(),
+    )
+    .unwrap();
+    extension_answers(&c, id, json!(sealed)).await;
+    let (id, kind, ask) = extension_asked(&c).await;
+    assert_eq!((kind.as_str(), ask["kind"].as_u64()), ("sign", Some(13)));
+    extension_answers(&c, id, extension_signs(&identity, &ask)).await;
+    until(
+        &c,
+        "document.getElementById('host-news').textContent.includes('invited')",
+    )
+    .await;
+    let listed = run(&hb, &["tables", "--relay", &relay, "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let invitations = listed["invitations"].as_array().unwrap();
+    assert_eq!(
+        invitations
+            .iter()
+            .filter(|t| t.to_string().contains(&naddr))
+            .count(),
+        1,
+        "Bo is invited once: {listed}"
+    );
+    let bo = spawn(&hb, &["join", &naddr, "--auto"]);
     until(&c, "document.body.dataset.seat === 'playing'").await;
     let line = perudo_by_clicks(&c, 1).await;
     assert_eq!(
         script(&c, "return window.__ext.signs;").await,
-        json!(0),
-        "the extension was asked to sign after the reload"
+        json!(1),
+        "after the reload the extension signed the invitation's seal, and no move"
     );
     let cli = the_host_and_verify_agree(&c, bo, &hw, &naddr, &line).await;
     let identity_npub = identity.public_key().to_bech32().unwrap();

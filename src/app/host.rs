@@ -499,11 +499,11 @@ impl LobbyKeeper for JournalKeeper {
 
 /// Takes back the lobby of the table `table` that this machine hosted and kept (`kept`: its
 /// `lobby.json`), after `tolerance host` stopped before the seating: it goes on from its record
-/// and what the relays hold until the seats are fixed. `keys` hosts it, for `authority` when
-/// it is a table key.
+/// and what the relays hold until the seats are fixed, and sends the invitations it had not sent.
+/// `keys` hosts it, for `identity` when it is a table key (the identity invites).
 pub async fn lobby_again(
     keys: &Keys,
-    authority: Option<PublicKey>,
+    identity: Option<&Authority>,
     pool: &RelayPool,
     (table, kept): (&str, &str),
     auto: bool,
@@ -535,10 +535,14 @@ pub async fn lobby_again(
         *seed,
         (latest.as_ref().map(|(s, at)| (s, *at)), lobby::unix_ms()),
     )?;
+    let inviter: std::sync::Arc<dyn nostr_sdk::NostrSigner> = match identity {
+        Some(a) => a.signer().clone(),
+        None => std::sync::Arc::new(keys.clone()),
+    };
     let keeper = JournalKeeper {
         home,
         keys: keys.clone(),
-        authority,
+        authority: identity.map(Authority::public_key),
         plan: kept.plan,
         auto,
         journal: Some(journal),
@@ -546,7 +550,7 @@ pub async fn lobby_again(
     };
     let start = std::sync::Arc::new(tokio::sync::Notify::new());
     let listening = listen_for_start(start.clone());
-    let spec = lobby::resume_lobby(pool, lobby, Some(start), Box::new(keeper), |n| {
+    let spec = lobby::resume_lobby(pool, lobby, (Some(start), inviter), Box::new(keeper), |n| {
         print_news(&n)
     })
     .await;

@@ -69,7 +69,7 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
     // A seat held by the identity's own key needs that key only. A seat held by a table key:
     // the identity that authorized it (on this machine, or a kept bunker, reached only then)
     // opens the key (§2.3).
-    let (keys, authority) = match &meta.identity {
+    let (keys, identity) = match &meta.identity {
         None => (load_identity()?, None),
         Some(who) => {
             let identity = crate::authority::load(&home, load_identity).await?;
@@ -84,12 +84,10 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
             }
             let (key, sealed) = journal::sealed_table_key(&home, &id)?;
             let opened = zeroize::Zeroizing::new(identity.open(&key, &sealed).await?);
-            (
-                journal::table_key_from(&id, &key, &opened)?,
-                Some(identity.public_key()),
-            )
+            (journal::table_key_from(&id, &key, &opened)?, Some(identity))
         }
     };
+    let authority = identity.as_ref().map(|i| i.public_key());
     let me = authority.unwrap_or(keys.public_key());
     if keys.public_key().to_hex() != meta.me {
         return Err(format!(
@@ -121,7 +119,8 @@ pub async fn run(args: ResumeArgs) -> Result<(), String> {
                 ));
             }
             println!("taking back the table you host: {}", meta.naddr);
-            super::host::lobby_again(&keys, authority, &pool, (&id, &kept), meta.auto).await?;
+            super::host::lobby_again(&keys, identity.as_ref(), &pool, (&id, &kept), meta.auto)
+                .await?;
         }
         let (spec, start) = seated(&pool, &host, &id).await?;
         println!("resuming table {} as {}", &id[..16], short_npub(&me));

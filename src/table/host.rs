@@ -564,6 +564,8 @@ pub struct HostLobby {
     /// Taken back while the nonces are opened: the players' time starts once the host's own
     /// nonce is out again, as after the closing.
     hold_reveal: bool,
+    /// The people whose invitation a relay took ([`Self::invited`]).
+    invited: HashSet<PublicKey>,
 }
 
 /// What a host keeps of its lobby to take it back after a crash or a reload
@@ -589,6 +591,10 @@ pub struct LobbyRecord {
     invite: Vec<String>,
     /// The lobby events taken (ids, hex).
     taken: Vec<String>,
+    /// The people whose invitation a relay took (keys, hex): a lobby taken back invites only
+    /// the others.
+    #[serde(default)]
+    invited: Vec<String>,
 }
 
 const LOBBY_RECORD_VERSION: u32 = 1;
@@ -663,6 +669,7 @@ impl HostLobby {
             out: Vec::new(),
             taken_before: HashSet::new(),
             hold_reveal: false,
+            invited: HashSet::new(),
         };
         lobby.announce(now);
         Ok(lobby)
@@ -707,7 +714,39 @@ impl HostLobby {
             },
             invite: self.plan.invite.iter().map(|k| k.to_hex()).collect(),
             taken,
+            invited: {
+                let mut v: Vec<String> = self.invited.iter().map(|k| k.to_hex()).collect();
+                v.sort();
+                v
+            },
         }
+    }
+
+    /// The plan the lobby was opened with (the invited and those let in since among its
+    /// `invite`).
+    pub fn plan(&self) -> &HostPlan {
+        &self.plan
+    }
+
+    /// The key that hosts the table (its seat key).
+    pub fn host(&self) -> PublicKey {
+        self.me
+    }
+
+    /// A relay took the invitation sent to `key`: kept with the lobby, so that a lobby taken
+    /// back does not invite the same person twice.
+    pub fn invited(&mut self, key: PublicKey) {
+        self.invited.insert(key);
+    }
+
+    /// Of `invitees`, those whose invitation no relay has taken yet: every one in a lobby just
+    /// opened; in a lobby taken back, those the host had not reached before it stopped.
+    pub fn invitations_owed(&self, invitees: &[PublicKey]) -> Vec<PublicKey> {
+        invitees
+            .iter()
+            .filter(|k| !self.invited.contains(k))
+            .copied()
+            .collect()
     }
 
     /// Takes back the lobby `record` kept, after a crash or a reload: `plan` and `me` as it was
@@ -781,6 +820,11 @@ impl HostLobby {
             .iter()
             .map(|h| EventId::from_hex(h).map_err(|_| damaged("names an event id that is not one")))
             .collect::<Result<HashSet<_>, String>>()?;
+        let invited = record
+            .invited
+            .iter()
+            .map(key)
+            .collect::<Result<HashSet<_>, String>>()?;
         let phase = match record.phase {
             RecordPhase::Taking => Phase::Taking,
             // The players' time to open their nonces starts again once the host's own is out
@@ -808,6 +852,7 @@ impl HostLobby {
             out: Vec::new(),
             taken_before,
             hold_reveal: false,
+            invited,
         };
         // What was kept may not have gone out, and the lobby may have changed since without an
         // announcement (a fresh commitment in a later round): announced as it stands.
@@ -1698,6 +1743,38 @@ mod tests {
         // Nothing moves a cancelled table.
         host.on_event(Player::new(3).join(&host), T0 + wait + 1);
         assert!(host.take().is_empty());
+    }
+
+    /// The invitations a relay took are kept with the lobby: a host taken back after a crash
+    /// invites only those it had not reached, and a record from before the field existed
+    /// invites everyone again.
+    #[test]
+    fn a_lobby_taken_back_invites_only_those_it_had_not_reached() {
+        let (mut host, keys) = hosted(3);
+        let (ana, bo) = (Keys::generate().public_key(), Keys::generate().public_key());
+        assert_eq!(host.invitations_owed(&[ana, bo]), vec![ana, bo]);
+        host.invited(ana);
+        let text = serde_json::to_string(&host.record()).expect("serializes");
+        let back = HostLobby::restore(
+            plan(3),
+            keys.public_key(),
+            serde_json::from_str(&text).expect("reads back"),
+            [7u8; 32],
+            (None, T0 + 1_000),
+        )
+        .expect("restores");
+        assert_eq!(back.invitations_owed(&[ana, bo]), vec![bo]);
+        let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
+        older.as_object_mut().unwrap().remove("invited");
+        let back = HostLobby::restore(
+            plan(3),
+            keys.public_key(),
+            serde_json::from_value(older).expect("an older record reads"),
+            [7u8; 32],
+            (None, T0 + 1_000),
+        )
+        .expect("restores");
+        assert_eq!(back.invitations_owed(&[ana, bo]), vec![ana, bo]);
     }
 
     /// A host that crashes (or a page that reloads) takes its lobby back from its record, its

@@ -184,12 +184,7 @@ pub async fn host_lobby(
         )),
         None => None,
     };
-    let (invite, game, title, relays) = (
-        opts.plan.invite.clone(),
-        opts.plan.game.clone(),
-        opts.plan.title.clone(),
-        opts.plan.relays.clone(),
-    );
+    let relays = opts.plan.relays.clone();
     let mut keeper = opts.keeper;
     let seed = match keeper.as_mut() {
         Some(k) => k.seed(&table).map_err(TableError::Setup)?,
@@ -210,38 +205,15 @@ pub async fn host_lobby(
             .await
             .map_err(TableError::Lobby)?;
         let naddr = wire::table_naddr(&me, &table, &relays);
-        news(LobbyNews::Announced {
-            naddr: naddr.clone(),
-        });
-        names.learn(pool, &invite).await;
+        news(LobbyNews::Announced { naddr });
         // Invitations come from the person hosting, not from a table key nobody knows: an
         // identity in a bunker seals each one (its person asked once per invitee and copy).
         let inviter: std::sync::Arc<dyn NostrSigner> = match &authority {
             Some(a) => a.signer().clone(),
             None => std::sync::Arc::new(keys.clone()),
         };
-        for invitee in &invite {
-            let text = invitation_text(&game, &title, &naddr);
-            match crate::net::dm::send_private_as(
-                pool,
-                &inviter,
-                invitee,
-                &text,
-                invitation_tags(&me, &table),
-                Duration::from_secs(3),
-            )
-            .await
-            {
-                Ok(r) => news(LobbyNews::Invited {
-                    name: names.name(pool, invitee).await,
-                    accepted_by: r.delivered.accepted.len(),
-                }),
-                Err(e) => news(LobbyNews::InviteFailed {
-                    name: names.name(pool, invitee).await,
-                    reason: e.to_string(),
-                }),
-            }
-        }
+        let keeping = keeper.as_deref_mut();
+        send_invitations(pool, &mut lobby, (&inviter, keeping), &mut names, news).await;
         run_lobby(
             pool,
             &mut lobby,
@@ -265,7 +237,10 @@ pub async fn host_lobby(
 pub async fn resume_lobby(
     pool: &RelayPool,
     mut lobby: HostLobby,
-    start_now: Option<std::sync::Arc<tokio::sync::Notify>>,
+    (start_now, inviter): (
+        Option<std::sync::Arc<tokio::sync::Notify>>,
+        std::sync::Arc<dyn NostrSigner>,
+    ),
     mut keeper: Box<dyn LobbyKeeper>,
     mut news: impl FnMut(LobbyNews) + Send,
 ) -> Result<TableSpec, TableError> {
@@ -273,16 +248,90 @@ pub async fn resume_lobby(
     let table = lobby.spec().table.clone();
     let mut sub = pool.subscribe(vec![lobby_filter(&me, &table)]).await?;
     let mut names = Names::default();
-    let ended = run_lobby(
+    // The invitations it had not sent before it stopped go now (after the first round, which
+    // announces the lobby again).
+    let ended = run_lobby_inviting(
         pool,
         &mut lobby,
         (&mut sub, start_now, Some(keeper.as_mut())),
-        &mut names,
+        (&mut names, &inviter),
         &mut news,
     )
     .await;
     keeper.done(ended.is_ok());
     ended
+}
+
+/// A lobby taken back: its first round (the lobby announced again, kept first), then the
+/// invitations it still owes, then [`run_lobby`].
+async fn run_lobby_inviting(
+    pool: &RelayPool,
+    lobby: &mut HostLobby,
+    (sub, start_now, mut keeper): (
+        &mut crate::net::pool::Subscription,
+        Option<std::sync::Arc<tokio::sync::Notify>>,
+        Option<&mut (dyn LobbyKeeper + 'static)>,
+    ),
+    (names, inviter): (&mut Names, &std::sync::Arc<dyn NostrSigner>),
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) -> Result<TableSpec, TableError> {
+    act(pool, lobby, keeper.as_deref_mut(), names, news)
+        .await
+        .map_err(TableError::Lobby)?;
+    if !lobby.is_seated() {
+        send_invitations(pool, lobby, (inviter, keeper.as_deref_mut()), names, news).await;
+    }
+    run_lobby(pool, lobby, (sub, start_now, keeper), names, news).await
+}
+
+/// Sends the invitations `lobby` still owes (every one in a lobby just opened), each a private
+/// message from `inviter` with the table's link. Each one a relay took is kept with the lobby,
+/// so that a host taken back after a crash invites only the people it had not reached.
+async fn send_invitations(
+    pool: &RelayPool,
+    lobby: &mut HostLobby,
+    (inviter, mut keeper): (
+        &std::sync::Arc<dyn NostrSigner>,
+        Option<&mut (dyn LobbyKeeper + 'static)>,
+    ),
+    names: &mut Names,
+    news: &mut (impl FnMut(LobbyNews) + Send),
+) {
+    let me = lobby.host();
+    let plan = lobby.plan();
+    let table = lobby.spec().table.clone();
+    let naddr = wire::table_naddr(&me, &table, &plan.relays);
+    let text = invitation_text(&plan.game, &plan.title, &naddr);
+    let owed = lobby.invitations_owed(&plan.invite);
+    names.learn(pool, &owed).await;
+    for invitee in &owed {
+        match crate::net::dm::send_private_as(
+            pool,
+            inviter,
+            invitee,
+            &text,
+            invitation_tags(&me, &table),
+            Duration::from_secs(3),
+        )
+        .await
+        {
+            Ok(r) => {
+                lobby.invited(*invitee);
+                // Kept failing, the invitation would only go again after a crash.
+                if let Some(k) = keeper.as_deref_mut() {
+                    let _ = k.keep(lobby);
+                }
+                news(LobbyNews::Invited {
+                    name: names.name(pool, invitee).await,
+                    accepted_by: r.delivered.accepted.len(),
+                })
+            }
+            Err(e) => news(LobbyNews::InviteFailed {
+                name: names.name(pool, invitee).await,
+                reason: e.to_string(),
+            }),
+        }
+    }
 }
 
 /// The lobby's rounds until the seats are fixed or the table is cancelled: poll, keep, publish,

@@ -373,6 +373,12 @@ impl PageHost {
         self.bot_level.clone()
     }
 
+    /// The record as it stands now (each tick answers it too), for the page to keep after an
+    /// invitation went out; `None` before the lobby opens.
+    pub fn record_now(&self) -> Option<String> {
+        self.record()
+    }
+
     /// The record a reload takes the lobby back from ([`Self::restore`]), or `None` before the
     /// lobby opens.
     fn record(&self) -> Option<String> {
@@ -457,13 +463,23 @@ impl PageHost {
     /// invited and of the one inviting, and the invited keys (hex, to name them); `null` when
     /// nobody is invited.
     pub fn invite_plan(&self) -> Option<String> {
-        if self.invite.is_empty() {
+        let owed = self.owed();
+        if owed.is_empty() {
             return None;
         }
-        let mut who = self.invite.clone();
+        let mut who = owed.clone();
         who.push(self.inviter().0);
-        let invited: Vec<String> = self.invite.iter().map(|k| k.to_hex()).collect();
+        let invited: Vec<String> = owed.iter().map(|k| k.to_hex()).collect();
         Some(json!({ "filter": relay_lists_filter(&who), "invited": invited }).to_string())
+    }
+
+    /// The invited whose invitation no relay took yet: every one at a table just hosted; after
+    /// a reload, those the page had not reached.
+    fn owed(&self) -> Vec<PublicKey> {
+        match &self.lobby {
+            Some(l) => l.invitations_owed(&self.invite),
+            None => self.invite.clone(),
+        }
     }
 
     /// Who invites: the person's identity (a signer extension's), else the page's key.
@@ -482,7 +498,7 @@ impl PageHost {
         let me = self.keys.public_key();
         let sender = self.inviter();
         let out = self
-            .invite
+            .owed()
             .iter()
             .map(|to| {
                 let mut v = private(
@@ -526,9 +542,15 @@ impl PageHost {
     }
 
     /// The news of the invitation to `to_hex`: how many relays took it, else why it failed.
-    pub fn invite_news(&self, to_hex: &str, took: usize, why: &str) -> String {
-        let name = PublicKey::from_hex(to_hex).map_or_else(
-            |_| to_hex.to_string(),
+    /// One a relay took is not sent again after a reload once the record
+    /// ([`Self::record_now`]) is kept.
+    pub fn invite_news(&mut self, to_hex: &str, took: usize, why: &str) -> String {
+        let key = PublicKey::from_hex(to_hex).ok();
+        if let (Some(k), Some(l), true) = (key, self.lobby.as_mut(), took > 0) {
+            l.invited(k);
+        }
+        let name = key.map_or_else(
+            || to_hex.to_string(),
             |k| names::name_or_npub(&self.names, &k),
         );
         let news = if took > 0 {
@@ -845,6 +867,33 @@ mod tests {
             .err()
             .expect("damaged");
         assert!(err.contains("damaged"), "{err}");
+        crate::key::set_unlocked(None);
+    }
+
+    /// The invitations a relay took are kept in the table's record: the table taken back after
+    /// a reload invites only the people the page had not reached (one refused by every relay
+    /// included).
+    #[test]
+    fn a_reloaded_page_invites_only_those_it_had_not_reached() {
+        crate::key::set_unlocked(Some(Keys::generate()));
+        let (ana, bo) = (Keys::generate().public_key(), Keys::generate().public_key());
+        let form = json!({"game": "perudo", "seats": 3, "pace": "fast", "wait_secs": 600,
+                          "invite": [ana.to_hex(), bo.to_hex()]});
+        let relays = r#"["ws://127.0.0.1:7777"]"#;
+        let mut host = PageHost::plan(&form.to_string(), relays, 0).expect("plans");
+        host.open().map_err(|_| "opens").unwrap();
+        host.round().unwrap();
+        let owed = |h: &PageHost| -> Value {
+            h.invite_plan().map_or(Value::Null, |p| {
+                serde_json::from_str::<Value>(&p).unwrap()["invited"].clone()
+            })
+        };
+        assert_eq!(owed(&host), json!([ana.to_hex(), bo.to_hex()]));
+        host.invite_news(&ana.to_hex(), 0, "every relay refused it");
+        host.invite_news(&bo.to_hex(), 1, "");
+        let record = host.record_now().expect("a record");
+        let back = PageHost::restored(&record, "[]", now_ms()).expect("taken back");
+        assert_eq!(owed(&back), json!([ana.to_hex()]));
         crate::key::set_unlocked(None);
     }
 

@@ -1177,6 +1177,8 @@ async function resumeHost(opened, record) {
   }
   say("Your table is taken back: it goes on from where it stood.");
   hostTick();
+  // The invitations the page had not sent before the reload go now.
+  if (!host.seated()) sendInvitations(h);
 }
 
 // The invitations: a private message (NIP-17) with the table's link to each invited key, on its
@@ -1213,7 +1215,9 @@ async function sendInvitations(h) {
         for (const p of publish) if (p !== invitation) publishOnce(p.relays, p.event);
         const answers = await publishOnce(invitation.relays, invitation.event);
         const why = answers.filter((x) => !x.ok).map((x) => `${x.url}: ${x.why}`).join("; ");
-        hostNews(h.host.invite_news(a.to, answers.filter((x) => x.ok).length, why));
+        const took = answers.filter((x) => x.ok).length;
+        hostNews(h.host.invite_news(a.to, took, why));
+        if (took) keepInvited(h);
       } catch (e) {
         hostNews(h.host.invite_news(a.to, 0, extensionWhy(e)));
       }
@@ -1221,6 +1225,15 @@ async function sendInvitations(h) {
   } catch (e) {
     hostNews(`the invitations could not be sent: ${e.message || String(e)}`);
   }
+}
+
+// An invitation a relay took is kept in the table's record (after the records before it), so
+// that the table taken back after a reload invites only those it had not reached.
+function keepInvited(h) {
+  h.sent = (h.sent || Promise.resolve()).then(() => {
+    const record = hosting === h && h.host.record_now();
+    if (record) return keepRecord("host", h.opened.table, record);
+  });
 }
 
 // A line of the hosted table's news.
