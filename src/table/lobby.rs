@@ -262,16 +262,19 @@ pub async fn resume_lobby(
     ended
 }
 
+/// What drives a lobby's rounds: its subscription, the host's "start now", and its keeper.
+type Driving<'a> = (
+    &'a mut crate::net::pool::Subscription,
+    Option<std::sync::Arc<tokio::sync::Notify>>,
+    Option<&'a mut (dyn LobbyKeeper + 'static)>,
+);
+
 /// A lobby taken back: its first round (the lobby announced again, kept first), then the
 /// invitations it still owes, then [`run_lobby`].
 async fn run_lobby_inviting(
     pool: &RelayPool,
     lobby: &mut HostLobby,
-    (sub, start_now, mut keeper): (
-        &mut crate::net::pool::Subscription,
-        Option<std::sync::Arc<tokio::sync::Notify>>,
-        Option<&mut (dyn LobbyKeeper + 'static)>,
-    ),
+    (sub, start_now, mut keeper): Driving<'_>,
     (names, inviter): (&mut Names, &std::sync::Arc<dyn NostrSigner>),
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<TableSpec, TableError> {
@@ -339,11 +342,7 @@ async fn send_invitations(
 async fn run_lobby(
     pool: &RelayPool,
     lobby: &mut HostLobby,
-    (sub, start_now, mut keeper): (
-        &mut crate::net::pool::Subscription,
-        Option<std::sync::Arc<tokio::sync::Notify>>,
-        Option<&mut (dyn LobbyKeeper + 'static)>,
-    ),
+    (sub, start_now, mut keeper): Driving<'_>,
     names: &mut Names,
     news: &mut (impl FnMut(LobbyNews) + Send),
 ) -> Result<TableSpec, TableError> {
