@@ -846,7 +846,19 @@ async fn seated_in_the_page(
     password: &str,
 ) -> SeatedInThePage {
     let hw = home(test, "web");
-    let (web, url, relay) = serve(&hw);
+    let served = serve(&hw);
+    seated_at(test, game, more, password, hw, served).await
+}
+
+/// [`seated_in_the_page`] with the page already served (`tolerance web` from the home `hw`).
+async fn seated_at(
+    test: &str,
+    game: &str,
+    more: &[&str],
+    password: &str,
+    hw: PathBuf,
+    (web, url, relay): (Proc, String, String),
+) -> SeatedInThePage {
     let (host, naddr) = ana_hosts(test, &relay, game, "2", more, true);
     let driver = driver();
     let c = browser(&driver).await;
@@ -1281,13 +1293,73 @@ fn dudo_when_it_may(moves: &[String]) -> usize {
 /// away: the end line.
 async fn perudo_by_clicks(c: &Client, least: usize) -> String {
     let clicks = play_by_clicks(c, dudo_when_it_may, Duration::from_secs(300)).await;
-    assert!(clicks >= least, "the person moves: {clicks} clicks");
+    assert!(
+        clicks >= least,
+        "the person moves: {clicks} clicks; the page reads: {}",
+        text(c, "main").await
+    );
     let line = text(c, "#over-line").await;
     assert!(
         line.starts_with("table over: ") && line.ends_with(", 0 rejected)"),
         "{line}"
     );
     line
+}
+
+/// A relay that asks proof of work of every event (`tolerance relay --min-pow 8`), at a table
+/// whose host asks 12 bits of each request for a seat (`--join-pow 12`): the page makes every
+/// proof of work in a worker — the request for a seat, the opening of its nonce and each event
+/// of its seat — and none on its own thread; the relay takes them all, and the host, the page
+/// and a later `tolerance verify` agree on the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_makes_its_proofs_of_work_in_a_worker() {
+    let test = "browser-pow";
+    let hr = home(test, "relay");
+    let relay_proc = spawn(&hr, &["relay", "--port", "0", "--min-pow", "8"]);
+    let listening = relay_proc.wait_line("relay listening on ", PATIENCE);
+    let relay = listening
+        .trim_start_matches("relay listening on ")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let hw = home(test, "web");
+    let served = serve_with(&hw, &["--relay", &relay]);
+    let SeatedInThePage {
+        _web,
+        host,
+        naddr,
+        hw,
+        _driver,
+        c,
+    } = seated_at(
+        test,
+        "perudo",
+        &["--join-pow", "12"],
+        "a seat password",
+        hw,
+        served,
+    )
+    .await;
+    let line = perudo_by_clicks(&c, 2).await;
+    the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    // The request for a seat (12 bits) and the nonce's opening (8), each in a worker.
+    let joined = script(&c, "return window.joinPow;").await;
+    assert!(
+        joined["worker"].as_u64().unwrap() >= 2 && joined["here"] == json!(0),
+        "{joined}"
+    );
+    let proofs = script(&c, "return window.proofs;").await;
+    assert!(
+        proofs["pow_worker"].as_u64().unwrap() >= 2 && proofs["pow_here"] == json!(0),
+        "the seat made proofs of work on the page's thread: {proofs}"
+    );
+    eprintln!(
+        "the page's seat: {} events mined in the worker; the longest tick held the page {} ms",
+        proofs["pow_worker"], proofs["longest_tick_ms"]
+    );
+    drop(relay_proc);
+    c.close().await.unwrap();
 }
 
 /// A hand of All Fives: a tile when one fits, else draw or pass.

@@ -16,6 +16,10 @@ pub struct RelayArgs {
     /// `rate-limited:`, as many public relays do (default: no limit).
     #[arg(long, value_name = "N")]
     pub max_events_per_minute: Option<u32>,
+    /// Ask NIP-13 proof of work of this many bits on every event (said in its NIP-11 document,
+    /// and `pow:` to an event without it), as some public relays do (default: none).
+    #[arg(long, value_name = "BITS", default_value_t = 0)]
+    pub min_pow: u8,
 }
 
 pub fn run(args: RelayArgs) -> Result<(), String> {
@@ -24,6 +28,7 @@ pub fn run(args: RelayArgs) -> Result<(), String> {
             std::net::SocketAddr::new(args.bind, args.port),
             args.db,
             args.max_events_per_minute,
+            args.min_pow,
         ))
         .map_err(|e| e.to_string())
 }

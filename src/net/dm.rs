@@ -105,8 +105,11 @@ pub async fn publish_inbox_relays(
     pool: &RelayPool,
     relays: &[RelayUrl],
 ) -> Result<PublishReport, DmError> {
-    let event = pool.sign(inbox_relays_event(relays))?;
-    Ok(pool.publish(&event).await?)
+    // With the proof of work the relays ask (a replaced list may be mined again).
+    let (_, report) = pool
+        .publish_mined(inbox_relays_event(relays), 0, false)
+        .await?;
+    Ok(report)
 }
 
 pub use crate::wire::subject;

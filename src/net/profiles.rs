@@ -42,10 +42,11 @@ pub async fn publish_name(
     name: &str,
 ) -> Result<super::pool::PublishReport, String> {
     let metadata = Metadata::new().name(name).display_name(name);
-    let ev = pool
-        .sign(EventBuilder::metadata(&metadata))
-        .map_err(|e| e.to_string())?;
-    pool.publish(&ev).await.map_err(|e| e.to_string())
+    // With the proof of work the relays ask (a replaced profile may be mined again).
+    pool.publish_mined(EventBuilder::metadata(&metadata), 0, false)
+        .await
+        .map(|(_, report)| report)
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -191,11 +191,13 @@ pub async fn run_standalone(
     addr: SocketAddr,
     db: Option<PathBuf>,
     events_per_minute: Option<u32>,
+    min_pow_difficulty: u8,
 ) -> Result<()> {
     let relay = EmbeddedRelay::start(EmbeddedRelayConfig {
         addr,
         db_dir: db.clone(),
         events_per_minute: events_per_minute.unwrap_or(DEFAULT_EVENTS_PER_MINUTE),
+        min_pow_difficulty,
         ..EmbeddedRelayConfig::default()
     })
     .await?;

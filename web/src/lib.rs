@@ -14,6 +14,7 @@ pub mod feedback;
 pub mod host;
 pub mod inbox;
 pub mod key;
+pub mod mine;
 mod private;
 pub mod seat;
 pub mod signer;

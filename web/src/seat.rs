@@ -13,12 +13,13 @@
 //! in a shuffle job, which goes only to the page's own proof worker (a second copy of this core)
 //! so that proving does not hold the page; its answer is checked here before it is published.
 
+use crate::mine;
 use crate::signer;
 use nostr::nips::nip44;
 use nostr::prelude::*;
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use tolerance::bots::{Bot, BotLevel};
 use tolerance::engine::Seat;
 use tolerance::games::registry::{self, TableGame, Visit};
@@ -74,6 +75,18 @@ struct Joining {
     /// The lobby messages signed for this seat so far (joins, the reveal), offered again to
     /// the relays when a reload takes the asking back.
     own: Vec<Value>,
+    /// A lobby message waiting for the proof of work the host or the relays ask (made in the
+    /// page's worker).
+    mining: Option<Mining>,
+}
+
+/// A lobby message left to the page's worker for its proof of work, and what to say once it is
+/// signed.
+struct Mining {
+    unsigned: UnsignedEvent,
+    pow: u8,
+    state: &'static str,
+    words: String,
 }
 
 thread_local! {
@@ -118,15 +131,51 @@ fn join_step_json(opened: &str, table_events: &str) -> Result<String, String> {
             unix_now(),
         )
     })?;
-    out["record"] = JOINING
+    out["record"] = kept_join(&spec.table, &keys, identity.as_ref())?;
+    Ok(out.to_string())
+}
+
+/// What the browser keeps of the seat asked for at `table`, if any.
+fn kept_join(table: &str, keys: &Keys, identity: Option<&PublicKey>) -> Result<Value, String> {
+    Ok(JOINING
         .with(|j| {
             j.borrow()
-                .get(&spec.table)
-                .map(|j| join_record(j, &spec.table, &keys, identity.as_ref()))
+                .get(table)
+                .map(|j| join_record(j, table, keys, identity))
                 .transpose()
         })?
-        .unwrap_or(Value::Null);
-    Ok(out.to_string())
+        .unwrap_or(Value::Null))
+}
+
+/// The worker's answer (`{nonce}`) for the request for a seat that [`join_step`] left to it
+/// (its state `mining`, its job `mine`): the request signed, answered as [`join_step`] answers.
+#[wasm_bindgen]
+pub fn join_mined(opened: &str, table_events: &str, answer: &str) -> Result<String, JsError> {
+    let signed = || {
+        let (_, _, spec) = crate::announcement(opened, table_events)?;
+        let (keys, identity) = signer::seat_key(&spec.table)?;
+        let ev = JOINING.with(|j| {
+            let mut all = j.borrow_mut();
+            let (j, m) = all
+                .get_mut(&spec.table)
+                .and_then(|j| j.mining.take().map(|m| (j, m)))
+                .ok_or("no request for a seat at this table was waiting for its proof of work")?;
+            let ev = event_json(&mine::signed_with(m.unsigned, m.pow, answer, &keys)?);
+            j.own.push(ev.clone());
+            Ok::<_, String>((ev, m.state, m.words))
+        })?;
+        Ok::<_, String>(
+            json!({
+                "state": ev.1,
+                "words": ev.2,
+                "publish": [ev.0],
+                "request": Value::Null,
+                "record": kept_join(&spec.table, &keys, identity.as_ref())?,
+            })
+            .to_string(),
+        )
+    };
+    signed().map_err(|e| JsError::new(&e))
 }
 
 /// A 32-byte secret as the browser's records keep it: hex, NIP-44 encrypted by `keys` to
@@ -261,6 +310,7 @@ fn read_join_record(text: &str, keys: &Keys, table: &str) -> Result<(Joining, Ve
         revealed: r.revealed,
         auth,
         own: own.clone(),
+        mining: None,
     };
     Ok((joining, own))
 }
@@ -327,6 +377,7 @@ fn next_join(
             revealed: false,
             auth: None,
             own: Vec::new(),
+            mining: None,
         }
     });
     let mine = l.players.iter().find(|p| p.pubkey == me.to_hex());
@@ -334,18 +385,6 @@ fn next_join(
         v: LOBBY_VERSION,
         table: table.clone(),
         body,
-    };
-    let join_event = |j: &mut Joining, pow: u8| -> Result<Value, String> {
-        j.nonce = fresh_nonce();
-        j.commit = seat_commit(table, &me, &j.nonce);
-        let msg = lobby_msg(LobbyBody::Join {
-            commit: j.commit.clone(),
-            auth: j.auth.clone(),
-        });
-        let ev = event_json(&sign(lobby_event(host, &msg), keys, pow)?);
-        // A new commitment makes the earlier round's messages moot.
-        j.own = vec![ev.clone()];
-        Ok(ev)
     };
     let answer = |state: &str, words: String, publish: Vec<Value>| {
         json!({
@@ -358,6 +397,45 @@ fn next_join(
             "max": l.max_players,
             "lobby": wire::lobby::lobby_filter(host, table),
         })
+    };
+    // A lobby message signed and kept, or, when it needs proof of work and the page has a
+    // worker, left to the worker (the answer's `mine` job; signed by `join_mined`).
+    let send = |j: &mut Joining,
+                body: LobbyBody,
+                pow: u8,
+                (state, words): (&'static str, String)|
+     -> Result<Value, String> {
+        let msg = lobby_msg(body);
+        if pow > 0 && mine::elsewhere() {
+            let unsigned = lobby_event(host, &msg).build(me);
+            let mut out = answer(
+                "mining",
+                format!("making the proof of work ({pow} bits) this table asks of its players"),
+                Vec::new(),
+            );
+            out["mine"] = Value::String(mine::job(&unsigned, pow));
+            j.mining = Some(Mining {
+                unsigned,
+                pow,
+                state,
+                words,
+            });
+            return Ok(out);
+        }
+        let ev = event_json(&sign(lobby_event(host, &msg), keys, pow)?);
+        j.own.push(ev.clone());
+        Ok(answer(state, words, vec![ev]))
+    };
+    let join = |j: &mut Joining, pow: u8, words: String| {
+        j.nonce = fresh_nonce();
+        j.commit = seat_commit(table, &me, &j.nonce);
+        // A new commitment makes the earlier round's messages moot.
+        j.own.clear();
+        let body = LobbyBody::Join {
+            commit: j.commit.clone(),
+            auth: j.auth.clone(),
+        };
+        send(j, body, pow, ("asking", words))
     };
     let count = format!("{} of {} seats taken", l.players.len(), l.max_players);
     match l.status {
@@ -391,23 +469,17 @@ fn next_join(
             j.asked = Some(l.round);
             j.revealed = false;
             let pow = l.join_pow.unwrap_or(0).max(spec.pow);
-            let ev = join_event(j, pow)?;
-            Ok(answer(
-                "asking",
-                format!("asking the host for a seat ({count})"),
-                vec![ev],
-            ))
+            join(j, pow, format!("asking the host for a seat ({count})"))
         }
         // The host reopened the lobby (someone never revealed): commit to a fresh nonce.
         LobbyStatus::Open if l.round > j.round => {
             j.round = l.round;
             j.revealed = false;
-            let ev = join_event(j, spec.pow)?;
-            Ok(answer(
-                "asking",
+            join(
+                j,
+                spec.pow,
                 format!("the host reopened the seats; asking again ({count})"),
-                vec![ev],
-            ))
+            )
         }
         LobbyStatus::Open => Ok(answer(
             "waiting",
@@ -444,16 +516,13 @@ fn next_join(
         }
         LobbyStatus::Starting if !j.revealed => {
             j.revealed = true;
-            let msg = lobby_msg(LobbyBody::Reveal {
+            // At the relays' difficulty, as every message of the table (the host asks its
+            // own only of requests for a seat).
+            let body = LobbyBody::Reveal {
                 nonce: hex::encode(*j.nonce),
-            });
-            let ev = event_json(&sign(lobby_event(host, &msg), keys, 0)?);
-            j.own.push(ev.clone());
-            Ok(answer(
-                "revealing",
-                "the table is full: opening your seating nonce".into(),
-                vec![ev],
-            ))
+            };
+            let words = "the table is full: opening your seating nonce".to_string();
+            send(j, body, spec.pow, ("revealing", words))
         }
         LobbyStatus::Starting => Ok(answer(
             "revealing",
@@ -484,7 +553,8 @@ pub fn join_leave(opened: &str, table_events: &str) -> Result<Option<String>, Js
             table: spec.table.clone(),
             body: LobbyBody::Leave {},
         };
-        let ev = sign(lobby_event(&event.pubkey, &msg), &keys, 0)?;
+        // At the relays' difficulty, made here: the person is leaving, nothing waits on it.
+        let ev = sign(lobby_event(&event.pubkey, &msg), &keys, spec.pow)?;
         Ok(Some(ev.as_json()))
     };
     leave().map_err(|e| JsError::new(&e))
@@ -500,6 +570,7 @@ trait Driven {
     fn record(&self) -> Value;
     fn worker(&mut self, ready: bool);
     fn shuffled(&mut self, done: &str) -> Result<(), String>;
+    fn mined(&mut self, answer: &str) -> Result<(), String>;
     fn proofs(&self) -> Value;
     fn bot(&mut self, level: BotLevel);
 }
@@ -558,7 +629,8 @@ impl PageSeat {
     /// One round of the seat's loop: `connected` relays open now, `notes` (a JSON array of
     /// words) about them. Answers `{publish, beats, fetch, turn, table, over, jobs, wake_ms}`,
     /// `jobs` being shuffles for the proof worker ([`PageSeat::worker`]; each holds a secret of
-    /// the seat: for that worker only, never to be logged or sent anywhere).
+    /// the seat: for that worker only, never to be logged or sent anywhere) and proofs of work
+    /// to make (`{mine}`, for [`crate::mine::mine`]).
     pub fn tick(&mut self, connected: usize, notes: &str) -> Result<String, JsError> {
         let notes: Vec<String> = serde_json::from_str(notes).unwrap_or_default();
         self.0
@@ -600,6 +672,13 @@ impl PageSeat {
         self.0.shuffled(done).map_err(|e| JsError::new(&e))
     }
 
+    /// A mining job's answer from the worker (`{nonce}`): the event waiting for it is signed
+    /// once the nonce gives the relays' difficulty, and published by the next tick. A refused
+    /// answer stops the use of the worker, as [`PageSeat::shuffled`] does.
+    pub fn mined(&mut self, answer: &str) -> Result<(), JsError> {
+        self.0.mined(answer).map_err(|e| JsError::new(&e))
+    }
+
     /// A bot of `level` (`easy`, `normal`, `hard`) plays this seat from now on: each turn is
     /// decided in the tick that finds it.
     pub fn play_as_bot(&mut self, level: &str) -> Result<(), JsError> {
@@ -608,8 +687,9 @@ impl PageSeat {
         Ok(())
     }
 
-    /// Where this seat's shuffles were proved: `{worker, here, moves_waited}`, the last being
-    /// how many moves were chosen while the shuffle due on them was still in the worker.
+    /// Where this seat's shuffles were proved: `{worker, here, moves_waited, pow_worker,
+    /// pow_here}`: `moves_waited`, how many moves were chosen while the shuffle due on them was
+    /// still in the worker; the last two, where its proofs of work were made.
     pub fn proofs(&self) -> String {
         self.0.proofs().to_string()
     }
@@ -814,6 +894,11 @@ impl Visit for OpenSeat {
             chosen: None,
             waited: 0,
             bot: None,
+            unsigned: VecDeque::new(),
+            mining: false,
+            beats: Vec::new(),
+            pow_worker: 0,
+            pow_here: 0,
         }))
     }
 }
@@ -848,6 +933,15 @@ struct Playing<G: TableGame> {
     /// A bot that plays this seat (the page's "play against bots"), deciding each turn as the
     /// tick finds it, as the terminal's bot seats do.
     bot: Option<Box<dyn Bot<G>>>,
+    /// Events made but not signed yet, in order, waiting for their proof of work (a heartbeat
+    /// marked `true`); whether the first is in the worker; heartbeats signed since the last
+    /// tick.
+    unsigned: VecDeque<(UnsignedEvent, bool)>,
+    mining: bool,
+    beats: Vec<Event>,
+    /// Proofs of work made in the worker and here (for tests and reports).
+    pow_worker: u64,
+    pow_here: u64,
 }
 
 impl<G: TableGame> Playing<G> {
@@ -859,16 +953,53 @@ impl<G: TableGame> Playing<G> {
     fn sign_owed(&mut self) -> Result<(), String> {
         for payload in self.session.take_outbox() {
             let at = Timestamp::from(self.state.clock.now(unix_now()));
-            let ev = sign(
-                log_event(&self.host, &payload).custom_created_at(at),
-                &self.keys,
-                self.spec.pow,
-            )?;
-            self.session.handle(&ev);
-            self.own.push(ev.clone());
-            self.state.outbox.push(ev, None);
+            let unsigned = log_event(&self.host, &payload)
+                .custom_created_at(at)
+                .build(self.keys.public_key());
+            self.unsigned.push_back((unsigned, false));
+        }
+        self.sign_queued()
+    }
+
+    /// Signs the events waiting, in the order they were made: here when the relays ask no proof
+    /// of work, when there is no worker to make it, or when the seat is leaving (its leave must
+    /// not wait on a worker the page may close with it); otherwise the first goes to the worker,
+    /// and the rest wait for it.
+    fn sign_queued(&mut self) -> Result<(), String> {
+        let pow = self.spec.pow;
+        let here = pow == 0 || !self.worker || self.state.is_leaving();
+        while let Some((first, _)) = self.unsigned.front() {
+            if !here {
+                if !self.mining {
+                    self.jobs.push(mine::job(first, pow));
+                    self.mining = true;
+                }
+                return Ok(());
+            }
+            let (unsigned, beat) = self.unsigned.pop_front().expect("a first");
+            let ev = if pow == 0 {
+                unsigned
+                    .sign_with_keys(&self.keys)
+                    .map_err(|e| format!("your key could not sign: {e}"))?
+            } else {
+                self.pow_here += 1;
+                mine::signed_here(unsigned, pow, &self.keys)?
+            };
+            self.take_signed(ev, beat);
         }
         Ok(())
+    }
+
+    /// A signed event of this seat: a heartbeat goes out with the next tick's; a log event is
+    /// applied here and queued for the relays.
+    fn take_signed(&mut self, ev: Event, beat: bool) {
+        if beat {
+            self.beats.push(ev);
+            return;
+        }
+        self.session.handle(&ev);
+        self.own.push(ev.clone());
+        self.state.outbox.push(ev, None);
     }
 
     /// How the table ended, as every interface says it.
@@ -1070,7 +1201,8 @@ impl<G: TableGame> Driven for Playing<G> {
                 self.state.outbox.sent(1);
             }
             self.state.end_round();
-            if let Some(told) = self.state.left(now, self.session.owes_unsigned()) {
+            let owes = self.session.owes_unsigned() || self.unsigned.iter().any(|(_, b)| !b);
+            if let Some(told) = self.state.left(now, owes) {
                 let me = self.session.me();
                 let dealt_in = self
                     .session
@@ -1093,9 +1225,15 @@ impl<G: TableGame> Driven for Playing<G> {
                     &self.spec.table,
                     self.state.clock.correction(),
                 )
-                .custom_created_at(at);
-                beats.push(event_json(&sign(beat, &self.keys, self.spec.pow)?));
+                .custom_created_at(at)
+                .build(self.keys.public_key());
+                // One heartbeat waiting for its proof of work is enough.
+                if !self.unsigned.iter().any(|(_, b)| *b) {
+                    self.unsigned.push_back((beat, true));
+                    self.sign_queued()?;
+                }
             }
+            beats.extend(self.beats.drain(..).map(|e| event_json(&e)));
             if self.state.health_due(now) {
                 self.state.relays_read(connected, notes.clone());
             }
@@ -1189,6 +1327,32 @@ impl<G: TableGame> Driven for Playing<G> {
             // What was out is made here from now on.
             self.out.clear();
             self.jobs.clear();
+            self.mining = false;
+        }
+    }
+
+    fn mined(&mut self, answer: &str) -> Result<(), String> {
+        // An answer to a job the seat took back (its worker was given up on) is moot.
+        if !self.mining {
+            return Ok(());
+        }
+        self.mining = false;
+        let Some((unsigned, beat)) = self.unsigned.pop_front() else {
+            return Ok(());
+        };
+        match mine::signed_with(unsigned.clone(), self.spec.pow, answer, &self.keys) {
+            Ok(ev) => {
+                self.pow_worker += 1;
+                self.take_signed(ev, beat);
+                self.sign_queued()
+            }
+            Err(e) => {
+                self.unsigned.push_front((unsigned, beat));
+                self.worker(false);
+                Err(format!(
+                    "{e}; this seat makes its proofs and proofs of work itself from now on"
+                ))
+            }
         }
     }
 
@@ -1212,6 +1376,8 @@ impl<G: TableGame> Driven for Playing<G> {
             "worker": self.session.own_shuffles_taken(),
             "here": made,
             "moves_waited": self.waited,
+            "pow_worker": self.pow_worker,
+            "pow_here": self.pow_here,
         })
     }
 
@@ -1309,6 +1475,33 @@ mod tests {
         wire::lobby::parse_lobby(&ev, &"cd".repeat(32))
             .unwrap()
             .body
+    }
+
+    /// A host that asks proof of work of requests for a seat: with a worker, the request is
+    /// left to it unsigned (nothing published, nothing asked twice meanwhile), and what the
+    /// worker finds signs the very request committed to, with the difficulty asked.
+    #[test]
+    fn a_request_for_a_seat_waits_for_its_proof_of_work_from_the_worker() {
+        let (host, me) = (Keys::generate(), Keys::generate());
+        let mut joins = HashMap::new();
+        let mut open = table(&host, LobbyStatus::Open, Vec::new());
+        open.lobby.as_mut().unwrap().join_pow = Some(8);
+        mine::mine_elsewhere(true);
+        let first = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        mine::mine_elsewhere(false);
+        assert_eq!(first["state"], "mining", "{first}");
+        assert_eq!(first["publish"], json!([]));
+        let again = next_join(&me, None, &host.public_key(), &open, &mut joins, 1_000).unwrap();
+        assert_eq!(again["publish"], json!([]), "asked twice: {again}");
+        let answer = mine::mine(first["mine"].as_str().unwrap()).unwrap();
+        let j = joins.get_mut(&open.table).unwrap();
+        let m = j.mining.take().unwrap();
+        let ev = mine::signed_with(m.unsigned, m.pow, &answer, &me).unwrap();
+        assert!(ev.check_pow(8));
+        let LobbyBody::Join { commit, .. } = body(&event_json(&ev), &me) else {
+            panic!("not a join: {ev:?}");
+        };
+        assert_eq!(commit, j.commit);
     }
 
     /// Asking, being listed, opening the nonce and being seated, as the terminal's join does:

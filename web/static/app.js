@@ -619,6 +619,12 @@ function startProver() {
     }
   };
   prover.post = (job) => {
+    // A proof of work takes as long as it takes (the relays' difficulty): no patience timer;
+    // only a worker that fails gives it back to the seat.
+    if (isMining(job)) {
+      worker.postMessage(job);
+      return;
+    }
     prover.pending += 1;
     clearTimeout(prover.timer);
     prover.timer = setTimeout(giveUp, PROVER_PATIENCE_MS);
@@ -638,6 +644,19 @@ function startProver() {
         s.worker(true);
         tick(s);
       }
+      return;
+    }
+    if (m.mined !== undefined) {
+      const s = seat();
+      if (!s) return;
+      try {
+        s.mined(m.mined);
+      } catch {
+        // The seat refused the answer and makes its proofs of work itself from now on.
+        giveUp();
+        return;
+      }
+      tick(s);
       return;
     }
     if (!m.done) {
@@ -661,6 +680,53 @@ function startProver() {
     tick(s);
   };
   return prover;
+}
+
+function isMining(job) {
+  return job.startsWith('{"mine"');
+}
+
+// A request for a seat at a table whose host asks proof of work of it: made in a worker of its
+// own, so that the page keeps answering; where no worker starts (or it fails) it is made here,
+// as it always could be. Answers the worker's `{nonce}`.
+function mineOffPage(job) {
+  const here = () => {
+    window.joinPow.here += 1;
+    return core.mine(job);
+  };
+  window.joinPow = window.joinPow || { worker: 0, here: 0 };
+  return new Promise((resolve, reject) => {
+    const settle = (f) => {
+      try {
+        resolve(f());
+      } catch (e) {
+        reject(e);
+      }
+    };
+    let worker;
+    try {
+      worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    } catch {
+      settle(here);
+      return;
+    }
+    worker.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.ready) return;
+      worker.terminate();
+      if (m.mined === undefined) {
+        settle(here);
+        return;
+      }
+      window.joinPow.worker += 1;
+      resolve(m.mined);
+    };
+    worker.onerror = () => {
+      worker.terminate();
+      settle(here);
+    };
+    worker.postMessage(job);
+  });
 }
 
 // Keeps the seat's record before its new events go out; once it is kept, the record of asking
@@ -816,9 +882,10 @@ async function sitDown(opened, kept = null) {
   }
   let seating = false;
   let authorizing = false;
+  let mining = false;
   const refused = (m) => seatRefused(pool, m);
   const step = async () => {
-    if (seat || seating || authorizing) return;
+    if (seat || seating || authorizing || mining) return;
     let r;
     try {
       r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
@@ -831,6 +898,21 @@ async function sitDown(opened, kept = null) {
       keepRecord("join", opened.table, null);
       refused(m);
       return;
+    }
+    if (r.state === "mining") {
+      // The request is signed once its proof of work is in; the page goes on meanwhile.
+      mining = true;
+      $("sit-note").textContent = r.words;
+      seatState(r.state);
+      try {
+        const answer = await mineOffPage(r.mine);
+        r = JSON.parse(core.join_mined(JSON.stringify(opened), JSON.stringify(tableEvents), answer));
+      } catch (e) {
+        refused(`Your request for a seat could not be made: ${e.message || e}`);
+        return;
+      } finally {
+        mining = false;
+      }
     }
     if (r.publish.length) {
       // Kept first: a reload must find the nonce a published commitment stands for.
@@ -1815,6 +1897,9 @@ async function main() {
   const unkept = await store.load();
   if (unkept) console.warn(unkept);
   window.kept = store.all;
+  // Proofs of work are made in a worker where the browser has workers (mineOffPage, and the
+  // seat's prover), not on the page's thread.
+  if (typeof Worker === "function") core.mine_elsewhere(true);
   showGames();
   wireKey();
   wireSeat();

@@ -1,7 +1,8 @@
-// The seat's shuffle proofs, made off the page's thread: a copy of the same core runs each job
-// the seat hands out (its deck's secret share comes with it, and goes nowhere else) and answers
-// with the deck and proof, which the seat checks before publishing them.
-import init, { shuffle_job } from "./pkg/tolerance_web.js";
+// The seat's shuffle proofs and proofs of work, made off the page's thread: a copy of the same
+// core runs each job the seat hands out (a shuffle's secret share comes with it, and goes
+// nowhere else) and answers with the deck and proof, or the nonce, which the seat checks before
+// publishing them.
+import init, { mine, shuffle_job } from "./pkg/tolerance_web.js";
 
 const ready = init().then(
   () => postMessage({ ready: true }),
@@ -11,7 +12,8 @@ const ready = init().then(
 onmessage = async (ev) => {
   await ready;
   try {
-    postMessage({ done: shuffle_job(ev.data) });
+    const job = ev.data;
+    postMessage(job.startsWith('{"mine"') ? { mined: mine(job) } : { done: shuffle_job(job) });
   } catch (e) {
     postMessage({ failed: String(e && e.message ? e.message : e) });
   }
