@@ -107,6 +107,14 @@ struct HostRecord {
     bot_level: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     table_key: Option<Value>,
+    /// Bots gone with a reload whose places the page has not filled with new ones yet: owed
+    /// still after a second reload.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    bots_owed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 const HOST_RECORD_VERSION: u32 = 1;
@@ -350,7 +358,7 @@ impl PageHost {
         for bot in &bots {
             lobby.forget(bot, now);
         }
-        host.bots_gone = bots.len();
+        host.bots_gone = bots.len() + r.bots_owed;
         host.bot_level = r.bot_level;
         host.table_key = r.table_key;
         host.seed = Some((seed, r.seed));
@@ -395,6 +403,7 @@ impl PageHost {
             bots: self.bots.iter().map(|k| k.to_hex()).collect(),
             bot_level: self.bot_level.clone(),
             table_key: self.table_key.clone(),
+            bots_owed: self.bots_gone,
         };
         Some(serde_json::to_string(&record).expect("a host record serializes"))
     }
@@ -623,6 +632,8 @@ impl PageHost {
             l.admit_key(key);
         }
         self.bots.push(key);
+        // In the place of one gone with a reload, if one is owed.
+        self.bots_gone = self.bots_gone.saturating_sub(1);
         self.bot_level = level.to_string();
         self.kept_bots.push(KeptBot {
             name: name.to_string(),
@@ -838,6 +849,28 @@ mod tests {
         );
         let news = out["news"].to_string();
         assert!(news.contains("left") && !news.contains("joined"), "{news}");
+        // Reloaded again before a new bot took the place: the place is still owed, once; and
+        // once a new bot is let in, only that one is.
+        let (again, held) = (
+            out["record"].as_str().unwrap(),
+            json!(out["publish"]).to_string(),
+        );
+        let mut twice = PageHost::restored(again, &held, now_ms()).expect("taken back twice");
+        assert_eq!(twice.bots_gone(), 1);
+        let new_bot = Keys::generate().secret_key().to_secret_hex();
+        twice.admitted("bot 1", &new_bot, "easy").expect("let in");
+        let out2 = tick(&mut twice);
+        let thrice = PageHost::restored(
+            out2["record"].as_str().unwrap(),
+            &json!(out2["publish"]).to_string(),
+            now_ms(),
+        )
+        .expect("taken back a third time");
+        assert_eq!(
+            thrice.bots_gone(),
+            1,
+            "the new bot, and no place still owed"
+        );
         assert!(out["publish"]
             .as_array()
             .unwrap()
