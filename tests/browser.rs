@@ -1325,31 +1325,26 @@ async fn the_page_makes_its_proofs_of_work_in_a_worker() {
         .to_string();
     let hw = home(test, "web");
     let served = serve_with(&hw, &["--relay", &relay]);
-    let SeatedInThePage {
-        _web,
-        host,
-        naddr,
-        hw,
-        _driver,
-        c,
-    } = seated_at(
+    let served_url = served.1.clone();
+    let seated = seated_at(
         test,
         "perudo",
         &["--join-pow", "12"],
-        "a seat password",
+        "a pow password",
         hw,
         served,
     )
     .await;
-    let line = perudo_by_clicks(&c, 2).await;
-    the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
+    let c = &seated.c;
+    let line = perudo_by_clicks(c, 2).await;
+    the_host_and_verify_agree(c, seated.host, &seated.hw, &seated.naddr, &line).await;
     // The request for a seat (12 bits) and the nonce's opening (8), each in a worker.
-    let joined = script(&c, "return window.joinPow;").await;
+    let joined = script(c, "return window.lobbyPow;").await;
     assert!(
         joined["worker"].as_u64().unwrap() >= 2 && joined["here"] == json!(0),
         "{joined}"
     );
-    let proofs = script(&c, "return window.proofs;").await;
+    let proofs = script(c, "return window.proofs;").await;
     assert!(
         proofs["pow_worker"].as_u64().unwrap() >= 2 && proofs["pow_here"] == json!(0),
         "the seat made proofs of work on the page's thread: {proofs}"
@@ -1357,6 +1352,28 @@ async fn the_page_makes_its_proofs_of_work_in_a_worker() {
     eprintln!(
         "the page's seat: {} events mined in the worker; the longest tick held the page {} ms",
         proofs["pow_worker"], proofs["longest_tick_ms"]
+    );
+    seated.c.close().await.unwrap();
+
+    // A person hosting from the page on the same relay, with a bot: the announcements and the
+    // lobby's messages are mined in a worker too, and the table plays to its end.
+    let c = browser(&seated._driver).await;
+    c.goto(&served_url).await.unwrap();
+    make_key(&c, "a pow host password").await;
+    let form = |bots: u8| {
+        perudo_form(&[
+            ("host-seats", "2".into()),
+            ("host-bots", bots.to_string()),
+            ("host-level", "easy".into()),
+        ])
+    };
+    host_from_the_form(&c, &form(2), "at most 1 bot", &form(1)).await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    perudo_by_clicks(&c, 1).await;
+    let hosted = script(&c, "return window.lobbyPow;").await;
+    assert!(
+        hosted["worker"].as_u64().unwrap() >= 2 && hosted["here"] == json!(0),
+        "the page's host mined on the page's thread: {hosted}"
     );
     drop(relay_proc);
     c.close().await.unwrap();

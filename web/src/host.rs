@@ -67,6 +67,9 @@ pub struct PageHost {
     lobby: Option<HostLobby>,
     names: HashMap<PublicKey, String>,
     news: Vec<String>,
+    /// The last round's events, unsigned, while the page's worker makes their proof of work
+    /// (each with its difficulty); signed by [`PageHost::mined`].
+    unmined: Vec<(UnsignedEvent, u8)>,
     /// Who is invited, and the invitation's words.
     invite: Vec<PublicKey>,
     invitation: String,
@@ -285,6 +288,7 @@ impl PageHost {
             lobby: None,
             names: HashMap::new(),
             news: Vec::new(),
+            unmined: Vec::new(),
             form: form_value,
             pow,
             seed: None,
@@ -649,6 +653,27 @@ impl PageHost {
         Ok(serde_json::to_string(&record).expect("a bots record serializes"))
     }
 
+    /// The worker's answers (a JSON list of `{nonce}`, one per job of the last tick's `mine`, in
+    /// order): that round's events signed, in order (a JSON list), to publish as a tick's
+    /// `publish`. An answer that does not give its event the difficulty is made again here.
+    pub fn mined(&mut self, answers: &str) -> Result<String, JsError> {
+        let answers: Vec<String> = serde_json::from_str(answers).unwrap_or_default();
+        let mut answers = answers.into_iter();
+        let mut publish = Vec::new();
+        for (unsigned, pow) in std::mem::take(&mut self.unmined) {
+            let from_worker = answers
+                .next()
+                .and_then(|a| crate::mine::signed_with(unsigned.clone(), pow, &a, &self.keys).ok());
+            let ev = match from_worker {
+                Some(ev) => ev,
+                None => crate::mine::signed_here(unsigned, pow, &self.keys)
+                    .map_err(|e| JsError::new(&e))?,
+            };
+            publish.push(event_json(&ev));
+        }
+        Ok(Value::Array(publish).to_string())
+    }
+
     /// The person hosting asks to start with the players there now.
     pub fn start_now(&mut self) {
         if let Some(l) = self.lobby.as_mut() {
@@ -685,23 +710,33 @@ impl PageHost {
         // Lobby messages carry the work the table's events do.
         let pow = lobby.spec().pow;
         let mut publish = Vec::new();
+        // With proof of work to make and a worker to make it in, the round's events go to the
+        // worker unsigned, in order (the answer's `mine`), and are signed by `mined`.
+        let elsewhere = pow > 0 && crate::mine::elsewhere();
+        let mut mine = Vec::new();
         let mut actions = lobby.take();
         // A failure to sign cancels the table, and the cancellation is signed in its place.
         let mut failed = false;
         while !actions.is_empty() {
             for action in actions {
-                let signed = match action {
-                    HostAction::Announce { spec, at } => sign(
+                let (builder, pow) = match action {
+                    HostAction::Announce { spec, at } => (
                         wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
-                        &self.keys,
                         spec.pow,
                     ),
-                    HostAction::Lobby(msg) => sign(lobby_event(&me, &msg), &self.keys, pow),
+                    HostAction::Lobby(msg) => (lobby_event(&me, &msg), pow),
                     HostAction::News(n) => {
                         self.news.extend(n.named(&name).words(HOW_TO_START));
                         continue;
                     }
                 };
+                if elsewhere {
+                    let unsigned = builder.build(me);
+                    mine.push(crate::mine::job(&unsigned, pow));
+                    self.unmined.push((unsigned, pow));
+                    continue;
+                }
+                let signed = sign(builder, &self.keys, pow);
                 match signed {
                     Ok(ev) => publish.push(event_json(&ev)),
                     // What is signed still goes out; the cancellation follows it.
@@ -750,6 +785,7 @@ impl PageHost {
             "words": words,
             "news": std::mem::take(&mut self.news),
             "publish": publish,
+            "mine": mine,
             "record": record,
             "wake_ms": wake,
             "players": players,
@@ -781,6 +817,43 @@ mod tests {
         assert!(err(&f.to_string(), 0).contains("is not a pace"));
         assert!(PageHost::plan(&form("perudo", 2), "[]", 0).is_err());
         assert!(PageHost::plan(&form("perudo", 2), relays, 0).is_ok());
+    }
+
+    /// Relays that ask proof of work, and a page with a worker: a round's events are handed out
+    /// unsigned, in order, and nothing is published until the worker's answers are in; then
+    /// each is signed with the difficulty, an answer that does not give it made again here.
+    #[test]
+    fn with_a_worker_the_hosts_events_wait_for_their_proof_of_work() {
+        crate::key::set_unlocked(Some(Keys::generate()));
+        let relays = r#"["ws://127.0.0.1:7777"]"#;
+        let mut host = PageHost::plan(&form("perudo", 2), relays, 8).expect("plans");
+        host.open().map_err(|_| "opens").unwrap();
+        crate::mine::mine_elsewhere(true);
+        let out: Value = serde_json::from_str(&host.round().unwrap()).unwrap();
+        crate::mine::mine_elsewhere(false);
+        assert_eq!(out["publish"], json!([]), "{out}");
+        let jobs = out["mine"].as_array().unwrap();
+        assert!(!jobs.is_empty(), "{out}");
+        let mut answers: Vec<String> = jobs
+            .iter()
+            .map(|j| {
+                crate::mine::mine(j.as_str().unwrap())
+                    .map_err(|_| "mines")
+                    .unwrap()
+            })
+            .collect();
+        answers[0] = "{}".into();
+        let signed = host
+            .mined(&serde_json::to_string(&answers).unwrap())
+            .map_err(|_| "signs")
+            .unwrap();
+        let signed: Vec<Value> = serde_json::from_str(&signed).unwrap();
+        assert_eq!(signed.len(), jobs.len());
+        for ev in signed {
+            let ev = Event::from_json(ev.to_string()).unwrap();
+            assert!(ev.verify().is_ok() && ev.check_pow(8), "{ev:?}");
+        }
+        assert_eq!(host.mined("[]").map_err(|_| "none").unwrap(), "[]");
     }
 
     /// A page that reloads while its table takes players takes the lobby back from its record:

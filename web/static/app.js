@@ -686,46 +686,61 @@ function isMining(job) {
   return job.startsWith('{"mine"');
 }
 
-// A request for a seat at a table whose host asks proof of work of it: made in a worker of its
-// own, so that the page keeps answering; where no worker starts (or it fails) it is made here,
-// as it always could be. Answers the worker's `{nonce}`.
+// The lobby's messages that need proof of work (a request for a seat and the opening of its
+// nonce; the announcements and messages of a table the page hosts) are mined in a worker of
+// their own, one after the other, so that the page keeps answering; where no worker starts (or
+// it fails) they are mined here, as they always could be. Answers the worker's `{nonce}`.
+// `window.lobbyPow` counts where they were made, for tests and reports.
+let miner = null;
+
 function mineOffPage(job) {
+  window.lobbyPow = window.lobbyPow || { worker: 0, here: 0 };
   const here = () => {
-    window.joinPow.here += 1;
+    window.lobbyPow.here += 1;
     return core.mine(job);
   };
-  window.joinPow = window.joinPow || { worker: 0, here: 0 };
-  return new Promise((resolve, reject) => {
-    const settle = (f) => {
-      try {
-        resolve(f());
-      } catch (e) {
-        reject(e);
-      }
-    };
+  if (!miner) {
     let worker;
     try {
       worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     } catch {
-      settle(here);
-      return;
+      return Promise.resolve().then(here);
     }
-    worker.onmessage = (ev) => {
-      const m = ev.data;
-      if (m.ready) return;
+    const m = { worker, waiting: [] };
+    const broken = () => {
       worker.terminate();
-      if (m.mined === undefined) {
-        settle(here);
+      if (miner === m) miner = null;
+      for (const w of m.waiting.splice(0)) w.fallback();
+    };
+    worker.onmessage = (ev) => {
+      const a = ev.data;
+      if (a.ready) return;
+      if (a.broken) {
+        broken();
         return;
       }
-      window.joinPow.worker += 1;
-      resolve(m.mined);
+      const w = m.waiting.shift();
+      if (!w) return;
+      if (a.mined === undefined) {
+        w.fallback();
+        return;
+      }
+      window.lobbyPow.worker += 1;
+      w.resolve(a.mined);
     };
-    worker.onerror = () => {
-      worker.terminate();
-      settle(here);
+    worker.onerror = broken;
+    miner = m;
+  }
+  return new Promise((resolve, reject) => {
+    const fallback = () => {
+      try {
+        resolve(here());
+      } catch (e) {
+        reject(e);
+      }
     };
-    worker.postMessage(job);
+    miner.waiting.push({ resolve, fallback });
+    miner.worker.postMessage(job);
   });
 }
 
@@ -1147,7 +1162,7 @@ async function hostTable() {
   };
   const botCount = Number($("host-bots").value) || 0;
   if (botCount < 0 || botCount >= form.seats) {
-    fail(`A table of ${form.seats} seats takes at most ${Math.max(form.seats - 1, 0)} bots: one seat is yours.`);
+    fail(`A table of ${form.seats} seats takes at most ${Math.max(form.seats - 1, 0)} bot${form.seats === 2 ? "" : "s"}: one seat is yours.`);
     return;
   }
   $("host-open").disabled = true;
@@ -1437,15 +1452,34 @@ function showHostedTable(h, since = Date.now()) {
 }
 
 // One round of the hosted lobby in the core, then what it asked for.
-function hostTick() {
+async function hostTick() {
   const h = hosting;
   if (!h) return;
+  // A round whose events are still in the worker for their proof of work: the next round
+  // follows it.
+  if (h.mining) {
+    h.again = true;
+    return;
+  }
   clearTimeout(h.timer);
   let out;
   try {
     out = JSON.parse(h.host.tick());
+    if (out.mine.length) {
+      h.mining = true;
+      const answers = [];
+      for (const job of out.mine) answers.push(await mineOffPage(job));
+      out.publish = JSON.parse(h.host.mined(JSON.stringify(answers)));
+    }
   } catch (e) {
     out = { state: "cancelled", words: e.message || String(e), news: [], publish: [], people: [] };
+  } finally {
+    h.mining = false;
+  }
+  if (hosting !== h) return;
+  if (h.again) {
+    h.again = false;
+    setTimeout(hostTick, 0);
   }
   // Kept first: a reload must find the seed of the nonce a published commitment stands for.
   // Each round's record and events follow the round before's.
