@@ -1342,3 +1342,100 @@ fn host_killed_in_its_lobby(test: &str, more: &[&str]) {
         "the lobby outlived its seating"
     );
 }
+
+/// `tolerance host` invites Bob and then Cy, and is SIGKILLed the moment Bob's invitation is
+/// out, while Cy's is still on its way (Cy's inbox relay list names a relay that takes the
+/// connection and never answers, so the host waits on it). `tolerance resume` takes the table
+/// back and sends only the invitation it had not recorded as sent: Cy's again, never Bob's —
+/// Bob holds exactly one invitation on the relay.
+#[test]
+fn a_host_killed_while_inviting_sends_only_the_invitations_it_had_not_sent() {
+    use tolerance::net::pool::RelayPool;
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let r = relay();
+    let (ha, hb) = (home("inv-kill", "a"), home("inv-kill", "b"));
+    player(&ha);
+    let b = player(&hb);
+    let out = run(
+        &hb,
+        &["keys", "profile", "--name", "Bob", "--relay", &r.url],
+    );
+    assert!(out.status.success(), "{out:?}");
+    // A relay that takes connections and never says a word.
+    let hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hole_url = format!("ws://{}", hole.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in hole.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    let cy = Keys::generate();
+    let c = cy.public_key().to_bech32().unwrap();
+    r.rt.block_on(async {
+        let pool = RelayPool::connect(cy.clone(), [r.url.as_str()], Default::default())
+            .await
+            .unwrap();
+        let hole = RelayUrl::parse(&hole_url).unwrap();
+        tolerance::net::dm::publish_inbox_relays(&pool, &[hole])
+            .await
+            .unwrap();
+        pool.shutdown().await;
+    });
+
+    let mut host = spawn(
+        &ha,
+        &[
+            "host", "--game", "perudo", "--relay", &r.url, "--seats", "3", "--invite", &b,
+            "--invite", &c, "--auto",
+        ],
+    );
+    let naddr = naddr_of(&host.wait_line("tolerance join naddr1", Duration::from_secs(20)));
+    host.wait_line("invited Bob", Duration::from_secs(20));
+    host.child.kill().unwrap(); // SIGKILL
+    host.child.wait().unwrap();
+    assert!(
+        !host
+            .lines
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains(&format!("invited {}", short_npub(&c)))),
+        "Cy's invitation was out before the kill: nothing left to test"
+    );
+
+    let mut resumed = spawn(&ha, &["resume"]);
+    resumed.wait_line(
+        &format!("invited {}", short_npub(&c)),
+        Duration::from_secs(60),
+    );
+    resumed.child.kill().unwrap();
+    resumed.child.wait().unwrap();
+    let said = resumed.lines.lock().unwrap().join("\n");
+    assert!(
+        said.contains("taking back the table you host") && !said.contains("invited Bob"),
+        "{said}"
+    );
+    let wraps = |to: &str| {
+        let to = PublicKey::parse(to).unwrap();
+        r.rt.block_on(async {
+            let pool = RelayPool::connect(Keys::generate(), [r.url.as_str()], Default::default())
+                .await
+                .unwrap();
+            let got = pool
+                .fetch(
+                    vec![Filter::new().kind(Kind::GiftWrap).pubkey(to)],
+                    Duration::from_secs(5),
+                )
+                .await
+                .unwrap();
+            pool.shutdown().await;
+            got.len()
+        })
+    };
+    assert_eq!(wraps(&b), 1, "Bob was invited again");
+    assert!(wraps(&c) >= 1, "Cy was never invited");
+    // Bob finds the table among his invitations.
+    let (invitations, _) = tables_listed(&hb, &r.url);
+    assert!(invitations.contains(&naddr), "{invitations}");
+}
