@@ -968,6 +968,10 @@ impl<G: TableGame> Playing<G> {
     fn sign_queued(&mut self) -> Result<(), String> {
         let pow = self.spec.pow;
         let here = pow == 0 || !self.worker || self.state.is_leaving();
+        if here {
+            // The worker's answer for the first, if it was out, comes too late to be used.
+            self.mining = false;
+        }
         while let Some((first, _)) = self.unsigned.front() {
             if !here {
                 if !self.mining {
