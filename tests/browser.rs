@@ -1521,7 +1521,17 @@ async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign
     until(&c, "document.body.dataset.table === 'shown'").await;
     click(&c, "#sit-down").await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
-    let line = perudo_by_clicks(&c, 1).await;
+    // A table that ends before the person's first turn says what the host's client said.
+    let clicks = play_by_clicks(&c, dudo_when_it_may, Duration::from_secs(300)).await;
+    if clicks == 0 {
+        let said = host.lines.lock().unwrap().join("\n");
+        panic!(
+            "the table ended before the person's turn; the page reads: {}\nAna said:\n{said}\n{}",
+            text(&c, "#over-line").await,
+            host.stderr.lock().unwrap()
+        );
+    }
+    let line = perudo_by_clicks(&c, 0).await;
     the_host_and_verify_agree(&c, host, &hw, &naddr, &line).await;
     c.close().await.unwrap();
 }
