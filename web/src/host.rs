@@ -712,7 +712,7 @@ impl PageHost {
         let mut publish = Vec::new();
         // With proof of work to make and a worker to make it in, the round's events go to the
         // worker unsigned, in order (the answer's `mine`), and are signed by `mined`.
-        let elsewhere = pow > 0 && crate::mine::elsewhere();
+        let elsewhere = crate::mine::elsewhere(pow);
         let mut mine = Vec::new();
         let mut actions = lobby.take();
         // A failure to sign cancels the table, and the cancellation is signed in its place.

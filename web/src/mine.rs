@@ -35,8 +35,9 @@ pub fn mine_elsewhere(on: bool) {
     ELSEWHERE.with(|e| e.set(on));
 }
 
-pub(crate) fn elsewhere() -> bool {
-    ELSEWHERE.with(Cell::get)
+/// Whether an event of `pow` bits goes to the worker: it asks work, and the page has a worker.
+pub(crate) fn elsewhere(pow: u8) -> bool {
+    pow > 0 && ELSEWHERE.with(Cell::get)
 }
 
 /// The job for the worker (`{mine: {event, difficulty}}`): an event holds no secret, so the
@@ -107,7 +108,8 @@ pub(crate) fn signed_with(
         .map_err(|e| format!("your key could not sign: {e}"))
 }
 
-/// Mines and signs here, where the page has no worker (or its worker is gone).
+/// Mines and signs here, where the page has no worker (or its worker is gone); at 0 bits it
+/// only signs.
 pub(crate) fn signed_here(
     unsigned: UnsignedEvent,
     difficulty: u8,

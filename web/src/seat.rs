@@ -406,7 +406,7 @@ fn next_join(
                 (state, words): (&'static str, String)|
      -> Result<Value, String> {
         let msg = lobby_msg(body);
-        if pow > 0 && mine::elsewhere() {
+        if mine::elsewhere(pow) {
             let unsigned = lobby_event(host, &msg).build(me);
             let mut out = answer(
                 "mining",
@@ -981,14 +981,10 @@ impl<G: TableGame> Playing<G> {
                 return Ok(());
             }
             let (unsigned, beat) = self.unsigned.pop_front().expect("a first");
-            let ev = if pow == 0 {
-                unsigned
-                    .sign_with_keys(&self.keys)
-                    .map_err(|e| format!("your key could not sign: {e}"))?
-            } else {
+            if pow > 0 {
                 self.pow_here += 1;
-                mine::signed_here(unsigned, pow, &self.keys)?
-            };
+            }
+            let ev = mine::signed_here(unsigned, pow, &self.keys)?;
             self.take_signed(ev, beat);
         }
         Ok(())
