@@ -39,25 +39,17 @@ pub struct RelayInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_subscriptions: Option<u64>,
     /// NIP-13 difficulty new events need (`min_pow_difficulty`); 0 when none.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::wire::is_default")]
     pub min_pow_difficulty: u8,
     /// NIP-42 authentication before anything else (`auth_required`).
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "crate::wire::is_default")]
     pub auth_required: bool,
     /// Payment before use (`payment_required`).
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "crate::wire::is_default")]
     pub payment_required: bool,
     /// Only some keys may write (`restricted_writes`).
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "crate::wire::is_default")]
     pub restricted_writes: bool,
-}
-
-fn is_zero(v: &u8) -> bool {
-    *v == 0
-}
-
-fn is_false(v: &bool) -> bool {
-    !*v
 }
 
 impl RelayInfo {

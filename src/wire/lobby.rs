@@ -97,7 +97,7 @@ pub struct Lobby {
     /// Seating round: the host reopens the lobby (one round more) when a listed player did not
     /// reveal its nonce in time; every player still listed then commits to a fresh nonce, so
     /// nobody can choose a nonce knowing the others' revealed ones.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "super::is_default")]
     pub round: u32,
     /// Proof of work (NIP-13 difficulty) a join request must carry, for public tables that
     /// strangers could flood with throwaway keys.
@@ -106,10 +106,6 @@ pub struct Lobby {
     /// NIP-40: when an open table that never started is gone (unix seconds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<u64>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 /// Content of a [`KIND_LOBBY`] event. (serde cannot refuse unknown fields next to a flattened

@@ -89,7 +89,7 @@ pub struct Deadlines {
     pub crypto_ms: u64,
     /// Each seat's time bank for the whole table: a move may run this much past `move_ms` in
     /// all; what a seat uses is gone for the rest of the table (`protocol/PROTOCOL.md` §7.1).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub bank_ms: u64,
     /// How long past a step's deadline an event may still be on its way through relays that
     /// throttle or reconnect: votes count only from the deadline plus this, so an honest seat
@@ -98,12 +98,14 @@ pub struct Deadlines {
     /// How long a table that fewer than two seats are dealt into waits for a seat sitting out
     /// (a crash, a dropped link) to come back before it ends (§7.10); 0: it ends at once, as
     /// version 4 tables do.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub return_ms: u64,
 }
 
-fn is_zero(v: &u64) -> bool {
-    *v == 0
+/// serde's `skip_serializing_if` for a field left out at its default (0, false): such a field
+/// was added after the first version, and an old event without it means the same.
+pub fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl Default for Deadlines {
@@ -213,12 +215,8 @@ pub struct TableSpec {
     /// NIP-13 proof of work (leading zero bits of the id) every event of this table carries:
     /// the most any of its relays asks for, fixed before the first event because a log event
     /// cannot be mined again without forking the chain. 0 (and absent) when none.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub pow: u8,
-}
-
-fn is_zero_u8(v: &u8) -> bool {
-    *v == 0
 }
 
 /// The most proof of work a table may ask for. Each bit doubles the work: at 24 bits one event

@@ -112,12 +112,8 @@ struct HostRecord {
     table_key: Option<Value>,
     /// Bots gone with a reload whose places the page has not filled with new ones yet: owed
     /// still after a second reload.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "wire::is_default")]
     bots_owed: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 const HOST_RECORD_VERSION: u32 = 1;

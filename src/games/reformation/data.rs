@@ -238,22 +238,18 @@ pub struct CardDef {
     pub piety: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<Effect>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "crate::wire::is_default")]
     pub guild: bool,
     /// The reign (1..=3) of a Monarch card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monarch: Option<u8>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "crate::wire::is_default")]
     pub plague: bool,
     /// The fields whose values the text no longer gives.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assumed: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// A scoring category of a reign: VP per living card, for owning at least one, for owning the
@@ -311,7 +307,7 @@ pub struct RoleDef {
     /// Mary I, Elizabeth I, James I.
     pub reigns: Vec<Reign>,
     pub end: EndScoring,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "crate::wire::is_default")]
     pub assumed: bool,
 }
 
