@@ -650,24 +650,52 @@ impl PageHost {
     }
 
     /// The worker's answers (a JSON list of `{nonce}`, one per job of the last tick's `mine`, in
-    /// order): that round's events signed, in order (a JSON list), to publish as a tick's
-    /// `publish`. An answer that does not give its event the difficulty is made again here.
+    /// order): `{publish, cancelled}`, that round's events signed, in order, to publish as a
+    /// tick's `publish`. An answer that does not give its event the difficulty is made again
+    /// here. An event the key cannot sign cancels the table as a tick does: what is signed still
+    /// goes out, the cancellation (signed here) follows it, and `cancelled` says why in words.
     pub fn mined(&mut self, answers: &str) -> Result<String, JsError> {
         let answers: Vec<String> = serde_json::from_str(answers).unwrap_or_default();
         let mut answers = answers.into_iter();
         let mut publish = Vec::new();
+        let mut failed = None;
         for (unsigned, pow) in std::mem::take(&mut self.unmined) {
             let from_worker = answers
                 .next()
                 .and_then(|a| crate::mine::signed_with(unsigned.clone(), pow, &a, &self.keys).ok());
-            let ev = match from_worker {
-                Some(ev) => ev,
-                None => crate::mine::signed_here(unsigned, pow, &self.keys)
-                    .map_err(|e| JsError::new(&e))?,
-            };
-            publish.push(event_json(&ev));
+            match from_worker
+                .map_or_else(|| crate::mine::signed_here(unsigned, pow, &self.keys), Ok)
+            {
+                Ok(ev) => publish.push(event_json(&ev)),
+                Err(e) => failed = failed.or(Some(e)),
+            }
         }
-        Ok(Value::Array(publish).to_string())
+        let cancelled = failed.map(|e| {
+            self.cancel_unsigned(&e, &mut publish);
+            format!("table cancelled: {e}")
+        });
+        Ok(json!({ "publish": publish, "cancelled": cancelled }).to_string())
+    }
+
+    /// Cancels the table for `reason` (an event its key could not sign) and adds the
+    /// cancellation, signed here, to `publish`; should it not sign either, the table expires.
+    fn cancel_unsigned(&mut self, reason: &str, publish: &mut Vec<Value>) {
+        let Some(lobby) = self.lobby.as_mut() else {
+            return;
+        };
+        lobby.cancel(reason.to_string(), now_ms());
+        let me = self.keys.public_key();
+        let pow = lobby.spec().pow;
+        let names = &self.names;
+        let name = |k: &PublicKey| names::name_or_npub(names, k);
+        for action in lobby.take() {
+            let Some((builder, pow)) = host_event(action, &me, pow, &mut self.news, &name) else {
+                continue;
+            };
+            if let Ok(ev) = sign(builder, &self.keys, pow) {
+                publish.push(event_json(&ev));
+            }
+        }
     }
 
     /// The person hosting asks to start with the players there now.
@@ -715,16 +743,9 @@ impl PageHost {
         let mut failed = false;
         while !actions.is_empty() {
             for action in actions {
-                let (builder, pow) = match action {
-                    HostAction::Announce { spec, at } => (
-                        wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
-                        spec.pow,
-                    ),
-                    HostAction::Lobby(msg) => (lobby_event(&me, &msg), pow),
-                    HostAction::News(n) => {
-                        self.news.extend(n.named(&name).words(HOW_TO_START));
-                        continue;
-                    }
+                let Some((builder, pow)) = host_event(action, &me, pow, &mut self.news, &name)
+                else {
+                    continue;
                 };
                 if elsewhere {
                     let unsigned = builder.build(me);
@@ -793,6 +814,28 @@ impl PageHost {
     }
 }
 
+/// The event a lobby action asks for and the proof of work it carries (a table's
+/// announcement its own, a lobby message `pow`); news goes to `news`, in words.
+fn host_event(
+    action: HostAction,
+    me: &PublicKey,
+    pow: u8,
+    news: &mut Vec<String>,
+    name: &dyn Fn(&PublicKey) -> String,
+) -> Option<(EventBuilder, u8)> {
+    match action {
+        HostAction::Announce { spec, at } => Some((
+            wire::table_event(&spec).custom_created_at(Timestamp::from(at)),
+            spec.pow,
+        )),
+        HostAction::Lobby(msg) => Some((lobby_event(me, &msg), pow)),
+        HostAction::News(n) => {
+            news.extend(n.named(name).words(HOW_TO_START));
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -843,13 +886,17 @@ mod tests {
             .mined(&serde_json::to_string(&answers).unwrap())
             .map_err(|_| "signs")
             .unwrap();
-        let signed: Vec<Value> = serde_json::from_str(&signed).unwrap();
+        let signed: Value = serde_json::from_str(&signed).unwrap();
+        assert_eq!(signed["cancelled"], Value::Null, "{signed}");
+        let signed = signed["publish"].as_array().unwrap();
         assert_eq!(signed.len(), jobs.len());
         for ev in signed {
             let ev = Event::from_json(ev.to_string()).unwrap();
             assert!(ev.verify().is_ok() && ev.check_pow(8), "{ev:?}");
         }
-        assert_eq!(host.mined("[]").map_err(|_| "none").unwrap(), "[]");
+        let none: Value =
+            serde_json::from_str(&host.mined("[]").map_err(|_| "none").unwrap()).unwrap();
+        assert_eq!(none, json!({ "publish": [], "cancelled": null }));
     }
 
     /// A page that reloads while its table takes players takes the lobby back from its record:

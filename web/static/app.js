@@ -1469,7 +1469,10 @@ async function hostTick() {
       h.mining = true;
       const answers = [];
       for (const job of out.mine) answers.push(await mineOffPage(job));
-      out.publish = JSON.parse(h.host.mined(JSON.stringify(answers)));
+      const mined = JSON.parse(h.host.mined(JSON.stringify(answers)));
+      out.publish = mined.publish;
+      // A key that could not sign cancelled the table; its cancellation is in `publish`.
+      if (mined.cancelled) Object.assign(out, { state: "cancelled", words: mined.cancelled });
     }
   } catch (e) {
     out = { state: "cancelled", words: e.message || String(e), news: [], publish: [], people: [] };
