@@ -102,8 +102,9 @@ pub struct Deadlines {
     pub return_ms: u64,
 }
 
-/// serde's `skip_serializing_if` for a field left out at its default (0, false): such a field
-/// was added after the first version, and an old event without it means the same.
+/// serde's `skip_serializing_if` that leaves a field out at its type's default (0, false); with
+/// `#[serde(default)]` it reads back as the same value. In events this is how a field added after
+/// the first version keeps older events meaning what they meant.
 pub fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }

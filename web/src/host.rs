@@ -654,7 +654,7 @@ impl PageHost {
     /// tick's `publish`. An answer that does not give its event the difficulty is made again
     /// here. An event the key cannot sign cancels the table as a tick does: what is signed still
     /// goes out, the cancellation (signed here) follows it, and `cancelled` says why in words.
-    pub fn mined(&mut self, answers: &str) -> Result<String, JsError> {
+    pub fn mined(&mut self, answers: &str) -> String {
         let answers: Vec<String> = serde_json::from_str(answers).unwrap_or_default();
         let mut answers = answers.into_iter();
         let mut publish = Vec::new();
@@ -674,7 +674,7 @@ impl PageHost {
             self.cancel_unsigned(&e, &mut publish);
             format!("table cancelled: {e}")
         });
-        Ok(json!({ "publish": publish, "cancelled": cancelled }).to_string())
+        json!({ "publish": publish, "cancelled": cancelled }).to_string()
     }
 
     /// Cancels the table for `reason` (an event its key could not sign) and adds the
@@ -882,10 +882,7 @@ mod tests {
             })
             .collect();
         answers[0] = "{}".into();
-        let signed = host
-            .mined(&serde_json::to_string(&answers).unwrap())
-            .map_err(|_| "signs")
-            .unwrap();
+        let signed = host.mined(&serde_json::to_string(&answers).unwrap());
         let signed: Value = serde_json::from_str(&signed).unwrap();
         assert_eq!(signed["cancelled"], Value::Null, "{signed}");
         let signed = signed["publish"].as_array().unwrap();
@@ -894,8 +891,7 @@ mod tests {
             let ev = Event::from_json(ev.to_string()).unwrap();
             assert!(ev.verify().is_ok() && ev.check_pow(8), "{ev:?}");
         }
-        let none: Value =
-            serde_json::from_str(&host.mined("[]").map_err(|_| "none").unwrap()).unwrap();
+        let none: Value = serde_json::from_str(&host.mined("[]")).unwrap();
         assert_eq!(none, json!({ "publish": [], "cancelled": null }));
     }
 
