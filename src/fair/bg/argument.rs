@@ -9,16 +9,16 @@
 //! multi-scalar multiplication with random weights (see [`verify`]); the two scalar equations
 //! are checked exactly.
 
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{One, UniformRand, Zero};
 use rand::seq::SliceRandom;
 use rand::{CryptoRng, RngCore};
 use zeroize::Zeroizing;
 
 use super::group::{
-    ciphertexts_bytes, decode_point, decode_scalar, generator, generators, mul_base, mul_generator,
-    point_bytes, scalar_bytes, Affine, Ciphertext, Generators, Point, Scalar, CIPHERTEXT_LEN,
-    POINT_LEN, SCALAR_LEN,
+    ciphertexts_bytes, decode_point, decode_scalar, generator, generators, msm, mul_base,
+    mul_generator, point_bytes, scalar_bytes, Affine, Ciphertext, Generators, Point, Scalar,
+    CIPHERTEXT_LEN, POINT_LEN, SCALAR_LEN,
 };
 use super::transcript::Transcript;
 
@@ -254,7 +254,7 @@ impl CommitKey {
         scalars.extend_from_slice(m);
         scalars.resize(n, Scalar::zero());
         scalars.push(r);
-        Point::msm_unchecked(&self.bases, &scalars).into_affine()
+        msm(&self.bases, &scalars).into_affine()
     }
 }
 
@@ -381,8 +381,8 @@ pub(crate) fn shuffle_and_prove_unchecked<R: RngCore + CryptoRng>(
     };
     let zero = Scalar::zero();
     let ct_mxp0 = (
-        Point::msm_unchecked(&c1s, &with(&alpha, [tau0, zero])).into_affine(),
-        Point::msm_unchecked(&c2s, &with(&alpha, [beta, tau0])).into_affine(),
+        msm(&c1s, &with(&alpha, [tau0, zero])).into_affine(),
+        msm(&c2s, &with(&alpha, [beta, tau0])).into_affine(),
     );
     let rho_agg = -rho
         .iter()
@@ -390,8 +390,8 @@ pub(crate) fn shuffle_and_prove_unchecked<R: RngCore + CryptoRng>(
         .map(|(r, e)| *r * e)
         .sum::<Scalar>();
     let ct_mxp1 = (
-        Point::msm_unchecked(&c1s, &with(&xpi, [rho_agg, zero])).into_affine(),
-        Point::msm_unchecked(&c2s, &with(&xpi, [zero, rho_agg])).into_affine(),
+        msm(&c1s, &with(&xpi, [rho_agg, zero])).into_affine(),
+        msm(&c2s, &with(&xpi, [zero, rho_agg])).into_affine(),
     );
     let x_m = multi_exp_challenge(&ts, &c_alpha, &c_beta, &ct_mxp0, &ct_mxp1);
     let o_alpha: Vec<Scalar> = alpha
@@ -604,7 +604,7 @@ impl Fold {
         for (base, s) in self.own {
             add(base, s);
         }
-        Point::msm_unchecked(&bases, &scalars).is_zero()
+        msm(&bases, &scalars).is_zero()
     }
 }
 

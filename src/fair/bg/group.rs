@@ -10,7 +10,7 @@
 use std::sync::{Arc, OnceLock, RwLock};
 
 use ark_ec::scalar_mul::{BatchMulPreprocessing, ScalarMul};
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::{PrimeField, UniformRand};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate};
 use rand::SeedableRng;
@@ -87,20 +87,29 @@ pub(crate) fn decode_point(bytes: &[u8]) -> Option<Affine> {
     for (d, s) in sec1[1..].iter_mut().zip(x_le.iter().rev()) {
         *d = *s;
     }
-    // Rejects an `x` at or above the prime and an `x` with no point on the curve.
-    let full = secp256k1::PublicKey::from_slice(&sec1)
-        .ok()?
-        .serialize_uncompressed();
-    let x = base_field_be(&full[1..33])?;
-    let mut y = base_field_be(&full[33..65])?;
+    let (x, mut y) = even_root(&sec1)?;
     if (y > -y) != larger {
         y = -y;
     }
     Some(Affine::new_unchecked(x, y))
 }
 
+/// The point of a SEC1 compressed encoding with an even `y`, as its coordinates; `None` for an
+/// `x` at or above the prime and an `x` with no point on the curve. On wasm32 through `k256`'s
+/// 32-bit limbs (a quarter of libsecp256k1's time there, see `limbs32`), natively libsecp256k1.
+fn even_root(sec1: &[u8; 33]) -> Option<(ark_secp256k1::Fq, ark_secp256k1::Fq)> {
+    #[cfg(any(target_arch = "wasm32", test))]
+    if super::limbs32::in_use() {
+        return super::limbs32::decompress(sec1);
+    }
+    let full = secp256k1::PublicKey::from_slice(sec1)
+        .ok()?
+        .serialize_uncompressed();
+    Some((base_field_be(&full[1..33])?, base_field_be(&full[33..65])?))
+}
+
 /// A base-field element from 32 big-endian bytes below the prime.
-fn base_field_be(bytes: &[u8]) -> Option<ark_secp256k1::Fq> {
+pub(super) fn base_field_be(bytes: &[u8]) -> Option<ark_secp256k1::Fq> {
     let mut limbs = [0u64; 4];
     for (limb, chunk) in limbs.iter_mut().zip(bytes.rchunks_exact(8)) {
         *limb = u64::from_be_bytes(chunk.try_into().expect("8 bytes"));
@@ -228,10 +237,28 @@ pub(crate) fn generators(n: usize) -> Arc<Generators> {
 /// `s·G` for many `s`, through a precomputed window table of `G`: several times cheaper than a
 /// generic scalar multiplication, and `G` is the base of every key, remasking and nonce.
 pub(crate) fn mul_generator(scalars: &[Scalar]) -> Vec<Affine> {
+    #[cfg(any(target_arch = "wasm32", test))]
+    if super::limbs32::in_use() {
+        if let Some(points) = super::limbs32::mul_generator(scalars) {
+            return points;
+        }
+    }
     static TABLE: OnceLock<BatchMulPreprocessing<Point>> = OnceLock::new();
     TABLE
         .get_or_init(|| BatchMulPreprocessing::new(generator().into_group(), 256))
         .batch_mul(scalars)
+}
+
+/// `Σ s_i·B_i` over the shorter of the two lists: every Pedersen commitment, ciphertext product
+/// and batched check. On wasm32 through `k256` (see `limbs32`), natively through arkworks.
+pub(crate) fn msm(bases: &[Affine], scalars: &[Scalar]) -> Point {
+    #[cfg(any(target_arch = "wasm32", test))]
+    if super::limbs32::in_use() {
+        if let Some(point) = super::limbs32::msm(bases, scalars) {
+            return point;
+        }
+    }
+    Point::msm_unchecked(bases, scalars)
 }
 
 /// `s·G` for one `s`.
@@ -354,6 +381,9 @@ mod tests {
         for e in &encodings {
             let fast = decode_point(e);
             assert_eq!(fast, decode_point_arkworks(e), "{}", hex::encode(e));
+            // The page's square root (k256 on wasm32) decides the same.
+            let page = super::super::limbs32::forced(|| decode_point(e));
+            assert_eq!(page, fast, "the page's arithmetic: {}", hex::encode(e));
             accepted += usize::from(fast.is_some());
         }
         // Both kinds of case were exercised.

@@ -1,6 +1,7 @@
 //! The project's own implementation of the proofs ziffle 0.1.0 defines, in its byte formats:
 //! the Bayer–Groth shuffle argument (m = 1), Schnorr key-ownership proofs, Chaum–Pedersen reveal
-//! tokens, and the ElGamal masking, aggregation and opening around them, on arkworks' secp256k1.
+//! tokens, and the ElGamal masking, aggregation and opening around them, on arkworks' secp256k1
+//! (in the browser the heaviest group operations go through `k256` instead: see `limbs32`).
 //!
 //! Why it exists: ziffle evaluates every vector product one scalar multiplication per term and
 //! fixes the deck size at compile time. Here every product is a multi-scalar multiplication, the
@@ -16,6 +17,8 @@
 
 pub(crate) mod argument;
 pub(crate) mod group;
+#[cfg(any(target_arch = "wasm32", test))]
+pub(crate) mod limbs32;
 pub(crate) mod sigma;
 pub(crate) mod transcript;
 

@@ -5,7 +5,7 @@
 //! Many tokens are verified at once by a random linear combination of their equations
 //! ([`verify_tokens`]); the caller falls back to one-by-one checks to name a bad token.
 
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{UniformRand, Zero};
 use rand::{CryptoRng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use super::group::{
-    decode_point, decode_scalar, mul_generator_one, point_bytes, scalar_bytes, Affine, Point,
-    Scalar, POINT_LEN, SCALAR_LEN,
+    decode_point, decode_scalar, msm, mul_generator_one, point_bytes, scalar_bytes, Affine, Scalar,
+    POINT_LEN, SCALAR_LEN,
 };
 use super::transcript::Transcript;
 
@@ -256,7 +256,7 @@ pub(crate) fn verify_tokens(batch: &[TokenStatement<'_>]) -> bool {
                 terms.add(st.share, -(b * e));
             }
             terms.scalars[0] = g_coefficient;
-            Point::msm_unchecked(&terms.bases, &terms.scalars).is_zero()
+            msm(&terms.bases, &terms.scalars).is_zero()
         }
     }
 }
