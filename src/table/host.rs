@@ -232,7 +232,7 @@ pub enum LobbyNews {
         names: Vec<String>,
     },
     /// Listed players whose authorization of their table key would lapse before the seating
-    /// could be announced: their seats open again, and they may ask again with a new one.
+    /// could be announced (the host was away past the lobby's expiry): the table is cancelled.
     Lapsed {
         names: Vec<String>,
     },
@@ -303,10 +303,8 @@ impl LobbyNews {
                 if names.len() == 1 { " is" } else { "s are" }
             ),
             LobbyNews::Lapsed { names } => format!(
-                "the authorization of {} lapsed before the table could be seated: the seat{} open \
-             again",
-                names.join(", "),
-                if names.len() == 1 { " is" } else { "s are" }
+                "the authorization of {} lapsed before the table could be seated",
+                names.join(", ")
             ),
             LobbyNews::Seated { names } => format!("seated: {}", names.join(", ")),
             LobbyNews::Cancelled { reason } => format!("table cancelled: {reason}"),
@@ -442,8 +440,8 @@ pub enum HostNews {
     Dropped {
         who: Vec<PublicKey>,
     },
-    /// Listed people whose authorization would lapse before the seating could be announced:
-    /// their seats open again, and they may ask again with a new one.
+    /// Listed people whose authorization would lapse before the seating could be announced,
+    /// because the host was away past the lobby's own expiry: the table is cancelled.
     Lapsed {
         who: Vec<PublicKey>,
     },
@@ -1273,7 +1271,7 @@ impl HostLobby {
             Ok(seats) => {
                 // Every client judges the listed authorizations at the seated announcement's
                 // own time (§2.3): one lapsed by then would make them all refuse the seating,
-                // so its player's seat opens again instead.
+                // so the table is not seated with it.
                 let at = now / 1000 + PUBLISH_SLACK_SECS;
                 let gone = lapsed(self.lobby(), at);
                 if gone.is_empty() {
@@ -1292,28 +1290,36 @@ impl HostLobby {
             Err(_) if now < until => return Some(Duration::from_millis(until - now)),
             Err(missing) => (missing, Unseated::NeverRevealed),
         };
-        if missing.iter().any(|k| *k == self.me.to_hex()) {
-            let reason = match why {
-                Unseated::NeverRevealed => "the host's own nonce did not reach the relays",
-                Unseated::Lapsed => {
-                    "the host's own authorization of its table key lapsed before the table \
-                     could be seated: host it again"
-                }
+        let me = self.me.to_hex();
+        let mine = missing.contains(&me);
+        if let Unseated::Lapsed = why {
+            // An authorization is listed only if it outlasts the lobby's own expiry by the
+            // margin of §2.3, so one that lapses means the host was away well past that expiry:
+            // the relays have dropped the lobby (NIP-40), and no new round could be found there.
+            let others: Vec<String> = missing.iter().filter(|k| **k != me).cloned().collect();
+            if !others.is_empty() {
+                let who = self.identities(&others);
+                self.news(HostNews::Lapsed { who });
+            }
+            let reason = if mine {
+                "the host's own authorization of its table key lapsed before the table could be \
+                 seated: host it again"
+            } else {
+                "the host was away past the lobby's own expiry, and a listed player's \
+                 authorization lapsed meanwhile: host the table again"
             };
             self.cancel(reason.into(), now);
+            return None;
+        }
+        if mine {
+            self.cancel("the host's own nonce did not reach the relays".into(), now);
             return None;
         }
         // Their seats open again; everyone left commits afresh so nobody chooses a nonce
         // knowing the others' revealed ones.
         let who = self.identities(&missing);
-        match why {
-            Unseated::NeverRevealed => {
-                self.banned.extend(missing.iter().cloned());
-                self.news(HostNews::Dropped { who });
-            }
-            // Not their doing alone (a slow round), so they may ask again.
-            Unseated::Lapsed => self.news(HostNews::Lapsed { who }),
-        }
+        self.banned.extend(missing.iter().cloned());
+        self.news(HostNews::Dropped { who });
         self.nonce = fresh(&mut self.rng);
         let commit = seat_commit(&self.spec.table, &self.me, &self.nonce);
         let l = self.lobby_mut();
@@ -1715,6 +1721,81 @@ mod tests {
             host.poll(T0 + crypto + 6, &no_names),
             HostState::Seated(s) if s.seats.len() == 2
         ));
+    }
+
+    /// PROTOCOL §2.3: a host stalled past the margin an authorization was checked against at
+    /// the join re-checks it against the time its seated announcement will carry. By then the
+    /// lobby's own expiry is long past (the relays have dropped it), so no new round can be
+    /// announced: the host names the person whose authorization lapsed and cancels the table
+    /// in words, and never announces a seating every client would refuse. The page's host runs
+    /// this same lobby.
+    #[test]
+    fn a_host_stalled_past_an_authorization_names_it_and_cancels_instead_of_seating() {
+        let (mut host, keys) = hosted(3);
+        host.take();
+        let (ana, bo, identity) = (Player::new(1), Player::new(2), Keys::generate());
+        let table = host.spec().table.clone();
+        let lobby_expires = host.spec().lobby.as_ref().unwrap().expires.unwrap();
+        let deadlines = host.spec().deadlines;
+        // Good for exactly as long as the join check asks: one second past `seated_by`.
+        let expires = seated_by(lobby_expires, &deadlines) + 1;
+        let auth = crate::wire::auth::auth_event(&ana.keys.public_key(), &host.me, &table, expires)
+            .sign_with_keys(&identity)
+            .expect("signs");
+        let commit = seat_commit(&table, &ana.keys.public_key(), &ana.nonce);
+        let join = ana.says(
+            &host,
+            LobbyBody::Join {
+                commit,
+                auth: Some(Box::new(auth)),
+            },
+        );
+        host.on_event(join, T0);
+        let said = news(&host.take());
+        assert!(
+            said.iter().any(|n| matches!(n, HostNews::Joined { who, .. }
+                if *who == identity.public_key())),
+            "{said:?}"
+        );
+        host.on_event(bo.join(&host), T0);
+        host.poll(T0, &no_names);
+        let closing = host.take();
+        host.on_event(host_reveal(&closing, &host, &keys), T0 + 1);
+        host.on_event(ana.reveal(&host), T0 + 2);
+        host.on_event(bo.reveal(&host), T0 + 3);
+
+        // Every nonce is in, but the host comes back to it only when the authorization would
+        // have lapsed by the seated announcement's time (its clock plus the publishing slack).
+        let stalled = (expires - PUBLISH_SLACK_SECS) * 1000;
+        let state = host.poll(stalled, &no_names);
+        let HostState::Cancelled(reason) = state else {
+            panic!("{state:?}");
+        };
+        assert!(
+            reason.contains("away past the lobby's own expiry"),
+            "{reason}"
+        );
+        let ended = host.take();
+        assert!(
+            news(&ended).contains(&HostNews::Lapsed {
+                who: vec![identity.public_key()]
+            }),
+            "{:?}",
+            news(&ended)
+        );
+        assert_eq!(
+            announced(&ended),
+            vec![(LobbyStatus::Cancelled, 3, stalled / 1000)],
+            "nothing seated is announced with a lapsed authorization"
+        );
+        let words = LobbyNews::Lapsed {
+            names: vec!["Ana".into()],
+        }
+        .words("");
+        assert_eq!(
+            words.as_deref(),
+            Some("the authorization of Ana lapsed before the table could be seated")
+        );
     }
 
     #[test]

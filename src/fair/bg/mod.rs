@@ -19,6 +19,8 @@ pub(crate) mod argument;
 pub(crate) mod group;
 #[cfg(any(target_arch = "wasm32", test))]
 pub(crate) mod limbs32;
+#[cfg(test)]
+mod limbs32_tests;
 pub(crate) mod sigma;
 pub(crate) mod transcript;
 
