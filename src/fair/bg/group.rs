@@ -109,7 +109,7 @@ fn even_root(sec1: &[u8; 33]) -> Option<(ark_secp256k1::Fq, ark_secp256k1::Fq)> 
 }
 
 /// A base-field element from 32 big-endian bytes below the prime.
-pub(super) fn base_field_be(bytes: &[u8]) -> Option<ark_secp256k1::Fq> {
+fn base_field_be(bytes: &[u8]) -> Option<ark_secp256k1::Fq> {
     let mut limbs = [0u64; 4];
     for (limb, chunk) in limbs.iter_mut().zip(bytes.rchunks_exact(8)) {
         *limb = u64::from_be_bytes(chunk.try_into().expect("8 bytes"));

@@ -17,9 +17,7 @@ use crate::fair::bg::group::{
 use crate::fair::bg::limbs32::{
     forced, from_point, in_use, msm, mul_generator, to_point, to_scalar,
 };
-use crate::fair::bg::sigma::{
-    keygen, make_token, verify_key, verify_tokens, TokenProof, TokenStatement,
-};
+use crate::fair::bg::sigma::{keygen, make_token, statements_of, verify_key, verify_tokens};
 
 fn arkworks_msm(bases: &[Affine], scalars: &[Scalar]) -> Affine {
     Point::msm_unchecked(bases, scalars).into_affine()
@@ -252,9 +250,6 @@ fn a_chain_of_shuffles_checked_through_k256() {
     assert!(!forced(|| verify_steps(apk, &refs, &wrong)));
 }
 
-/// One token as made: key share, card, token, proof, context.
-type Made = (Affine, Affine, Affine, TokenProof, Vec<u8>);
-
 #[test]
 fn reveal_tokens_made_and_batched_through_k256() {
     let mut rng = ChaCha20Rng::seed_from_u64(9);
@@ -277,24 +272,13 @@ fn reveal_tokens_made_and_batched_through_k256() {
             made.push((*pk, *c1, share, proof, ctx));
         }
     }
-    fn statements(made: &[Made]) -> Vec<TokenStatement<'_>> {
-        made.iter()
-            .map(|(pk, c1, share, proof, ctx)| TokenStatement {
-                pk: *pk,
-                c1: *c1,
-                share: *share,
-                proof,
-                ctx,
-            })
-            .collect()
-    }
-    assert!(forced(|| verify_tokens(&statements(&made))));
+    assert!(forced(|| verify_tokens(&statements_of(&made))));
     for i in 0..made.len() {
         let mut bad = made.clone();
         bad[i].2 = (bad[i].2 + generator()).into_affine();
-        assert!(!verify_tokens(&statements(&bad)), "token {i}: arkworks");
+        assert!(!verify_tokens(&statements_of(&bad)), "token {i}: arkworks");
         assert!(
-            !forced(|| verify_tokens(&statements(&bad))),
+            !forced(|| verify_tokens(&statements_of(&bad))),
             "token {i}: k256"
         );
     }

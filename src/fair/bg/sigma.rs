@@ -261,24 +261,29 @@ pub(crate) fn verify_tokens(batch: &[TokenStatement<'_>]) -> bool {
     }
 }
 
+/// One token as a test makes it: the maker's key share, the card, the token, its proof and
+/// context.
+#[cfg(test)]
+pub(crate) type MadeToken = (Affine, Affine, Affine, TokenProof, Vec<u8>);
+
+/// What a test checks `made` against.
+#[cfg(test)]
+pub(crate) fn statements_of(made: &[MadeToken]) -> Vec<TokenStatement<'_>> {
+    made.iter()
+        .map(|(pk, c1, share, proof, ctx)| TokenStatement {
+            pk: *pk,
+            c1: *c1,
+            share: *share,
+            proof,
+            ctx,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fair::bg::group::generator;
-
-    type Made = (Affine, Affine, Affine, TokenProof, Vec<u8>);
-
-    fn statements(made: &[Made]) -> Vec<TokenStatement<'_>> {
-        made.iter()
-            .map(|(pk, c1, share, proof, ctx)| TokenStatement {
-                pk: *pk,
-                c1: *c1,
-                share: *share,
-                proof,
-                ctx,
-            })
-            .collect()
-    }
 
     #[test]
     fn tokens_verify_singly_and_in_batches() {
@@ -300,17 +305,17 @@ mod tests {
                 made.push((*pk, *c1, share, proof, ctx));
             }
         }
-        let good = statements(&made);
+        let good = statements_of(&made);
         assert!(good.iter().all(verify_token));
         assert!(verify_tokens(&good));
         // One wrong share anywhere sinks the batch.
         let mut bad = made.clone();
         bad[7].2 = (bad[7].2 + generator()).into_affine();
-        let bad_st = statements(&bad);
+        let bad_st = statements_of(&bad);
         assert!(!verify_token(&bad_st[7]));
         assert!(!verify_tokens(&bad_st));
         let mut bad = made.clone();
         bad[3].4.push(0);
-        assert!(!verify_tokens(&statements(&bad)));
+        assert!(!verify_tokens(&statements_of(&bad)));
     }
 }
