@@ -15,8 +15,9 @@
 //! their canonical integers (affine coordinates, scalars below the group order), so both give
 //! the same group element and every proof is byte for byte the same. The tests
 //! (`limbs32_tests.rs`) check that against arkworks on random and on degenerate inputs, and on
-//! whole shuffles, tokens and their checks made through this module natively. Anything that does not convert (which no point on
-//! the curve and no scalar does) makes the caller fall back to arkworks, never panic.
+//! whole shuffles, tokens and their checks made through this module natively. Anything that
+//! does not convert (which no point on the curve and no scalar does) makes the caller fall back
+//! to arkworks, never panic.
 
 use ark_ec::AffineRepr;
 use ark_ff::{PrimeField, Zero};
@@ -100,12 +101,9 @@ pub(super) fn mul_generator(scalars: &[Scalar]) -> Option<Vec<Affine>> {
 /// The point of a SEC1 compressed encoding, as its affine coordinates; `None` where there is
 /// no such point (`x` at or above the prime, or not on the curve), exactly as libsecp256k1's
 /// parser refuses it. Its square root is `k256`'s fixed addition chain.
-pub(super) fn decompress(sec1: &[u8; 33]) -> Option<(ark_secp256k1::Fq, ark_secp256k1::Fq)> {
+pub(super) fn decompress(sec1: &[u8; 33]) -> Option<(Fq, Fq)> {
     let point: AffinePoint = Option::from(AffinePoint::from_bytes(sec1.into()))?;
-    match point.to_encoded_point(false).coordinates() {
-        Coordinates::Uncompressed { x, y } => Some((fq(x)?, fq(y)?)),
-        _ => None,
-    }
+    from_point(&point)?.xy()
 }
 
 /// A base-field element from its 32 big-endian bytes; `None` at or above the prime (arkworks'
