@@ -526,13 +526,6 @@ enum Phase {
     Cancelled(String),
 }
 
-/// Why listed players lose their seats before the seating.
-#[derive(Clone, Copy)]
-enum Unseated {
-    NeverRevealed,
-    Lapsed,
-}
-
 /// One hosted table's lobby, from its first announcement to its seating or cancellation.
 pub struct HostLobby {
     plan: HostPlan,
@@ -1267,51 +1260,31 @@ impl HostLobby {
     /// Waiting for the nonces: how long still, or `None` when the phase changed.
     fn revealing(&mut self, until: u64, now: u64) -> Option<Duration> {
         let (reveals, _) = collect_reveals(&self.spec, &self.events);
-        let (missing, why) = match seats_from_reveals(&self.spec, &reveals) {
+        let missing = match seats_from_reveals(&self.spec, &reveals) {
             Ok(seats) => {
                 // Every client judges the listed authorizations at the seated announcement's
                 // own time (§2.3): one lapsed by then would make them all refuse the seating,
                 // so the table is not seated with it.
                 let at = now / 1000 + PUBLISH_SLACK_SECS;
                 let gone = lapsed(self.lobby(), at);
-                if gone.is_empty() {
-                    let who = self.identities(&seats);
-                    self.spec.seats = seats;
-                    let l = self.lobby_mut();
-                    l.status = LobbyStatus::Seated;
-                    l.expires = None;
-                    self.announce(now);
-                    self.news(HostNews::Seated { who });
-                    self.phase = Phase::Seated;
+                if !gone.is_empty() {
+                    self.cancel_lapsed(&gone, now);
                     return None;
                 }
-                (gone, Unseated::Lapsed)
+                let who = self.identities(&seats);
+                self.spec.seats = seats;
+                let l = self.lobby_mut();
+                l.status = LobbyStatus::Seated;
+                l.expires = None;
+                self.announce(now);
+                self.news(HostNews::Seated { who });
+                self.phase = Phase::Seated;
+                return None;
             }
             Err(_) if now < until => return Some(Duration::from_millis(until - now)),
-            Err(missing) => (missing, Unseated::NeverRevealed),
+            Err(missing) => missing,
         };
-        let me = self.me.to_hex();
-        let mine = missing.contains(&me);
-        if let Unseated::Lapsed = why {
-            // An authorization is listed only if it outlasts the lobby's own expiry by the
-            // margin of §2.3, so one that lapses means the host was away well past that expiry:
-            // the relays have dropped the lobby (NIP-40), and no new round could be found there.
-            let others: Vec<String> = missing.iter().filter(|k| **k != me).cloned().collect();
-            if !others.is_empty() {
-                let who = self.identities(&others);
-                self.news(HostNews::Lapsed { who });
-            }
-            let reason = if mine {
-                "the host's own authorization of its table key lapsed before the table could be \
-                 seated: host it again"
-            } else {
-                "the host was away past the lobby's own expiry, and a listed player's \
-                 authorization lapsed meanwhile: host the table again"
-            };
-            self.cancel(reason.into(), now);
-            return None;
-        }
-        if mine {
+        if missing.contains(&self.me.to_hex()) {
             self.cancel("the host's own nonce did not reach the relays".into(), now);
             return None;
         }
@@ -1332,6 +1305,27 @@ impl HostLobby {
         self.announce(now);
         self.phase = Phase::Taking;
         None
+    }
+
+    /// The listed authorizations in `gone` (seat keys in hex) lapse before the seating could be
+    /// announced. An authorization is listed only if it outlasts the lobby's own expiry by the
+    /// margin of §2.3, so the host was away well past that expiry: the relays have dropped the
+    /// lobby (NIP-40) and no new round could be found there. The table is cancelled in words.
+    fn cancel_lapsed(&mut self, gone: &[String], now: u64) {
+        let me = self.me.to_hex();
+        let others: Vec<String> = gone.iter().filter(|k| **k != me).cloned().collect();
+        if !others.is_empty() {
+            let who = self.identities(&others);
+            self.news(HostNews::Lapsed { who });
+        }
+        let reason = if gone.contains(&me) {
+            "the host's own authorization of its table key lapsed before the table could be \
+             seated: host it again"
+        } else {
+            "the host was away past the lobby's own expiry, and a listed player's authorization \
+             lapsed meanwhile: host the table again"
+        };
+        self.cancel(reason.into(), now);
     }
 
     /// The people behind listed seat keys (hex), in their order (§2.3).
