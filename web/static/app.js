@@ -872,11 +872,7 @@ async function sitDown(opened, kept = null) {
   const tableEvents = [];
   let seat = null;
   const pool = new SeatPool(opened.relays, (events) => {
-    if (seat) {
-      seat.feed(JSON.stringify(events));
-      tick(seat);
-      return;
-    }
+    if (feedSeat(pool, events)) return;
     tableEvents.push(...events.filter((e) => e.kind !== undefined));
     step();
   });
@@ -970,6 +966,19 @@ async function sitDown(opened, kept = null) {
   pool.subscribe("table", [opened.filter]);
 }
 
+// Hands what the relays sent on `pool` to the seat that pool serves, once the core opened it;
+// false before that. The seat is the one `takeSeat` opened, from the moment it opened it: the
+// log subscription is live while the log so far is still being fetched, and an event that
+// comes meanwhile may be missing from the fetched answer (the relay stored it after it
+// answered), so the seat takes it as it comes rather than setting it aside.
+function feedSeat(pool, events) {
+  const seat = playing && playing.pool === pool ? playing.seat : null;
+  if (!seat) return false;
+  seat.feed(JSON.stringify(events));
+  tick(seat);
+  return true;
+}
+
 // The seats are fixed: checks the seating against every player's nonce (waiting a little for
 // one still on its way), opens the seat in the core and starts its loop.
 async function takeSeat(opened, tableEvents, lobbyFilter, pool, record = "") {
@@ -1033,13 +1042,7 @@ async function resumeSeat(opened, tableEvents) {
     releaseTable();
     return;
   }
-  let seat = null;
-  const pool = new SeatPool(opened.relays, (events) => {
-    if (seat) {
-      seat.feed(JSON.stringify(events));
-      tick(seat);
-    }
-  });
+  const pool = new SeatPool(opened.relays, (events) => feedSeat(pool, events));
   playing.pool = pool;
   seatState("resuming");
   const record = store.record("seat", opened.table);
@@ -1050,7 +1053,7 @@ async function resumeSeat(opened, tableEvents) {
   }
   resumeBots(opened);
   const { lobby } = JSON.parse(core.check_requests(JSON.stringify(opened), JSON.stringify(tableEvents)));
-  seat = await takeSeat(opened, [...tableEvents], lobby, pool, record);
+  await takeSeat(opened, [...tableEvents], lobby, pool, record);
 }
 
 function wireSeat() {
