@@ -1559,6 +1559,120 @@ async fn an_invitation_reaches_the_page_on_a_relay_that_asks_its_readers_to_sign
     c.close().await.unwrap();
 }
 
+/// Stands in for the page's network (installed before Sit down). Once the relay holds an event
+/// of the log (Ana's first), the seat's log subscription and then its first fetch of the log so
+/// far go out. The events of the fetch's answer come to the page on the live subscription
+/// instead, and the fetch ends only after the subscription gave what the relay held: every copy
+/// of Ana's event reaches the page while the seat still fetches, as from a relay that answers a
+/// query from what it held before an event it then sends live. `window.race.moved` counts the
+/// events so moved.
+const LOG_EVENT_COMES_LIVE: &str = r#"
+const Real = window.WebSocket;
+const race = (window.race = { moved: 0, fetches: 0 });
+let pool = null;
+let subscribed = null;
+let logEnded;
+const logDone = new Promise((resolve) => (logEnded = resolve));
+// Resolves once the relay at `url` holds an event `filter` matches.
+const held = (url, filter) =>
+  new Promise((resolve) => {
+    const probe = () => {
+      const p = new Real(url);
+      let some = false;
+      p.onopen = () => p.send(JSON.stringify(['REQ', 'probe', filter]));
+      p.onmessage = (e) => {
+        const a = JSON.parse(e.data);
+        if (a[0] === 'EVENT') some = true;
+        if (a[0] !== 'EOSE') return;
+        p.close();
+        if (some) resolve();
+        else setTimeout(probe, 100);
+      };
+    };
+    probe();
+  });
+window.WebSocket = function (url, ...rest) {
+  const ws = new Real(url, ...rest);
+  let first = false;
+  const send = ws.send.bind(ws);
+  ws.send = (data) => {
+    const m = JSON.parse(data);
+    if (m[0] === 'REQ' && m[1] === 'log' && !subscribed) {
+      pool = ws;
+      subscribed = held(url, m[2]).then(() => send(data));
+    } else if (m[0] === 'REQ' && subscribed && m[1] !== 'log' && (m[2].kinds || []).includes(7767) && !race.fetches) {
+      race.fetches++;
+      first = true;
+      subscribed.then(() => send(data));
+    } else {
+      send(data);
+    }
+  };
+  let handler = null;
+  Object.defineProperty(ws, 'onmessage', { set(h) { handler = h; }, get() { return handler; } });
+  ws.addEventListener('message', (e) => {
+    const msg = JSON.parse(e.data);
+    if (first && msg[0] === 'EVENT' && msg[2].kind === 7767) {
+      race.moved++;
+      pool.onmessage({ data: JSON.stringify(['EVENT', 'log', msg[2]]) });
+      return;
+    }
+    // The fetch ends after the subscription gave what the relay held.
+    if (first && msg[0] === 'EOSE') {
+      logDone.then(() => handler && handler(e));
+      return;
+    }
+    if (handler) handler(e);
+    if (ws === pool && msg[0] === 'EOSE' && msg[1] === 'log') logEnded();
+  });
+  return ws;
+};
+return true;
+"#;
+
+/// An event of the table that reaches the page's seat on its live subscription while the seat
+/// still fetches the log so far is the seat's: here Ana's first event of the table comes live
+/// during that fetch and is not in its answer (`LOG_EVENT_COMES_LIVE`). The seat plays on and
+/// has its first turn; a seat that set such an event aside would wait at the table's first step
+/// for Ana's event it already had, and vote her out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_that_comes_while_the_seat_fetches_the_log_is_the_seat_s() {
+    let test = "browser-early-event";
+    let hw = home(test, "web");
+    let (_web, url, relay) = serve(&hw);
+    let (host, naddr) = ana_hosts(test, &relay, "perudo", "2", &[], true);
+    let driver = driver();
+    let c = browser(&driver).await;
+    c.goto(&format!("{url}#{naddr}")).await.unwrap();
+    make_key(&c, "an early password").await;
+    until(&c, "document.body.dataset.table === 'shown'").await;
+    script(&c, LOG_EVENT_COMES_LIVE).await;
+    click(&c, "#sit-down").await;
+    until(&c, "document.body.dataset.seat === 'playing'").await;
+    // Well before the page would vote Ana out at the table's first step (its 30 s and the
+    // relay allowance's 30 s).
+    let end = Instant::now() + Duration::from_secs(30);
+    while script(&c, "return document.body.dataset.turn || null;")
+        .await
+        .is_null()
+    {
+        assert!(
+            Instant::now() < end,
+            "the page's seat had no turn within 30 s; the page reads: {}\nAna said:\n{}\n{}",
+            text(&c, "main").await,
+            host.lines.lock().unwrap().join("\n"),
+            host.stderr.lock().unwrap(),
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let race = script(&c, "return window.race;").await;
+    assert!(
+        race["moved"].as_u64().unwrap_or(0) >= 1,
+        "no event of the log came live during the seat's fetch: {race}"
+    );
+    c.close().await.unwrap();
+}
+
 /// With a signer extension, the person's invitations are opened by the extension (two NIP-44
 /// decryptions a message, asked only when the person presses "Read my invitations") and checked
 /// in the page. Ana invites the identity to a table from the terminal; Mallory sends a message
