@@ -1640,7 +1640,7 @@ async fn an_event_that_comes_while_the_seat_fetches_the_log_is_the_seat_s() {
     let test = "browser-early-event";
     let hw = home(test, "web");
     let (_web, url, relay) = serve(&hw);
-    let (host, naddr) = ana_hosts(test, &relay, "perudo", "2", &[], true);
+    let (_host, naddr) = ana_hosts(test, &relay, "perudo", "2", &[], true);
     let driver = driver();
     let c = browser(&driver).await;
     c.goto(&format!("{url}#{naddr}")).await.unwrap();
@@ -1649,22 +1649,9 @@ async fn an_event_that_comes_while_the_seat_fetches_the_log_is_the_seat_s() {
     script(&c, LOG_EVENT_COMES_LIVE).await;
     click(&c, "#sit-down").await;
     until(&c, "document.body.dataset.seat === 'playing'").await;
-    // Well before the page would vote Ana out at the table's first step (its 30 s and the
-    // relay allowance's 30 s).
-    let end = Instant::now() + Duration::from_secs(30);
-    while script(&c, "return document.body.dataset.turn || null;")
-        .await
-        .is_null()
-    {
-        assert!(
-            Instant::now() < end,
-            "the page's seat had no turn within 30 s; the page reads: {}\nAna said:\n{}\n{}",
-            text(&c, "main").await,
-            host.lines.lock().unwrap().join("\n"),
-            host.stderr.lock().unwrap(),
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // Within PATIENCE (30 s): well before the page would vote Ana out at the table's first
+    // step (its 30 s and the relay allowance's 30 s).
+    until(&c, "document.body.dataset.turn").await;
     let race = script(&c, "return window.race;").await;
     assert!(
         race["moved"].as_u64().unwrap_or(0) >= 1,

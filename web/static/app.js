@@ -870,7 +870,6 @@ async function sitDown(opened, kept = null) {
   // For the benchmark: when the person sat down, and (in showSeat) when their cards first showed.
   window.timing = { sat: performance.now() };
   const tableEvents = [];
-  let seat = null;
   const pool = new SeatPool(opened.relays, (events) => {
     if (feedSeat(pool, events)) return;
     tableEvents.push(...events.filter((e) => e.kind !== undefined));
@@ -896,7 +895,7 @@ async function sitDown(opened, kept = null) {
   let mining = false;
   const refused = (m) => seatRefused(pool, m);
   const step = async () => {
-    if (seat || seating || authorizing || mining) return;
+    if (seating || authorizing || mining) return;
     let r;
     try {
       r = JSON.parse(core.join_step(JSON.stringify(opened), JSON.stringify(tableEvents)));
@@ -960,7 +959,7 @@ async function sitDown(opened, kept = null) {
     }
     if (r.state === "seated") {
       seating = true;
-      await takeSeat(opened, tableEvents, r.lobby, pool).then((s) => (seat = s));
+      await takeSeat(opened, tableEvents, r.lobby, pool);
     }
   };
   pool.subscribe("table", [opened.filter]);
