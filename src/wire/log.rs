@@ -12,8 +12,9 @@ use crate::engine::{DeckId, Seat};
 use nostr::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Version of the log payload (and of the table announcement that goes with it).
-pub const LOG_VERSION: u8 = 10;
+/// Version of the log payload (and of the table announcement that goes with it): always the
+/// protocol's.
+pub const LOG_VERSION: u8 = super::VERSION;
 
 /// One deck's shuffle by one participant: the re-masked deck and the Bayer–Groth proof, base64.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

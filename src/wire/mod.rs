@@ -28,15 +28,16 @@ pub const KIND_LOG: u16 = 7767;
 pub const KIND_PRESENCE: u16 = 27767;
 /// Schema version of table announcements and log payloads. Version 1 tables (one session per
 /// game family) are refused with a message saying so.
-pub const VERSION: u8 = 10;
+pub const VERSION: u8 = 11;
 /// Versions this client reads: version 4 tables are version 5 without a return allowance,
 /// version 5 tables version 6 without table keys, version 6 tables version 7 with every
 /// shuffle of the deck prepared ahead checked as it arrives, version 7 tables version 8
 /// with Perudo's and Mia's cups rolled after the count rather than with the opening or the toss,
 /// version 8 tables version 9 with no tokens on moves, and version 9 tables version 10 with
-/// each shuffle of a batch's own deck checked as it arrives (PROTOCOL.md §10.1): each judged by
-/// its own rules, so they still verify and resume.
-pub const READS: [u8; 7] = [4, 5, 6, 7, 8, 9, 10];
+/// each shuffle of a batch's own deck checked as it arrives, and version 10 tables version 11
+/// with Tolerance's next hand dealt in a pass of its own rather than with the showdown
+/// (PROTOCOL.md §10.1): each judged by its own rules, so they still verify and resume.
+pub const READS: [u8; 8] = [4, 5, 6, 7, 8, 9, 10, 11];
 /// The first version whose moves carry their mover's tokens for the cards they show (§5.4).
 pub const TOKENS_ON_MOVES_SINCE: u8 = 9;
 /// The first version whose batches check the shuffles of their own decks together, when the

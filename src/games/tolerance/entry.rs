@@ -18,6 +18,12 @@ pub struct Setup {
     /// Hands to play; `None` plays until the variant's style ends the table.
     #[serde(default)]
     pub hands: Option<u64>,
+    /// From protocol version 11 the next hand is dealt with a showdown nobody can bust at
+    /// (PROTOCOL.md §5.8). The table's version says it, not the wire
+    /// (`TableGame::at_version`); older tables deal each hand in a pass of its own, as they
+    /// were played.
+    #[serde(skip, default = "super::game::deals_with_showdown_now")]
+    pub deals_with_showdown: bool,
 }
 
 impl TableGame for Tolerance {
@@ -51,7 +57,15 @@ impl TableGame for Tolerance {
         Ok(Setup {
             variant,
             hands: opts.hands,
+            deals_with_showdown: super::game::deals_with_showdown_now(),
         })
+    }
+
+    fn at_version(setup: Setup, v: u8) -> Setup {
+        Setup {
+            deals_with_showdown: super::game::deals_with_showdown_at(v),
+            ..setup
+        }
     }
 
     fn seats_for(setup: &Setup) -> (u8, u8) {
@@ -59,7 +73,8 @@ impl TableGame for Tolerance {
     }
 
     fn start(setup: &Setup, players: u8) -> Result<Tolerance, RuleError> {
-        Tolerance::new(setup.variant.clone(), players, setup.hands)
+        Ok(Tolerance::new(setup.variant.clone(), players, setup.hands)?
+            .dealing_with_showdown(setup.deals_with_showdown))
     }
 
     fn bot(level: BotLevel, rng: StdRng) -> Box<dyn Bot<Tolerance>> {

@@ -6,8 +6,14 @@
 //! hand 0 also for the die that picks the first Dealer (rules §Dealer: by lot), so nobody
 //! chooses who deals first. The hand then asks for its deals; its own shuffle request is
 //! answered by the deck the table already shuffled.
+//!
+//! From protocol version 11 a hand that ends at a showdown nobody can bust at, with a hand to
+//! follow, asks for the next hand's deck and deals in the showdown's own batch
+//! ([`DEALT_AHEAD`]): once the betting is over no decision of this hand is left that the next
+//! hand's cards could inform, and the showdown already waits for every seat, so the deal costs
+//! no pass of its own (PROTOCOL.md §5.8).
 
-use super::hand::{Action, Hand, HandResult, LogEntry, Phase};
+use super::hand::{Action, Hand, HandResult, HandSetup, LogEntry, Phase};
 use super::table::{ForfeitSeat, Table};
 use super::variant::Variant;
 use super::view::HandView;
@@ -16,6 +22,25 @@ use crate::engine::{
     ChanceOutcome, ChanceRequest, DeckId, ForfeitReason, Game, Outcome, RuleError, Seat, ToAct,
 };
 use serde::{Deserialize, Serialize};
+
+/// The first protocol version whose tables deal the next hand with the showdown.
+pub const DEALS_WITH_SHOWDOWN_SINCE: u8 = 11;
+
+/// Whether a table of protocol version `v` deals the next hand with the showdown.
+pub fn deals_with_showdown_at(v: u8) -> bool {
+    v >= DEALS_WITH_SHOWDOWN_SINCE
+}
+
+/// A setup read without a version plays as this build's tables do.
+pub fn deals_with_showdown_now() -> bool {
+    deals_with_showdown_at(crate::wire::VERSION)
+}
+
+/// The deck id of hand `k` dealt with the showdown before it is `DEALT_AHEAD | k`; a hand dealt
+/// in its own batch keeps the hand number. So when a forfeit ends the showdown's batch, the next
+/// hand asks for a deck id nobody asked for before (a deck id is shuffled once, PROTOCOL.md
+/// §5.2), and every id stays below the table's own spare ids (2³¹).
+pub const DEALT_AHEAD: DeckId = 1 << 30;
 
 /// How one hand ended, for reports and hand histories.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +120,10 @@ pub struct Tolerance {
     known: Vec<(u64, Seat, Vec<CardId>)>,
     /// The table's own chance request before a hand: the deck (and the first Dealer's die).
     pending: Vec<ChanceRequest>,
+    /// Protocol version 11 and later: the next hand is dealt with a showdown nobody can bust
+    /// at ([`DEALT_AHEAD`]). The table's version says it, not the wire.
+    #[serde(default)]
+    deals_with_showdown: bool,
 }
 
 /// What a seat (or a spectator) sees of the table.
@@ -140,9 +169,94 @@ impl Tolerance {
             departed: Vec::new(),
             known: Vec::new(),
             pending: Vec::new(),
+            deals_with_showdown: deals_with_showdown_now(),
         };
         t.prepare_next();
         Ok(t)
+    }
+
+    /// The table dealing the next hand with the showdown (`true`, version 11 on) or in a pass
+    /// of its own (older tables).
+    pub fn dealing_with_showdown(mut self, on: bool) -> Tolerance {
+        self.deals_with_showdown = on;
+        self
+    }
+
+    /// The next hand, as it would be dealt with the showdown the hand in play is at, when it
+    /// is: from version 11, a showdown pending with a hand to follow, no seat sitting out (a
+    /// seat coming back is named in a setup, and joins the hand after), and no player of the
+    /// hand all-in. Then nobody can bust at this showdown, so the next hand has this hand's
+    /// players (the deck prepared during this hand is theirs), and no decision of this hand is
+    /// left that the next hand's cards could inform.
+    fn dealt_with_showdown(&self) -> Option<Hand> {
+        let hand = self.hand.as_ref()?;
+        let next_no = self.table.hands_played + 1;
+        let pending_showdown = hand.phase == Phase::Showdown && hand.result.is_none();
+        if !self.deals_with_showdown
+            || !pending_showdown
+            || !self.pending.is_empty()
+            || !self.table.sitting_out.is_empty()
+            || hand.players.iter().any(|p| p.stack == 0)
+            || self.hands_limit.is_some_and(|n| next_no >= n)
+            || next_no >= u64::from(DEALT_AHEAD)
+        {
+            return None;
+        }
+        let mut after = self.table.clone();
+        after.last_dealer = Some(hand.dealer());
+        after.hands_played = next_no;
+        let setup = after.next_hand().ok()?;
+        Hand::new(&HandSetup {
+            deck: DEALT_AHEAD | next_no as DeckId,
+            ..setup
+        })
+        .ok()
+    }
+
+    /// Applies a showdown's batch that also deals the next hand: the showdown's outcomes to the
+    /// hand, which ends; then the next hand, set up from the stacks it left, takes the rest
+    /// (its deck and deals). All or nothing.
+    fn apply_showdown_and_deal(
+        &mut self,
+        next: &Hand,
+        outcomes: &[ChanceOutcome],
+    ) -> Result<(), RuleError> {
+        let asked = match next.to_act() {
+            ToAct::Chance(reqs) => reqs,
+            _ => Vec::new(),
+        };
+        let own = self
+            .hand
+            .as_ref()
+            .and_then(Self::hand_chance)
+            .map_or(0, |r| r.len());
+        if outcomes.len() != own + asked.len() {
+            return Err(RuleError::BadChance(format!(
+                "{} outcomes for {} requests",
+                outcomes.len(),
+                own + asked.len()
+            )));
+        }
+        let mut t = self.clone();
+        let hand = t.hand.as_mut().expect("a hand at its showdown");
+        hand.apply_chance(&outcomes[..own])?;
+        t.finish_hand()?;
+        let mut setup = t
+            .table
+            .next_hand()
+            .map_err(|e| RuleError::Setup(e.to_string()))?;
+        setup.deck = DEALT_AHEAD | setup.hand_no as DeckId;
+        let mut hand = Hand::new(&setup)?;
+        if hand.to_act() != ToAct::Chance(asked) {
+            return Err(RuleError::BadChance(
+                "the next hand does not ask for the deal the showdown dealt".into(),
+            ));
+        }
+        hand.apply_chance(&outcomes[own..])?;
+        t.hand = Some(hand);
+        t.pending.clear();
+        *self = t;
+        Ok(())
     }
 
     /// At the table and dealt in (not gone, not sitting out).
@@ -287,7 +401,14 @@ impl Game for Tolerance {
         }
         match &self.hand {
             Some(h) => match Self::hand_chance(h) {
-                Some(reqs) => ToAct::Chance(reqs),
+                Some(mut reqs) => {
+                    if let Some(ToAct::Chance(next)) =
+                        self.dealt_with_showdown().map(|n| n.to_act())
+                    {
+                        reqs.extend(next);
+                    }
+                    ToAct::Chance(reqs)
+                }
                 None => h.to_act(),
             },
             None => ToAct::Terminal,
@@ -320,6 +441,9 @@ impl Game for Tolerance {
         if !self.pending.is_empty() {
             crate::engine::check_chance_batch(&self.pending, outcomes, |_, _| Ok(()))?;
             return self.start_hand(outcomes);
+        }
+        if let Some(next) = self.dealt_with_showdown() {
+            return self.apply_showdown_and_deal(&next, outcomes);
         }
         let hand = self.hand.as_mut().ok_or_else(|| {
             RuleError::BadChance("no chance request is pending: the table is over".into())
@@ -606,6 +730,187 @@ mod tests {
                 simulate(&game, &mut rng, &opts).unwrap();
             }
         }
+    }
+
+    /// Plays `g` on, every seat checking, calling or passing (the first in `raisers` to act
+    /// raises all-in once), until the game asks for a batch with a reveal in it: a showdown.
+    fn to_the_showdown(
+        g: &mut Tolerance,
+        oracle: &mut crate::engine::sim::Oracle<StdRng>,
+        mut raisers: Vec<Seat>,
+    ) -> Vec<ChanceRequest> {
+        for _ in 0..500 {
+            match g.to_act() {
+                ToAct::Chance(reqs)
+                    if reqs
+                        .iter()
+                        .any(|r| matches!(r, ChanceRequest::Reveal { .. })) =>
+                {
+                    return reqs;
+                }
+                ToAct::Chance(reqs) => {
+                    let outs = crate::engine::sim::fulfil_all(oracle, &reqs).unwrap();
+                    g.apply_chance(&outs).unwrap();
+                }
+                ToAct::Seat(s) => {
+                    let legal = g.legal_actions(s);
+                    let all_in = legal
+                        .iter()
+                        .rev()
+                        .find(|a| matches!(a, Action::Raise { .. }));
+                    let a = match (raisers.iter().position(|r| *r == s), all_in) {
+                        (Some(i), Some(a)) => {
+                            raisers.remove(i);
+                            *a
+                        }
+                        _ => [Action::Check, Action::Call, Action::Pass]
+                            .into_iter()
+                            .find(|a| legal.contains(a))
+                            .expect("check, call or pass"),
+                    };
+                    g.apply(s, &a).unwrap();
+                }
+                other => panic!("no showdown: {other:?}"),
+            }
+        }
+        panic!("no showdown within 500 steps")
+    }
+
+    fn oracle(seed: u64) -> crate::engine::sim::Oracle<StdRng> {
+        crate::engine::sim::Oracle::new(StdRng::seed_from_u64(seed))
+    }
+
+    /// From version 11 a showdown nobody can bust at, with a hand to follow, deals that hand in
+    /// its own batch: one batch shows this hand's cards and deals the next, whose first decision
+    /// follows at once with its blind posted. Older tables, and the table's last hand, ask for
+    /// the showdown alone.
+    #[test]
+    fn a_showdown_nobody_can_bust_at_deals_the_next_hand_in_its_own_batch() {
+        let mut g = Tolerance::new(Variant::default(), 3, Some(2)).unwrap();
+        let mut o = oracle(5);
+        let reqs = to_the_showdown(&mut g, &mut o, vec![]);
+        let reveals = reqs
+            .iter()
+            .take_while(|r| matches!(r, ChanceRequest::Reveal { deck: 0, .. }))
+            .count();
+        assert_eq!(reveals, 6, "every player still in shows its two cards");
+        assert_eq!(
+            reqs[reveals],
+            ChanceRequest::Shuffle {
+                deck: DEALT_AHEAD | 1,
+                spec: DeckSpec::standard(1)
+            }
+        );
+        let deals = &reqs[reveals + 1..];
+        assert_eq!(deals.len(), 6);
+        assert!(deals
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Deal { deck, .. } if *deck == DEALT_AHEAD | 1)));
+        // The same table before version 11 shows the cards and nothing else.
+        let mut old = Tolerance::new(Variant::default(), 3, Some(2))
+            .unwrap()
+            .dealing_with_showdown(false);
+        let old_reqs = to_the_showdown(&mut old, &mut oracle(5), vec![]);
+        assert_eq!(old_reqs, reqs[..reveals].to_vec());
+
+        let outs = crate::engine::sim::fulfil_all(&mut o, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+        g.check_invariants().unwrap();
+        assert_eq!(g.history.len(), 1, "the showdown ended hand 0");
+        assert!(g.history[0]
+            .result
+            .as_ref()
+            .is_some_and(|r| !r.pots.is_empty()));
+        let hand = g.hand.as_ref().expect("hand 1 is dealt");
+        assert_eq!((hand.hand_no, hand.deck), (1, DEALT_AHEAD | 1));
+        assert!(hand
+            .players
+            .iter()
+            .all(|p| p.cards.len() == 2 && p.cards.iter().all(|c| c.card.is_some())));
+        assert_eq!(
+            hand.dealer(),
+            (g.history[0].dealer + 1) % 3,
+            "the button moved on"
+        );
+        assert!(matches!(
+            hand.log.first(),
+            Some(LogEntry::Blind { amount: 10, .. })
+        ));
+        assert!(
+            matches!(g.to_act(), ToAct::Seat(_)),
+            "the first decision follows at once"
+        );
+
+        // Hand 1's showdown is the table's last: nothing is dealt with it.
+        let reqs = to_the_showdown(&mut g, &mut o, vec![]);
+        assert!(reqs
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Reveal { deck, .. } if *deck == DEALT_AHEAD | 1)));
+        let outs = crate::engine::sim::fulfil_all(&mut o, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+        assert!(g.is_terminal());
+        assert_eq!(g.history.len(), 2);
+    }
+
+    /// A player all-in may bust at the showdown, and a seat sitting out comes back in a
+    /// setup: either way the next hand's players are not known yet, and it is dealt in a batch
+    /// of its own.
+    #[test]
+    fn an_all_in_player_or_a_seat_sitting_out_keeps_the_next_deal_apart() {
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        let mut o = oracle(9);
+        let first = to_the_showdown(&mut g, &mut o, vec![]);
+        let outs = crate::engine::sim::fulfil_all(&mut o, &first).unwrap();
+        g.apply_chance(&outs).unwrap();
+        // Hand 1: its Starter goes all-in and the others call.
+        let starter = g.hand.as_ref().unwrap().starter();
+        let reqs = to_the_showdown(&mut g, &mut o, vec![starter]);
+        assert!(g
+            .hand
+            .as_ref()
+            .unwrap()
+            .players
+            .iter()
+            .any(|p| p.stack == 0));
+        assert!(
+            reqs.iter()
+                .all(|r| matches!(r, ChanceRequest::Reveal { .. })),
+            "{reqs:?}"
+        );
+
+        // A seat sitting out: no deal with the showdown until it is dealt in again.
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+        let mut o = oracle(10);
+        let reqs = to_the_showdown(&mut g, &mut o, vec![]);
+        assert!(reqs
+            .iter()
+            .all(|r| matches!(r, ChanceRequest::Reveal { .. })));
+    }
+
+    /// A seat that withholds its part of a showdown that deals the next hand forfeits this
+    /// hand as at any showdown; the deck asked for the next hand is dead with its key share, so
+    /// the next hand asks for a deck under an id nobody asked for before.
+    #[test]
+    fn a_forfeit_at_a_showdown_that_deals_asks_for_a_new_deck_id() {
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        let mut o = oracle(12);
+        let reqs = to_the_showdown(&mut g, &mut o, vec![]);
+        assert!(reqs.contains(&ChanceRequest::Shuffle {
+            deck: DEALT_AHEAD | 1,
+            spec: DeckSpec::standard(1)
+        }));
+        g.forfeit(&[1], ForfeitReason::Withheld).unwrap();
+        g.check_invariants().unwrap();
+        assert_eq!(g.history.len(), 1);
+        assert_eq!(g.history[0].forfeits, vec![(1, ForfeitReason::Withheld)]);
+        assert_eq!(
+            g.to_act(),
+            ToAct::Chance(vec![ChanceRequest::Shuffle {
+                deck: 1,
+                spec: DeckSpec::standard(1)
+            }])
+        );
     }
 
     #[test]

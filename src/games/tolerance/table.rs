@@ -3,7 +3,7 @@
 
 use super::hand::{Hand, HandRules, HandSetup, Phase};
 use super::variant::{Style, Variant, VariantError};
-use crate::engine::Seat;
+use crate::engine::{DeckId, Seat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -207,6 +207,7 @@ impl Table {
         let v = &self.variant;
         Ok(HandSetup {
             hand_no: self.hands_played,
+            deck: self.hands_played as DeckId,
             dealer,
             rules: HandRules {
                 die_sides: v.die_sides,

@@ -273,6 +273,7 @@ fn all_in_players_still_roll_and_later_rounds_skip_betting() {
 fn short_starter_blind_still_sets_the_full_blind() {
     let setup = HandSetup {
         hand_no: 0,
+        deck: 0,
         seats: vec![(0, 5), (1, 1000)],
         dealer: 1,
         rules: Table::new(Variant::default(), &[(0, None), (1, None)], 0)

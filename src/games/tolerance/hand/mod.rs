@@ -9,7 +9,7 @@ mod play;
 
 use super::variant::Betting;
 use crate::cards::CardId;
-use crate::engine::{ChanceRequest, Seat};
+use crate::engine::{ChanceRequest, DeckId, Seat};
 use serde::{Deserialize, Serialize};
 
 /// A move in a hand of Tolerance.
@@ -46,6 +46,9 @@ pub struct HandRules {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandSetup {
     pub hand_no: u64,
+    /// The hand's deck id: the hand number, or for a hand dealt with the showdown of the hand
+    /// before it (protocol version 11) [`crate::games::tolerance::game::DEALT_AHEAD`] with it.
+    pub deck: DeckId,
     pub seats: Vec<(Seat, u64)>,
     pub dealer: Seat,
     pub rules: HandRules,
@@ -157,6 +160,8 @@ pub struct HandResult {
 pub struct Hand {
     pub rules: HandRules,
     pub hand_no: u64,
+    /// [`HandSetup::deck`].
+    pub deck: DeckId,
     /// Clockwise from the Starter; the Dealer is last.
     pub players: Vec<Player>,
     pub phase: Phase,

@@ -67,6 +67,7 @@ impl Hand {
         let mut hand = Hand {
             rules: *r,
             hand_no: setup.hand_no,
+            deck: setup.deck,
             players,
             phase: Phase::Deal,
             actor: 0,
@@ -115,9 +116,9 @@ impl Hand {
         }
     }
 
-    /// The hand's deck: one per hand, named by the hand number.
+    /// The hand's deck: one per hand ([`HandSetup::deck`]).
     pub fn deck(&self) -> DeckId {
-        self.hand_no as DeckId
+        self.deck
     }
 
     pub fn player(&self, seat: Seat) -> Option<&Player> {
@@ -333,7 +334,7 @@ impl Hand {
             if !p.folded {
                 for h in &p.cards {
                     self.pending.push(ChanceRequest::Reveal {
-                        deck: self.hand_no as DeckId,
+                        deck: self.deck,
                         position: h.position,
                     });
                 }

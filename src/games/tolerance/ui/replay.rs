@@ -114,6 +114,7 @@ impl HandScript {
         let seats: Vec<(Seat, u64)> = self.seats.iter().map(|s| (s.seat, s.stack)).collect();
         let setup = HandSetup {
             hand_no: self.hand_no,
+            deck: self.hand_no as crate::engine::DeckId,
             dealer: self.dealer,
             rules: HandRules {
                 die_sides: variant.die_sides,

@@ -1743,6 +1743,7 @@ fn keyed_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
 
 #[test]
 fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepared_during_it() {
+    use crate::games::tolerance::game::DEALT_AHEAD;
     use crate::games::tolerance::{Tolerance, Variant};
     let (mut served_total, mut changed_total, mut whole_total) = (0, 0, 0);
     for seed in 60..64 {
@@ -1774,14 +1775,17 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
                 "seed {seed} hand {i} ({players:?}), keyed {keyed:?}, shuffled {shuffled:?}, {:?}",
                 dealt(g)
             );
-            assert_eq!(keyed.contains(&(i as u32)), !prepared, "{what}");
+            // From version 11 a hand dealt with the showdown before it has its own deck id.
+            let ids = [i as u32, DEALT_AHEAD | i as u32];
+            let of_hand = |set: &BTreeSet<u32>| ids.iter().any(|d| set.contains(d));
+            assert_eq!(of_hand(&keyed), !prepared, "{what}");
             if prepared {
                 served += 1;
-                if !shuffled.contains(&(i as u32)) {
+                if !of_hand(&shuffled) {
                     whole_total += 1;
                 }
             } else {
-                assert!(shuffled.contains(&(i as u32)), "{what}");
+                assert!(of_hand(&shuffled), "{what}");
             }
         }
         assert_eq!(h.spectator.stats().chance.spares_used, served);
@@ -1803,6 +1807,106 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
         served_total > 0 && changed_total > 0 && whole_total > 0,
         "{served_total} {changed_total} {whole_total}"
     );
+}
+
+/// The steps at which `deck`'s tokens were published, and by whom, from the log.
+fn token_steps<G: Game>(h: &Harness<G>, deck: u32) -> BTreeMap<u32, BTreeSet<PublicKey>> {
+    let table = hex::encode(h.cfg.table);
+    let mut at: BTreeMap<u32, BTreeSet<PublicKey>> = BTreeMap::new();
+    for e in &h.log {
+        let Ok(p) = parse_log(e, &table) else {
+            continue;
+        };
+        if let Body::Reveal { tokens, .. } = &p.body {
+            if tokens.iter().any(|t| t.deck == deck) {
+                at.entry(p.step).or_default().insert(e.pubkey);
+            }
+        }
+    }
+    at
+}
+
+/// From version 11 a Tolerance showdown nobody can bust at deals the next hand in its own
+/// pass: every player's reveal event at that step carries its showdown tokens (if it is still
+/// in) and its tokens for the others' next cards, and the step right after it is the next
+/// hand's first decision. A version 10 table deals every hand in a pass of its own. Every
+/// client, and a replay in reverse order, agree.
+#[test]
+fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown_s_pass() {
+    use crate::bots::BotLevel;
+    use crate::games::registry::TableGame;
+    use crate::games::tolerance::game::DEALT_AHEAD;
+    use crate::games::tolerance::{Tolerance, Variant};
+    let mut dealt_with_showdown = 0;
+    let tables = (70..78).map(|s| (s, 11)).chain([(70, 10), (71, 10)]);
+    for (seed, version) in tables {
+        let t = Tolerance::new(Variant::default(), 3, Some(8))
+            .unwrap()
+            .dealing_with_showdown(version >= 11);
+        let mut h = Harness::at_version(t, seed, quick(), version);
+        // The game's own bots: random ones go all-in or fold so often that few showdowns
+        // leave nobody all-in.
+        h.bots = (0..3)
+            .map(|i| Tolerance::bot(BotLevel::Normal, StdRng::seed_from_u64(seed * 10 + i)))
+            .collect();
+        h.run(100);
+        h.agree();
+        assert!(h.spectator.is_finished());
+        assert!(
+            honest_violations(&h).is_empty(),
+            "{:?}",
+            honest_violations(&h)
+        );
+        let table = hex::encode(h.cfg.table);
+        let bodies: BTreeMap<u32, &'static str> = h
+            .log
+            .iter()
+            .filter_map(|e| parse_log(e, &table).ok())
+            .map(|p| (p.step, p.body.name()))
+            .collect();
+        let g = h.spectator.game();
+        for i in 1..g.history.len() {
+            let ahead = token_steps(&h, DEALT_AHEAD | i as u32);
+            if version < 11 {
+                assert!(
+                    ahead.is_empty(),
+                    "seed {seed}: no deck is dealt ahead at version 10"
+                );
+                continue;
+            }
+            let Some((step, who)) = ahead.first_key_value() else {
+                continue;
+            };
+            dealt_with_showdown += 1;
+            let before = g.history[i - 1].hand as u32;
+            let showdown = token_steps(&h, before)
+                .into_iter()
+                .chain(token_steps(&h, DEALT_AHEAD | before))
+                .collect::<BTreeMap<_, _>>();
+            let what = format!("seed {seed}, hand {i}: {ahead:?} {showdown:?} {bodies:?}");
+            assert!(
+                showdown.contains_key(step),
+                "dealt in the showdown's step: {what}"
+            );
+            assert_eq!(
+                who.len(),
+                g.history[i].players.len(),
+                "every player dealt: {what}"
+            );
+            assert_eq!(g.history[i].players, g.history[i - 1].players, "{what}");
+            assert_eq!(
+                bodies.get(&(step + 1)),
+                Some(&"move"),
+                "the next step is a decision: {what}"
+            );
+        }
+        let mut backwards = h.log.clone();
+        backwards.reverse();
+        let late = h.replay_in(&backwards);
+        assert_eq!(late.verdicts(), h.spectator.verdicts());
+        assert_eq!(late.game(), h.spectator.game());
+    }
+    assert!(dealt_with_showdown >= 4, "{dealt_with_showdown}");
 }
 
 /// Own shuffles on the log, by seat: the batch decks a seat's shuffle events carry and the
