@@ -47,6 +47,9 @@ struct Tally {
     to_first_decision: Option<u64>,
     rounds: u64,
     seats: u8,
+    /// Reveal passes whose events carry tokens of two decks or more (Tolerance from version
+    /// 11: a showdown that deals the next hand).
+    two_decks: u64,
 }
 
 impl Tally {
@@ -102,6 +105,9 @@ impl Visit for Table {
                         if t.to_first_decision.is_none() && DECISIONS.contains(&label.as_str()) {
                             t.to_first_decision = Some(t.total());
                         }
+                        if label == "reveal" && token_decks(&applied, closed) >= 2 {
+                            t.two_decks += 1;
+                        }
                         *t.by_type.entry(label).or_default() += 1;
                     }
                     last_step = step;
@@ -128,6 +134,23 @@ impl Visit for Table {
             Ok(t)
         })
     }
+}
+
+/// How many decks the tokens of `step`'s reveal events name, as seat 0 applied them.
+fn token_decks(applied: &[&nostr_sdk::prelude::Event], step: u32) -> usize {
+    let mut decks = std::collections::BTreeSet::new();
+    for e in applied {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&e.content) else {
+            continue;
+        };
+        if v["step"].as_u64() != Some(u64::from(step)) {
+            continue;
+        }
+        if let Some(tokens) = v["tokens"].as_array() {
+            decks.extend(tokens.iter().filter_map(|t| t["deck"].as_u64()));
+        }
+    }
+    decks.len()
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -180,18 +203,22 @@ fn main() {
             }
             all.rounds += t.rounds;
             all.seats = t.seats;
+            all.two_decks += t.two_decks;
             starts.push(
                 t.to_first_decision
                     .map_or_else(|| "—".to_owned(), |n| n.to_string()),
             );
         }
         let r = all.rounds as f64;
-        let crypto_types: Vec<String> = all
+        let mut crypto_types: Vec<String> = all
             .by_type
             .iter()
             .filter(|(k, _)| CRYPTO.contains(&k.as_str()))
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
+        if all.two_decks > 0 {
+            crypto_types.push(format!("(reveals of two decks at once {})", all.two_decks));
+        }
         let total = all.total();
         let decisions = all.kind(DECISIONS);
         let crypto = all.kind(CRYPTO);

@@ -1909,6 +1909,73 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
     assert!(dealt_with_showdown >= 4, "{dealt_with_showdown}");
 }
 
+/// A seat that withholds its event of a showdown that deals the next hand (its relays never
+/// pass it): everyone else votes it out as at any step, the hand is settled by the forfeit rule,
+/// the next deck dies with the seat's key share and is never opened, and the next hand keys a
+/// deck of its own under the hand's own number. Every client and a reversed replay agree.
+#[test]
+fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_dies() {
+    use crate::bots::BotLevel;
+    use crate::games::registry::TableGame;
+    use crate::games::tolerance::game::DEALT_AHEAD;
+    use crate::games::tolerance::{Tolerance, Variant};
+    let mut tried = 0;
+    for seed in 80..90 {
+        let t = Tolerance::new(Variant::default(), 3, Some(6)).unwrap();
+        let mut h = Harness::new(t, seed, quick());
+        h.bots = (0..3)
+            .map(|i| Tolerance::bot(BotLevel::Normal, StdRng::seed_from_u64(seed * 10 + i)))
+            .collect();
+        // Seat 1's relays never pass its reveal of a showdown that deals the next hand.
+        h.hold[1] = Some(|p: &Payload| {
+            matches!(&p.body, Body::Reveal { tokens, .. }
+                if tokens.iter().any(|t| t.deck & DEALT_AHEAD != 0 && t.deck < DEALT_AHEAD << 1))
+        });
+        h.run(200);
+        if h.held.is_empty() {
+            continue;
+        }
+        tried += 1;
+        h.agree();
+        let g = h.spectator.game();
+        let (k, hand) = g
+            .history
+            .iter()
+            .enumerate()
+            .find(|(_, x)| {
+                x.forfeits
+                    .contains(&(1, crate::engine::ForfeitReason::Withheld))
+            })
+            .expect("seat 1 forfeited the hand whose showdown it withheld");
+        let dead = DEALT_AHEAD | (hand.hand + 1) as u32;
+        let steps = token_steps(&h, dead);
+        assert_eq!(
+            steps.len(),
+            1,
+            "seed {seed}: deck {dead} is never opened again: {steps:?}"
+        );
+        if let Some(next) = g.history.get(k + 1) {
+            assert!(
+                !next.players.contains(&1),
+                "seed {seed}: seat 1 sits the next hand out"
+            );
+            assert!(
+                keyed_on_log(&h).contains(&(next.hand as u32)),
+                "seed {seed}: the next hand keys a deck under its own number"
+            );
+        }
+        let mut backwards = h.log.clone();
+        backwards.reverse();
+        let late = h.replay_in(&backwards);
+        assert_eq!(late.verdicts(), h.spectator.verdicts());
+        assert_eq!(late.game(), h.spectator.game());
+        if tried == 2 {
+            break;
+        }
+    }
+    assert_eq!(tried, 2, "two tables reached a showdown that deals");
+}
+
 /// Own shuffles on the log, by seat: the batch decks a seat's shuffle events carry and the
 /// shuffles of the deck prepared ahead riding on its events.
 fn own_shuffles_on_log<G: Game>(h: &Harness<G>) -> Vec<u64> {
