@@ -344,6 +344,17 @@ impl<G: Game + 'static> Harness<G> {
         }
         s
     }
+
+    /// A fresh spectator fed the whole log in reverse order: it must reach the same verdicts
+    /// and the same game as the one that saw it in order.
+    fn agrees_backwards(&self) -> Session<G> {
+        let mut backwards = self.log.clone();
+        backwards.reverse();
+        let late = self.replay_in(&backwards);
+        assert_eq!(late.verdicts(), self.spectator.verdicts());
+        assert_eq!(late.game(), self.spectator.game());
+        late
+    }
 }
 
 fn quick() -> Deadlines {
@@ -1256,11 +1267,7 @@ fn a_seat_that_leaves_at_its_move_is_removed_at_once_and_the_table_goes_on() {
     h.agree();
     assert!(!h.spectator.game().active.contains(&mover));
     // The same table whatever order the log arrives in.
-    let mut backwards = h.log.clone();
-    backwards.reverse();
-    let late = h.replay_in(&backwards);
-    assert_eq!(late.verdicts(), h.spectator.verdicts());
-    assert_eq!(late.game(), h.spectator.game());
+    h.agrees_backwards();
 }
 
 #[test]
@@ -1416,11 +1423,7 @@ fn a_tolerance_seat_that_leaves_sits_out_with_its_chips_and_is_dealt_in_again_af
         honest_violations(&h)
     );
     // The same table whatever order the log arrives in.
-    let mut backwards = h.log.clone();
-    backwards.reverse();
-    let late = h.replay_in(&backwards);
-    assert_eq!(late.verdicts(), h.spectator.verdicts());
-    assert_eq!(late.game(), h.spectator.game());
+    h.agrees_backwards();
 }
 
 #[test]
@@ -1628,11 +1631,7 @@ fn heads_up_a_crashed_tolerance_seat_is_waited_for_and_dealt_in_again_when_it_co
         honest_violations(&h)
     );
     // The same table whatever order the log arrives in, and for the returned seat restarted.
-    let mut backwards = h.log.clone();
-    backwards.reverse();
-    let late = h.replay_in(&backwards);
-    assert_eq!(late.verdicts(), h.spectator.verdicts());
-    assert_eq!(late.game(), h.spectator.game());
+    h.agrees_backwards();
     let again = h.restarted(gone as usize, 61, &h.log);
     assert_eq!(again.verdicts(), h.spectator.verdicts());
 }
@@ -1794,11 +1793,7 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
         }
         served_total += served;
         // The same table whatever order the log arrives in.
-        let mut backwards = h.log.clone();
-        backwards.reverse();
-        let late = h.replay_in(&backwards);
-        assert_eq!(late.verdicts(), h.spectator.verdicts());
-        assert_eq!(late.game(), h.spectator.game());
+        let late = h.agrees_backwards();
         assert_eq!(late.stats().chance.spares_used, served);
     }
     // Both sides of the rule were exercised, and hands dealt straight from a deck shuffled
@@ -1900,11 +1895,7 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
                 "the next step is a decision: {what}"
             );
         }
-        let mut backwards = h.log.clone();
-        backwards.reverse();
-        let late = h.replay_in(&backwards);
-        assert_eq!(late.verdicts(), h.spectator.verdicts());
-        assert_eq!(late.game(), h.spectator.game());
+        h.agrees_backwards();
     }
     assert!(dealt_with_showdown >= 4, "{dealt_with_showdown}");
 }
@@ -1964,11 +1955,7 @@ fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_
                 "seed {seed}: the next hand keys a deck under its own number"
             );
         }
-        let mut backwards = h.log.clone();
-        backwards.reverse();
-        let late = h.replay_in(&backwards);
-        assert_eq!(late.verdicts(), h.spectator.verdicts());
-        assert_eq!(late.game(), h.spectator.game());
+        h.agrees_backwards();
         if tried == 2 {
             break;
         }
