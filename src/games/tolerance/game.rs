@@ -205,12 +205,18 @@ impl Tolerance {
         let mut after = self.table.clone();
         after.last_dealer = Some(hand.dealer());
         after.hands_played = next_no;
-        let setup = after.next_hand().ok()?;
+        Self::hand_dealt_ahead(&after).ok()
+    }
+
+    /// The next hand `table` sets up, on the deck a showdown deals it from ([`DEALT_AHEAD`]).
+    fn hand_dealt_ahead(table: &Table) -> Result<Hand, RuleError> {
+        let setup = table
+            .next_hand()
+            .map_err(|e| RuleError::Setup(e.to_string()))?;
         Hand::new(&HandSetup {
-            deck: DEALT_AHEAD | next_no as DeckId,
+            deck: DEALT_AHEAD | setup.hand_no as DeckId,
             ..setup
         })
-        .ok()
     }
 
     /// Applies a showdown's batch that also deals the next hand: the showdown's outcomes to the
@@ -241,12 +247,7 @@ impl Tolerance {
         let hand = t.hand.as_mut().expect("a hand at its showdown");
         hand.apply_chance(&outcomes[..own])?;
         t.finish_hand()?;
-        let mut setup = t
-            .table
-            .next_hand()
-            .map_err(|e| RuleError::Setup(e.to_string()))?;
-        setup.deck = DEALT_AHEAD | setup.hand_no as DeckId;
-        let mut hand = Hand::new(&setup)?;
+        let mut hand = Self::hand_dealt_ahead(&t.table)?;
         if hand.to_act() != ToAct::Chance(asked) {
             return Err(RuleError::BadChance(
                 "the next hand does not ask for the deal the showdown dealt".into(),

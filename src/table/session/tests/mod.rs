@@ -336,6 +336,14 @@ impl<G: Game + 'static> Harness<G> {
         s
     }
 
+    /// The log's events of this table with their payloads, in log order.
+    fn payloads(&self) -> impl Iterator<Item = (&Event, Payload)> + '_ {
+        let table = hex::encode(self.cfg.table);
+        self.log
+            .iter()
+            .filter_map(move |e| parse_log(e, &table).ok().map(|p| (e, p)))
+    }
+
     /// A fresh spectator fed the whole log in `order`: it must reach the same end.
     fn replay_in(&self, order: &[Event]) -> Session<G> {
         let mut s = Session::new(self.cfg.clone(), self.spectator.initial.clone(), None).unwrap();
@@ -1700,12 +1708,9 @@ fn a_seat_that_signed_a_setup_nobody_received_resumes_into_the_table_the_others_
 // ---- spare decks (PROTOCOL.md §5.9) ---------------------------------------------------------
 
 /// Game deck ids (spares left out) that some `shuffle` event on the log shuffles.
-fn shuffled_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
-    let table = hex::encode(h.cfg.table);
-    h.log
-        .iter()
-        .filter_map(|e| parse_log(e, &table).ok())
-        .filter_map(|p| match p.body {
+fn shuffled_on_log<G: Game + 'static>(h: &Harness<G>) -> BTreeSet<u32> {
+    h.payloads()
+        .filter_map(|(_, p)| match p.body {
             Body::Shuffle { decks, .. } => Some(decks),
             _ => None,
         })
@@ -1717,13 +1722,8 @@ fn shuffled_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
 
 /// Game decks keyed by a setup on the log: the deck of the shuffle step right after a setup
 /// with key shares.
-fn keyed_on_log<G: Game>(h: &Harness<G>) -> BTreeSet<u32> {
-    let table = hex::encode(h.cfg.table);
-    let payloads: Vec<Payload> = h
-        .log
-        .iter()
-        .filter_map(|e| parse_log(e, &table).ok())
-        .collect();
+fn keyed_on_log<G: Game + 'static>(h: &Harness<G>) -> BTreeSet<u32> {
+    let payloads: Vec<Payload> = h.payloads().map(|(_, p)| p).collect();
     let setups: BTreeSet<u32> = payloads
         .iter()
         .filter(|p| matches!(&p.body, Body::Setup { shares, .. } if !shares.is_empty()))
@@ -1805,13 +1805,9 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
 }
 
 /// The steps at which `deck`'s tokens were published, and by whom, from the log.
-fn token_steps<G: Game>(h: &Harness<G>, deck: u32) -> BTreeMap<u32, BTreeSet<PublicKey>> {
-    let table = hex::encode(h.cfg.table);
+fn token_steps<G: Game + 'static>(h: &Harness<G>, deck: u32) -> BTreeMap<u32, BTreeSet<PublicKey>> {
     let mut at: BTreeMap<u32, BTreeSet<PublicKey>> = BTreeMap::new();
-    for e in &h.log {
-        let Ok(p) = parse_log(e, &table) else {
-            continue;
-        };
+    for (e, p) in h.payloads() {
         if let Body::Reveal { tokens, .. } = &p.body {
             if tokens.iter().any(|t| t.deck == deck) {
                 at.entry(p.step).or_default().insert(e.pubkey);
@@ -1852,13 +1848,8 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
             "{:?}",
             honest_violations(&h)
         );
-        let table = hex::encode(h.cfg.table);
-        let bodies: BTreeMap<u32, &'static str> = h
-            .log
-            .iter()
-            .filter_map(|e| parse_log(e, &table).ok())
-            .map(|p| (p.step, p.body.name()))
-            .collect();
+        let bodies: BTreeMap<u32, &'static str> =
+            h.payloads().map(|(_, p)| (p.step, p.body.name())).collect();
         let g = h.spectator.game();
         for i in 1..g.history.len() {
             let ahead = token_steps(&h, DEALT_AHEAD | i as u32);
