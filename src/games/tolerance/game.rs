@@ -183,11 +183,13 @@ impl Tolerance {
     }
 
     /// The next hand, as it would be dealt with the showdown the hand in play is at, when it
-    /// is: from version 11, a showdown pending with a hand to follow, no seat sitting out (a
-    /// seat coming back is named in a setup, and joins the hand after), and no player of the
-    /// hand all-in. Then nobody can bust at this showdown, so the next hand has this hand's
-    /// players (the deck prepared during this hand is theirs), and no decision of this hand is
-    /// left that the next hand's cards could inform.
+    /// is: from version 11, a showdown pending with a hand to follow, no seat sitting out, no
+    /// player of the hand all-in, and the next hand's players exactly this hand's. A seat that
+    /// came back during this hand (named in one of its setups, so no longer sitting out) is
+    /// dealt in only from the next hand: it holds no share of the deck prepared during this
+    /// one, so that hand gets a setup and a deck of its own. Then nobody can bust at this
+    /// showdown, the deck prepared during this hand is its players', and no decision of this
+    /// hand is left that the next hand's cards could inform.
     fn dealt_with_showdown(&self) -> Option<Hand> {
         let hand = self.hand.as_ref()?;
         let next_no = self.table.hands_played + 1;
@@ -205,7 +207,13 @@ impl Tolerance {
         let mut after = self.table.clone();
         after.last_dealer = Some(hand.dealer());
         after.hands_played = next_no;
-        Self::hand_dealt_ahead(&after).ok()
+        let next = Self::hand_dealt_ahead(&after).ok()?;
+        let sorted = |h: &Hand| {
+            let mut v = h.seats();
+            v.sort_unstable();
+            v
+        };
+        (sorted(&next) == sorted(hand)).then_some(next)
     }
 
     /// The next hand `table` sets up, on the deck a showdown deals it from ([`DEALT_AHEAD`]).
@@ -853,9 +861,9 @@ mod tests {
         assert_eq!(g.history.len(), 2);
     }
 
-    /// A player all-in may bust at the showdown, and a seat sitting out comes back in a
-    /// setup: either way the next hand's players are not known yet, and it is dealt in a batch
-    /// of its own.
+    /// A player all-in may bust at the showdown, a seat sitting out comes back in a setup, and
+    /// a seat that came back during the hand joins at the next: either way the next hand's
+    /// players are not this hand's, and it is dealt in a batch of its own.
     #[test]
     fn an_all_in_player_or_a_seat_sitting_out_keeps_the_next_deal_apart() {
         let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
@@ -887,6 +895,38 @@ mod tests {
         assert!(reqs
             .iter()
             .all(|r| matches!(r, ChanceRequest::Reveal { .. })));
+
+        // A seat that comes back during a hand sits out no more, but is dealt in only from the
+        // next hand, and holds no share of the deck prepared during this one: no deal with this
+        // showdown either. (Dealt one, its client found its cards on a deck it holds no key of.)
+        let mut g = Tolerance::new(Variant::default(), 3, None).unwrap();
+        g.forfeit(&[2], ForfeitReason::Withheld).unwrap();
+        let mut o = oracle(11);
+        let ToAct::Chance(reqs) = g.to_act() else {
+            panic!("the next hand's deck")
+        };
+        let outs = crate::engine::sim::fulfil_all(&mut o, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+        assert_eq!(g.hand.as_ref().unwrap().seats().len(), 2);
+        g.sit_in(&[2]).unwrap();
+        assert!(g.sitting_out().is_empty());
+        let reqs = to_the_showdown(&mut g, &mut o, vec![]);
+        assert!(
+            reqs.iter()
+                .all(|r| matches!(r, ChanceRequest::Reveal { .. })),
+            "{reqs:?}"
+        );
+        let outs = crate::engine::sim::fulfil_all(&mut o, &reqs).unwrap();
+        g.apply_chance(&outs).unwrap();
+        assert_eq!(
+            g.participants(),
+            vec![0, 1, 2],
+            "dealt in from the next hand"
+        );
+        assert!(matches!(
+            g.to_act(),
+            ToAct::Chance(r) if matches!(r[0], ChanceRequest::Shuffle { deck: 2, .. })
+        ));
     }
 
     /// A seat that withholds its part of a showdown that deals the next hand forfeits this

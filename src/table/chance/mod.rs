@@ -1054,6 +1054,27 @@ impl Chance {
         new_decks: &[(DeckId, DeckSpec)],
         parts: &[Seat],
     ) -> Result<(), ChanceError> {
+        // A card goes face down only to a key holder of its deck: the holders' tokens open it
+        // for the recipient with its own, never published, so a seat holding no share would get
+        // a card every holder together could read, and its client could not open it at all.
+        let to: &[Seat] = match r {
+            ChanceRequest::Deal { to, .. } => to,
+            ChanceRequest::DealSealed { to, .. } => std::slice::from_ref(to),
+            _ => &[],
+        };
+        if let ChanceRequest::Deal { deck, .. } | ChanceRequest::DealSealed { deck, .. } = r {
+            // The decks of this batch are keyed by its participants (spares serve only those).
+            let holds = |s: &Seat| match self.decks.get(deck) {
+                _ if new_decks.iter().any(|(d, _)| d == deck) => parts.contains(s),
+                Some(d) => d.idx(*s).is_some(),
+                None => true,
+            };
+            if let Some(s) = to.iter().find(|s| !holds(s)) {
+                return Err(ChanceError::Protocol(format!(
+                    "seat {s} is dealt a card of deck {deck} but holds no key share of it"
+                )));
+            }
+        }
         match r {
             // A deck shuffled in this same batch is live by construction.
             ChanceRequest::Deal { deck, .. }

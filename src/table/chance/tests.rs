@@ -1326,3 +1326,41 @@ fn a_job_that_does_not_describe_its_shuffle_is_not_run() {
     let secret = serde_json::to_value(&job).unwrap()["secret"].clone();
     assert!(!text.contains(secret.as_str().unwrap()), "{text}");
 }
+
+/// A card goes face down only to a key holder of its deck: of a deck of the batch, a
+/// participant; of a deck shuffled before, one of the seats that keyed it. A seat that holds no
+/// share could not open the card, and every holder together could read it.
+#[test]
+fn a_card_is_dealt_only_to_a_seat_holding_a_key_share_of_its_deck() {
+    let mut cs = clients(3);
+    let mut step = 0;
+    // Seats 0 and 1 key deck 0; seat 2 takes no part.
+    run(&mut cs, &hand(0), &[0, 1], &mut step);
+    let refused = |c: &mut Chance, reqs: Vec<ChanceRequest>, parts: Vec<Seat>| {
+        let e = c.begin(reqs, parts, false).unwrap_err();
+        c.abandon();
+        e.to_string()
+    };
+    let e = refused(
+        &mut cs[0],
+        vec![ChanceRequest::deal(0, 5, 2)],
+        vec![0, 1, 2],
+    );
+    assert_eq!(
+        e,
+        "seat 2 is dealt a card of deck 0 but holds no key share of it"
+    );
+    let sealed = ChanceRequest::DealSealed {
+        deck: 0,
+        position: 5,
+        to: 2,
+    };
+    assert!(refused(&mut cs[0], vec![sealed], vec![0, 1, 2]).contains("no key share"));
+    // A deck of this batch is keyed by its participants only.
+    let mut next = hand(1);
+    next[2] = ChanceRequest::deal(1, 1, 2);
+    assert!(refused(&mut cs[0], next, vec![0, 1]).contains("seat 2 is dealt a card of deck 1"));
+    // Its holders are dealt as before.
+    let ok = cs[0].begin(vec![ChanceRequest::deal(0, 5, 1)], vec![0, 1], false);
+    assert!(ok.is_ok(), "{ok:?}");
+}
