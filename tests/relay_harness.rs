@@ -322,6 +322,34 @@ async fn down_for_a_while_then_back_with_everything_missed() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn events_whose_content_holds_the_mark_are_counted_apart() {
+    let relay = embedded().await;
+    let proxy = proxy(
+        &relay,
+        Rules {
+            mark: Some("\"deck\":7".into()),
+            ..Rules::default()
+        },
+    )
+    .await;
+    let p = pool_with(&[proxy.url()], PoolConfig::unpaced()).await;
+    for text in [
+        r#"{"deck":7}"#,
+        r#"{"deck":8}"#,
+        "deck 7",
+        r#"[{"deck":71}]"#,
+    ] {
+        p.publish(&note(&p, text)).await.unwrap();
+    }
+    let stats = proxy.stats();
+    assert_eq!((stats.events_forwarded, stats.marked), (4, 2), "{stats:?}");
+    // Without a mark nothing is counted apart.
+    proxy.update_rules(|r| r.mark = None);
+    p.publish(&note(&p, r#"{"deck":7}"#)).await.unwrap();
+    assert_eq!(proxy.stats().marked, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn delay_is_added_each_way() {
     let relay = embedded().await;
     let proxy = proxy(

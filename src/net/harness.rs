@@ -16,7 +16,8 @@
 //! - **delay**: every message waits this long each way (order kept);
 //! - **jitter**: every message waits up to this much more, at random, each way: messages leave
 //!   in the order their time comes, not the order they came (delivery reordered);
-//! - **duplicates**: every event a relay delivers reaches the client twice.
+//! - **duplicates**: every event a relay delivers reaches the client twice;
+//! - **mark**: forwarded events whose content holds a text are counted apart.
 //!
 //! A plain HTTP request (a client reading the relay's NIP-11 document) is passed through to the
 //! relay untouched.
@@ -81,6 +82,9 @@ pub struct Rules {
     /// Answer a plain HTTP request (a NIP-11 document asked for) `404 Not Found` instead of
     /// passing it to the relay: a relay without an information document.
     pub no_info: bool,
+    /// Count forwarded `EVENT`s whose content holds this text ([`ProxyStats::marked`]), so a
+    /// test can act when the traffic reaches a kind of event rather than a number of them.
+    pub mark: Option<String>,
 }
 
 /// What the proxy did so far, over every connection.
@@ -92,6 +96,8 @@ pub struct ProxyStats {
     pub refused: u64,
     /// `EVENT`s passed on to the relay.
     pub events_forwarded: u64,
+    /// Of those, the ones whose content holds [`Rules::mark`].
+    pub marked: u64,
     /// `EVENT`s answered "rate-limited".
     pub rate_limited: u64,
     /// `EVENT`s answered with [`Rules::reject_events`].
@@ -589,7 +595,16 @@ fn from_client(
                     return;
                 }
             }
-            shared.count(|s| s.events_forwarded += 1);
+            let marked = rules.mark.as_deref().is_some_and(|m| {
+                v.get(1)
+                    .and_then(|e| e.get("content"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c.contains(m))
+            });
+            shared.count(|s| {
+                s.events_forwarded += 1;
+                s.marked += u64::from(marked);
+            });
         }
         (Some("REQ"), Some(v)) => {
             let id = v.get(1).and_then(Value::as_str).unwrap_or("").to_string();

@@ -16,10 +16,11 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use tolerance::games::tolerance::game::DEALT_AHEAD;
 use tolerance::net::harness::{RelayProxy, Rules};
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig};
 
@@ -78,8 +79,12 @@ pub struct Plan {
     pub seed: u64,
     pub game: String,
     pub players: u8,
-    /// Each fault with the count of events forwarded by the first proxy at which it strikes.
+    pub hands: u32,
+    /// Each fault with the count of events forwarded by the first proxy at which it strikes,
+    /// counted from the table's start, or with `at_dealt_ahead` from the first event that holds
+    /// a token of a Tolerance deck dealt with a showdown (PROTOCOL §5.8).
     pub faults: Vec<(Fault, u64)>,
+    pub at_dealt_ahead: bool,
 }
 
 impl Plan {
@@ -105,7 +110,28 @@ impl Plan {
             seed: table_seed,
             game,
             players,
+            hands: 1,
             faults,
+            at_dealt_ahead: false,
+        }
+    }
+
+    /// A Tolerance table of `hands` hands at 3 seats whose one fault, `kind`, strikes within
+    /// the first few events of the first showdown that deals the next hand; try `attempt` of
+    /// that fault (a table with no such showdown is played again).
+    pub fn at_dealt_ahead(seed: u64, kind: Fault, attempt: u64, hands: u32) -> Plan {
+        let index = Fault::ALL.iter().position(|k| *k == kind).expect("a kind") as u64;
+        let table_seed = seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(index * 1_000 + attempt);
+        let mut rng = StdRng::seed_from_u64(table_seed);
+        Plan {
+            seed: table_seed,
+            game: "tolerance".into(),
+            players: 3,
+            hands,
+            faults: vec![(kind, rng.gen_range(0..3))],
+            at_dealt_ahead: true,
         }
     }
 
@@ -117,7 +143,7 @@ impl Plan {
     pub fn replay(&self, soak_seed: u64, index: usize) -> String {
         format!(
             "SOAK_SEED={soak_seed} SOAK_FROM={index} SOAK_TABLES=1 cargo test --release --test \
-             soak -- --nocapture"
+             suite -- soak::every_game --nocapture"
         )
     }
 }
@@ -134,6 +160,12 @@ pub struct Outcome {
     /// or killed for long): allowed, but counted.
     pub removals: usize,
     pub events: u64,
+    /// With [`Plan::at_dealt_ahead`]: the first proxy's count of forwarded events when the
+    /// first event holding a token of a deck dealt with a showdown passed (the faults strike
+    /// from there); `None` if none did.
+    pub origin: Option<u64>,
+    /// Tolerance decks dealt with a showdown, as the seats' journals hold them.
+    pub dealt_ahead: usize,
 }
 
 /// A relay the soak can restart on the same port, with or without its store.
@@ -241,7 +273,10 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
     // Relay A keeps its events on disk, relay B in memory.
     let mut a = Relay::start(Some(dir.join("relay-a"))).await;
     let mut b = Relay::start(None).await;
-    let mut rules = Rules::default();
+    let mut rules = Rules {
+        mark: plan.at_dealt_ahead.then(dealt_ahead_mark),
+        ..Rules::default()
+    };
     if plan.has(Fault::PageCap) {
         rules.max_stored = Some(40);
         *out.struck.entry("page cap".into()).or_default() += 1;
@@ -280,7 +315,7 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
         "--seats".into(),
         plan.players.to_string(),
         "--hands".into(),
-        "1".into(),
+        plan.hands.to_string(),
         "--auto".into(),
         "--plain".into(),
         "--relay".into(),
@@ -318,12 +353,24 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
     let mut resume_at: Option<(usize, Instant)> = None;
     let mut unreject_at: Option<Instant> = None;
     let mut b_wiped = false;
+    // Where the faults' counts start: the table's start, or the first event a proxy passed that
+    // holds a token of a deck dealt with a showdown.
+    let mut origin = (!plan.at_dealt_ahead).then_some(0u64);
     let limit = Instant::now() + TABLE_LIMIT;
     let mut journals = 0;
     let mut moved = Instant::now();
     loop {
-        let forwarded = pa.stats().events_forwarded;
-        while let Some((kind, _)) = pending.first().copied().filter(|(_, at)| forwarded >= *at) {
+        let (sa, sb) = (pa.stats(), pb.stats());
+        let forwarded = sa.events_forwarded;
+        if origin.is_none() && sa.marked + sb.marked > 0 {
+            origin = Some(forwarded);
+            out.origin = origin;
+        }
+        while let Some((kind, _)) = pending
+            .first()
+            .copied()
+            .filter(|(_, at)| origin.is_some_and(|o| forwarded >= o + *at))
+        {
             pending.remove(0);
             *out.struck.entry(format!("{kind:?}")).or_default() += 1;
             match kind {
@@ -357,7 +404,8 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
                         .collect();
                     if recorded.is_empty() {
                         *out.struck.entry(format!("{kind:?}")).or_default() -= 1;
-                        pending.insert(0, (kind, forwarded + 1));
+                        let o = origin.unwrap_or(0);
+                        pending.insert(0, (kind, forwarded + 1 - o));
                         break;
                     }
                     let victim = recorded[rng.gen_range(0..recorded.len())];
@@ -423,7 +471,10 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
             }
             break;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Waiting for a showdown that deals, the faults must strike while its batch is on the
+        // wire, not a hand later.
+        let tick = if origin.is_none() { 10 } else { 100 };
+        tokio::time::sleep(Duration::from_millis(tick)).await;
     }
     // Faults end with the table: the checks read the relays as they are.
     both(&pa, &pb, |r| *r = Rules::default());
@@ -439,6 +490,7 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
     if out.failures.is_empty() {
         check(tag, &seats, &naddr, &a, &b, b_wiped, &mut out).await;
     }
+    out.dealt_ahead = dealt_ahead_decks(&seats);
     out.wall = started.elapsed();
     drop((pa, pb));
     if let Some(r) = a.relay.take() {
@@ -572,7 +624,51 @@ async fn check(
     }
 }
 
-/// Whether a client's home holds its record of a table (what `resume` reads).
+/// What the content of a log event holds when it carries a token of a Tolerance deck dealt with
+/// a showdown (ids `DEALT_AHEAD | hand`, 1073741824 up: hands below 176).
+fn dealt_ahead_mark() -> String {
+    format!("\"deck\":{}", DEALT_AHEAD / 1000)
+}
+
+/// The ids of the Tolerance decks dealt with a showdown that any seat's journal names.
+fn dealt_ahead_decks(seats: &[Seat]) -> usize {
+    fn decks(v: &Value, found: &mut BTreeSet<u64>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match x.as_u64() {
+                        Some(d) if k == "deck" && d & u64::from(DEALT_AHEAD) != 0 => {
+                            found.insert(d);
+                        }
+                        _ => decks(x, found),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| decks(x, found)),
+            _ => {}
+        }
+    }
+    let mut found = BTreeSet::new();
+    for s in seats {
+        let Ok(dir) = std::fs::read_dir(s.home.join("tables")) else {
+            continue;
+        };
+        for e in dir.filter_map(Result::ok) {
+            let text = std::fs::read_to_string(e.path().join("events.jsonl")).unwrap_or_default();
+            for line in text.lines() {
+                let content = serde_json::from_str::<Value>(line)
+                    .ok()
+                    .and_then(|ev| ev["content"].as_str().map(str::to_string))
+                    .and_then(|c| serde_json::from_str::<Value>(&c).ok());
+                if let Some(c) = content {
+                    decks(&c, &mut found);
+                }
+            }
+        }
+    }
+    found.len()
+}
+
 /// The bytes of every table journal in a seat's home.
 fn journal_bytes(home: &std::path::Path) -> u64 {
     std::fs::read_dir(home.join("tables"))
@@ -585,6 +681,7 @@ fn journal_bytes(home: &std::path::Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// Whether a client's home holds its record of a table (what `resume` reads).
 fn has_table_record(home: &std::path::Path) -> bool {
     std::fs::read_dir(home.join("tables"))
         .map(|dir| {
@@ -679,6 +776,91 @@ pub async fn soak(seed: u64, from: usize, tables: usize, concurrency: usize) -> 
     sum.failed = failed.into_iter().map(|(_, f)| f).collect();
     sum.wall = started.elapsed();
     sum
+}
+
+/// What the faults at showdowns that deal showed, for one kind of fault.
+#[derive(Debug)]
+pub struct AtDealtAhead {
+    pub kind: Fault,
+    /// Tables played: the first with such a showdown ends the kind's run.
+    pub tables: u64,
+    /// Whether the fault struck at such a showdown.
+    pub struck: bool,
+    /// Decks dealt with a showdown over those tables.
+    pub dealt_ahead: usize,
+    /// What failed, with the command that plays the kind again.
+    pub failures: Vec<String>,
+}
+
+/// For each of `kinds`: Tolerance tables of `hands` hands (see [`Plan::at_dealt_ahead`]) until
+/// one has a showdown that deals the next hand and the fault struck there, at most `tries`
+/// tables; `concurrency` kinds at a time. Every table played is checked as in [`soak`].
+pub async fn at_dealt_ahead(
+    seed: u64,
+    kinds: &[Fault],
+    hands: u32,
+    tries: u64,
+    concurrency: usize,
+) -> Vec<AtDealtAhead> {
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let mut running = tokio::task::JoinSet::new();
+    for &kind in kinds {
+        let gate = gate.clone();
+        running.spawn(async move {
+            let _turn = gate.acquire_owned().await.expect("the gate stays open");
+            let mut sum = AtDealtAhead {
+                kind,
+                tables: 0,
+                struck: false,
+                dealt_ahead: 0,
+                failures: Vec::new(),
+            };
+            for attempt in 0..tries {
+                let plan = Plan::at_dealt_ahead(seed, kind, attempt, hands);
+                let out = run_table(&plan, &format!("d{kind:?}{attempt}")).await;
+                sum.tables += 1;
+                sum.dealt_ahead += out.dealt_ahead;
+                sum.struck = out.origin.is_some()
+                    && out.struck.get(&format!("{kind:?}")).is_some_and(|n| *n > 0);
+                eprintln!(
+                    "dealt-ahead soak, {kind:?} try {attempt}: {} s, {} chain events, {} decks \
+                     dealt with a showdown, fault {}{}",
+                    out.wall.as_secs(),
+                    out.events,
+                    out.dealt_ahead,
+                    match out.origin {
+                        Some(o) => format!("struck from event {o}"),
+                        None => "did not strike".into(),
+                    },
+                    if out.failures.is_empty() {
+                        ""
+                    } else {
+                        " — FAILED"
+                    }
+                );
+                if !out.failures.is_empty() {
+                    sum.failures.push(format!(
+                        "{kind:?} try {attempt} (seed {}):\n  {}\n  replay: SOAK_SEED={seed} \
+                         SOAK_KINDS={kind:?} cargo test --release --test suite -- \
+                         soak::faults_at_a_showdown --nocapture",
+                        plan.seed,
+                        out.failures.join("\n  ")
+                    ));
+                    break;
+                }
+                if sum.struck {
+                    break;
+                }
+            }
+            sum
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(done) = running.join_next().await {
+        all.push(done.expect("a dealt-ahead soak task"));
+    }
+    all.sort_by_key(|s| s.kind);
+    all
 }
 
 /// A variable of the environment as a number.
