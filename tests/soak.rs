@@ -47,16 +47,12 @@ async fn faults_at_a_showdown_that_deals_the_next_hand_reach_one_verdict() {
         env_number("SOAK_CONCURRENCY", 4) as usize,
     )
     .await;
-    let failed: Vec<&String> = runs.iter().flat_map(|r| &r.failures).collect();
-    assert!(
-        failed.is_empty(),
-        "{}",
-        failed
-            .iter()
-            .map(|f| f.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    let failed: Vec<&str> = runs
+        .iter()
+        .flat_map(|r| &r.failures)
+        .map(String::as_str)
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
     // Without a showdown that deals, the fault struck nowhere near one: the table proved
     // nothing about it.
     let missed: Vec<String> = runs

@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use tolerance::games::tolerance::game::DEALT_AHEAD;
+use tolerance::engine::DeckId;
+use tolerance::games::tolerance::game::{is_dealt_ahead, DEALT_AHEAD};
 use tolerance::net::harness::{RelayProxy, Rules};
 use tolerance::net::{EmbeddedRelay, EmbeddedRelayConfig};
 
@@ -164,7 +165,8 @@ pub struct Outcome {
     /// first event holding a token of a deck dealt with a showdown passed (the faults strike
     /// from there); `None` if none did.
     pub origin: Option<u64>,
-    /// Tolerance decks dealt with a showdown, as the seats' journals hold them.
+    /// With [`Plan::at_dealt_ahead`]: Tolerance decks dealt with a showdown, as the seats'
+    /// journals hold them.
     pub dealt_ahead: usize,
 }
 
@@ -490,7 +492,9 @@ pub async fn run_table(plan: &Plan, tag: &str) -> Outcome {
     if out.failures.is_empty() {
         check(tag, &seats, &naddr, &a, &b, b_wiped, &mut out).await;
     }
-    out.dealt_ahead = dealt_ahead_decks(&seats);
+    if plan.at_dealt_ahead {
+        out.dealt_ahead = dealt_ahead_decks(&seats);
+    }
     out.wall = started.elapsed();
     drop((pa, pb));
     if let Some(r) = a.relay.take() {
@@ -630,14 +634,14 @@ fn dealt_ahead_mark() -> String {
     format!("\"deck\":{}", DEALT_AHEAD / 1000)
 }
 
-/// The ids of the Tolerance decks dealt with a showdown that any seat's journal names.
+/// How many Tolerance decks dealt with a showdown the seats' journals name.
 fn dealt_ahead_decks(seats: &[Seat]) -> usize {
     fn decks(v: &Value, found: &mut BTreeSet<u64>) {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
                     match x.as_u64() {
-                        Some(d) if k == "deck" && d & u64::from(DEALT_AHEAD) != 0 => {
+                        Some(d) if k == "deck" && DeckId::try_from(d).is_ok_and(is_dealt_ahead) => {
                             found.insert(d);
                         }
                         _ => decks(x, found),

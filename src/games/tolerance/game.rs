@@ -42,6 +42,11 @@ pub fn deals_with_showdown_now() -> bool {
 /// §5.2), and every id stays below the table's own spare ids (2³¹).
 pub const DEALT_AHEAD: DeckId = 1 << 30;
 
+/// Whether `deck` is the id of a hand's deck dealt with the showdown before it.
+pub fn is_dealt_ahead(deck: DeckId) -> bool {
+    deck & DEALT_AHEAD != 0 && deck < DEALT_AHEAD << 1
+}
+
 /// How one hand ended, for reports and hand histories.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandSummary {

@@ -1057,17 +1057,20 @@ impl Chance {
         // A card goes face down only to a key holder of its deck: the holders' tokens open it
         // for the recipient with its own, never published, so a seat holding no share would get
         // a card every holder together could read, and its client could not open it at all.
-        let to: &[Seat] = match r {
-            ChanceRequest::Deal { to, .. } => to,
-            ChanceRequest::DealSealed { to, .. } => std::slice::from_ref(to),
-            _ => &[],
+        let dealt = match r {
+            ChanceRequest::Deal { deck, to, .. } => Some((deck, to.as_slice())),
+            ChanceRequest::DealSealed { deck, to, .. } => Some((deck, std::slice::from_ref(to))),
+            _ => None,
         };
-        if let ChanceRequest::Deal { deck, .. } | ChanceRequest::DealSealed { deck, .. } = r {
-            // The decks of this batch are keyed by its participants (spares serve only those).
-            let holds = |s: &Seat| match self.decks.get(deck) {
-                _ if new_decks.iter().any(|(d, _)| d == deck) => parts.contains(s),
-                Some(d) => d.idx(*s).is_some(),
-                None => true,
+        if let Some((deck, to)) = dealt {
+            // The decks of this batch are keyed by its participants (spares serve only those);
+            // a deck never shuffled is refused below.
+            let holds = |s: &Seat| {
+                if new_decks.iter().any(|(d, _)| d == deck) {
+                    parts.contains(s)
+                } else {
+                    self.decks.get(deck).is_none_or(|d| d.idx(*s).is_some())
+                }
             };
             if let Some(s) = to.iter().find(|s| !holds(s)) {
                 return Err(ChanceError::Protocol(format!(
