@@ -59,12 +59,10 @@ fn forks_after_the_end_at_several_steps_change_nothing() {
         // The loser signs a second event for every step it had an event at: the same payload
         // signed again later is another event for the same step and head, and a move becomes
         // another move.
-        let table = hex::encode(h.cfg.table);
         let mine: Vec<Payload> = h
-            .log
-            .iter()
-            .filter(|e| e.pubkey == h.keys[z].public_key())
-            .filter_map(|e| parse_log(e, &table).ok())
+            .payloads()
+            .filter(|(e, _)| e.pubkey == h.keys[z].public_key())
+            .map(|(_, p)| p)
             .filter(|p| !matches!(p.body, Body::Vote { .. } | Body::Evidence { .. }))
             .collect();
         assert!(mine.len() >= 4, "seed {seed}: {} events", mine.len());
@@ -342,10 +340,9 @@ fn a_loser_who_seals_and_opens_other_moves_after_the_end_changes_nothing() {
         let z = loser(&end);
         let table = hex::encode(h.cfg.table);
         let mine: Vec<(EventId, Payload)> = h
-            .log
-            .iter()
-            .filter(|e| e.pubkey == h.keys[z].public_key())
-            .filter_map(|e| parse_log(e, &table).ok().map(|p| (e.id, p)))
+            .payloads()
+            .filter(|(e, _)| e.pubkey == h.keys[z].public_key())
+            .map(|(e, p)| (e.id, p))
             .collect();
         // For every sealed decision of the loser: the other choice, sealed and opened with a
         // salt of its own, each event ground to an id below the one it replaces. Every other

@@ -646,12 +646,7 @@ fn a_vote_after_the_game_ended_changes_nothing() {
     // Seat 0 votes seat 1 out at every step of the table, dated long after, and builds on
     // each timeout head.
     let steps = h.spectator.position().0;
-    let heads: Vec<(u32, String)> = h
-        .log
-        .iter()
-        .filter_map(|e| parse_log(e, &hex::encode(h.cfg.table)).ok())
-        .map(|p| (p.step, p.prev))
-        .collect();
+    let heads: Vec<(u32, String)> = h.payloads().map(|(_, p)| (p.step, p.prev)).collect();
     for (s, prev) in heads.into_iter().filter(|(s, _)| *s < steps) {
         let v = h.vote_event(0, s, &prev, vec![1], h.now + 10_000);
         h.publish(v);
@@ -1030,19 +1025,16 @@ fn before_the_showing_only_the_two_recipients_know_the_card() {
     let mut h = Harness::new(game.clone(), 22, quick());
     h.run(4);
     // Replay the log only up to the step that carried the sealed tokens (the deal).
-    let table = hex::encode(h.cfg.table);
     let deal_step = h
-        .log
-        .iter()
-        .filter_map(|e| parse_log(e, &table).ok())
-        .find(|p| matches!(&p.body, Body::Reveal { sealed, .. } if !sealed.is_empty()))
+        .payloads()
+        .find(|(_, p)| matches!(&p.body, Body::Reveal { sealed, .. } if !sealed.is_empty()))
         .expect("sealed tokens were sent")
+        .1
         .step;
     let upto: Vec<Event> = h
-        .log
-        .iter()
-        .filter(|e| parse_log(e, &table).is_ok_and(|p| p.step <= deal_step))
-        .cloned()
+        .payloads()
+        .filter(|(_, p)| p.step <= deal_step)
+        .map(|(e, _)| e.clone())
         .collect();
     let knows = |seat: Option<Seat>| {
         let me = seat.map(|s| (s, master(s as usize, 22)));
@@ -1804,17 +1796,26 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
     );
 }
 
-/// The steps at which `deck`'s tokens were published, and by whom, from the log.
-fn token_steps<G: Game + 'static>(h: &Harness<G>, deck: u32) -> BTreeMap<u32, BTreeSet<PublicKey>> {
-    let mut at: BTreeMap<u32, BTreeSet<PublicKey>> = BTreeMap::new();
+/// Steps and the keys that published there, by deck.
+type TokenSteps = BTreeMap<u32, BTreeMap<u32, BTreeSet<PublicKey>>>;
+
+/// For each deck, the steps at which its tokens were published and by whom, from the log's
+/// reveal events.
+fn token_steps<G: Game + 'static>(h: &Harness<G>) -> TokenSteps {
+    let mut by_deck = TokenSteps::new();
     for (e, p) in h.payloads() {
         if let Body::Reveal { tokens, .. } = &p.body {
-            if tokens.iter().any(|t| t.deck == deck) {
-                at.entry(p.step).or_default().insert(e.pubkey);
+            for t in tokens {
+                by_deck
+                    .entry(t.deck)
+                    .or_default()
+                    .entry(p.step)
+                    .or_default()
+                    .insert(e.pubkey);
             }
         }
     }
-    at
+    by_deck
 }
 
 /// From version 11 a Tolerance showdown nobody can bust at deals the next hand in its own
@@ -1850,9 +1851,11 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
         );
         let bodies: BTreeMap<u32, &'static str> =
             h.payloads().map(|(_, p)| (p.step, p.body.name())).collect();
+        let tokens = token_steps(&h);
+        let of = |deck: u32| tokens.get(&deck).cloned().unwrap_or_default();
         let g = h.spectator.game();
         for i in 1..g.history.len() {
-            let ahead = token_steps(&h, DEALT_AHEAD | i as u32);
+            let ahead = of(DEALT_AHEAD | i as u32);
             if version < 11 {
                 assert!(
                     ahead.is_empty(),
@@ -1865,9 +1868,9 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
             };
             dealt_with_showdown += 1;
             let before = g.history[i - 1].hand as u32;
-            let showdown = token_steps(&h, before)
+            let showdown = of(before)
                 .into_iter()
-                .chain(token_steps(&h, DEALT_AHEAD | before))
+                .chain(of(DEALT_AHEAD | before))
                 .collect::<BTreeMap<_, _>>();
             let what = format!("seed {seed}, hand {i}: {ahead:?} {showdown:?} {bodies:?}");
             assert!(
@@ -1899,7 +1902,7 @@ fn a_tolerance_hand_after_a_showdown_nobody_can_bust_at_is_dealt_in_the_showdown
 fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_dies() {
     use crate::bots::BotLevel;
     use crate::games::registry::TableGame;
-    use crate::games::tolerance::game::DEALT_AHEAD;
+    use crate::games::tolerance::game::{is_dealt_ahead, DEALT_AHEAD};
     use crate::games::tolerance::{Tolerance, Variant};
     let mut tried = 0;
     for seed in 80..90 {
@@ -1911,7 +1914,7 @@ fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_
         // Seat 1's relays never pass its reveal of a showdown that deals the next hand.
         h.hold[1] = Some(|p: &Payload| {
             matches!(&p.body, Body::Reveal { tokens, .. }
-                if tokens.iter().any(|t| t.deck & DEALT_AHEAD != 0 && t.deck < DEALT_AHEAD << 1))
+                if tokens.iter().any(|t| is_dealt_ahead(t.deck)))
         });
         h.run(200);
         if h.held.is_empty() {
@@ -1930,7 +1933,7 @@ fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_
             })
             .expect("seat 1 forfeited the hand whose showdown it withheld");
         let dead = DEALT_AHEAD | (hand.hand + 1) as u32;
-        let steps = token_steps(&h, dead);
+        let steps = token_steps(&h).remove(&dead).unwrap_or_default();
         assert_eq!(
             steps.len(),
             1,
@@ -1956,14 +1959,10 @@ fn a_seat_withholding_a_showdown_that_deals_forfeits_the_hand_and_the_next_deck_
 
 /// Own shuffles on the log, by seat: the batch decks a seat's shuffle events carry and the
 /// shuffles of the deck prepared ahead riding on its events.
-fn own_shuffles_on_log<G: Game>(h: &Harness<G>) -> Vec<u64> {
-    let table = hex::encode(h.cfg.table);
+fn own_shuffles_on_log<G: Game + 'static>(h: &Harness<G>) -> Vec<u64> {
     let mut n = vec![0; h.seats.len()];
-    for e in &h.log {
-        let (Some(seat), Ok(p)) = (
-            h.keys.iter().position(|k| k.public_key() == e.pubkey),
-            parse_log(e, &table),
-        ) else {
+    for (e, p) in h.payloads() {
+        let Some(seat) = h.keys.iter().position(|k| k.public_key() == e.pubkey) else {
             continue;
         };
         if let Body::Shuffle { decks, .. } = &p.body {
