@@ -2005,6 +2005,22 @@ async fn leaving_from_the_page_signs_the_leave_and_the_host_goes_on_at_once() {
         clicks_until(&c, check_or_call, Duration::from_secs(120), 1).await,
         1
     );
+    // The leave is clicked while the seat's next turn shows its moves: that panel appearing
+    // once moved the button down between the driver's aim and its click, which then landed on
+    // "folds". The button now stands where no panel's coming or going moves it.
+    until(&c, "document.body.dataset.turn").await;
+    let tops = script(
+        &c,
+        "const turn = document.getElementById('turn'); const was = turn.hidden; \
+         const top = () => document.getElementById('leave').getBoundingClientRect().top; \
+         turn.hidden = false; const shown = top(); turn.hidden = true; const hidden = top(); \
+         turn.hidden = was; return [shown, hidden];",
+    )
+    .await;
+    assert_eq!(
+        tops[0], tops[1],
+        "the leave button moves when the turn's moves show or go: {tops}"
+    );
     click(&c, "#leave").await;
     until(&c, "!document.getElementById('leave-sure').hidden").await;
     click(&c, "#leave-sure").await;
