@@ -135,7 +135,7 @@ fn a_late_end_confirmation_changes_no_verdict() {
 }
 
 /// A log event of `seat`'s for `step` naming `prev`, with `bytes` of filler in a move.
-fn filler<G: Game + 'static>(
+pub(super) fn filler<G: Game + 'static>(
     h: &Harness<G>,
     seat: usize,
     step: u32,

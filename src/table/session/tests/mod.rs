@@ -12,6 +12,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 mod carried;
+mod dealt_ahead;
 mod finality;
 
 const START: u64 = 1_700_000_000;
