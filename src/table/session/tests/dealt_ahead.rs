@@ -1,8 +1,9 @@
-//! Seated attackers at a Tolerance showdown that also deals the next hand (version 11,
-//! PROTOCOL §5.8, §9): a seat that signs its reveal there twice, early or late, and a seat that
-//! floods the table while everyone waits for that reveal. The seat withholding it is in mod.rs.
-//! Each test checks what every client and a replay of the whole log in other orders conclude,
-//! against the same table played without the attacker where the attack changes nothing.
+//! A Tolerance showdown that also deals the next hand (version 11, PROTOCOL §5.8, §9): a seat
+//! that signs its reveal there twice, early or late; a seat that floods the table while
+//! everyone waits for that reveal; a seat back from sitting out while a hand it does not play
+//! reaches such a showdown. The seat withholding the reveal is in mod.rs. Each test checks what
+//! every client and a replay of the whole log in other orders conclude, and where the attack
+//! should change nothing, compares with the same table played without it.
 
 use super::*;
 use crate::bots::BotLevel;
