@@ -44,6 +44,23 @@ fn at_held_showdown(seed: u64) -> Option<(Harness<Tolerance>, Event, Payload)> {
     Some((h, ev, p))
 }
 
+/// Runs `attack` on the first two tables of seeds 80–89 that reach a showdown that deals with
+/// seat 1's reveal of it held back ([`at_held_showdown`]).
+fn on_two_held_showdowns(mut attack: impl FnMut(u64, Harness<Tolerance>, Event, Payload)) {
+    let mut tried = 0;
+    for seed in 80..90 {
+        let Some((h, ev, p)) = at_held_showdown(seed) else {
+            continue;
+        };
+        attack(seed, h, ev, p);
+        tried += 1;
+        if tried == 2 {
+            return;
+        }
+    }
+    panic!("only {tried} of seeds 80–89 reached a showdown that deals");
+}
+
 /// The same table played to its end with nothing held back.
 fn clean(seed: u64) -> Harness<Tolerance> {
     let mut h = table(seed);
@@ -72,12 +89,16 @@ fn only_seat_1_blamed(h: &Harness<Tolerance>) {
     }
 }
 
-/// Seat 1's reveal signed a second time (the same payload at a later time: a second event for
-/// the same step and head), published while the table can still tell.
-/// The harness after the table ended, and the step of the forked reveal.
-fn forked(seed: u64, twin_late: bool) -> Option<(Harness<Tolerance>, u32)> {
-    let (mut h, ev, p) = at_held_showdown(seed)?;
-    let twin = h.sign(1, &p, h.now + 1);
+/// Seat 1's held reveal `ev` of `p` published, and signed a second time (the same payload at a
+/// later time: a second event for the same step and head) while the table can still tell; the
+/// table played to its end.
+fn forked(
+    mut h: Harness<Tolerance>,
+    ev: Event,
+    p: &Payload,
+    twin_late: bool,
+) -> Harness<Tolerance> {
+    let twin = h.sign(1, p, h.now + 1);
     assert_ne!(twin.id, ev.id);
     h.publish(ev);
     if twin_late {
@@ -96,7 +117,7 @@ fn forked(seed: u64, twin_late: bool) -> Option<(Harness<Tolerance>, u32)> {
     h.publish(twin);
     h.run(200);
     h.agree();
-    Some((h, p.step))
+    h
 }
 
 /// The fork at a showdown that deals removes its signer for good, wherever the table was when
@@ -106,12 +127,9 @@ fn forked(seed: u64, twin_late: bool) -> Option<(Harness<Tolerance>, u32)> {
 #[test]
 fn a_fork_at_a_showdown_that_deals_removes_its_signer_and_the_next_deck_dies() {
     for twin_late in [false, true] {
-        let mut tried = 0;
-        for seed in 80..90 {
-            let Some((h, at)) = forked(seed, twin_late) else {
-                continue;
-            };
-            tried += 1;
+        on_two_held_showdowns(|seed, h, ev, p| {
+            let h = forked(h, ev, &p, twin_late);
+            let at = p.step;
             let what = format!("seed {seed}, twin late: {twin_late}");
             assert!(
                 h.spectator.verdicts().iter().any(|v| matches!(v,
@@ -153,11 +171,7 @@ fn a_fork_at_a_showdown_that_deals_removes_its_signer_and_the_next_deck_dies() {
                 );
             }
             replays_agree(&h);
-            if tried == 2 {
-                break;
-            }
-        }
-        assert_eq!(tried, 2, "twin late: {twin_late}: two tables forked");
+        });
     }
 }
 
@@ -165,12 +179,7 @@ fn a_fork_at_a_showdown_that_deals_removes_its_signer_and_the_next_deck_dies() {
 /// the table is the one played without it, verdicts and chips alike.
 #[test]
 fn a_fork_at_a_showdown_that_deals_seen_after_the_end_changes_nothing() {
-    let mut tried = 0;
-    for seed in 80..90 {
-        let Some((mut h, ev, p)) = at_held_showdown(seed) else {
-            continue;
-        };
-        tried += 1;
+    on_two_held_showdowns(|seed, mut h, ev, p| {
         h.publish(ev);
         h.run(200);
         let clean = clean(seed);
@@ -193,11 +202,7 @@ fn a_fork_at_a_showdown_that_deals_seen_after_the_end_changes_nothing() {
             .any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
         only_seat_1_blamed(&h);
         replays_agree(&h);
-        if tried == 2 {
-            break;
-        }
-    }
-    assert_eq!(tried, 2, "two tables reached a showdown that deals");
+    });
 }
 
 /// While everyone waits for its reveal of a showdown that deals, seat 1 publishes a thousand
@@ -206,12 +211,7 @@ fn a_fork_at_a_showdown_that_deals_seen_after_the_end_changes_nothing() {
 /// late verifier fed everything reaches the same table.
 #[test]
 fn a_flood_while_a_showdown_that_deals_waits_leaves_the_true_table() {
-    let mut tried = 0;
-    for seed in 80..90 {
-        let Some((mut h, ev, _)) = at_held_showdown(seed) else {
-            continue;
-        };
-        tried += 1;
+    on_two_held_showdowns(|seed, mut h, ev, _| {
         let (step, head) = h.spectator.position();
         for i in 0..1_000u32 {
             let prev = if i % 3 == 0 {
@@ -243,11 +243,7 @@ fn a_flood_while_a_showdown_that_deals_waits_leaves_the_true_table() {
         assert!(late.is_finished());
         assert_eq!(late.verdicts(), clean.spectator.verdicts(), "seed {seed}");
         assert_eq!(late.game(), clean.spectator.game(), "seed {seed}");
-        if tried == 2 {
-            break;
-        }
-    }
-    assert_eq!(tried, 2, "two tables reached a showdown that deals");
+    });
 }
 
 /// Checks or calls and never rolls: every hand it plays reaches a showdown, and no stack runs
