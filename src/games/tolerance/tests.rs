@@ -453,12 +453,7 @@ fn the_words_count_hands_dealt_not_hand_numbers_spent() {
     use crate::games::ui::GameUi;
     let mut t = Tolerance::new(Variant::default(), 3, Some(3)).unwrap();
     t.forfeit(&[2], ForfeitReason::Absent).unwrap();
-    let calm = |_: &Tolerance, _, l: Vec<Action>| {
-        [Action::Check, Action::Call, Action::Pass]
-            .into_iter()
-            .find(|a| l.contains(a))
-            .unwrap_or(l[0])
-    };
+    let calm = |_: &Tolerance, _, l: Vec<Action>| Action::calm(&l).unwrap_or(l[0]);
     play_out(
         &mut t,
         &mut Oracle::new(StdRng::seed_from_u64(3)),

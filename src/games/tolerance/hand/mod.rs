@@ -31,6 +31,17 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The quietest of `legal`: check, else call, else pass the roll. Tests that want every
+    /// hand to reach its showdown without an all-in play it.
+    #[cfg(test)]
+    pub(crate) fn calm(legal: &[Action]) -> Option<Action> {
+        [Action::Check, Action::Call, Action::Pass]
+            .into_iter()
+            .find(|a| legal.contains(a))
+    }
+}
+
 /// The rules one hand needs (the table derives them from the variant and the hand number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct HandRules {

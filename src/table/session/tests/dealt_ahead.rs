@@ -68,20 +68,6 @@ fn clean(seed: u64) -> Harness<Tolerance> {
     h
 }
 
-/// Fresh replays of the whole log backwards and in three shuffled orders end where the
-/// spectator did.
-fn replays_agree(h: &Harness<Tolerance>) {
-    h.agrees_backwards();
-    for seed in 0..3 {
-        let mut order = h.log.clone();
-        order.shuffle(&mut StdRng::seed_from_u64(seed));
-        let late = h.replay_in(&order);
-        assert_eq!(late.verdicts(), h.spectator.verdicts(), "order {seed}");
-        assert_eq!(late.game(), h.spectator.game(), "order {seed}");
-        assert!(late.is_finished(), "order {seed}");
-    }
-}
-
 /// Every violation any client saw names seat 1.
 fn only_seat_1_blamed(h: &Harness<Tolerance>) {
     for v in honest_violations(h) {
@@ -170,7 +156,7 @@ fn a_fork_at_a_showdown_that_deals_removes_its_signer_and_the_next_deck_dies() {
                     "{what}: the next hand keys a deck under its own number"
                 );
             }
-            replays_agree(&h);
+            finality::replays_agree(&h, h.spectator.verdicts(), h.spectator.game());
         });
     }
 }
@@ -201,7 +187,7 @@ fn a_fork_at_a_showdown_that_deals_seen_after_the_end_changes_nothing() {
             .iter()
             .any(|v| matches!(v, Violation::Fork { seat: 1, .. })));
         only_seat_1_blamed(&h);
-        replays_agree(&h);
+        finality::replays_agree(&h, h.spectator.verdicts(), h.spectator.game());
     });
 }
 
@@ -256,11 +242,7 @@ impl crate::bots::Bot<Tolerance> for Station {
         _: &<Tolerance as Game>::View,
         legal: &[crate::games::tolerance::Action],
     ) -> crate::games::tolerance::Action {
-        use crate::games::tolerance::Action::{Call, Check, Pass};
-        [Check, Call, Pass]
-            .into_iter()
-            .find(|a| legal.contains(a))
-            .unwrap_or(legal[0])
+        crate::games::tolerance::Action::calm(legal).unwrap_or(legal[0])
     }
 
     fn name(&self) -> &str {
@@ -287,13 +269,7 @@ fn a_seat_back_in_the_setup_of_a_hand_it_sits_out_is_dealt_the_next_one_from_a_d
         h.leave(leaver as usize);
         h.settle_to_decision();
         h.come_back(leaver as usize);
-        h.run(60);
-        h.agree();
-        assert!(
-            honest_violations(&h).is_empty(),
-            "seed {seed}: {:?}",
-            honest_violations(&h)
-        );
+        h.run_honestly(60);
         let g = h.spectator.game();
         // The hand it sat out last: the one whose setup named it back.
         let j = (0..g.history.len().saturating_sub(1))
@@ -327,14 +303,14 @@ fn a_seat_back_in_the_setup_of_a_hand_it_sits_out_is_dealt_the_next_one_from_a_d
             "seed {seed}: hand {} keys a deck of its own",
             next.hand
         );
+        let steps = token_steps(&h);
         assert!(
-            !token_steps(&h).contains_key(&(DEALT_AHEAD | next.hand as u32)),
+            !steps.contains_key(&(DEALT_AHEAD | next.hand as u32)),
             "seed {seed}: no deck was dealt with the showdown of hand {}",
             last_out.hand
         );
         // Every other showdown of the table, between hands with the same players, dealt the
         // next hand: the rule holds back this one alone.
-        let steps = token_steps(&h);
         let dealt_ahead = g
             .history
             .iter()

@@ -7,7 +7,7 @@ use super::*;
 
 /// The spectator's verdicts and game, and the same from a fresh replay of the whole log in
 /// order, reversed, and shuffled: all must equal `verdicts` and `game`.
-fn replays_agree<G: Game + 'static>(h: &Harness<G>, verdicts: &[Verdict], game: &G) {
+pub(super) fn replays_agree<G: Game + 'static>(h: &Harness<G>, verdicts: &[Verdict], game: &G) {
     assert_eq!(h.spectator.verdicts(), verdicts, "the spectator's verdicts");
     assert_eq!(h.spectator.game(), game, "the spectator's game");
     let mut orders = vec![h.log.clone()];

@@ -442,13 +442,7 @@ fn tolerance_perudo_and_mia_tables_play_to_the_end() {
     use crate::games::{mia, perudo, tolerance};
     let t = tolerance::Tolerance::new(tolerance::Variant::default(), 3, Some(2)).unwrap();
     let mut h = Harness::new(t, 3, quick());
-    h.run(10);
-    h.agree();
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
+    h.run_honestly(10);
     let table = &h.spectator.game().table;
     assert_eq!(table.total_chips() + table.chips_out, table.chips_in);
     // Two hands, unless random bets left one player with every chip after the first.
@@ -990,13 +984,7 @@ fn a_card_shown_to_two_seats_stays_hidden_from_the_third_and_a_sub_deck_keeps_it
     let mut h = Harness::new(game, 21, quick());
     // Stop after the first deal: compare what each client knows.
     h.settle();
-    h.run(4);
-    h.agree();
-    assert!(
-        honest_violations(&h).is_empty(),
-        "{:?}",
-        honest_violations(&h)
-    );
+    h.run_honestly(4);
     let first = h.spectator.game().shown.expect("position 0 was shown");
     for s in 0..2 {
         assert_eq!(
@@ -1741,13 +1729,7 @@ fn a_tolerance_hand_after_one_with_the_same_players_is_dealt_from_the_deck_prepa
     for seed in 60..64 {
         let t = Tolerance::new(Variant::default(), 3, Some(5)).unwrap();
         let mut h = Harness::new(t, seed, quick());
-        h.run(60);
-        h.agree();
-        assert!(
-            honest_violations(&h).is_empty(),
-            "{:?}",
-            honest_violations(&h)
-        );
+        h.run_honestly(60);
         let g = h.spectator.game();
         assert_eq!(g.table.total_chips() + g.table.chips_out, g.table.chips_in);
         // Hand i deals deck i. The rule: a hand whose players are those of the hand before it
